@@ -1,0 +1,1 @@
+# backend-hw/: dpusim-hw, the hardware backend (libibverbs, MPI, CUDA).

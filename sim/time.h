@@ -1,0 +1,32 @@
+/* Simulated time: an integer count of picoseconds. Never a double inside
+ * the engine, so ordering and equality are exact on every machine. */
+#ifndef DPUSIM_SIM_TIME_H
+#define DPUSIM_SIM_TIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef int64_t sim_time;
+
+#define SIM_PS ((sim_time)1)
+#define SIM_NS ((sim_time)1000)
+#define SIM_US ((sim_time)1000000)
+#define SIM_MS ((sim_time)1000000000)
+#define SIM_S ((sim_time)1000000000000)
+#define SIM_TIME_MAX INT64_MAX /* about 106 days */
+
+/* Seconds to picoseconds, rounded to nearest. Returns SIM_EOVERFLOW when
+ * the value does not fit (or is not finite), SIM_ERANGE when negative. */
+int sim_time_from_s(double s, sim_time *out);
+
+/* Picoseconds to seconds (exact up to 2^53 ps, about 2.5 hours). */
+double sim_time_to_s(sim_time t);
+
+/* *out = a + b; SIM_EOVERFLOW instead of wrapping. */
+int sim_time_add(sim_time a, sim_time b, sim_time *out);
+
+/* Formats t with a readable unit ("1.5 us", "12.000 ms", "0 s") into buf;
+ * returns buf. Needs at most 32 bytes. */
+char *sim_time_format(sim_time t, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,35 @@
+# Shared helpers for end-to-end tests. Source it; BIN names the binaries' folder.
+# Each check prints "ok - ..." or "not ok - ..."; finish() exits non-zero on any failure.
+set -u
+BIN=${BIN:-bin}
+DPUSIM=$BIN/dpusim
+E2E_FAILS=0
+E2E_COUNT=0
+E2E_TMP=$(mktemp -d)
+trap 'rm -rf "$E2E_TMP"' EXIT
+
+ok()     { E2E_COUNT=$((E2E_COUNT + 1)); echo "ok - $*"; }
+not_ok() { E2E_COUNT=$((E2E_COUNT + 1)); E2E_FAILS=$((E2E_FAILS + 1)); echo "not ok - $*"; }
+
+# run_cmd CMD...: runs it, keeps stdout in $OUT, stderr in $ERR, status in $RC.
+run_cmd() {
+	"$@" >"$E2E_TMP/out" 2>"$E2E_TMP/err"
+	RC=$?
+	OUT=$(cat "$E2E_TMP/out")
+	ERR=$(cat "$E2E_TMP/err")
+}
+
+# expect_rc N DESCRIPTION: checks the last run_cmd's status.
+expect_rc() {
+	if [ "$RC" -eq "$1" ]; then ok "$2 (exit $RC)"
+	else not_ok "$2: exit $RC, expected $1"; echo "   stdout: ${OUT:0:400}"; echo "   stderr: ${ERR:0:400}"; fi
+}
+
+# expect_out REGEX DESCRIPTION / expect_err REGEX DESCRIPTION (grep -E).
+expect_out() { if grep -Eq -- "$1" <<<"$OUT"; then ok "$2"; else not_ok "$2: stdout lacks /$1/"; echo "   stdout: ${OUT:0:600}"; fi; }
+expect_err() { if grep -Eq -- "$1" <<<"$ERR"; then ok "$2"; else not_ok "$2: stderr lacks /$1/"; echo "   stderr: ${ERR:0:600}"; fi; }
+
+finish() {
+	echo "$((E2E_COUNT - E2E_FAILS)) of $E2E_COUNT checks passed"
+	[ "$E2E_FAILS" -eq 0 ]
+}

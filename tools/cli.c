@@ -1,0 +1,81 @@
+/* Helpers shared by the dpusim subcommands. */
+#include "tools/cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+static void verror(const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fputs("dpusim: error: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verror(fmt, ap);
+	va_end(ap);
+	return CLI_USAGE;
+}
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verror(fmt, ap);
+	va_end(ap);
+}
+
+bool cli_wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return false;
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return true;
+	}
+	return false;
+}
+
+bool cli_parse_u64(const char *s, unsigned long long *out)
+{
+	char *end;
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return errno == 0 && *end == '\0';
+}
+
+bool cli_parse_double(const char *s, double *out)
+{
+	char *end;
+	if (!s || !*s)
+		return false;
+	errno = 0;
+	*out = strtod(s, &end);
+	return errno == 0 && *end == '\0';
+}
+
+long cli_peak_rss_kb(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru))
+		return -1;
+	return ru.ru_maxrss;
+}
+
+double cli_wall_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

@@ -1,0 +1,43 @@
+/* The dpusim command table and helpers every subcommand shares: exit
+ * codes, error messages in one format, --help handling. */
+#ifndef DPUSIM_TOOLS_CLI_H
+#define DPUSIM_TOOLS_CLI_H
+
+#include <stdbool.h>
+
+enum cli_exit {
+	CLI_OK = 0,       /* success */
+	CLI_FINDING = 1,  /* ran, and found something (compare beyond tolerance...) */
+	CLI_USAGE = 2,    /* bad input or usage */
+};
+
+typedef struct cli_cmd {
+	const char *name;
+	const char *summary;  /* one line, for `dpusim --help` */
+	const char *usage;    /* the whole `dpusim NAME --help` text */
+	/* argv[0] is the subcommand name. NULL: not built yet (says so, exit 2). */
+	int (*run)(int argc, char **argv);
+} cli_cmd;
+
+/* The table behind parsing and --help (tools/dpusim.c). */
+extern const cli_cmd cli_commands[];
+extern const unsigned cli_ncommands;
+
+/* "dpusim: error: ..." on stderr. Returns CLI_USAGE for `return cli_usage_error(...)`. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "dpusim: error: ..." on stderr, no return value convention. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* True when argv holds -h or --help (before a "--"). */
+bool cli_wants_help(int argc, char **argv);
+
+/* Strict number parsing for options: the whole string must be consumed. */
+bool cli_parse_u64(const char *s, unsigned long long *out);
+bool cli_parse_double(const char *s, double *out);
+
+/* Peak resident set size of this process, in KiB (getrusage). */
+long cli_peak_rss_kb(void);
+/* Monotonic wall clock in seconds. */
+double cli_wall_s(void);
+
+#endif

@@ -1,0 +1,7 @@
+/* Entry points of the dpusim subcommands (one tools/cmd_NAME.c each). */
+#ifndef DPUSIM_TOOLS_COMMANDS_H
+#define DPUSIM_TOOLS_COMMANDS_H
+
+int cmd_bench(int argc, char **argv);
+
+#endif

@@ -1,0 +1,74 @@
+/* dpusim: the command-line front end. One table drives dispatch and --help. */
+#include <stdio.h>
+#include <string.h>
+
+#include "tools/cli.h"
+#include "tools/commands.h"
+
+#ifndef DPUSIM_VERSION
+#define DPUSIM_VERSION "0.1.0"
+#endif
+
+const cli_cmd cli_commands[] = {
+	{ "run", "simulate a scenario under every offload variant",
+	  "usage: dpusim run FILE [--json] [-o DIR] [--seed N] [--profile FILE] [--db FILE]\n", NULL },
+	{ "check", "validate a scenario file without running it",
+	  "usage: dpusim check FILE\n", NULL },
+	{ "profiles", "list hardware profiles, or show one with its sources",
+	  "usage: dpusim profiles [NAME]\n", NULL },
+	{ "coll", "simulated nccl-tests: one collective over a size sweep",
+	  "usage: dpusim coll --op OP --algo ALGO --ranks N --bytes S[,S...] ...\n", NULL },
+	{ "sweep", "run every point of a scenario's sweep",
+	  "usage: dpusim sweep FILE [--db FILE] [--jobs N] [--shard I/N]\n", NULL },
+	{ "compare", "compare two reports metric by metric",
+	  "usage: dpusim compare A.json B.json [--tolerance P%]\n", NULL },
+	{ "plot", "draw capacity, breakdown, comparison or timeline plots",
+	  "usage: dpusim plot SOURCE --kind KIND -o FILE.png|.svg\n", NULL },
+	{ "calibrate", "fit a hardware profile to dpusim-hw measurements",
+	  "usage: dpusim calibrate BENCH.json -o PROFILE.yaml\n", NULL },
+	{ "validate", "check predictions against published measurements",
+	  "usage: dpusim validate\n", NULL },
+	{ "bench", "engine, flow-solver and scale benchmarks",
+	  "usage: dpusim bench engine [--events N] [--reps R] [--pending N[,N...]]\n"
+	  "\n"
+	  "engine  the hold model: pop one event, schedule one at now + an\n"
+	  "        exponential increment (mean 1 us, drawn in advance from GSL so\n"
+	  "        the queue is what is timed). One line per pending size:\n"
+	  "        engine hold pending=N events_per_s=R   (median of --reps runs)\n"
+	  "        --events  events per run (default 4000000)\n"
+	  "        --reps    runs per size (default 5)\n"
+	  "        --pending sizes (default 1000,100000,1000000)\n",
+	  cmd_bench },
+};
+const unsigned cli_ncommands = sizeof cli_commands / sizeof cli_commands[0];
+
+static void print_help(FILE *f)
+{
+	fprintf(f, "usage: dpusim COMMAND [ARGS]   (dpusim COMMAND --help for more)\n\n"
+		   "predicts training throughput on a GPU cluster with and without DPU offload\n\n"
+		   "commands:\n");
+	for (unsigned i = 0; i < cli_ncommands; i++)
+		fprintf(f, "  %-10s %s%s\n", cli_commands[i].name, cli_commands[i].summary,
+			cli_commands[i].run ? "" : " (not built yet)");
+}
+
+int main(int argc, char **argv)
+{
+	const cli_cmd *cmd = NULL;
+	if (argc < 2)
+		return print_help(stderr), CLI_USAGE;
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))
+		return print_help(stdout), CLI_OK;
+	if (!strcmp(argv[1], "--version"))
+		return printf("dpusim %s\n", DPUSIM_VERSION), CLI_OK;
+	for (unsigned i = 0; i < cli_ncommands; i++)
+		if (!strcmp(argv[1], cli_commands[i].name))
+			cmd = &cli_commands[i];
+	if (!cmd)
+		return cli_usage_error("unknown command '%s' (see 'dpusim --help')", argv[1]);
+	if (cli_wants_help(argc - 1, argv + 1))
+		return fputs(cmd->usage, stdout), CLI_OK;
+	if (!cmd->run)
+		return cli_usage_error("'%s' is not built yet in this version of dpusim", cmd->name);
+	return cmd->run(argc - 1, argv + 1);
+}

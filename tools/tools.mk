@@ -1,0 +1,8 @@
+# tools/: the command-line programs. cli.o (option helpers) and the command
+# implementations go in the library so tests can drive them; main stays out.
+TOOL_OBJS := \
+	$(BUILD)/tools/cli.o \
+	$(BUILD)/tools/cmd_bench.o
+
+LIB_OBJS += $(TOOL_OBJS)
+DPUSIM_OBJS += $(BUILD)/tools/dpusim.o
