@@ -63,6 +63,9 @@ include tests/tests.mk
 LIB := $(BUILD)/libdpusim.a
 ALL_BINS += $(BIN)/dpusim
 
+# Keep test objects: they are intermediate files of the test binaries.
+.SECONDARY:
+
 .PHONY: all deps demo check check-unit check-e2e asan bench clean install fuzz
 all: $(ALL_BINS)
 
