@@ -96,7 +96,7 @@ deps:
 
 demo: deps
 	$(MAKE) all
-	$(BIN)/dpusim run scenarios/demo.yaml
+	$(BIN)/dpusim bench engine --reps 3
 
 check: deps
 	@tools/run-tests reset
