@@ -5,6 +5,9 @@ SIM_OBJS := \
 	$(BUILD)/sim/pq.o \
 	$(BUILD)/sim/engine.o \
 	$(BUILD)/sim/rng.o
+# statistics and resources (stats, station, sem)
+SIM_OBJS += $(BUILD)/sim/stats.o
 
 LIB_OBJS += $(SIM_OBJS)
 UNIT_TESTS += err time pq engine rng
+UNIT_TESTS += stats
