@@ -4,5 +4,8 @@ TOOL_OBJS := \
 	$(BUILD)/tools/cli.o \
 	$(BUILD)/tools/cmd_bench.o
 
+# results layer (rep): report JSON, SQLite store, compare/runs/plot
+TOOL_OBJS += $(BUILD)/tools/report.o
+
 LIB_OBJS += $(TOOL_OBJS)
 DPUSIM_OBJS += $(BUILD)/tools/dpusim.o

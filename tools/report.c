@@ -1,0 +1,851 @@
+/* dpusim-report/1: the in-memory report, its setters and accessors, the
+ * deterministic JSON writer and the validator. The reader is report_read.c. */
+#include "tools/report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim/err.h"
+
+#define REP_NMETRICS 12
+#define REP_NBREAKDOWN 6
+#define REP_NOFFLOAD 4
+
+struct rep_kv {
+	char *key;
+	char *value;
+};
+
+struct rep_variant {
+	char *name;
+	char *offload[REP_NOFFLOAD];
+	bool has_metric[REP_NMETRICS];
+	rep_stat metric[REP_NMETRICS];  /* scalars use .mean only */
+	bool has_bd[REP_NBREAKDOWN];
+	double bd[REP_NBREAKDOWN];
+	rep_collective *coll;           /* strings owned */
+	size_t ncoll, capcoll;
+	bool has_speedup;
+	double speedup;
+};
+
+struct rep_report {
+	rep_source source;
+	char *version;
+	bool has_scenario;
+	char *sc_name, *sc_file, *sc_sha256, *sc_point;
+	uint64_t seed;
+	rep_scenario sc_view;           /* what rep_get_scenario returns */
+	struct rep_kv *info;
+	size_t ninfo, capinfo;
+	rep_variant **var;              /* pointers: variants never move */
+	size_t nvar, capvar;
+	rep_benchmark *bench;           /* strings owned */
+	size_t nbench, capbench;
+};
+
+static const rep_metric_def metric_defs[REP_NMETRICS] = {
+	{ .name = "iteration_s", .unit = "s", .kind = REP_STAT, .max = INFINITY },
+	{ .name = "samples_per_s", .unit = "1/s", .kind = REP_SCALAR, .max = INFINITY },
+	{ .name = "tokens_per_s", .unit = "1/s", .kind = REP_SCALAR, .max = INFINITY },
+	{ .name = "tflops_per_gpu", .unit = "TFLOP/s", .kind = REP_SCALAR, .max = INFINITY },
+	{ .name = "mfu", .unit = "fraction", .kind = REP_SCALAR, .max = 1.0 },
+	{ .name = "gpu_util", .unit = "fraction", .kind = REP_SCALAR, .max = 1.0 },
+	{ .name = "host_cpu_util", .unit = "fraction", .kind = REP_SCALAR, .max = 1.0 },
+	{ .name = "dpu_util", .unit = "fraction", .kind = REP_SCALAR, .max = 1.0 },
+	{ .name = "time_to_train_s", .unit = "s", .kind = REP_SCALAR, .max = INFINITY },
+	{ .name = "goodput", .unit = "fraction", .kind = REP_SCALAR, .max = 1.0 },
+	{ .name = "energy_kwh", .unit = "kWh", .kind = REP_SCALAR, .max = INFINITY },
+	{ .name = "cost_usd", .unit = "USD", .kind = REP_SCALAR, .max = INFINITY },
+};
+
+static const char *const breakdown_names[REP_NBREAKDOWN] = {
+	"compute", "exposed_comm", "data_stall", "cpu_stall", "pipeline_bubble", "other",
+};
+
+static const char *const offload_keys[REP_NOFFLOAD] = { "network", "storage", "crypto", "vswitch" };
+/* Allowed values per offload key, NULL-terminated (DESIGN.md section 4). */
+static const char *const offload_values[REP_NOFFLOAD][4] = {
+	{ "host-tcp", "rdma", "rdma-gdr", NULL },
+	{ "host", "dpu-snap", "gds", NULL },
+	{ "none", "host", "dpu-inline", NULL },
+	{ "none", "host", "dpu", NULL },
+};
+
+static const char *const coll_ops[] = {
+	"allreduce", "reduce_scatter", "allgather", "alltoall", "broadcast", "reduce", "sendrecv", NULL,
+};
+static const char *const bench_transports[] = {
+	"verbs", "tcp", "cuda", "cpu", "storage", "crypto", NULL,
+};
+static const char *const bench_memories[] = { "host", "cuda", NULL };
+static const char *const bench_units[] = { "s", "B/s", "op/s", "FLOP/s", "cycles/B", NULL };
+
+const rep_metric_def *rep_metric_defs(size_t *n)
+{
+	*n = REP_NMETRICS;
+	return metric_defs;
+}
+
+static int metric_index(const char *name)
+{
+	for (int i = 0; i < REP_NMETRICS; i++)
+		if (name && !strcmp(metric_defs[i].name, name))
+			return i;
+	return -1;
+}
+
+const rep_metric_def *rep_metric_find(const char *name)
+{
+	int i = metric_index(name);
+	return i < 0 ? NULL : &metric_defs[i];
+}
+
+const char *const *rep_breakdown_names(size_t *n)
+{
+	*n = REP_NBREAKDOWN;
+	return breakdown_names;
+}
+
+const char *const *rep_offload_keys(size_t *n)
+{
+	*n = REP_NOFFLOAD;
+	return offload_keys;
+}
+
+static int name_index(const char *const *names, int n, const char *name)
+{
+	for (int i = 0; (n < 0 || i < n) && names[i]; i++)
+		if (name && !strcmp(names[i], name))
+			return i;
+	return -1;
+}
+
+/* ---- building ---------------------------------------------------------- */
+
+/* Grow *arr (elements of `size` bytes, capacity *cap) to hold n + 1. */
+static int grow(void *arrp, size_t *cap, size_t n, size_t size)
+{
+	void *arr, *p;
+	size_t ncap;
+	if (n < *cap)
+		return 0;
+	memcpy(&arr, arrp, sizeof arr);
+	ncap = *cap ? *cap * 2 : 4;
+	p = realloc(arr, ncap * size);
+	if (!p)
+		return SIM_ENOMEM;
+	memcpy(arrp, &p, sizeof p);
+	*cap = ncap;
+	return 0;
+}
+
+/* Replace *dst with a copy of src (NULL allowed). */
+static int set_str(char **dst, const char *src)
+{
+	char *c = NULL;
+	if (src && !(c = strdup(src)))
+		return SIM_ENOMEM;
+	free(*dst);
+	*dst = c;
+	return 0;
+}
+
+rep_report *rep_new(rep_source source)
+{
+	rep_report *r;
+	if (source != REP_SIM && source != REP_HW)
+		return NULL;
+	r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	r->source = source;
+	if (set_str(&r->version, DPUSIM_VERSION)) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+static void variant_free(rep_variant *v)
+{
+	if (!v)
+		return;
+	free(v->name);
+	for (int i = 0; i < REP_NOFFLOAD; i++)
+		free(v->offload[i]);
+	for (size_t i = 0; i < v->ncoll; i++) {
+		free((char *)v->coll[i].op);
+		free((char *)v->coll[i].algo);
+	}
+	free(v->coll);
+	free(v);
+}
+
+static void bench_release(rep_benchmark *b)
+{
+	free((char *)b->name);
+	free((char *)b->transport);
+	free((char *)b->memory);
+	free((char *)b->device);
+	free((char *)b->unit);
+}
+
+void rep_free(rep_report *r)
+{
+	if (!r)
+		return;
+	free(r->version);
+	free(r->sc_name);
+	free(r->sc_file);
+	free(r->sc_sha256);
+	free(r->sc_point);
+	for (size_t i = 0; i < r->ninfo; i++) {
+		free(r->info[i].key);
+		free(r->info[i].value);
+	}
+	free(r->info);
+	for (size_t i = 0; i < r->nvar; i++)
+		variant_free(r->var[i]);
+	free(r->var);
+	for (size_t i = 0; i < r->nbench; i++)
+		bench_release(&r->bench[i]);
+	free(r->bench);
+	free(r);
+}
+
+int rep_set_version(rep_report *r, const char *version)
+{
+	if (!version || !*version)
+		return SIM_EINVAL;
+	return set_str(&r->version, version);
+}
+
+static bool is_sha256(const char *s)
+{
+	size_t n = 0;
+	for (; s[n]; n++)
+		if (!((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f')))
+			return false;
+	return n == 64;
+}
+
+int rep_set_scenario(rep_report *r, const rep_scenario *sc)
+{
+	int err;
+	if (!sc || !sc->name || !*sc->name || (sc->sha256 && !is_sha256(sc->sha256)))
+		return SIM_EINVAL;
+	if ((err = set_str(&r->sc_name, sc->name)) || (err = set_str(&r->sc_file, sc->file)) ||
+	    (err = set_str(&r->sc_sha256, sc->sha256)) || (err = set_str(&r->sc_point, sc->point)))
+		return err;
+	r->seed = sc->seed;
+	r->has_scenario = true;
+	return 0;
+}
+
+int rep_set_info(rep_report *r, const char *key, const char *value)
+{
+	char *k, *v;
+	if (!key || !*key || !value)
+		return SIM_EINVAL;
+	for (size_t i = 0; i < r->ninfo; i++)
+		if (!strcmp(r->info[i].key, key))
+			return set_str(&r->info[i].value, value);
+	if (grow(&r->info, &r->capinfo, r->ninfo, sizeof *r->info))
+		return SIM_ENOMEM;
+	k = strdup(key);
+	v = strdup(value);
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return SIM_ENOMEM;
+	}
+	r->info[r->ninfo++] = (struct rep_kv){ .key = k, .value = v };
+	return 0;
+}
+
+rep_variant *rep_add_variant(rep_report *r, const char *name)
+{
+	rep_variant *v;
+	if (!name || !*name || rep_find_variant(r, name))
+		return NULL;
+	if (grow(&r->var, &r->capvar, r->nvar, sizeof *r->var))
+		return NULL;
+	v = calloc(1, sizeof *v);
+	if (!v || !(v->name = strdup(name))) {
+		free(v);
+		return NULL;
+	}
+	r->var[r->nvar++] = v;
+	return v;
+}
+
+int rep_variant_set_offload(rep_variant *v, const char *key, const char *value)
+{
+	int k = name_index(offload_keys, REP_NOFFLOAD, key);
+	if (k < 0 || name_index(offload_values[k], -1, value) < 0)
+		return SIM_EINVAL;
+	return set_str(&v->offload[k], value);
+}
+
+static bool in_range(double x, double max)
+{
+	return isfinite(x) && x >= 0 && x <= max;
+}
+
+static bool opt_in_range(double x, double max)
+{
+	return isnan(x) || in_range(x, max);
+}
+
+int rep_variant_set_metric(rep_variant *v, const char *name, double value)
+{
+	int i = metric_index(name);
+	if (i < 0 || metric_defs[i].kind != REP_SCALAR)
+		return SIM_EINVAL;
+	if (!in_range(value, metric_defs[i].max))
+		return SIM_ERANGE;
+	v->metric[i] = (rep_stat){ .mean = value, .p50 = NAN, .p99 = NAN, .ci95 = NAN };
+	v->has_metric[i] = true;
+	return 0;
+}
+
+int rep_variant_set_stat(rep_variant *v, const char *name, double mean, double p50,
+			 double p99, double ci95)
+{
+	int i = metric_index(name);
+	double max;
+	if (i < 0 || metric_defs[i].kind != REP_STAT)
+		return SIM_EINVAL;
+	max = metric_defs[i].max;
+	if (!in_range(mean, max) || !opt_in_range(p50, max) || !opt_in_range(p99, max) ||
+	    !opt_in_range(ci95, INFINITY))
+		return SIM_ERANGE;
+	v->metric[i] = (rep_stat){ .mean = mean, .p50 = p50, .p99 = p99, .ci95 = ci95 };
+	v->has_metric[i] = true;
+	return 0;
+}
+
+int rep_variant_set_breakdown(rep_variant *v, const char *name, double seconds)
+{
+	int i = name_index(breakdown_names, REP_NBREAKDOWN, name);
+	if (i < 0)
+		return SIM_EINVAL;
+	if (!in_range(seconds, INFINITY))
+		return SIM_ERANGE;
+	v->bd[i] = seconds;
+	v->has_bd[i] = true;
+	return 0;
+}
+
+int rep_variant_add_collective(rep_variant *v, const rep_collective *c)
+{
+	rep_collective copy = *c;
+	if (name_index(coll_ops, -1, c->op) < 0 || !c->algo || !*c->algo || c->ranks == 0)
+		return SIM_EINVAL;
+	if (!in_range(c->time_s, INFINITY) || !in_range(c->algbw_GBps, INFINITY) ||
+	    !in_range(c->busbw_GBps, INFINITY))
+		return SIM_ERANGE;
+	if (grow(&v->coll, &v->capcoll, v->ncoll, sizeof *v->coll))
+		return SIM_ENOMEM;
+	copy.op = strdup(c->op);
+	copy.algo = strdup(c->algo);
+	if (!copy.op || !copy.algo) {
+		free((char *)copy.op);
+		free((char *)copy.algo);
+		return SIM_ENOMEM;
+	}
+	v->coll[v->ncoll++] = copy;
+	return 0;
+}
+
+static int bench_check(const rep_benchmark *b)
+{
+	if (!b->name || !*b->name || name_index(bench_transports, -1, b->transport) < 0 ||
+	    (b->memory && name_index(bench_memories, -1, b->memory) < 0) ||
+	    (b->device && !*b->device) || name_index(bench_units, -1, b->unit) < 0 ||
+	    b->ranks == 0 || b->iters == 0)
+		return SIM_EINVAL;
+	if (!in_range(b->value, INFINITY) || !opt_in_range(b->p50, INFINITY) ||
+	    !opt_in_range(b->p99, INFINITY) || !opt_in_range(b->stddev, INFINITY))
+		return SIM_ERANGE;
+	return 0;
+}
+
+static char *opt_dup(const char *s, bool *fail)
+{
+	char *c = s ? strdup(s) : NULL;
+	if (s && !c)
+		*fail = true;
+	return c;
+}
+
+int rep_add_benchmark(rep_report *r, const rep_benchmark *b)
+{
+	rep_benchmark copy = *b;
+	bool fail = false;
+	int err = bench_check(b);
+	if (err)
+		return err;
+	if (grow(&r->bench, &r->capbench, r->nbench, sizeof *r->bench))
+		return SIM_ENOMEM;
+	copy.name = opt_dup(b->name, &fail);
+	copy.transport = opt_dup(b->transport, &fail);
+	copy.memory = opt_dup(b->memory, &fail);
+	copy.device = opt_dup(b->device, &fail);
+	copy.unit = opt_dup(b->unit, &fail);
+	if (fail) {
+		bench_release(&copy);
+		return SIM_ENOMEM;
+	}
+	r->bench[r->nbench++] = copy;
+	return 0;
+}
+
+/* Throughput of v on basis `basis` (0 samples, 1 tokens, 2 1/iteration). */
+static bool throughput(const rep_variant *v, int basis, double *out)
+{
+	static const char *const names[] = { "samples_per_s", "tokens_per_s" };
+	rep_stat st;
+	if (basis < 2)
+		return rep_variant_metric(v, names[basis], out) && *out > 0;
+	if (!rep_variant_stat(v, "iteration_s", &st) || st.mean <= 0)
+		return false;
+	*out = 1.0 / st.mean;
+	return true;
+}
+
+int rep_compute_speedup(rep_report *r)
+{
+	bool any = false;
+	if (r->nvar == 0)
+		return SIM_ENOENT;
+	for (size_t i = 0; i < r->nvar; i++) {
+		double base, x;
+		r->var[i]->has_speedup = false;
+		for (int basis = 0; basis < 3; basis++) {
+			if (!throughput(r->var[0], basis, &base) || !throughput(r->var[i], basis, &x))
+				continue;
+			r->var[i]->speedup = i == 0 ? 1.0 : x / base;
+			r->var[i]->has_speedup = true;
+			any = true;
+			break;
+		}
+	}
+	return any ? 0 : SIM_ENOENT;
+}
+
+int rep_set_speedup(rep_report *r, const char *name, double ratio)
+{
+	rep_variant *v = rep_find_variant(r, name);
+	if (!v)
+		return SIM_ENOENT;
+	if (!isfinite(ratio) || ratio <= 0)
+		return SIM_ERANGE;
+	v->speedup = ratio;
+	v->has_speedup = true;
+	return 0;
+}
+
+/* ---- accessors --------------------------------------------------------- */
+
+rep_source rep_get_source(const rep_report *r) { return r->source; }
+
+const char *rep_source_name(rep_source s) { return s == REP_HW ? "hw" : "sim"; }
+
+const char *rep_get_version(const rep_report *r) { return r->version; }
+
+const rep_scenario *rep_get_scenario(const rep_report *r)
+{
+	rep_report *w = (rep_report *)r; /* the view is a cache of owned fields */
+	w->sc_view = (rep_scenario){ .name = r->sc_name, .file = r->sc_file,
+				     .sha256 = r->sc_sha256, .seed = r->seed,
+				     .point = r->sc_point };
+	return &w->sc_view;
+}
+
+size_t rep_ninfo(const rep_report *r) { return r->ninfo; }
+
+void rep_info_at(const rep_report *r, size_t i, const char **key, const char **value)
+{
+	*key = r->info[i].key;
+	*value = r->info[i].value;
+}
+
+size_t rep_nvariants(const rep_report *r) { return r->nvar; }
+
+rep_variant *rep_variant_at(const rep_report *r, size_t i) { return r->var[i]; }
+
+rep_variant *rep_find_variant(const rep_report *r, const char *name)
+{
+	for (size_t i = 0; i < r->nvar; i++)
+		if (name && !strcmp(r->var[i]->name, name))
+			return r->var[i];
+	return NULL;
+}
+
+const char *rep_variant_name(const rep_variant *v) { return v->name; }
+
+const char *rep_variant_offload(const rep_variant *v, const char *key)
+{
+	int k = name_index(offload_keys, REP_NOFFLOAD, key);
+	return k < 0 ? NULL : v->offload[k];
+}
+
+bool rep_variant_metric(const rep_variant *v, const char *name, double *out)
+{
+	int i = metric_index(name);
+	if (i < 0 || !v->has_metric[i] || metric_defs[i].kind != REP_SCALAR)
+		return false;
+	*out = v->metric[i].mean;
+	return true;
+}
+
+bool rep_variant_stat(const rep_variant *v, const char *name, rep_stat *out)
+{
+	int i = metric_index(name);
+	if (i < 0 || !v->has_metric[i] || metric_defs[i].kind != REP_STAT)
+		return false;
+	*out = v->metric[i];
+	return true;
+}
+
+bool rep_variant_breakdown(const rep_variant *v, const char *name, double *out)
+{
+	int i = name_index(breakdown_names, REP_NBREAKDOWN, name);
+	if (i < 0 || !v->has_bd[i])
+		return false;
+	*out = v->bd[i];
+	return true;
+}
+
+size_t rep_variant_ncollectives(const rep_variant *v) { return v->ncoll; }
+
+const rep_collective *rep_variant_collective(const rep_variant *v, size_t i) { return &v->coll[i]; }
+
+bool rep_speedup(const rep_report *r, const char *name, double *out)
+{
+	const rep_variant *v = rep_find_variant(r, name);
+	if (!v || !v->has_speedup)
+		return false;
+	*out = v->speedup;
+	return true;
+}
+
+size_t rep_nbenchmarks(const rep_report *r) { return r->nbench; }
+
+const rep_benchmark *rep_benchmark_at(const rep_report *r, size_t i) { return &r->bench[i]; }
+
+/* ---- validation -------------------------------------------------------- */
+
+static int fail(char *errbuf, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(char *errbuf, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	if (errbuf && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(errbuf, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return SIM_EINVAL;
+}
+
+static int validate_variant(const rep_variant *v, size_t i, char *errbuf, size_t errlen)
+{
+	double sum = 0;
+	bool any = false;
+	rep_stat it;
+	for (int k = 0; k < REP_NOFFLOAD; k++)
+		if (!v->offload[k])
+			return fail(errbuf, errlen, "variants[%zu].offload: missing '%s'", i,
+				    offload_keys[k]);
+	if (rep_variant_stat(v, "iteration_s", &it) && !isnan(it.p50) && !isnan(it.p99) &&
+	    it.p50 > it.p99)
+		return fail(errbuf, errlen, "variants[%zu].metrics.iteration_s: p50 %g > p99 %g",
+			    i, it.p50, it.p99);
+	for (int k = 0; k < REP_NBREAKDOWN; k++) {
+		sum += v->has_bd[k] ? v->bd[k] : 0;
+		any |= v->has_bd[k];
+	}
+	if (!any)
+		return 0;
+	if (!rep_variant_stat(v, "iteration_s", &it))
+		return fail(errbuf, errlen,
+			    "variants[%zu].breakdown_s: present without metrics.iteration_s", i);
+	if (fabs(sum - it.mean) > 1e-6 * it.mean + 1e-12)
+		return fail(errbuf, errlen,
+			    "variants[%zu].breakdown_s: components sum to %.9g s, "
+			    "iteration_s.mean is %.9g s", i, sum, it.mean);
+	return 0;
+}
+
+int rep_validate(const rep_report *r, char *errbuf, size_t errlen)
+{
+	int err;
+	if (!r->version || !*r->version)
+		return fail(errbuf, errlen, "version: missing");
+	if (!r->has_scenario)
+		return fail(errbuf, errlen, "scenario: missing");
+	if (r->nvar == 0 && r->nbench == 0)
+		return fail(errbuf, errlen, "variants: no variant and no benchmark");
+	for (size_t i = 0; i < r->nvar; i++)
+		if ((err = validate_variant(r->var[i], i, errbuf, errlen)))
+			return err;
+	for (size_t i = 0; i < r->nbench; i++)
+		if (bench_check(&r->bench[i]))
+			return fail(errbuf, errlen, "benchmarks[%zu]: invalid entry '%s'", i,
+				    r->bench[i].name ? r->bench[i].name : "?");
+	return 0;
+}
+
+/* ---- writer ------------------------------------------------------------ */
+
+/* Shortest %.Ng (N <= 17) that reads back to exactly x; an exponent is
+ * spelled out (500, not 5e+02) while the digits fit in 17. */
+void rep_format_double(char *buf, size_t len, double x)
+{
+	int prec = 1;
+	char *e;
+	for (; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, x);
+		if (strtod(buf, NULL) == x)
+			break;
+	}
+	e = strchr(buf, 'e');
+	if (e && e[1] == '+') {
+		int exp10 = atoi(e + 2);
+		if (exp10 < 17)
+			snprintf(buf, len, "%.*g", exp10 + 1 > prec ? exp10 + 1 : prec, x);
+	}
+}
+
+struct jw {
+	FILE *f;
+	int depth;
+	bool first;  /* next item is the first of its container */
+};
+
+static void jw_str(struct jw *w, const char *s)
+{
+	fputc('"', w->f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(w->f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(w->f, "\\u%04x", *p);
+		else
+			fputc(*p, w->f);
+	}
+	fputc('"', w->f);
+}
+
+/* Start an item: comma, newline, indent, then "key": when key != NULL. */
+static void jw_item(struct jw *w, const char *key)
+{
+	fputs(w->first ? "\n" : ",\n", w->f);
+	w->first = false;
+	for (int i = 0; i < w->depth; i++)
+		fputs("  ", w->f);
+	if (key) {
+		jw_str(w, key);
+		fputs(": ", w->f);
+	}
+}
+
+static void jw_open(struct jw *w, const char *key, char c)
+{
+	jw_item(w, key);
+	fputc(c, w->f);
+	w->depth++;
+	w->first = true;
+}
+
+static void jw_close(struct jw *w, char c)
+{
+	w->depth--;
+	if (!w->first) {
+		fputc('\n', w->f);
+		for (int i = 0; i < w->depth; i++)
+			fputs("  ", w->f);
+	}
+	fputc(c, w->f);
+	w->first = false;
+}
+
+static void jw_kstr(struct jw *w, const char *key, const char *s)
+{
+	if (!s)
+		return;
+	jw_item(w, key);
+	jw_str(w, s);
+}
+
+static void jw_knum(struct jw *w, const char *key, double x)
+{
+	char buf[40];
+	if (isnan(x))
+		return;
+	rep_format_double(buf, sizeof buf, x);
+	jw_item(w, key);
+	fputs(buf, w->f);
+}
+
+static void jw_ku64(struct jw *w, const char *key, uint64_t x)
+{
+	jw_item(w, key);
+	fprintf(w->f, "%llu", (unsigned long long)x);
+}
+
+static void write_metrics(struct jw *w, const rep_variant *v)
+{
+	jw_open(w, "metrics", '{');
+	for (int i = 0; i < REP_NMETRICS; i++) {
+		const rep_stat *m = &v->metric[i];
+		if (!v->has_metric[i])
+			continue;
+		if (metric_defs[i].kind == REP_SCALAR) {
+			jw_knum(w, metric_defs[i].name, m->mean);
+			continue;
+		}
+		jw_open(w, metric_defs[i].name, '{');
+		jw_knum(w, "mean", m->mean);
+		jw_knum(w, "p50", m->p50);
+		jw_knum(w, "p99", m->p99);
+		jw_knum(w, "ci95", m->ci95);
+		jw_close(w, '}');
+	}
+	jw_close(w, '}');
+}
+
+static void write_collectives(struct jw *w, const rep_variant *v)
+{
+	jw_open(w, "collectives", '[');
+	for (size_t i = 0; i < v->ncoll; i++) {
+		const rep_collective *c = &v->coll[i];
+		jw_open(w, NULL, '{');
+		jw_kstr(w, "op", c->op);
+		jw_kstr(w, "algo", c->algo);
+		jw_ku64(w, "ranks", c->ranks);
+		jw_ku64(w, "bytes", c->bytes);
+		jw_knum(w, "time_s", c->time_s);
+		jw_knum(w, "algbw_GBps", c->algbw_GBps);
+		jw_knum(w, "busbw_GBps", c->busbw_GBps);
+		jw_close(w, '}');
+	}
+	jw_close(w, ']');
+}
+
+static void write_variant(struct jw *w, const rep_variant *v)
+{
+	jw_open(w, NULL, '{');
+	jw_kstr(w, "name", v->name);
+	jw_open(w, "offload", '{');
+	for (int k = 0; k < REP_NOFFLOAD; k++)
+		jw_kstr(w, offload_keys[k], v->offload[k]);
+	jw_close(w, '}');
+	write_metrics(w, v);
+	jw_open(w, "breakdown_s", '{');
+	for (int k = 0; k < REP_NBREAKDOWN; k++)
+		if (v->has_bd[k])
+			jw_knum(w, breakdown_names[k], v->bd[k]);
+	jw_close(w, '}');
+	write_collectives(w, v);
+	jw_close(w, '}');
+}
+
+static void write_benchmarks(struct jw *w, const rep_report *r)
+{
+	if (r->nbench == 0)
+		return;
+	jw_open(w, "benchmarks", '[');
+	for (size_t i = 0; i < r->nbench; i++) {
+		const rep_benchmark *b = &r->bench[i];
+		jw_open(w, NULL, '{');
+		jw_kstr(w, "name", b->name);
+		jw_kstr(w, "transport", b->transport);
+		jw_kstr(w, "memory", b->memory);
+		jw_kstr(w, "device", b->device);
+		jw_ku64(w, "bytes", b->bytes);
+		jw_ku64(w, "ranks", b->ranks);
+		jw_ku64(w, "iters", b->iters);
+		jw_knum(w, "value", b->value);
+		jw_kstr(w, "unit", b->unit);
+		jw_knum(w, "p50", b->p50);
+		jw_knum(w, "p99", b->p99);
+		jw_knum(w, "stddev", b->stddev);
+		jw_close(w, '}');
+	}
+	jw_close(w, ']');
+}
+
+static void write_head(struct jw *w, const rep_report *r)
+{
+	jw_kstr(w, "schema", REP_SCHEMA);
+	jw_kstr(w, "source", rep_source_name(r->source));
+	jw_kstr(w, "version", r->version);
+	jw_open(w, "scenario", '{');
+	jw_kstr(w, "name", r->sc_name);
+	jw_kstr(w, "file", r->sc_file);
+	jw_kstr(w, "sha256", r->sc_sha256);
+	jw_ku64(w, "seed", r->seed);
+	jw_kstr(w, "point", r->sc_point);
+	jw_close(w, '}');
+	if (r->ninfo) {
+		jw_open(w, "info", '{');
+		for (size_t i = 0; i < r->ninfo; i++)
+			jw_kstr(w, r->info[i].key, r->info[i].value);
+		jw_close(w, '}');
+	}
+}
+
+int rep_write_json(const rep_report *r, FILE *f)
+{
+	struct jw w = { .f = f, .first = true };
+	jw_open(&w, NULL, '{');
+	write_head(&w, r);
+	jw_open(&w, "variants", '[');
+	for (size_t i = 0; i < r->nvar; i++)
+		write_variant(&w, r->var[i]);
+	jw_close(&w, ']');
+	jw_open(&w, "speedup", '{');
+	for (size_t i = 0; i < r->nvar; i++)
+		if (r->var[i]->has_speedup)
+			jw_knum(&w, r->var[i]->name, r->var[i]->speedup);
+	jw_close(&w, '}');
+	write_benchmarks(&w, r);
+	jw_close(&w, '}');
+	fputc('\n', f);
+	return ferror(f) ? SIM_EIO : 0;
+}
+
+int rep_write_file(const rep_report *r, const char *path, char *errbuf, size_t errlen)
+{
+	size_t n = strlen(path) + 32;
+	char *tmp = malloc(n);
+	FILE *f;
+	int err = 0;
+	if (!tmp)
+		return SIM_ENOMEM;
+	snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+	if (!(f = fopen(tmp, "w"))) {
+		fail(errbuf, errlen, "%s: cannot create: %s", tmp, strerror(errno));
+		free(tmp);
+		return SIM_EIO;
+	}
+	if (rep_write_json(r, f) || fflush(f) || fsync(fileno(f)))
+		err = fail(errbuf, errlen, "%s: write failed: %s", tmp, strerror(errno));
+	if (fclose(f) && !err)
+		err = fail(errbuf, errlen, "%s: close failed: %s", tmp, strerror(errno));
+	if (!err && rename(tmp, path))
+		err = fail(errbuf, errlen, "%s: cannot rename into place: %s", path,
+			   strerror(errno));
+	if (err)
+		unlink(tmp);
+	free(tmp);
+	return err ? SIM_EIO : 0;
+}
