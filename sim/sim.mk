@@ -7,7 +7,10 @@ SIM_OBJS := \
 	$(BUILD)/sim/rng.o
 # statistics and resources (stats, station, sem)
 SIM_OBJS += $(BUILD)/sim/stats.o
+# flow-level bandwidth sharing (ME=fab)
+SIM_OBJS += $(BUILD)/sim/flow.o
 
 LIB_OBJS += $(SIM_OBJS)
 UNIT_TESTS += err time pq engine rng
 UNIT_TESTS += stats
+UNIT_TESTS += flow

@@ -1,0 +1,76 @@
+/* The flow solver: transfers sharing capacities, max-min fair.
+ *
+ * A resource is anything with a capacity in bytes/s (a link direction, a
+ * NIC port, a PCIe lane group, a memory bus). A flow moves `bytes` across a
+ * path of resources, optionally under its own rate cap, and calls its
+ * handler when the last byte is through. Rates are max-min fair
+ * (progressive filling). Every change at one instant (starts, finishes) is
+ * batched into one solve event at that instant, and a solve only touches
+ * the connected component of flows and resources the changes reach, so
+ * independent transfers cost O(path length) each, not O(flows).
+ *
+ * A path may name a resource more than once: the flow then uses its rate
+ * that many times on it (one flow standing for a lock-step set of hops,
+ * such as one step of a ring, uses this). Knows nothing of what flows mean. */
+#ifndef DPUSIM_SIM_FLOW_H
+#define DPUSIM_SIM_FLOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/engine.h"
+
+typedef struct flow_net flow_net;
+
+/* A new, empty network driven by eng (which must outlive it), or NULL when
+ * out of memory. flow_net_free drops active flows without calling their
+ * handlers; NULL is a no-op. */
+flow_net *flow_net_new(sim_engine *eng);
+void flow_net_free(flow_net *net);
+
+/* Adds a resource of capacity cap_Bps (finite, > 0). Ids count from 0 in
+ * order of creation. Returns 0, SIM_EINVAL or SIM_ENOMEM. */
+int flow_res_add(flow_net *net, double cap_Bps, uint32_t *id);
+size_t flow_res_count(const flow_net *net);
+double flow_res_cap_Bps(const flow_net *net, uint32_t res);
+/* Sum of the current rates of the flows crossing res (counted once per
+ * occurrence in their paths). */
+double flow_res_load_Bps(const flow_net *net, uint32_t res);
+
+typedef struct flow_spec {
+	uint64_t bytes;
+	const uint32_t *path;  /* resource ids, copied; may repeat */
+	uint32_t path_len;
+	double cap_Bps;        /* rate cap; 0 means none. Needed when path_len is 0 */
+	sim_handler *done;     /* called at completion with (eng, obj, data); may be NULL */
+	void *obj;
+	uint64_t data;
+} flow_spec;
+
+/* Starts a flow now. Its rate is set by the solve at this instant, so it
+ * reads 0 until that has run. *fid (if not NULL) names it until its
+ * handler returns; ids are reused afterwards. Returns 0, SIM_EINVAL (bad
+ * resource id, no path and no cap, negative or non-finite cap) or
+ * SIM_ENOMEM. */
+int flow_start(flow_net *net, const flow_spec *spec, uint32_t *fid);
+
+/* Current rate and bytes still to send (as of now) of an active flow. */
+double flow_rate_Bps(const flow_net *net, uint32_t fid);
+double flow_bytes_left(const flow_net *net, uint32_t fid);
+
+/* Totals: bytes of every flow started, bytes of every flow completed,
+ * flows active now, and the number of component solves so far. */
+uint64_t flow_bytes_sent(const flow_net *net);
+uint64_t flow_bytes_delivered(const flow_net *net);
+size_t flow_active(const flow_net *net);
+uint64_t flow_solves(const flow_net *net);
+
+/* Debug check of the solution now (call it when no solve is pending, e.g.
+ * from an event after the changes of an instant): no resource above its
+ * capacity, every flow's rate positive, and every flow either at its cap
+ * or crossing a saturated resource on which no flow is faster (the
+ * definition of max-min fairness). Returns 0, or SIM_ERANGE with a
+ * description in msg (n bytes). Relative tolerance 1e-9. */
+int flow_net_check(const flow_net *net, char *msg, size_t n);
+
+#endif

@@ -1,0 +1,417 @@
+/* sim/flow: max-min hand cases, exact completion times, batching, local
+ * re-solving, conservation, and a randomized check against a plain
+ * whole-network water-filling. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "sim/engine.h"
+#include "sim/err.h"
+#include "sim/flow.h"
+#include "sim/rng.h"
+
+#define REL(a, b) (fabs((a) - (b)) <= 1e-9 * fabs(b))
+
+struct log {
+	sim_time t[256];
+	size_t n;
+};
+
+static void note_done(sim_engine *eng, void *obj, uint64_t data)
+{
+	struct log *lg = obj;
+	ck_assert_uint_lt(data, 256);
+	lg->t[data] = sim_now(eng);
+	lg->n++;
+}
+
+static uint32_t start(flow_net *net, uint64_t bytes, const uint32_t *path, uint32_t len,
+		      double cap, struct log *lg, uint64_t tag)
+{
+	uint32_t fid;
+	flow_spec fs = { .bytes = bytes, .path = path, .path_len = len, .cap_Bps = cap,
+			 .done = note_done, .obj = lg, .data = tag };
+	ck_assert_int_eq(flow_start(net, &fs, &fid), 0);
+	return fid;
+}
+
+static void check_ok(const flow_net *net)
+{
+	char msg[200];
+	int rc = flow_net_check(net, msg, sizeof msg);
+	ck_assert_msg(rc == 0, "%s", msg);
+}
+
+/* Runs the solve of this instant (events at now), nothing later. */
+static void settle(sim_engine *eng)
+{
+	sim_run_until(eng, sim_now(eng));
+}
+
+/* The finish must be exact to the picosecond above, never early. */
+static void assert_finish(sim_time got, double exact_s)
+{
+	double exact_ps = exact_s * 1e12;
+	ck_assert_msg((double)got >= exact_ps - 1e-3 && (double)got <= ceil(exact_ps) + 1,
+		      "finished at %lld ps, exact %.3f ps", (long long)got, exact_ps);
+}
+
+START_TEST(two_flows_share_a_link)
+{
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = flow_net_new(eng);
+	struct log lg = { .n = 0 };
+	uint32_t link, f1, f2;
+	ck_assert_int_eq(flow_res_add(net, 1e9, &link), 0);
+	f1 = start(net, 1000000, &link, 1, 0, &lg, 0);
+	f2 = start(net, 3000000, &link, 1, 0, &lg, 1);
+	ck_assert(flow_rate_Bps(net, f1) == 0); /* not solved before the instant's solve */
+	settle(eng);
+	ck_assert(REL(flow_rate_Bps(net, f1), 5e8));
+	ck_assert(REL(flow_rate_Bps(net, f2), 5e8));
+	check_ok(net);
+	sim_run(eng);
+	ck_assert_uint_eq(lg.n, 2);
+	assert_finish(lg.t[0], 2e-3);             /* 1 MB at 0.5 GB/s */
+	assert_finish(lg.t[1], 2e-3 + 2e6 / 1e9); /* then 2 MB alone at 1 GB/s */
+	ck_assert_uint_eq(flow_bytes_sent(net), flow_bytes_delivered(net));
+	ck_assert_uint_eq(flow_active(net), 0);
+	flow_net_free(net);
+	sim_engine_free(eng);
+}
+END_TEST
+
+START_TEST(capped_flow_frees_capacity)
+{
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = flow_net_new(eng);
+	struct log lg = { .n = 0 };
+	uint32_t a, b, fcap, fslow, fother, pab[2];
+	flow_res_add(net, 1e9, &a);
+	flow_res_add(net, 1e8, &b);
+	pab[0] = a, pab[1] = b;
+	fcap = start(net, 1000, &a, 1, 2e8, &lg, 0);   /* own cap 0.2 GB/s */
+	fslow = start(net, 1000, pab, 2, 0, &lg, 1);   /* held to 0.1 GB/s by b */
+	fother = start(net, 1000, &a, 1, 0, &lg, 2);   /* takes the rest of a */
+	settle(eng);
+	ck_assert(REL(flow_rate_Bps(net, fcap), 2e8));
+	ck_assert(REL(flow_rate_Bps(net, fslow), 1e8));
+	ck_assert(REL(flow_rate_Bps(net, fother), 7e8));
+	check_ok(net);
+	sim_run(eng);
+	flow_net_free(net);
+	sim_engine_free(eng);
+}
+END_TEST
+
+/* Parking lot: a long flow over L1 (1 GB/s) and L2 (2 GB/s), a short flow
+ * on each. L1 is the bottleneck of the long flow: 0.5 each there, and the
+ * short flow on L2 gets the remaining 1.5. */
+START_TEST(parking_lot)
+{
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = flow_net_new(eng);
+	struct log lg = { .n = 0 };
+	uint32_t l1, l2, p[2], flong, s1, s2;
+	flow_res_add(net, 1e9, &l1);
+	flow_res_add(net, 2e9, &l2);
+	p[0] = l1, p[1] = l2;
+	flong = start(net, 1000000, p, 2, 0, &lg, 0);
+	s1 = start(net, 1000000, &l1, 1, 0, &lg, 1);
+	s2 = start(net, 3000000, &l2, 1, 0, &lg, 2);
+	settle(eng);
+	ck_assert(REL(flow_rate_Bps(net, flong), 5e8));
+	ck_assert(REL(flow_rate_Bps(net, s1), 5e8));
+	ck_assert(REL(flow_rate_Bps(net, s2), 1.5e9));
+	check_ok(net);
+	sim_run(eng);
+	/* long and s1 end at 2 ms; s2 sent 3 MB by then: it finishes at 2 ms too. */
+	assert_finish(lg.t[0], 2e-3);
+	assert_finish(lg.t[1], 2e-3);
+	assert_finish(lg.t[2], 2e-3);
+	flow_net_free(net);
+	sim_engine_free(eng);
+}
+END_TEST
+
+/* A path naming a resource twice uses its rate twice there. */
+START_TEST(repeated_resource_counts_twice)
+{
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = flow_net_new(eng);
+	struct log lg = { .n = 0 };
+	uint32_t l, p[2], f2x, f1x;
+	flow_res_add(net, 3e9, &l);
+	p[0] = p[1] = l;
+	f2x = start(net, 1000, p, 2, 0, &lg, 0);
+	f1x = start(net, 1000, &l, 1, 0, &lg, 1);
+	settle(eng);
+	ck_assert(REL(flow_rate_Bps(net, f2x), 1e9));
+	ck_assert(REL(flow_rate_Bps(net, f1x), 1e9));
+	ck_assert(REL(flow_res_load_Bps(net, l), 3e9));
+	check_ok(net);
+	sim_run(eng);
+	flow_net_free(net);
+	sim_engine_free(eng);
+}
+END_TEST
+
+static void join_later(sim_engine *eng, void *obj, uint64_t data)
+{
+	flow_net *net = obj;
+	static struct log lg2;
+	uint32_t link = (uint32_t)data;
+	(void)eng;
+	start(net, 1000000, &link, 1, 0, &lg2, 0);
+}
+
+/* A rate change mid-flow: finish times stay exact. */
+START_TEST(rate_change_keeps_times_exact)
+{
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = flow_net_new(eng);
+	struct log lg = { .n = 0 };
+	uint32_t link;
+	flow_res_add(net, 1e9, &link);
+	start(net, 1000000, &link, 1, 0, &lg, 0);
+	sim_schedule_at(eng, 500 * SIM_US, join_later, net, link, NULL);
+	sim_run(eng);
+	/* 0.5 MB alone, then 0.5 MB at half rate: 1.5 ms. */
+	assert_finish(lg.t[0], 1.5e-3);
+	ck_assert_int_eq(sim_now(eng), 2 * SIM_MS); /* the joiner: 0.5 MB at half, 0.5 MB alone */
+	ck_assert_uint_eq(flow_bytes_sent(net), flow_bytes_delivered(net));
+	flow_net_free(net);
+	sim_engine_free(eng);
+}
+END_TEST
+
+/* Awkward rates: every finish exact to the ps above, through 3 changes. */
+START_TEST(completion_times_exact)
+{
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = flow_net_new(eng);
+	struct log lg = { .n = 0 };
+	uint32_t link;
+	flow_res_add(net, 3e9, &link);
+	start(net, 1000000, &link, 1, 0, &lg, 0);
+	start(net, 2000000, &link, 1, 0, &lg, 1);
+	start(net, 3000001, &link, 1, 0, &lg, 2);
+	sim_run(eng);
+	assert_finish(lg.t[0], 1e6 / 1e9);                      /* all at 1 GB/s */
+	assert_finish(lg.t[1], 1e-3 + 1e6 / 1.5e9);             /* two at 1.5 */
+	assert_finish(lg.t[2], 1e-3 + 1e6 / 1.5e9 + 1.000001e6 / 3e9);
+	flow_net_free(net);
+	sim_engine_free(eng);
+}
+END_TEST
+
+static void check_event(sim_engine *eng, void *obj, uint64_t data)
+{
+	(void)eng;
+	(void)data;
+	check_ok(obj);
+}
+
+/* 100 starts at one instant are solved once. */
+START_TEST(simultaneous_changes_batched)
+{
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = flow_net_new(eng);
+	struct log lg = { .n = 0 };
+	uint32_t link, fid = 0;
+	flow_res_add(net, 1e9, &link);
+	for (int i = 0; i < 100; i++)
+		fid = start(net, 1000, &link, 1, 0, &lg, (uint64_t)i);
+	sim_schedule_at(eng, 0, check_event, net, 0, NULL);
+	settle(eng);
+	ck_assert_uint_eq(flow_solves(net), 1);
+	ck_assert(REL(flow_rate_Bps(net, fid), 1e7));
+	sim_run(eng);
+	/* All finish together: one more solve at most (an empty link is skipped). */
+	ck_assert_uint_le(flow_solves(net), 2);
+	ck_assert_uint_eq(lg.n, 100);
+	for (int i = 0; i < 100; i++)
+		assert_finish(lg.t[i], 1e5 / 1e9);
+	flow_net_free(net);
+	sim_engine_free(eng);
+}
+END_TEST
+
+/* A change on one link does not re-solve (nor move) a flow on another. */
+START_TEST(only_the_touched_component)
+{
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = flow_net_new(eng);
+	struct log lg = { .n = 0 };
+	uint32_t a, b;
+	flow_res_add(net, 1e9, &a);
+	flow_res_add(net, 1e9, &b);
+	start(net, 1000000, &a, 1, 0, &lg, 0);
+	settle(eng);
+	ck_assert_uint_eq(flow_solves(net), 1);
+	for (int i = 1; i <= 10; i++)
+		start(net, 1000, &b, 1, 0, &lg, (uint64_t)i);
+	settle(eng);
+	ck_assert_uint_eq(flow_solves(net), 2);
+	sim_run(eng);
+	assert_finish(lg.t[0], 1e-3);
+	flow_net_free(net);
+	sim_engine_free(eng);
+}
+END_TEST
+
+START_TEST(edge_cases)
+{
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = flow_net_new(eng);
+	struct log lg = { .n = 0 };
+	uint32_t link, bad = 7;
+	flow_spec nopath = { .bytes = 10 };
+	flow_spec badres = { .bytes = 10, .path = &bad, .path_len = 1 };
+	ck_assert_int_eq(flow_res_add(net, 0, &link), SIM_EINVAL);
+	ck_assert_int_eq(flow_res_add(net, NAN, &link), SIM_EINVAL);
+	ck_assert_int_eq(flow_res_add(net, 1e9, &link), 0);
+	ck_assert_int_eq(flow_start(net, &nopath, NULL), SIM_EINVAL);
+	ck_assert_int_eq(flow_start(net, &badres, NULL), SIM_EINVAL);
+	nopath.cap_Bps = -1;
+	ck_assert_int_eq(flow_start(net, &nopath, NULL), SIM_EINVAL);
+	start(net, 0, &link, 1, 0, &lg, 0);          /* zero bytes: done now */
+	start(net, 1000000, NULL, 0, 1e9, &lg, 1);  /* no path: its cap */
+	sim_run(eng);
+	ck_assert_int_eq(lg.t[0], 0);
+	assert_finish(lg.t[1], 1e-3);
+	ck_assert_uint_eq(flow_bytes_delivered(net), 1000000);
+	flow_net_free(net);
+	flow_net_free(NULL);
+	sim_engine_free(eng);
+}
+END_TEST
+
+/* Reference: plain progressive filling over the whole network, by levels,
+ * with an explicit usage matrix. */
+#define RN 12
+#define RF 30
+struct rnet {
+	double cap[RN];
+	int use[RF][RN]; /* multiplicity of resource r on flow f's path */
+	double fcap[RF];
+	int nf;
+};
+
+static void reference_rates(const struct rnet *n, double *rate)
+{
+	int frozen[RF] = { 0 }, left = n->nf;
+	for (int f = 0; f < n->nf; f++)
+		rate[f] = 0;
+	while (left) {
+		double inc = INFINITY;
+		for (int r = 0; r < RN; r++) {
+			double used = 0, k = 0;
+			for (int f = 0; f < n->nf; f++) {
+				used += rate[f] * n->use[f][r];
+				k += frozen[f] ? 0 : n->use[f][r];
+			}
+			if (k > 0)
+				inc = fmin(inc, (n->cap[r] - used) / k);
+		}
+		for (int f = 0; f < n->nf; f++)
+			if (!frozen[f] && n->fcap[f] > 0)
+				inc = fmin(inc, n->fcap[f] - rate[f]);
+		for (int f = 0; f < n->nf; f++)
+			if (!frozen[f])
+				rate[f] += inc;
+		for (int f = 0; f < n->nf; f++) {
+			if (frozen[f])
+				continue;
+			int stop = n->fcap[f] > 0 && rate[f] >= n->fcap[f] * (1 - 1e-12);
+			for (int r = 0; r < RN && !stop; r++) {
+				double used = 0;
+				if (!n->use[f][r])
+					continue;
+				for (int g = 0; g < n->nf; g++)
+					used += rate[g] * n->use[g][r];
+				stop = used >= n->cap[r] * (1 - 1e-12);
+			}
+			if (stop)
+				frozen[f] = 1, left--;
+		}
+	}
+}
+
+static void check_again(sim_engine *eng, void *obj, uint64_t data)
+{
+	(void)data;
+	sim_schedule_in(eng, 0, check_event, obj, 0, NULL);
+}
+
+START_TEST(random_against_reference)
+{
+	sim_rng *rng = sim_rng_new(7, "test.flow");
+	for (int trial = 0; trial < 200; trial++) {
+		sim_engine *eng = sim_engine_new();
+		flow_net *net = flow_net_new(eng);
+		struct rnet rn = { .nf = 1 + (int)sim_rng_below(rng, RF) };
+		uint32_t fid[RF];
+		double want[RF];
+		for (int r = 0; r < RN; r++) {
+			rn.cap[r] = 1e9 * (double)(1 + sim_rng_below(rng, 8));
+			flow_res_add(net, rn.cap[r], NULL);
+		}
+		for (int f = 0; f < rn.nf; f++) {
+			uint32_t path[6], len = 1 + (uint32_t)sim_rng_below(rng, 6);
+			for (uint32_t s = 0; s < len; s++) {
+				path[s] = (uint32_t)sim_rng_below(rng, RN);
+				rn.use[f][path[s]]++;
+			}
+			rn.fcap[f] = sim_rng_bernoulli(rng, 0.3) ? 1e8 * (double)(1 + sim_rng_below(rng, 40)) : 0;
+			flow_spec fs = { .bytes = 1000 + sim_rng_below(rng, 1000000), .path = path,
+					 .path_len = len, .cap_Bps = rn.fcap[f],
+					 .done = check_again, .obj = net };
+			ck_assert_int_eq(flow_start(net, &fs, &fid[f]), 0);
+		}
+		settle(eng);
+		reference_rates(&rn, want);
+		for (int f = 0; f < rn.nf; f++)
+			ck_assert_msg(fabs(flow_rate_Bps(net, fid[f]) - want[f]) <= 1e-6 * want[f],
+				      "trial %d flow %d: %.9g vs reference %.9g", trial, f,
+				      flow_rate_Bps(net, fid[f]), want[f]);
+		check_ok(net);
+		sim_run(eng); /* each completion re-checks max-min after its solve */
+		ck_assert_uint_eq(flow_bytes_sent(net), flow_bytes_delivered(net));
+		ck_assert_uint_eq(flow_active(net), 0);
+		flow_net_free(net);
+		sim_engine_free(eng);
+	}
+	sim_rng_free(rng);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("flow");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, two_flows_share_a_link);
+	tcase_add_test(tc, capped_flow_frees_capacity);
+	tcase_add_test(tc, parking_lot);
+	tcase_add_test(tc, repeated_resource_counts_twice);
+	tcase_add_test(tc, rate_change_keeps_times_exact);
+	tcase_add_test(tc, completion_times_exact);
+	tcase_add_test(tc, simultaneous_changes_batched);
+	tcase_add_test(tc, only_the_touched_component);
+	tcase_add_test(tc, edge_cases);
+	tcase_add_test(tc, random_against_reference);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
