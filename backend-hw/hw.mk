@@ -1,1 +1,51 @@
 # backend-hw/: dpusim-hw, the hardware backend (libibverbs, MPI, CUDA).
+#
+# Always built with Open MPI, libibverbs, liburing and OpenSSL. The CUDA parts
+# (gpu_cuda.c, kernels.cu, cuBLAS) are compiled when $(CUDA_HOME)/bin/nvcc
+# exists; HW_CUDA= (empty) forces a build without them. The binary says which
+# paths it has: `dpusim-hw --version`.
+CUDA_HOME ?= /usr/local/cuda
+HW_CUDA ?= $(if $(wildcard $(CUDA_HOME)/bin/nvcc),1,)
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+# Hopper (H100/H200) SASS plus PTX that newer GPUs JIT-compile.
+NVCC_ARCH ?= -gencode arch=compute_90,code=[sm_90,compute_90]
+
+HW_MPI_CFLAGS := $(shell pkg-config --cflags ompi 2>/dev/null || mpicc --showme:compile)
+HW_MPI_LIBS := $(shell pkg-config --libs ompi 2>/dev/null || mpicc --showme:link)
+HW_LIBS := $(HW_MPI_LIBS) -libverbs -luring -lcrypto
+
+# Pure parts (no MPI, no verbs calls): unit-tested on their own.
+HW_PURE_OBJS := \
+	$(BUILD)/backend-hw/pci.o \
+	$(BUILD)/backend-hw/msg.o \
+	$(BUILD)/backend-hw/log.o \
+	$(BUILD)/backend-hw/json.o
+
+HW_OBJS := $(HW_PURE_OBJS) \
+	$(BUILD)/backend-hw/main.o \
+	$(BUILD)/backend-hw/probe.o \
+	$(BUILD)/backend-hw/mem.o
+
+ifneq ($(HW_CUDA),)
+HW_OBJS += $(BUILD)/backend-hw/gpu_cuda.o $(BUILD)/backend-hw/kernels.o
+HW_CPPFLAGS := -DHW_HAVE_CUDA=1 -I$(CUDA_HOME)/include
+HW_LIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++
+else
+HW_OBJS += $(BUILD)/backend-hw/gpu_none.o
+HW_CPPFLAGS :=
+endif
+
+$(HW_OBJS): CPPFLAGS += $(HW_CPPFLAGS)
+$(HW_OBJS): CFLAGS += $(HW_MPI_CFLAGS)
+
+$(BUILD)/backend-hw/%.o: backend-hw/%.cu
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  NVCC    $<")
+	$(Q)$(NVCC) $(NVCC_ARCH) -O2 -I. -MMD -MP -c -o $@ $<
+
+$(BIN)/dpusim-hw: $(HW_OBJS) $(LIB)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(HW_LIBS) $(LDLIBS)
+
+ALL_BINS += $(BIN)/dpusim-hw

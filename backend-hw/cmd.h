@@ -1,0 +1,15 @@
+/* dpusim-hw subcommands and build facts shared by them. */
+#ifndef DPUSIM_HW_CMD_H
+#define DPUSIM_HW_CMD_H
+
+/* "verbs tcp mpi io_uring openssl[ cuda]": the paths compiled into this binary. */
+const char *hw_compiled_paths(void);
+
+/* `dpusim-hw probe [--json]`: argv[0] is "probe". Exit status: 0, or 2 on usage. */
+int hw_cmd_probe(int argc, char **argv);
+/* `dpusim-hw bench ...` (backend-hw/bench.c): 0, 1 verification failure, 2 usage/error. */
+int hw_cmd_bench(int argc, char **argv);
+/* `dpusim-hw replay FILE ...` (backend-hw/replay.c). */
+int hw_cmd_replay(int argc, char **argv);
+
+#endif

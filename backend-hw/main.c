@@ -1,0 +1,89 @@
+/* dpusim-hw: the hardware backend's front end. One table drives dispatch and
+ * --help, as in tools/dpusim.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "backend-hw/cmd.h"
+#include "backend-hw/gpu.h"
+
+#ifndef DPUSIM_VERSION
+#define DPUSIM_VERSION "0.1.0"
+#endif
+
+typedef struct hw_cmd {
+	const char *name;
+	const char *summary;
+	const char *usage;
+	int (*run)(int argc, char **argv);  /* NULL: not built yet (exit 2) */
+} hw_cmd;
+
+static const hw_cmd commands[] = {
+	{ "probe", "RDMA devices, GPUs, CPU, and which paths are usable here",
+	  "usage: dpusim-hw probe [--json]\n"
+	  "\n"
+	  "Lists RDMA devices (firmware, ports, state, rate, the first GIDs; ConnectX and\n"
+	  "BlueField recognised by PCI id), GPUs (CUDA properties, PCI bus id, NUMA node),\n"
+	  "the CPU, and which transports and compute paths can run here. No device is a\n"
+	  "normal answer (exit 0). --json prints one JSON object instead.\n",
+	  hw_cmd_probe },
+	{ "bench", "microbenchmarks across MPI ranks, written as a report",
+	  "usage: mpirun -np N dpusim-hw bench [-o FILE] [--transport tcp|verbs] [--sizes S[,S...]]\n"
+	  "                                   [--quick] [--timeout SECONDS] [--mem host|cuda]\n",
+	  NULL },
+	{ "replay", "run a scenario's collectives for real on the ranks",
+	  "usage: mpirun -np N dpusim-hw replay FILE [-o FILE] [--transport tcp|verbs]\n",
+	  NULL },
+};
+static const unsigned ncommands = sizeof commands / sizeof commands[0];
+
+const char *hw_compiled_paths(void)
+{
+	return hw_gpu_compiled() ? "mpi tcp verbs io_uring openssl cuda cublas"
+				 : "mpi tcp verbs io_uring openssl (no cuda)";
+}
+
+static void print_help(FILE *f)
+{
+	fprintf(f, "usage: dpusim-hw COMMAND [ARGS]   (dpusim-hw COMMAND --help for more)\n\n"
+		   "probes and benchmarks real GPU + RDMA hardware, replays scenarios on it\n\n"
+		   "commands:\n");
+	for (unsigned i = 0; i < ncommands; i++)
+		fprintf(f, "  %-8s %s%s\n", commands[i].name, commands[i].summary,
+			commands[i].run ? "" : " (not built yet)");
+}
+
+static int wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return 1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const hw_cmd *cmd = NULL;
+	if (argc < 2)
+		return print_help(stderr), 2;
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))
+		return print_help(stdout), 0;
+	if (!strcmp(argv[1], "--version"))
+		return printf("dpusim-hw %s\ncompiled-in paths: %s\n", DPUSIM_VERSION,
+			      hw_compiled_paths()), 0;
+	for (unsigned i = 0; i < ncommands; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			cmd = &commands[i];
+	if (!cmd) {
+		fprintf(stderr, "dpusim-hw: error: unknown command '%s' (see 'dpusim-hw --help')\n",
+			argv[1]);
+		return 2;
+	}
+	if (wants_help(argc - 1, argv + 1))
+		return fputs(cmd->usage, stdout), 0;
+	if (!cmd->run) {
+		fprintf(stderr, "dpusim-hw: error: '%s' is not built yet in this version of dpusim-hw\n",
+			cmd->name);
+		return 2;
+	}
+	return cmd->run(argc - 1, argv + 1);
+}
