@@ -1,4 +1,5 @@
-/* 4-ary heap with "hole" sifting: the moving entry is written once, at its
+/* 4-ary heap storage and bulk operations; the per-event paths are inline
+ * in pq.h. Sifting moves a hole: the moving entry is written once, at its
  * final place, and each level reads one cache line of four children. */
 #include "sim/pq.h"
 
@@ -8,11 +9,6 @@
 #include "sim/err.h"
 
 #define PQ_LINE 64
-
-static inline bool less(const pq_entry *x, const pq_entry *y)
-{
-	return x->time < y->time || (x->time == y->time && x->key < y->key);
-}
 
 void pq_init(pq *q)
 {
@@ -27,7 +23,7 @@ void pq_release(pq *q)
 
 /* Entries are 16 bytes; placing a[0] 48 bytes past a line boundary puts
  * a[1], a[5], a[9]... (each group of four siblings) at line starts. */
-static int grow(pq *q)
+int pq_grow_(pq *q)
 {
 	size_t cap = q->cap ? q->cap * 2 : 256;
 	size_t bytes = cap * sizeof(pq_entry) + 2 * PQ_LINE;
@@ -48,58 +44,6 @@ static int grow(pq *q)
 	return SIM_OK;
 }
 
-static void sift_up(pq_entry *a, size_t i, pq_entry e)
-{
-	while (i > 0) {
-		size_t p = (i - 1) / 4;
-		if (!less(&e, &a[p]))
-			break;
-		a[i] = a[p];
-		i = p;
-	}
-	a[i] = e;
-}
-
-static void sift_down(pq_entry *a, size_t n, size_t i, pq_entry e)
-{
-	for (;;) {
-		size_t c = 4 * i + 1, best, end;
-		if (c >= n)
-			break;
-		best = c;
-		end = c + 4 < n ? c + 4 : n;
-		for (size_t k = c + 1; k < end; k++)
-			if (less(&a[k], &a[best]))
-				best = k;
-		if (!less(&a[best], &e))
-			break;
-		a[i] = a[best];
-		i = best;
-	}
-	a[i] = e;
-}
-
-int pq_push(pq *q, int64_t time, uint64_t key)
-{
-	if (q->n == q->cap) {
-		int rc = grow(q);
-		if (rc)
-			return rc;
-	}
-	sift_up(q->a, q->n++, (pq_entry){ .time = time, .key = key });
-	return SIM_OK;
-}
-
-bool pq_pop(pq *q, pq_entry *out)
-{
-	if (!q->n)
-		return false;
-	*out = q->a[0];
-	if (--q->n)
-		sift_down(q->a, q->n, 0, q->a[q->n]);
-	return true;
-}
-
 pq_entry *pq_entries(pq *q)
 {
 	return q->a;
@@ -116,15 +60,13 @@ void pq_heapify(pq *q)
 	if (q->n < 2)
 		return;
 	for (size_t i = (q->n - 2) / 4 + 1; i-- > 0;)
-		sift_down(q->a, q->n, i, q->a[i]);
+		pq_sift_down_(q->a, q->n, i, q->a[i]);
 }
 
 static int cmp_entry(const void *x, const void *y)
 {
-	const pq_entry *a = x, *b = y;
-	if (less(a, b))
-		return -1;
-	return less(b, a) ? 1 : 0;
+	unsigned __int128 a = pq_rank_(x), b = pq_rank_(y);
+	return a < b ? -1 : a > b;
 }
 
 void pq_sort(pq *q)

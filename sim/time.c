@@ -23,13 +23,6 @@ double sim_time_to_s(sim_time t)
 	return (double)(t / SIM_S) + (double)(t % SIM_S) * 1e-12;
 }
 
-int sim_time_add(sim_time a, sim_time b, sim_time *out)
-{
-	if (__builtin_add_overflow(a, b, out))
-		return SIM_EOVERFLOW;
-	return SIM_OK;
-}
-
 char *sim_time_format(sim_time t, char *buf, size_t n)
 {
 	static const struct { sim_time scale; const char *name; } units[] = {

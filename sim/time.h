@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sim/err.h"
+
 typedef int64_t sim_time;
 
 #define SIM_PS ((sim_time)1)
@@ -23,7 +25,10 @@ int sim_time_from_s(double s, sim_time *out);
 double sim_time_to_s(sim_time t);
 
 /* *out = a + b; SIM_EOVERFLOW instead of wrapping. */
-int sim_time_add(sim_time a, sim_time b, sim_time *out);
+static inline int sim_time_add(sim_time a, sim_time b, sim_time *out)
+{
+	return __builtin_add_overflow(a, b, out) ? SIM_EOVERFLOW : SIM_OK;
+}
 
 /* Formats t with a readable unit ("1.5 us", "12.000 ms", "0 s") into buf;
  * returns buf. Needs at most 32 bytes. */
