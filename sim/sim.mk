@@ -6,11 +6,11 @@ SIM_OBJS := \
 	$(BUILD)/sim/engine.o \
 	$(BUILD)/sim/rng.o
 # statistics and resources (stats, station, sem)
-SIM_OBJS += $(BUILD)/sim/stats.o
+SIM_OBJS += $(BUILD)/sim/stats.o $(BUILD)/sim/station.o
 # flow-level bandwidth sharing (ME=fab)
 SIM_OBJS += $(BUILD)/sim/flow.o
 
 LIB_OBJS += $(SIM_OBJS)
 UNIT_TESTS += err time pq engine rng
-UNIT_TESTS += stats
+UNIT_TESTS += stats station
 UNIT_TESTS += flow
