@@ -131,6 +131,8 @@ int flow_res_add(flow_net *net, double cap_Bps, uint32_t *id)
 size_t flow_res_count(const flow_net *net) { return net->nres; }
 double flow_res_cap_Bps(const flow_net *net, uint32_t res) { return net->res[res].cap_Bps; }
 
+uint32_t flow_res_nflows(const flow_net *net, uint32_t res) { return net->res[res].n; }
+
 double flow_res_load_Bps(const flow_net *net, uint32_t res)
 {
 	const fres *r = &net->res[res];

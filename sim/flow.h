@@ -36,6 +36,9 @@ double flow_res_cap_Bps(const flow_net *net, uint32_t res);
 /* Sum of the current rates of the flows crossing res (counted once per
  * occurrence in their paths). */
 double flow_res_load_Bps(const flow_net *net, uint32_t res);
+/* Number of (flow, occurrence) entries crossing res now: O(1), for
+ * load-aware routing. */
+uint32_t flow_res_nflows(const flow_net *net, uint32_t res);
 
 typedef struct flow_spec {
 	uint64_t bytes;

@@ -1,0 +1,446 @@
+/* Topology generation and routing over flow-solver resources (fabric.h).
+ *
+ * Every full-duplex link is two consecutive resources: `up` (towards the
+ * switch or the higher tier) and up + 1 (back down). A leaf has d host
+ * ports and u uplinks with d / u = oversub and d + u = radix; the u
+ * uplinks go one to each spine (two tiers) or one to each aggregation
+ * switch of its pod (three tiers), where an aggregation switch has radix/2
+ * leaves below and radix/2 uplinks, one to each core switch of its group. */
+#include "models/fabric.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "sim/err.h"
+
+#define NONE UINT32_MAX
+
+enum lkind { L_NIC, L_LEAF, L_AGG, L_NVL, L_GPU_PCIE, L_NIC_PCIE, L_SW_PCIE, L_MEM };
+
+typedef struct lname {
+	uint8_t kind;
+	uint32_t a, b, c;
+} lname;
+
+struct fab {
+	fab_config cfg;
+	flow_net *net;
+	uint32_t base, nres;       /* our resource ids are [base, base + nres) */
+	lname *names;              /* per link (per pair of resources) */
+	uint32_t ranks, ports;     /* ports = nodes * nics */
+	uint32_t d, u;             /* host ports and uplinks per leaf */
+	uint32_t leaves, spines, pods, per_pod, cores_per_group;
+	uint32_t *port_leaf, *port_link;
+	uint32_t *leaf_up;         /* leaves * u */
+	uint32_t *agg_up;          /* pods * u * cores_per_group */
+	uint32_t *nvl, *gpu_pcie, *nic_pcie, *sw_pcie, *mem;
+};
+
+static int add_link(fab *f, double cap_Bps, enum lkind kind, uint32_t a, uint32_t b,
+		    uint32_t c, uint32_t *up)
+{
+	uint32_t id, down;
+	lname *nn;
+	if (flow_res_add(f->net, cap_Bps, &id) || flow_res_add(f->net, cap_Bps, &down))
+		return SIM_ENOMEM;
+	nn = realloc(f->names, (size_t)(f->nres / 2 + 1) * sizeof *nn);
+	if (!nn)
+		return SIM_ENOMEM;
+	f->names = nn;
+	f->names[f->nres / 2] = (lname){ .kind = (uint8_t)kind, .a = a, .b = b, .c = c };
+	f->nres += 2;
+	*up = id;
+	return 0;
+}
+
+/* A one-directional resource (host memory) takes a link slot too, so ids
+ * stay paired; its second resource is unused. */
+static int add_mem(fab *f, uint32_t node, uint32_t *id)
+{
+	return add_link(f, f->cfg.host_mem_Bps, L_MEM, node, 0, 0, id);
+}
+
+static uint32_t *table(size_t n)
+{
+	uint32_t *t = malloc((n ? n : 1) * sizeof *t);
+	if (t)
+		for (size_t i = 0; i < n; i++)
+			t[i] = NONE;
+	return t;
+}
+
+static int check_cfg(const fab_config *c)
+{
+	if (!c->nodes || !c->gpus_per_node || !c->nics_per_node || !(c->link_Bps > 0) ||
+	    c->hop_lat_ps < 0 || c->switch_lat_ps < 0 || c->nvlink_lat_ps < 0 ||
+	    c->pcie_lat_ps < 0 || c->nvlink_Bps < 0 || c->pcie_Bps < 0 || c->host_mem_Bps < 0)
+		return SIM_EINVAL;
+	if (c->nics_per_node > c->gpus_per_node && c->topo != FAB_RAIL)
+		return SIM_EINVAL;
+	if (c->topo != FAB_SINGLE_SWITCH && (c->radix < 2 || !(c->oversub >= 1)))
+		return SIM_EINVAL;
+	if ((uint64_t)c->nodes * c->gpus_per_node > UINT32_MAX / 2)
+		return SIM_ERANGE;
+	return 0;
+}
+
+/* Leaf shape: d host ports, u uplinks, d / u as close to oversub as integers allow. */
+static void leaf_shape(fab *f)
+{
+	double k = f->cfg.radix, o = f->cfg.oversub;
+	f->d = (uint32_t)lround(k * o / (1 + o));
+	if (f->d >= f->cfg.radix)
+		f->d = f->cfg.radix - 1;
+	f->u = f->cfg.radix - f->d;
+}
+
+/* Which leaf each NIC port sits on, and how many leaves. */
+static int place_ports(fab *f)
+{
+	const fab_config *c = &f->cfg;
+	f->port_leaf = table(f->ports);
+	if (!f->port_leaf)
+		return SIM_ENOMEM;
+	if (c->topo == FAB_SINGLE_SWITCH) {
+		if (c->radix && f->ports > c->radix)
+			return SIM_EINVAL;
+		f->leaves = 1;
+		for (uint32_t p = 0; p < f->ports; p++)
+			f->port_leaf[p] = 0;
+		return 0;
+	}
+	leaf_shape(f);
+	if (c->topo == FAB_RAIL) {
+		uint32_t per_rail = (c->nodes + f->d - 1) / f->d;
+		f->leaves = per_rail * c->nics_per_node;
+		for (uint32_t p = 0; p < f->ports; p++)
+			f->port_leaf[p] = (p % c->nics_per_node) * per_rail + (p / c->nics_per_node) / f->d;
+		return 0;
+	}
+	f->leaves = (f->ports + f->d - 1) / f->d;
+	for (uint32_t p = 0; p < f->ports; p++)
+		f->port_leaf[p] = p / f->d;
+	return 0;
+}
+
+static int build_network(fab *f)
+{
+	const fab_config *c = &f->cfg;
+	int rc;
+	f->port_link = table(f->ports);
+	if (!f->port_link)
+		return SIM_ENOMEM;
+	for (uint32_t p = 0; p < f->ports; p++)
+		if ((rc = add_link(f, c->link_Bps, L_NIC, p / c->nics_per_node, p % c->nics_per_node,
+				   f->port_leaf[p], &f->port_link[p])))
+			return rc;
+	if (c->topo == FAB_SINGLE_SWITCH)
+		return 0;
+	if (c->topo == FAB_FAT_TREE3) {
+		f->per_pod = c->radix / 2;
+		f->pods = (f->leaves + f->per_pod - 1) / f->per_pod;
+		f->cores_per_group = c->radix - f->per_pod;
+		if (f->pods > c->radix)
+			return SIM_EINVAL;
+	} else if (f->leaves > c->radix) {
+		return SIM_EINVAL; /* a spine cannot reach every leaf: three tiers needed */
+	}
+	f->spines = f->u;
+	f->leaf_up = table((size_t)f->leaves * f->u);
+	if (!f->leaf_up)
+		return SIM_ENOMEM;
+	for (uint32_t l = 0; l < f->leaves; l++)
+		for (uint32_t j = 0; j < f->u; j++)
+			if ((rc = add_link(f, c->link_Bps, L_LEAF, l, j, 0, &f->leaf_up[l * f->u + j])))
+				return rc;
+	if (c->topo != FAB_FAT_TREE3)
+		return 0;
+	f->agg_up = table((size_t)f->pods * f->u * f->cores_per_group);
+	if (!f->agg_up)
+		return SIM_ENOMEM;
+	for (uint32_t p = 0; p < f->pods; p++)
+		for (uint32_t j = 0; j < f->u; j++)
+			for (uint32_t k = 0; k < f->cores_per_group; k++)
+				if ((rc = add_link(f, c->link_Bps, L_AGG, p, j, k,
+						   &f->agg_up[(p * f->u + j) * f->cores_per_group + k])))
+					return rc;
+	return 0;
+}
+
+static int build_nodes(fab *f)
+{
+	const fab_config *c = &f->cfg;
+	int rc = 0;
+	f->nvl = table(f->ranks);
+	f->gpu_pcie = table(f->ranks);
+	f->nic_pcie = table(f->ports);
+	f->sw_pcie = table(f->ports);
+	f->mem = table(c->nodes);
+	if (!f->nvl || !f->gpu_pcie || !f->nic_pcie || !f->sw_pcie || !f->mem)
+		return SIM_ENOMEM;
+	for (uint32_t r = 0; r < f->ranks && !rc; r++) {
+		uint32_t n = r / c->gpus_per_node, g = r % c->gpus_per_node;
+		if (c->nvlink_Bps > 0)
+			rc = add_link(f, c->nvlink_Bps, L_NVL, n, g, 0, &f->nvl[r]);
+		if (!rc && c->pcie_Bps > 0)
+			rc = add_link(f, c->pcie_Bps, L_GPU_PCIE, n, g, 0, &f->gpu_pcie[r]);
+	}
+	for (uint32_t p = 0; p < f->ports && !rc && c->pcie_Bps > 0; p++) {
+		uint32_t n = p / c->nics_per_node, k = p % c->nics_per_node;
+		rc = add_link(f, c->pcie_Bps, L_NIC_PCIE, n, k, 0, &f->nic_pcie[p]);
+		if (!rc && c->pcie == FAB_PCIE_SWITCH)
+			rc = add_link(f, c->pcie_Bps, L_SW_PCIE, n, k, 0, &f->sw_pcie[p]);
+	}
+	for (uint32_t n = 0; n < c->nodes && !rc && c->host_mem_Bps > 0; n++)
+		rc = add_mem(f, n, &f->mem[n]);
+	return rc;
+}
+
+int fab_new(const fab_config *cfg, flow_net *net, fab **out)
+{
+	fab *f;
+	int rc = check_cfg(cfg);
+	*out = NULL;
+	if (rc)
+		return rc;
+	f = calloc(1, sizeof *f);
+	if (!f)
+		return SIM_ENOMEM;
+	*f = (fab){ .cfg = *cfg, .net = net, .base = (uint32_t)flow_res_count(net),
+		    .ranks = cfg->nodes * cfg->gpus_per_node,
+		    .ports = cfg->nodes * cfg->nics_per_node };
+	if ((rc = place_ports(f)) || (rc = build_network(f)) || (rc = build_nodes(f))) {
+		fab_free(f);
+		return rc;
+	}
+	*out = f;
+	return 0;
+}
+
+void fab_free(fab *f)
+{
+	if (!f)
+		return;
+	free(f->names);
+	free(f->port_leaf);
+	free(f->port_link);
+	free(f->leaf_up);
+	free(f->agg_up);
+	free(f->nvl);
+	free(f->gpu_pcie);
+	free(f->nic_pcie);
+	free(f->sw_pcie);
+	free(f->mem);
+	free(f);
+}
+
+uint32_t fab_ranks(const fab *f) { return f->ranks; }
+const fab_config *fab_cfg(const fab *f) { return &f->cfg; }
+
+uint32_t fab_switches(const fab *f)
+{
+	uint32_t n = f->leaves + f->spines;
+	if (f->cfg.topo == FAB_FAT_TREE3)
+		n = f->leaves + f->pods * f->u + f->u * f->cores_per_group;
+	return n + (f->cfg.nvlink_Bps > 0 ? f->cfg.nodes : 0);
+}
+
+uint32_t fab_links(const fab *f)
+{
+	uint32_t mem = f->cfg.host_mem_Bps > 0 ? f->cfg.nodes : 0;
+	return f->nres / 2 - mem;
+}
+
+double fab_leaf_up_Bps(const fab *f)
+{
+	return f->cfg.topo == FAB_SINGLE_SWITCH ? 0 : (double)f->leaves * f->u * f->cfg.link_Bps;
+}
+
+double fab_leaf_down_Bps(const fab *f)
+{
+	return (double)f->ports * f->cfg.link_Bps;
+}
+
+uint32_t fab_nic_up(const fab *f, uint32_t rank)
+{
+	uint32_t g = rank % f->cfg.gpus_per_node, node = rank / f->cfg.gpus_per_node;
+	return f->port_link[node * f->cfg.nics_per_node + g * f->cfg.nics_per_node / f->cfg.gpus_per_node];
+}
+
+uint32_t fab_nic_down(const fab *f, uint32_t rank) { return fab_nic_up(f, rank) + 1; }
+uint32_t fab_nvl_up(const fab *f, uint32_t rank) { return f->nvl[rank]; }
+uint32_t fab_nvl_down(const fab *f, uint32_t rank) { return f->nvl[rank] == NONE ? NONE : f->nvl[rank] + 1; }
+
+static void push(fab_path *p, uint32_t res)
+{
+	if (res == NONE)
+		return;
+	SIM_ASSERT(p->len < FAB_PATH_MAX, "fabric path longer than %d resources", FAB_PATH_MAX);
+	p->res[p->len++] = res;
+}
+
+static uint64_t mix64(uint64_t x)
+{
+	x += UINT64_C(0x9e3779b97f4a7c15);
+	x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return x ^ (x >> 31);
+}
+
+/* The busiest of up to four links, in flows: adaptive routing's score. */
+static uint32_t busiest(const fab *f, const uint32_t *links, int n)
+{
+	uint32_t m = 0;
+	for (int i = 0; i < n; i++) {
+		uint32_t k = flow_res_nflows(f->net, links[i]);
+		m = k > m ? k : m;
+	}
+	return m;
+}
+
+/* Picks (j, k) among u uplinks x kc core links: by hash, or the least
+ * loaded starting from the hashed one so ties spread like ECMP. */
+static void pick(const fab *f, uint64_t h, uint32_t la, uint32_t lb, uint32_t pa, uint32_t pb,
+		 uint32_t kc, uint32_t *j, uint32_t *k)
+{
+	uint32_t n = f->u * kc, start = (uint32_t)(h % n), best = NONE;
+	*j = start / kc;
+	*k = start % kc;
+	if (f->cfg.routing != FAB_ADAPTIVE)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t c = (start + i) % n, cj = c / kc, ck = c % kc, links[4], score;
+		links[0] = f->leaf_up[la * f->u + cj];
+		links[1] = f->leaf_up[lb * f->u + cj] + 1;
+		if (kc > 1 || f->agg_up) {
+			links[2] = f->agg_up ? f->agg_up[(pa * f->u + cj) * f->cores_per_group + ck] : links[0];
+			links[3] = f->agg_up ? f->agg_up[(pb * f->u + cj) * f->cores_per_group + ck] + 1 : links[1];
+		} else {
+			links[2] = links[0], links[3] = links[1];
+		}
+		score = busiest(f, links, pa == pb ? 2 : 4);
+		if (best == NONE || score < best)
+			best = score, *j = cj, *k = ck;
+	}
+}
+
+/* NIC port a to NIC port b through the switches. */
+static void route_network(const fab *f, uint32_t a, uint32_t b, uint64_t h, fab_path *p)
+{
+	uint32_t la = f->port_leaf[a], lb = f->port_leaf[b], j, k;
+	push(p, f->port_link[a]);
+	p->links += 2;
+	p->switches += 1;
+	if (la != lb && f->cfg.topo != FAB_FAT_TREE3) {
+		pick(f, h, la, lb, 0, 0, 1, &j, &k);
+		push(p, f->leaf_up[la * f->u + j]);
+		push(p, f->leaf_up[lb * f->u + j] + 1);
+		p->links += 2, p->switches += 2;
+	} else if (la != lb) {
+		uint32_t pa = la / f->per_pod, pb = lb / f->per_pod;
+		pick(f, h, la, lb, pa, pb, pa == pb ? 1 : f->cores_per_group, &j, &k);
+		push(p, f->leaf_up[la * f->u + j]);
+		if (pa != pb) {
+			push(p, f->agg_up[(pa * f->u + j) * f->cores_per_group + k]);
+			push(p, f->agg_up[(pb * f->u + j) * f->cores_per_group + k] + 1);
+			p->links += 2, p->switches += 2;
+		}
+		push(p, f->leaf_up[lb * f->u + j] + 1);
+		p->links += 2, p->switches += 2;
+	}
+	push(p, f->port_link[b] + 1);
+}
+
+static uint32_t down_of(uint32_t id) { return id == NONE ? NONE : id + 1; }
+
+/* From the data's place in node memory to the NIC (or back, when in). */
+static void node_end(const fab *f, uint32_t rank, uint32_t port, fab_end end, bool in, fab_path *p)
+{
+	bool sw = f->cfg.pcie == FAB_PCIE_SWITCH;
+	uint32_t gpu = f->gpu_pcie[rank], nic = f->nic_pcie[port], swl = f->sw_pcie[port];
+	uint32_t mem = f->mem[rank / f->cfg.gpus_per_node], seq[6], n = 0, hops;
+	if (end == FAB_END_GPU) {
+		seq[n++] = in ? down_of(gpu) : gpu;
+		hops = sw ? 2 : 3; /* root complex: one more crossing */
+	} else if (end == FAB_END_HOST) {
+		seq[n++] = mem;
+		if (sw)
+			seq[n++] = in ? swl : down_of(swl);
+		hops = sw ? 2 : 1;
+	} else {
+		seq[n++] = in ? down_of(gpu) : gpu;
+		if (sw)
+			seq[n++] = in ? down_of(swl) : swl;
+		seq[n++] = mem, seq[n++] = mem; /* written, then read back */
+		if (sw)
+			seq[n++] = in ? swl : down_of(swl);
+		hops = sw ? 4 : 2;
+	}
+	if (in) {
+		push(p, nic);
+		for (uint32_t i = n; i-- > 0;)
+			push(p, seq[i]);
+	} else {
+		for (uint32_t i = 0; i < n; i++)
+			push(p, seq[i]);
+		push(p, down_of(nic));
+	}
+	p->lat_ps += (sim_time)hops * f->cfg.pcie_lat_ps;
+}
+
+int fab_route(fab *f, uint32_t src, uint32_t dst, uint64_t key, fab_end src_end,
+	      fab_end dst_end, fab_path *out)
+{
+	const fab_config *c = &f->cfg;
+	uint32_t gpn = c->gpus_per_node, nics = c->nics_per_node, a, b;
+	uint64_t h;
+	if (src >= f->ranks || dst >= f->ranks || src == dst)
+		return SIM_EINVAL;
+	*out = (fab_path){ .len = 0 };
+	if (src / gpn == dst / gpn && f->nvl[src] != NONE) {
+		push(out, f->nvl[src]);
+		push(out, f->nvl[dst] + 1);
+		out->lat_ps = c->nvlink_lat_ps;
+		return 0;
+	}
+	a = (src / gpn) * nics + (src % gpn) * nics / gpn;
+	b = (dst / gpn) * nics + (dst % gpn) * nics / gpn;
+	h = mix64(c->seed ^ mix64(key ^ ((uint64_t)src << 32 | dst)));
+	node_end(f, src, a, src_end, false, out);
+	route_network(f, a, b, h, out);
+	node_end(f, dst, b, dst_end, true, out);
+	out->lat_ps += (sim_time)out->links * c->hop_lat_ps + (sim_time)out->switches * c->switch_lat_ps;
+	return 0;
+}
+
+char *fab_res_name(const fab *f, uint32_t res, char *buf, size_t n)
+{
+	static const char *const fmt[][2] = {
+		[L_NIC] = { "n%u.nic%u", "leaf%u" },       [L_LEAF] = { "leaf%u", "up%u" },
+		[L_AGG] = { "agg%u.%u", "core%u.%u" },      [L_NVL] = { "n%u.g%u", "nvswitch%u" },
+		[L_GPU_PCIE] = { "n%u.g%u", "pcie" },      [L_NIC_PCIE] = { "n%u.nic%u", "pcie" },
+		[L_SW_PCIE] = { "n%u.pcisw%u", "root" },   [L_MEM] = { "n%u.mem", "" },
+	};
+	char a[40], b[40];
+	const lname *l;
+	if (res < f->base || res >= f->base + f->nres) {
+		snprintf(buf, n, "res%u", res);
+		return buf;
+	}
+	l = &f->names[(res - f->base) / 2];
+	snprintf(a, sizeof a, fmt[l->kind][0], l->a, l->b);
+	if (l->kind == L_AGG)
+		snprintf(b, sizeof b, fmt[l->kind][1], l->b, l->c);
+	else if (l->kind == L_NVL)
+		snprintf(b, sizeof b, fmt[l->kind][1], l->a);
+	else
+		snprintf(b, sizeof b, fmt[l->kind][1], l->kind == L_NIC ? l->c : l->b);
+	if (l->kind == L_MEM)
+		snprintf(buf, n, "%s", a);
+	else if ((res - f->base) % 2 == 0)
+		snprintf(buf, n, "%s>%s", a, b);
+	else
+		snprintf(buf, n, "%s>%s", b, a);
+	return buf;
+}

@@ -1,0 +1,110 @@
+/* Cluster fabrics as flow-solver resources: topologies (single switch,
+ * two- and three-tier fat-tree with oversubscription, rail-optimised), the
+ * node inside (NVLink/NVSwitch domain, PCIe under a switch or through the
+ * root complex, host memory), and routing (ECMP by a seeded per-flow hash,
+ * or adaptive least-loaded). Every link is full duplex: one resource per
+ * direction. A rank is one GPU; rank r is GPU r % gpus_per_node of node
+ * r / gpus_per_node. */
+#ifndef DPUSIM_MODELS_FABRIC_H
+#define DPUSIM_MODELS_FABRIC_H
+
+#include <stdint.h>
+
+#include "sim/flow.h"
+#include "sim/time.h"
+
+typedef struct fab fab;
+
+typedef enum fab_topo {
+	FAB_SINGLE_SWITCH,
+	FAB_FAT_TREE2,   /* leaves and spines */
+	FAB_FAT_TREE3,   /* leaves, aggregation (per pod) and core */
+	FAB_RAIL,        /* NIC k of every node on rail leaf k, spines join rails */
+} fab_topo;
+
+typedef enum fab_pcie_mode {
+	FAB_PCIE_SWITCH, /* GPU k and NIC k under one PCIe switch: GPUDirect stays local */
+	FAB_PCIE_ROOT,   /* GPU and NIC on the root complex: every transfer crosses it */
+} fab_pcie_mode;
+
+typedef enum fab_routing {
+	FAB_ECMP,        /* per-flow hash of (seed, key, src, dst): collisions happen */
+	FAB_ADAPTIVE,    /* the candidate whose busiest link carries fewest flows */
+} fab_routing;
+
+/* Where a transfer starts or ends inside a node. */
+typedef enum fab_end {
+	FAB_END_GPU,     /* GPU memory read/written by the NIC directly (GPUDirect) */
+	FAB_END_HOST,    /* host memory (verbs from host buffers) */
+	FAB_END_STAGED,  /* GPU memory copied through host memory: PCIe twice, memory twice */
+} fab_end;
+
+typedef struct fab_config {
+	fab_topo topo;
+	uint32_t nodes;
+	uint32_t gpus_per_node;
+	uint32_t nics_per_node;    /* GPU g uses NIC g * nics / gpus; rails = nics */
+	double link_Bps;           /* NIC port and switch links, per direction */
+	sim_time hop_lat_ps;       /* per link crossed */
+	sim_time switch_lat_ps;    /* per switch crossed */
+	uint32_t radix;            /* switch ports (fat-tree and rail; 0 = unlimited for single switch) */
+	double oversub;            /* leaf downlinks : uplinks (>= 1) */
+	double nvlink_Bps;         /* per GPU per direction into the NVSwitch; 0: no NVLink domain */
+	sim_time nvlink_lat_ps;    /* GPU to GPU through the NVSwitch */
+	double pcie_Bps;           /* per device link per direction; 0: PCIe not modelled */
+	sim_time pcie_lat_ps;      /* per PCIe hop */
+	fab_pcie_mode pcie;
+	double host_mem_Bps;       /* per node; 0: not modelled */
+	fab_routing routing;
+	uint64_t seed;
+} fab_config;
+
+/* Builds the topology's resources into net (which must outlive it). *out
+ * is freed with fab_free (NULL is a no-op). Returns 0, SIM_EINVAL (a zero
+ * count or rate, oversub < 1, a radix too small for the topology) or
+ * SIM_ENOMEM. */
+int fab_new(const fab_config *cfg, flow_net *net, fab **out);
+void fab_free(fab *f);
+
+uint32_t fab_ranks(const fab *f);
+uint32_t fab_switches(const fab *f);
+/* Full-duplex links in the network (switch and NIC links, NVLink, PCIe). */
+uint32_t fab_links(const fab *f);
+const fab_config *fab_cfg(const fab *f);
+/* Sum of the capacities of the links from leaf switches up to the next
+ * tier, and from hosts down into the leaves (per direction, B/s): their
+ * ratio is the oversubscription as built. Single switch: 0 uplink. */
+double fab_leaf_up_Bps(const fab *f);
+double fab_leaf_down_Bps(const fab *f);
+
+#define FAB_PATH_MAX 32
+
+typedef struct fab_path {
+	uint32_t res[FAB_PATH_MAX];
+	uint32_t len;
+	sim_time lat_ps;   /* sum of link, switch, NVLink and PCIe latencies */
+	uint32_t links;    /* links crossed (network links and NIC ports) */
+	uint32_t switches; /* network switches crossed */
+} fab_path;
+
+/* The path from rank src to rank dst for the flow named by key (different
+ * keys may take different ECMP paths; the same key always takes the same
+ * one for a seed). Same node with an NVLink domain: over NVLink. Otherwise
+ * through the NICs, with the ends in GPU, host or staged memory. Returns 0
+ * or SIM_EINVAL (rank out of range, src == dst). */
+int fab_route(fab *f, uint32_t src, uint32_t dst, uint64_t key, fab_end src_end,
+	      fab_end dst_end, fab_path *out);
+
+/* Resources of rank r's NIC port (towards the leaf, and from it), and of its
+ * NVLink (towards the NVSwitch, and from it; UINT32_MAX when there is none).
+ * For collectives that address the switch itself (in-network reduction). */
+uint32_t fab_nic_up(const fab *f, uint32_t rank);
+uint32_t fab_nic_down(const fab *f, uint32_t rank);
+uint32_t fab_nvl_up(const fab *f, uint32_t rank);
+uint32_t fab_nvl_down(const fab *f, uint32_t rank);
+
+/* A name for resource id ("leaf3>spine1", "n2.nic0>leaf0", "n0.g1>nvswitch")
+ * into buf (n bytes); returns buf. */
+char *fab_res_name(const fab *f, uint32_t res, char *buf, size_t n);
+
+#endif
