@@ -6,5 +6,8 @@ UNIT_TESTS += units
 # fabric, transports, collectives (ME=fab)
 MODEL_OBJS += $(BUILD)/models/fabric.o
 UNIT_TESTS += fabric
-
+# training workloads (lead)
+MODEL_OBJS += $(BUILD)/models/workload.o
+UNIT_TESTS += workload
+# (keep last: LIB_OBJS expands MODEL_OBJS here)
 LIB_OBJS += $(MODEL_OBJS)

@@ -1,0 +1,186 @@
+/* Transformer and vision workload arithmetic. */
+#include "models/workload.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "sim/err.h"
+
+/* GPT shape as the Megatron-LM paper trains it: ffn 4h, GeLU, vocabulary
+ * 51,200, sequence 2,048 (Narayanan et al., SC21, Table 1 and section 5). */
+#define MEGATRON(nm, a, h, l)                                                          \
+	{ nm, "Narayanan et al., Efficient Large-Scale Language Model Training on GPU "   \
+	      "Clusters Using Megatron-LM, SC21, Table 1",                                 \
+	  { .kind = WL_TRANSFORMER, .tf = { .layers = l, .hidden = h, .heads = a,          \
+					    .seq = 2048, .vocab = 51200 } } }
+
+static const wl_preset presets[] = {
+	MEGATRON("megatron-1.7b", 24, 2304, 24),
+	MEGATRON("megatron-3.6b", 32, 3072, 30),
+	MEGATRON("megatron-7.5b", 32, 4096, 36),
+	MEGATRON("megatron-18.4b", 48, 6144, 40),
+	MEGATRON("megatron-39.1b", 64, 8192, 48),
+	MEGATRON("megatron-76.1b", 80, 10240, 60),
+	MEGATRON("megatron-145.6b", 96, 12288, 80),
+	MEGATRON("megatron-310.1b", 128, 16384, 96),
+	MEGATRON("megatron-529.6b", 128, 20480, 105),
+	MEGATRON("megatron-1008b", 160, 25600, 128),
+	{ "gpt3-175b", "Brown et al., Language Models are Few-Shot Learners, NeurIPS 2020, "
+		       "Table 2.1 (vocabulary padded to 51,200 as in Megatron-LM)",
+	  { .kind = WL_TRANSFORMER,
+	    .tf = { .layers = 96, .hidden = 12288, .heads = 96, .seq = 2048, .vocab = 51200 } } },
+	{ "gpt3-13b", "Brown et al., NeurIPS 2020, Table 2.1",
+	  { .kind = WL_TRANSFORMER,
+	    .tf = { .layers = 40, .hidden = 5140, .heads = 40, .seq = 2048, .vocab = 51200 } } },
+	{ "llama2-7b", "Touvron et al., Llama 2: Open Foundation and Fine-Tuned Chat Models, "
+		       "2023, Table 1; params.json of the released model (ffn 11008, SwiGLU)",
+	  { .kind = WL_TRANSFORMER,
+	    .tf = { .layers = 32, .hidden = 4096, .heads = 32, .ffn = 11008, .ffn_mats = 3,
+		    .seq = 4096, .vocab = 32000 } } },
+	{ "llama2-70b", "Touvron et al., 2023, Table 1 (GQA with 8 KV heads); released "
+			"params.json (ffn 28672, SwiGLU)",
+	  { .kind = WL_TRANSFORMER,
+	    .tf = { .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8, .ffn = 28672,
+		    .ffn_mats = 3, .seq = 4096, .vocab = 32000 } } },
+	{ "bert-large", "Devlin et al., BERT, NAACL 2019, section 3 (L=24, H=1024, A=16); "
+			"sequence 512, WordPiece vocabulary 30,522",
+	  { .kind = WL_TRANSFORMER,
+	    .tf = { .layers = 24, .hidden = 1024, .heads = 16, .seq = 512, .vocab = 30522 } } },
+	{ "resnet50", "He et al., Deep Residual Learning, CVPR 2016, Table 1 (3.8e9 multiply-adds "
+		      "forward = 7.6e9 FLOPs; 25.6M parameters); ImageNet mean JPEG about 110 kB "
+		      "(ILSVRC-2012 train set: 1.28M images in about 140 GB)",
+	  { .kind = WL_VISION,
+	    .vis = { .params = 25.6e6, .fwd_flops_per_sample = 7.6e9, .sample_bytes = 110e3 } } },
+};
+
+const wl_preset *wl_preset_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof presets / sizeof presets[0]; i++)
+		if (!strcmp(presets[i].name, name))
+			return &presets[i];
+	return NULL;
+}
+
+size_t wl_preset_count(void)
+{
+	return sizeof presets / sizeof presets[0];
+}
+
+const wl_preset *wl_preset_at(size_t i)
+{
+	return i < wl_preset_count() ? &presets[i] : NULL;
+}
+
+int wl_transformer_check(wl_transformer *t, char *why, size_t n)
+{
+	if (!t->layers || !t->hidden || !t->heads || !t->seq || !t->vocab) {
+		snprintf(why, n, "layers, hidden, heads, seq and vocab must all be positive");
+		return SIM_EINVAL;
+	}
+	if (t->hidden % t->heads) {
+		snprintf(why, n, "hidden %u is not a multiple of heads %u", t->hidden, t->heads);
+		return SIM_EINVAL;
+	}
+	if (!t->kv_heads)
+		t->kv_heads = t->heads;
+	if (t->heads % t->kv_heads) {
+		snprintf(why, n, "kv_heads %u does not divide heads %u", t->kv_heads, t->heads);
+		return SIM_EINVAL;
+	}
+	if (!t->ffn)
+		t->ffn = 4 * t->hidden;
+	if (!t->ffn_mats)
+		t->ffn_mats = 2;
+	if (t->ffn_mats != 2 && t->ffn_mats != 3) {
+		snprintf(why, n, "ffn_mats must be 2 (GeLU) or 3 (SwiGLU), not %u", t->ffn_mats);
+		return SIM_EINVAL;
+	}
+	return SIM_OK;
+}
+
+/* Width of the K and V projections together. */
+static double kv_width(const wl_transformer *t)
+{
+	uint32_t kv = t->kv_heads ? t->kv_heads : t->heads;
+	return 2.0 * t->hidden * kv / t->heads;
+}
+
+static double ffn_of(const wl_transformer *t)
+{
+	return t->ffn ? t->ffn : 4.0 * t->hidden;
+}
+
+static double mats_of(const wl_transformer *t)
+{
+	return t->ffn_mats ? t->ffn_mats : 2;
+}
+
+double wl_layer_params(const wl_transformer *t)
+{
+	double h = t->hidden, f = ffn_of(t), m = mats_of(t);
+	double attn = h * (h + kv_width(t)) + (h + kv_width(t)) + h * h + h;
+	double mlp = m * h * f + (m - 1) * f + h;
+	return attn + mlp + 4 * h; /* two layer norms, weight and bias */
+}
+
+double wl_params(const wl_model *m)
+{
+	const wl_transformer *t = &m->tf;
+	if (m->kind == WL_VISION)
+		return m->vis.params;
+	return t->layers * wl_layer_params(t) + (double)t->vocab * t->hidden +
+	       (double)t->seq * t->hidden + 2.0 * t->hidden;
+}
+
+void wl_layer_gemms(const wl_transformer *t, uint32_t mb, uint32_t tp, wl_gemm out[WL_LAYER_GEMMS])
+{
+	double bs = (double)mb * t->seq, h = t->hidden, s = t->seq, f = ffn_of(t);
+	double m = mats_of(t), p = tp;
+	/* Weights and activations are 2-byte values: bytes = 2*(A + B + C). */
+	out[0] = (wl_gemm){ "qkv", 2 * bs * h * (h + kv_width(t)) / p,
+			    2 * (bs * h + h * (h + kv_width(t)) / p + bs * (h + kv_width(t)) / p) };
+	out[1] = (wl_gemm){ "attn-scores", 2 * bs * s * h / p,
+			    2 * (2 * bs * h / p + mb * (t->heads / p) * s * s) };
+	out[2] = (wl_gemm){ "attn-values", 2 * bs * s * h / p,
+			    2 * (mb * (t->heads / p) * s * s + 2 * bs * h / p) };
+	out[3] = (wl_gemm){ "proj", 2 * bs * h * h / p, 2 * (bs * h / p + h * h / p + bs * h) };
+	out[4] = (wl_gemm){ "mlp-up", 2 * bs * h * f * (m - 1) / p,
+			    2 * (bs * h + (m - 1) * h * f / p + (m - 1) * bs * f / p) };
+	out[5] = (wl_gemm){ "mlp-down", 2 * bs * f * h / p, 2 * (bs * f / p + f * h / p + bs * h) };
+}
+
+double wl_layer_fwd_flops_per_token(const wl_transformer *t)
+{
+	wl_gemm g[WL_LAYER_GEMMS];
+	double sum = 0;
+	wl_layer_gemms(t, 1, 1, g);
+	for (int i = 0; i < WL_LAYER_GEMMS; i++)
+		sum += g[i].flops;
+	return sum / t->seq;
+}
+
+double wl_logit_fwd_flops_per_token(const wl_transformer *t)
+{
+	return 2.0 * t->hidden * t->vocab;
+}
+
+double wl_iter_flops(const wl_transformer *t, double batch, bool recompute)
+{
+	double tokens = batch * t->seq;
+	double layers = tokens * t->layers * wl_layer_fwd_flops_per_token(t);
+	double logits = tokens * wl_logit_fwd_flops_per_token(t);
+	/* Recomputation reruns the layers' forward, not the logits (equation
+	 * 3's V/(16lh) term is 6BshV: the logits counted three times). */
+	return layers * (recompute ? 4.0 : 3.0) + 3.0 * logits;
+}
+
+double wl_layer_act_bytes(const wl_transformer *t, uint32_t mb, uint32_t tp)
+{
+	double sbh = (double)t->seq * mb * t->hidden;
+	return sbh * (10.0 + 24.0 / tp + 5.0 * t->heads * t->seq / ((double)t->hidden * tp));
+}
+
+double wl_stage_boundary_bytes(const wl_transformer *t, uint32_t mb)
+{
+	return 2.0 * t->seq * mb * t->hidden;
+}

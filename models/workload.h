@@ -1,0 +1,95 @@
+/* Training workloads: transformer shapes and a vision model, their
+ * parameters, FLOPs (per GEMM, per layer, per iteration) and memory bytes.
+ * Pure arithmetic, no engine: the training model turns these into events. */
+#ifndef DPUSIM_MODELS_WORKLOAD_H
+#define DPUSIM_MODELS_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum wl_kind { WL_TRANSFORMER, WL_VISION } wl_kind;
+
+/* A decoder or encoder transformer. ffn 0 means 4*hidden; ffn_mats is 2
+ * for a GeLU MLP, 3 for SwiGLU; kv_heads 0 means heads (no GQA). */
+typedef struct wl_transformer {
+	uint32_t layers, hidden, heads, kv_heads;
+	uint32_t ffn, ffn_mats;
+	uint32_t seq, vocab;
+} wl_transformer;
+
+/* A convolutional vision model, described by totals (its layers are many
+ * and small; the training model treats it as data parallel only). */
+typedef struct wl_vision {
+	double params;
+	double fwd_flops_per_sample;
+	double sample_bytes;     /* encoded sample as stored (e.g. JPEG) */
+} wl_vision;
+
+typedef struct wl_model {
+	wl_kind kind;
+	wl_transformer tf;
+	wl_vision vis;
+} wl_model;
+
+typedef struct wl_preset {
+	const char *name;
+	const char *source;  /* where the shape is published */
+	wl_model model;
+} wl_preset;
+
+/* Presets by name (NULL if unknown); count and index access for listing. */
+const wl_preset *wl_preset_find(const char *name);
+size_t wl_preset_count(void);
+const wl_preset *wl_preset_at(size_t i);
+
+/* Fills defaults (ffn, ffn_mats, kv_heads). Returns 0 or SIM_EINVAL with
+ * a reason in why (n bytes) when the shape is impossible (hidden not a
+ * multiple of heads, kv_heads not dividing heads, zero sizes). */
+int wl_transformer_check(wl_transformer *t, char *why, size_t n);
+
+/* Parameters: one layer, and the whole model (layers, token and position
+ * embeddings, final norm). */
+double wl_layer_params(const wl_transformer *t);
+double wl_params(const wl_model *m);
+
+/* One GEMM of a layer's forward pass on one GPU: FLOPs and the bytes it
+ * must at least read and write (16-bit operands), for the roofline. */
+typedef struct wl_gemm {
+	const char *name;
+	double flops;
+	double bytes;
+} wl_gemm;
+
+enum { WL_LAYER_GEMMS = 6 };
+
+/* The GEMMs of one transformer layer's forward pass for a microbatch of
+ * mb sequences, split tp ways (Megatron tensor parallelism: QKV and MLP-up
+ * column-parallel, projection and MLP-down row-parallel). Backward runs
+ * each twice (gradients of inputs and of weights). */
+void wl_layer_gemms(const wl_transformer *t, uint32_t mb, uint32_t tp,
+		    wl_gemm out[WL_LAYER_GEMMS]);
+
+/* Forward FLOPs of one layer (matrix multiplies only) for one token, and of
+ * the output logits for one token, whole (not divided by tp). */
+double wl_layer_fwd_flops_per_token(const wl_transformer *t);
+double wl_logit_fwd_flops_per_token(const wl_transformer *t);
+
+/* Model FLOPs of one iteration of `batch` sequences: forward + backward
+ * (x3), plus one more forward with full activation recomputation (x4).
+ * For the GPT shape (ffn 4h, 2 matrices, no GQA) this is exactly Megatron-
+ * LM's equation 3, 96*B*s*l*h^2*(1 + s/(6h) + V/(16*l*h)), with recompute. */
+double wl_iter_flops(const wl_transformer *t, double batch, bool recompute);
+
+/* Bytes of activations one layer keeps for backward, per microbatch, per
+ * GPU, 16-bit: s*b*h*(34 + 5*a*s/h) / tp (Korthikanti et al., "Reducing
+ * Activation Recomputation in Large Transformer Models", MLSys 2023,
+ * section 4.1, tensor parallel without sequence parallelism; the 10*s*b*h
+ * outside the parallel regions is kept whole). Elementwise kernels (norms,
+ * softmax, dropout, GeLU, residuals) move about this much through HBM. */
+double wl_layer_act_bytes(const wl_transformer *t, uint32_t mb, uint32_t tp);
+
+/* Bytes between pipeline stages for one microbatch: s*b*h 16-bit values. */
+double wl_stage_boundary_bytes(const wl_transformer *t, uint32_t mb);
+
+#endif

@@ -1,0 +1,141 @@
+/* models/workload: parameter counts and FLOPs against published figures. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "models/workload.h"
+#include "sim/err.h"
+
+static wl_transformer shape(const char *name)
+{
+	const wl_preset *p = wl_preset_find(name);
+	char why[128];
+	ck_assert_ptr_nonnull(p);
+	wl_transformer t = p->model.tf;
+	ck_assert_int_eq(wl_transformer_check(&t, why, sizeof why), 0);
+	return t;
+}
+
+/* Megatron-LM (SC21) equation 3, written out as the paper prints it. */
+static double megatron_eq3(const wl_transformer *t, double B)
+{
+	double s = t->seq, l = t->layers, h = t->hidden, V = t->vocab;
+	return 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+}
+
+START_TEST(iteration_flops_are_megatron_equation_3)
+{
+	static const char *const rows[] = { "megatron-1.7b", "megatron-18.4b",
+					    "megatron-145.6b", "megatron-1008b", "gpt3-175b" };
+	static const double batch[] = { 512, 1024, 2304, 3072, 1536 };
+	for (int i = 0; i < 5; i++) {
+		wl_transformer t = shape(rows[i]);
+		double want = megatron_eq3(&t, batch[i]);
+		ck_assert_double_eq_tol(wl_iter_flops(&t, batch[i], true) / want, 1.0, 1e-12);
+		/* Without recompute: 72 instead of 96 on the layer terms. */
+		double s = t.seq, l = t.layers, h = t.hidden, V = t.vocab, B = batch[i];
+		double want72 = 72 * B * s * l * h * h * (1 + s / (6 * h)) + 6 * B * s * h * V;
+		ck_assert_double_eq_tol(wl_iter_flops(&t, B, false) / want72, 1.0, 1e-12);
+	}
+}
+END_TEST
+
+/* The model names carry their parameter counts (Megatron-LM Table 1;
+ * GPT-3 paper; Llama 2 paper: 6.7B and 69B with an untied output layer,
+ * which this model ties, hence the wider tolerance there). */
+START_TEST(parameter_counts_match_the_names)
+{
+	static const struct { const char *name; double params, tol; } cases[] = {
+		{ "megatron-1.7b", 1.7e9, 0.03 },   { "megatron-18.4b", 18.4e9, 0.01 },
+		{ "megatron-145.6b", 145.6e9, 0.01 }, { "megatron-1008b", 1008e9, 0.01 },
+		{ "gpt3-175b", 175e9, 0.01 },       { "llama2-7b", 6.74e9, 0.03 },
+		{ "llama2-70b", 68.98e9, 0.03 },    { "bert-large", 340e6, 0.03 },
+		{ "resnet50", 25.6e6, 1e-9 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const wl_preset *p = wl_preset_find(cases[i].name);
+		ck_assert_ptr_nonnull(p);
+		wl_model m = p->model;
+		if (m.kind == WL_TRANSFORMER) {
+			char why[64];
+			ck_assert_int_eq(wl_transformer_check(&m.tf, why, sizeof why), 0);
+		}
+		double got = wl_params(&m);
+		ck_assert_msg(fabs(got / cases[i].params - 1) < cases[i].tol,
+			      "%s: %.4g parameters, expected %.4g", cases[i].name, got,
+			      cases[i].params);
+	}
+}
+END_TEST
+
+START_TEST(gemms_split_with_tensor_parallelism)
+{
+	wl_transformer t = shape("megatron-18.4b");
+	wl_gemm one[WL_LAYER_GEMMS], eight[WL_LAYER_GEMMS];
+	wl_layer_gemms(&t, 2, 1, one);
+	wl_layer_gemms(&t, 2, 8, eight);
+	double sum = 0;
+	for (int i = 0; i < WL_LAYER_GEMMS; i++) {
+		ck_assert_double_eq_tol(one[i].flops / eight[i].flops, 8.0, 1e-12);
+		ck_assert(eight[i].bytes > 0);
+		sum += one[i].flops;
+	}
+	/* 24*b*s*h^2 + 4*b*s^2*h for the GPT shape. */
+	double b = 2, s = t.seq, h = t.hidden;
+	ck_assert_double_eq_tol(sum / (24 * b * s * h * h + 4 * b * s * s * h), 1.0, 1e-12);
+}
+END_TEST
+
+START_TEST(activation_bytes_follow_korthikanti)
+{
+	wl_transformer t = shape("gpt3-175b");
+	double sbh = 2048.0 * 1 * 12288;
+	/* Table 2 of the paper: sbh(34 + 5as/h) without parallelism,
+	 * sbh(10 + 24/t + 5as/(ht)) with tensor parallelism t. */
+	ck_assert_double_eq_tol(wl_layer_act_bytes(&t, 1, 1) / (sbh * (34 + 5.0 * 96 * 2048 / 12288)),
+				1.0, 1e-12);
+	ck_assert_double_eq_tol(wl_layer_act_bytes(&t, 1, 8) /
+				(sbh * (10 + 3 + 5.0 * 96 * 2048 / (12288 * 8))), 1.0, 1e-12);
+	ck_assert_double_eq(wl_stage_boundary_bytes(&t, 1), 2 * sbh);
+}
+END_TEST
+
+START_TEST(bad_shapes_are_refused)
+{
+	char why[128];
+	wl_transformer t = { .layers = 2, .hidden = 100, .heads = 3, .seq = 8, .vocab = 10 };
+	ck_assert_int_eq(wl_transformer_check(&t, why, sizeof why), SIM_EINVAL);
+	ck_assert_str_eq(why, "hidden 100 is not a multiple of heads 3");
+	t = (wl_transformer){ .layers = 2, .hidden = 96, .heads = 8, .kv_heads = 3, .seq = 8,
+			      .vocab = 10 };
+	ck_assert_int_eq(wl_transformer_check(&t, why, sizeof why), SIM_EINVAL);
+	t = (wl_transformer){ .layers = 0, .hidden = 96, .heads = 8, .seq = 8, .vocab = 10 };
+	ck_assert_int_eq(wl_transformer_check(&t, why, sizeof why), SIM_EINVAL);
+	ck_assert_ptr_null(wl_preset_find("gpt-5"));
+	ck_assert_uint_gt(wl_preset_count(), 10);
+	ck_assert_ptr_null(wl_preset_at(wl_preset_count()));
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("workload");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, iteration_flops_are_megatron_equation_3);
+	tcase_add_test(tc, parameter_counts_match_the_names);
+	tcase_add_test(tc, gemms_split_with_tensor_parallelism);
+	tcase_add_test(tc, activation_bytes_follow_korthikanti);
+	tcase_add_test(tc, bad_shapes_are_refused);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
