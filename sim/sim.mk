@@ -6,11 +6,11 @@ SIM_OBJS := \
 	$(BUILD)/sim/engine.o \
 	$(BUILD)/sim/rng.o
 # statistics and resources (stats, station, sem)
-SIM_OBJS += $(BUILD)/sim/stats.o $(BUILD)/sim/station.o
+SIM_OBJS += $(BUILD)/sim/stats.o $(BUILD)/sim/station.o $(BUILD)/sim/sem.o
 # flow-level bandwidth sharing (ME=fab)
 SIM_OBJS += $(BUILD)/sim/flow.o
 
 LIB_OBJS += $(SIM_OBJS)
 UNIT_TESTS += err time pq engine rng
-UNIT_TESTS += stats station
+UNIT_TESTS += stats station sem
 UNIT_TESTS += flow
