@@ -5,8 +5,8 @@ TOOL_OBJS := \
 	$(BUILD)/tools/cmd_bench.o
 
 # results layer (rep): report JSON, SQLite store, compare/runs/plot
-TOOL_OBJS += $(BUILD)/tools/report.o $(BUILD)/tools/report_read.o
-UNIT_TESTS += report
+TOOL_OBJS += $(BUILD)/tools/report.o $(BUILD)/tools/report_read.o $(BUILD)/tools/db.o
+UNIT_TESTS += report db
 
 LIB_OBJS += $(TOOL_OBJS)
 DPUSIM_OBJS += $(BUILD)/tools/dpusim.o

@@ -1,0 +1,294 @@
+/* tools/db: stored rows match the reports, a failed or killed store leaves
+ * nothing, migrations from an empty file, WAL mode, queries. */
+#include <check.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "sim/err.h"
+#include "tools/db.h"
+#include "tools/report.h"
+
+static char dir[64], path[128];
+
+static void setup(void)
+{
+	strcpy(dir, "/tmp/test_db.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/r.db", dir);
+}
+
+static void teardown(void)
+{
+	char cmd[160];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static rep_report *fixture(const char *name)
+{
+	char file[128], err[512] = "";
+	rep_report *r = NULL;
+	snprintf(file, sizeof file, "tests/data/%s", name);
+	ck_assert_msg(rep_read_file(file, &r, err, sizeof err) == 0, "%s", err);
+	return r;
+}
+
+static db *open_db(void)
+{
+	db *d = NULL;
+	char err[512] = "";
+	ck_assert_msg(db_open(path, &d, err, sizeof err) == 0, "%s", err);
+	return d;
+}
+
+/* A single number from SQL on a separate connection. */
+static double sql_num(const char *sql)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	double x = NAN;
+	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		x = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return x;
+}
+
+static void expect_counts(db *d, int64_t runs, int64_t vars, int64_t metrics, int64_t bd,
+			  int64_t coll)
+{
+	ck_assert_int_eq(db_count(d, "runs"), runs);
+	ck_assert_int_eq(db_count(d, "variants"), vars);
+	ck_assert_int_eq(db_count(d, "metrics"), metrics);
+	ck_assert_int_eq(db_count(d, "breakdown"), bd);
+	ck_assert_int_eq(db_count(d, "collectives"), coll);
+}
+
+static int count_run(const db_run *run, void *arg)
+{
+	int64_t *ids = arg;
+	ids[ids[0] + 1] = run->id;
+	ids[0]++;
+	return 0;
+}
+
+static int sum_point(const db_point *p, void *arg)
+{
+	double *acc = arg;
+	acc[0] += 1;
+	acc[1] += p->value;
+	return 0;
+}
+
+START_TEST(store_two_runs)
+{
+	db *d = open_db();
+	rep_report *sim = fixture("report-sim.json"), *hw = fixture("report-hw.json"), *back;
+	int64_t id1, id2, ids[8] = { 0 };
+	double acc[2] = { 0, 0 };
+	char err[512] = "";
+	ck_assert_msg(db_store_report(d, sim, "name: fixture\n", &id1, err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert_msg(db_store_report(d, hw, NULL, &id2, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_lt(id1, id2);
+	/* sim: 9 + 10 metrics, 6 + 6 breakdown, 1 + 1 collectives;
+	 * hw: 7 + 8 + 1 metrics, no breakdown, 1 collective */
+	expect_counts(d, 2, 5, 35, 12, 3);
+	ck_assert_int_eq(db_count(d, "benchmarks"), 0);
+	ck_assert(sql_num("SELECT m.value FROM metrics m JOIN variants v ON v.id = m.variant_id"
+			  " JOIN runs r ON r.id = v.run_id WHERE r.source = 'sim' AND"
+			  " v.name = 'dpu' AND m.name = 'samples_per_s'") == 2560);
+	ck_assert(sql_num("SELECT p99 FROM metrics WHERE name = 'iteration_s' AND p99 IS NOT NULL"
+			  " ORDER BY variant_id LIMIT 1") == 0.58);
+	ck_assert(isnan(sql_num("SELECT ci95 FROM metrics m JOIN variants v ON v.id ="
+				" m.variant_id WHERE v.run_id = 2 AND m.name = 'iteration_s'"
+				" AND ci95 IS NOT NULL")));
+	ck_assert(sql_num("SELECT speedup FROM variants WHERE run_id = 2 AND name = 'dpu'")
+		  == 1.2093235831809872);
+	ck_assert(sql_num("SELECT count(*) FROM runs WHERE scenario_text = 'name: fixture\n'"
+			  " AND seed = 42") == 1);
+	/* listing: newest first, filters */
+	ck_assert_int_eq(db_list_runs(d, &(db_filter){ 0 }, count_run, ids, err, sizeof err), 0);
+	ck_assert_int_eq(ids[0], 2);
+	ck_assert_int_eq(ids[1], id2);
+	ids[0] = 0;
+	db_list_runs(d, &(db_filter){ .variant = "dpu-nocrypto" }, count_run, ids, err, sizeof err);
+	ck_assert_int_eq(ids[0], 1);
+	ids[0] = 0;
+	db_list_runs(d, &(db_filter){ .scenario = "nosuch" }, count_run, ids, err, sizeof err);
+	ck_assert_int_eq(ids[0], 0);
+	ids[0] = 0;
+	db_list_runs(d, &(db_filter){ .limit = 1 }, count_run, ids, err, sizeof err);
+	ck_assert_int_eq(ids[0], 1);
+	/* series and stored JSON */
+	ck_assert_int_eq(db_series(d, NULL, "samples_per_s", sum_point, acc, err, sizeof err), 0);
+	ck_assert(acc[0] == 5 && fabs(acc[1] - (2048 + 2560 + 1969.2 + 2381.4 + 2400)) < 1e-9);
+	ck_assert_int_eq(db_load_report(d, id1, &back, err, sizeof err), 0);
+	ck_assert_str_eq(rep_variant_name(rep_variant_at(back, 1)), "dpu");
+	rep_free(back);
+	ck_assert_int_eq(db_load_report(d, 99, &back, err, sizeof err), SIM_ENOENT);
+	rep_free(sim);
+	rep_free(hw);
+	ck_assert_int_eq(db_close(d), 0);
+}
+END_TEST
+
+static int fail_at(void *arg, unsigned step)
+{
+	return step == *(unsigned *)arg;
+}
+
+START_TEST(aborted_store_leaves_nothing)
+{
+	db *d = open_db();
+	rep_report *sim = fixture("report-sim.json");
+	unsigned at;
+	char err[512] = "";
+	/* fail at the first, a middle and the last insert (1 run, 2 variants,
+	 * 19 metrics, 12 breakdown, 2 collectives: 36 inserts) */
+	static const unsigned where[] = { 0, 17, 35 };
+	for (size_t i = 0; i < 3; i++) {
+		at = where[i];
+		db_set_fault_hook(d, fail_at, &at);
+		ck_assert_int_eq(db_store_report(d, sim, NULL, NULL, err, sizeof err), SIM_EDB);
+		ck_assert_ptr_nonnull(strstr(err, "fault hook"));
+		expect_counts(d, 0, 0, 0, 0, 0);
+	}
+	at = 36; /* past the end: the store completes */
+	ck_assert_int_eq(db_store_report(d, sim, NULL, NULL, err, sizeof err), 0);
+	expect_counts(d, 1, 2, 19, 12, 2);
+	rep_free(sim);
+	db_close(d);
+}
+END_TEST
+
+static int die_at(void *arg, unsigned step)
+{
+	if (step == *(unsigned *)arg)
+		_exit(3); /* as if killed: no rollback, no close */
+	return 0;
+}
+
+START_TEST(killed_store_leaves_nothing)
+{
+	pid_t pid;
+	int status;
+	db *d;
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		unsigned at = 20;
+		rep_report *sim = fixture("report-sim.json");
+		d = open_db();
+		db_store_report(d, sim, NULL, NULL, NULL, 0); /* stores a first run */
+		db_set_fault_hook(d, die_at, &at);
+		db_store_report(d, sim, NULL, NULL, NULL, 0);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+	d = open_db();
+	expect_counts(d, 1, 2, 19, 12, 2);
+	ck_assert(sql_num("SELECT count(*) FROM pragma_integrity_check WHERE"
+			  " integrity_check = 'ok'") == 1);
+	db_close(d);
+}
+END_TEST
+
+START_TEST(migration_from_empty_file)
+{
+	db *d;
+	char err[512] = "";
+	int fd = open(path, O_CREAT | O_WRONLY, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	d = open_db();
+	ck_assert_int_eq(db_schema_version(d), DB_SCHEMA_VERSION);
+	expect_counts(d, 0, 0, 0, 0, 0);
+	db_close(d);
+	d = open_db(); /* reopening migrates nothing twice */
+	ck_assert_int_eq(db_schema_version(d), DB_SCHEMA_VERSION);
+	db_close(d);
+	ck_assert(sql_num("SELECT count(*) FROM schema_version") == 1);
+	ck_assert(sql_num("SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'")
+		  == 1);
+	/* a file from a newer dpusim is refused, not clobbered */
+	sqlite3 *h;
+	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(h, "INSERT INTO schema_version VALUES (99)", NULL, NULL,
+				      NULL), SQLITE_OK);
+	sqlite3_close(h);
+	d = NULL;
+	ck_assert_int_eq(db_open(path, &d, err, sizeof err), SIM_EDB);
+	ck_assert_ptr_null(d);
+	ck_assert_ptr_nonnull(strstr(err, "schema version 99 is newer"));
+}
+END_TEST
+
+START_TEST(bad_paths_and_reports)
+{
+	db *d = NULL;
+	char err[512] = "", bad[160];
+	rep_report *r = rep_new(REP_SIM);
+	snprintf(bad, sizeof bad, "%s/no/such/dir/x.db", dir);
+	ck_assert_int_eq(db_open(bad, &d, err, sizeof err), SIM_EDB);
+	ck_assert_ptr_null(d);
+	ck_assert_ptr_nonnull(strstr(err, "cannot open database"));
+	d = open_db();
+	ck_assert_int_eq(db_store_report(d, r, NULL, NULL, err, sizeof err), SIM_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "invalid report"));
+	ck_assert_int_eq(db_count(d, "sqlite_master"), SIM_EINVAL);
+	rep_free(r);
+	db_close(d);
+	db_close(NULL);
+}
+END_TEST
+
+START_TEST(benchmarks_are_stored)
+{
+	db *d = open_db();
+	rep_report *b = fixture("report-bench.json");
+	char err[512] = "";
+	ck_assert_msg(db_store_report(d, b, NULL, NULL, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(db_count(d, "benchmarks"), 4);
+	ck_assert(sql_num("SELECT value FROM benchmarks WHERE name = 'rdma_write_lat'") == 1.9e-6);
+	ck_assert(sql_num("SELECT count(*) FROM benchmarks WHERE memory IS NULL") == 2);
+	rep_free(b);
+	db_close(d);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("db");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, store_two_runs);
+	tcase_add_test(tc, aborted_store_leaves_nothing);
+	tcase_add_test(tc, killed_store_leaves_nothing);
+	tcase_add_test(tc, migration_from_empty_file);
+	tcase_add_test(tc, bad_paths_and_reports);
+	tcase_add_test(tc, benchmarks_are_stored);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,624 @@
+/* The results database in SQLite: schema migrations, one transaction per
+ * stored run, prepared statements, every call checked with its message. */
+#include "tools/db.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "sim/err.h"
+
+/* Schema version 1. A later version appends { 2, "ALTER TABLE ..." } to
+ * `migrations`; db_open applies, in order and each in its own transaction,
+ * every step above the file's version. Never edit a released step. */
+static const char schema_v1[] =
+	"CREATE TABLE runs ("
+	" id INTEGER PRIMARY KEY,"
+	" time TEXT NOT NULL,"                 /* UTC, ISO 8601 */
+	" scenario TEXT NOT NULL,"
+	" scenario_sha256 TEXT,"
+	" scenario_file TEXT,"
+	" scenario_text TEXT,"
+	" seed INTEGER NOT NULL,"              /* uint64 stored as its int64 bit pattern */
+	" version TEXT NOT NULL,"
+	" source TEXT NOT NULL CHECK (source IN ('sim', 'hw')),"
+	" point TEXT,"                         /* sweep point key, NULL outside sweeps */
+	" report TEXT NOT NULL);"              /* the report JSON as written */
+	"CREATE INDEX runs_by_scenario ON runs (scenario, scenario_sha256, point);"
+	"CREATE TABLE variants ("
+	" id INTEGER PRIMARY KEY,"
+	" run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
+	" idx INTEGER NOT NULL,"
+	" name TEXT NOT NULL,"
+	" network TEXT, storage TEXT, crypto TEXT, vswitch TEXT,"
+	" speedup REAL,"
+	" UNIQUE (run_id, name));"
+	"CREATE TABLE metrics ("
+	" variant_id INTEGER NOT NULL REFERENCES variants (id) ON DELETE CASCADE,"
+	" name TEXT NOT NULL,"
+	" value REAL NOT NULL,"                /* scalar value, or the mean */
+	" p50 REAL, p99 REAL, ci95 REAL,"
+	" PRIMARY KEY (variant_id, name));"
+	"CREATE TABLE breakdown ("
+	" variant_id INTEGER NOT NULL REFERENCES variants (id) ON DELETE CASCADE,"
+	" component TEXT NOT NULL,"
+	" seconds REAL NOT NULL,"
+	" PRIMARY KEY (variant_id, component));"
+	"CREATE TABLE collectives ("
+	" variant_id INTEGER NOT NULL REFERENCES variants (id) ON DELETE CASCADE,"
+	" idx INTEGER NOT NULL,"
+	" op TEXT NOT NULL, algo TEXT NOT NULL, ranks INTEGER NOT NULL, bytes INTEGER NOT NULL,"
+	" time_s REAL NOT NULL, algbw_GBps REAL NOT NULL, busbw_GBps REAL NOT NULL,"
+	" PRIMARY KEY (variant_id, idx));"
+	"CREATE TABLE benchmarks ("
+	" run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
+	" idx INTEGER NOT NULL,"
+	" name TEXT NOT NULL, transport TEXT NOT NULL, memory TEXT, device TEXT,"
+	" bytes INTEGER NOT NULL, ranks INTEGER NOT NULL, iters INTEGER NOT NULL,"
+	" value REAL NOT NULL, unit TEXT NOT NULL, p50 REAL, p99 REAL, stddev REAL,"
+	" PRIMARY KEY (run_id, idx));";
+
+static const struct migration {
+	int version;
+	const char *sql;
+} migrations[] = {
+	{ 1, schema_v1 },
+};
+
+enum stmt {
+	S_RUN, S_VARIANT, S_METRIC, S_BREAKDOWN, S_COLLECTIVE, S_BENCH, S_N
+};
+
+static const char *const stmt_sql[S_N] = {
+	[S_RUN] = "INSERT INTO runs (time, scenario, scenario_sha256, scenario_file, "
+		  "scenario_text, seed, version, source, point, report) "
+		  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+	[S_VARIANT] = "INSERT INTO variants (run_id, idx, name, network, storage, crypto, "
+		      "vswitch, speedup) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[S_METRIC] = "INSERT INTO metrics (variant_id, name, value, p50, p99, ci95) "
+		     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[S_BREAKDOWN] = "INSERT INTO breakdown (variant_id, component, seconds) "
+			"VALUES (?1, ?2, ?3)",
+	[S_COLLECTIVE] = "INSERT INTO collectives (variant_id, idx, op, algo, ranks, bytes, "
+			 "time_s, algbw_GBps, busbw_GBps) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[S_BENCH] = "INSERT INTO benchmarks (run_id, idx, name, transport, memory, device, "
+		    "bytes, ranks, iters, value, unit, p50, p99, stddev) "
+		    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+};
+
+struct db {
+	sqlite3 *h;
+	char *path;
+	sqlite3_stmt *st[S_N];
+	int (*hook)(void *arg, unsigned step);
+	void *hook_arg;
+	unsigned step;
+	char *errbuf;   /* where the current call reports */
+	size_t errlen;
+};
+
+/* Record "path: what: sqlite message" and return SIM_EDB. */
+static int db_fail(db *d, const char *what, ...) __attribute__((format(printf, 2, 3)));
+static int db_fail(db *d, const char *what, ...)
+{
+	va_list ap;
+	int k;
+	if (!d->errbuf || !d->errlen)
+		return SIM_EDB;
+	k = snprintf(d->errbuf, d->errlen, "%s: ", d->path);
+	if (k < 0 || (size_t)k >= d->errlen)
+		return SIM_EDB;
+	va_start(ap, what);
+	k += vsnprintf(d->errbuf + k, d->errlen - (size_t)k, what, ap);
+	va_end(ap);
+	if (k >= 0 && (size_t)k < d->errlen && d->h)
+		snprintf(d->errbuf + k, d->errlen - (size_t)k, ": %s", sqlite3_errmsg(d->h));
+	return SIM_EDB;
+}
+
+/* Check an sqlite3 call: anything but OK/ROW/DONE reports call and location. */
+#define DB_CHECK(d, call)                                                           \
+	do {                                                                        \
+		int rc_ = (call);                                                   \
+		if (rc_ != SQLITE_OK && rc_ != SQLITE_ROW && rc_ != SQLITE_DONE)    \
+			return db_fail((d), "%s failed (%s:%d)", #call, __FILE__,   \
+				       __LINE__);                                   \
+	} while (0)
+
+static int exec(db *d, const char *sql)
+{
+	DB_CHECK(d, sqlite3_exec(d->h, sql, NULL, NULL, NULL));
+	return 0;
+}
+
+/* 0 when the file has no schema yet. */
+static int read_version(db *d, int *version)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+	*version = 0;
+	DB_CHECK(d, sqlite3_prepare_v2(d->h, "SELECT count(*) FROM sqlite_master WHERE "
+				       "type = 'table' AND name = 'schema_version'", -1, &st, NULL));
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_int(st, 0) == 1) {
+		sqlite3_finalize(st);
+		DB_CHECK(d, sqlite3_prepare_v2(d->h, "SELECT max(version) FROM schema_version",
+					       -1, &st, NULL));
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			*version = sqlite3_column_int(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return db_fail(d, "reading the schema version");
+	return 0;
+}
+
+static int apply(db *d, const struct migration *m)
+{
+	char sql[128];
+	int err;
+	if ((err = exec(d, "BEGIN IMMEDIATE")))
+		return err;
+	snprintf(sql, sizeof sql, "%sINSERT INTO schema_version (version) VALUES (%d)",
+		 m->version == 1 ? "CREATE TABLE schema_version (version INTEGER NOT NULL);" : "",
+		 m->version);
+	if ((err = exec(d, m->sql)) || (err = exec(d, sql)) || (err = exec(d, "COMMIT"))) {
+		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+		return err;
+	}
+	return 0;
+}
+
+static int migrate(db *d)
+{
+	int version, err;
+	size_t n = sizeof migrations / sizeof migrations[0];
+	if ((err = read_version(d, &version)))
+		return err;
+	if (version > migrations[n - 1].version) {
+		if (d->errbuf && d->errlen)
+			snprintf(d->errbuf, d->errlen, "%s: database schema version %d is newer "
+				 "than this dpusim understands (%d)", d->path, version,
+				 migrations[n - 1].version);
+		return SIM_EDB;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (migrations[i].version > version && (err = apply(d, &migrations[i])))
+			return err;
+	return 0;
+}
+
+static int setup(db *d)
+{
+	sqlite3_stmt *st = NULL;
+	const char *mode;
+	bool wal;
+	int err;
+	DB_CHECK(d, sqlite3_busy_timeout(d->h, 10000));
+	if ((err = exec(d, "PRAGMA foreign_keys = ON")))
+		return err;
+	DB_CHECK(d, sqlite3_prepare_v2(d->h, "PRAGMA journal_mode = WAL", -1, &st, NULL));
+	DB_CHECK(d, sqlite3_step(st));
+	mode = (const char *)sqlite3_column_text(st, 0);
+	wal = mode && !strcmp(mode, "wal");
+	sqlite3_finalize(st);
+	if (!wal)
+		return db_fail(d, "cannot switch to WAL journal mode");
+	if ((err = migrate(d)))
+		return err;
+	for (int i = 0; i < S_N; i++)
+		DB_CHECK(d, sqlite3_prepare_v2(d->h, stmt_sql[i], -1, &d->st[i], NULL));
+	return 0;
+}
+
+int db_open(const char *path, db **out, char *errbuf, size_t errlen)
+{
+	db *d = calloc(1, sizeof *d);
+	int err;
+	*out = NULL;
+	if (!d || !(d->path = strdup(path))) {
+		free(d);
+		return SIM_ENOMEM;
+	}
+	d->errbuf = errbuf;
+	d->errlen = errlen;
+	if (sqlite3_open_v2(path, &d->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+	    SQLITE_OK)
+		err = db_fail(d, "cannot open database");
+	else
+		err = setup(d);
+	if (err) {
+		db_close(d);
+		return err;
+	}
+	*out = d;
+	return 0;
+}
+
+int db_close(db *d)
+{
+	int err = 0;
+	if (!d)
+		return 0;
+	for (int i = 0; i < S_N; i++)
+		sqlite3_finalize(d->st[i]);
+	if (d->h && sqlite3_close(d->h) != SQLITE_OK)
+		err = SIM_EDB;
+	free(d->path);
+	free(d);
+	return err;
+}
+
+int db_schema_version(db *d)
+{
+	int v = -1;
+	d->errbuf = NULL;
+	return read_version(d, &v) ? -1 : v;
+}
+
+void db_set_fault_hook(db *d, int (*hook)(void *arg, unsigned step), void *arg)
+{
+	d->hook = hook;
+	d->hook_arg = arg;
+}
+
+/* ---- storing ------------------------------------------------------------ */
+
+static int bind_text(db *d, sqlite3_stmt *st, int i, const char *s)
+{
+	DB_CHECK(d, s ? sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, i));
+	return 0;
+}
+
+/* Bind a double, NULL when NaN (absent). */
+static int bind_opt(db *d, sqlite3_stmt *st, int i, double x)
+{
+	DB_CHECK(d, !isnan(x) ? sqlite3_bind_double(st, i, x) : sqlite3_bind_null(st, i));
+	return 0;
+}
+
+/* Run a bound insert statement; reset and unbind it for the next use. */
+static int step_insert(db *d, sqlite3_stmt *st)
+{
+	int rc;
+	if (d->hook && d->hook(d->hook_arg, d->step++)) {
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+		if (d->errbuf && d->errlen)
+			snprintf(d->errbuf, d->errlen, "%s: insert aborted by the fault hook",
+				 d->path);
+		return SIM_EDB;
+	}
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(d, "insert failed");
+	return 0;
+}
+
+static int store_stats(db *d, int64_t vid, const rep_variant *v)
+{
+	sqlite3_stmt *st = d->st[S_METRIC];
+	size_t nm, nb;
+	const rep_metric_def *defs = rep_metric_defs(&nm);
+	const char *const *bd = rep_breakdown_names(&nb);
+	int err;
+	for (size_t i = 0; i < nm; i++) {
+		rep_stat s = { .p50 = NAN, .p99 = NAN, .ci95 = NAN };
+		if (defs[i].kind == REP_STAT ? !rep_variant_stat(v, defs[i].name, &s)
+					     : !rep_variant_metric(v, defs[i].name, &s.mean))
+			continue;
+		DB_CHECK(d, sqlite3_bind_int64(st, 1, vid));
+		if ((err = bind_text(d, st, 2, defs[i].name)) || (err = bind_opt(d, st, 3, s.mean)) ||
+		    (err = bind_opt(d, st, 4, s.p50)) || (err = bind_opt(d, st, 5, s.p99)) ||
+		    (err = bind_opt(d, st, 6, s.ci95)) || (err = step_insert(d, st)))
+			return err;
+	}
+	st = d->st[S_BREAKDOWN];
+	for (size_t i = 0; i < nb; i++) {
+		double x;
+		if (!rep_variant_breakdown(v, bd[i], &x))
+			continue;
+		DB_CHECK(d, sqlite3_bind_int64(st, 1, vid));
+		if ((err = bind_text(d, st, 2, bd[i])) || (err = bind_opt(d, st, 3, x)) ||
+		    (err = step_insert(d, st)))
+			return err;
+	}
+	return 0;
+}
+
+static int store_collectives(db *d, int64_t vid, const rep_variant *v)
+{
+	sqlite3_stmt *st = d->st[S_COLLECTIVE];
+	int err;
+	for (size_t i = 0; i < rep_variant_ncollectives(v); i++) {
+		const rep_collective *c = rep_variant_collective(v, i);
+		DB_CHECK(d, sqlite3_bind_int64(st, 1, vid));
+		DB_CHECK(d, sqlite3_bind_int64(st, 2, (sqlite3_int64)i));
+		DB_CHECK(d, sqlite3_bind_int64(st, 5, c->ranks));
+		DB_CHECK(d, sqlite3_bind_int64(st, 6, (sqlite3_int64)c->bytes));
+		if ((err = bind_text(d, st, 3, c->op)) || (err = bind_text(d, st, 4, c->algo)) ||
+		    (err = bind_opt(d, st, 7, c->time_s)) || (err = bind_opt(d, st, 8, c->algbw_GBps)) ||
+		    (err = bind_opt(d, st, 9, c->busbw_GBps)) || (err = step_insert(d, st)))
+			return err;
+	}
+	return 0;
+}
+
+static int store_variant(db *d, int64_t run_id, const rep_report *r, size_t idx)
+{
+	const rep_variant *v = rep_variant_at(r, idx);
+	sqlite3_stmt *st = d->st[S_VARIANT];
+	size_t nk;
+	const char *const *keys = rep_offload_keys(&nk);
+	double speedup = NAN;
+	int64_t vid;
+	int err;
+	rep_speedup(r, rep_variant_name(v), &speedup);
+	DB_CHECK(d, sqlite3_bind_int64(st, 1, run_id));
+	DB_CHECK(d, sqlite3_bind_int64(st, 2, (sqlite3_int64)idx));
+	if ((err = bind_text(d, st, 3, rep_variant_name(v))))
+		return err;
+	for (size_t k = 0; k < nk; k++)
+		if ((err = bind_text(d, st, 4 + (int)k, rep_variant_offload(v, keys[k]))))
+			return err;
+	if ((err = bind_opt(d, st, 8, speedup)) || (err = step_insert(d, st)))
+		return err;
+	vid = sqlite3_last_insert_rowid(d->h);
+	if ((err = store_stats(d, vid, v)) || (err = store_collectives(d, vid, v)))
+		return err;
+	return 0;
+}
+
+static int store_benchmarks(db *d, int64_t run_id, const rep_report *r)
+{
+	sqlite3_stmt *st = d->st[S_BENCH];
+	int err;
+	for (size_t i = 0; i < rep_nbenchmarks(r); i++) {
+		const rep_benchmark *b = rep_benchmark_at(r, i);
+		DB_CHECK(d, sqlite3_bind_int64(st, 1, run_id));
+		DB_CHECK(d, sqlite3_bind_int64(st, 2, (sqlite3_int64)i));
+		DB_CHECK(d, sqlite3_bind_int64(st, 7, (sqlite3_int64)b->bytes));
+		DB_CHECK(d, sqlite3_bind_int64(st, 8, b->ranks));
+		DB_CHECK(d, sqlite3_bind_int64(st, 9, (sqlite3_int64)b->iters));
+		if ((err = bind_text(d, st, 3, b->name)) || (err = bind_text(d, st, 4, b->transport)) ||
+		    (err = bind_text(d, st, 5, b->memory)) || (err = bind_text(d, st, 6, b->device)) ||
+		    (err = bind_opt(d, st, 10, b->value)) || (err = bind_text(d, st, 11, b->unit)) ||
+		    (err = bind_opt(d, st, 12, b->p50)) || (err = bind_opt(d, st, 13, b->p99)) ||
+		    (err = bind_opt(d, st, 14, b->stddev)) || (err = step_insert(d, st)))
+			return err;
+	}
+	return 0;
+}
+
+/* The JSON of r as a malloc'd string, or NULL. */
+static char *report_json(const rep_report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int err;
+	if (!f)
+		return NULL;
+	err = rep_write_json(r, f);
+	if (fclose(f) || err) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int store_run(db *d, const rep_report *r, const char *text, const char *json,
+		     int64_t *run_id)
+{
+	sqlite3_stmt *st = d->st[S_RUN];
+	const rep_scenario *sc = rep_get_scenario(r);
+	char when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	int err;
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	DB_CHECK(d, sqlite3_bind_int64(st, 6, (sqlite3_int64)sc->seed));
+	if ((err = bind_text(d, st, 1, when)) || (err = bind_text(d, st, 2, sc->name)) ||
+	    (err = bind_text(d, st, 3, sc->sha256)) || (err = bind_text(d, st, 4, sc->file)) ||
+	    (err = bind_text(d, st, 5, text)) || (err = bind_text(d, st, 7, rep_get_version(r))) ||
+	    (err = bind_text(d, st, 8, rep_source_name(rep_get_source(r)))) ||
+	    (err = bind_text(d, st, 9, sc->point)) || (err = bind_text(d, st, 10, json)) ||
+	    (err = step_insert(d, st)))
+		return err;
+	*run_id = sqlite3_last_insert_rowid(d->h);
+	for (size_t i = 0; i < rep_nvariants(r); i++)
+		if ((err = store_variant(d, *run_id, r, i)))
+			return err;
+	return store_benchmarks(d, *run_id, r);
+}
+
+int db_store_report(db *d, const rep_report *r, const char *scenario_text, int64_t *run_id,
+		    char *errbuf, size_t errlen)
+{
+	char why[256];
+	char *json;
+	int64_t id = 0;
+	int err;
+	d->errbuf = errbuf;
+	d->errlen = errlen;
+	d->step = 0;
+	if (rep_validate(r, why, sizeof why)) {
+		if (errbuf && errlen)
+			snprintf(errbuf, errlen, "%s: refusing an invalid report: %s", d->path, why);
+		return SIM_EINVAL;
+	}
+	if (!(json = report_json(r)))
+		return SIM_ENOMEM;
+	if (!(err = exec(d, "BEGIN IMMEDIATE"))) {
+		err = store_run(d, r, scenario_text, json, &id);
+		if (!err)
+			err = exec(d, "COMMIT");
+		if (err)
+			sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+	}
+	free(json);
+	if (!err && run_id)
+		*run_id = id;
+	return err;
+}
+
+/* ---- queries ------------------------------------------------------------ */
+
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+	return (const char *)sqlite3_column_text(st, i);
+}
+
+/* Step through st calling each(row) until done; finalizes st. */
+static int walk(db *d, sqlite3_stmt *st, int (*each)(sqlite3_stmt *st, void *ctx), void *ctx)
+{
+	int rc, ret = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if ((ret = each(st, ctx)))
+			break;
+	if (!ret && rc != SQLITE_DONE)
+		ret = db_fail(d, "query failed");
+	sqlite3_finalize(st);
+	return ret;
+}
+
+struct run_ctx {
+	int (*cb)(const db_run *run, void *arg);
+	void *arg;
+};
+
+static int each_run(sqlite3_stmt *st, void *ctx)
+{
+	struct run_ctx *c = ctx;
+	db_run run = {
+		.id = sqlite3_column_int64(st, 0), .time = col_text(st, 1),
+		.scenario = col_text(st, 2), .sha256 = col_text(st, 3),
+		.seed = (uint64_t)sqlite3_column_int64(st, 4), .version = col_text(st, 5),
+		.source = col_text(st, 6), .point = col_text(st, 7),
+		.variants = col_text(st, 8) ? col_text(st, 8) : "",
+	};
+	return c->cb(&run, c->arg);
+}
+
+int db_list_runs(db *d, const db_filter *f, int (*cb)(const db_run *run, void *arg), void *arg,
+		 char *errbuf, size_t errlen)
+{
+	static const char sql[] =
+		"SELECT r.id, r.time, r.scenario, r.scenario_sha256, r.seed, r.version, r.source,"
+		" r.point, (SELECT group_concat(v.name || '=' ||"
+		"   ifnull(printf('%.4g', v.speedup), '-'), ' ')"
+		"   FROM (SELECT name, speedup FROM variants WHERE run_id = r.id ORDER BY idx) v)"
+		" FROM runs r"
+		" WHERE (?1 IS NULL OR r.scenario = ?1)"
+		" AND (?2 IS NULL OR EXISTS (SELECT 1 FROM variants w"
+		"      WHERE w.run_id = r.id AND w.name = ?2))"
+		" ORDER BY r.id DESC LIMIT ?3";
+	sqlite3_stmt *st = NULL;
+	struct run_ctx c = { .cb = cb, .arg = arg };
+	int err;
+	d->errbuf = errbuf;
+	d->errlen = errlen;
+	DB_CHECK(d, sqlite3_prepare_v2(d->h, sql, -1, &st, NULL));
+	if ((err = bind_text(d, st, 1, f->scenario)) || (err = bind_text(d, st, 2, f->variant))) {
+		sqlite3_finalize(st);
+		return err;
+	}
+	sqlite3_bind_int64(st, 3, f->limit ? (sqlite3_int64)f->limit : -1);
+	return walk(d, st, each_run, &c);
+}
+
+struct point_ctx {
+	int (*cb)(const db_point *p, void *arg);
+	void *arg;
+};
+
+static int each_point(sqlite3_stmt *st, void *ctx)
+{
+	struct point_ctx *c = ctx;
+	db_point p = { .run_id = sqlite3_column_int64(st, 0), .point = col_text(st, 1),
+		       .variant = col_text(st, 2), .value = sqlite3_column_double(st, 3) };
+	return c->cb(&p, c->arg);
+}
+
+int db_series(db *d, const char *scenario, const char *what,
+	      int (*cb)(const db_point *p, void *arg), void *arg, char *errbuf, size_t errlen)
+{
+	static const char metric_sql[] =
+		"SELECT r.id, r.point, v.name, m.value FROM runs r"
+		" JOIN variants v ON v.run_id = r.id JOIN metrics m ON m.variant_id = v.id"
+		" WHERE m.name = ?2 AND (?1 IS NULL OR r.scenario = ?1) ORDER BY r.id, v.idx";
+	static const char speedup_sql[] =
+		"SELECT r.id, r.point, v.name, v.speedup FROM runs r"
+		" JOIN variants v ON v.run_id = r.id"
+		" WHERE v.speedup IS NOT NULL AND (?1 IS NULL OR r.scenario = ?1)"
+		" AND ?2 = 'speedup' ORDER BY r.id, v.idx";
+	sqlite3_stmt *st = NULL;
+	struct point_ctx c = { .cb = cb, .arg = arg };
+	int err;
+	d->errbuf = errbuf;
+	d->errlen = errlen;
+	DB_CHECK(d, sqlite3_prepare_v2(d->h, strcmp(what, "speedup") ? metric_sql : speedup_sql,
+				       -1, &st, NULL));
+	if ((err = bind_text(d, st, 1, scenario)) || (err = bind_text(d, st, 2, what))) {
+		sqlite3_finalize(st);
+		return err;
+	}
+	return walk(d, st, each_point, &c);
+}
+
+int db_load_report(db *d, int64_t id, rep_report **out, char *errbuf, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	char name[64];
+	int rc, err;
+	*out = NULL;
+	d->errbuf = errbuf;
+	d->errlen = errlen;
+	DB_CHECK(d, sqlite3_prepare_v2(d->h, "SELECT report FROM runs WHERE id = ?1", -1, &st,
+				       NULL));
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		if (rc == SQLITE_DONE) {
+			if (errbuf && errlen)
+				snprintf(errbuf, errlen, "%s: no run %lld", d->path, (long long)id);
+			return SIM_ENOENT;
+		}
+		return db_fail(d, "reading run %lld", (long long)id);
+	}
+	snprintf(name, sizeof name, "run %lld", (long long)id);
+	err = rep_read_string(name, col_text(st, 0), (size_t)sqlite3_column_bytes(st, 0), out,
+			      errbuf, errlen);
+	sqlite3_finalize(st);
+	return err;
+}
+
+int64_t db_count(db *d, const char *table)
+{
+	static const char *const tables[] = { "runs", "variants", "metrics", "breakdown",
+					      "collectives", "benchmarks" };
+	char sql[64];
+	sqlite3_stmt *st = NULL;
+	int64_t n = SIM_EDB;
+	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+		if (strcmp(table, tables[i]))
+			continue;
+		snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", tables[i]);
+		if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) == SQLITE_OK &&
+		    sqlite3_step(st) == SQLITE_ROW)
+			n = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		return n;
+	}
+	return SIM_EINVAL;
+}

@@ -1,0 +1,88 @@
+/* The results database: every run's report in SQLite (WAL mode, one
+ * transaction per run, versioned schema with migrations). Tables and
+ * columns are documented in docs/report-schema.md ("Results database"). */
+#ifndef DPUSIM_TOOLS_DB_H
+#define DPUSIM_TOOLS_DB_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "tools/report.h"
+
+#define DB_DEFAULT_PATH "results/dpusim.db"
+#define DB_SCHEMA_VERSION 1  /* the version this code migrates up to */
+
+typedef struct db db;
+
+/* Open (creating if needed) the database at path, switch it to WAL mode and
+ * migrate its schema to DB_SCHEMA_VERSION. The parent folder must exist.
+ * 0 and *out set; else *out NULL, SIM_EDB (SQLite failure or a schema newer
+ * than this program) or SIM_ENOMEM, errbuf "path: what went wrong". */
+int db_open(const char *path, db **out, char *errbuf, size_t errlen);
+/* Close; NULL is a no-op. Returns 0 or SIM_EDB (the handle is freed anyway). */
+int db_close(db *d);
+
+/* The schema version stored in the file (after db_open: DB_SCHEMA_VERSION). */
+int db_schema_version(db *d);
+
+/* Store one run: the report (every variant, metric, breakdown component,
+ * collective and benchmark, and the report's JSON) with the scenario text
+ * (may be NULL), in one transaction: on any failure nothing of the run is
+ * stored. *run_id (may be NULL) gets the new run's id. The run's time is
+ * now, UTC. 0, SIM_EDB or SIM_ENOMEM with errbuf set. */
+int db_store_report(db *d, const rep_report *r, const char *scenario_text, int64_t *run_id,
+		    char *errbuf, size_t errlen);
+
+/* Fault injection for tests: hook(arg, step) runs before each insert of
+ * db_store_report (step counts from 0); a nonzero return aborts the store
+ * as a failed SQLite call would. NULL removes the hook. */
+void db_set_fault_hook(db *d, int (*hook)(void *arg, unsigned step), void *arg);
+
+/* A stored run, as db_list_runs hands it over (strings valid during the
+ * callback only; sha256 and point may be NULL). */
+typedef struct db_run {
+	int64_t id;
+	const char *time;      /* "YYYY-MM-DDTHH:MM:SSZ" */
+	const char *scenario;
+	const char *sha256;
+	uint64_t seed;
+	const char *version;
+	const char *source;    /* "sim" | "hw" */
+	const char *point;
+	const char *variants;  /* "baseline=1 dpu=1.25": names with speedup ("-" none) */
+} db_run;
+
+typedef struct db_filter {
+	const char *scenario;  /* NULL: any */
+	const char *variant;   /* runs having a variant of that name; NULL: any */
+	unsigned limit;        /* newest first; 0: no limit */
+} db_filter;
+
+/* Call cb for each run matching f, newest first; a nonzero cb return stops
+ * the walk and is returned. 0, SIM_EDB with errbuf set. */
+int db_list_runs(db *d, const db_filter *f, int (*cb)(const db_run *run, void *arg), void *arg,
+		 char *errbuf, size_t errlen);
+
+/* One point of a series for plots: run, sweep point, variant, value. */
+typedef struct db_point {
+	int64_t run_id;
+	const char *point;    /* may be NULL */
+	const char *variant;
+	double value;
+} db_point;
+
+/* Values of `what` (a metric name; for iteration_s the mean; or "speedup")
+ * for every variant of every run of scenario `scenario` (NULL: any), in run
+ * then variant order. cb as for db_list_runs. 0, SIM_EDB. */
+int db_series(db *d, const char *scenario, const char *what,
+	      int (*cb)(const db_point *p, void *arg), void *arg, char *errbuf, size_t errlen);
+
+/* The stored JSON of run `id` as a new report (free with rep_free).
+ * SIM_ENOENT when there is no such run; SIM_EDB; parse errors as rep_read_string. */
+int db_load_report(db *d, int64_t id, rep_report **out, char *errbuf, size_t errlen);
+
+/* Row count of table `table` (runs, variants, metrics, breakdown,
+ * collectives, benchmarks), or a negative error code. For tests and tools. */
+int64_t db_count(db *d, const char *table);
+
+#endif
