@@ -7,7 +7,7 @@ UNIT_TESTS += units
 MODEL_OBJS += $(BUILD)/models/fabric.o
 UNIT_TESTS += fabric
 # training workloads (lead)
-MODEL_OBJS += $(BUILD)/models/workload.o
-UNIT_TESTS += workload
+MODEL_OBJS += $(BUILD)/models/workload.o $(BUILD)/models/gpu.o
+UNIT_TESTS += workload gpu
 # (keep last: LIB_OBJS expands MODEL_OBJS here)
 LIB_OBJS += $(MODEL_OBJS)

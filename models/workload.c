@@ -132,21 +132,23 @@ double wl_params(const wl_model *m)
 	       (double)t->seq * t->hidden + 2.0 * t->hidden;
 }
 
+static wl_gemm gemm(const char *name, double m, double n, double k, double count)
+{
+	return (wl_gemm){ .name = name, .m = m, .n = n, .k = k, .count = count,
+			  .flops = 2 * m * n * k * count,
+			  .bytes = 2 * count * (m * k + k * n + m * n) };
+}
+
 void wl_layer_gemms(const wl_transformer *t, uint32_t mb, uint32_t tp, wl_gemm out[WL_LAYER_GEMMS])
 {
-	double bs = (double)mb * t->seq, h = t->hidden, s = t->seq, f = ffn_of(t);
-	double m = mats_of(t), p = tp;
-	/* Weights and activations are 2-byte values: bytes = 2*(A + B + C). */
-	out[0] = (wl_gemm){ "qkv", 2 * bs * h * (h + kv_width(t)) / p,
-			    2 * (bs * h + h * (h + kv_width(t)) / p + bs * (h + kv_width(t)) / p) };
-	out[1] = (wl_gemm){ "attn-scores", 2 * bs * s * h / p,
-			    2 * (2 * bs * h / p + mb * (t->heads / p) * s * s) };
-	out[2] = (wl_gemm){ "attn-values", 2 * bs * s * h / p,
-			    2 * (mb * (t->heads / p) * s * s + 2 * bs * h / p) };
-	out[3] = (wl_gemm){ "proj", 2 * bs * h * h / p, 2 * (bs * h / p + h * h / p + bs * h) };
-	out[4] = (wl_gemm){ "mlp-up", 2 * bs * h * f * (m - 1) / p,
-			    2 * (bs * h + (m - 1) * h * f / p + (m - 1) * bs * f / p) };
-	out[5] = (wl_gemm){ "mlp-down", 2 * bs * f * h / p, 2 * (bs * f / p + f * h / p + bs * h) };
+	double tokens = (double)mb * t->seq, h = t->hidden, s = t->seq, f = ffn_of(t);
+	double p = tp, d_head = h / t->heads, heads = (double)mb * t->heads / p;
+	out[0] = gemm("qkv", tokens, (h + kv_width(t)) / p, h, 1);
+	out[1] = gemm("attn-scores", s, s, d_head, heads);
+	out[2] = gemm("attn-values", s, d_head, s, heads);
+	out[3] = gemm("proj", tokens, h, h / p, 1);
+	out[4] = gemm("mlp-up", tokens, (mats_of(t) - 1) * f / p, h, 1);
+	out[5] = gemm("mlp-down", tokens, h, f / p, 1);
 }
 
 double wl_layer_fwd_flops_per_token(const wl_transformer *t)

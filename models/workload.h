@@ -53,10 +53,13 @@ int wl_transformer_check(wl_transformer *t, char *why, size_t n);
 double wl_layer_params(const wl_transformer *t);
 double wl_params(const wl_model *m);
 
-/* One GEMM of a layer's forward pass on one GPU: FLOPs and the bytes it
- * must at least read and write (16-bit operands), for the roofline. */
+/* One GEMM of a layer's forward pass on one GPU: count independent
+ * (batched) products of an m x k by a k x n matrix. flops = 2*m*n*k*count;
+ * bytes = what it must at least read and write with 16-bit operands,
+ * 2*count*(m*k + k*n + m*n), for the roofline. */
 typedef struct wl_gemm {
 	const char *name;
+	double m, n, k, count;
 	double flops;
 	double bytes;
 } wl_gemm;

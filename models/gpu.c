@@ -1,0 +1,57 @@
+/* GPU roofline with quantization. */
+#include "models/gpu.h"
+
+#include <math.h>
+
+double gpu_quantization_eff(const gpu_spec *g, const wl_gemm *gm)
+{
+	double tm = g->tile_m > 0 ? g->tile_m : GPU_TILE_M;
+	double tn = g->tile_n > 0 ? g->tile_n : GPU_TILE_N;
+	double tiles, waves;
+	if (!g->sms || gm->flops <= 0)
+		return 1.0;
+	tiles = ceil(gm->m / tm) * ceil(gm->n / tn) * gm->count;
+	waves = ceil(tiles / g->sms);
+	return gm->m * gm->n * gm->count / (waves * g->sms * tm * tn);
+}
+
+double gpu_gemm_s(const gpu_spec *g, const wl_gemm *gm)
+{
+	double compute = gm->flops / (g->peak_flops * g->eff_max * gpu_quantization_eff(g, gm));
+	double memory = gm->bytes / g->hbm_Bps;
+	return (compute > memory ? compute : memory) + g->launch_s;
+}
+
+double gpu_mem_s(const gpu_spec *g, double bytes)
+{
+	return bytes / g->hbm_Bps + g->launch_s;
+}
+
+void gpu_layer_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, uint32_t tp,
+		 double *fwd_s, double *bwd_s)
+{
+	wl_gemm gm[WL_LAYER_GEMMS];
+	double gemms = 0, act = wl_layer_act_bytes(t, mb, tp);
+	wl_layer_gemms(t, mb, tp, gm);
+	for (int i = 0; i < WL_LAYER_GEMMS; i++)
+		gemms += gpu_gemm_s(g, &gm[i]);
+	*fwd_s = gemms + gpu_mem_s(g, act);
+	*bwd_s = 2 * gemms + gpu_mem_s(g, 2 * act);
+}
+
+void gpu_logits_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, uint32_t tp,
+		  double *fwd_s, double *bwd_s)
+{
+	double tokens = (double)mb * t->seq;
+	wl_gemm gm = { .name = "logits", .m = tokens, .n = (double)t->vocab / tp,
+		       .k = t->hidden, .count = 1 };
+	gm.flops = 2 * gm.m * gm.n * gm.k;
+	gm.bytes = 2 * (gm.m * gm.k + gm.k * gm.n + gm.m * gm.n);
+	*fwd_s = gpu_gemm_s(g, &gm);
+	*bwd_s = 2 * gpu_gemm_s(g, &gm);
+}
+
+double gpu_optimizer_s(const gpu_spec *g, double params)
+{
+	return gpu_mem_s(g, 30.0 * params);
+}

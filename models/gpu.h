@@ -1,0 +1,60 @@
+/* GPU compute time: a roofline (peak FLOP/s at the training precision,
+ * HBM bandwidth) with the best achieved fraction of peak on large GEMMs,
+ * and tile/wave quantization for the shapes a layer really runs. */
+#ifndef DPUSIM_MODELS_GPU_H
+#define DPUSIM_MODELS_GPU_H
+
+#include <stdint.h>
+
+#include "models/workload.h"
+
+typedef struct gpu_spec {
+	double peak_flops;   /* dense, at the training precision */
+	double hbm_Bps;
+	double eff_max;      /* best achieved fraction of peak, large GEMMs */
+	uint32_t sms;        /* streaming multiprocessors; 0: no quantization */
+	double tile_m, tile_n; /* output tile of one thread block */
+	double launch_s;     /* per kernel; 0 where no published figure exists */
+} gpu_spec;
+
+/* NVIDIA, "Matrix Multiplication Background User's Guide" (Deep Learning
+ * Performance documentation), sections on tile and wave quantization: its
+ * examples use 256 x 128 output tiles, the largest cuBLAS uses on
+ * Ampere/Hopper tensor cores. */
+#define GPU_TILE_M 256.0
+#define GPU_TILE_N 128.0
+
+/* Fraction of the SMs' tile slots doing useful work for this GEMM, with
+ * the one large tile (cuBLAS picks smaller tiles for GEMMs that cannot
+ * fill the GPU, so this is pessimistic for those; a training layer's GEMMs
+ * have m = microbatch * sequence >= 512 and fill it):
+ * m*n*count / (waves * sms * tile_m * tile_n), waves = ceil(tiles / sms).
+ * 1 when sms is 0. */
+double gpu_quantization_eff(const gpu_spec *g, const wl_gemm *gm);
+
+/* Time of one GEMM: the larger of its compute time at
+ * peak * eff_max * quantization and its memory time, plus launch. */
+double gpu_gemm_s(const gpu_spec *g, const wl_gemm *gm);
+
+/* Time of memory-bound work moving `bytes` through HBM, plus launch. */
+double gpu_mem_s(const gpu_spec *g, double bytes);
+
+/* Forward and backward time of one transformer layer for a microbatch of
+ * mb sequences with tensor parallelism tp: its GEMMs (backward: each
+ * twice) and its elementwise kernels, taken to move the layer's stored
+ * activations through HBM once forward and twice backward (read and
+ * gradient write). Tensor-parallel communication is not included. */
+void gpu_layer_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, uint32_t tp,
+		 double *fwd_s, double *bwd_s);
+
+/* Forward and backward time of the output layer (logits, vocab-parallel). */
+void gpu_logits_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, uint32_t tp,
+		  double *fwd_s, double *bwd_s);
+
+/* Adam step with mixed precision over `params` parameters held by this
+ * GPU: memory-bound. Per parameter it reads fp32 master weight, moments m
+ * and v, and the fp32 gradient (16 bytes) and writes master, m, v and the
+ * 16-bit weight (14 bytes): 30 bytes. */
+double gpu_optimizer_s(const gpu_spec *g, double params);
+
+#endif
