@@ -3,5 +3,6 @@
 #define DPUSIM_TOOLS_COMMANDS_H
 
 int cmd_bench(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 #endif

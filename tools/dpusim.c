@@ -21,7 +21,17 @@ const cli_cmd cli_commands[] = {
 	{ "sweep", "run every point of a scenario's sweep",
 	  "usage: dpusim sweep FILE [--db FILE] [--jobs N] [--shard I/N]\n", NULL },
 	{ "compare", "compare two reports metric by metric",
-	  "usage: dpusim compare A.json B.json [--tolerance P%]\n", NULL },
+	  "usage: dpusim compare A.json B.json [--tolerance P%] [--json]\n"
+	  "\n"
+	  "Reads two dpusim-report/1 files (sim or hw) and prints, per variant\n"
+	  "(matched by name) and metric, A, B and the relative error (B - A) / |A|.\n"
+	  "iteration_s is compared by mean, p50 and p99; breakdown components and\n"
+	  "speedup are compared too. Metrics and variants present in one report\n"
+	  "only are listed as 'only in A' / 'only in B'.\n"
+	  "  --tolerance P%  exit 1 when any shared value differs by more than P%\n"
+	  "  --json          the table as JSON on stdout\n"
+	  "exit status: 0 within tolerance (or none given), 1 beyond it, 2 bad input\n",
+	  cmd_compare },
 	{ "plot", "draw capacity, breakdown, comparison or timeline plots",
 	  "usage: dpusim plot SOURCE --kind KIND -o FILE.png|.svg\n", NULL },
 	{ "calibrate", "fit a hardware profile to dpusim-hw measurements",

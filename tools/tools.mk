@@ -5,8 +5,10 @@ TOOL_OBJS := \
 	$(BUILD)/tools/cmd_bench.o
 
 # results layer (rep): report JSON, SQLite store, compare/runs/plot
-TOOL_OBJS += $(BUILD)/tools/report.o $(BUILD)/tools/report_read.o $(BUILD)/tools/db.o
+TOOL_OBJS += $(BUILD)/tools/report.o $(BUILD)/tools/report_read.o $(BUILD)/tools/db.o \
+	$(BUILD)/tools/cmd_compare.o
 UNIT_TESTS += report db
+E2E_TESTS += compare.sh
 
 LIB_OBJS += $(TOOL_OBJS)
 DPUSIM_OBJS += $(BUILD)/tools/dpusim.o
