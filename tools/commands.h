@@ -4,5 +4,7 @@
 
 int cmd_bench(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_runs(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 
 #endif

@@ -34,6 +34,23 @@ const cli_cmd cli_commands[] = {
 	  cmd_compare },
 	{ "plot", "draw capacity, breakdown, comparison or timeline plots",
 	  "usage: dpusim plot SOURCE --kind KIND -o FILE.png|.svg\n", NULL },
+	{ "runs", "list the runs stored in a results database",
+	  "usage: dpusim runs [--db FILE] [--scenario NAME] [--variant NAME] [--limit N]\n"
+	  "\n"
+	  "Lists stored runs, newest first: id, time (UTC), source (sim|hw), scenario,\n"
+	  "sweep point, seed, and each variant with its speedup over the first.\n"
+	  "  --db FILE        the database (default results/dpusim.db)\n"
+	  "  --scenario NAME  only runs of that scenario\n"
+	  "  --variant NAME   only runs that have a variant of that name\n"
+	  "  --limit N        at most N runs\n",
+	  cmd_runs },
+	{ "import", "store report files (e.g. from dpusim-hw) in a results database",
+	  "usage: dpusim import REPORT.json... [--db FILE]\n"
+	  "\n"
+	  "Validates each dpusim-report/1 file and stores it as one run (one\n"
+	  "transaction each) in --db FILE (default results/dpusim.db). Stops at the\n"
+	  "first bad file (exit 2); the files before it stay stored.\n",
+	  cmd_import },
 	{ "calibrate", "fit a hardware profile to dpusim-hw measurements",
 	  "usage: dpusim calibrate BENCH.json -o PROFILE.yaml\n", NULL },
 	{ "validate", "check predictions against published measurements",

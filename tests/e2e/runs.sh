@@ -1,0 +1,44 @@
+# dpusim import / dpusim runs: store reports, list and filter them, bad input.
+. tests/e2e/lib.sh
+DB=$E2E_TMP/r.db
+
+run_cmd "$DPUSIM" runs --db "$DB"
+expect_rc 2 "listing a missing database"
+expect_err 'r.db: no results database' "missing database is named"
+[ ! -e "$DB" ] && ok "listing does not create a database" || not_ok "listing created $DB"
+
+run_cmd "$DPUSIM" import tests/data/report-sim.json tests/data/report-hw.json --db "$DB"
+expect_rc 0 "import two reports"
+expect_out '^stored tests/data/report-hw.json as run 2$' "import reports run ids"
+
+run_cmd "$DPUSIM" runs --db "$DB"
+expect_rc 0 "runs"
+expect_out '^2 +[0-9T:-]+Z +hw +fixture-8xh100 +- +42  baseline=1 dpu=1.209 dpu-nocrypto=1.219$' "newest run first, with variants and speedups"
+expect_out '^1 +[0-9T:-]+Z +sim +fixture-8xh100 ' "older run listed"
+
+run_cmd "$DPUSIM" runs --db "$DB" --variant dpu-nocrypto
+expect_rc 0 "runs --variant"
+[ "$(grep -c '^[0-9]' <<<"$OUT")" -eq 1 ] && ok "--variant keeps one run" || not_ok "--variant: $OUT"
+
+run_cmd "$DPUSIM" runs --db "$DB" --limit 1
+[ "$(grep -c '^[0-9]' <<<"$OUT")" -eq 1 ] && ok "--limit 1 keeps one run" || not_ok "--limit: $OUT"
+
+run_cmd "$DPUSIM" runs --db "$DB" --scenario nosuch
+expect_rc 0 "runs --scenario with no match"
+expect_out 'no stored runs match' "no match is said"
+
+printf '{"schema": "dpusim-report/1"}\n' > "$E2E_TMP/bad.json"
+run_cmd "$DPUSIM" import tests/data/report-bench.json "$E2E_TMP/bad.json" --db "$DB"
+expect_rc 2 "import stops at a bad report"
+expect_err "bad.json:1:1: 'report' lacks required key 'source'" "bad report error has file:line:col"
+run_cmd "$DPUSIM" runs --db "$DB"
+[ "$(grep -c '^[0-9]' <<<"$OUT")" -eq 3 ] && ok "reports before the bad one stay stored, the bad one is not" || not_ok "after bad import: $OUT"
+
+run_cmd "$DPUSIM" runs --db "$DB" --limit 0
+expect_rc 2 "--limit 0 is refused"
+run_cmd "$DPUSIM" runs --db
+expect_rc 2 "--db without a value"
+run_cmd "$DPUSIM" import --db "$DB"
+expect_rc 2 "import without files"
+
+finish

@@ -1,0 +1,134 @@
+/* dpusim runs: list what the results database holds; dpusim import: store
+ * report files (from dpusim-hw, or runs made elsewhere) into it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim/err.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
+#include "tools/db.h"
+#include "tools/report.h"
+
+/* Open an existing database: listing must not create an empty one. */
+static int open_existing(const char *path, db **d)
+{
+	char err[1024];
+	if (access(path, F_OK)) {
+		cli_error("%s: no results database (%s); 'dpusim run --db' and 'dpusim import' "
+			  "create one", path, strerror(errno));
+		return CLI_USAGE;
+	}
+	if (db_open(path, d, err, sizeof err)) {
+		cli_error("%s", err);
+		return CLI_USAGE;
+	}
+	return 0;
+}
+
+static int print_run(const db_run *r, void *arg)
+{
+	unsigned *n = arg;
+	if ((*n)++ == 0)
+		printf("%-5s %-20s %-6s %-24s %-28s %6s  %s\n", "id", "time", "source", "scenario",
+		       "point", "seed", "variants (speedup)");
+	printf("%-5lld %-20s %-6s %-24s %-28s %6llu  %s\n", (long long)r->id, r->time, r->source,
+	       r->scenario, r->point ? r->point : "-", (unsigned long long)r->seed, r->variants);
+	return 0;
+}
+
+int cmd_runs(int argc, char **argv)
+{
+	const char *path = DB_DEFAULT_PATH;
+	db_filter f = { 0 };
+	unsigned long long limit;
+	unsigned n = 0;
+	char err[1024];
+	db *d = NULL;
+	int rc;
+	for (int i = 1; i < argc; i++) {
+		const char *opt = argv[i];
+		if (strcmp(opt, "--db") && strcmp(opt, "--scenario") && strcmp(opt, "--variant") &&
+		    strcmp(opt, "--limit"))
+			return cli_usage_error("runs: unknown argument '%s'", opt);
+		if (++i == argc)
+			return cli_usage_error("runs: %s wants a value", opt);
+		if (!strcmp(opt, "--db"))
+			path = argv[i];
+		else if (!strcmp(opt, "--scenario"))
+			f.scenario = argv[i];
+		else if (!strcmp(opt, "--variant"))
+			f.variant = argv[i];
+		else if (!cli_parse_u64(argv[i], &limit) || limit == 0 || limit > 1000000000)
+			return cli_usage_error("runs: --limit wants a positive count, not '%s'", argv[i]);
+		else
+			f.limit = (unsigned)limit;
+	}
+	if ((rc = open_existing(path, &d)))
+		return rc;
+	if (db_list_runs(d, &f, print_run, &n, err, sizeof err)) {
+		cli_error("%s", err);
+		db_close(d);
+		return CLI_USAGE;
+	}
+	if (n == 0)
+		printf("no stored runs match in %s\n", path);
+	db_close(d);
+	return CLI_OK;
+}
+
+static int import_one(db *d, const char *file)
+{
+	char err[1024];
+	rep_report *r = NULL;
+	int64_t id;
+	if (rep_read_file(file, &r, err, sizeof err)) {
+		cli_error("%s", err);
+		return CLI_USAGE;
+	}
+	if (db_store_report(d, r, NULL, &id, err, sizeof err)) {
+		cli_error("%s", err);
+		rep_free(r);
+		return CLI_USAGE;
+	}
+	printf("stored %s as run %lld\n", file, (long long)id);
+	rep_free(r);
+	return 0;
+}
+
+int cmd_import(int argc, char **argv)
+{
+	const char *path = DB_DEFAULT_PATH;
+	char err[1024];
+	int first = 0, rc = 0;
+	db *d = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--db")) {
+			if (++i == argc)
+				return cli_usage_error("import: --db wants a file");
+			path = argv[i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return cli_usage_error("import: unknown option '%s'", argv[i]);
+		} else if (!first) {
+			first = i;
+		}
+	}
+	if (!first)
+		return cli_usage_error("import wants at least one report file");
+	if (db_open(path, &d, err, sizeof err)) {
+		cli_error("%s", err);
+		return CLI_USAGE;
+	}
+	/* Each report is its own transaction: a bad file stops the import and
+	 * is not stored, the ones before it are. */
+	for (int i = first; !rc && i < argc; i++) {
+		if (!strcmp(argv[i], "--db"))
+			i++;
+		else
+			rc = import_one(d, argv[i]);
+	}
+	db_close(d);
+	return rc;
+}
