@@ -268,6 +268,21 @@ uint32_t fab_nic_up(const fab *f, uint32_t rank)
 	return f->port_link[node * f->cfg.nics_per_node + g * f->cfg.nics_per_node / f->cfg.gpus_per_node];
 }
 
+static uint32_t port_of(const fab *f, uint32_t rank)
+{
+	uint32_t g = rank % f->cfg.gpus_per_node, node = rank / f->cfg.gpus_per_node;
+	return node * f->cfg.nics_per_node + g * f->cfg.nics_per_node / f->cfg.gpus_per_node;
+}
+
+uint32_t fab_leaf_of(const fab *f, uint32_t rank) { return f->port_leaf[port_of(f, rank)]; }
+uint32_t fab_leaves(const fab *f) { return f->leaves; }
+uint32_t fab_uplinks(const fab *f) { return f->leaf_up ? f->u : 0; }
+
+uint32_t fab_leaf_up(const fab *f, uint32_t leaf, uint32_t j)
+{
+	return f->leaf_up && leaf < f->leaves && j < f->u ? f->leaf_up[leaf * f->u + j] : NONE;
+}
+
 uint32_t fab_nic_down(const fab *f, uint32_t rank) { return fab_nic_up(f, rank) + 1; }
 uint32_t fab_nvl_up(const fab *f, uint32_t rank) { return f->nvl[rank]; }
 uint32_t fab_nvl_down(const fab *f, uint32_t rank) { return f->nvl[rank] == NONE ? NONE : f->nvl[rank] + 1; }

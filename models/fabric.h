@@ -103,6 +103,15 @@ uint32_t fab_nic_down(const fab *f, uint32_t rank);
 uint32_t fab_nvl_up(const fab *f, uint32_t rank);
 uint32_t fab_nvl_down(const fab *f, uint32_t rank);
 
+/* The leaf switch rank r's NIC sits on, the number of leaves and uplinks
+ * per leaf, and the resource of leaf l's uplink j (towards the spine or
+ * aggregation tier; + 1 is the way back down). UINT32_MAX when the
+ * topology has no such link (single switch). */
+uint32_t fab_leaf_of(const fab *f, uint32_t rank);
+uint32_t fab_leaves(const fab *f);
+uint32_t fab_uplinks(const fab *f);
+uint32_t fab_leaf_up(const fab *f, uint32_t leaf, uint32_t j);
+
 /* A name for resource id ("leaf3>spine1", "n2.nic0>leaf0", "n0.g1>nvswitch")
  * into buf (n bytes); returns buf. */
 char *fab_res_name(const fab *f, uint32_t res, char *buf, size_t n);

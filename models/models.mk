@@ -4,8 +4,8 @@ MODEL_OBJS :=
 MODEL_OBJS += $(BUILD)/models/units.o
 UNIT_TESTS += units
 # fabric, transports, collectives (ME=fab)
-MODEL_OBJS += $(BUILD)/models/fabric.o
-UNIT_TESTS += fabric
+MODEL_OBJS += $(BUILD)/models/fabric.o $(BUILD)/models/transport.o $(BUILD)/models/coll.o
+UNIT_TESTS += fabric coll
 # training workloads (lead)
 MODEL_OBJS += $(BUILD)/models/workload.o $(BUILD)/models/gpu.o
 UNIT_TESTS += workload gpu

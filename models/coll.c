@@ -1,0 +1,704 @@
+/* Collectives as stage graphs over the flow solver (coll.h).
+ *
+ * A hop set is the set of (src, dst) hops one step moves, named by a
+ * pattern (ring shift, intra-node shift, rail shift, broadcast chain link,
+ * tree level, in-network reduction); its union path is routed lazily at
+ * its first use and freed after its last, so a ring's 2(n-1) steps route
+ * once and an all-to-all never holds more than a window of shifts. */
+#include "models/coll.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/err.h"
+#include "sim/rng.h"
+
+#define DEFAULT_CHUNK ((uint64_t)512 * 1024) /* NCCL Simple: 4 MiB buffer / 8 steps */
+#define MAX_CHUNKS 64
+#define A2A_WINDOW 8 /* all-to-all shifts in flight at once */
+
+static const char *const op_names[] = {
+	[COLL_ALLREDUCE] = "allreduce", [COLL_REDUCE_SCATTER] = "reducescatter",
+	[COLL_ALLGATHER] = "allgather", [COLL_BROADCAST] = "broadcast",
+	[COLL_ALLTOALL] = "alltoall",   [COLL_SENDRECV] = "sendrecv",
+};
+static const char *const algo_names[] = {
+	[COLL_AUTO] = "auto", [COLL_RING] = "ring", [COLL_TREE] = "tree", [COLL_HIER] = "hier",
+	[COLL_SHARP] = "sharp", [COLL_NVLS] = "nvls", [COLL_P2P] = "p2p",
+};
+
+int coll_op_parse(const char *s, coll_op *op)
+{
+	for (int i = 0; i < COLL_NOPS; i++)
+		if (s && !strcmp(s, op_names[i]))
+			return *op = (coll_op)i, 0;
+	return SIM_ENOENT;
+}
+
+int coll_algo_parse(const char *s, coll_algo *algo)
+{
+	for (int i = 0; i < COLL_NALGOS; i++)
+		if (s && !strcmp(s, algo_names[i]))
+			return *algo = (coll_algo)i, 0;
+	return SIM_ENOENT;
+}
+
+const char *coll_op_name(coll_op op) { return (unsigned)op < COLL_NOPS ? op_names[op] : "?"; }
+const char *coll_algo_name(coll_algo a) { return (unsigned)a < COLL_NALGOS ? algo_names[a] : "?"; }
+
+double coll_busbw_factor(coll_op op, uint32_t n)
+{
+	switch (op) {
+	case COLL_ALLREDUCE:
+		return 2.0 * (n - 1) / n;
+	case COLL_REDUCE_SCATTER:
+	case COLL_ALLGATHER:
+	case COLL_ALLTOALL:
+		return (double)(n - 1) / n;
+	default:
+		return 1.0;
+	}
+}
+
+struct coll_ctx {
+	sim_engine *eng;
+	flow_net *net;
+	fab *f;
+	coll_config cfg;
+	sim_rng *rng;
+	uint32_t n, gpn, nodes;
+	uint32_t *mult;  /* per resource scratch for step rates */
+	size_t mult_n;
+};
+
+int coll_ctx_new(sim_engine *eng, flow_net *net, fab *f, const coll_config *cfg, coll_ctx **out)
+{
+	coll_ctx *c;
+	*out = NULL;
+	if (cfg->launch_lat_ps < 0 || cfg->transport.msg_lat_ps < 0 || cfg->transport.jitter_mean_ps < 0)
+		return SIM_EINVAL;
+	c = calloc(1, sizeof *c);
+	if (!c)
+		return SIM_ENOMEM;
+	*c = (coll_ctx){ .eng = eng, .net = net, .f = f, .cfg = *cfg, .n = fab_ranks(f),
+			 .gpn = fab_cfg(f)->gpus_per_node, .nodes = fab_cfg(f)->nodes };
+	if (!c->cfg.chunk_bytes)
+		c->cfg.chunk_bytes = DEFAULT_CHUNK;
+	c->rng = sim_rng_new(cfg->seed, "coll.jitter");
+	if (!c->rng) {
+		free(c);
+		return SIM_ENOMEM;
+	}
+	*out = c;
+	return 0;
+}
+
+void coll_ctx_free(coll_ctx *c)
+{
+	if (!c)
+		return;
+	sim_rng_free(c->rng);
+	free(c->mult);
+	free(c);
+}
+
+/* ---- hop sets ---- */
+
+enum hkind { H_SHIFT, H_INTRA, H_RAIL, H_CHAIN, H_TREE, H_SHARP, H_NVLS };
+
+typedef struct hopset {
+	uint8_t kind;
+	uint32_t a, b, d;        /* pattern arguments */
+	uint32_t *path, len, cap;
+	sim_time lat_ps;
+	uint32_t refs;
+} hopset;
+
+typedef void hop_fn(void *ctx, uint32_t src, uint32_t dst);
+
+static uint32_t tree_rank(uint32_t n, uint32_t tree, uint32_t pos)
+{
+	return tree ? n - 1 - pos : pos; /* the second tree mirrors the first */
+}
+
+static uint32_t depth_of(uint32_t pos)
+{
+	uint32_t d = 0;
+	while (pos + 1 >= (UINT32_C(2) << d))
+		d++;
+	return d;
+}
+
+/* Calls fn for every hop of h. Tree: a = tree, b = depth, d = 1 for down. */
+static void for_each_hop(const coll_ctx *c, const hopset *h, uint32_t root, hop_fn *fn, void *ctx)
+{
+	uint32_t n = c->n, g = c->gpn;
+	switch (h->kind) {
+	case H_SHIFT:
+		for (uint32_t r = 0; r < n; r++)
+			fn(ctx, r, (r + h->a) % n);
+		break;
+	case H_INTRA:
+		for (uint32_t r = 0; r < n; r++)
+			fn(ctx, r, r - r % g + (r % g + h->a) % g);
+		break;
+	case H_RAIL:
+		for (uint32_t r = 0; r < n; r++)
+			fn(ctx, r, ((r / g + h->a) % c->nodes) * g + r % g);
+		break;
+	case H_CHAIN:
+		fn(ctx, (root + h->a) % n, (root + h->a + 1) % n);
+		break;
+	case H_TREE: {
+		uint32_t lo = (UINT32_C(1) << h->b) - 1, hi = (UINT32_C(2) << h->b) - 2;
+		for (uint32_t p = lo; p <= hi && p < n; p++) {
+			uint32_t child = tree_rank(n, h->a, p), parent = tree_rank(n, h->a, (p - 1) / 2);
+			if (h->d)
+				fn(ctx, parent, child);
+			else
+				fn(ctx, child, parent);
+		}
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+struct build_ctx {
+	coll_ctx *c;
+	hopset *h;
+	uint64_t key;
+	int rc;
+};
+
+static int hs_push(hopset *h, uint32_t res)
+{
+	if (h->len == h->cap) {
+		uint32_t cap = h->cap ? h->cap * 2 : 16;
+		uint32_t *p = realloc(h->path, cap * sizeof *p);
+		if (!p)
+			return SIM_ENOMEM;
+		h->path = p, h->cap = cap;
+	}
+	h->path[h->len++] = res;
+	return 0;
+}
+
+static void add_hop(void *obj, uint32_t src, uint32_t dst)
+{
+	struct build_ctx *b = obj;
+	fab_end end = coll_transport_end(b->c->cfg.transport.kind);
+	fab_path p;
+	if (b->rc || src == dst)
+		return;
+	b->rc = fab_route(b->c->f, src, dst, b->key, end, end, &p);
+	for (uint32_t i = 0; i < p.len && !b->rc; i++)
+		b->rc = hs_push(b->h, p.res[i]);
+	if (p.lat_ps > b->h->lat_ps)
+		b->h->lat_ps = p.lat_ps;
+}
+
+/* In-network reduction: every rank's links to the reducing switch and back
+ * (and, on two tiers, every leaf's first uplink to the aggregation root). */
+static int build_innet(coll_ctx *c, hopset *h)
+{
+	int rc = 0;
+	fab_path p;
+	for (uint32_t r = 0; r < c->n && !rc; r++) {
+		uint32_t up = h->kind == H_NVLS ? fab_nvl_up(c->f, r) : fab_nic_up(c->f, r);
+		uint32_t down = h->kind == H_NVLS ? fab_nvl_down(c->f, r) : fab_nic_down(c->f, r);
+		if (!(rc = hs_push(h, up)))
+			rc = hs_push(h, down);
+	}
+	for (uint32_t l = 0; h->kind == H_SHARP && l < fab_leaves(c->f) && !rc; l++) {
+		uint32_t up = fab_leaf_up(c->f, l, 0);
+		if (up != UINT32_MAX && !(rc = hs_push(h, up)))
+			rc = hs_push(h, up + 1);
+	}
+	if (!rc && c->n > 1) {
+		/* Up to the top of the reduction and back down: the longest route, twice. */
+		fab_route(c->f, 0, c->n - 1, 0, FAB_END_GPU, FAB_END_GPU, &p);
+		h->lat_ps = 2 * p.lat_ps;
+	}
+	return rc;
+}
+
+static int build_hopset(coll_ctx *c, hopset *h, uint32_t root)
+{
+	struct build_ctx b = { .c = c, .h = h, .key = h->kind };
+	if (h->kind == H_SHARP || h->kind == H_NVLS)
+		return build_innet(c, h);
+	for_each_hop(c, h, root, add_hop, &b);
+	return b.rc;
+}
+
+static void drop_hopset(hopset *h)
+{
+	free(h->path);
+	h->path = NULL;
+	h->len = h->cap = 0;
+}
+
+/* Uncontended rate of a lock-step hop set: min over resources of capacity
+ * over the number of times the set crosses it. */
+static double hopset_rate(coll_ctx *c, const hopset *h)
+{
+	double rate = INFINITY;
+	size_t nres = flow_res_count(c->net);
+	if (c->mult_n < nres) {
+		free(c->mult);
+		c->mult = calloc(nres, sizeof *c->mult);
+		c->mult_n = c->mult ? nres : 0;
+		if (!c->mult)
+			return 0;
+	}
+	for (uint32_t i = 0; i < h->len; i++)
+		c->mult[h->path[i]]++;
+	for (uint32_t i = 0; i < h->len; i++) {
+		uint32_t r = h->path[i];
+		if (c->mult[r]) {
+			rate = fmin(rate, flow_res_cap_Bps(c->net, r) / c->mult[r]);
+			c->mult[r] = 0;
+		}
+	}
+	return rate;
+}
+
+/* ---- stage graphs ---- */
+
+#define NONE UINT32_MAX
+
+typedef struct stage {
+	uint32_t hs;
+	uint32_t deps;
+	uint32_t succ[2];
+	uint32_t nsucc;
+	uint64_t bytes;
+} stage;
+
+typedef struct crun {
+	coll_ctx *c;
+	coll_params p;
+	coll_algo algo;
+	stage *st;
+	uint32_t nst, stcap, arrived;
+	hopset *hs;
+	uint32_t nhs, hscap;
+	int rc;
+	coll_result *res;
+	sim_handler *fn;
+	void *obj;
+	uint64_t data;
+	sim_time t0;
+} crun;
+
+static uint64_t div_up(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
+
+static uint32_t add_hs(crun *r, enum hkind kind, uint32_t a, uint32_t b, uint32_t d)
+{
+	if (r->rc)
+		return NONE;
+	if (r->nhs == r->hscap) {
+		uint32_t cap = r->hscap ? r->hscap * 2 : 8;
+		hopset *p = realloc(r->hs, cap * sizeof *p);
+		if (!p)
+			return r->rc = SIM_ENOMEM, NONE;
+		r->hs = p, r->hscap = cap;
+	}
+	r->hs[r->nhs] = (hopset){ .kind = (uint8_t)kind, .a = a, .b = b, .d = d };
+	return r->nhs++;
+}
+
+static uint32_t add_stage(crun *r, uint32_t hs, uint64_t bytes)
+{
+	if (r->rc)
+		return NONE;
+	if (r->nst == r->stcap) {
+		uint32_t cap = r->stcap ? r->stcap * 2 : 16;
+		stage *p = realloc(r->st, cap * sizeof *p);
+		if (!p)
+			return r->rc = SIM_ENOMEM, NONE;
+		r->st = p, r->stcap = cap;
+	}
+	r->st[r->nst] = (stage){ .hs = hs, .bytes = bytes };
+	r->hs[hs].refs++;
+	return r->nst++;
+}
+
+/* from must finish (and its data arrive) before to starts. Stages are
+ * created in an order where every edge goes forwards. */
+static void link_stages(crun *r, uint32_t from, uint32_t to)
+{
+	if (r->rc || from == NONE || to == NONE)
+		return;
+	SIM_ASSERT(r->st[from].nsucc < 2 && from < to, "bad collective stage graph");
+	r->st[from].succ[r->st[from].nsucc++] = to;
+	r->st[to].deps++;
+}
+
+/* `steps` stages on hop set hs, one after another, after prev. */
+static uint32_t chain(crun *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t bytes)
+{
+	for (uint32_t i = 0; i < steps; i++) {
+		uint32_t s = add_stage(r, hs, bytes);
+		link_stages(r, prev, s);
+		prev = s;
+	}
+	return prev;
+}
+
+/* Pipelined steps: chunk k of step s follows chunk k of step s-1 (its data)
+ * and chunk k-1 of step s (the same links, in order). */
+static void grid(crun *r, const uint32_t *hs, uint32_t steps, uint32_t chunks, uint64_t bytes)
+{
+	uint32_t first = r->nst;
+	for (uint32_t s = 0; s < steps; s++)
+		for (uint32_t k = 0; k < chunks; k++) {
+			uint32_t id = add_stage(r, hs[s], bytes);
+			if (s > 0)
+				link_stages(r, first + (s - 1) * chunks + k, id);
+			if (k > 0)
+				link_stages(r, id - 1, id);
+		}
+}
+
+static uint32_t chunks_for(const coll_ctx *c, uint64_t bytes)
+{
+	uint64_t k = div_up(bytes ? bytes : 1, c->cfg.chunk_bytes);
+	return (uint32_t)(k > MAX_CHUNKS ? MAX_CHUNKS : k);
+}
+
+static void build_tree(crun *r)
+{
+	uint32_t n = r->c->n, levels = depth_of(n - 1) + 1, steps = 2 * (levels - 1);
+	uint64_t half = div_up(r->p.bytes, 2);
+	uint32_t chunks = chunks_for(r->c, half), hs[64];
+	for (uint32_t t = 0; t < 2; t++) {
+		for (uint32_t s = 0; s < steps; s++) {
+			bool down = s >= levels - 1;
+			uint32_t depth = down ? s - (levels - 1) + 1 : levels - 1 - s;
+			hs[s] = add_hs(r, H_TREE, t, depth, down);
+		}
+		if (!r->rc)
+			grid(r, hs, steps, chunks, div_up(half, chunks));
+	}
+}
+
+static void build_ring(crun *r)
+{
+	uint32_t n = r->c->n;
+	uint64_t per = div_up(r->p.bytes, n);
+	if (r->p.op == COLL_BROADCAST) {
+		uint32_t chunks = chunks_for(r->c, r->p.bytes), first = r->nhs;
+		uint32_t *hs = malloc((n - 1) * sizeof *hs);
+		if (!hs) {
+			r->rc = SIM_ENOMEM;
+			return;
+		}
+		for (uint32_t h = 0; h < n - 1; h++)
+			hs[h] = add_hs(r, H_CHAIN, h, 0, 0);
+		(void)first;
+		if (!r->rc)
+			grid(r, hs, n - 1, chunks, div_up(r->p.bytes, chunks));
+		free(hs);
+		return;
+	}
+	chain(r, NONE, add_hs(r, H_SHIFT, 1, 0, 0), r->p.op == COLL_ALLREDUCE ? 2 * (n - 1) : n - 1, per);
+}
+
+static void build_hier(crun *r)
+{
+	uint32_t g = r->c->gpn, nodes = r->c->nodes;
+	uint64_t in_node = div_up(r->p.bytes, g);
+	uint32_t intra = add_hs(r, H_INTRA, 1, 0, 0), last;
+	last = chain(r, NONE, intra, g - 1, in_node);
+	if (nodes > 1)
+		last = chain(r, last, add_hs(r, H_RAIL, 1, 0, 0), 2 * (nodes - 1),
+			     div_up(r->p.bytes, (uint64_t)g * nodes));
+	chain(r, last, intra, g - 1, in_node);
+}
+
+static void build_p2p(crun *r)
+{
+	uint32_t n = r->c->n;
+	if (r->p.op == COLL_SENDRECV) {
+		add_stage(r, add_hs(r, H_SHIFT, 1, 0, 0), r->p.bytes);
+		return;
+	}
+	for (uint32_t k = 1; k < n && !r->rc; k++) {
+		uint32_t s = add_stage(r, add_hs(r, H_SHIFT, k, 0, 0), div_up(r->p.bytes, n));
+		if (k > A2A_WINDOW)
+			link_stages(r, s - A2A_WINDOW, s);
+	}
+}
+
+static bool applies(const coll_ctx *c, coll_op op, coll_algo a)
+{
+	const fab_config *fc = fab_cfg(c->f);
+	switch (op) {
+	case COLL_ALLREDUCE:
+		return a == COLL_RING || a == COLL_TREE ||
+		       (a == COLL_HIER && c->gpn > 1 && fc->nvlink_Bps > 0) ||
+		       (a == COLL_SHARP && c->cfg.sharp &&
+			(fc->topo == FAB_SINGLE_SWITCH || fc->topo == FAB_FAT_TREE2)) ||
+		       (a == COLL_NVLS && c->cfg.nvls && c->nodes == 1 && fc->nvlink_Bps > 0);
+	case COLL_REDUCE_SCATTER:
+	case COLL_ALLGATHER:
+	case COLL_BROADCAST:
+		return a == COLL_RING;
+	default:
+		return a == COLL_P2P;
+	}
+}
+
+/* The stage graph of p under algo (hop sets not yet routed). */
+static int build(coll_ctx *c, const coll_params *p, coll_algo algo, crun *r)
+{
+	*r = (crun){ .c = c, .p = *p, .algo = algo };
+	switch (algo) {
+	case COLL_RING:
+		build_ring(r);
+		break;
+	case COLL_TREE:
+		build_tree(r);
+		break;
+	case COLL_HIER:
+		build_hier(r);
+		break;
+	case COLL_SHARP:
+		add_stage(r, add_hs(r, H_SHARP, 0, 0, 0), p->bytes);
+		break;
+	case COLL_NVLS:
+		/* Each GPU sends its whole buffer up to be reduced and its 1/n share
+		 * of the result up to be multicast; receives the same amounts. */
+		add_stage(r, add_hs(r, H_NVLS, 0, 0, 0), div_up(p->bytes * (c->n + 1), c->n));
+		break;
+	default:
+		build_p2p(r);
+		break;
+	}
+	return r->rc;
+}
+
+static void free_run(crun *r)
+{
+	for (uint32_t i = 0; i < r->nhs; i++)
+		drop_hopset(&r->hs[i]);
+	free(r->hs);
+	free(r->st);
+}
+
+static int check_params(const coll_ctx *c, const coll_params *p)
+{
+	if (c->n < 2 || (unsigned)p->op >= COLL_NOPS || (unsigned)p->algo >= COLL_NALGOS ||
+	    (p->op == COLL_BROADCAST && p->root >= c->n))
+		return SIM_EINVAL;
+	if (p->algo != COLL_AUTO && !applies(c, p->op, p->algo))
+		return SIM_EUNSUPPORTED;
+	return 0;
+}
+
+/* Longest path through the graph with each stage at its uncontended
+ * rate: stages are numbered in dependency order. */
+static int predict_graph(coll_ctx *c, crun *r, sim_time *t_ps)
+{
+	double *rate = calloc(r->nhs ? r->nhs : 1, sizeof *rate), *end = calloc(r->nst, sizeof *end);
+	double *start = calloc(r->nst, sizeof *start), total = 0;
+	int rc = rate && end && start ? 0 : SIM_ENOMEM;
+	for (uint32_t h = 0; h < r->nhs && !rc; h++)
+		if (!(rc = build_hopset(c, &r->hs[h], r->p.root)))
+			rate[h] = hopset_rate(c, &r->hs[h]), drop_hopset(&r->hs[h]);
+	for (uint32_t h = 0; h < r->nhs && !rc; h++)
+		rc = rate[h] > 0 ? 0 : SIM_ENOMEM;
+	for (uint32_t s = 0; s < r->nst && !rc; s++) {
+		const stage *st = &r->st[s];
+		const hopset *h = &r->hs[st->hs];
+		end[s] = start[s] + (double)st->bytes / rate[st->hs] * 1e12 + (double)h->lat_ps +
+			 (double)c->cfg.transport.msg_lat_ps;
+		for (uint32_t k = 0; k < st->nsucc; k++)
+			start[st->succ[k]] = fmax(start[st->succ[k]], end[s]);
+		total = fmax(total, end[s]);
+	}
+	*t_ps = (sim_time)ceil(total) + c->cfg.launch_lat_ps;
+	free(rate);
+	free(end);
+	free(start);
+	return rc;
+}
+
+int coll_predict(const coll_ctx *cc, const coll_params *p, coll_algo algo, sim_time *t_ps)
+{
+	coll_ctx *c = (coll_ctx *)cc; /* scratch only: the network is not touched */
+	crun r;
+	int rc = check_params(c, p);
+	if (rc)
+		return rc;
+	if (algo == COLL_AUTO || !applies(c, p->op, algo))
+		return SIM_EUNSUPPORTED;
+	if (!(rc = build(c, p, algo, &r)))
+		rc = predict_graph(c, &r, t_ps);
+	free_run(&r);
+	return rc;
+}
+
+static int choose(coll_ctx *c, const coll_params *p, coll_algo *algo)
+{
+	sim_time best = SIM_TIME_MAX;
+	int rc;
+	*algo = COLL_NALGOS;
+	for (int a = COLL_RING; a < COLL_NALGOS; a++) {
+		sim_time t;
+		if (!applies(c, p->op, (coll_algo)a))
+			continue;
+		if (p->op == COLL_ALLTOALL || p->op == COLL_SENDRECV) {
+			*algo = (coll_algo)a; /* the only one: no need to predict */
+			return 0;
+		}
+		if ((rc = coll_predict(c, p, (coll_algo)a, &t)))
+			return rc;
+		if (t < best)
+			best = t, *algo = (coll_algo)a;
+	}
+	return *algo == COLL_NALGOS ? SIM_EUNSUPPORTED : 0;
+}
+
+/* ---- running ---- */
+
+static void stage_flowed(sim_engine *eng, void *obj, uint64_t data);
+static void stage_arrived(sim_engine *eng, void *obj, uint64_t data);
+
+struct cpu_ctx {
+	const coll_transport *t;
+	double cycles;
+};
+
+static void charge_cpu(void *obj, uint32_t src, uint32_t dst)
+{
+	struct cpu_ctx *cc = obj;
+	cc->t->cpu(cc->t->cpu_ctx, src, cc->cycles);
+	cc->t->cpu(cc->t->cpu_ctx, dst, cc->cycles);
+}
+
+static void launch(crun *r, uint32_t s)
+{
+	const stage *st = &r->st[s];
+	hopset *h = &r->hs[st->hs];
+	const coll_transport *t = &r->c->cfg.transport;
+	if (!h->path && h->len == 0 && build_hopset(r->c, h, r->p.root))
+		SIM_DIE("out of memory routing a collective");
+	flow_spec fs = { .bytes = st->bytes, .path = h->path, .path_len = h->len,
+			 .done = stage_flowed, .obj = r, .data = s };
+	if (flow_start(r->c->net, &fs, NULL))
+		SIM_DIE("out of memory starting a collective's flow");
+	if (t->cpu && t->kind == COLL_HOST_TCP) {
+		struct cpu_ctx cc = { .t = t, .cycles = coll_transport_cycles(t, st->bytes) };
+		for_each_hop(r->c, h, r->p.root, charge_cpu, &cc);
+	}
+}
+
+/* Max of m exponential draws of mean mu, by inverting its CDF. */
+static double max_exponential(sim_rng *rng, double mu, uint32_t m)
+{
+	double u = sim_rng_uniform(rng);
+	return -mu * log1p(-pow(u, 1.0 / (m ? m : 1)));
+}
+
+static void stage_flowed(sim_engine *eng, void *obj, uint64_t data)
+{
+	crun *r = obj;
+	const hopset *h = &r->hs[r->st[data].hs];
+	const coll_transport *t = &r->c->cfg.transport;
+	sim_time lat = h->lat_ps + t->msg_lat_ps;
+	if (t->jitter_mean_ps > 0)
+		lat += (sim_time)max_exponential(r->c->rng, (double)t->jitter_mean_ps,
+						 h->kind == H_CHAIN ? 1 : r->c->n);
+	if (sim_schedule_in(eng, lat, stage_arrived, r, data, NULL))
+		SIM_DIE("cannot schedule a collective's arrival");
+}
+
+static void finish(sim_engine *eng, crun *r)
+{
+	coll_result *res = r->res;
+	sim_handler *fn = r->fn;
+	void *obj = r->obj;
+	uint64_t data = r->data;
+	double t_s;
+	*res = (coll_result){ .algo = r->algo, .start_ps = r->t0, .time_ps = sim_now(eng) - r->t0,
+			      .stages = r->nst };
+	t_s = sim_time_to_s(res->time_ps);
+	res->algbw_GBps = t_s > 0 ? (double)r->p.bytes / t_s / 1e9 : 0;
+	res->busbw_GBps = res->algbw_GBps * coll_busbw_factor(r->p.op, r->c->n);
+	free_run(r);
+	free(r);
+	if (fn)
+		fn(eng, obj, data);
+}
+
+static void stage_arrived(sim_engine *eng, void *obj, uint64_t data)
+{
+	crun *r = obj;
+	stage *st = &r->st[data];
+	hopset *h = &r->hs[st->hs];
+	if (--h->refs == 0)
+		drop_hopset(h);
+	for (uint32_t k = 0; k < st->nsucc; k++)
+		if (--r->st[st->succ[k]].deps == 0)
+			launch(r, st->succ[k]);
+	if (++r->arrived == r->nst)
+		finish(eng, r);
+}
+
+static void begin(sim_engine *eng, void *obj, uint64_t data)
+{
+	crun *r = obj;
+	(void)eng;
+	(void)data;
+	for (uint32_t s = 0; s < r->nst; s++)
+		if (r->st[s].deps == 0)
+			launch(r, s);
+}
+
+int coll_start(coll_ctx *c, const coll_params *p, coll_result *res, sim_handler *done,
+	       void *obj, uint64_t data)
+{
+	coll_algo algo = p->algo;
+	crun *r;
+	int rc = check_params(c, p);
+	if (!rc && algo == COLL_AUTO)
+		rc = choose(c, p, &algo);
+	if (rc)
+		return rc;
+	r = malloc(sizeof *r);
+	if (!r)
+		return SIM_ENOMEM;
+	if ((rc = build(c, p, algo, r)) ||
+	    (rc = sim_schedule_in(c->eng, c->cfg.launch_lat_ps, begin, r, 0, NULL))) {
+		free_run(r);
+		free(r);
+		return rc;
+	}
+	r->res = res, r->fn = done, r->obj = obj, r->data = data;
+	r->t0 = sim_now(c->eng);
+	return 0;
+}
+
+static void mark_done(sim_engine *eng, void *obj, uint64_t data)
+{
+	(void)data;
+	*(bool *)obj = true;
+	sim_stop(eng);
+}
+
+int coll_run(coll_ctx *c, const coll_params *p, coll_result *res)
+{
+	bool done = false;
+	int rc = coll_start(c, p, res, mark_done, &done, 0);
+	if (rc)
+		return rc;
+	while (!done && sim_events_pending(c->eng))
+		sim_run(c->eng);
+	SIM_ASSERT(done, "collective did not finish: its stage graph is stuck");
+	return 0;
+}

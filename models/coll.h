@@ -1,0 +1,107 @@
+/* Collectives as flows with their real dependencies: all-reduce,
+ * reduce-scatter, all-gather, broadcast, all-to-all and send/recv over ring,
+ * double binary tree, hierarchical (NVLink inside the node, one ring per
+ * rail across nodes) and in-network reduction (SHARP on the switches, NVLS
+ * on the NVSwitch).
+ *
+ * A collective is a graph of stages. A stage is one step of the algorithm
+ * (or one chunk of a step when pipelined): every hop of that step, all
+ * ranks at once, moving the same bytes, run as one flow over the union of
+ * the hops' paths, so a step goes at the speed of its slowest hop and
+ * contention anywhere on it shows. A stage's successors start when its
+ * last byte has arrived: its transfer time (from the flow solver) plus the
+ * step latency (the longest hop's path latency plus the transport's
+ * per-message latency). Bus bandwidth is reported as nccl-tests computes
+ * it (its PERFORMANCE.md). */
+#ifndef DPUSIM_MODELS_COLL_H
+#define DPUSIM_MODELS_COLL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/fabric.h"
+#include "models/transport.h"
+#include "sim/engine.h"
+#include "sim/flow.h"
+
+typedef enum coll_op {
+	COLL_ALLREDUCE,
+	COLL_REDUCE_SCATTER,
+	COLL_ALLGATHER,
+	COLL_BROADCAST,
+	COLL_ALLTOALL,
+	COLL_SENDRECV,
+	COLL_NOPS
+} coll_op;
+
+typedef enum coll_algo {
+	COLL_AUTO,   /* lowest predicted time among those that apply */
+	COLL_RING,
+	COLL_TREE,   /* double binary tree, pipelined in chunks */
+	COLL_HIER,   /* NVLink ring in the node, one ring per rail across nodes */
+	COLL_SHARP,  /* reduction in the network switches */
+	COLL_NVLS,   /* reduction in the NVSwitch (one node) */
+	COLL_P2P,    /* point to point: all-to-all and send/recv */
+	COLL_NALGOS
+} coll_algo;
+
+/* Names as the command line writes them ("allreduce", "ring"...): parse
+ * returns 0 or SIM_ENOENT. */
+int coll_op_parse(const char *s, coll_op *op);
+int coll_algo_parse(const char *s, coll_algo *algo);
+const char *coll_op_name(coll_op op);
+const char *coll_algo_name(coll_algo algo);
+
+/* nccl-tests' bus bandwidth factor for op on n ranks: all-reduce
+ * 2(n-1)/n; reduce-scatter, all-gather, all-to-all (n-1)/n; broadcast and
+ * send/recv 1. */
+double coll_busbw_factor(coll_op op, uint32_t n);
+
+typedef struct coll_ctx coll_ctx;
+
+typedef struct coll_config {
+	coll_transport transport;
+	sim_time launch_lat_ps;    /* fixed cost per collective (launch, setup) */
+	uint64_t chunk_bytes;      /* pipelining unit of tree and broadcast; 0: 512 KiB */
+	uint64_t seed;             /* jitter stream */
+	bool sharp;                /* the switches can reduce (SHARP) */
+	bool nvls;                 /* the NVSwitch can reduce (NVLink SHARP) */
+} coll_config;
+
+/* A context for running collectives of all fab's ranks over net, driven by
+ * eng (all three must outlive it). Returns 0, SIM_EINVAL or SIM_ENOMEM;
+ * free with coll_ctx_free (NULL is a no-op). */
+int coll_ctx_new(sim_engine *eng, flow_net *net, fab *f, const coll_config *cfg, coll_ctx **out);
+void coll_ctx_free(coll_ctx *c);
+
+typedef struct coll_params {
+	coll_op op;
+	coll_algo algo;     /* COLL_AUTO to choose */
+	uint64_t bytes;     /* nccl-tests' size: the whole buffer (all-gather: the output) */
+	uint32_t root;      /* broadcast */
+} coll_params;
+
+typedef struct coll_result {
+	coll_algo algo;     /* the algorithm that ran */
+	sim_time start_ps, time_ps;
+	double algbw_GBps, busbw_GBps;
+	uint64_t stages;    /* flows run */
+} coll_result;
+
+/* Closed-form estimate of the uncontended time of p under algo (used to
+ * choose under COLL_AUTO; the simulation is what is reported). Returns 0,
+ * or SIM_EUNSUPPORTED when algo does not apply to this op or fabric. */
+int coll_predict(const coll_ctx *c, const coll_params *p, coll_algo algo, sim_time *t_ps);
+
+/* Starts collective p now. When its last byte has arrived, *res (which must
+ * stay valid until then) is filled and done(eng, obj, data) runs (done may
+ * be NULL). Returns 0, SIM_EINVAL (fewer than 2 ranks, bad root),
+ * SIM_EUNSUPPORTED (algo does not apply) or SIM_ENOMEM. Several may run at
+ * once on one context; they share the network. */
+int coll_start(coll_ctx *c, const coll_params *p, coll_result *res, sim_handler *done,
+	       void *obj, uint64_t data);
+
+/* coll_start, then run the engine until it is done (other events run too). */
+int coll_run(coll_ctx *c, const coll_params *p, coll_result *res);
+
+#endif
