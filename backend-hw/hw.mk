@@ -24,7 +24,15 @@ HW_PURE_OBJS := \
 HW_OBJS := $(HW_PURE_OBJS) \
 	$(BUILD)/backend-hw/main.o \
 	$(BUILD)/backend-hw/probe.o \
-	$(BUILD)/backend-hw/mem.o
+	$(BUILD)/backend-hw/mem.o \
+	$(BUILD)/backend-hw/comm.o \
+	$(BUILD)/backend-hw/xport.o \
+	$(BUILD)/backend-hw/tcp.o \
+	$(BUILD)/backend-hw/verbs.o \
+	$(BUILD)/backend-hw/allreduce.o \
+	$(BUILD)/backend-hw/bench.o \
+	$(BUILD)/backend-hw/bench_local.o \
+	$(BUILD)/backend-hw/bench_net.o
 
 ifneq ($(HW_CUDA),)
 HW_OBJS += $(BUILD)/backend-hw/gpu_cuda.o $(BUILD)/backend-hw/kernels.o
@@ -43,7 +51,8 @@ $(BUILD)/backend-hw/%.o: backend-hw/%.cu
 	@$(if $(Q),echo "  NVCC    $<")
 	$(Q)$(NVCC) $(NVCC_ARCH) -O2 -I. -MMD -MP -c -o $@ $<
 
-$(BIN)/dpusim-hw: $(HW_OBJS) $(LIB)
+# $(LIB) is set after the fragments are included, so name the library here.
+$(BIN)/dpusim-hw: $(HW_OBJS) $(BUILD)/libdpusim.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(HW_LIBS) $(LDLIBS)

@@ -221,6 +221,20 @@ static void probe_cpu(probe *pr)
 	}
 }
 
+double hw_cpu_hz(const char **source)
+{
+	probe *pr = calloc(1, sizeof *pr);
+	double hz;
+	if (!pr)
+		return 0;
+	probe_cpu(pr);
+	hz = pr->cpu_mhz * 1e6;
+	if (source)
+		*source = pr->cpu_mhz_source;
+	free(pr);
+	return hz;
+}
+
 static void probe_paths(probe *pr)
 {
 	struct io_uring ring;

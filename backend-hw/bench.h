@@ -1,0 +1,56 @@
+/* dpusim-hw bench internals: the shared context and the benchmark groups.
+ * Rank 0 collects every figure into the report and prints the table. */
+#ifndef DPUSIM_HW_BENCH_H
+#define DPUSIM_HW_BENCH_H
+
+#include <stdbool.h>
+#include <math.h>
+#include <stddef.h>
+
+#include "backend-hw/xport.h"
+#include "tools/report.h"
+
+#define HW_BENCH_MAX_SIZES 32
+
+typedef struct hw_bench {
+	rep_report *rep;           /* rank 0 only; NULL elsewhere */
+	int rank, size;
+	bool quick;
+	size_t sizes[HW_BENCH_MAX_SIZES];  /* message sizes for p2p and all-reduce */
+	int nsizes;
+	const char *transport;     /* "tcp" | "verbs" */
+	const char *mem;           /* verbs receive memory: "host" | "cuda" */
+	const char *dir;           /* storage benchmark directory */
+	int timeout_ms;
+	int fault_rank;            /* DPUSIM_HW_FAULT: which rank misbehaves, -1 none */
+	char fault[16];            /* "exit", "hang", "corrupt" */
+	int failures;              /* verification failures seen (rank 0) */
+} hw_bench;
+
+/* Rank 0: adds b to the report and prints one table row. Others: no-op.
+ * 0, or the report's error (logged: a benchmark the schema refuses is a bug). */
+int hw_bench_emit(hw_bench *h, const rep_benchmark *b);
+/* Same without the table row (the caller prints its own). */
+int hw_bench_add(hw_bench *h, const rep_benchmark *b);
+
+/* Host-local benchmarks on rank 0 while the other ranks wait quietly:
+ * memcpy bandwidth, AES-GCM per core, storage reads, and GPU GEMM/copies
+ * when CUDA has a device. 0 or a negative code (logged). */
+int hw_bench_local(hw_bench *h);
+/* Transport benchmarks over x: point-to-point latency/bandwidth between
+ * ranks 0 and 1 (with TCP CPU cost per byte), then the verified ring
+ * all-reduce over every size. 0, SIM_EVERIFY on a wrong sum, or the
+ * transport's error (logged). */
+int hw_bench_net(hw_bench *h, hw_xport *x);
+
+/* Checks the fault hook at `point`: exits or hangs this rank if so asked. */
+void hw_bench_fault(const hw_bench *h, const char *point);
+
+/* Median of v[0..n) (sorts v). */
+double hw_median(double *v, size_t n);
+/* Value at quantile q in [0,1] of sorted v (nearest rank). */
+double hw_quantile_sorted(const double *v, size_t n, double q);
+/* Monotonic seconds. */
+double hw_now_s(void);
+
+#endif

@@ -1,0 +1,219 @@
+/* Transport microbenchmarks of dpusim-hw bench: point-to-point latency and
+ * bandwidth between ranks 0 and 1 (perftest style), the CPU time TCP spends
+ * per byte, and the verified ring all-reduce over every size. */
+#include "backend-hw/bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "backend-hw/allreduce.h"
+#include "backend-hw/cmd.h"
+#include "backend-hw/comm.h"
+#include "backend-hw/log.h"
+
+static double cpu_s(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+static const char *bench_name(const hw_bench *h, const char *what)
+{
+	static char name[40];
+	snprintf(name, sizeof name, "%s_%s", strcmp(h->transport, "tcp") ? "rdma_write" : "tcp", what);
+	return name;
+}
+
+/* Ping-pong between ranks 0 and 1: half round-trip times of `bytes`. */
+static int p2p_lat(hw_bench *h, hw_xport *x, char *buf, size_t bytes)
+{
+	int iters = h->quick ? 200 : 2000, warm = 20, err = 0;
+	double *t = malloc((size_t)iters * sizeof *t), sum = 0;
+	if (!t)
+		return hw_fail(SIM_ENOMEM, "out of memory");
+	for (int i = -warm; i < iters && !err; i++) {
+		double t0 = hw_now_s();
+		if (h->rank == 0)
+			err = hw_send(x, HW_RIGHT, buf, bytes) || hw_recv(x, HW_RIGHT, buf, bytes);
+		else
+			err = hw_recv(x, HW_LEFT, buf, bytes) || hw_send(x, HW_LEFT, buf, bytes);
+		if (i >= 0)
+			sum += t[i] = (hw_now_s() - t0) / 2;
+	}
+	if (!err && h->rank == 0) {
+		hw_median(t, (size_t)iters);
+		err = hw_bench_emit(h, &(rep_benchmark){ .name = bench_name(h, "lat"),
+			.transport = h->transport, .memory = "host", .bytes = bytes, .ranks = 2,
+			.iters = (uint64_t)iters, .value = sum / iters, .unit = "s",
+			.p50 = hw_quantile_sorted(t, (size_t)iters, 0.5),
+			.p99 = hw_quantile_sorted(t, (size_t)iters, 0.99), .stddev = NAN });
+	}
+	free(t);
+	return err ? (err < 0 ? err : SIM_EPEER) : 0;
+}
+
+static void fill_bytes(char *buf, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++)
+		buf[i] = (char)((i * 31 + seed) & 0xff);
+}
+
+/* Rank 0 streams `count` messages to rank 1, which acknowledges the last;
+ * *secs is rank 0's time, *cpu each side's CPU seconds. Rank 1 verifies the
+ * last message. */
+static int p2p_stream(hw_bench *h, hw_xport *x, char *buf, size_t bytes, int count, double *secs,
+		      double *cpu)
+{
+	char ack = 0;
+	double t0 = hw_now_s(), c0 = cpu_s();
+	int err = 0;
+	if (h->rank == 0) {
+		fill_bytes(buf, bytes, 7);
+		for (int i = 0; i < count && !err; i++)
+			err = hw_send(x, HW_RIGHT, buf, bytes);
+		if (!err)
+			err = hw_recv(x, HW_RIGHT, &ack, 1);
+	} else {
+		for (int i = 0; i < count && !err; i++)
+			err = hw_recv(x, HW_LEFT, buf, bytes);
+		if (!err) {
+			char *want = malloc(bytes);
+			if (want)
+				fill_bytes(want, bytes, 7);
+			ack = (char)(want && !memcmp(want, buf, bytes));
+			free(want);
+			err = hw_send(x, HW_LEFT, &ack, 1);
+		}
+	}
+	*secs = hw_now_s() - t0;
+	*cpu = cpu_s() - c0;
+	if (!err && h->rank == 0 && !ack)
+		return hw_fail(SIM_EVERIFY, "rank 1 received %zu-byte messages that differ from what "
+			       "rank 0 sent", bytes);
+	return err;
+}
+
+static int p2p_bw(hw_bench *h, hw_xport *x, char *buf, size_t bytes, double hz)
+{
+	size_t target = h->quick ? (size_t)8 << 20 : (size_t)512 << 20;
+	int count = (int)(target / bytes), err = 0;
+	double secs = 0, cpu = 0, tx_cpu, rx_cpu;
+	count = count < 4 ? 4 : count > 2000 ? 2000 : count;
+	if (h->rank <= 1)
+		err = p2p_stream(h, x, buf, bytes, count, &secs, &cpu);
+	if (err)
+		return err;
+	hw_comm_barrier();
+	tx_cpu = cpu;
+	rx_cpu = hw_comm_sum(h->rank == 1 ? cpu : 0);
+	if (h->rank != 0)
+		return 0;
+	err = hw_bench_emit(h, &(rep_benchmark){ .name = bench_name(h, "bw"),
+		.transport = h->transport, .memory = "host", .bytes = bytes, .ranks = 2,
+		.iters = (uint64_t)count, .value = (double)bytes * count / secs, .unit = "B/s",
+		.p50 = NAN, .p99 = NAN, .stddev = NAN });
+	if (!err && !strcmp(h->transport, "tcp") && hz > 0)
+		err = hw_bench_emit(h, &(rep_benchmark){ .name = "tcp_cpu_tx", .transport = "tcp",
+			.memory = "host", .bytes = bytes, .ranks = 2, .iters = (uint64_t)count,
+			.value = tx_cpu * hz / ((double)bytes * count), .unit = "cycles/B",
+			.p50 = NAN, .p99 = NAN, .stddev = NAN });
+	if (!err && !strcmp(h->transport, "tcp") && hz > 0)
+		err = hw_bench_emit(h, &(rep_benchmark){ .name = "tcp_cpu_rx", .transport = "tcp",
+			.memory = "host", .bytes = bytes, .ranks = 2, .iters = (uint64_t)count,
+			.value = rx_cpu * hz / ((double)bytes * count), .unit = "cycles/B",
+			.p50 = NAN, .p99 = NAN, .stddev = NAN });
+	return err;
+}
+
+/* One all-reduce size: every iteration refilled, timed alone and verified.
+ * Reports the max over ranks of the median iteration time. */
+static int allreduce_size(hw_bench *h, hw_xport *x, size_t bytes, float *data, float *tmp)
+{
+	size_t count = bytes / sizeof(float), bad = count;
+	int iters = h->quick ? 5 : 20, err = 0;
+	double t[64], secs, algbw;
+	float want = 0;
+	bool corrupt = h->fault_rank == h->rank && !strcmp(h->fault, "corrupt");
+	for (int i = 0; i < iters && !err && bad == count; i++) {
+		double t0;
+		hw_allreduce_fill(data, count, h->rank);
+		hw_comm_barrier();
+		if (i == 0)
+			hw_bench_fault(h, "allreduce-ring");
+		t0 = hw_now_s();
+		err = hw_allreduce_ring(x, data, count, tmp, corrupt);
+		t[i] = hw_now_s() - t0;
+		if (!err)
+			bad = hw_allreduce_check(data, count, h->size, &want);
+	}
+	if (err)
+		return err;
+	if (bad != count)
+		hw_error("all-reduce of %zu bytes over %s gave a wrong sum: element %zu is %g, "
+			 "expected %g", bytes, h->transport, bad, (double)data[bad], (double)want);
+	if (!hw_comm_all(bad == count))
+		return SIM_EVERIFY;
+	secs = hw_comm_max(hw_median(t, (size_t)iters));
+	algbw = (double)bytes / secs;
+	if (h->rank == 0)
+		printf("  %-24s %-8s %10zu B  %12.4g GB/s     time %.1f us  algbw %.3f GB/s  "
+		       "verified x%d\n", "allreduce_ring_busbw",
+		       h->transport, bytes, algbw * hw_allreduce_bus_factor(h->size) / 1e9,
+		       secs * 1e6, algbw / 1e9, iters);
+	return hw_bench_add(h, &(rep_benchmark){ .name = "allreduce_ring_busbw",
+		.transport = h->transport, .memory = "host", .bytes = bytes,
+		.ranks = (uint32_t)h->size, .iters = (uint64_t)iters,
+		.value = algbw * hw_allreduce_bus_factor(h->size), .unit = "B/s", .p50 = NAN,
+		.p99 = NAN, .stddev = NAN });
+}
+
+static int bench_allreduce(hw_bench *h, hw_xport *x)
+{
+	size_t max = 0;
+	float *data, *tmp;
+	int err = 0;
+	for (int i = 0; i < h->nsizes; i++)
+		max = h->sizes[i] > max ? h->sizes[i] : max;
+	data = malloc(max + sizeof(float));
+	tmp = malloc(hw_allreduce_tmp_count(max / sizeof(float), h->size) * sizeof(float));
+	if (!data || !tmp)
+		err = hw_fail(SIM_ENOMEM, "all-reduce: cannot allocate %zu bytes", max);
+	for (int i = 0; i < h->nsizes && !err; i++) {
+		size_t bytes = h->sizes[i] / sizeof(float) * sizeof(float);
+		if (bytes / sizeof(float) < (size_t)h->size)
+			continue; /* fewer elements than ranks: nothing to split */
+		err = allreduce_size(h, x, bytes, data, tmp);
+	}
+	free(data);
+	free(tmp);
+	return err;
+}
+
+int hw_bench_net(hw_bench *h, hw_xport *x)
+{
+	static const size_t lat_quick[] = { 8, 4096 }, lat_full[] = { 8, 64, 512, 4096, 32768 };
+	size_t max = 32768;
+	double hz = h->rank <= 1 ? hw_cpu_hz(NULL) : 0;
+	char *buf;
+	int err = 0;
+	for (int i = 0; i < h->nsizes; i++)
+		max = h->sizes[i] > max ? h->sizes[i] : max;
+	if (!(buf = malloc(max)))
+		return hw_fail(SIM_ENOMEM, "cannot allocate %zu bytes", max);
+	memset(buf, 0, max);
+	for (size_t i = 0; i < (h->quick ? 2u : 5u) && !err; i++)
+		if (h->rank <= 1)
+			err = p2p_lat(h, x, buf, h->quick ? lat_quick[i] : lat_full[i]);
+	if (!err)
+		hw_comm_barrier();
+	for (int i = 0; i < h->nsizes && !err; i++)
+		err = p2p_bw(h, x, buf, h->sizes[i], hz);
+	free(buf);
+	if (!err)
+		err = bench_allreduce(h, x);
+	return err;
+}

@@ -1,0 +1,132 @@
+/* MPI wrappers for dpusim-hw. MPI errors abort (MPI_ERRORS_ARE_FATAL, the
+ * default) except where a call's result is checked here. */
+#include "backend-hw/comm.h"
+
+#include <stdlib.h>
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+
+#include <mpi.h>
+
+#include "backend-hw/log.h"
+#include "backend-hw/msg.h"
+
+static int comm_rank, comm_size = 1;
+static int comm_timeout_ms = 30000;
+
+void hw_comm_set_timeout(int ms)
+{
+	comm_timeout_ms = ms;
+}
+
+/* Completes a non-blocking collective, or ends every rank when it has not
+ * completed within the timeout: a rank that never arrives is hung or dead,
+ * and MPI itself would wait for it forever. Spins briefly, then sleeps, so
+ * waiting ranks leave the CPU to the ones that work. */
+static void wait_req(MPI_Request *req, const char *what)
+{
+	struct timespec t0, now, nap = { .tv_nsec = 200000 };
+	int done = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long spins = 0;; spins++) {
+		double ms;
+		MPI_Test(req, &done, MPI_STATUS_IGNORE);
+		if (done)
+			return;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		ms = (double)(now.tv_sec - t0.tv_sec) * 1e3 + (double)(now.tv_nsec - t0.tv_nsec) * 1e-6;
+		if (ms > comm_timeout_ms) {
+			hw_error("timed out after %.1f s in MPI %s: some rank is hung or dead; "
+				 "ending every rank", comm_timeout_ms / 1e3, what);
+			hw_comm_abort(2);
+		}
+		if (spins > 1000)
+			nanosleep(&nap, NULL);
+		else
+			sched_yield();
+	}
+}
+
+int hw_comm_init(int *argc, char ***argv)
+{
+	if (MPI_Init(argc, argv) != MPI_SUCCESS)
+		return hw_fail(SIM_EIO, "MPI_Init failed");
+	MPI_Comm_rank(MPI_COMM_WORLD, &comm_rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &comm_size);
+	hw_log_set_rank(comm_rank);
+	return 0;
+}
+
+void hw_comm_finalize(void)
+{
+	MPI_Finalize();
+}
+
+_Noreturn void hw_comm_abort(int status)
+{
+	MPI_Abort(MPI_COMM_WORLD, status);
+	exit(status); /* MPI_Abort does not return; this keeps the promise if it did */
+}
+
+int hw_comm_rank(void)
+{
+	return comm_rank;
+}
+
+int hw_comm_size(void)
+{
+	return comm_size;
+}
+
+int hw_comm_exchange(const char *mine, char *all)
+{
+	char slot[HW_MSG_MAX] = { 0 };
+	if (mine && strlen(mine) >= HW_MSG_MAX)
+		return hw_fail(SIM_ERANGE, "out-of-band message longer than %d bytes", HW_MSG_MAX - 1);
+	if (mine)
+		strcpy(slot, mine);
+	MPI_Request req;
+	if (MPI_Iallgather(slot, HW_MSG_MAX, MPI_CHAR, all, HW_MSG_MAX, MPI_CHAR, MPI_COMM_WORLD,
+			   &req) != MPI_SUCCESS)
+		return hw_fail(SIM_EIO, "MPI_Iallgather of connection details failed");
+	wait_req(&req, "exchange of connection details");
+	for (int r = 0; r < comm_size; r++)
+		if (all[(size_t)r * HW_MSG_MAX] == '\0')
+			return SIM_EPEER;
+	return 0;
+}
+
+bool hw_comm_all(bool ok)
+{
+	int in = ok, out = 0;
+	MPI_Request req;
+	MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD, &req);
+	wait_req(&req, "agreement");
+	return out != 0;
+}
+
+double hw_comm_max(double v)
+{
+	double out = v;
+	MPI_Request req;
+	MPI_Iallreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &req);
+	wait_req(&req, "max reduction");
+	return out;
+}
+
+double hw_comm_sum(double v)
+{
+	double out = v;
+	MPI_Request req;
+	MPI_Iallreduce(&v, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req);
+	wait_req(&req, "sum reduction");
+	return out;
+}
+
+void hw_comm_barrier(void)
+{
+	MPI_Request req;
+	MPI_Ibarrier(MPI_COMM_WORLD, &req);
+	wait_req(&req, "barrier");
+}

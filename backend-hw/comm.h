@@ -1,0 +1,37 @@
+/* The MPI side of dpusim-hw: rank facts and the out-of-band exchange of
+ * connection messages (backend-hw/msg.h text) before transports connect. */
+#ifndef DPUSIM_HW_COMM_H
+#define DPUSIM_HW_COMM_H
+
+#include <stdbool.h>
+
+/* MPI_Init (once) and sets the rank in log messages. 0 or SIM_EIO. */
+int hw_comm_init(int *argc, char ***argv);
+/* MPI_Finalize after a successful run. */
+void hw_comm_finalize(void);
+/* Ends every rank now with exit status `status` (MPI_Abort): the way out
+ * after a transport failure, when some peer may be hung. Never returns. */
+_Noreturn void hw_comm_abort(int status);
+
+int hw_comm_rank(void);
+int hw_comm_size(void);
+
+/* Gathers every rank's message (at most HW_MSG_MAX bytes with its NUL) into
+ * all[size][HW_MSG_MAX], rank order. `mine` NULL or "" says this rank failed
+ * locally. Returns 0; SIM_EPEER when any rank sent an empty message (every
+ * rank sees the same answer, so all give up together); SIM_EIO on MPI error. */
+int hw_comm_exchange(const char *mine, char *all);
+
+/* Every collective below waits at most this long (default 30 s); past it,
+ * the rank says which step hung and ends every rank (MPI_Abort, status 2). */
+void hw_comm_set_timeout(int ms);
+
+/* True on every rank when `ok` is true on every rank (MPI_Allreduce LAND). */
+bool hw_comm_all(bool ok);
+/* Max / sum over ranks of v. */
+double hw_comm_max(double v);
+double hw_comm_sum(double v);
+/* A barrier that does not spin a core while it waits. */
+void hw_comm_barrier(void);
+
+#endif

@@ -1,0 +1,471 @@
+/* The verbs transport: one RC queue pair per ring link, RDMA WRITE with
+ * immediate into the peer's registered staging buffer (host memory, or GPU
+ * memory through dmabuf), with a one-message credit per link so a writer
+ * never overwrites data its peer has not consumed. One context owns every
+ * verbs object; verbs_free releases whatever was made, on every path. */
+#include "backend-hw/xport.h"
+
+#include <arpa/inet.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include <infiniband/verbs.h>
+
+#include "backend-hw/comm.h"
+#include "backend-hw/log.h"
+#include "backend-hw/mem.h"
+#include "backend-hw/msg.h"
+
+#define VERBS_DEPTH 64            /* work requests per queue */
+#define IMM_CREDIT 0x80000000u    /* immediate value: a credit, not data */
+#define WR_DATA 1u
+#define WR_CREDIT 2u
+#define WR_RECV 3u
+
+/* A verbs call that returns NULL or non-zero with errno: log and return. */
+#define VERBSCHECK(ok, call)                                                       \
+	do {                                                                       \
+		if (!(ok))                                                         \
+			return hw_fail(SIM_EIO, "%s failed: %s (%s:%d)", call,     \
+				       strerror(errno), __FILE__, __LINE__);       \
+	} while (0)
+
+typedef struct vlink {
+	struct ibv_qp *qp;
+	hw_mem stage;              /* the peer WRITEs here */
+	struct ibv_mr *stage_mr;
+	hw_msg_verbs peer;         /* the peer's QP and staging buffer */
+	uint32_t psn;              /* our starting PSN */
+	int credits;               /* messages we may write to the peer */
+	bool data_ready;           /* a message waits in stage */
+	uint32_t data_len;
+	bool send_done;            /* our last data WRITE completed */
+} vlink;
+
+typedef struct verbs_xport {
+	hw_xport base;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	hw_mem bounce;             /* registered host memory we send from */
+	struct ibv_mr *bounce_mr;
+	uint8_t port;
+	int gid_index;
+	union ibv_gid gid;
+	struct ibv_port_attr pattr;
+	vlink link[2];
+} verbs_xport;
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static void verbs_free(hw_xport *x)
+{
+	verbs_xport *v = (verbs_xport *)x;
+	for (int i = 0; i < 2; i++) {
+		vlink *l = &v->link[i];
+		if (l->qp)
+			ibv_destroy_qp(l->qp);
+		if (l->stage_mr)
+			ibv_dereg_mr(l->stage_mr);
+		hw_mem_release(&l->stage);
+	}
+	if (v->bounce_mr)
+		ibv_dereg_mr(v->bounce_mr);
+	hw_mem_release(&v->bounce);
+	if (v->cq)
+		ibv_destroy_cq(v->cq);
+	if (v->pd)
+		ibv_dealloc_pd(v->pd);
+	if (v->ctx)
+		ibv_close_device(v->ctx);
+	free(v);
+}
+
+/* Reads the GID type sysfs file ("RoCE v2", "IB/RoCE v1"). */
+static bool gid_is_rocev2(const char *dev, int port, int index)
+{
+	char path[256], buf[32] = "";
+	FILE *f;
+	snprintf(path, sizeof path, "/sys/class/infiniband/%s/ports/%d/gid_attrs/types/%d", dev,
+		 port, index);
+	if (!(f = fopen(path, "r")))
+		return false;
+	if (!fgets(buf, sizeof buf, f))
+		buf[0] = '\0';
+	fclose(f);
+	return !strncmp(buf, "RoCE v2", 7);
+}
+
+/* InfiniBand: GID 0. RoCE: the first RoCE v2 GID holding an IPv4-mapped
+ * address (::ffff:a.b.c.d), which routes like the netdev's IPv4 address. */
+static int pick_gid(verbs_xport *v, int wanted)
+{
+	const char *dev = ibv_get_device_name(v->ctx->device);
+	if (wanted >= 0 || v->pattr.link_layer != IBV_LINK_LAYER_ETHERNET) {
+		v->gid_index = wanted >= 0 ? wanted : 0;
+		VERBSCHECK(!ibv_query_gid(v->ctx, v->port, v->gid_index, &v->gid), "ibv_query_gid");
+		return 0;
+	}
+	for (int i = 0; i < v->pattr.gid_tbl_len && i < 16; i++) {
+		union ibv_gid g;
+		static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+		if (ibv_query_gid(v->ctx, v->port, i, &g) || memcmp(g.raw, mapped, 12) ||
+		    !gid_is_rocev2(dev, v->port, i))
+			continue;
+		v->gid_index = i;
+		v->gid = g;
+		return 0;
+	}
+	return hw_fail(SIM_ENODEV, "%s port %u has no RoCE v2 GID with an IPv4 address "
+		       "(give the netdev an IPv4 address, or pass a GID index)", dev, v->port);
+}
+
+/* Opens the named (or first) device and its first active port. */
+static int open_device(verbs_xport *v, const char *want)
+{
+	int n = 0;
+	struct ibv_device **list = ibv_get_device_list(&n);
+	struct ibv_device_attr da;
+	if (!list || n == 0) {
+		if (list)
+			ibv_free_device_list(list);
+		return hw_fail(SIM_ENODEV, "no RDMA device here (libibverbs: %s); the verbs "
+			       "transport cannot run, use --transport tcp",
+			       list ? "none found" : strerror(errno));
+	}
+	for (int i = 0; i < n && !v->ctx; i++)
+		if (!want || !strcmp(ibv_get_device_name(list[i]), want))
+			v->ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!v->ctx)
+		return hw_fail(SIM_ENODEV, "cannot open RDMA device '%s'", want ? want : "(first)");
+	VERBSCHECK(!ibv_query_device(v->ctx, &da), "ibv_query_device");
+	for (uint8_t p = 1; p <= da.phys_port_cnt; p++)
+		if (!ibv_query_port(v->ctx, p, &v->pattr) && v->pattr.state == IBV_PORT_ACTIVE) {
+			v->port = p;
+			return 0;
+		}
+	return hw_fail(SIM_ENODEV, "RDMA device '%s' has no active port",
+		       ibv_get_device_name(v->ctx->device));
+}
+
+static int register_stage(verbs_xport *v, vlink *l, const hw_mem_ops *mem, size_t bytes)
+{
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, fd, err;
+	if ((err = hw_mem_init(&l->stage, mem, bytes, 0)))
+		return err;
+	if (!mem->dmabuf) {
+		l->stage_mr = ibv_reg_mr(v->pd, l->stage.ptr, bytes, access);
+		VERBSCHECK(l->stage_mr, "ibv_reg_mr(staging)");
+		return 0;
+	}
+	if ((err = mem->dmabuf(&l->stage, &fd)))
+		return err;
+	l->stage_mr = ibv_reg_dmabuf_mr(v->pd, 0, bytes, (uint64_t)(uintptr_t)l->stage.ptr, fd,
+					access);
+	VERBSCHECK(l->stage_mr, "ibv_reg_dmabuf_mr(GPU staging)");
+	return 0;
+}
+
+static int create_qp(verbs_xport *v, vlink *l)
+{
+	struct ibv_qp_init_attr a = {
+		.send_cq = v->cq,
+		.recv_cq = v->cq,
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = VERBS_DEPTH, .max_recv_wr = VERBS_DEPTH,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	l->qp = ibv_create_qp(v->pd, &a);
+	VERBSCHECK(l->qp, "ibv_create_qp(RC)");
+	/* A random starting PSN, so a stale packet from an earlier run of the
+	 * same QP numbers is not taken for a new one. */
+	VERBSCHECK(getrandom(&l->psn, sizeof l->psn, 0) == (ssize_t)sizeof l->psn, "getrandom");
+	l->psn &= 0xffffff;
+	l->credits = 1;
+	return 0;
+}
+
+/* INIT -> RTR -> RTS against the peer in l->peer, with explicit masks. */
+static int qp_connect(verbs_xport *v, vlink *l)
+{
+	enum ibv_mtu mtu = (enum ibv_mtu)l->peer.mtu < v->pattr.active_mtu
+				   ? (enum ibv_mtu)l->peer.mtu : v->pattr.active_mtu;
+	struct ibv_qp_attr init = {
+		.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = v->port,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+	struct ibv_qp_attr rtr = {
+		.qp_state = IBV_QPS_RTR, .path_mtu = mtu, .dest_qp_num = l->peer.qpn,
+		.rq_psn = l->peer.psn, .max_dest_rd_atomic = 1, .min_rnr_timer = 12,
+		.ah_attr = { .dlid = l->peer.lid, .sl = 0, .port_num = v->port,
+			     .is_global = v->pattr.link_layer == IBV_LINK_LAYER_ETHERNET,
+			     .grh = { .sgid_index = (uint8_t)v->gid_index, .hop_limit = 64 } },
+	};
+	struct ibv_qp_attr rts = {
+		.qp_state = IBV_QPS_RTS, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
+		.sq_psn = l->psn, .max_rd_atomic = 1,
+	};
+	memcpy(rtr.ah_attr.grh.dgid.raw, l->peer.gid, 16);
+	VERBSCHECK(!ibv_modify_qp(l->qp, &init, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				  IBV_QP_ACCESS_FLAGS), "ibv_modify_qp(INIT)");
+	VERBSCHECK(!ibv_modify_qp(l->qp, &rtr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+				  IBV_QP_MIN_RNR_TIMER), "ibv_modify_qp(RTR)");
+	VERBSCHECK(!ibv_modify_qp(l->qp, &rts, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC),
+		   "ibv_modify_qp(RTS)");
+	return 0;
+}
+
+static int post_recv(vlink *l, int link)
+{
+	struct ibv_recv_wr wr = { .wr_id = (uint64_t)link << 8 | WR_RECV, .num_sge = 0 }, *bad;
+	VERBSCHECK(!ibv_post_recv(l->qp, &wr, &bad), "ibv_post_recv");
+	return 0;
+}
+
+/* WRITE with immediate: `bytes` from the bounce buffer to the peer's
+ * staging (data), or nothing with IMM_CREDIT (a credit). */
+static int post_write(verbs_xport *v, int link, size_t bytes, bool credit)
+{
+	vlink *l = &v->link[link];
+	struct ibv_sge sge = { .addr = (uint64_t)(uintptr_t)v->bounce.ptr, .length = (uint32_t)bytes,
+			       .lkey = v->bounce_mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = (uint64_t)link << 8 | (credit ? WR_CREDIT : WR_DATA),
+		.sg_list = &sge, .num_sge = credit || bytes == 0 ? 0 : 1,
+		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM, .send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htonl(credit ? IMM_CREDIT : (uint32_t)bytes),
+		.wr.rdma = { .remote_addr = l->peer.addr, .rkey = l->peer.rkey },
+	}, *bad;
+	VERBSCHECK(!ibv_post_send(l->qp, &wr, &bad), "ibv_post_send(RDMA_WRITE_WITH_IMM)");
+	return 0;
+}
+
+/* Handles one completion; 0 or SIM_EPEER/SIM_EIO (logged with the peer). */
+static int on_completion(verbs_xport *v, const struct ibv_wc *wc)
+{
+	int link = (int)(wc->wr_id >> 8) & 1;
+	unsigned kind = (unsigned)(wc->wr_id & 0xff);
+	vlink *l = &v->link[link];
+	if (wc->status != IBV_WC_SUCCESS)
+		return hw_fail(SIM_EPEER, "work request to rank %d (%s neighbour) failed: %s "
+			       "(status %d, vendor error 0x%x)", v->base.peer[link],
+			       hw_link_name(link), ibv_wc_status_str(wc->status), (int)wc->status,
+			       wc->vendor_err);
+	if (kind == WR_DATA)
+		l->send_done = true;
+	if (kind != WR_RECV)
+		return 0;
+	if (wc->opcode != IBV_WC_RECV_RDMA_WITH_IMM || !(wc->wc_flags & IBV_WC_WITH_IMM))
+		return hw_fail(SIM_EIO, "unexpected completion opcode %d from rank %d",
+			       (int)wc->opcode, v->base.peer[link]);
+	if (ntohl(wc->imm_data) & IMM_CREDIT) {
+		l->credits++;
+	} else {
+		l->data_ready = true;
+		l->data_len = ntohl(wc->imm_data);
+	}
+	return post_recv(l, link);
+}
+
+/* Polls the CQ once; *progress set when anything completed. */
+static int poll_once(verbs_xport *v, bool *progress)
+{
+	struct ibv_wc wc[16];
+	int n = ibv_poll_cq(v->cq, 16, wc), err;
+	if (n < 0)
+		return hw_fail(SIM_EIO, "ibv_poll_cq failed (%d)", n);
+	for (int i = 0; i < n; i++)
+		if ((err = on_completion(v, &wc[i])))
+			return err;
+	*progress = *progress || n > 0;
+	return 0;
+}
+
+/* Takes the message waiting on link rl: size check, copy out, credit back. */
+static int consume(verbs_xport *v, int rl, void *rb, size_t rn)
+{
+	vlink *l = &v->link[rl];
+	int err;
+	if (l->data_len != rn)
+		return hw_fail(SIM_EPEER, "rank %d (%s neighbour) sent %u bytes, %zu expected",
+			       v->base.peer[rl], hw_link_name(rl), l->data_len, rn);
+	if (rn && (err = l->stage.ops->to_host(&l->stage, 0, rb, rn)))
+		return err;
+	l->data_ready = false;
+	return post_write(v, rl, 0, true);
+}
+
+static int verbs_timeout(verbs_xport *v, int sl, bool sdone, int rl)
+{
+	double s = v->base.timeout_ms / 1e3;
+	if (!sdone && v->link[sl].credits == 0)
+		return hw_fail(SIM_ETIMEDOUT, "timed out after %.1f s waiting for rank %d (%s "
+			       "neighbour) to free its buffer (is it hung?)", s, v->base.peer[sl],
+			       hw_link_name(sl));
+	if (rl >= 0)
+		return hw_fail(SIM_ETIMEDOUT, "timed out after %.1f s waiting for data from rank %d "
+			       "(%s neighbour) (is it hung?)", s, v->base.peer[rl], hw_link_name(rl));
+	return hw_fail(SIM_ETIMEDOUT, "timed out after %.1f s waiting for a WRITE to rank %d to "
+		       "complete", s, v->base.peer[sl]);
+}
+
+static int verbs_xfer(hw_xport *x, int sl, const void *sb, size_t sn, int rl, void *rb,
+		      size_t rn)
+{
+	verbs_xport *v = (verbs_xport *)x;
+	bool posted = sl < 0, sdone = sl < 0, rdone = rl < 0;
+	double last = now_ms();
+	int err;
+	if ((sl >= 0 && sn > x->max_msg) || (rl >= 0 && rn > x->max_msg) || sn > INT32_MAX)
+		return hw_fail(SIM_ERANGE, "message of %zu bytes is larger than the verbs staging "
+			       "buffer (%zu)", sl >= 0 ? sn : rn, x->max_msg);
+	while (!sdone || !rdone) {
+		bool progress = false;
+		if (!posted && v->link[sl].credits > 0) {
+			memcpy(v->bounce.ptr, sb, sn);
+			v->link[sl].credits--;
+			v->link[sl].send_done = false;
+			if ((err = post_write(v, sl, sn, false)))
+				return err;
+			posted = progress = true;
+		}
+		if (!rdone && v->link[rl].data_ready) {
+			if ((err = consume(v, rl, rb, rn)))
+				return err;
+			rdone = progress = true;
+		}
+		if ((err = poll_once(v, &progress)))
+			return err;
+		if (posted && !sdone && v->link[sl].send_done)
+			sdone = true;
+		if (progress)
+			last = now_ms();
+		else if (now_ms() - last > v->base.timeout_ms)
+			return verbs_timeout(v, sl, sdone, rdone ? -1 : rl);
+		else
+			sched_yield();
+	}
+	return 0;
+}
+
+static const hw_xport_ops verbs_ops = {
+	.name = "verbs",
+	.xfer = verbs_xfer,
+	.free = verbs_free,
+};
+
+/* Device, PD, CQ, bounce buffer, and per link a staging buffer and a QP. */
+static int verbs_setup(verbs_xport *v, const hw_xport_opts *o)
+{
+	const hw_mem_ops *mem = hw_mem_backend(o->mem ? o->mem : "host");
+	int err;
+	if (!mem)
+		return hw_fail(SIM_EUNSUPPORTED, "memory '%s' is not compiled in", o->mem);
+	if ((err = open_device(v, o->device)) || (err = pick_gid(v, o->gid_index)))
+		return err;
+	v->pd = ibv_alloc_pd(v->ctx);
+	VERBSCHECK(v->pd, "ibv_alloc_pd");
+	v->cq = ibv_create_cq(v->ctx, 4 * VERBS_DEPTH, NULL, NULL, 0);
+	VERBSCHECK(v->cq, "ibv_create_cq");
+	if ((err = hw_mem_init(&v->bounce, &hw_mem_host_ops, v->base.max_msg, -1)))
+		return err;
+	v->bounce_mr = ibv_reg_mr(v->pd, v->bounce.ptr, v->base.max_msg, IBV_ACCESS_LOCAL_WRITE);
+	VERBSCHECK(v->bounce_mr, "ibv_reg_mr(bounce)");
+	for (int i = 0; i < 2; i++)
+		if ((err = register_stage(v, &v->link[i], mem, v->base.max_msg)) ||
+		    (err = create_qp(v, &v->link[i])))
+			return err;
+	return 0;
+}
+
+static void describe(const verbs_xport *v, const vlink *l, hw_msg_verbs *m)
+{
+	*m = (hw_msg_verbs){ .qpn = l->qp->qp_num, .psn = l->psn, .lid = v->pattr.lid,
+			     .rkey = l->stage_mr->rkey, .addr = (uint64_t)(uintptr_t)l->stage.ptr,
+			     .bytes = v->base.max_msg, .mtu = (uint32_t)v->pattr.active_mtu };
+	memcpy(m->gid, v->gid.raw, 16);
+}
+
+/* One exchange round: everyone publishes its `publish` link; this rank reads
+ * the neighbour on its `peer_of` side, whose published link faces it. */
+static int exchange_round(verbs_xport *v, bool ok, int publish, int peer_of)
+{
+	char line[HW_MSG_MAX] = "", *all = malloc((size_t)v->base.size * HW_MSG_MAX);
+	const char *theirs;
+	hw_msg_verbs m;
+	int err;
+	if (!all)
+		return hw_fail(SIM_ENOMEM, "out of memory");
+	if (ok) {
+		describe(v, &v->link[publish], &m);
+		if (hw_msg_encode_verbs(line, sizeof line, &m))
+			line[0] = '\0';
+	}
+	err = hw_comm_exchange(line, all);
+	theirs = all + (size_t)v->base.peer[peer_of] * HW_MSG_MAX;
+	if (err == SIM_EPEER)
+		hw_error("a rank could not set up its verbs resources; giving up");
+	else if (!err && (err = hw_msg_decode_verbs(theirs, &v->link[peer_of].peer)))
+		hw_error("rank %d sent connection details this dpusim-hw cannot read%s: '%s'",
+			 v->base.peer[peer_of], err == SIM_EUNSUPPORTED ? " (another version)" : "",
+			 theirs);
+	free(all);
+	return err;
+}
+
+static int verbs_connect(verbs_xport *v, const hw_xport_opts *o)
+{
+	int err = verbs_setup(v, o);
+	/* Rank r's right QP talks to rank r+1's left QP, and the other way round. */
+	int e1 = exchange_round(v, err == 0, HW_LEFT, HW_RIGHT);
+	int e2 = exchange_round(v, err == 0, HW_RIGHT, HW_LEFT);
+	if (err || e1 || e2)
+		return err ? err : e1 ? e1 : e2;
+	for (int i = 0; i < 2; i++) {
+		if (v->link[i].peer.bytes < v->base.max_msg)
+			return hw_fail(SIM_EINVAL, "rank %d's staging buffer (%llu bytes) is smaller "
+				       "than ours", v->base.peer[i],
+				       (unsigned long long)v->link[i].peer.bytes);
+		if ((err = qp_connect(v, &v->link[i])))
+			return err;
+		for (int k = 0; k < VERBS_DEPTH / 2; k++)
+			if ((err = post_recv(&v->link[i], i)))
+				return err;
+	}
+	return 0;
+}
+
+hw_xport *hw_verbs_new(const hw_xport_opts *o)
+{
+	verbs_xport *v;
+	int err;
+	if (hw_comm_size() < 2) {
+		hw_error("the verbs transport needs at least 2 ranks (run under mpirun -np N)");
+		return NULL;
+	}
+	if (!(v = calloc(1, sizeof *v)))
+		return NULL;
+	v->base = (hw_xport){ .ops = &verbs_ops, .rank = hw_comm_rank(), .size = hw_comm_size(),
+			      .timeout_ms = o->timeout_ms, .max_msg = o->max_msg ? o->max_msg : 1 };
+	v->base.peer[HW_LEFT] = (v->base.rank + v->base.size - 1) % v->base.size;
+	v->base.peer[HW_RIGHT] = (v->base.rank + 1) % v->base.size;
+	err = verbs_connect(v, o);
+	/* Every rank has posted its receives before anyone writes. */
+	if (!hw_comm_all(err == 0)) {
+		verbs_free(&v->base);
+		return NULL;
+	}
+	return &v->base;
+}

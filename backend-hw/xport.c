@@ -1,0 +1,29 @@
+/* Transport-independent helpers over hw_xport_ops. */
+#include "backend-hw/xport.h"
+
+int hw_xfer(hw_xport *x, int slink, const void *sbuf, size_t sbytes, int rlink, void *rbuf,
+	    size_t rbytes)
+{
+	return x->ops->xfer(x, slink, sbuf, sbytes, rlink, rbuf, rbytes);
+}
+
+int hw_send(hw_xport *x, int link, const void *buf, size_t bytes)
+{
+	return x->ops->xfer(x, link, buf, bytes, HW_NOLINK, NULL, 0);
+}
+
+int hw_recv(hw_xport *x, int link, void *buf, size_t bytes)
+{
+	return x->ops->xfer(x, HW_NOLINK, NULL, 0, link, buf, bytes);
+}
+
+void hw_xport_free(hw_xport *x)
+{
+	if (x)
+		x->ops->free(x);
+}
+
+const char *hw_link_name(int link)
+{
+	return link == HW_LEFT ? "left" : "right";
+}

@@ -1,0 +1,66 @@
+/* Transports between MPI ranks arranged in a ring: each rank has a link to
+ * its left neighbour (rank - 1) and its right neighbour (rank + 1). One
+ * operation, xfer, sends a message on one link while receiving one on
+ * another, both progressing together, so a ring step cannot deadlock. Every
+ * wait is bounded: no progress for the timeout ends the operation with
+ * SIM_ETIMEDOUT, a closed or failed peer with SIM_EPEER, both logged with the
+ * peer's rank. Backends: tcp (tcp.c) and verbs (verbs.c). */
+#ifndef DPUSIM_HW_XPORT_H
+#define DPUSIM_HW_XPORT_H
+
+#include <stddef.h>
+
+enum hw_link { HW_LEFT = 0, HW_RIGHT = 1, HW_NOLINK = -1 };
+
+typedef struct hw_xport hw_xport;
+
+typedef struct hw_xport_ops {
+	const char *name;  /* "tcp", "verbs" */
+	/* Sends sbytes from sbuf on link `slink` and receives exactly rbytes
+	 * into rbuf from link `rlink`; either side may be HW_NOLINK. Messages
+	 * on a link arrive in order and whole: the receiver must ask for the
+	 * sender's size. 0, SIM_ETIMEDOUT, SIM_EPEER, SIM_ERANGE (larger than
+	 * the transport's max_msg) or SIM_EIO; failures are logged. */
+	int (*xfer)(hw_xport *x, int slink, const void *sbuf, size_t sbytes, int rlink,
+		    void *rbuf, size_t rbytes);
+	/* Closes every connection and frees x. */
+	void (*free)(hw_xport *x);
+} hw_xport_ops;
+
+/* The base every backend embeds first. */
+struct hw_xport {
+	const hw_xport_ops *ops;
+	int rank, size;
+	int peer[2];          /* rank of the left / right neighbour */
+	int timeout_ms;       /* longest wait without progress */
+	size_t max_msg;       /* largest message xfer accepts (SIZE_MAX: any) */
+};
+
+/* Options common to every transport. */
+typedef struct hw_xport_opts {
+	int timeout_ms;
+	size_t max_msg;          /* verbs: staging buffer size per link */
+	const char *mem;         /* verbs: "host" or "cuda" receive staging memory */
+	int gid_index;           /* verbs: -1 picks the first RoCEv2 GID, else this one */
+	const char *device;      /* verbs: device name, NULL for the first */
+} hw_xport_opts;
+
+/* Connects a ring over MPI_COMM_WORLD (a collective call: every rank calls
+ * it). Needs at least 2 ranks. NULL on failure, logged; every rank fails
+ * together where the failure is local to one (the others learn it through
+ * MPI), so none is left waiting. Free with hw_xport_free. */
+hw_xport *hw_tcp_new(const hw_xport_opts *o);
+hw_xport *hw_verbs_new(const hw_xport_opts *o);
+
+/* x->ops->xfer; send-only and receive-only shorthands. */
+int hw_xfer(hw_xport *x, int slink, const void *sbuf, size_t sbytes, int rlink, void *rbuf,
+	    size_t rbytes);
+int hw_send(hw_xport *x, int link, const void *buf, size_t bytes);
+int hw_recv(hw_xport *x, int link, void *buf, size_t bytes);
+/* NULL is a no-op. */
+void hw_xport_free(hw_xport *x);
+
+/* "left" / "right". */
+const char *hw_link_name(int link);
+
+#endif
