@@ -500,13 +500,37 @@ static int check_params(const coll_ctx *c, const coll_params *p)
 	return 0;
 }
 
-/* Longest path through the graph with each stage at its uncontended
- * rate: stages are numbered in dependency order. */
+/* The busiest resource's total bytes over its capacity: no schedule can
+ * beat it, and it is what pipelined stages sharing links come to. */
+static double load_bound_ps(coll_ctx *c, crun *r, const double *hs_bytes)
+{
+	size_t nres = flow_res_count(c->net);
+	double *load = calloc(nres ? nres : 1, sizeof *load), worst = 0;
+	if (!load)
+		return -1;
+	for (uint32_t h = 0; h < r->nhs; h++) {
+		if (build_hopset(c, &r->hs[h], r->p.root))
+			worst = -1;
+		for (uint32_t i = 0; i < r->hs[h].len; i++)
+			load[r->hs[h].path[i]] += hs_bytes[h];
+		drop_hopset(&r->hs[h]);
+	}
+	for (size_t i = 0; i < nres && worst >= 0; i++)
+		worst = fmax(worst, load[i] / flow_res_cap_Bps(c->net, (uint32_t)i) * 1e12);
+	free(load);
+	return worst;
+}
+
+/* Estimate: the longer of the critical path (every stage at its
+ * uncontended rate plus its latency; stages are numbered in dependency
+ * order) and the busiest resource's load. */
 static int predict_graph(coll_ctx *c, crun *r, sim_time *t_ps)
 {
-	double *rate = calloc(r->nhs ? r->nhs : 1, sizeof *rate), *end = calloc(r->nst, sizeof *end);
-	double *start = calloc(r->nst, sizeof *start), total = 0;
-	int rc = rate && end && start ? 0 : SIM_ENOMEM;
+	uint32_t nh = r->nhs ? r->nhs : 1;
+	double *rate = calloc(nh, sizeof *rate), *hs_bytes = calloc(nh, sizeof *hs_bytes);
+	double *end = calloc(r->nst, sizeof *end), *start = calloc(r->nst, sizeof *start);
+	double total = 0, bound;
+	int rc = rate && hs_bytes && end && start ? 0 : SIM_ENOMEM;
 	for (uint32_t h = 0; h < r->nhs && !rc; h++)
 		if (!(rc = build_hopset(c, &r->hs[h], r->p.root)))
 			rate[h] = hopset_rate(c, &r->hs[h]), drop_hopset(&r->hs[h]);
@@ -515,14 +539,19 @@ static int predict_graph(coll_ctx *c, crun *r, sim_time *t_ps)
 	for (uint32_t s = 0; s < r->nst && !rc; s++) {
 		const stage *st = &r->st[s];
 		const hopset *h = &r->hs[st->hs];
+		hs_bytes[st->hs] += (double)st->bytes;
 		end[s] = start[s] + (double)st->bytes / rate[st->hs] * 1e12 + (double)h->lat_ps +
 			 (double)c->cfg.transport.msg_lat_ps;
 		for (uint32_t k = 0; k < st->nsucc; k++)
 			start[st->succ[k]] = fmax(start[st->succ[k]], end[s]);
 		total = fmax(total, end[s]);
 	}
-	*t_ps = (sim_time)ceil(total) + c->cfg.launch_lat_ps;
+	if (!rc && (bound = load_bound_ps(c, r, hs_bytes)) < 0)
+		rc = SIM_ENOMEM;
+	if (!rc)
+		*t_ps = (sim_time)ceil(fmax(total, bound)) + c->cfg.launch_lat_ps;
 	free(rate);
+	free(hs_bytes);
 	free(end);
 	free(start);
 	return rc;

@@ -3,8 +3,10 @@
 #define DPUSIM_TOOLS_COMMANDS_H
 
 int cmd_bench(int argc, char **argv);
+int cmd_coll(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 #endif

@@ -17,7 +17,31 @@ const cli_cmd cli_commands[] = {
 	{ "profiles", "list hardware profiles, or show one with its sources",
 	  "usage: dpusim profiles [NAME]\n", NULL },
 	{ "coll", "simulated nccl-tests: one collective over a size sweep",
-	  "usage: dpusim coll --op OP --algo ALGO --ranks N --bytes S[,S...] ...\n", NULL },
+	  "usage: dpusim coll --ranks N --bytes S[,S...] --link RATE [options] [--json]\n"
+	  "\n"
+	  "One row per size, as nccl-tests prints them: bytes, algo, time_us,\n"
+	  "algbw_GBps, busbw_GBps (busbw as nccl-tests computes it). Each size runs\n"
+	  "on a fresh network. Rates and times carry units (400Gbps, 1.5us); sizes\n"
+	  "are bytes or quantities (64MiB).\n"
+	  "  --op OP              allreduce (default), reducescatter, allgather,\n"
+	  "                       broadcast, alltoall, sendrecv\n"
+	  "  --algo ALGO          auto (default: lowest predicted time), ring, tree,\n"
+	  "                       hier, sharp, nvls, p2p\n"
+	  "  --topology T         single-switch (default), fat-tree, fat-tree3, rail\n"
+	  "  --link RATE          NIC port and switch link rate, per direction\n"
+	  "  --hop-latency T      per link;  --switch-latency T  per switch\n"
+	  "  --radix K --oversub R  switch ports (default 64), leaf down:up ratio\n"
+	  "  --routing ecmp|adaptive  --seed N (ECMP hash and jitter)\n"
+	  "  --gpus-per-node G --nics-per-node K  (default 1 and G)\n"
+	  "  --nvlink RATE --nvlink-latency T     NVSwitch domain in the node\n"
+	  "  --pcie RATE --pcie-latency T --pcie-mode switch|root --host-mem RATE\n"
+	  "  --transport host-tcp|rdma|rdma-gdr   (default rdma)\n"
+	  "  --msg-latency T      per message (step) software/NIC latency\n"
+	  "  --launch-latency T   per collective fixed cost;  --jitter T  mean extra\n"
+	  "  --chunk SIZE         pipelining unit of tree and broadcast (512KiB)\n"
+	  "  --sharp, --nvls      the switches / NVSwitch can reduce\n"
+	  "  --root R             broadcast root\n",
+	  cmd_coll },
 	{ "sweep", "run every point of a scenario's sweep",
 	  "usage: dpusim sweep FILE [--db FILE] [--jobs N] [--shard I/N]\n", NULL },
 	{ "compare", "compare two reports metric by metric",
@@ -33,7 +57,24 @@ const cli_cmd cli_commands[] = {
 	  "exit status: 0 within tolerance (or none given), 1 beyond it, 2 bad input\n",
 	  cmd_compare },
 	{ "plot", "draw capacity, breakdown, comparison or timeline plots",
-	  "usage: dpusim plot SOURCE --kind KIND -o FILE.png|.svg\n", NULL },
+	  "usage: dpusim plot SOURCE [SOURCE2] --kind KIND -o FILE.png|.svg [options]\n"
+	  "\n"
+	  "SOURCE is a report (JSON) or a results database (SQLite). Kinds:\n"
+	  "  breakdown  stacked bars of the iteration breakdown per variant, from a\n"
+	  "             report or from a database run (--run ID, default the newest)\n"
+	  "  compare    relative error of report B against report A per variant and\n"
+	  "             metric (two sources; --tolerance P% draws the band)\n"
+	  "  capacity   --metric (default samples_per_s) against a sweep key, one\n"
+	  "             line per variant, from a database\n"
+	  "  scaling    speedup over the first variant against a sweep key, from a\n"
+	  "             database\n"
+	  "  timeline   per-GPU Gantt of one iteration (not built yet)\n"
+	  "options:\n"
+	  "  --scenario NAME  database plots: that scenario (default: the newest run's)\n"
+	  "  --x KEY          database plots: the sweep key on the x axis (default:\n"
+	  "                   the first key of the sweep point)\n"
+	  "  --size WxH       picture size in pixels (default 1000x600)\n",
+	  cmd_plot },
 	{ "runs", "list the runs stored in a results database",
 	  "usage: dpusim runs [--db FILE] [--scenario NAME] [--variant NAME] [--limit N]\n"
 	  "\n"

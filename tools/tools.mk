@@ -6,9 +6,12 @@ TOOL_OBJS := \
 
 # results layer (rep): report JSON, SQLite store, compare/runs/plot
 TOOL_OBJS += $(BUILD)/tools/report.o $(BUILD)/tools/report_read.o $(BUILD)/tools/db.o \
-	$(BUILD)/tools/cmd_compare.o $(BUILD)/tools/cmd_runs.o
+	$(BUILD)/tools/cmd_compare.o $(BUILD)/tools/cmd_runs.o $(BUILD)/tools/cmd_plot.o
 UNIT_TESTS += report db
 E2E_TESTS += compare.sh runs.sh
+# simulated nccl-tests (fab)
+TOOL_OBJS += $(BUILD)/tools/cmd_coll.o
+E2E_TESTS += coll.sh
 
 LIB_OBJS += $(TOOL_OBJS)
 DPUSIM_OBJS += $(BUILD)/tools/dpusim.o

@@ -1,0 +1,53 @@
+# dpusim coll: the simulated nccl-tests rows, --json, and bad options (exit 2).
+. tests/e2e/lib.sh
+
+COMMON=(--ranks 8 --link 400Gbps --hop-latency 60ns --switch-latency 130ns --msg-latency 1.5us)
+
+run_cmd "$DPUSIM" coll --op allreduce --algo ring --bytes 1048576,64MiB "${COMMON[@]}"
+expect_rc 0 "ring all-reduce over two sizes"
+n=$(grep -Ec '^ +[0-9]+ +ring +[0-9.]+ +[0-9.]+ +[0-9.]+$' <<<"$OUT")
+if [ "$n" -eq 2 ]; then ok "one row per size"; else not_ok "expected 2 rows, got: $OUT"; fi
+# Closed form for 64 MiB: 2*7*(S/8)/50e9 + 14*(2*60ns + 130ns + 1.5us) = 2372.5 us (+-0.1%).
+t=$(awk '$1 == 67108864 { print $3 }' <<<"$OUT")
+if awk -v t="$t" 'BEGIN { w = 2*7*(67108864/8)/50e9*1e6 + 14*(0.25+1.5); exit !(t > w*0.999 && t < w*1.001) }'; then
+	ok "64 MiB row matches the closed form ($t us)"
+else not_ok "64 MiB row: time_us '$t' is not the closed form"; fi
+b=$(awk '$1 == 67108864 { printf "%.6f", $4 * 2 * 7 / 8 }' <<<"$OUT")
+expect_out "^ +67108864 +ring +[0-9.]+ +[0-9.]+ +${b%????}" "busbw = algbw * 2(n-1)/n"
+
+run_cmd "$DPUSIM" coll --bytes 1MiB --json "${COMMON[@]}"
+expect_rc 0 "--json"
+expect_out '"op": "allreduce"' "json names the op"
+expect_out '"bytes": 1048576, "algo": "[a-z]+", "time_us": [0-9.]+, "algbw_GBps": [0-9.]+, "busbw_GBps": [0-9.]+' "json row"
+if command -v python3 >/dev/null; then
+	if python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d["rows"]) == 1' <<<"$OUT"; then
+		ok "json parses"; else not_ok "json does not parse: $OUT"; fi
+fi
+
+for op in reducescatter allgather broadcast alltoall sendrecv; do
+	run_cmd "$DPUSIM" coll --op "$op" --bytes 4MiB "${COMMON[@]}"
+	expect_rc 0 "$op runs"
+done
+
+run_cmd "$DPUSIM" coll --bytes 1MiB --ranks 8 --link 400Gbps --link 4x
+expect_rc 2 "bad rate"
+expect_err "unknown unit|not a number" "bad rate is explained"
+run_cmd "$DPUSIM" coll --bytes 1MiB --ranks 8
+expect_rc 2 "--link is required"
+run_cmd "$DPUSIM" coll --bytes 1MiB --ranks 1 --link 400Gbps
+expect_rc 2 "one rank is not a collective"
+run_cmd "$DPUSIM" coll --op nosuch --bytes 1MiB "${COMMON[@]}"
+expect_rc 2 "unknown op"
+expect_err "unknown op 'nosuch'" "unknown op is named"
+run_cmd "$DPUSIM" coll --op allgather --algo tree --bytes 1MiB "${COMMON[@]}"
+expect_rc 2 "tree all-gather does not apply"
+run_cmd "$DPUSIM" coll --algo nvls --bytes 1MiB "${COMMON[@]}"
+expect_rc 2 "nvls without an NVSwitch"
+run_cmd "$DPUSIM" coll --topology fat-tree --radix 4 --ranks 64 --bytes 1MiB --link 400Gbps
+expect_rc 2 "two tiers too small for 64 ports of radix 4"
+run_cmd "$DPUSIM" coll --frob --bytes 1MiB "${COMMON[@]}"
+expect_rc 2 "unknown option"
+run_cmd "$DPUSIM" coll --help
+expect_rc 0 "coll --help"
+expect_out 'busbw' "help documents the columns"
+finish

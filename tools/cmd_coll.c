@@ -1,0 +1,289 @@
+/* dpusim coll: a simulated nccl-tests. One collective over a size sweep on a
+ * generated fabric, one row per size as nccl-tests prints them (time,
+ * algorithm bandwidth, bus bandwidth). Each size runs on a fresh network,
+ * like separate nccl-tests iterations. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/coll.h"
+#include "models/fabric.h"
+#include "models/units.h"
+#include "sim/err.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
+
+#define MAX_SIZES 64
+/* NVIDIA Quantum-2 QM9700 InfiniBand switch: 64 ports of 400 Gb/s (datasheet). */
+#define DEFAULT_RADIX 64
+
+struct opts {
+	coll_params p;
+	uint32_t ranks;
+	uint64_t sizes[MAX_SIZES];
+	int nsizes;
+	fab_config fc;
+	coll_config cc;
+	bool json, have_link, have_ranks, have_bytes;
+};
+
+static int parse_qty(const char *opt, const char *v, unit_dim dim, double *out)
+{
+	unit_err e;
+	if (!v)
+		return cli_usage_error("coll: %s needs a value", opt);
+	if (unit_parse(v, dim, out, &e))
+		return cli_usage_error("coll: %s in '%s'%s%s%s", e.msg, opt, *e.hint ? " (" : "", e.hint,
+				       *e.hint ? ")" : "");
+	if (*out < 0)
+		return cli_usage_error("coll: '%s' must not be negative in '%s'", v, opt);
+	return 0;
+}
+
+static int parse_time(const char *opt, const char *v, sim_time *out)
+{
+	double s;
+	int rc = parse_qty(opt, v, UNIT_SECONDS, &s);
+	if (rc)
+		return rc;
+	if (sim_time_from_s(s, out))
+		return cli_usage_error("coll: '%s' is out of range in '%s'", v, opt);
+	return 0;
+}
+
+static int parse_count(const char *opt, const char *v, uint32_t lo, uint32_t *out)
+{
+	unsigned long long n;
+	if (!cli_parse_u64(v, &n) || n < lo || n > UINT32_MAX / 2)
+		return cli_usage_error("coll: %s wants a whole number >= %u, not '%s'", opt, lo,
+				       v ? v : "(nothing)");
+	*out = (uint32_t)n;
+	return 0;
+}
+
+/* A size: plain bytes as nccl-tests writes them, or a quantity (64MiB). */
+static int parse_sizes(const char *v, struct opts *o)
+{
+	char *copy, *save = NULL;
+	int rc = 0;
+	if (!v)
+		return cli_usage_error("coll: --bytes needs a value");
+	copy = strdup(v);
+	for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
+		unsigned long long b;
+		double d;
+		if (o->nsizes == MAX_SIZES)
+			rc = cli_usage_error("coll: at most %d sizes in --bytes", MAX_SIZES);
+		else if (cli_parse_u64(t, &b))
+			o->sizes[o->nsizes++] = b;
+		else if (!(rc = parse_qty("--bytes", t, UNIT_BYTES, &d)))
+			o->sizes[o->nsizes++] = (uint64_t)d;
+	}
+	free(copy);
+	if (!rc && o->nsizes == 0)
+		rc = cli_usage_error("coll: --bytes lists no size");
+	return rc;
+}
+
+static int parse_topology(const char *v, fab_topo *t)
+{
+	static const struct { const char *name; fab_topo topo; } names[] = {
+		{ "single-switch", FAB_SINGLE_SWITCH }, { "fat-tree", FAB_FAT_TREE2 },
+		{ "fat-tree3", FAB_FAT_TREE3 },         { "rail", FAB_RAIL },
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (v && !strcmp(v, names[i].name))
+			return *t = names[i].topo, 0;
+	return cli_usage_error("coll: unknown topology '%s' (single-switch, fat-tree, fat-tree3, rail)",
+			       v ? v : "");
+}
+
+static int parse_enum(const char *opt, const char *v, const char *a, const char *b, bool *is_b)
+{
+	if (v && !strcmp(v, a))
+		return *is_b = false, 0;
+	if (v && !strcmp(v, b))
+		return *is_b = true, 0;
+	return cli_usage_error("coll: %s is '%s' or '%s', not '%s'", opt, a, b, v ? v : "");
+}
+
+/* One option (and its value, if it takes one) at argv[*i]. */
+static int parse_one(int argc, char **argv, int *i, struct opts *o)
+{
+	const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+	double d;
+	bool flag;
+	int rc = 0;
+	if (!strcmp(a, "--json"))
+		return o->json = true, 0;
+	if (!strcmp(a, "--sharp"))
+		return o->cc.sharp = true, 0;
+	if (!strcmp(a, "--nvls"))
+		return o->cc.nvls = true, 0;
+	(*i)++;
+	if (!strcmp(a, "--op")) {
+		if (coll_op_parse(v, &o->p.op))
+			rc = cli_usage_error("coll: unknown op '%s' (allreduce, reducescatter, allgather, "
+					     "broadcast, alltoall, sendrecv)", v ? v : "");
+	} else if (!strcmp(a, "--algo")) {
+		if (coll_algo_parse(v, &o->p.algo))
+			rc = cli_usage_error("coll: unknown algorithm '%s' (auto, ring, tree, hier, "
+					     "sharp, nvls, p2p)", v ? v : "");
+	} else if (!strcmp(a, "--ranks")) {
+		rc = parse_count(a, v, 2, &o->ranks);
+		o->have_ranks = true;
+	} else if (!strcmp(a, "--gpus-per-node")) {
+		rc = parse_count(a, v, 1, &o->fc.gpus_per_node);
+	} else if (!strcmp(a, "--nics-per-node")) {
+		rc = parse_count(a, v, 1, &o->fc.nics_per_node);
+	} else if (!strcmp(a, "--radix")) {
+		rc = parse_count(a, v, 2, &o->fc.radix);
+	} else if (!strcmp(a, "--root")) {
+		rc = parse_count(a, v, 0, &o->p.root);
+	} else if (!strcmp(a, "--seed")) {
+		unsigned long long s;
+		if (!cli_parse_u64(v, &s))
+			rc = cli_usage_error("coll: --seed wants a whole number, not '%s'", v ? v : "");
+		o->fc.seed = o->cc.seed = s;
+	} else if (!strcmp(a, "--bytes")) {
+		rc = parse_sizes(v, o);
+		o->have_bytes = true;
+	} else if (!strcmp(a, "--chunk")) {
+		if (!(rc = parse_qty(a, v, UNIT_BYTES, &d)))
+			o->cc.chunk_bytes = (uint64_t)d;
+	} else if (!strcmp(a, "--oversub")) {
+		if (!(rc = parse_qty(a, v, UNIT_NUMBER, &o->fc.oversub)) && o->fc.oversub < 1)
+			rc = cli_usage_error("coll: --oversub is a ratio >= 1, not '%s'", v);
+	} else if (!strcmp(a, "--topology")) {
+		rc = parse_topology(v, &o->fc.topo);
+	} else if (!strcmp(a, "--transport")) {
+		if (coll_tkind_parse(v, &o->cc.transport.kind))
+			rc = cli_usage_error("coll: unknown transport '%s' (host-tcp, rdma, rdma-gdr)",
+					     v ? v : "");
+	} else if (!strcmp(a, "--routing")) {
+		if (!(rc = parse_enum(a, v, "ecmp", "adaptive", &flag)))
+			o->fc.routing = flag ? FAB_ADAPTIVE : FAB_ECMP;
+	} else if (!strcmp(a, "--pcie-mode")) {
+		if (!(rc = parse_enum(a, v, "switch", "root", &flag)))
+			o->fc.pcie = flag ? FAB_PCIE_ROOT : FAB_PCIE_SWITCH;
+	} else if (!strcmp(a, "--link")) {
+		rc = parse_qty(a, v, UNIT_BYTES_PER_S, &o->fc.link_Bps);
+		o->have_link = true;
+	} else if (!strcmp(a, "--nvlink")) {
+		rc = parse_qty(a, v, UNIT_BYTES_PER_S, &o->fc.nvlink_Bps);
+	} else if (!strcmp(a, "--pcie")) {
+		rc = parse_qty(a, v, UNIT_BYTES_PER_S, &o->fc.pcie_Bps);
+	} else if (!strcmp(a, "--host-mem")) {
+		rc = parse_qty(a, v, UNIT_BYTES_PER_S, &o->fc.host_mem_Bps);
+	} else if (!strcmp(a, "--hop-latency")) {
+		rc = parse_time(a, v, &o->fc.hop_lat_ps);
+	} else if (!strcmp(a, "--switch-latency")) {
+		rc = parse_time(a, v, &o->fc.switch_lat_ps);
+	} else if (!strcmp(a, "--nvlink-latency")) {
+		rc = parse_time(a, v, &o->fc.nvlink_lat_ps);
+	} else if (!strcmp(a, "--pcie-latency")) {
+		rc = parse_time(a, v, &o->fc.pcie_lat_ps);
+	} else if (!strcmp(a, "--msg-latency")) {
+		rc = parse_time(a, v, &o->cc.transport.msg_lat_ps);
+	} else if (!strcmp(a, "--launch-latency")) {
+		rc = parse_time(a, v, &o->cc.launch_lat_ps);
+	} else if (!strcmp(a, "--jitter")) {
+		rc = parse_time(a, v, &o->cc.transport.jitter_mean_ps);
+	} else {
+		rc = cli_usage_error("coll: unknown option '%s' (see 'dpusim coll --help')", a);
+	}
+	return rc;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	*o = (struct opts){
+		.p = { .op = COLL_ALLREDUCE, .algo = COLL_AUTO },
+		.fc = { .topo = FAB_SINGLE_SWITCH, .gpus_per_node = 1, .radix = DEFAULT_RADIX,
+			.oversub = 1, .seed = 1 },
+		.cc = { .transport = { .kind = COLL_RDMA }, .seed = 1 },
+	};
+	for (int i = 1; i < argc; i++) {
+		int rc = parse_one(argc, argv, &i, o);
+		if (rc)
+			return rc;
+	}
+	if (!o->have_ranks || !o->have_bytes || !o->have_link)
+		return cli_usage_error("coll: --ranks, --bytes and --link are required "
+				       "(see 'dpusim coll --help')");
+	if (o->ranks % o->fc.gpus_per_node)
+		return cli_usage_error("coll: --ranks %u is not a multiple of --gpus-per-node %u",
+				       o->ranks, o->fc.gpus_per_node);
+	if (!o->fc.nics_per_node)
+		o->fc.nics_per_node = o->fc.gpus_per_node;
+	if (o->fc.topo == FAB_SINGLE_SWITCH && o->fc.radix == DEFAULT_RADIX)
+		o->fc.radix = 0; /* a single switch of any size unless --radix says */
+	o->fc.nodes = o->ranks / o->fc.gpus_per_node;
+	return 0;
+}
+
+/* Runs one size on a fresh network. */
+static int run_size(const struct opts *o, uint64_t bytes, coll_result *res)
+{
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = eng ? flow_net_new(eng) : NULL;
+	fab *f = NULL;
+	coll_ctx *c = NULL;
+	coll_params p = o->p;
+	int rc = net ? fab_new(&o->fc, net, &f) : SIM_ENOMEM;
+	if (!rc)
+		rc = coll_ctx_new(eng, net, f, &o->cc, &c);
+	p.bytes = bytes;
+	if (!rc)
+		rc = coll_run(c, &p, res);
+	coll_ctx_free(c);
+	fab_free(f);
+	flow_net_free(net);
+	sim_engine_free(eng);
+	return rc;
+}
+
+static void print_row(const struct opts *o, uint64_t bytes, const coll_result *r, bool first)
+{
+	double us = sim_time_to_s(r->time_ps) * 1e6;
+	if (o->json)
+		printf("%s\n    { \"bytes\": %llu, \"algo\": \"%s\", \"time_us\": %.6f, "
+		       "\"algbw_GBps\": %.6f, \"busbw_GBps\": %.6f }",
+		       first ? "" : ",", (unsigned long long)bytes, coll_algo_name(r->algo), us,
+		       r->algbw_GBps, r->busbw_GBps);
+	else
+		printf("%14llu %6s %14.3f %12.3f %12.3f\n", (unsigned long long)bytes,
+		       coll_algo_name(r->algo), us, r->algbw_GBps, r->busbw_GBps);
+}
+
+int cmd_coll(int argc, char **argv)
+{
+	struct opts o;
+	int rc = parse_args(argc, argv, &o);
+	if (rc)
+		return rc;
+	if (o.json)
+		printf("{\n  \"op\": \"%s\", \"ranks\": %u, \"transport\": \"%s\",\n  \"rows\": [",
+		       coll_op_name(o.p.op), o.ranks, coll_tkind_name(o.cc.transport.kind));
+	else
+		printf("# op=%s ranks=%u transport=%s\n# %12s %6s %14s %12s %12s\n", coll_op_name(o.p.op),
+		       o.ranks, coll_tkind_name(o.cc.transport.kind), "bytes", "algo", "time_us",
+		       "algbw_GBps", "busbw_GBps");
+	for (int i = 0; i < o.nsizes; i++) {
+		coll_result r;
+		if ((rc = run_size(&o, o.sizes[i], &r))) {
+			if (o.json)
+				printf("\n  ]\n}\n");
+			if (rc == SIM_EUNSUPPORTED)
+				return cli_usage_error("coll: algorithm '%s' does not apply to %s on this "
+						       "fabric", coll_algo_name(o.p.algo), coll_op_name(o.p.op));
+			return cli_usage_error("coll: %s (fabric or collective rejected the options)",
+					       sim_strerror(rc));
+		}
+		print_row(&o, o.sizes[i], &r, i == 0);
+		fflush(stdout);
+	}
+	if (o.json)
+		printf("\n  ]\n}\n");
+	return CLI_OK;
+}
