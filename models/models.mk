@@ -9,5 +9,8 @@ UNIT_TESTS += fabric coll
 # training workloads (lead)
 MODEL_OBJS += $(BUILD)/models/workload.o $(BUILD)/models/gpu.o
 UNIT_TESTS += workload gpu
+# noise, reliability, power and cost (ME=rel)
+MODEL_OBJS += $(BUILD)/models/noise.o
+UNIT_TESTS += noise
 # (keep last: LIB_OBJS expands MODEL_OBJS here)
 LIB_OBJS += $(MODEL_OBJS)
