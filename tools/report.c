@@ -584,6 +584,25 @@ static int validate_variant(const rep_variant *v, size_t i, char *errbuf, size_t
 	return 0;
 }
 
+/* A stored speedup must be what rep_compute_speedup would give. */
+static int validate_speedup(const rep_report *r, size_t i, char *errbuf, size_t errlen)
+{
+	const rep_variant *v = r->var[i];
+	double base, x;
+	for (int basis = 0; basis < 3; basis++) {
+		double want;
+		if (!throughput(r->var[0], basis, &base) || !throughput(v, basis, &x))
+			continue;
+		want = i == 0 ? 1.0 : x / base;
+		if (fabs(v->speedup - want) > 1e-9 * want)
+			return fail(errbuf, errlen, "speedup.%s: %.17g, but the throughput ratio "
+				    "over '%s' is %.17g", v->name, v->speedup, r->var[0]->name, want);
+		return 0;
+	}
+	return fail(errbuf, errlen, "speedup.%s: no throughput (samples_per_s, tokens_per_s "
+		    "or iteration_s) to base it on", v->name);
+}
+
 int rep_validate(const rep_report *r, char *errbuf, size_t errlen)
 {
 	int err;
@@ -594,7 +613,8 @@ int rep_validate(const rep_report *r, char *errbuf, size_t errlen)
 	if (r->nvar == 0 && r->nbench == 0)
 		return fail(errbuf, errlen, "variants: no variant and no benchmark");
 	for (size_t i = 0; i < r->nvar; i++)
-		if ((err = validate_variant(r->var[i], i, errbuf, errlen)))
+		if ((err = validate_variant(r->var[i], i, errbuf, errlen)) ||
+		    (r->var[i]->has_speedup && (err = validate_speedup(r, i, errbuf, errlen))))
 			return err;
 	for (size_t i = 0; i < r->nbench; i++)
 		if (bench_check(&r->bench[i]))

@@ -193,9 +193,10 @@ int rep_read_file(const char *path, rep_report **out, char *errbuf, size_t errle
 int rep_read_string(const char *name, const char *text, size_t len, rep_report **out,
 		    char *errbuf, size_t errlen);
 
-/* Check the rules the setters cannot check alone: a scenario name, at least
- * one variant, breakdown summing to iteration_s.mean (relative 1e-6), p50 <=
- * p99, speedup only for known variants. 0 or SIM_EINVAL with errbuf set to
+/* Check the rules the setters cannot check alone: a scenario, at least one
+ * variant or benchmark, all four offload keys, breakdown summing to
+ * iteration_s.mean (relative 1e-6), p50 <= p99, and each speedup equal to
+ * what rep_compute_speedup gives (relative 1e-9). 0 or SIM_EINVAL with errbuf set to
  * "what: why" (JSON path style, e.g. "variants[1].breakdown_s: ..."). */
 int rep_validate(const rep_report *r, char *errbuf, size_t errlen);
 

@@ -263,6 +263,15 @@ START_TEST(validator_catches_missing_keys)
 	ck_assert_ptr_nonnull(strstr(err, "variants[0].breakdown_s: components sum to 0.5 s"));
 	rep_variant_set_breakdown(v, "other", 0.1);
 	ck_assert_int_eq(rep_validate(r, err, sizeof err), 0);
+	/* a speedup that is not the throughput ratio */
+	v = rep_add_variant(r, "b");
+	set_offload(v, "rdma", "host", "none", "none");
+	rep_variant_set_stat(v, "iteration_s", 0.3, NAN, NAN, NAN);
+	ck_assert_int_eq(rep_set_speedup(r, "b", 1.5), 0);
+	ck_assert_int_eq(rep_validate(r, err, sizeof err), SIM_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "speedup.b: 1.5, but the throughput ratio over 'a' is 2"));
+	ck_assert_int_eq(rep_compute_speedup(r), 0);
+	ck_assert_int_eq(rep_validate(r, err, sizeof err), 0);
 	rep_free(r);
 }
 END_TEST

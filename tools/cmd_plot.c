@@ -1,0 +1,583 @@
+/* dpusim plot: gnuplot pictures from reports and results databases. Each
+ * plot writes a data file and a script into a private temporary folder,
+ * runs gnuplot on them, and renames the picture into place only when
+ * gnuplot succeeded, so a failed plot leaves nothing half-written. */
+#include <errno.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sim/err.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
+#include "tools/db.h"
+#include "tools/report.h"
+
+extern char **environ;
+
+struct opts {
+	const char *src[2];
+	int nsrc;
+	const char *kind;
+	const char *out;
+	const char *metric;    /* capacity: default samples_per_s */
+	const char *scenario;  /* DB plots: default the newest run's */
+	const char *xkey;      /* DB plots: default the first key of the point */
+	long long run;         /* breakdown from a DB: run id, 0 newest */
+	double tol;            /* compare: tolerance band, NAN none */
+	unsigned w, h;
+};
+
+struct plot {
+	char dir[64];          /* private temporary folder */
+	char data[96], script[96];
+	char *tmp_out;         /* picture before the rename */
+	FILE *f;               /* the script */
+};
+
+/* ---- gnuplot plumbing ---------------------------------------------------- */
+
+/* Write s as a gnuplot single-quoted string (only ' needs doubling). */
+static void gp_str(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		fputc(*s == '\n' ? ' ' : *s, f);
+	}
+	fputc('\'', f);
+}
+
+static bool is_svg(const char *out)
+{
+	size_t n = strlen(out);
+	return n > 4 && !strcmp(out + n - 4, ".svg");
+}
+
+static int plot_begin(struct plot *p, const struct opts *o)
+{
+	size_t n = strlen(o->out) + 32;
+	strcpy(p->dir, "/tmp/dpusim-plot.XXXXXX");
+	if (!mkdtemp(p->dir))
+		return cli_error("cannot create a temporary folder: %s", strerror(errno)), CLI_USAGE;
+	snprintf(p->data, sizeof p->data, "%s/data", p->dir);
+	snprintf(p->script, sizeof p->script, "%s/plot.gp", p->dir);
+	if (!(p->tmp_out = malloc(n)) || !(p->f = fopen(p->script, "w")))
+		return cli_error("cannot write %s: %s", p->script, strerror(errno)), CLI_USAGE;
+	snprintf(p->tmp_out, n, "%s.tmp.%ld", o->out, (long)getpid());
+	if (is_svg(o->out))
+		fprintf(p->f, "set terminal svg size %u,%u dynamic noenhanced font 'sans,12'\n",
+			o->w, o->h);
+	else
+		fprintf(p->f, "set terminal pngcairo size %u,%u noenhanced font 'sans,11'\n", o->w,
+			o->h);
+	fputs("set output ", p->f);
+	gp_str(p->f, p->tmp_out);
+	fputs("\nset grid ytics lc rgb '#d0d0d0'\nset border 3\nset tics nomirror\n", p->f);
+	return 0;
+}
+
+static int run_gnuplot(const char *script)
+{
+	char *argv[] = { (char *)"gnuplot", (char *)script, NULL };
+	pid_t pid;
+	int status, err = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
+	if (err) {
+		cli_error("cannot run gnuplot: %s (install gnuplot-nox)", strerror(err));
+		return CLI_USAGE;
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		cli_error("gnuplot failed on %s", script);
+		return CLI_USAGE;
+	}
+	return 0;
+}
+
+/* Run gnuplot, then move the picture into place. Always cleans up. */
+static int plot_finish(struct plot *p, const char *out, int rc)
+{
+	struct stat st;
+	if (p->f && fclose(p->f) && !rc)
+		rc = (cli_error("cannot write %s", p->script), CLI_USAGE);
+	p->f = NULL;
+	if (!rc)
+		rc = run_gnuplot(p->script);
+	if (!rc && (stat(p->tmp_out, &st) || st.st_size == 0))
+		rc = (cli_error("gnuplot wrote no picture for %s", out), CLI_USAGE);
+	if (!rc && rename(p->tmp_out, out))
+		rc = (cli_error("%s: %s", out, strerror(errno)), CLI_USAGE);
+	if (p->tmp_out)
+		unlink(p->tmp_out);
+	unlink(p->data);
+	unlink(p->script);
+	rmdir(p->dir);
+	free(p->tmp_out);
+	if (!rc)
+		printf("wrote %s\n", out);
+	return rc;
+}
+
+static FILE *open_data(struct plot *p)
+{
+	FILE *d = fopen(p->data, "w");
+	if (!d)
+		cli_error("cannot write %s: %s", p->data, strerror(errno));
+	return d;
+}
+
+/* A name as one gnuplot data-file token: quoted, with " replaced. */
+static void data_label(FILE *d, const char *s)
+{
+	fputc('"', d);
+	for (; *s; s++)
+		fputc(*s == '"' ? '\'' : *s, d);
+	fputc('"', d);
+}
+
+/* ---- sources ------------------------------------------------------------- */
+
+static bool is_sqlite(const char *path)
+{
+	char magic[16] = { 0 };
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(magic, 1, sizeof magic, f) : 0;
+	if (f)
+		fclose(f);
+	return n == sizeof magic && !memcmp(magic, "SQLite format 3", 16);
+}
+
+static int open_db_source(const char *path, db **d)
+{
+	char err[1024];
+	if (db_open(path, d, err, sizeof err)) {
+		cli_error("%s", err);
+		return CLI_USAGE;
+	}
+	return 0;
+}
+
+struct newest {
+	int64_t id;
+	char *scenario;  /* malloc'd; NULL when out of memory or no run */
+};
+
+static int newest_run(const db_run *run, void *arg)
+{
+	struct newest *keep = arg;
+	keep->id = run->id;
+	keep->scenario = strdup(run->scenario);
+	return 1; /* stop after the first (newest) */
+}
+
+/* A report from a JSON file, or from run `o->run` (0: newest) of a DB. */
+static int load_report(const struct opts *o, const char *path, rep_report **r)
+{
+	char err[1024];
+	db *d = NULL;
+	struct newest newest = { 0 };
+	int64_t id = o->run;
+	int rc;
+	if (!is_sqlite(path)) {
+		if (!rep_read_file(path, r, err, sizeof err))
+			return 0;
+		cli_error("%s", err);
+		return CLI_USAGE;
+	}
+	if ((rc = open_db_source(path, &d)))
+		return rc;
+	if (!id && db_list_runs(d, &(db_filter){ .limit = 1 }, newest_run, &newest, err,
+				sizeof err) < 0)
+		cli_error("%s", err);
+	free(newest.scenario);
+	id = id ? id : newest.id;
+	rc = id ? db_load_report(d, id, r, err, sizeof err) : SIM_ENOENT;
+	if (rc)
+		cli_error("%s", id ? err : "the database holds no runs");
+	db_close(d);
+	return rc ? CLI_USAGE : 0;
+}
+
+/* ---- breakdown ----------------------------------------------------------- */
+
+static int plot_breakdown(const struct opts *o)
+{
+	rep_report *r = NULL;
+	struct plot p = { .f = NULL };
+	size_t nb;
+	const char *const *bd = rep_breakdown_names(&nb);
+	bool used[16] = { false }, any = false;
+	char title[320];
+	FILE *d;
+	int rc = load_report(o, o->src[0], &r), col = 2;
+	for (size_t v = 0; !rc && v < rep_nvariants(r); v++)
+		for (size_t i = 0; i < nb; i++) {
+			double x;
+			if (rep_variant_breakdown(rep_variant_at(r, v), bd[i], &x))
+				used[i] = any = true;
+		}
+	if (!rc && !any)
+		rc = (cli_error("%s: no variant has a breakdown_s to plot", o->src[0]), CLI_USAGE);
+	if (rc) {
+		rep_free(r);
+		return rc;
+	}
+	if ((rc = plot_begin(&p, o)) || !(d = open_data(&p))) {
+		rep_free(r);
+		return plot_finish(&p, o->out, rc ? rc : CLI_USAGE);
+	}
+	for (size_t v = 0; v < rep_nvariants(r); v++) {
+		const rep_variant *var = rep_variant_at(r, v);
+		data_label(d, rep_variant_name(var));
+		for (size_t i = 0; i < nb; i++) {
+			double x = 0; /* plot data: an absent component adds no height */
+			if (used[i])
+				rep_variant_breakdown(var, bd[i], &x), fprintf(d, " %.17g", x);
+		}
+		fputc('\n', d);
+	}
+	fclose(d);
+	snprintf(title, sizeof title, "Iteration time breakdown per variant: %s (%s)",
+		 rep_get_scenario(r)->name, rep_source_name(rep_get_source(r)));
+	fprintf(p.f, "set title ");
+	gp_str(p.f, title);
+	fprintf(p.f, "\nset ylabel 'time per iteration (s)'\nset xlabel 'variant'\n"
+		"set yrange [0:*]\nset style data histograms\nset style histogram rowstacked\n"
+		"set style fill solid 0.85 border -1\nset boxwidth 0.6\n"
+		"set key outside right top vertical\nplot ");
+	for (size_t i = 0; i < nb; i++) {
+		if (!used[i])
+			continue;
+		fprintf(p.f, "%s'%s' using %d%s title ", col > 2 ? ", " : "", p.data, col,
+			col == 2 ? ":xtic(1)" : "");
+		gp_str(p.f, bd[i]);
+		col++;
+	}
+	fputc('\n', p.f);
+	rep_free(r);
+	return plot_finish(&p, o->out, 0);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/* ---- compare ------------------------------------------------------------- */
+
+/* One bar per (variant, metric) shared by both reports: (B - A) / |A| in %. */
+static int write_compare_data(FILE *d, const rep_report *a, const rep_report *b)
+{
+	size_t nm, bars = 0;
+	const rep_metric_def *defs = rep_metric_defs(&nm);
+	for (size_t v = 0; v < rep_nvariants(a); v++) {
+		const rep_variant *va = rep_variant_at(a, v);
+		const rep_variant *vb = rep_find_variant(b, rep_variant_name(va));
+		for (size_t i = 0; vb && i <= nm; i++) {
+			const char *name = i < nm ? defs[i].name : "speedup";
+			double x, y;
+			rep_stat sa, sb;
+			const char *vn = rep_variant_name(va);
+			bool both = i == nm ? rep_speedup(a, vn, &x) && rep_speedup(b, vn, &y)
+				    : defs[i].kind == REP_STAT
+					    ? rep_variant_stat(va, name, &sa) &&
+						      rep_variant_stat(vb, name, &sb)
+					    : rep_variant_metric(va, name, &x) &&
+						      rep_variant_metric(vb, name, &y);
+			if (!both)
+				continue;
+			if (i < nm && defs[i].kind == REP_STAT)
+				x = sa.mean, y = sb.mean;
+			if (x == 0)
+				continue; /* no relative error against zero */
+			fprintf(d, "\"%s %s\" %.17g\n", rep_variant_name(va), name,
+				100 * (y - x) / fabs(x));
+			bars++;
+		}
+	}
+	return bars ? 0 : -1;
+}
+
+static int plot_compare(const struct opts *o)
+{
+	rep_report *a = NULL, *b = NULL;
+	struct plot p = { .f = NULL };
+	FILE *d = NULL;
+	char title[256];
+	int rc;
+	if (o->nsrc != 2)
+		return cli_usage_error("plot --kind compare wants two reports: A B");
+	if ((rc = load_report(o, o->src[0], &a)) || (rc = load_report(o, o->src[1], &b)) ||
+	    (rc = plot_begin(&p, o)) || !(d = open_data(&p)) ||
+	    (write_compare_data(d, a, b) &&
+	     (cli_error("%s and %s share no metric", o->src[0], o->src[1]), 1))) {
+		if (d)
+			fclose(d);
+		rep_free(a);
+		rep_free(b);
+		return p.dir[0] ? plot_finish(&p, o->out, rc ? rc : CLI_USAGE) : rc;
+	}
+	fclose(d);
+	snprintf(title, sizeof title, "B = %s (%s) against A = %s (%s): relative error",
+		 base_name(o->src[1]), rep_source_name(rep_get_source(b)), base_name(o->src[0]),
+		 rep_source_name(rep_get_source(a)));
+	fputs("set title ", p.f);
+	gp_str(p.f, title);
+	fputs("\nset ylabel 'relative error of B against A (%)'\nset xlabel 'variant and metric'\n"
+	      "set xtics rotate by -40 left\nset style fill solid 0.8 border -1\n"
+	      "set boxwidth 0.7\nset xzeroaxis lt -1\nset bmargin 10\nset rmargin 12\n"
+	      "set offsets 0.5, 0.5, 0, 0\n", p.f);
+	if (!isnan(o->tol))
+		fprintf(p.f, "set arrow from graph 0, first %g to graph 1, first %g nohead "
+			"dt 2 lc rgb 'red'\nset arrow from graph 0, first %g to graph 1, first "
+			"%g nohead dt 2 lc rgb 'red'\n", 100 * o->tol, 100 * o->tol,
+			-100 * o->tol, -100 * o->tol);
+	fprintf(p.f, "plot '%s' using 0:2:xtic(1) with boxes lc rgb '#4477aa' title "
+		"'(B - A) / |A|'%s\n", p.data,
+		isnan(o->tol) ? "" : ", NaN dt 2 lc rgb 'red' title 'tolerance'");
+	rep_free(a);
+	rep_free(b);
+	return plot_finish(&p, o->out, 0);
+}
+
+/* ---- capacity and scaling (from a database) ------------------------------ */
+
+#define MAX_SERIES 16
+#define MAX_POINTS 256
+
+struct series {
+	char name[64];
+	double x[MAX_POINTS], y[MAX_POINTS];
+	size_t n;
+};
+
+struct collect {
+	const char *xkey;       /* NULL: take the first key of the first point */
+	char key[64];
+	struct series s[MAX_SERIES];
+	size_t ns, skipped;
+};
+
+/* x = numeric value of `key` in a point "k=v,k=v" (a unit suffix is dropped). */
+static bool point_x(const char *point, const char *key, double *x)
+{
+	size_t kl = strlen(key);
+	for (const char *p = point; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+		char *end;
+		if (strncmp(p, key, kl) || p[kl] != '=')
+			continue;
+		*x = strtod(p + kl + 1, &end);
+		return end != p + kl + 1 && isfinite(*x);
+	}
+	return false;
+}
+
+static int collect_point(const db_point *pt, void *arg)
+{
+	struct collect *c = arg;
+	struct series *s = NULL;
+	double x;
+	if (!c->key[0] && pt->point)
+		snprintf(c->key, sizeof c->key, "%.*s", (int)strcspn(pt->point, "=,"), pt->point);
+	if (!pt->point || !point_x(pt->point, c->key, &x))
+		return c->skipped++, 0;
+	for (size_t i = 0; i < c->ns && !s; i++)
+		if (!strcmp(c->s[i].name, pt->variant))
+			s = &c->s[i];
+	if (!s && c->ns < MAX_SERIES) {
+		s = &c->s[c->ns++];
+		snprintf(s->name, sizeof s->name, "%s", pt->variant);
+	}
+	if (!s)
+		return c->skipped++, 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->x[i] == x)
+			return s->y[i] = pt->value, 0; /* a later run of the same point wins */
+	if (s->n == MAX_POINTS)
+		return c->skipped++, 0;
+	s->x[s->n] = x;
+	s->y[s->n++] = pt->value;
+	return 0;
+}
+
+static void sort_series(struct series *s)
+{
+	for (size_t i = 1; i < s->n; i++)
+		for (size_t j = i; j > 0 && s->x[j - 1] > s->x[j]; j--) {
+			double tx = s->x[j], ty = s->y[j];
+			s->x[j] = s->x[j - 1], s->y[j] = s->y[j - 1];
+			s->x[j - 1] = tx, s->y[j - 1] = ty;
+		}
+}
+
+static int load_series(const struct opts *o, const char *what, struct collect *c,
+		       char *scenario, size_t slen)
+{
+	char err[1024];
+	db *d = NULL;
+	struct newest newest = { 0 };
+	int rc;
+	if (!is_sqlite(o->src[0]))
+		return cli_usage_error("plot --kind %s reads a results database, and %s is not one",
+				       o->kind, o->src[0]);
+	if ((rc = open_db_source(o->src[0], &d)))
+		return rc;
+	if (!o->scenario)
+		db_list_runs(d, &(db_filter){ .limit = 1 }, newest_run, &newest, err, sizeof err);
+	snprintf(scenario, slen, "%s", o->scenario ? o->scenario
+				       : newest.scenario ? newest.scenario : "");
+	free(newest.scenario);
+	if (o->xkey)
+		snprintf(c->key, sizeof c->key, "%s", o->xkey);
+	rc = db_series(d, scenario, what, collect_point, c, err, sizeof err);
+	db_close(d);
+	if (rc)
+		return cli_error("%s", err), CLI_USAGE;
+	if (c->ns == 0)
+		return cli_error("%s: no sweep points of scenario '%s' with a numeric '%s' and a "
+				 "'%s' value", o->src[0], scenario, c->key[0] ? c->key : "point",
+				 what), CLI_USAGE;
+	return 0;
+}
+
+static int plot_lines(const struct opts *o, bool scaling)
+{
+	const char *what = scaling ? "speedup" : o->metric ? o->metric : "samples_per_s";
+	const rep_metric_def *def = rep_metric_find(what);
+	struct collect *c = calloc(1, sizeof *c);
+	struct plot p = { .f = NULL };
+	char scenario[256], title[512];
+	FILE *d = NULL;
+	int rc;
+	if (!c)
+		return cli_error("out of memory"), CLI_USAGE;
+	if (!scaling && !def)
+		rc = cli_usage_error("unknown metric '%s' for --metric", what);
+	else if (!(rc = load_series(o, what, c, scenario, sizeof scenario)) &&
+		 !(rc = plot_begin(&p, o)) && !(d = open_data(&p)))
+		rc = CLI_USAGE;
+	if (rc) {
+		free(c);
+		return p.dir[0] ? plot_finish(&p, o->out, rc) : rc;
+	}
+	for (size_t i = 0; i < c->ns; i++) {
+		sort_series(&c->s[i]);
+		for (size_t j = 0; j < c->s[i].n; j++)
+			fprintf(d, "%.17g %.17g\n", c->s[i].x[j], c->s[i].y[j]);
+		fputs("\n\n", d);
+	}
+	fclose(d);
+	if (scaling)
+		snprintf(title, sizeof title, "Speedup over the first variant against %s: %s",
+			 c->key, scenario);
+	else
+		snprintf(title, sizeof title, "%s against %s: %s", what, c->key, scenario);
+	fputs("set title ", p.f);
+	gp_str(p.f, title);
+	fputs("\nset xlabel ", p.f);
+	gp_str(p.f, c->key);
+	fputs("\nset ylabel ", p.f);
+	snprintf(title, sizeof title, "%s (%s)", scaling ? "speedup" : what,
+		 scaling ? "x" : def->unit);
+	gp_str(p.f, title);
+	fputs("\nset key outside right top vertical\nset yrange [0:*]\nplot ", p.f);
+	for (size_t i = 0; i < c->ns; i++) {
+		fprintf(p.f, "%s'%s' index %zu using 1:2 with linespoints lw 2 pt 7 title ",
+			i ? ", " : "", p.data, i);
+		gp_str(p.f, c->s[i].name);
+	}
+	fputc('\n', p.f);
+	if (c->skipped)
+		fprintf(stderr, "dpusim: note: %zu stored values had no numeric '%s' and are not "
+			"plotted\n", c->skipped, c->key);
+	free(c);
+	return plot_finish(&p, o->out, 0);
+}
+
+/* ---- command ------------------------------------------------------------- */
+
+static int parse_size(const char *s, unsigned *w, unsigned *h)
+{
+	char *end;
+	unsigned long a = strtoul(s, &end, 10), b;
+	if (end == s || *end != 'x')
+		return -1;
+	b = strtoul(end + 1, &end, 10);
+	if (*end || a < 100 || b < 100 || a > 10000 || b > 10000)
+		return -1;
+	*w = (unsigned)a, *h = (unsigned)b;
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		unsigned long long id;
+		if (a[0] != '-' || !a[1]) {
+			if (o->nsrc == 2)
+				return cli_usage_error("plot: too many sources ('%s')", a);
+			o->src[o->nsrc++] = a;
+			continue;
+		}
+		if (!v)
+			return cli_usage_error("plot: %s wants a value", a);
+		i++;
+		if (!strcmp(a, "--kind"))
+			o->kind = v;
+		else if (!strcmp(a, "-o"))
+			o->out = v;
+		else if (!strcmp(a, "--metric"))
+			o->metric = v;
+		else if (!strcmp(a, "--scenario"))
+			o->scenario = v;
+		else if (!strcmp(a, "--x"))
+			o->xkey = v;
+		else if (!strcmp(a, "--run") && cli_parse_u64(v, &id) && id > 0 && id < (1ull << 62))
+			o->run = (long long)id;
+		else if (!strcmp(a, "--size") && !parse_size(v, &o->w, &o->h))
+			continue;
+		else if (!strcmp(a, "--tolerance") && strlen(v) > 1 && v[strlen(v) - 1] == '%' &&
+			 (o->tol = strtod(v, NULL) / 100) >= 0)
+			continue;
+		else
+			return cli_usage_error("plot: bad option or value '%s %s'", a, v);
+	}
+	return 0;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+	struct opts o = { .w = 1000, .h = 600, .tol = NAN };
+	size_t n;
+	int rc = parse_opts(argc, argv, &o);
+	if (rc)
+		return rc;
+	if (!o.kind || !o.out || o.nsrc == 0)
+		return cli_usage_error("plot wants SOURCE, --kind and -o (see 'dpusim plot --help')");
+	n = strlen(o.out);
+	if (!(n > 4 && (!strcmp(o.out + n - 4, ".png") || !strcmp(o.out + n - 4, ".svg"))))
+		return cli_usage_error("plot: -o must name a .png or .svg file, not '%s'", o.out);
+	if (strcmp(o.kind, "compare") && o.nsrc != 1)
+		return cli_usage_error("plot --kind %s takes one source", o.kind);
+	if (!strcmp(o.kind, "breakdown"))
+		return plot_breakdown(&o);
+	if (!strcmp(o.kind, "compare"))
+		return plot_compare(&o);
+	if (!strcmp(o.kind, "capacity"))
+		return plot_lines(&o, false);
+	if (!strcmp(o.kind, "scaling"))
+		return plot_lines(&o, true);
+	if (!strcmp(o.kind, "timeline"))
+		return cli_usage_error("plot --kind timeline is not built yet: it needs per-GPU "
+				       "spans, which reports do not carry (it will read the "
+				       "trace of 'dpusim run --trace')");
+	return cli_usage_error("plot: unknown kind '%s' (capacity, breakdown, compare, scaling, "
+			       "timeline)", o.kind);
+}
