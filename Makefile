@@ -124,6 +124,8 @@ check-summary:
 
 bench: all
 	$(BIN)/dpusim bench engine
+	$(BIN)/dpusim bench flows
+	$(BIN)/dpusim bench scale
 
 clean:
 	rm -rf build bin

@@ -72,7 +72,7 @@ struct flow_net {
 
 static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 {
-	uint64_t c = *cap ? *cap : 16;
+	uint64_t c = *cap ? *cap : 4;
 	void *q;
 	if (need <= *cap)
 		return 0;

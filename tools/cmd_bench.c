@@ -9,6 +9,7 @@
 #include "sim/engine.h"
 #include "sim/err.h"
 #include "sim/rng.h"
+#include "tools/bench_coll.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 
@@ -112,6 +113,8 @@ static const struct {
 	int (*run)(int argc, char **argv);
 } benches[] = {
 	{ "engine", bench_engine },
+	{ "flows", bench_flows },
+	{ "scale", bench_scale },
 };
 
 int cmd_bench(int argc, char **argv)

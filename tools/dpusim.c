@@ -105,7 +105,15 @@ const cli_cmd cli_commands[] = {
 	  "        engine hold pending=N events_per_s=R   (median of --reps runs)\n"
 	  "        --events  events per run (default 4000000)\n"
 	  "        --reps    runs per size (default 5)\n"
-	  "        --pending sizes (default 1000,100000,1000000)\n",
+	  "        --pending sizes (default 1000,100000,1000000)\n"
+	  "flows   the flow solver: n flows each alone on a link (independent) or\n"
+	  "        all on one (shared), started at once and run to completion:\n"
+	  "        flows KIND n=N wall_s=W flows_per_s=R peak_rss_kb=K  (median)\n"
+	  "        --reps R (default 5)  --quick (first case only)\n"
+	  "scale   ring all-reduce on one switch, per-step flows, growing ranks:\n"
+	  "        coll ring ranks=N bytes=S sim_time_s=T wall_s=W peak_rss_kb=K\n"
+	  "        --ranks N[,N...] (default 512,1024,2048,4096)  --bytes S (1 GiB)\n"
+	  "        --reps R (default 3)\n",
 	  cmd_bench },
 };
 const unsigned cli_ncommands = sizeof cli_commands / sizeof cli_commands[0];

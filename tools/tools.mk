@@ -10,8 +10,8 @@ TOOL_OBJS += $(BUILD)/tools/report.o $(BUILD)/tools/report_read.o $(BUILD)/tools
 UNIT_TESTS += report db
 E2E_TESTS += compare.sh runs.sh plot.sh
 # simulated nccl-tests (fab)
-TOOL_OBJS += $(BUILD)/tools/cmd_coll.o
-E2E_TESTS += coll.sh
+TOOL_OBJS += $(BUILD)/tools/cmd_coll.o $(BUILD)/tools/bench_coll.o
+E2E_TESTS += coll.sh bench-coll.sh
 
 LIB_OBJS += $(TOOL_OBJS)
 DPUSIM_OBJS += $(BUILD)/tools/dpusim.o

@@ -1,0 +1,164 @@
+/* dpusim bench flows|scale: measured figures of the flow solver and of
+ * collectives at scale, never pass/fail. Each figure is the median of
+ * --reps runs; peak_rss_kb is the process's peak so far (sizes run in
+ * increasing order, so it is the peak of the largest size yet). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "models/coll.h"
+#include "models/fabric.h"
+#include "sim/engine.h"
+#include "sim/err.h"
+#include "sim/flow.h"
+#include "tools/bench_coll.h"
+#include "tools/cli.h"
+
+#define MAX_REPS 101
+
+static double median(double *v, size_t n)
+{
+	gsl_sort(v, 1, n);
+	return gsl_stats_median_from_sorted_data(v, 1, n);
+}
+
+/* --reps R, and --quick (only the first, smallest case: for tests). */
+static int parse_reps(int argc, char **argv, const char *what, unsigned long long *reps,
+		      size_t *ncases)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(argv[i], "--reps") && cli_parse_u64(v, reps) && *reps > 0 && *reps <= MAX_REPS)
+			i++;
+		else if (!strcmp(argv[i], "--quick"))
+			*ncases = 1;
+		else
+			return cli_usage_error("bench %s: bad option '%s' (see 'dpusim bench --help')", what,
+					       argv[i]);
+	}
+	return 0;
+}
+
+/* n flows, each alone on its own resource (links = n) or all on one
+ * (links = 1), sizes spread so completions do not coincide. Returns wall s. */
+static double flows_run(uint32_t n, uint32_t links)
+{
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = flow_net_new(eng);
+	double t0, t1;
+	if (!net)
+		SIM_DIE("out of memory in the flow benchmark");
+	for (uint32_t i = 0; i < links; i++)
+		if (flow_res_add(net, 50e9, NULL))
+			SIM_DIE("out of memory in the flow benchmark");
+	t0 = cli_wall_s();
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t r = i % links;
+		flow_spec fs = { .bytes = 1000000 + (uint64_t)i * 4099, .path = &r, .path_len = 1 };
+		if (flow_start(net, &fs, NULL))
+			SIM_DIE("out of memory in the flow benchmark");
+	}
+	sim_run(eng);
+	t1 = cli_wall_s();
+	SIM_ASSERT(flow_bytes_sent(net) == flow_bytes_delivered(net), "flow benchmark lost bytes");
+	flow_net_free(net);
+	sim_engine_free(eng);
+	return t1 - t0;
+}
+
+int bench_flows(int argc, char **argv)
+{
+	static const struct { const char *name; uint32_t n, links; } cases[] = {
+		{ "independent", 1000, 1000 }, { "independent", 100000, 100000 },
+		{ "independent", 1000000, 1000000 },
+		{ "shared", 100, 1 }, { "shared", 1000, 1 }, { "shared", 4000, 1 },
+	};
+	unsigned long long reps = 5;
+	size_t ncases = sizeof cases / sizeof cases[0];
+	int rc = parse_reps(argc, argv, "flows", &reps, &ncases);
+	if (rc)
+		return rc;
+	for (size_t c = 0; c < ncases; c++) {
+		double wall[MAX_REPS], w;
+		for (unsigned long long k = 0; k < reps; k++)
+			wall[k] = flows_run(cases[c].n, cases[c].links);
+		w = median(wall, (size_t)reps);
+		printf("flows %s n=%u wall_s=%.6f flows_per_s=%.0f peak_rss_kb=%ld\n", cases[c].name,
+		       cases[c].n, w, cases[c].n / w, cli_peak_rss_kb());
+		fflush(stdout);
+	}
+	return CLI_OK;
+}
+
+/* One ring all-reduce of `bytes` on n ranks under one switch (NDR 400 Gb/s
+ * ports; the figures only set the simulated time, not the work). */
+static double ring_run(uint32_t n, uint64_t bytes, double *sim_s)
+{
+	fab_config fc = { .topo = FAB_SINGLE_SWITCH, .nodes = n, .gpus_per_node = 1,
+			  .nics_per_node = 1, .link_Bps = 50e9, .hop_lat_ps = 60 * SIM_NS,
+			  .switch_lat_ps = 130 * SIM_NS, .seed = 1 };
+	coll_config cc = { .transport = { .kind = COLL_RDMA_GDR } };
+	coll_params p = { .op = COLL_ALLREDUCE, .algo = COLL_RING, .bytes = bytes };
+	coll_result r;
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = flow_net_new(eng);
+	fab *f = NULL;
+	coll_ctx *c = NULL;
+	double t0 = cli_wall_s(), t1;
+	if (!net || fab_new(&fc, net, &f) || coll_ctx_new(eng, net, f, &cc, &c) || coll_run(c, &p, &r))
+		SIM_DIE("out of memory in the scale benchmark");
+	t1 = cli_wall_s();
+	*sim_s = sim_time_to_s(r.time_ps);
+	coll_ctx_free(c);
+	fab_free(f);
+	flow_net_free(net);
+	sim_engine_free(eng);
+	return t1 - t0;
+}
+
+static int parse_ranks(const char *v, uint32_t *out, int max)
+{
+	int n = 0;
+	char *copy = v ? strdup(v) : NULL, *save = NULL;
+	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+		unsigned long long r;
+		if (n == max || !cli_parse_u64(t, &r) || r < 2 || r > 1000000) {
+			n = -1;
+			break;
+		}
+		out[n++] = (uint32_t)r;
+	}
+	free(copy);
+	return n > 0 ? n : -1;
+}
+
+int bench_scale(int argc, char **argv)
+{
+	uint32_t ranks[16] = { 512, 1024, 2048, 4096 };
+	int nranks = 4;
+	unsigned long long bytes = UINT64_C(1) << 30, reps = 3;
+	for (int i = 1; i < argc; i++) {
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(argv[i], "--reps") && cli_parse_u64(v, &reps) && reps > 0 && reps <= MAX_REPS)
+			i++;
+		else if (!strcmp(argv[i], "--bytes") && cli_parse_u64(v, &bytes) && bytes > 0)
+			i++;
+		else if (!strcmp(argv[i], "--ranks") && (nranks = parse_ranks(v, ranks, 16)) > 0)
+			i++;
+		else
+			return cli_usage_error("bench scale: bad option '%s' (see 'dpusim bench --help')",
+					       argv[i]);
+	}
+	for (int i = 0; i < nranks; i++) {
+		double wall[MAX_REPS], sim_s = 0;
+		for (unsigned long long k = 0; k < reps; k++)
+			wall[k] = ring_run(ranks[i], bytes, &sim_s);
+		printf("coll ring ranks=%u bytes=%llu sim_time_s=%.9f wall_s=%.6f peak_rss_kb=%ld\n",
+		       ranks[i], bytes, sim_s, median(wall, (size_t)reps), cli_peak_rss_kb());
+		fflush(stdout);
+	}
+	return CLI_OK;
+}
