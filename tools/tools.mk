@@ -8,7 +8,7 @@ TOOL_OBJS := \
 TOOL_OBJS += $(BUILD)/tools/report.o $(BUILD)/tools/report_read.o $(BUILD)/tools/db.o \
 	$(BUILD)/tools/cmd_compare.o $(BUILD)/tools/cmd_runs.o $(BUILD)/tools/cmd_plot.o
 UNIT_TESTS += report db
-E2E_TESTS += compare.sh runs.sh plot.sh
+E2E_TESTS += compare.sh runs.sh plot.sh report-schema.sh
 # simulated nccl-tests (fab)
 TOOL_OBJS += $(BUILD)/tools/cmd_coll.o $(BUILD)/tools/bench_coll.o
 E2E_TESTS += coll.sh bench-coll.sh
