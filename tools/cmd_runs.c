@@ -117,7 +117,7 @@ int cmd_import(int argc, char **argv)
 	}
 	if (!first)
 		return cli_usage_error("import wants at least one report file");
-	if (db_open(path, &d, err, sizeof err)) {
+	if (db_make_parent(path, err, sizeof err) || db_open(path, &d, err, sizeof err)) {
 		cli_error("%s", err);
 		return CLI_USAGE;
 	}

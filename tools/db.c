@@ -2,6 +2,7 @@
  * stored run, prepared statements, every call checked with its message. */
 #include "tools/db.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 
 #include <sqlite3.h>
 
@@ -240,6 +242,24 @@ int db_open(const char *path, db **out, char *errbuf, size_t errlen)
 	}
 	*out = d;
 	return 0;
+}
+
+int db_make_parent(const char *path, char *errbuf, size_t errlen)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int err = 0;
+	if (!slash || slash == path)
+		return 0;
+	if (!(dir = strndup(path, (size_t)(slash - path))))
+		return SIM_ENOMEM;
+	if (mkdir(dir, 0777) && errno != EEXIST) {
+		if (errbuf && errlen)
+			snprintf(errbuf, errlen, "%s: cannot create folder: %s", dir, strerror(errno));
+		err = SIM_EIO;
+	}
+	free(dir);
+	return err;
 }
 
 int db_close(db *d)

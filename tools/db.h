@@ -19,6 +19,9 @@ typedef struct db db;
  * 0 and *out set; else *out NULL, SIM_EDB (SQLite failure or a schema newer
  * than this program) or SIM_ENOMEM, errbuf "path: what went wrong". */
 int db_open(const char *path, db **out, char *errbuf, size_t errlen);
+/* Create the folder that will hold `path` when it is missing (one level,
+ * as for the default results/dpusim.db). 0, or SIM_EIO with errbuf set. */
+int db_make_parent(const char *path, char *errbuf, size_t errlen);
 /* Close; NULL is a no-op. Returns 0 or SIM_EDB (the handle is freed anyway). */
 int db_close(db *d);
 

@@ -34,6 +34,13 @@ expect_err "bad.json:1:1: 'report' lacks required key 'source'" "bad report erro
 run_cmd "$DPUSIM" runs --db "$DB"
 [ "$(grep -c '^[0-9]' <<<"$OUT")" -eq 3 ] && ok "reports before the bad one stay stored, the bad one is not" || not_ok "after bad import: $OUT"
 
+# The default database, results/dpusim.db, gets its folder created.
+ABS=$(cd "$(dirname "$DPUSIM")" && pwd)/dpusim
+mkdir "$E2E_TMP/cwd"
+(cd "$E2E_TMP/cwd" && "$ABS" import "$OLDPWD/tests/data/report-sim.json" >/dev/null && "$ABS" runs) >"$E2E_TMP/out" 2>&1
+grep -q '^1 .* fixture-8xh100 ' "$E2E_TMP/out" && [ -f "$E2E_TMP/cwd/results/dpusim.db" ] \
+	&& ok "default database results/dpusim.db is created and listed" || not_ok "default database: $(cat "$E2E_TMP/out")"
+
 run_cmd "$DPUSIM" runs --db "$DB" --limit 0
 expect_rc 2 "--limit 0 is refused"
 run_cmd "$DPUSIM" runs --db
