@@ -12,6 +12,9 @@ E2E_TESTS += compare.sh runs.sh plot.sh report-schema.sh
 # simulated nccl-tests (fab)
 TOOL_OBJS += $(BUILD)/tools/cmd_coll.o $(BUILD)/tools/bench_coll.o
 E2E_TESTS += coll.sh bench-coll.sh
+# sweeps and traces (swp)
+TOOL_OBJS += $(BUILD)/tools/trace.o
+UNIT_TESTS += trace
 
 LIB_OBJS += $(TOOL_OBJS)
 DPUSIM_OBJS += $(BUILD)/tools/dpusim.o
