@@ -1,8 +1,11 @@
 # models/: the domain (GPU, CPU, NIC, DPU, fabric, collectives, storage, workload).
 MODEL_OBJS :=
 # scenario language (ME=scn)
-MODEL_OBJS += $(BUILD)/models/units.o
-UNIT_TESTS += units
+MODEL_OBJS += $(BUILD)/models/units.o $(BUILD)/models/diag.o $(BUILD)/models/ytree.o \
+	$(BUILD)/models/profile_schema.o $(BUILD)/models/profile.o \
+	$(BUILD)/models/scenario.o $(BUILD)/models/scenario_read.o \
+	$(BUILD)/models/scenario_resolve.o $(BUILD)/models/scenario_dump.o
+UNIT_TESTS += units profile scenario
 # fabric, transports, collectives (ME=fab)
 MODEL_OBJS += $(BUILD)/models/fabric.o $(BUILD)/models/transport.o $(BUILD)/models/coll.o
 UNIT_TESTS += fabric coll

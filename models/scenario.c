@@ -1,0 +1,452 @@
+/* Scenario loading: files and extends: chains into one merged tree, the
+ * sweep (every point is resolved and validated before anything runs), and
+ * the scenario's lifetime. Sections are read in scenario_resolve.c. */
+#include "models/scenario.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/scenario_int.h"
+#include "sim/err.h"
+
+#define MAX_EXTENDS_DEPTH 16
+#define MAX_REPORTED_POINTS 20
+
+const char *scn_topology_name(scn_topology v) { return scn_topology_words[v]; }
+const char *scn_network_name(scn_network v) { return scn_network_words[v]; }
+const char *scn_storage_path_name(scn_storage_path v) { return scn_storage_words[v]; }
+const char *scn_crypto_name(scn_crypto v) { return scn_crypto_words[v]; }
+const char *scn_vswitch_name(scn_vswitch v) { return scn_vswitch_words[v]; }
+const char *scn_precision_name(scn_precision v) { return scn_precision_words[v]; }
+const char *scn_coll_op_name(scn_coll_op v) { return scn_op_words[v]; }
+const char *scn_coll_algo_name(scn_coll_algo v) { return scn_algo_words[v]; }
+
+/* ---- sources ---- */
+
+static void src_release(scn_src *src)
+{
+	if (!src || --src->refs > 0)
+		return;
+	yt_free(src->root);
+	yt_free(src->sweep);
+	for (size_t i = 0; i < src->nfiles; i++)
+		free(src->files[i]);
+	free(src->files);
+	profile_set_free(src->ps);
+	free(src);
+}
+
+/* Keeps a copy of name for the nodes that point at it. */
+static const char *src_file(scn_src *src, const char *name)
+{
+	char **f = realloc(src->files, (src->nfiles + 1) * sizeof *f);
+	if (!f)
+		return NULL;
+	src->files = f;
+	if (!(f[src->nfiles] = strdup(name)))
+		return NULL;
+	return f[src->nfiles++];
+}
+
+static scn_src *src_new(const scn_opts *opts, diag *d)
+{
+	scn_src *src = calloc(1, sizeof *src);
+	const char *dir = opts && opts->profile_dir ? opts->profile_dir : "models/profiles";
+	if (!src)
+		return NULL;
+	src->refs = 1;
+	if (!(src->ps = profile_set_new(dir)))
+		return free(src), NULL;
+	for (size_t i = 0; opts && i < opts->nprofile_files; i++)
+		if (profile_set_add_file(src->ps, opts->profile_files[i], d))
+			return src_release(src), NULL;
+	return src;
+}
+
+/* ---- files and extends ---- */
+
+typedef struct chain {
+	const char *real[MAX_EXTENDS_DEPTH + 1];
+	size_t n;
+} chain;
+
+static int load_tree(scn_src *src, const char *name, const char *buf, size_t len, chain *ch,
+		     yt_node **out, diag *d);
+
+/* dir(of) + "/" + rel, or rel when absolute. */
+static void relative_to(const char *of, const char *rel, char *out, size_t n)
+{
+	const char *slash = strrchr(of, '/');
+	if (rel[0] == '/' || !slash)
+		snprintf(out, n, "%s", rel);
+	else
+		snprintf(out, n, "%.*s/%s", (int)(slash - of), of, rel);
+}
+
+static int circular(const chain *ch, const char *real, const yt_node *at, diag *d)
+{
+	char path[2048] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < ch->n && len < sizeof path; i++)
+		len += (size_t)snprintf(path + len, sizeof path - len, "%s -> ", ch->real[i]);
+	diag_add(d, at->file, at->line, at->col, "circular extends: %s%s", path, real);
+	return SIM_EPARSE;
+}
+
+/* Loads the file tree extends: names and merges tree over it. */
+static int apply_extends(scn_src *src, const char *name, chain *ch, yt_node **tree, diag *d)
+{
+	yt_node *ext = yt_get(*tree, "extends"), *parent = NULL;
+	char path[PATH_MAX], real[PATH_MAX];
+	int rc;
+	if (!ext)
+		return SIM_OK;
+	if (ext->type != YT_SCALAR || !ext->text[0])
+		return diag_add(d, ext->file, ext->line, ext->col,
+				"'extends' must be the path of another scenario file"), SIM_EPARSE;
+	relative_to(name, ext->text, path, sizeof path);
+	if (!realpath(path, real))
+		return diag_add(d, ext->file, ext->line, ext->col, "cannot read extended scenario '%s': %s",
+				ext->text, strerror(errno)), SIM_EPARSE;
+	for (size_t i = 0; i < ch->n; i++)
+		if (!strcmp(ch->real[i], real))
+			return circular(ch, real, ext, d);
+	if (ch->n >= MAX_EXTENDS_DEPTH)
+		return diag_add(d, ext->file, ext->line, ext->col, "extends chain deeper than %d files",
+				MAX_EXTENDS_DEPTH), SIM_EPARSE;
+	const char *kept = src_file(src, real);
+	if (!kept)
+		return SIM_ENOMEM;
+	ch->real[ch->n++] = kept;
+	rc = load_tree(src, path, NULL, 0, ch, &parent, d);
+	ch->n--;
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < (*tree)->nkids; i++)
+		if ((*tree)->kids[i] == ext) {
+			memmove(&(*tree)->kids[i], &(*tree)->kids[i + 1],
+				((*tree)->nkids - i - 1) * sizeof(yt_node *));
+			(*tree)->nkids--;
+			yt_free(ext);
+			break;
+		}
+	rc = yt_merge(parent, *tree);
+	*tree = parent;
+	return rc;
+}
+
+/* Reads (buf NULL: from the file name) and parses one scenario file, and
+ * whatever it extends. *out is a mapping. */
+static int load_tree(scn_src *src, const char *name, const char *buf, size_t len, chain *ch,
+		     yt_node **out, diag *d)
+{
+	char *owned = NULL;
+	const char *file = src_file(src, name);
+	yt_node *tree = NULL;
+	int rc;
+	if (!file)
+		return SIM_ENOMEM;
+	if (!buf) {
+		if ((rc = yt_read_file(name, &owned, &len, d)))
+			return rc;
+		buf = owned;
+	} else if ((rc = yt_check_text(file, buf, len, d))) {
+		return rc;
+	}
+	rc = yt_parse(file, buf, len, &tree, d);
+	free(owned);
+	if (rc)
+		return rc;
+	if (!tree)
+		return diag_add(d, file, 1, 1, "empty scenario (expected a mapping with cluster, workload and variants)"),
+		       SIM_EPARSE;
+	if (tree->type != YT_MAP) {
+		diag_add(d, file, tree->line, tree->col,
+			 "a scenario must be a mapping with cluster, workload and variants, not %s",
+			 yt_type_name(tree->type));
+		return yt_free(tree), SIM_EPARSE;
+	}
+	if ((rc = apply_extends(src, file, ch, &tree, d)))
+		return yt_free(tree), rc;
+	*out = tree;
+	return SIM_OK;
+}
+
+/* ---- sweeps ---- */
+
+static const yt_node *axis_node(const scn_src *src, size_t a)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < src->sweep->nkids; i++)
+		if (strcmp(src->sweep->kids[i]->key, "mode") && k++ == a)
+			return src->sweep->kids[i];
+	return NULL;
+}
+
+/* Value index of axis a at point i. */
+static size_t axis_index(const scn_scenario *s, size_t a, size_t i)
+{
+	if (s->sweep.zip)
+		return i;
+	for (size_t b = s->sweep.naxes; b-- > a + 1;)
+		i /= s->sweep.axes[b].nvalues;
+	return i % s->sweep.axes[a].nvalues;
+}
+
+static bool valid_path(const char *p)
+{
+	static const char *const roots[] = { "name", "description", "extends", "sweep", "jobs", "variants" };
+	size_t seg = 0;
+	for (size_t i = 0; i < sizeof roots / sizeof *roots; i++)
+		if (!strncmp(p, roots[i], strlen(roots[i])) &&
+		    (p[strlen(roots[i])] == '.' || !p[strlen(roots[i])]))
+			return false;
+	for (const char *c = p; *c; c++) {
+		if (*c == '.') {
+			if (!seg)
+				return false;
+			seg = 0;
+		} else {
+			seg++;
+		}
+	}
+	return seg > 0;
+}
+
+static void read_axis(scn_rd *r, scn_scenario *s, const yt_node *an)
+{
+	scn_sweep_axis *ax = &s->sweep.axes[s->sweep.naxes];
+	if (!valid_path(an->key) || strlen(an->key) >= sizeof ax->key)
+		return scn_err_key(r, an, "sweep key '%s' is not a setting path such as cluster.nodes "
+				   "(names, jobs, variants and sweep cannot be swept)", an->key);
+	if (an->type != YT_SEQ || !an->nkids)
+		return scn_err(r, an, "sweep '%s' must be a non-empty list of values", an->key);
+	snprintf(ax->key, sizeof ax->key, "%s", an->key);
+	ax->nvalues = an->nkids;
+	s->sweep.naxes++;
+}
+
+static void read_sweep(scn_rd *r, scn_scenario *s, const yt_node *sw)
+{
+	static const char *const modes[] = { "cartesian", "zip", NULL };
+	int mode = 0;
+	double points = 1;
+	s->sweep.points = 1;
+	if (!sw)
+		return;
+	if (sw->type != YT_MAP)
+		return scn_err(r, sw, "'sweep' must be a mapping of setting paths to lists of values");
+	if (scn_get_enum(r, sw, "mode", false, modes, &mode))
+		s->sweep.zip = mode == 1;
+	for (size_t i = 0; i < sw->nkids; i++) {
+		if (!strcmp(sw->kids[i]->key, "mode"))
+			continue;
+		if (s->sweep.naxes == SCN_MAX_AXES)
+			return scn_err_key(r, sw->kids[i], "at most %d sweep keys", SCN_MAX_AXES);
+		read_axis(r, s, sw->kids[i]);
+	}
+	if (!s->sweep.naxes)
+		return scn_err(r, sw, "'sweep' lists no setting to vary");
+	for (size_t a = 0; a < s->sweep.naxes; a++) {
+		if (s->sweep.zip && s->sweep.axes[a].nvalues != s->sweep.axes[0].nvalues)
+			return scn_err(r, sw, "sweep mode zip needs lists of one length ('%s' has %zu, '%s' %zu)",
+				       s->sweep.axes[0].key, s->sweep.axes[0].nvalues, s->sweep.axes[a].key,
+				       s->sweep.axes[a].nvalues);
+		points *= s->sweep.zip ? 1 : (double)s->sweep.axes[a].nvalues;
+	}
+	points = s->sweep.zip ? (double)s->sweep.axes[0].nvalues : points;
+	if (points > SCN_MAX_SWEEP_POINTS)
+		return scn_err(r, sw, "the sweep has %.0f points, at most %d", points, SCN_MAX_SWEEP_POINTS);
+	s->sweep.points = (size_t)points;
+}
+
+char *scn_sweep_label(const scn_scenario *s, size_t i, char *buf, size_t n)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t a = 0; a < s->sweep.naxes && len < n; a++) {
+		const yt_node *v = axis_node(s->src, a)->kids[axis_index(s, a, i)];
+		len += (size_t)snprintf(buf + len, n - len, "%s%s=%s", a ? " " : "", s->sweep.axes[a].key,
+					v->type == YT_SCALAR ? v->text : yt_type_name(v->type));
+	}
+	return buf;
+}
+
+/* ---- resolution ---- */
+
+static void default_name(scn_scenario *s)
+{
+	const char *base = strrchr(s->file, '/');
+	size_t len;
+	if (s->name[0])
+		return;
+	base = base ? base + 1 : s->file;
+	len = strcspn(base, ".");
+	snprintf(s->name, sizeof s->name, "%.*s", (int)(len < sizeof s->name ? len : sizeof s->name - 1),
+		 base);
+}
+
+/* Resolves tree into a new scenario sharing src. Messages in d. */
+static int resolve(scn_src *src, const yt_node *tree, const char *file, scn_scenario **out, diag *d)
+{
+	scn_rd r = { .d = d, .ps = src->ps };
+	size_t before = diag_count(d);
+	scn_scenario *s = calloc(1, sizeof *s);
+	if (!s || !(s->file = strdup(file)))
+		return free(s), SIM_ENOMEM;
+	s->src = src;
+	src->refs++;
+	scn_resolve(&r, tree, s);
+	read_sweep(&r, s, src->sweep);
+	default_name(s);
+	if (diag_count(d) > before)
+		return scn_free(s), SIM_EPARSE;
+	*out = s;
+	return SIM_OK;
+}
+
+static int point_tree(const scn_scenario *s, size_t i, yt_node **out)
+{
+	yt_node *t = yt_clone(s->src->root);
+	if (!t)
+		return SIM_ENOMEM;
+	for (size_t a = 0; a < s->sweep.naxes; a++) {
+		const yt_node *an = axis_node(s->src, a);
+		yt_node v = *an->kids[axis_index(s, a, i)];
+		v.key_line = an->key_line;
+		v.key_col = an->key_col;
+		v.key = NULL;
+		int rc = yt_set_path(t, s->sweep.axes[a].key, &v);
+		if (rc)
+			return yt_free(t), rc;
+	}
+	*out = t;
+	return SIM_OK;
+}
+
+int scn_sweep_point(const scn_scenario *s, size_t i, scn_scenario **out, diag *d)
+{
+	yt_node *t;
+	int rc;
+	if (i >= s->sweep.points)
+		return SIM_ERANGE;
+	if (!s->sweep.naxes)
+		return resolve(s->src, s->src->root, s->file, out, d) ? SIM_EPARSE : SIM_OK;
+	if ((rc = point_tree(s, i, &t))) {
+		if (rc == SIM_ENOENT)
+			diag_add(d, s->file, 0, 0, "a sweep key runs through a value that is not a mapping");
+		return rc == SIM_ENOENT ? SIM_EPARSE : rc;
+	}
+	rc = resolve(s->src, t, s->file, out, d);
+	if (!rc) {
+		(*out)->sweep = (scn_sweep){ .points = 1 };
+	}
+	yt_free(t);
+	return rc;
+}
+
+/* Adds point errors to d once each, with the point that shows them. */
+static void report_point(const scn_scenario *s, size_t i, const diag *pd, diag *d, diag *seen)
+{
+	char label[512];
+	scn_sweep_label(s, i, label, sizeof label);
+	for (size_t k = 0; k < diag_count(pd) && k < DIAG_MAX; k++) {
+		const char *m = diag_msg(pd, k);
+		bool dup = false;
+		for (size_t j = 0; j < diag_count(seen) && j < DIAG_MAX && !dup; j++)
+			dup = !strcmp(diag_msg(seen, j), m);
+		if (dup)
+			continue;
+		diag_add(seen, NULL, 0, 0, "%s", m);
+		diag_add(d, NULL, 0, 0, "%s (at sweep point %zu: %s)", m, i + 1, label);
+	}
+}
+
+/* Every point must resolve: a sweep that breaks halfway is caught here. */
+static int validate_points(const scn_scenario *s, diag *d)
+{
+	diag *seen = diag_new();
+	size_t bad = 0;
+	if (!seen)
+		return SIM_ENOMEM;
+	for (size_t i = 0; i < s->sweep.points && bad < MAX_REPORTED_POINTS; i++) {
+		diag *pd = diag_new();
+		scn_scenario *p = NULL;
+		if (!pd)
+			return diag_free(seen), SIM_ENOMEM;
+		if (scn_sweep_point(s, i, &p, pd)) {
+			report_point(s, i, pd, d, seen);
+			bad++;
+		}
+		scn_free(p);
+		diag_free(pd);
+	}
+	diag_free(seen);
+	return bad ? SIM_EPARSE : SIM_OK;
+}
+
+static int finish(scn_src *src, const char *file, scn_scenario **out, diag *d)
+{
+	scn_scenario *s = NULL;
+	int rc;
+	for (size_t i = 0; i < src->root->nkids; i++) {
+		if (strcmp(src->root->kids[i]->key, "sweep"))
+			continue;
+		src->sweep = src->root->kids[i];
+		memmove(&src->root->kids[i], &src->root->kids[i + 1],
+			(src->root->nkids - i - 1) * sizeof(yt_node *));
+		src->root->nkids--;
+		break;
+	}
+	rc = resolve(src, src->root, file, &s, d);
+	src_release(src);
+	if (!rc && s->sweep.naxes && (rc = validate_points(s, d)))
+		scn_free(s), s = NULL;
+	if (rc)
+		return rc;
+	*out = s;
+	return SIM_OK;
+}
+
+static int load_any(const char *name, const char *buf, size_t len, const scn_opts *opts,
+		    scn_scenario **out, diag *d)
+{
+	chain ch = { .n = 0 };
+	char real[PATH_MAX];
+	scn_src *src = src_new(opts, d);
+	int rc;
+	*out = NULL;
+	if (!src)
+		return diag_count(d) ? SIM_EPARSE : SIM_ENOMEM;
+	if (!buf && realpath(name, real)) {
+		if (!(ch.real[0] = src_file(src, real)))
+			return src_release(src), SIM_ENOMEM;
+		ch.n = 1;
+	}
+	if ((rc = load_tree(src, name, buf, len, &ch, &src->root, d)))
+		return src_release(src), rc;
+	return finish(src, name, out, d);
+}
+
+int scn_load(const char *path, const scn_opts *opts, scn_scenario **out, diag *d)
+{
+	return load_any(path, NULL, 0, opts, out, d);
+}
+
+int scn_load_buffer(const char *name, const char *buf, size_t len, const scn_opts *opts,
+		    scn_scenario **out, diag *d)
+{
+	return load_any(name, buf ? buf : "", buf ? len : 0, opts, out, d);
+}
+
+void scn_free(scn_scenario *s)
+{
+	if (!s)
+		return;
+	free(s->description);
+	free(s->file);
+	src_release(s->src);
+	free(s);
+}

@@ -1,0 +1,244 @@
+/* Scenario files: load (extends:, profile references and overrides), validate
+ * completely, and resolve into typed structs in SI units that the models
+ * read. Every key is documented in docs/scenarios.md. */
+#ifndef DPUSIM_MODELS_SCENARIO_H
+#define DPUSIM_MODELS_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "models/diag.h"
+#include "models/profile.h"
+#include "models/workload.h"
+
+#define SCN_NAME_MAX 64
+#define SCN_MAX_JOBS 64
+#define SCN_MAX_VARIANTS 16
+#define SCN_MAX_SIZES 64
+#define SCN_MAX_AXES 8
+#define SCN_MAX_SWEEP_POINTS 100000
+
+typedef enum scn_topology { SCN_TOPO_SINGLE_SWITCH, SCN_TOPO_FAT_TREE, SCN_TOPO_RAIL_OPTIMISED } scn_topology;
+typedef enum scn_routing { SCN_ROUTE_ECMP, SCN_ROUTE_ADAPTIVE } scn_routing;
+typedef enum scn_stornet { SCN_STORNET_SHARED, SCN_STORNET_DEDICATED } scn_stornet;
+typedef enum scn_precision { SCN_FP32, SCN_TF32, SCN_FP16, SCN_BF16, SCN_FP8 } scn_precision;
+typedef enum scn_wl_kind { SCN_WL_TRAINING, SCN_WL_COLLECTIVE } scn_wl_kind;
+typedef enum scn_coll_op {
+	SCN_OP_ALLREDUCE, SCN_OP_REDUCE_SCATTER, SCN_OP_ALLGATHER, SCN_OP_ALLTOALL,
+	SCN_OP_BROADCAST, SCN_OP_SENDRECV
+} scn_coll_op;
+typedef enum scn_coll_algo {
+	SCN_ALGO_AUTO, SCN_ALGO_RING, SCN_ALGO_TREE, SCN_ALGO_HIERARCHICAL, SCN_ALGO_IN_NETWORK
+} scn_coll_algo;
+typedef enum scn_placement { SCN_PLACE_PACKED, SCN_PLACE_SPREAD } scn_placement;
+typedef enum scn_network { SCN_NET_HOST_TCP, SCN_NET_RDMA, SCN_NET_RDMA_GDR } scn_network;
+typedef enum scn_storage_path { SCN_STOR_HOST, SCN_STOR_DPU_SNAP, SCN_STOR_GDS } scn_storage_path;
+typedef enum scn_crypto { SCN_CRYPTO_NONE, SCN_CRYPTO_HOST, SCN_CRYPTO_DPU_INLINE } scn_crypto;
+typedef enum scn_vswitch { SCN_VSW_NONE, SCN_VSW_HOST, SCN_VSW_DPU } scn_vswitch;
+typedef enum scn_slowdown { SCN_SLOW_NONE, SCN_SLOW_LOGNORMAL, SCN_SLOW_NORMAL } scn_slowdown;
+
+/* The words of each enumeration, as written in scenario files ("fat-tree"). */
+const char *scn_topology_name(scn_topology v);
+const char *scn_network_name(scn_network v);
+const char *scn_storage_path_name(scn_storage_path v);
+const char *scn_crypto_name(scn_crypto v);
+const char *scn_vswitch_name(scn_vswitch v);
+const char *scn_precision_name(scn_precision v);
+const char *scn_coll_op_name(scn_coll_op v);
+const char *scn_coll_algo_name(scn_coll_algo v);
+
+/* A referenced profile after the scenario's overrides. */
+typedef struct scn_hw {
+	char name[SCN_NAME_MAX]; /* profile name; "" when the component is absent */
+	const profile *prof;     /* the profile as loaded (sources), owned by the scenario */
+	profile_values v;        /* values in SI, overrides applied; NAN = not given */
+} scn_hw;
+
+typedef struct scn_fabric {
+	scn_topology topology;
+	int tiers;                /* 1 for a single switch; 2 or 3 for a fat tree */
+	double oversubscription;  /* leaf down:up bandwidth ratio, >= 1 */
+	double link_rate_Bps;     /* node-to-leaf link rate */
+	double hop_latency_s;     /* cable + SerDes per hop, besides the switch's own */
+	scn_routing routing;
+	int rails;                /* rail-optimised: rails (= NICs per node) */
+	scn_hw sw;                /* switch profile */
+} scn_fabric;
+
+typedef struct scn_storage {
+	bool present;
+	scn_hw server;            /* storage profile */
+	int servers;
+	scn_stornet network;
+	double link_rate_Bps;     /* each server's link */
+	double dataset_bytes;     /* 0: not given */
+} scn_storage;
+
+typedef struct scn_cluster {
+	int nodes, gpus_per_node;
+	scn_hw gpu, cpu, host_costs, nic;
+	int nics_per_node;
+	bool has_dpu;
+	scn_hw dpu;
+	int dpus_per_node;
+	scn_fabric fabric;
+	scn_storage storage;
+} scn_cluster;
+
+typedef struct scn_data {
+	bool present;
+	double sample_bytes;
+	double decode_s_per_sample; /* on one host core */
+	int workers;                /* loader processes per node */
+	int prefetch;               /* batches in flight per worker */
+} scn_data;
+
+typedef struct scn_training {
+	char model[SCN_NAME_MAX];   /* preset name, or "custom" */
+	wl_model shape;             /* preset with transformer: overrides, checked */
+	scn_precision precision;
+	int tp, pp, dp;
+	bool dp_auto;               /* dp was 'auto': GPUs / (tp * pp) */
+	int zero_stage;             /* 0..3 */
+	int micro_batch;            /* samples per microbatch per pipeline */
+	int global_batch;           /* samples per iteration */
+	int microbatches;           /* derived: global / (dp * micro) */
+	double bucket_bytes;        /* gradient bucket for overlap */
+	scn_data data;
+	int iterations;             /* simulated iterations */
+	double target_tokens;       /* 0: not given; time to train when set */
+} scn_training;
+
+typedef struct scn_collective {
+	scn_coll_op op;
+	scn_coll_algo algo;
+	double sizes_bytes[SCN_MAX_SIZES];
+	size_t nsizes;
+	int ranks;
+	int iterations;             /* per size */
+} scn_collective;
+
+typedef struct scn_workload {
+	scn_wl_kind kind;
+	scn_training train;         /* kind training */
+	scn_collective coll;        /* kind collective */
+	int gpus;                   /* GPUs this workload gets */
+} scn_workload;
+
+typedef struct scn_job {
+	char name[SCN_NAME_MAX];
+	scn_workload wl;
+	int nodes;                  /* nodes given to the job */
+	scn_placement placement;
+} scn_job;
+
+typedef struct scn_variant {
+	char name[SCN_NAME_MAX];
+	scn_network network;
+	scn_storage_path storage;
+	scn_crypto crypto;
+	scn_vswitch vswitch;
+} scn_variant;
+
+typedef struct scn_noise {
+	scn_slowdown gpu_dist;
+	double gpu_cv;              /* coefficient of variation of GPU time */
+	double slow_node_fraction;
+	double slow_node_factor;    /* >= 1: slowdown of a slow node */
+	double os_jitter;           /* fraction of host-core time lost */
+} scn_noise;
+
+typedef struct scn_failures {
+	bool enabled;
+	double node_mtbf_s;
+	double checkpoint_interval_s;
+	double checkpoint_bytes;    /* 0: derived from the model by the models */
+	double restart_s;
+} scn_failures;
+
+typedef struct scn_cost {
+	bool present;
+	double gpu_usd_per_s;       /* per GPU, all-in */
+	double dpu_usd_per_s;       /* extra per DPU */
+	double energy_usd_per_j;
+	double pue;
+} scn_cost;
+
+typedef struct scn_security {
+	bool encryption_required;   /* every variant must encrypt (crypto != none) */
+	bool tenant_isolation;      /* every variant must run a virtual switch */
+} scn_security;
+
+typedef struct scn_sweep_axis {
+	char key[128];              /* dotted path, e.g. cluster.fabric.link_rate */
+	size_t nvalues;
+} scn_sweep_axis;
+
+typedef struct scn_sweep {
+	bool zip;                   /* false: cartesian product */
+	scn_sweep_axis axes[SCN_MAX_AXES];
+	size_t naxes;
+	size_t points;              /* 1 when there is no sweep */
+} scn_sweep;
+
+typedef struct scn_src scn_src;
+
+/* A resolved scenario. Values are SI; profiles are merged with overrides. */
+typedef struct scn_scenario {
+	char name[SCN_NAME_MAX];
+	char *description;          /* may be NULL */
+	char *file;                 /* the file it was loaded from */
+	unsigned long long seed;
+	int replications;
+	scn_cluster cluster;
+	scn_job jobs[SCN_MAX_JOBS]; /* a single workload: one job with all nodes */
+	size_t njobs;
+	bool multi_job;             /* written as jobs: rather than workload: */
+	scn_variant variants[SCN_MAX_VARIANTS];
+	size_t nvariants;
+	scn_noise noise;
+	scn_failures failures;
+	scn_cost cost;
+	scn_security security;
+	scn_sweep sweep;
+	scn_src *src;               /* what sweeps need: the merged tree, profiles */
+} scn_scenario;
+
+typedef struct scn_opts {
+	const char *profile_dir;          /* NULL: models/profiles */
+	const char *const *profile_files; /* --profile FILE overrides */
+	size_t nprofile_files;
+} scn_opts;
+
+/* Loads, validates and resolves the scenario in path (following extends:).
+ * Every problem found goes to d as "file:line:col: message"; on any error
+ * nothing is returned. *out: free with scn_free. 0, SIM_EPARSE (invalid
+ * scenario), SIM_EIO (unreadable) or SIM_ENOMEM. */
+int scn_load(const char *path, const scn_opts *opts, scn_scenario **out, diag *d);
+
+/* The same from a buffer; name stands for the file in messages and relative
+ * extends: paths are resolved against the current directory. */
+int scn_load_buffer(const char *name, const char *buf, size_t len, const scn_opts *opts,
+		    scn_scenario **out, diag *d);
+
+/* Frees a scenario; NULL is a no-op. */
+void scn_free(scn_scenario *s);
+
+/* Point i (0 <= i < s->sweep.points) of the sweep, resolved like the base.
+ * *out: free with scn_free. Messages in d. */
+int scn_sweep_point(const scn_scenario *s, size_t i, scn_scenario **out, diag *d);
+
+/* "cluster.nodes=16 cluster.fabric.link_rate=400Gbps" for point i, into buf. */
+char *scn_sweep_label(const scn_scenario *s, size_t i, char *buf, size_t n);
+
+/* One paragraph: cluster, job(s), variants, sweep size. */
+void scn_summary(const scn_scenario *s, FILE *f);
+
+/* The resolved scenario as YAML, in SI units, profiles merged (each value
+ * written back with its SI unit so the dump is itself a valid scenario). */
+void scn_dump(const scn_scenario *s, FILE *f);
+
+/* The training workload's GPU count per job, etc., is in scn_workload.gpus. */
+
+#endif

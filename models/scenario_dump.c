@@ -1,0 +1,335 @@
+/* A resolved scenario in words (dpusim check) and as YAML in SI units
+ * (dpusim run --dump). The dump is itself a valid scenario: every value is
+ * written with its SI unit and every profile with all its merged values, so
+ * loading it again gives the same scenario. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "models/scenario_int.h"
+
+/* ---- YAML output helpers ---- */
+
+static void put_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			fprintf(f, "\\%c", *c);
+		else if (*c == '\n')
+			fputs("\\n", f);
+		else if (*c < 0x20)
+			fprintf(f, "\\x%02x", *c);
+		else
+			fputc(*c, f);
+	}
+	fputc('"', f);
+}
+
+static void put_q(FILE *f, int ind, const char *key, double v, unit_dim dim)
+{
+	char buf[48];
+	if (isnan(v))
+		return;
+	fprintf(f, "%*s%s: %s\n", ind, "", key, unit_format(v, dim, buf, sizeof buf));
+}
+
+static void put_word(FILE *f, int ind, const char *key, const char *word)
+{
+	fprintf(f, "%*s%s: %s\n", ind, "", key, word);
+}
+
+static void put_node(FILE *f, const yt_node *n)
+{
+	const char *open = n->type == YT_MAP ? "{" : "[", *close = n->type == YT_MAP ? "}" : "]";
+	if (n->type == YT_SCALAR)
+		return put_str(f, n->text);
+	if (n->type == YT_NULL)
+		return (void)fputs("null", f);
+	fputs(open, f);
+	for (size_t i = 0; i < n->nkids; i++) {
+		if (i)
+			fputs(", ", f);
+		if (n->type == YT_MAP) {
+			put_str(f, n->kids[i]->key);
+			fputs(": ", f);
+		}
+		put_node(f, n->kids[i]);
+	}
+	fputs(close, f);
+}
+
+static void put_hw(FILE *f, int ind, const char *key, const scn_hw *hw)
+{
+	if (!hw->prof)
+		return;
+	fprintf(f, "%*s%s:\n%*sprofile: %s\n", ind, "", key, ind + 2, "", hw->name);
+	for (size_t i = 0; i < profile_nfields; i++) {
+		const profile_field *fd = &profile_fields[i];
+		double v = profile_field_get(&hw->v, fd);
+		if (fd->kind != profile_get_kind(hw->prof) || isnan(v))
+			continue;
+		if (fd->is_bool)
+			put_word(f, ind + 2, fd->name, v != 0 ? "true" : "false");
+		else
+			put_q(f, ind + 2, fd->name, v, fd->dim);
+	}
+}
+
+/* ---- dump ---- */
+
+static void dump_cluster(FILE *f, const scn_cluster *c)
+{
+	const scn_fabric *fb = &c->fabric;
+	fputs("cluster:\n", f);
+	put_q(f, 2, "nodes", c->nodes, UNIT_COUNT);
+	put_q(f, 2, "gpus_per_node", c->gpus_per_node, UNIT_COUNT);
+	put_hw(f, 2, "gpu", &c->gpu);
+	put_hw(f, 2, "cpu", &c->cpu);
+	put_hw(f, 2, "host_costs", &c->host_costs);
+	put_hw(f, 2, "nic", &c->nic);
+	put_q(f, 2, "nics_per_node", c->nics_per_node, UNIT_COUNT);
+	put_hw(f, 2, "dpu", &c->dpu);
+	if (c->has_dpu)
+		put_q(f, 2, "dpus_per_node", c->dpus_per_node, UNIT_COUNT);
+	fputs("  fabric:\n", f);
+	put_word(f, 4, "topology", scn_topology_words[fb->topology]);
+	put_hw(f, 4, "switch", &fb->sw);
+	put_q(f, 4, "tiers", fb->tiers, UNIT_COUNT);
+	put_q(f, 4, "oversubscription", fb->oversubscription, UNIT_NUMBER);
+	put_q(f, 4, "link_rate", fb->link_rate_Bps, UNIT_BYTES_PER_S);
+	put_q(f, 4, "hop_latency", fb->hop_latency_s, UNIT_SECONDS);
+	put_word(f, 4, "routing", scn_routing_words[fb->routing]);
+	if (!c->storage.present)
+		return;
+	fputs("  storage:\n", f);
+	put_hw(f, 4, "server", &c->storage.server);
+	put_q(f, 4, "servers", c->storage.servers, UNIT_COUNT);
+	put_word(f, 4, "network", scn_stornet_words[c->storage.network]);
+	put_q(f, 4, "link_rate", c->storage.link_rate_Bps, UNIT_BYTES_PER_S);
+	if (c->storage.dataset_bytes > 0)
+		put_q(f, 4, "dataset", c->storage.dataset_bytes, UNIT_BYTES);
+}
+
+static void dump_shape(FILE *f, int ind, const wl_transformer *t)
+{
+	fprintf(f, "%*stransformer:\n", ind, "");
+	put_q(f, ind + 2, "layers", t->layers, UNIT_COUNT);
+	put_q(f, ind + 2, "hidden", t->hidden, UNIT_COUNT);
+	put_q(f, ind + 2, "heads", t->heads, UNIT_COUNT);
+	put_q(f, ind + 2, "kv_heads", t->kv_heads, UNIT_COUNT);
+	put_q(f, ind + 2, "ffn", t->ffn, UNIT_COUNT);
+	put_q(f, ind + 2, "ffn_mats", t->ffn_mats, UNIT_COUNT);
+	put_q(f, ind + 2, "seq", t->seq, UNIT_COUNT);
+	put_q(f, ind + 2, "vocab", t->vocab, UNIT_COUNT);
+}
+
+static void dump_training(FILE *f, int ind, const scn_training *t)
+{
+	put_word(f, ind, "kind", "training");
+	put_word(f, ind, "model", t->model);
+	if (t->shape.kind == WL_TRANSFORMER)
+		dump_shape(f, ind, &t->shape.tf);
+	put_word(f, ind, "precision", scn_precision_words[t->precision]);
+	fprintf(f, "%*sparallelism:\n", ind, "");
+	put_q(f, ind + 2, "tp", t->tp, UNIT_COUNT);
+	put_q(f, ind + 2, "pp", t->pp, UNIT_COUNT);
+	if (t->dp_auto)
+		fprintf(f, "%*sdp: auto  # %d\n", ind + 2, "", t->dp);
+	else
+		put_q(f, ind + 2, "dp", t->dp, UNIT_COUNT);
+	put_q(f, ind + 2, "zero_stage", t->zero_stage, UNIT_COUNT);
+	fprintf(f, "%*sbatch:\n", ind, "");
+	put_q(f, ind + 2, "global", t->global_batch, UNIT_COUNT);
+	put_q(f, ind + 2, "micro", t->micro_batch, UNIT_COUNT);
+	fprintf(f, "%*s# %d microbatches per iteration per pipeline\n", ind + 2, "", t->microbatches);
+	put_q(f, ind, "bucket", t->bucket_bytes, UNIT_BYTES);
+	if (t->data.present) {
+		fprintf(f, "%*sdata:\n", ind, "");
+		put_q(f, ind + 2, "sample_bytes", t->data.sample_bytes, UNIT_BYTES);
+		put_q(f, ind + 2, "decode", t->data.decode_s_per_sample, UNIT_S_PER_SAMPLE);
+		put_q(f, ind + 2, "workers", t->data.workers, UNIT_COUNT);
+		put_q(f, ind + 2, "prefetch", t->data.prefetch, UNIT_COUNT);
+	}
+	put_q(f, ind, "iterations", t->iterations, UNIT_COUNT);
+	if (t->target_tokens > 0)
+		put_q(f, ind, "target_tokens", t->target_tokens, UNIT_COUNT);
+}
+
+static void dump_workload(FILE *f, int ind, const scn_workload *w)
+{
+	char buf[48];
+	if (w->kind == SCN_WL_TRAINING)
+		return dump_training(f, ind, &w->train);
+	put_word(f, ind, "kind", "collective");
+	fprintf(f, "%*scollective:\n", ind, "");
+	put_word(f, ind + 2, "op", scn_op_words[w->coll.op]);
+	put_word(f, ind + 2, "algo", scn_algo_words[w->coll.algo]);
+	fprintf(f, "%*ssizes: [", ind + 2, "");
+	for (size_t i = 0; i < w->coll.nsizes; i++)
+		fprintf(f, "%s%s", i ? ", " : "", unit_format(w->coll.sizes_bytes[i], UNIT_BYTES, buf, sizeof buf));
+	fputs("]\n", f);
+	put_q(f, ind + 2, "ranks", w->coll.ranks, UNIT_COUNT);
+	put_q(f, ind + 2, "iterations", w->coll.iterations, UNIT_COUNT);
+}
+
+static void dump_jobs(FILE *f, const scn_scenario *s)
+{
+	if (!s->multi_job) {
+		fputs("workload:\n", f);
+		return dump_workload(f, 2, &s->jobs[0].wl);
+	}
+	fputs("jobs:\n", f);
+	for (size_t i = 0; i < s->njobs; i++) {
+		const scn_job *j = &s->jobs[i];
+		fprintf(f, "  - name: ");
+		put_str(f, j->name);
+		fputc('\n', f);
+		put_q(f, 4, "nodes", j->nodes, UNIT_COUNT);
+		put_word(f, 4, "placement", scn_placement_words[j->placement]);
+		fputs("    workload:\n", f);
+		dump_workload(f, 6, &j->wl);
+	}
+}
+
+static void dump_variants(FILE *f, const scn_scenario *s)
+{
+	fputs("variants:\n", f);
+	for (size_t i = 0; i < s->nvariants; i++) {
+		const scn_variant *v = &s->variants[i];
+		fputs("  - name: ", f);
+		put_str(f, v->name);
+		fputc('\n', f);
+		put_word(f, 4, "network", scn_network_words[v->network]);
+		put_word(f, 4, "storage", scn_storage_words[v->storage]);
+		put_word(f, 4, "crypto", scn_crypto_words[v->crypto]);
+		put_word(f, 4, "vswitch", scn_vswitch_words[v->vswitch]);
+	}
+}
+
+static void dump_extras(FILE *f, const scn_scenario *s)
+{
+	const scn_noise *z = &s->noise;
+	fputs("noise:\n", f);
+	put_word(f, 2, "gpu_dist", scn_slowdown_words[z->gpu_dist]);
+	put_q(f, 2, "gpu_cv", z->gpu_cv, UNIT_FRACTION);
+	put_q(f, 2, "slow_nodes", z->slow_node_fraction, UNIT_FRACTION);
+	put_q(f, 2, "slow_factor", z->slow_node_factor, UNIT_NUMBER);
+	put_q(f, 2, "os_jitter", z->os_jitter, UNIT_FRACTION);
+	if (s->failures.enabled) {
+		fputs("failures:\n", f);
+		put_q(f, 2, "node_mtbf", s->failures.node_mtbf_s, UNIT_SECONDS);
+		put_q(f, 2, "checkpoint_interval", s->failures.checkpoint_interval_s, UNIT_SECONDS);
+		if (s->failures.checkpoint_bytes > 0)
+			put_q(f, 2, "checkpoint_size", s->failures.checkpoint_bytes, UNIT_BYTES);
+		put_q(f, 2, "restart", s->failures.restart_s, UNIT_SECONDS);
+	}
+	if (s->cost.present) {
+		fputs("cost:\n", f);
+		put_q(f, 2, "gpu_price", s->cost.gpu_usd_per_s, UNIT_USD_PER_S);
+		put_q(f, 2, "dpu_price", s->cost.dpu_usd_per_s, UNIT_USD_PER_S);
+		put_q(f, 2, "energy_price", s->cost.energy_usd_per_j, UNIT_USD_PER_J);
+		put_q(f, 2, "pue", s->cost.pue, UNIT_NUMBER);
+	}
+	fputs("security:\n", f);
+	put_word(f, 2, "encryption", s->security.encryption_required ? "required" : "optional");
+	put_word(f, 2, "tenant_isolation", s->security.tenant_isolation ? "true" : "false");
+}
+
+static void dump_sweep(FILE *f, const scn_scenario *s)
+{
+	const yt_node *sw = s->src ? s->src->sweep : NULL;
+	if (!s->sweep.naxes || !sw)
+		return;
+	fprintf(f, "sweep:  # %zu points\n  mode: %s\n", s->sweep.points, s->sweep.zip ? "zip" : "cartesian");
+	for (size_t i = 0; i < sw->nkids; i++) {
+		if (!strcmp(sw->kids[i]->key, "mode"))
+			continue;
+		fprintf(f, "  %s: ", sw->kids[i]->key);
+		put_node(f, sw->kids[i]);
+		fputc('\n', f);
+	}
+}
+
+void scn_dump(const scn_scenario *s, FILE *f)
+{
+	fputs("# resolved scenario: profiles merged, every value in SI units\n", f);
+	fputs("name: ", f);
+	put_str(f, s->name);
+	fputc('\n', f);
+	if (s->description) {
+		fputs("description: ", f);
+		put_str(f, s->description);
+		fputc('\n', f);
+	}
+	fprintf(f, "seed: %llu\nreplications: %d\n", s->seed, s->replications);
+	dump_cluster(f, &s->cluster);
+	dump_jobs(f, s);
+	dump_variants(f, s);
+	dump_extras(f, s);
+	dump_sweep(f, s);
+}
+
+/* ---- summary ---- */
+
+static void summary_workload(FILE *f, const scn_workload *w)
+{
+	const scn_training *t = &w->train;
+	if (w->kind == SCN_WL_COLLECTIVE) {
+		char a[48], b[48];
+		unit_format(w->coll.sizes_bytes[0], UNIT_BYTES, a, sizeof a);
+		unit_format(w->coll.sizes_bytes[w->coll.nsizes ? w->coll.nsizes - 1 : 0], UNIT_BYTES, b, sizeof b);
+		fprintf(f, "collective benchmark: %s (%s) over %d ranks, %zu sizes from %s to %s", scn_op_words[w->coll.op],
+			scn_algo_words[w->coll.algo], w->coll.ranks, w->coll.nsizes, a, b);
+		return;
+	}
+	fprintf(f, "training %s (%s) on %d GPUs, tp %d x pp %d x dp %d, global batch %d (micro %d, %d microbatches), %d iterations",
+		t->model, scn_precision_words[t->precision], w->gpus, t->tp, t->pp, t->dp, t->global_batch,
+		t->micro_batch, t->microbatches, t->iterations);
+	if (t->target_tokens > 0)
+		fprintf(f, ", target %.3g tokens", t->target_tokens);
+	if (t->data.present)
+		fprintf(f, ", data loader %d workers", t->data.workers);
+}
+
+void scn_summary(const scn_scenario *s, FILE *f)
+{
+	const scn_cluster *c = &s->cluster;
+	char rate[48];
+	unit_format(c->fabric.link_rate_Bps * 8 / 1e9, UNIT_NUMBER, rate, sizeof rate);
+	fprintf(f, "%s: %d nodes x %d %s = %d GPUs, %s host CPUs, %d x %s per node%s%s; %d-tier %s of %s at %s Gb/s per link",
+		s->name, c->nodes, c->gpus_per_node, c->gpu.name, c->nodes * c->gpus_per_node, c->cpu.name,
+		c->nics_per_node, c->nic.name, c->has_dpu ? ", DPU " : "", c->has_dpu ? c->dpu.name : "",
+		c->fabric.tiers, scn_topology_words[c->fabric.topology], c->fabric.sw.name, rate);
+	if (c->fabric.topology != SCN_TOPO_SINGLE_SWITCH)
+		fprintf(f, " (oversubscription %g:1, %s)", c->fabric.oversubscription,
+			scn_routing_words[c->fabric.routing]);
+	if (c->storage.present)
+		fprintf(f, "; storage %d x %s (%s network)", c->storage.servers, c->storage.server.name,
+			scn_stornet_words[c->storage.network]);
+	fputs(". ", f);
+	for (size_t i = 0; i < s->njobs; i++) {
+		if (s->multi_job)
+			fprintf(f, "%sJob '%s' on %d nodes: ", i ? " " : "", s->jobs[i].name, s->jobs[i].nodes);
+		else
+			fputs("Job: ", f);
+		summary_workload(f, &s->jobs[i].wl);
+		fputc('.', f);
+	}
+	fprintf(f, " Variants (%zu):", s->nvariants);
+	for (size_t i = 0; i < s->nvariants; i++) {
+		const scn_variant *v = &s->variants[i];
+		fprintf(f, "%s %s (network %s, storage %s, crypto %s, vswitch %s)", i ? ";" : "", v->name,
+			scn_network_words[v->network], scn_storage_words[v->storage], scn_crypto_words[v->crypto],
+			scn_vswitch_words[v->vswitch]);
+	}
+	if (s->sweep.naxes) {
+		fprintf(f, ". Sweep: %zu points (%s of", s->sweep.points, s->sweep.zip ? "zip" : "cartesian");
+		for (size_t a = 0; a < s->sweep.naxes; a++)
+			fprintf(f, "%s %s [%zu]", a ? "," : "", s->sweep.axes[a].key, s->sweep.axes[a].nvalues);
+		fputc(')', f);
+	} else {
+		fputs(". Sweep: none (1 point)", f);
+	}
+	fprintf(f, ". Seed %llu, %d replication%s.\n", s->seed, s->replications, s->replications == 1 ? "" : "s");
+}

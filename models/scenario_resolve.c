@@ -1,0 +1,806 @@
+/* Scenario sections into typed structs, then the cross-field checks
+ * (parallelism against GPUs, variants against the hardware they need). */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "models/scenario_int.h"
+#include "sim/err.h"
+
+const char *const scn_topology_words[] = { "single-switch", "fat-tree", "rail-optimised", NULL };
+const char *const scn_routing_words[] = { "ecmp", "adaptive", NULL };
+const char *const scn_stornet_words[] = { "shared", "dedicated", NULL };
+const char *const scn_precision_words[] = { "fp32", "tf32", "fp16", "bf16", "fp8", NULL };
+const char *const scn_kind_words[] = { "training", "collective", NULL };
+const char *const scn_op_words[] = { "allreduce", "reduce-scatter", "allgather", "alltoall",
+				     "broadcast", "sendrecv", NULL };
+const char *const scn_algo_words[] = { "auto", "ring", "tree", "hierarchical", "in-network", NULL };
+const char *const scn_placement_words[] = { "packed", "spread", NULL };
+const char *const scn_network_words[] = { "host-tcp", "rdma", "rdma-gdr", NULL };
+const char *const scn_storage_words[] = { "host", "dpu-snap", "gds", NULL };
+const char *const scn_crypto_words[] = { "none", "host", "dpu-inline", NULL };
+const char *const scn_vswitch_words[] = { "none", "host", "dpu", NULL };
+const char *const scn_slowdown_words[] = { "none", "lognormal", "normal", NULL };
+
+#define INF HUGE_VAL
+
+/* Where things were written, for cross-field messages. */
+typedef struct rs {
+	scn_rd *r;
+	scn_scenario *s;
+	const yt_node *root, *cluster, *fabric, *storage, *gpu, *cpu, *host, *nic, *dpu, *sw, *server;
+	const yt_node *variant_nodes[SCN_MAX_VARIANTS];
+	const yt_node *job_nodes[SCN_MAX_JOBS];
+} rs;
+
+/* ---- hardware components ---- */
+
+static void no_profile(scn_rd *r, const yt_node *at, profile_kind kind, const char *name)
+{
+	const char *const *names;
+	size_t n = 0;
+	const char *best = NULL;
+	if (!profile_set_names(r->ps, &names, &n))
+		best = diag_suggest(name, names, n);
+	if (best)
+		scn_err(r, at, "unknown %s profile '%s' (no %s/%s.yaml; did you mean '%s'?)",
+			profile_kind_name(kind), name, profile_set_dir(r->ps), name, best);
+	else
+		scn_err(r, at, "unknown %s profile '%s' (no %s/%s.yaml)", profile_kind_name(kind), name,
+			profile_set_dir(r->ps), name);
+}
+
+static void apply_overrides(scn_rd *r, const yt_node *n, profile_kind kind, scn_hw *hw)
+{
+	for (size_t i = 0; n->type == YT_MAP && i < n->nkids; i++) {
+		const yt_node *o = n->kids[i];
+		const profile_field *f;
+		double x;
+		if (!strcmp(o->key, "profile"))
+			continue;
+		if (!(f = profile_field_find(kind, o->key))) {
+			const char *best = profile_field_suggest(kind, o->key);
+			scn_err_key(r, o, "unknown %s field '%s'%s%s%s (see docs/profiles.md)",
+				    profile_kind_name(kind), o->key, best ? " (did you mean '" : "",
+				    best ? best : "", best ? "'?)" : "");
+			continue;
+		}
+		if (!profile_field_parse(f, o, &x, r->d))
+			profile_field_set(&hw->v, f, x);
+	}
+}
+
+/* key: PROFILE-NAME, or key: { profile: NAME, FIELD: value... }. */
+static const yt_node *read_hw(scn_rd *r, const yt_node *parent, const char *key, profile_kind kind,
+			      bool required, scn_hw *hw)
+{
+	const yt_node *n = yt_get(parent, key), *nm = n;
+	const profile *p;
+	for (size_t i = 0; i < profile_nfields; i++)
+		profile_field_set(&hw->v, &profile_fields[i], NAN);
+	if (!n) {
+		if (required)
+			scn_err(r, parent, "missing '%s' (a %s profile name)", key, profile_kind_name(kind));
+		return NULL;
+	}
+	if (n->type == YT_MAP && !(nm = yt_get(n, "profile"))) {
+		scn_err(r, n, "'%s' needs 'profile: NAME' besides its overrides", key);
+		return NULL;
+	}
+	if (nm->type != YT_SCALAR || !nm->text[0] || strlen(nm->text) >= sizeof hw->name) {
+		scn_err(r, nm, "'%s' must be a %s profile name, or a mapping with 'profile:' and overrides",
+			key, profile_kind_name(kind));
+		return NULL;
+	}
+	int rc = profile_set_find(r->ps, nm->text, &p, r->d);
+	if (rc == SIM_ENOENT)
+		no_profile(r, nm, kind, nm->text);
+	if (rc)
+		return r->errs++, NULL;
+	if (profile_get_kind(p) != kind) {
+		scn_err(r, nm, "'%s' is a %s profile, but '%s' needs a %s profile", nm->text,
+			profile_kind_name(profile_get_kind(p)), key, profile_kind_name(kind));
+		return NULL;
+	}
+	snprintf(hw->name, sizeof hw->name, "%s", nm->text);
+	hw->prof = p;
+	hw->v = *profile_get_values(p);
+	apply_overrides(r, n, kind, hw);
+	return n;
+}
+
+/* A value the models need from a component: absent is an error that says
+ * why it is needed and why the profile lacks it. */
+static bool need(rs *c, const scn_hw *hw, const yt_node *hw_node, const yt_node *at,
+		 const char *field, const char *why)
+{
+	const profile_field *f;
+	const char *reason;
+	if (!hw->prof)
+		return false;
+	f = profile_field_find(profile_get_kind(hw->prof), field);
+	SIM_ASSERT(f, "no field %s", field);
+	if (profile_has(profile_field_get(&hw->v, f)))
+		return true;
+	reason = profile_missing(hw->prof, f);
+	scn_err(c->r, at ? at : hw_node,
+		"%s needs '%s' of %s profile '%s', which does not give it%s%s%s; set it under '%s'", why,
+		field, profile_kind_name(profile_get_kind(hw->prof)), hw->name,
+		reason ? " (missing: " : "", reason ? reason : "", reason ? ")" : "",
+		hw_node && hw_node->key ? hw_node->key : "the component");
+	return false;
+}
+
+/* Either of two fields will do (a cycles form or a clock-free form). */
+static void need_either(rs *c, const scn_hw *hw, const yt_node *hw_node, const yt_node *at,
+			const char *a, const char *b, const char *why)
+{
+	const profile_field *fb;
+	if (!hw->prof)
+		return;
+	fb = profile_field_find(profile_get_kind(hw->prof), b);
+	if (fb && profile_has(profile_field_get(&hw->v, fb)))
+		return;
+	need(c, hw, hw_node, at, a, why);
+}
+
+/* ---- cluster ---- */
+
+static const char *const fabric_keys[] = { "topology", "switch", "tiers", "oversubscription",
+					   "link_rate", "hop_latency", "routing", NULL };
+
+/* Endpoints a fabric of this switch radix can attach (leaf down ports
+ * k*r/(1+r) for oversubscription r; k leaves under k-port spines; a third
+ * tier multiplies by k/2 pods). */
+static double fabric_capacity(const scn_fabric *f)
+{
+	double k = profile_has(f->sw.v.sw.radix) ? f->sw.v.sw.radix : 0;
+	double down = floor(k * f->oversubscription / (1 + f->oversubscription));
+	if (f->topology == SCN_TOPO_SINGLE_SWITCH)
+		return k;
+	return f->tiers == 2 ? k * down : k * down * floor(k / 2);
+}
+
+static void read_fabric(rs *c, const yt_node *fab, scn_cluster *cl)
+{
+	scn_rd *r = c->r;
+	scn_fabric *f = &cl->fabric;
+	int v;
+	scn_only_keys(r, fab, fabric_keys, "cluster.fabric");
+	f->topology = SCN_TOPO_FAT_TREE;
+	if (scn_get_enum(r, fab, "topology", true, scn_topology_words, &v))
+		f->topology = (scn_topology)v;
+	c->sw = read_hw(r, fab, "switch", PROFILE_SWITCH, true, &f->sw);
+	f->tiers = f->topology == SCN_TOPO_SINGLE_SWITCH ? 1 : 2;
+	if (scn_get_int(r, fab, "tiers", false, 1, 3, &f->tiers)) {
+		bool ok = f->topology == SCN_TOPO_SINGLE_SWITCH ? f->tiers == 1 : f->tiers >= 2;
+		if (!ok)
+			scn_err(r, yt_get(fab, "tiers"), "a %s fabric has %s tiers, not %d",
+				scn_topology_words[f->topology],
+				f->topology == SCN_TOPO_SINGLE_SWITCH ? "1" : "2 or 3", f->tiers);
+	}
+	f->oversubscription = 1;
+	scn_get_q(r, fab, "oversubscription", false, UNIT_NUMBER, 1, 64, false, &f->oversubscription);
+	f->routing = SCN_ROUTE_ECMP;
+	if (scn_get_enum(r, fab, "routing", false, scn_routing_words, &v))
+		f->routing = (scn_routing)v;
+	f->hop_latency_s = 0;
+	scn_get_q(r, fab, "hop_latency", false, UNIT_SECONDS, 0, 1e-3, false, &f->hop_latency_s);
+	f->link_rate_Bps = NAN;
+	scn_get_q(r, fab, "link_rate", false, UNIT_BYTES_PER_S, 0, 1e13, true, &f->link_rate_Bps);
+}
+
+/* Link rate default and limits, switch capacity: needs the NIC and switch. */
+static void check_fabric(rs *c, scn_cluster *cl)
+{
+	scn_fabric *f = &cl->fabric;
+	double nic = cl->nic.v.nic.port_rate_Bps, sw = f->sw.v.sw.port_rate_Bps;
+	double endpoints = (double)cl->nodes * cl->nics_per_node;
+	char a[48], b[48];
+	if (!cl->nic.prof || !f->sw.prof || !need(c, &f->sw, c->sw, NULL, "port_rate", "the fabric") ||
+	    !need(c, &cl->nic, c->nic, NULL, "port_rate", "the fabric") ||
+	    !need(c, &f->sw, c->sw, NULL, "radix", "the fabric"))
+		return;
+	f->rails = f->topology == SCN_TOPO_RAIL_OPTIMISED ? cl->nics_per_node : 0;
+	if (isnan(f->link_rate_Bps))
+		f->link_rate_Bps = nic < sw ? nic : sw;
+	if (f->link_rate_Bps > sw || f->link_rate_Bps > nic) {
+		bool sw_slow = sw < nic;
+		unit_format(f->link_rate_Bps * 8, UNIT_NUMBER, a, sizeof a);
+		unit_format((sw_slow ? sw : nic) * 8, UNIT_NUMBER, b, sizeof b);
+		scn_err(c->r, yt_get(c->fabric, "link_rate"),
+			"link_rate (%s bit/s) is faster than the ports of %s '%s' (%s bit/s)", a,
+			sw_slow ? "switch" : "NIC", sw_slow ? f->sw.name : cl->nic.name, b);
+	}
+	if (endpoints > fabric_capacity(f)) {
+		unit_format(fabric_capacity(f), UNIT_COUNT, a, sizeof a);
+		scn_err(c->r, c->fabric,
+			"the fabric cannot attach %.0f ports: a %d-tier %s of %s (radix %.0f, "
+			"oversubscription %g) takes at most %s", endpoints, f->tiers,
+			scn_topology_words[f->topology], f->sw.name, f->sw.v.sw.radix,
+			f->oversubscription, a);
+	}
+}
+
+static const char *const storage_keys[] = { "server", "servers", "network", "link_rate", "dataset", NULL };
+
+static void read_storage(rs *c, const yt_node *st, scn_storage *s)
+{
+	scn_rd *r = c->r;
+	int v;
+	scn_only_keys(r, st, storage_keys, "cluster.storage");
+	s->present = true;
+	c->server = read_hw(r, st, "server", PROFILE_STORAGE, true, &s->server);
+	s->servers = 1;
+	scn_get_int(r, st, "servers", false, 1, 100000, &s->servers);
+	s->network = SCN_STORNET_SHARED;
+	if (scn_get_enum(r, st, "network", false, scn_stornet_words, &v))
+		s->network = (scn_stornet)v;
+	s->link_rate_Bps = NAN;
+	scn_get_q(r, st, "link_rate", false, UNIT_BYTES_PER_S, 0, 1e13, true, &s->link_rate_Bps);
+	s->dataset_bytes = 0;
+	scn_get_q(r, st, "dataset", false, UNIT_BYTES, 0, 1e18, true, &s->dataset_bytes);
+	if (c->server)
+		need(c, &s->server, c->server, NULL, "bw", "storage");
+}
+
+static const char *const cluster_keys[] = { "nodes", "gpus_per_node", "gpu", "cpu", "host_costs",
+					    "nic", "nics_per_node", "dpu", "dpus_per_node", "fabric",
+					    "storage", NULL };
+
+static void read_cluster(rs *c, const yt_node *cn, scn_cluster *cl)
+{
+	scn_rd *r = c->r;
+	const yt_node *fab, *st;
+	scn_only_keys(r, cn, cluster_keys, "cluster");
+	cl->nodes = cl->gpus_per_node = 1;
+	scn_get_int(r, cn, "nodes", true, 1, 1000000, &cl->nodes);
+	scn_get_int(r, cn, "gpus_per_node", true, 1, 64, &cl->gpus_per_node);
+	c->gpu = read_hw(r, cn, "gpu", PROFILE_GPU, true, &cl->gpu);
+	c->cpu = read_hw(r, cn, "cpu", PROFILE_CPU, true, &cl->cpu);
+	c->host = read_hw(r, cn, "host_costs", PROFILE_HOST_COSTS, false, &cl->host_costs);
+	c->nic = read_hw(r, cn, "nic", PROFILE_NIC, true, &cl->nic);
+	cl->nics_per_node = 1;
+	scn_get_int(r, cn, "nics_per_node", false, 1, 64, &cl->nics_per_node);
+	c->dpu = read_hw(r, cn, "dpu", PROFILE_DPU, false, &cl->dpu);
+	cl->has_dpu = cl->dpu.prof != NULL;
+	cl->dpus_per_node = cl->has_dpu ? 1 : 0;
+	if (scn_get_int(r, cn, "dpus_per_node", false, 1, 16, &cl->dpus_per_node) && !yt_get(cn, "dpu"))
+		scn_err(r, yt_get(cn, "dpus_per_node"), "'dpus_per_node' is given but the cluster has no 'dpu'");
+	if (c->cpu) {
+		need(c, &cl->cpu, c->cpu, NULL, "sockets", "the host CPU model");
+		need(c, &cl->cpu, c->cpu, NULL, "cores_per_socket", "the host CPU model");
+		need(c, &cl->cpu, c->cpu, NULL, "freq", "the host CPU model");
+	}
+	if (c->gpu)
+		need(c, &cl->gpu, c->gpu, NULL, "hbm_bytes", "the GPU model");
+	if ((fab = c->fabric = scn_section(r, cn, "fabric", true)))
+		read_fabric(c, fab, cl);
+	if (fab)
+		check_fabric(c, cl);
+	if ((st = c->storage = scn_section(r, cn, "storage", false)))
+		read_storage(c, st, &cl->storage);
+}
+
+/* ---- workloads ---- */
+
+static const char *const tf_keys[] = { "layers", "hidden", "heads", "kv_heads", "ffn", "ffn_mats",
+				       "seq", "vocab", NULL };
+
+static void read_shape(rs *c, const yt_node *tn, wl_transformer *t)
+{
+	static const struct { const char *key; long lo, hi; size_t off; } f[] = {
+		{ "layers", 1, 1000, offsetof(wl_transformer, layers) },
+		{ "hidden", 1, 1 << 20, offsetof(wl_transformer, hidden) },
+		{ "heads", 1, 4096, offsetof(wl_transformer, heads) },
+		{ "kv_heads", 1, 4096, offsetof(wl_transformer, kv_heads) },
+		{ "ffn", 1, 1 << 22, offsetof(wl_transformer, ffn) },
+		{ "ffn_mats", 2, 3, offsetof(wl_transformer, ffn_mats) },
+		{ "seq", 1, 1 << 22, offsetof(wl_transformer, seq) },
+		{ "vocab", 1, 1 << 24, offsetof(wl_transformer, vocab) },
+	};
+	scn_only_keys(c->r, tn, tf_keys, "transformer");
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+		int v;
+		if (scn_get_int(c->r, tn, f[i].key, false, f[i].lo, f[i].hi, &v)) {
+			uint32_t u = (uint32_t)v;
+			memcpy((char *)t + f[i].off, &u, sizeof u);
+		}
+	}
+}
+
+static void read_model(rs *c, const yt_node *w, scn_training *t)
+{
+	scn_rd *r = c->r;
+	const yt_node *tn = yt_get(w, "transformer"), *mn = yt_get(w, "model");
+	const wl_preset *p = NULL;
+	char why[200];
+	if (!scn_get_str(r, w, "model", true, t->model, sizeof t->model))
+		return;
+	if (strcmp(t->model, "custom") && !(p = wl_preset_find(t->model))) {
+		const char *names[64];
+		size_t n = wl_preset_count() < 64 ? wl_preset_count() : 64;
+		for (size_t i = 0; i < n; i++)
+			names[i] = wl_preset_at(i)->name;
+		const char *best = diag_suggest(t->model, names, n);
+		scn_err(r, mn, "unknown model '%s' (a preset, or 'custom' with transformer:)%s%s%s",
+			t->model, best ? "; did you mean '" : "", best ? best : "", best ? "'?" : "");
+		return;
+	}
+	t->shape = p ? p->model : (wl_model){ .kind = WL_TRANSFORMER };
+	if (tn && tn->type != YT_MAP)
+		return scn_err(r, tn, "'transformer' must be a mapping, not %s", yt_type_name(tn->type));
+	if (!p && !tn)
+		return scn_err(r, mn, "model 'custom' needs a 'transformer:' shape");
+	if (tn && t->shape.kind == WL_VISION)
+		return scn_err(r, tn, "'transformer' does not apply to vision model '%s'", t->model);
+	if (t->shape.kind != WL_TRANSFORMER)
+		return;
+	if (tn)
+		read_shape(c, tn, &t->shape.tf);
+	if (wl_transformer_check(&t->shape.tf, why, sizeof why))
+		scn_err(r, tn ? tn : mn, "impossible transformer shape: %s", why);
+}
+
+static const char *const data_keys[] = { "sample_bytes", "decode", "workers", "prefetch", NULL };
+
+static void read_data(rs *c, const yt_node *dn, scn_training *t)
+{
+	scn_rd *r = c->r;
+	scn_data *d = &t->data;
+	bool vision = t->shape.kind == WL_VISION;
+	scn_only_keys(r, dn, data_keys, "workload.data");
+	d->present = true;
+	d->sample_bytes = vision ? t->shape.vis.sample_bytes : 0;
+	scn_get_q(r, dn, "sample_bytes", !vision, UNIT_BYTES, 0, 1e12, true, &d->sample_bytes);
+	scn_get_q(r, dn, "decode", true, UNIT_S_PER_SAMPLE, 0, 3600, false, &d->decode_s_per_sample);
+	scn_get_int(r, dn, "workers", true, 1, 4096, &d->workers);
+	d->prefetch = 2; /* PyTorch DataLoader's default prefetch_factor */
+	scn_get_int(r, dn, "prefetch", false, 1, 1024, &d->prefetch);
+}
+
+static void read_parallelism(rs *c, const yt_node *pn, scn_training *t)
+{
+	static const char *const keys[] = { "tp", "pp", "dp", "zero_stage", NULL };
+	const yt_node *dp = yt_get(pn, "dp");
+	scn_only_keys(c->r, pn, keys, "workload.parallelism");
+	scn_get_int(c->r, pn, "tp", false, 1, 1 << 20, &t->tp);
+	scn_get_int(c->r, pn, "pp", false, 1, 1 << 20, &t->pp);
+	scn_get_int(c->r, pn, "zero_stage", false, 0, 3, &t->zero_stage);
+	if (dp && dp->type == YT_SCALAR && !strcmp(dp->text, "auto"))
+		return;
+	if (dp && dp->type == YT_SCALAR && !isdigit((unsigned char)dp->text[0]) && dp->text[0] != '-')
+		return scn_err(c->r, dp, "'dp' must be a whole number or 'auto' (got '%s')", dp->text);
+	scn_get_int(c->r, pn, "dp", false, 1, 1 << 20, &t->dp);
+}
+
+static const char *const train_keys[] = { "kind", "model", "transformer", "precision", "parallelism",
+					  "batch", "bucket", "data", "iterations", "target_tokens", NULL };
+
+static void read_training(rs *c, const yt_node *w, scn_training *t)
+{
+	scn_rd *r = c->r;
+	const yt_node *pn, *bn, *dn;
+	int v;
+	scn_only_keys(r, w, train_keys, "a training workload");
+	read_model(c, w, t);
+	t->precision = SCN_BF16;
+	if (scn_get_enum(r, w, "precision", false, scn_precision_words, &v))
+		t->precision = (scn_precision)v;
+	t->tp = t->pp = 1;
+	t->dp = 0; /* auto */
+	if ((pn = scn_section(r, w, "parallelism", false)))
+		read_parallelism(c, pn, t);
+	t->micro_batch = 1;
+	if ((bn = scn_section(r, w, "batch", true))) {
+		static const char *const keys[] = { "global", "micro", NULL };
+		scn_only_keys(r, bn, keys, "workload.batch");
+		scn_get_int(r, bn, "global", true, 1, 100000000, &t->global_batch);
+		scn_get_int(r, bn, "micro", false, 1, 1000000, &t->micro_batch);
+	}
+	t->bucket_bytes = 25.0 * 1048576; /* PyTorch DDP's default bucket_cap_mb = 25 */
+	scn_get_q(r, w, "bucket", false, UNIT_BYTES, 0, 1e12, true, &t->bucket_bytes);
+	if ((dn = scn_section(r, w, "data", false)))
+		read_data(c, dn, t);
+	t->iterations = 10;
+	scn_get_int(r, w, "iterations", false, 1, 1000000, &t->iterations);
+	t->target_tokens = 0;
+	if (scn_get_q(r, w, "target_tokens", false, UNIT_COUNT, 1, 1e18, false, &t->target_tokens) &&
+	    t->shape.kind == WL_VISION)
+		scn_err(r, yt_get(w, "target_tokens"), "'target_tokens' does not apply to vision model '%s'",
+			t->model);
+}
+
+/* sizes: [1KiB, 1MiB] or { from: 1KiB, to: 1GiB, factor: 2 }. */
+static void read_sizes(rs *c, const yt_node *sn, scn_collective *k)
+{
+	scn_rd *r = c->r;
+	double from = 0, to = 0, factor = 2;
+	k->nsizes = 0;
+	if (sn->type == YT_SEQ) {
+		if (!sn->nkids || sn->nkids > SCN_MAX_SIZES)
+			return scn_err(r, sn, "'sizes' must list 1 to %d sizes", SCN_MAX_SIZES);
+		for (size_t i = 0; i < sn->nkids; i++) {
+			yt_node wrap = { .type = YT_MAP, .file = sn->file, .line = sn->line, .col = sn->col };
+			yt_node item = *sn->kids[i];
+			yt_node *kids[1] = { &item };
+			item.key = (char *)"sizes";
+			wrap.kids = kids;
+			wrap.nkids = 1;
+			scn_get_q(r, &wrap, "sizes", true, UNIT_BYTES, 0, 1e13, true, &k->sizes_bytes[k->nsizes++]);
+		}
+		return;
+	}
+	if (sn->type != YT_MAP)
+		return scn_err(r, sn, "'sizes' must be a list of sizes or { from, to, factor }");
+	static const char *const keys[] = { "from", "to", "factor", NULL };
+	scn_only_keys(r, sn, keys, "collective.sizes");
+	if (!scn_get_q(r, sn, "from", true, UNIT_BYTES, 0, 1e13, true, &from) |
+	    !scn_get_q(r, sn, "to", true, UNIT_BYTES, 0, 1e13, true, &to))
+		return;
+	scn_get_q(r, sn, "factor", false, UNIT_NUMBER, 1.01, 1024, false, &factor);
+	if (to < from)
+		return scn_err(r, sn, "'to' is smaller than 'from'");
+	for (double x = from; x <= to * (1 + 1e-12); x *= factor) {
+		if (k->nsizes == SCN_MAX_SIZES)
+			return scn_err(r, sn, "the size sweep has more than %d sizes", SCN_MAX_SIZES);
+		k->sizes_bytes[k->nsizes++] = round(x);
+	}
+}
+
+static const char *const coll_keys[] = { "kind", "collective", NULL };
+static const char *const coll_inner_keys[] = { "op", "algo", "sizes", "ranks", "iterations", NULL };
+
+static void read_collective(rs *c, const yt_node *w, scn_collective *k)
+{
+	scn_rd *r = c->r;
+	const yt_node *cn, *sn;
+	int v;
+	scn_only_keys(r, w, coll_keys, "a collective workload");
+	if (!(cn = scn_section(r, w, "collective", true)))
+		return;
+	scn_only_keys(r, cn, coll_inner_keys, "collective");
+	if (scn_get_enum(r, cn, "op", true, scn_op_words, &v))
+		k->op = (scn_coll_op)v;
+	k->algo = SCN_ALGO_AUTO;
+	if (scn_get_enum(r, cn, "algo", false, scn_algo_words, &v))
+		k->algo = (scn_coll_algo)v;
+	if (!(sn = yt_get(cn, "sizes")))
+		scn_err(r, cn, "missing 'sizes' (a list of sizes, or { from, to, factor })");
+	else
+		read_sizes(c, sn, k);
+	k->ranks = 0; /* all the GPUs the workload gets */
+	scn_get_int(r, cn, "ranks", false, 2, 10000000, &k->ranks);
+	k->iterations = 20;
+	scn_get_int(r, cn, "iterations", false, 1, 1000000, &k->iterations);
+}
+
+static void read_workload(rs *c, const yt_node *w, scn_workload *wl)
+{
+	int v;
+	wl->kind = SCN_WL_TRAINING;
+	if (scn_get_enum(c->r, w, "kind", false, scn_kind_words, &v))
+		wl->kind = (scn_wl_kind)v;
+	else if (yt_get(w, "kind"))
+		return;
+	if (wl->kind == SCN_WL_TRAINING)
+		read_training(c, w, &wl->train);
+	else
+		read_collective(c, w, &wl->coll);
+}
+
+/* Parallelism and batch against the GPUs the workload gets. */
+static void check_training(rs *c, const yt_node *w, scn_training *t, int gpus)
+{
+	const yt_node *pn = yt_get(w, "parallelism");
+	const yt_node *at = pn ? pn : w;
+	long tpp = (long)t->tp * t->pp;
+	if (t->shape.kind == WL_VISION && tpp != 1)
+		return scn_err(c->r, at, "vision model '%s' trains data parallel only: tp and pp must be 1",
+			       t->model);
+	if (t->dp == 0) {
+		t->dp_auto = true;
+		if (gpus % tpp)
+			return scn_err(c->r, at, "tp x pp = %d x %d = %ld does not divide the %d GPUs the job gets",
+				       t->tp, t->pp, tpp, gpus);
+		t->dp = (int)(gpus / tpp);
+	} else if (tpp * t->dp != gpus) {
+		return scn_err(c->r, at, "tp x pp x dp = %d x %d x %d = %ld, but the job gets %d GPUs",
+			       t->tp, t->pp, t->dp, tpp * t->dp, gpus);
+	}
+	if (t->shape.kind == WL_TRANSFORMER) {
+		if (t->shape.tf.heads % (uint32_t)t->tp)
+			scn_err(c->r, at, "tp %d does not divide the model's %u attention heads", t->tp,
+				t->shape.tf.heads);
+		if (t->shape.tf.layers < (uint32_t)t->pp)
+			scn_err(c->r, at, "pp %d is more pipeline stages than the model's %u layers", t->pp,
+				t->shape.tf.layers);
+	}
+	if (t->global_batch % ((long)t->dp * t->micro_batch))
+		scn_err(c->r, yt_get(w, "batch") ? yt_get(w, "batch") : w,
+			"global batch %d is not a multiple of dp x micro = %d x %d", t->global_batch, t->dp,
+			t->micro_batch);
+	else
+		t->microbatches = t->global_batch / (t->dp * t->micro_batch);
+}
+
+static void check_workload(rs *c, const yt_node *w, scn_workload *wl, int gpus)
+{
+	wl->gpus = gpus;
+	if (wl->kind == SCN_WL_TRAINING) {
+		check_training(c, w, &wl->train, gpus);
+		const char *field = scn_precision_words[wl->train.precision];
+		char name[32];
+		snprintf(name, sizeof name, "peak_%s_flops", field);
+		need(c, &c->s->cluster.gpu, c->gpu, yt_get(w, "precision"), name, "training at this precision");
+		return;
+	}
+	if (wl->coll.ranks == 0)
+		wl->coll.ranks = gpus;
+	else if (wl->coll.ranks > gpus)
+		scn_err(c->r, yt_get(yt_get(w, "collective"), "ranks"),
+			"ranks %d is more than the %d GPUs the workload gets", wl->coll.ranks, gpus);
+}
+
+/* ---- jobs ---- */
+
+static const char *const job_keys[] = { "name", "nodes", "placement", "workload", NULL };
+
+static void read_jobs(rs *c, const yt_node *jn)
+{
+	scn_scenario *s = c->s;
+	long total = 0;
+	if (jn->type != YT_SEQ || !jn->nkids)
+		return scn_err(c->r, jn, "'jobs' must be a non-empty list of jobs");
+	if (jn->nkids > SCN_MAX_JOBS)
+		return scn_err(c->r, jn, "at most %d jobs", SCN_MAX_JOBS);
+	s->multi_job = true;
+	for (size_t i = 0; i < jn->nkids; i++) {
+		const yt_node *j = jn->kids[i], *w;
+		scn_job *job = &s->jobs[s->njobs++];
+		int v;
+		c->job_nodes[i] = j;
+		if (j->type != YT_MAP) {
+			scn_err(c->r, j, "a job must be a mapping with name, nodes and workload");
+			continue;
+		}
+		scn_only_keys(c->r, j, job_keys, "a job");
+		snprintf(job->name, sizeof job->name, "job%zu", i + 1);
+		scn_get_str(c->r, j, "name", true, job->name, sizeof job->name);
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(s->jobs[k].name, job->name))
+				scn_err(c->r, yt_get(j, "name"), "duplicate job name '%s'", job->name);
+		job->nodes = 1;
+		if (scn_get_int(c->r, j, "nodes", true, 1, 1000000, &job->nodes))
+			total += job->nodes;
+		job->placement = SCN_PLACE_PACKED;
+		if (scn_get_enum(c->r, j, "placement", false, scn_placement_words, &v))
+			job->placement = (scn_placement)v;
+		if ((w = scn_section(c->r, j, "workload", true))) {
+			read_workload(c, w, &job->wl);
+			check_workload(c, w, &job->wl, job->nodes * s->cluster.gpus_per_node);
+		}
+	}
+	if (total > s->cluster.nodes)
+		scn_err(c->r, jn, "the jobs take %ld nodes, but the cluster has %d", total, s->cluster.nodes);
+}
+
+/* ---- variants ---- */
+
+static const char *const variant_keys[] = { "name", "network", "storage", "crypto", "vswitch", NULL };
+
+static void check_variant(rs *c, const yt_node *vn, const scn_variant *v)
+{
+	scn_cluster *cl = &c->s->cluster;
+	char why[160];
+	const yt_node *net = yt_get(vn, "network"), *st = yt_get(vn, "storage");
+	const yt_node *cr = yt_get(vn, "crypto"), *vs = yt_get(vn, "vswitch");
+	struct { bool uses; const yt_node *at; const char *what; } dpu_uses[] = {
+		{ v->storage == SCN_STOR_DPU_SNAP, st, "storage: dpu-snap" },
+		{ v->crypto == SCN_CRYPTO_DPU_INLINE, cr, "crypto: dpu-inline" },
+		{ v->vswitch == SCN_VSW_DPU, vs, "vswitch: dpu" },
+	};
+	for (size_t i = 0; i < 3; i++)
+		if (dpu_uses[i].uses && !cl->has_dpu)
+			scn_err(c->r, dpu_uses[i].at, "variant '%s' has %s, but the cluster has no 'dpu'",
+				v->name, dpu_uses[i].what);
+	if ((v->network == SCN_NET_HOST_TCP || v->crypto == SCN_CRYPTO_HOST ||
+	     v->vswitch == SCN_VSW_HOST) && !cl->host_costs.prof)
+		scn_err(c->r, vn, "variant '%s' runs work on the host CPU, which needs 'cluster.host_costs' "
+			"(a host-costs profile such as host-costs-linux)", v->name);
+	snprintf(why, sizeof why, "variant '%s' (network: %s)", v->name, scn_network_words[v->network]);
+	if (v->network == SCN_NET_HOST_TCP) {
+		need_either(c, &cl->host_costs, c->host, net, "tcp_rx_cycles_per_byte", "tcp_rx_bw_per_core", why);
+		need(c, &cl->host_costs, c->host, net, "mtu", why);
+	}
+	if (v->network == SCN_NET_RDMA_GDR && need(c, &cl->nic, c->nic, net, "gpudirect", why) &&
+	    !cl->nic.v.nic.gpudirect)
+		scn_err(c->r, net, "%s needs GPUDirect RDMA, which NIC '%s' does not support", why, cl->nic.name);
+	if (v->storage != SCN_STOR_HOST && !cl->storage.present)
+		scn_err(c->r, st, "variant '%s' has storage: %s, but the cluster has no 'storage'", v->name,
+			scn_storage_words[v->storage]);
+	snprintf(why, sizeof why, "variant '%s' (storage: %s)", v->name, scn_storage_words[v->storage]);
+	if (v->storage == SCN_STOR_GDS && need(c, &cl->nic, c->nic, st, "gpudirect", why) &&
+	    !cl->nic.v.nic.gpudirect)
+		scn_err(c->r, st, "%s needs GPUDirect, which NIC '%s' does not support", why, cl->nic.name);
+	if (v->storage == SCN_STOR_DPU_SNAP && cl->has_dpu) {
+		need(c, &cl->dpu, c->dpu, st, "snap_bw", why);
+		need(c, &cl->dpu, c->dpu, st, "snap_iops", why);
+	}
+	snprintf(why, sizeof why, "variant '%s' (crypto: %s)", v->name, scn_crypto_words[v->crypto]);
+	if (v->crypto == SCN_CRYPTO_HOST)
+		need(c, &cl->host_costs, c->host, cr, "aes_gcm_cycles_per_byte", why);
+	if (v->crypto == SCN_CRYPTO_DPU_INLINE && cl->has_dpu)
+		need(c, &cl->dpu, c->dpu, cr, "crypto_rate", why);
+	snprintf(why, sizeof why, "variant '%s' (vswitch: %s)", v->name, scn_vswitch_words[v->vswitch]);
+	if (v->vswitch == SCN_VSW_HOST)
+		need_either(c, &cl->host_costs, c->host, vs, "vswitch_cycles_per_packet", "vswitch_pps_per_core", why);
+	if (v->vswitch == SCN_VSW_DPU && cl->has_dpu)
+		need(c, &cl->dpu, c->dpu, vs, "asap2_pps", why);
+	if (c->s->security.encryption_required && v->crypto == SCN_CRYPTO_NONE)
+		scn_err(c->r, cr ? cr : vn, "variant '%s' does not encrypt (crypto: none), but security.encryption is required",
+			v->name);
+	if (c->s->security.tenant_isolation && v->vswitch == SCN_VSW_NONE)
+		scn_err(c->r, vs ? vs : vn, "variant '%s' has no virtual switch (vswitch: none), but security.tenant_isolation is on",
+			v->name);
+}
+
+static void read_variant(rs *c, const yt_node *vn, scn_variant *v)
+{
+	int x;
+	scn_only_keys(c->r, vn, variant_keys, "a variant");
+	scn_get_str(c->r, vn, "name", true, v->name, sizeof v->name);
+	if (scn_get_enum(c->r, vn, "network", true, scn_network_words, &x))
+		v->network = (scn_network)x;
+	v->storage = SCN_STOR_HOST;
+	if (scn_get_enum(c->r, vn, "storage", false, scn_storage_words, &x))
+		v->storage = (scn_storage_path)x;
+	v->crypto = SCN_CRYPTO_NONE;
+	if (scn_get_enum(c->r, vn, "crypto", false, scn_crypto_words, &x))
+		v->crypto = (scn_crypto)x;
+	v->vswitch = SCN_VSW_NONE;
+	if (scn_get_enum(c->r, vn, "vswitch", false, scn_vswitch_words, &x))
+		v->vswitch = (scn_vswitch)x;
+}
+
+static void read_variants(rs *c, const yt_node *vs)
+{
+	scn_scenario *s = c->s;
+	if (vs->type != YT_SEQ || !vs->nkids)
+		return scn_err(c->r, vs, "'variants' must be a non-empty list of offload variants");
+	if (vs->nkids > SCN_MAX_VARIANTS)
+		return scn_err(c->r, vs, "at most %d variants", SCN_MAX_VARIANTS);
+	for (size_t i = 0; i < vs->nkids; i++) {
+		const yt_node *vn = vs->kids[i];
+		scn_variant *v = &s->variants[s->nvariants++];
+		c->variant_nodes[i] = vn;
+		if (vn->type != YT_MAP) {
+			scn_err(c->r, vn, "a variant must be a mapping with name and network (and storage, crypto, vswitch)");
+			continue;
+		}
+		read_variant(c, vn, v);
+		for (size_t k = 0; k < i; k++)
+			if (v->name[0] && !strcmp(s->variants[k].name, v->name))
+				scn_err(c->r, yt_get(vn, "name"), "duplicate variant name '%s'", v->name);
+		check_variant(c, vn, v);
+	}
+}
+
+/* ---- noise, failures, cost, security ---- */
+
+static void read_noise(rs *c, const yt_node *n, scn_noise *z)
+{
+	static const char *const keys[] = { "gpu_dist", "gpu_cv", "slow_nodes", "slow_factor", "os_jitter", NULL };
+	int v;
+	scn_only_keys(c->r, n, keys, "noise");
+	if (scn_get_enum(c->r, n, "gpu_dist", false, scn_slowdown_words, &v))
+		z->gpu_dist = (scn_slowdown)v;
+	scn_get_q(c->r, n, "gpu_cv", false, UNIT_FRACTION, 0, 1, false, &z->gpu_cv);
+	scn_get_q(c->r, n, "slow_nodes", false, UNIT_FRACTION, 0, 1, false, &z->slow_node_fraction);
+	scn_get_q(c->r, n, "slow_factor", false, UNIT_NUMBER, 1, 100, false, &z->slow_node_factor);
+	scn_get_q(c->r, n, "os_jitter", false, UNIT_FRACTION, 0, 0.5, false, &z->os_jitter);
+	if (z->gpu_cv > 0 && z->gpu_dist == SCN_SLOW_NONE)
+		scn_err(c->r, yt_get(n, "gpu_cv"), "'gpu_cv' needs 'gpu_dist' (lognormal or normal)");
+	if (z->slow_node_fraction > 0 && z->slow_node_factor == 1)
+		scn_err(c->r, yt_get(n, "slow_nodes"), "'slow_nodes' needs 'slow_factor' above 1");
+}
+
+static void read_failures(rs *c, const yt_node *n, scn_failures *f)
+{
+	static const char *const keys[] = { "node_mtbf", "checkpoint_interval", "checkpoint_size", "restart", NULL };
+	scn_only_keys(c->r, n, keys, "failures");
+	f->enabled = true;
+	scn_get_q(c->r, n, "node_mtbf", true, UNIT_SECONDS, 0, INF, true, &f->node_mtbf_s);
+	scn_get_q(c->r, n, "checkpoint_interval", true, UNIT_SECONDS, 0, INF, true, &f->checkpoint_interval_s);
+	scn_get_q(c->r, n, "checkpoint_size", false, UNIT_BYTES, 0, 1e18, true, &f->checkpoint_bytes);
+	scn_get_q(c->r, n, "restart", true, UNIT_SECONDS, 0, INF, false, &f->restart_s);
+}
+
+static void read_cost(rs *c, const yt_node *n, scn_cost *k)
+{
+	static const char *const keys[] = { "gpu_price", "dpu_price", "energy_price", "pue", NULL };
+	scn_only_keys(c->r, n, keys, "cost");
+	k->present = true;
+	k->dpu_usd_per_s = k->energy_usd_per_j = NAN;
+	k->pue = 1;
+	scn_get_q(c->r, n, "gpu_price", true, UNIT_USD_PER_S, 0, INF, false, &k->gpu_usd_per_s);
+	scn_get_q(c->r, n, "dpu_price", c->s->cluster.has_dpu, UNIT_USD_PER_S, 0, INF, false, &k->dpu_usd_per_s);
+	scn_get_q(c->r, n, "energy_price", false, UNIT_USD_PER_J, 0, INF, false, &k->energy_usd_per_j);
+	scn_get_q(c->r, n, "pue", false, UNIT_NUMBER, 1, 3, false, &k->pue);
+}
+
+static void read_security(rs *c, const yt_node *n, scn_security *k)
+{
+	static const char *const keys[] = { "encryption", "tenant_isolation", NULL };
+	static const char *const enc[] = { "optional", "required", NULL };
+	int v;
+	scn_only_keys(c->r, n, keys, "security");
+	if (scn_get_enum(c->r, n, "encryption", false, enc, &v))
+		k->encryption_required = v == 1;
+	scn_get_bool(c->r, n, "tenant_isolation", &k->tenant_isolation);
+}
+
+/* ---- the whole scenario ---- */
+
+static const char *const top_keys[] = { "name", "description", "extends", "seed", "replications",
+					"cluster", "workload", "jobs", "variants", "noise", "failures",
+					"cost", "security", "sweep", NULL };
+
+static void read_top(rs *c, const yt_node *root)
+{
+	scn_scenario *s = c->s;
+	const yt_node *d = yt_get(root, "description");
+	double seed = 1;
+	scn_only_keys(c->r, root, top_keys, "the scenario");
+	scn_get_str(c->r, root, "name", false, s->name, sizeof s->name);
+	if (d && d->type != YT_SCALAR)
+		scn_err(c->r, d, "'description' must be text, not %s", yt_type_name(d->type));
+	else if (d)
+		s->description = strdup(d->text);
+	scn_get_q(c->r, root, "seed", false, UNIT_COUNT, 0, 9007199254740992.0, false, &seed);
+	s->seed = (unsigned long long)seed;
+	s->replications = 1;
+	scn_get_int(c->r, root, "replications", false, 1, 10000, &s->replications);
+}
+
+static void read_work(rs *c, const yt_node *root)
+{
+	scn_scenario *s = c->s;
+	const yt_node *w = yt_get(root, "workload"), *j = yt_get(root, "jobs");
+	if (w && j)
+		return scn_err(c->r, j, "give either 'workload' (one job on the whole cluster) or 'jobs', not both");
+	if (j)
+		return read_jobs(c, j);
+	if (!(w = scn_section(c->r, root, "workload", true)))
+		return;
+	s->njobs = 1;
+	s->jobs[0].nodes = s->cluster.nodes;
+	snprintf(s->jobs[0].name, sizeof s->jobs[0].name, "%s", "job");
+	read_workload(c, w, &s->jobs[0].wl);
+	check_workload(c, w, &s->jobs[0].wl, s->cluster.nodes * s->cluster.gpus_per_node);
+}
+
+void scn_resolve(scn_rd *r, const yt_node *root, scn_scenario *s)
+{
+	rs c = { .r = r, .s = s, .root = root };
+	const yt_node *n;
+	s->noise = (scn_noise){ .gpu_dist = SCN_SLOW_NONE, .slow_node_factor = 1 };
+	read_top(&c, root);
+	if ((n = c.cluster = scn_section(r, root, "cluster", true)))
+		read_cluster(&c, n, &s->cluster);
+	if ((n = scn_section(r, root, "security", false)))
+		read_security(&c, n, &s->security);
+	if (c.cluster)
+		read_work(&c, root);
+	if (!(n = yt_get(root, "variants")))
+		scn_err(r, root, "missing 'variants' (at least one offload variant, e.g. a baseline)");
+	else if (c.cluster)
+		read_variants(&c, n);
+	if ((n = scn_section(r, root, "noise", false)))
+		read_noise(&c, n, &s->noise);
+	if ((n = scn_section(r, root, "failures", false)))
+		read_failures(&c, n, &s->failures);
+	if ((n = scn_section(r, root, "cost", false)))
+		read_cost(&c, n, &s->cost);
+}

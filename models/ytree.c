@@ -1,0 +1,552 @@
+/* YAML to yt_node tree through libfyaml's event API: the events carry marks
+ * (line, column) for every node, which the document API of libfyaml 0.7
+ * does not expose. */
+#include "models/ytree.h"
+
+#include <errno.h>
+#include <libfyaml.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "sim/err.h"
+
+#define YT_MAX_DEPTH 64
+
+const char *yt_type_name(yt_type t)
+{
+	static const char *const names[] = { "nothing", "a value", "a list", "a mapping" };
+	return t <= YT_MAP ? names[t] : "?";
+}
+
+/* ---- files ---- */
+
+/* Offset of the first invalid UTF-8 sequence in s, or len when valid. */
+static size_t utf8_invalid_at(const unsigned char *s, size_t len)
+{
+	size_t i = 0;
+	while (i < len) {
+		unsigned c = s[i], n;
+		if (c < 0x80) { i++; continue; }
+		if (c >= 0xC2 && c <= 0xDF) n = 1;
+		else if (c >= 0xE0 && c <= 0xEF) n = 2;
+		else if (c >= 0xF0 && c <= 0xF4) n = 3;
+		else return i;
+		for (unsigned k = 1; k <= n; k++)
+			if (i + k >= len || (s[i + k] & 0xC0) != 0x80)
+				return i;
+		i += n + 1;
+	}
+	return len;
+}
+
+/* Line and column (1-based, in bytes) of offset off in buf. */
+static void position_of(const char *buf, size_t off, int *line, int *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off; i++) {
+		if (buf[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
+int yt_check_text(const char *path, const char *buf, size_t len, diag *d)
+{
+	const char *nul = memchr(buf, '\0', len);
+	size_t bad;
+	int line, col;
+	if (nul) {
+		position_of(buf, (size_t)(nul - buf), &line, &col);
+		diag_add(d, path, line, col, "not a text file (NUL byte at offset %zu)",
+			 (size_t)(nul - buf));
+		return SIM_EPARSE;
+	}
+	bad = utf8_invalid_at((const unsigned char *)buf, len);
+	if (bad < len) {
+		position_of(buf, bad, &line, &col);
+		diag_add(d, path, line, col, "invalid UTF-8 (byte 0x%02x at offset %zu)",
+			 (unsigned char)buf[bad], bad);
+		return SIM_EPARSE;
+	}
+	return SIM_OK;
+}
+
+int yt_read_file(const char *path, char **buf, size_t *len, diag *d)
+{
+	struct stat st;
+	FILE *f;
+	char *b;
+	size_t n;
+	if (stat(path, &st))
+		return diag_add(d, path, 0, 0, "cannot open: %s", strerror(errno)), SIM_EIO;
+	if (S_ISDIR(st.st_mode))
+		return diag_add(d, path, 0, 0, "is a directory, expected a YAML file"), SIM_EIO;
+	if (!S_ISREG(st.st_mode))
+		return diag_add(d, path, 0, 0, "not a regular file"), SIM_EIO;
+	if ((size_t)st.st_size > YT_MAX_FILE_BYTES)
+		return diag_add(d, path, 0, 0, "file too large (%lld bytes, at most %zu)",
+				(long long)st.st_size, YT_MAX_FILE_BYTES), SIM_EIO;
+	f = fopen(path, "rb");
+	if (!f)
+		return diag_add(d, path, 0, 0, "cannot open: %s", strerror(errno)), SIM_EIO;
+	b = malloc(YT_MAX_FILE_BYTES + 1);
+	if (!b)
+		return fclose(f), SIM_ENOMEM;
+	n = fread(b, 1, YT_MAX_FILE_BYTES + 1, f);
+	if (ferror(f) || n > YT_MAX_FILE_BYTES) {
+		diag_add(d, path, 0, 0, ferror(f) ? "read error" : "file too large (more than %zu bytes)",
+			 YT_MAX_FILE_BYTES);
+		return free(b), fclose(f), SIM_EIO;
+	}
+	fclose(f);
+	b[n] = '\0';
+	if (yt_check_text(path, b, n, d))
+		return free(b), SIM_EPARSE;
+	*buf = b;
+	*len = n;
+	return SIM_OK;
+}
+
+/* ---- nodes ---- */
+
+static yt_node *node_new(yt_type t, const char *file, int line, int col)
+{
+	yt_node *n = calloc(1, sizeof *n);
+	if (n)
+		*n = (yt_node){ .type = t, .file = file, .line = line, .col = col };
+	return n;
+}
+
+void yt_free(yt_node *n)
+{
+	if (!n)
+		return;
+	for (size_t i = 0; i < n->nkids; i++)
+		yt_free(n->kids[i]);
+	free(n->kids);
+	free(n->key);
+	free(n->text);
+	free(n);
+}
+
+static int node_append(yt_node *parent, yt_node *kid)
+{
+	if (parent->nkids == parent->cap) {
+		size_t cap = parent->cap ? 2 * parent->cap : 4;
+		yt_node **k = realloc(parent->kids, cap * sizeof *k);
+		if (!k)
+			return SIM_ENOMEM;
+		parent->kids = k;
+		parent->cap = cap;
+	}
+	parent->kids[parent->nkids++] = kid;
+	return SIM_OK;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+yt_node *yt_clone(const yt_node *n)
+{
+	yt_node *c = node_new(n->type, n->file, n->line, n->col);
+	if (!c)
+		return NULL;
+	c->key_line = n->key_line;
+	c->key_col = n->key_col;
+	c->key = dup_or_null(n->key);
+	c->text = dup_or_null(n->text);
+	if ((n->key && !c->key) || (n->text && !c->text))
+		return yt_free(c), NULL;
+	for (size_t i = 0; i < n->nkids; i++) {
+		yt_node *k = yt_clone(n->kids[i]);
+		if (!k || node_append(c, k))
+			return yt_free(k), yt_free(c), NULL;
+	}
+	return c;
+}
+
+yt_node *yt_get(const yt_node *m, const char *key)
+{
+	if (!m || m->type != YT_MAP)
+		return NULL;
+	for (size_t i = 0; i < m->nkids; i++)
+		if (!strcmp(m->kids[i]->key, key))
+			return m->kids[i];
+	return NULL;
+}
+
+static size_t index_of(const yt_node *m, const char *key)
+{
+	for (size_t i = 0; i < m->nkids; i++)
+		if (!strcmp(m->kids[i]->key, key))
+			return i;
+	return m->nkids;
+}
+
+int yt_merge(yt_node *base, yt_node *over)
+{
+	int rc = SIM_OK;
+	for (size_t i = 0; i < over->nkids; i++) {
+		yt_node *o = over->kids[i];
+		size_t j = index_of(base, o->key);
+		over->kids[i] = NULL;
+		if (j == base->nkids) {
+			if ((rc = node_append(base, o)))
+				yt_free(o);
+		} else if (base->kids[j]->type == YT_MAP && o->type == YT_MAP) {
+			rc = yt_merge(base->kids[j], o);
+		} else {
+			yt_free(base->kids[j]);
+			base->kids[j] = o;
+		}
+		if (rc)
+			break;
+	}
+	yt_free(over);
+	return rc;
+}
+
+static int set_here(yt_node *m, const char *key, const yt_node *val)
+{
+	size_t j = index_of(m, key);
+	yt_node *c = yt_clone(val);
+	if (!c)
+		return SIM_ENOMEM;
+	free(c->key);
+	if (!(c->key = strdup(key)))
+		return yt_free(c), SIM_ENOMEM;
+	c->key_line = val->key_line ? val->key_line : val->line;
+	c->key_col = val->key_line ? val->key_col : val->col;
+	if (j < m->nkids) {
+		yt_free(m->kids[j]);
+		m->kids[j] = c;
+		return SIM_OK;
+	}
+	return node_append(m, c) ? (yt_free(c), SIM_ENOMEM) : SIM_OK;
+}
+
+int yt_set_path(yt_node *root, const char *path, const yt_node *val)
+{
+	const char *dot = strchr(path, '.');
+	char head[128];
+	yt_node *next;
+	if (root->type != YT_MAP)
+		return SIM_ENOENT;
+	if (!dot)
+		return set_here(root, path, val);
+	if ((size_t)(dot - path) >= sizeof head)
+		return SIM_ENOENT;
+	memcpy(head, path, (size_t)(dot - path));
+	head[dot - path] = '\0';
+	next = yt_get(root, head);
+	if (!next) {
+		yt_node empty = { .type = YT_MAP, .file = val->file, .line = val->line, .col = val->col };
+		int rc = set_here(root, head, &empty);
+		if (rc)
+			return rc;
+		next = yt_get(root, head);
+	}
+	return yt_set_path(next, dot + 1, val);
+}
+
+/* ---- the event-driven builder ---- */
+
+typedef struct anchor {
+	char *name;
+	yt_node *node;
+} anchor;
+
+typedef struct builder {
+	const char *file;
+	diag *d;
+	yt_node *stack[YT_MAX_DEPTH + 1];
+	int depth;
+	yt_node *root;
+	char *pending_key;  /* a mapping key waiting for its value */
+	int key_line, key_col;
+	anchor *anchors;
+	size_t nanchors;
+	size_t nodes;
+	int docs;
+	int err;
+	char yaml_msg[512];  /* libfyaml's first diagnostic line */
+} builder;
+
+static void fy_output(struct fy_diag *fyd, void *user, const char *buf, size_t len)
+{
+	builder *b = user;
+	(void)fyd;
+	if (b->yaml_msg[0] || !len)
+		return;
+	snprintf(b->yaml_msg, sizeof b->yaml_msg, "%.*s", (int)len, buf);
+}
+
+static int fail(builder *b, int line, int col, const char *msg, const char *arg)
+{
+	if (!b->err)
+		diag_add(b->d, b->file, line, col, msg, arg);
+	b->err = SIM_EPARSE;
+	return SIM_EPARSE;
+}
+
+static size_t count_nodes(const yt_node *n)
+{
+	size_t c = 1;
+	for (size_t i = 0; i < n->nkids; i++)
+		c += count_nodes(n->kids[i]);
+	return c;
+}
+
+/* Hangs a finished node under the open collection (or as the root). */
+static int attach(builder *b, yt_node *n, int line, int col)
+{
+	yt_node *top = b->depth ? b->stack[b->depth - 1] : NULL;
+	if (++b->nodes > YT_MAX_NODES)
+		return yt_free(n), fail(b, line, col, "document too large (more than %s nodes)", "200000");
+	if (!top) {
+		if (b->root)
+			return yt_free(n), fail(b, line, col, "%s", "more than one YAML document in the file");
+		b->root = n;
+		return SIM_OK;
+	}
+	if (top->type == YT_MAP && !n->key) {
+		if (!b->pending_key) {
+			/* n is a key: keys must be plain scalars. */
+			if (n->type != YT_SCALAR)
+				return yt_free(n), fail(b, line, col, "%s", "mapping keys must be plain values");
+			if (yt_get(top, n->text))
+				return fail(b, line, col, "duplicate key '%s'", n->text), yt_free(n), SIM_EPARSE;
+			b->pending_key = n->text;
+			n->text = NULL;
+			b->key_line = n->line;
+			b->key_col = n->col;
+			yt_free(n);
+			return SIM_OK;
+		}
+		n->key = b->pending_key;
+		n->key_line = b->key_line;
+		n->key_col = b->key_col;
+		b->pending_key = NULL;
+	}
+	if (node_append(top, n))
+		return yt_free(n), b->err = SIM_ENOMEM;
+	return SIM_OK;
+}
+
+static int remember_anchor(builder *b, struct fy_token *t, yt_node *n)
+{
+	size_t len;
+	const char *a = t ? fy_token_get_text(t, &len) : NULL;
+	anchor *na;
+	if (!a)
+		return SIM_OK;
+	na = realloc(b->anchors, (b->nanchors + 1) * sizeof *na);
+	if (!na)
+		return b->err = SIM_ENOMEM;
+	b->anchors = na;
+	na[b->nanchors].name = strndup(a, len);
+	na[b->nanchors].node = n;
+	if (!na[b->nanchors].name)
+		return b->err = SIM_ENOMEM;
+	b->nanchors++;
+	return SIM_OK;
+}
+
+static int on_alias(builder *b, struct fy_event *e, int line, int col)
+{
+	size_t len;
+	const char *a = fy_token_get_text(e->alias.anchor, &len);
+	for (size_t i = b->nanchors; a && i-- > 0;) {
+		if (strlen(b->anchors[i].name) != len || memcmp(b->anchors[i].name, a, len))
+			continue;
+		b->nodes += count_nodes(b->anchors[i].node);
+		if (b->nodes > YT_MAX_NODES)
+			return fail(b, line, col, "document too large (more than %s nodes)", "200000");
+		yt_node *c = yt_clone(b->anchors[i].node);
+		if (!c)
+			return b->err = SIM_ENOMEM;
+		c->line = line;
+		c->col = col;
+		free(c->key);
+		c->key = NULL;
+		b->nodes--; /* attach counts it again */
+		return attach(b, c, line, col);
+	}
+	return fail(b, line, col, "%s", "alias to an unknown anchor");
+}
+
+static bool is_null_text(const char *s, enum fy_scalar_style style)
+{
+	return style == FYSS_PLAIN && (!*s || !strcmp(s, "~") || !strcmp(s, "null") ||
+				       !strcmp(s, "Null") || !strcmp(s, "NULL"));
+}
+
+static int on_scalar(builder *b, struct fy_event *e, int line, int col)
+{
+	size_t len;
+	const char *t = fy_token_get_text(e->scalar.value, &len);
+	enum fy_scalar_style style = fy_token_scalar_style(e->scalar.value);
+	yt_node *n;
+	if (!t)
+		t = "", len = 0;
+	if (memchr(t, '\0', len))
+		return fail(b, line, col, "%s", "value contains a NUL character");
+	if (line == 0 && b->pending_key)
+		line = b->key_line, col = b->key_col;
+	n = node_new(YT_SCALAR, b->file, line, col);
+	if (!n || !(n->text = strndup(t, len)))
+		return yt_free(n), b->err = SIM_ENOMEM;
+	if (is_null_text(n->text, style) && !(b->depth && b->stack[b->depth - 1]->type == YT_MAP &&
+					      !b->pending_key))
+		n->type = YT_NULL;
+	if (remember_anchor(b, e->scalar.anchor, n))
+		return yt_free(n), b->err;
+	return attach(b, n, line, col);
+}
+
+static int on_start(builder *b, yt_type t, struct fy_token *anchor_tok, int line, int col)
+{
+	yt_node *n;
+	if (b->depth >= YT_MAX_DEPTH)
+		return fail(b, line, col, "nesting deeper than %s levels", "64");
+	if (b->depth && b->stack[b->depth - 1]->type == YT_MAP && !b->pending_key)
+		return fail(b, line, col, "%s", "mapping keys must be plain values");
+	n = node_new(t, b->file, line, col);
+	if (!n)
+		return b->err = SIM_ENOMEM;
+	if (b->depth && b->stack[b->depth - 1]->type == YT_MAP) {
+		n->key = b->pending_key;
+		n->key_line = b->key_line;
+		n->key_col = b->key_col;
+		b->pending_key = NULL;
+	}
+	if (remember_anchor(b, anchor_tok, n))
+		return yt_free(n), b->err;
+	b->stack[b->depth++] = n;
+	return SIM_OK;
+}
+
+static int on_end(builder *b, int line, int col)
+{
+	yt_node *n = b->stack[--b->depth];
+	return attach(b, n, line, col);
+}
+
+static struct fy_token *event_tag(struct fy_event *e)
+{
+	switch (e->type) {
+	case FYET_SCALAR: return e->scalar.tag;
+	case FYET_SEQUENCE_START: return e->sequence_start.tag;
+	case FYET_MAPPING_START: return e->mapping_start.tag;
+	default: return NULL;
+	}
+}
+
+static int on_event(builder *b, struct fy_event *e)
+{
+	const struct fy_mark *m = fy_event_start_mark(e);
+	int line = m ? m->line + 1 : 0, col = m ? m->column + 1 : 0;
+	if (event_tag(e))
+		return fail(b, line, col, "%s", "YAML tags are not supported");
+	switch (e->type) {
+	case FYET_DOCUMENT_START:
+		if (++b->docs > 1)
+			return fail(b, line, col, "%s", "more than one YAML document in the file");
+		return SIM_OK;
+	case FYET_SCALAR: return on_scalar(b, e, line, col);
+	case FYET_ALIAS: return on_alias(b, e, line, col);
+	case FYET_SEQUENCE_START: return on_start(b, YT_SEQ, e->sequence_start.anchor, line, col);
+	case FYET_MAPPING_START: return on_start(b, YT_MAP, e->mapping_start.anchor, line, col);
+	case FYET_SEQUENCE_END:
+	case FYET_MAPPING_END: return on_end(b, line, col);
+	default: return SIM_OK;
+	}
+}
+
+/* libfyaml writes "<input>:L:C: error: MSG"; keep L, C and MSG. */
+static void report_yaml_error(builder *b)
+{
+	const char *e = strstr(b->yaml_msg, ": error: ");
+	int line = 0, col = 0;
+	char msg[400];
+	if (!e) {
+		diag_add(b->d, b->file, 0, 0, "invalid YAML");
+		return;
+	}
+	snprintf(msg, sizeof msg, "%s", e + 9);
+	msg[strcspn(msg, "\n")] = '\0';
+	const char *p = e;
+	while (p > b->yaml_msg && p[-1] != ':')
+		p--;
+	col = atoi(p);
+	if (p > b->yaml_msg + 1) {
+		const char *q = p - 1;
+		while (q > b->yaml_msg && q[-1] != ':')
+			q--;
+		line = atoi(q);
+	}
+	diag_add(b->d, b->file, line, col, "invalid YAML: %s", msg);
+}
+
+static void builder_release(builder *b)
+{
+	while (b->depth)
+		yt_free(b->stack[--b->depth]);
+	for (size_t i = 0; i < b->nanchors; i++)
+		free(b->anchors[i].name);
+	free(b->anchors);
+	free(b->pending_key);
+}
+
+static int run_parser(builder *b, const char *buf, size_t len)
+{
+	struct fy_diag_cfg dc;
+	struct fy_diag *fyd;
+	struct fy_parser *fyp;
+	struct fy_event *e;
+	fy_diag_cfg_default(&dc);
+	dc = (struct fy_diag_cfg){ .fp = NULL, .output_fn = fy_output, .user = b,
+				    .level = FYET_ERROR, .module_mask = dc.module_mask,
+				    .show_position = true };
+	if (!(fyd = fy_diag_create(&dc)))
+		return SIM_ENOMEM;
+	struct fy_parse_cfg cfg = { .flags = FYPCF_QUIET, .diag = fyd };
+	if (!(fyp = fy_parser_create(&cfg)))
+		return fy_diag_unref(fyd), SIM_ENOMEM;
+	if (fy_parser_set_string(fyp, buf, len))
+		b->err = SIM_ENOMEM;
+	while (!b->err && (e = fy_parser_parse(fyp))) {
+		on_event(b, e);
+		fy_parser_event_free(fyp, e);
+	}
+	if (!b->err && fy_parser_get_stream_error(fyp)) {
+		report_yaml_error(b);
+		b->err = SIM_EPARSE;
+	}
+	fy_parser_destroy(fyp);
+	fy_diag_unref(fyd);
+	return b->err;
+}
+
+int yt_parse(const char *file, const char *buf, size_t len, yt_node **out, diag *d)
+{
+	builder b = { .file = file, .d = d };
+	int rc = run_parser(&b, buf, len);
+	builder_release(&b);
+	if (rc) {
+		yt_free(b.root);
+		*out = NULL;
+		return rc;
+	}
+	*out = b.root;
+	return SIM_OK;
+}

@@ -1,0 +1,340 @@
+/* models/scenario: resolution, every error collected with its position,
+ * cross-field checks, overrides, extends, sweeps, and dump round trips. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "models/scenario.h"
+#include "sim/err.h"
+
+#define BASE                                                         \
+	"cluster:\n"                                                 \
+	"  nodes: 4\n"                                               \
+	"  gpus_per_node: 8\n"                                       \
+	"  gpu: H100-SXM5\n"                                         \
+	"  cpu: Xeon-8480C\n"                                        \
+	"  host_costs: host-costs-linux\n"                           \
+	"  nic: ConnectX-7-NDR\n"                                    \
+	"  nics_per_node: 8\n"                                       \
+	"  fabric: { topology: single-switch, switch: QM9700-NDR }\n"
+
+#define WORK                                                         \
+	"workload:\n"                                                \
+	"  model: llama2-7b\n"                                       \
+	"  parallelism: { tp: 8 }\n"                                 \
+	"  batch: { global: 64, micro: 2 }\n"
+
+#define VARIANTS                                                     \
+	"variants:\n"                                                \
+	"  - { name: baseline, network: host-tcp }\n"                \
+	"  - { name: gdr, network: rdma-gdr }\n"
+
+static scn_scenario *load_ok(const char *text)
+{
+	diag *d = diag_new();
+	scn_scenario *s = NULL;
+	int rc = scn_load_buffer("t.yaml", text, strlen(text), NULL, &s, d);
+	if (rc)
+		diag_print(d, stderr);
+	ck_assert_int_eq(rc, SIM_OK);
+	ck_assert_uint_eq(diag_count(d), 0);
+	diag_free(d);
+	return s;
+}
+
+/* Loads text expecting failure; returns the messages (caller frees). */
+static diag *load_bad(const char *text)
+{
+	diag *d = diag_new();
+	scn_scenario *s = NULL;
+	int rc = scn_load_buffer("t.yaml", text, strlen(text), NULL, &s, d);
+	ck_assert_int_ne(rc, SIM_OK);
+	ck_assert_ptr_null(s);
+	ck_assert_uint_gt(diag_count(d), 0);
+	return d;
+}
+
+static bool has_msg(const diag *d, const char *want)
+{
+	for (size_t i = 0; i < diag_count(d); i++)
+		if (!strcmp(diag_msg(d, i), want))
+			return true;
+	for (size_t i = 0; i < diag_count(d); i++)
+		fprintf(stderr, "  got: %s\n", diag_msg(d, i));
+	fprintf(stderr, "  wanted: %s\n", want);
+	return false;
+}
+
+START_TEST(resolves_si_values)
+{
+	scn_scenario *s = load_ok(BASE WORK VARIANTS);
+	const scn_training *t = &s->jobs[0].wl.train;
+	ck_assert_int_eq(s->cluster.nodes, 4);
+	ck_assert_str_eq(s->name, "t");
+	ck_assert_double_eq(s->cluster.fabric.link_rate_Bps, 50e9); /* 400 Gb/s */
+	ck_assert_double_eq(s->cluster.gpu.v.gpu.peak_bf16_flops, 989.5e12);
+	ck_assert(isnan(s->cluster.gpu.v.gpu.kernel_launch_s)); /* profile lists it as missing */
+	ck_assert_int_eq(t->dp, 4);
+	ck_assert_int_eq(t->microbatches, 8);
+	ck_assert_int_eq(s->jobs[0].wl.gpus, 32);
+	ck_assert_uint_eq(s->nvariants, 2);
+	ck_assert_int_eq(s->variants[1].network, SCN_NET_RDMA_GDR);
+	ck_assert_int_eq(s->variants[1].storage, SCN_STOR_HOST);
+	ck_assert_uint_eq(s->sweep.points, 1);
+	scn_free(s);
+}
+END_TEST
+
+START_TEST(collects_every_error)
+{
+	diag *d = load_bad(BASE
+			   "workload:\n"
+			   "  model: llama2-7b\n"
+			   "  parallelism: { tp: 8, dp: 3 }\n"
+			   "  batch: { global: 64, micro: 2 }\n"
+			   "  iteratons: 5\n"
+			   "variants:\n"
+			   "  - { name: baseline, network: host-tpc }\n"
+			   "  - { name: dpu, network: rdma, crypto: dpu-inline }\n");
+	ck_assert_uint_eq(diag_count(d), 4);
+	ck_assert(has_msg(d, "t.yaml:12:16: tp x pp x dp = 8 x 1 x 3 = 24, but the job gets 32 GPUs"));
+	ck_assert(has_msg(d, "t.yaml:14:3: unknown key 'iteratons' in a training workload (did you mean 'iterations'?)"));
+	ck_assert(has_msg(d, "t.yaml:16:32: unknown network 'host-tpc' (expected host-tcp, rdma or rdma-gdr; did you mean 'host-tcp'?)"));
+	ck_assert(has_msg(d, "t.yaml:17:41: variant 'dpu' has crypto: dpu-inline, but the cluster has no 'dpu'"));
+	diag_free(d);
+}
+END_TEST
+
+START_TEST(units_and_ranges)
+{
+	diag *d = load_bad(BASE WORK VARIANTS "cost: { gpu_price: 2.5USD, pue: 0.5 }\n"
+			   "noise: { os_jitter: 80%, gpu_cv: 5% }\n");
+	ck_assert(has_msg(d, "t.yaml:17:20: '2.5USD' is an amount of money, expected a price per time such as 2.5USD/h in 'gpu_price'"));
+	ck_assert(has_msg(d, "t.yaml:17:33: 'pue' must be between 1 and 3 (got '0.5')"));
+	ck_assert(has_msg(d, "t.yaml:18:21: 'os_jitter' must be between 0 and 0.5 (got '80%')"));
+	ck_assert(has_msg(d, "t.yaml:18:34: 'gpu_cv' needs 'gpu_dist' (lognormal or normal)"));
+	diag_free(d);
+}
+END_TEST
+
+START_TEST(profile_overrides)
+{
+	scn_scenario *s = load_ok(
+		"cluster:\n  nodes: 4\n  gpus_per_node: 8\n"
+		"  gpu: { profile: H100-SXM5, hbm_bw: 3TB/s, kernel_launch: 4us }\n"
+		"  cpu: Xeon-8480C\n  host_costs: host-costs-linux\n  nic: ConnectX-7-NDR\n  nics_per_node: 8\n"
+		"  fabric: { topology: single-switch, switch: QM9700-NDR }\n" WORK VARIANTS);
+	ck_assert_double_eq(s->cluster.gpu.v.gpu.hbm_bw_Bps, 3e12);
+	ck_assert_double_eq_tol(s->cluster.gpu.v.gpu.kernel_launch_s, 4e-6, 1e-18);
+	ck_assert_double_eq(s->cluster.gpu.v.gpu.hbm_bytes, 80e9); /* untouched */
+	scn_free(s);
+
+	diag *d = load_bad("cluster:\n  nodes: 4\n  gpus_per_node: 8\n"
+			   "  gpu: { profile: H100-SXM5, hbm_bandwidth: 3TB/s }\n"
+			   "  cpu: Xeon-8480\n  host_costs: host-costs-linux\n  nic: QM9700-NDR\n  nics_per_node: 8\n"
+			   "  fabric: { topology: single-switch, switch: QM9700-NDR }\n" WORK VARIANTS);
+	ck_assert(has_msg(d, "t.yaml:4:30: unknown gpu field 'hbm_bandwidth' (see docs/profiles.md)"));
+	ck_assert(has_msg(d, "t.yaml:5:8: unknown cpu profile 'Xeon-8480' (no models/profiles/Xeon-8480.yaml; did you mean 'Xeon-8480C'?)"));
+	ck_assert(has_msg(d, "t.yaml:7:8: 'QM9700-NDR' is a switch profile, but 'nic' needs a nic profile"));
+	diag_free(d);
+}
+END_TEST
+
+START_TEST(dpu_needs_missing_fields)
+{
+	diag *d = load_bad(BASE "  dpu: BlueField-3\n" WORK
+			   "variants:\n  - { name: dpu, network: rdma, vswitch: dpu }\n");
+	ck_assert(has_msg(d, "t.yaml:16:42: variant 'dpu' (vswitch: dpu) needs 'asap2_pps' of dpu profile "
+			     "'BlueField-3', which does not give it (missing: no published ASAP2 packet rate for "
+			     "BlueField-3); set it under 'dpu'"));
+	diag_free(d);
+	scn_scenario *s = load_ok(BASE "  dpu: { profile: BlueField-3, asap2_pps: 100Mpps }\n" WORK
+				  "variants:\n  - { name: dpu, network: rdma, vswitch: dpu }\n");
+	ck_assert(s->cluster.has_dpu);
+	ck_assert_int_eq(s->cluster.dpus_per_node, 1);
+	ck_assert_double_eq(s->cluster.dpu.v.dpu.asap2_pps, 100e6);
+	scn_free(s);
+}
+END_TEST
+
+START_TEST(security_and_jobs)
+{
+	diag *d = load_bad(BASE
+			   "jobs:\n"
+			   "  - { name: a, nodes: 3, workload: { model: llama2-7b, parallelism: { tp: 8 }, batch: { global: 31 } } }\n"
+			   "  - { name: a, nodes: 2, workload: { kind: collective, collective: { op: allreduce, sizes: [1MiB] } } }\n"
+			   "security: { encryption: required }\n" VARIANTS);
+	ck_assert(has_msg(d, "t.yaml:11:87: global batch 31 is not a multiple of dp x micro = 3 x 1"));
+	ck_assert(has_msg(d, "t.yaml:12:13: duplicate job name 'a'"));
+	ck_assert(has_msg(d, "t.yaml:11:3: the jobs take 5 nodes, but the cluster has 4"));
+	ck_assert(has_msg(d, "t.yaml:15:5: variant 'baseline' does not encrypt (crypto: none), but security.encryption is required"));
+	diag_free(d);
+}
+END_TEST
+
+START_TEST(collective_sizes)
+{
+	scn_scenario *s = load_ok(BASE
+				  "workload:\n  kind: collective\n"
+				  "  collective: { op: allreduce, algo: ring, sizes: { from: 1KiB, to: 1MiB, factor: 4 } }\n"
+				  VARIANTS);
+	const scn_collective *c = &s->jobs[0].wl.coll;
+	ck_assert_uint_eq(c->nsizes, 6); /* 1K, 4K, 16K, 64K, 256K, 1M */
+	ck_assert_double_eq(c->sizes_bytes[5], 1048576);
+	ck_assert_int_eq(c->ranks, 32);
+	scn_free(s);
+}
+END_TEST
+
+static char tmpdir[64];
+
+static void write_file(const char *name, const char *text)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void mk_tmp(void)
+{
+	snprintf(tmpdir, sizeof tmpdir, "/tmp/test_scenario.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+START_TEST(extends_merges_and_detects_cycles)
+{
+	char path[256];
+	diag *d = diag_new();
+	scn_scenario *s = NULL;
+	mk_tmp();
+	write_file("base.yaml", BASE WORK VARIANTS);
+	write_file("child.yaml", "extends: base.yaml\ncluster:\n  nodes: 8\nworkload:\n  batch: { global: 128 }\n");
+	snprintf(path, sizeof path, "%s/child.yaml", tmpdir);
+	ck_assert_int_eq(scn_load(path, NULL, &s, d), SIM_OK);
+	ck_assert_int_eq(s->cluster.nodes, 8);
+	ck_assert_int_eq(s->cluster.gpus_per_node, 8);      /* from the base */
+	ck_assert_int_eq(s->jobs[0].wl.train.dp, 8);        /* 64 GPUs / tp 8 */
+	ck_assert_int_eq(s->jobs[0].wl.train.micro_batch, 2); /* batch merged key by key */
+	scn_free(s);
+
+	write_file("a.yaml", "extends: b.yaml\n");
+	write_file("b.yaml", "extends: a.yaml\n");
+	snprintf(path, sizeof path, "%s/a.yaml", tmpdir);
+	ck_assert_int_eq(scn_load(path, NULL, &s, d), SIM_EPARSE);
+	ck_assert_uint_eq(diag_count(d), 1);
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "b.yaml:1:10: circular extends: "));
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "a.yaml -> "));
+	diag_free(d);
+}
+END_TEST
+
+START_TEST(sweep_points)
+{
+	scn_scenario *s = load_ok(BASE WORK VARIANTS
+				  "sweep:\n  cluster.nodes: [2, 4, 8]\n  cluster.fabric.link_rate: [200Gbps, 400Gbps]\n");
+	scn_scenario *p = NULL;
+	diag *d = diag_new();
+	char label[128];
+	ck_assert_uint_eq(s->sweep.points, 6);
+	ck_assert_int_eq(scn_sweep_point(s, 5, &p, d), SIM_OK);
+	ck_assert_int_eq(p->cluster.nodes, 8);
+	ck_assert_double_eq(p->cluster.fabric.link_rate_Bps, 50e9);
+	ck_assert_int_eq(p->jobs[0].wl.train.dp, 8);
+	ck_assert_str_eq(scn_sweep_label(s, 2, label, sizeof label), "cluster.nodes=4 cluster.fabric.link_rate=200Gbps");
+	scn_free(p);
+	scn_free(s);
+	diag_free(d);
+
+	d = load_bad(BASE WORK VARIANTS "sweep:\n  cluster.nodes: [4, 3]\n  cluster.fabric.link_rat: [1Gbps]\n");
+	ck_assert(has_msg(d, "t.yaml:19:3: unknown key 'link_rat' in cluster.fabric (did you mean 'link_rate'?) "
+			     "(at sweep point 1: cluster.nodes=4 cluster.fabric.link_rat=1Gbps)"));
+	ck_assert(has_msg(d, "t.yaml:13:10: global batch 64 is not a multiple of dp x micro = 3 x 2 "
+			     "(at sweep point 2: cluster.nodes=3 cluster.fabric.link_rat=1Gbps)"));
+	diag_free(d);
+}
+END_TEST
+
+static char *dump_of(const scn_scenario *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	scn_dump(s, f);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(dump_round_trips)
+{
+	scn_scenario *s = load_ok(BASE "  dpu: { profile: BlueField-3, crypto_rate: 400Gbps }\n" WORK
+				  "variants:\n  - { name: b, network: host-tcp, crypto: host }\n"
+				  "  - { name: d, network: rdma-gdr, crypto: dpu-inline }\n"
+				  "cost: { gpu_price: 2.5USD/h, dpu_price: 0.1USD/h, energy_price: 0.12USD/kWh }\n"
+				  "failures: { node_mtbf: 50000h, checkpoint_interval: 2h, restart: 10min }\n"
+				  "sweep: { cluster.nodes: [4, 8] }\n");
+	char *one = dump_of(s), *two;
+	scn_scenario *again = load_ok(one);
+	two = dump_of(again);
+	ck_assert_str_eq(one, two);
+	ck_assert_double_eq(again->cluster.dpu.v.dpu.crypto_rate_Bps, 50e9);
+	ck_assert_double_eq(again->cost.gpu_usd_per_s, 2.5 / 3600);
+	ck_assert_uint_eq(again->sweep.points, 2);
+	free(one);
+	free(two);
+	scn_free(s);
+	scn_free(again);
+}
+END_TEST
+
+START_TEST(degenerate_inputs)
+{
+	diag *d = load_bad("");
+	ck_assert(has_msg(d, "t.yaml:1:1: empty scenario (expected a mapping with cluster, workload and variants)"));
+	diag_free(d);
+	d = load_bad("- 1\n- 2\n");
+	ck_assert(has_msg(d, "t.yaml:1:1: a scenario must be a mapping with cluster, workload and variants, not a list"));
+	diag_free(d);
+	d = load_bad("a: [1\n");
+	ck_assert(has_msg(d, "t.yaml:2:1: invalid YAML: flow sequence without a closing bracket"));
+	diag_free(d);
+	d = load_bad("cluster: 3\n");
+	ck_assert(has_msg(d, "t.yaml:1:10: 'cluster' must be a mapping, not a value"));
+	ck_assert(has_msg(d, "t.yaml:1:1: missing 'variants' (at least one offload variant, e.g. a baseline)"));
+	diag_free(d);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("scenario");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, resolves_si_values);
+	tcase_add_test(tc, collects_every_error);
+	tcase_add_test(tc, units_and_ranges);
+	tcase_add_test(tc, profile_overrides);
+	tcase_add_test(tc, dpu_needs_missing_fields);
+	tcase_add_test(tc, security_and_jobs);
+	tcase_add_test(tc, collective_sizes);
+	tcase_add_test(tc, extends_merges_and_detects_cycles);
+	tcase_add_test(tc, sweep_points);
+	tcase_add_test(tc, dump_round_trips);
+	tcase_add_test(tc, degenerate_inputs);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
