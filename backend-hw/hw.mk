@@ -58,3 +58,9 @@ $(BIN)/dpusim-hw: $(HW_OBJS) $(BUILD)/libdpusim.a
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(HW_LIBS) $(LDLIBS)
 
 ALL_BINS += $(BIN)/dpusim-hw
+
+# Unit suites for the pure parts link those objects besides the library.
+UNIT_TESTS += hw_pci hw_msg
+$(BUILD)/tests/test_hw_pci: $(BUILD)/backend-hw/pci.o
+$(BUILD)/tests/test_hw_msg: $(BUILD)/backend-hw/msg.o $(BUILD)/backend-hw/allreduce.o \
+	$(BUILD)/backend-hw/xport.o

@@ -1,0 +1,84 @@
+# dpusim-hw bench over the tcp transport, for real, across 4 MPI ranks on this
+# machine: the report, the verified all-reduce, a wrong sum detected, a dead
+# and a hung peer ending the run with a clear error within the timeout.
+. tests/e2e/lib.sh
+HW=$BIN/dpusim-hw
+# Sanitizer builds: Open MPI's own allocations live until exit by design; full
+# stacks (slow unwinding) let the suppressions see through MPI's plugins.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/e2e/hw-lsan.supp:print_suppressions=0}
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0
+MPIRUN=(timeout 120 mpirun --allow-run-as-root --oversubscribe -np 4)
+
+run_cmd "${MPIRUN[@]}" "$HW" bench --transport tcp --quick -o "$E2E_TMP/bench.json" --dir "$E2E_TMP"
+expect_rc 0 "bench --transport tcp --quick across 4 ranks"
+expect_out '^dpusim-hw bench: 4 rank\(s\), transport tcp' "bench says what it runs"
+expect_out 'allreduce_ring_busbw +tcp +1048576 B .*verified x5' "all-reduce of 1 MiB verified on every iteration"
+expect_out '^  tcp_lat ' "tcp latency measured"
+expect_out '^  tcp_cpu_rx ' "tcp CPU cost per byte measured"
+if python3 - "$E2E_TMP/bench.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "dpusim-report/1" and d["source"] == "hw"
+assert d["info"]["ranks"] == "4" and d["info"]["transport"] == "tcp"
+b = d["benchmarks"]
+names = {x["name"] for x in b}
+for n in ["memcpy_bw", "aes_gcm_encrypt_bw", "tcp_lat", "tcp_bw", "tcp_cpu_tx",
+          "tcp_cpu_rx", "allreduce_ring_busbw"]:
+    assert n in names, n
+ar = [x for x in b if x["name"] == "allreduce_ring_busbw"]
+assert sorted(x["bytes"] for x in ar) == [4096, 65536, 1048576], ar
+assert all(x["ranks"] == 4 and x["transport"] == "tcp" and x["unit"] == "B/s" for x in ar)
+assert all(x["value"] > 0 for x in b)
+lat = [x for x in b if x["name"] == "tcp_lat"]
+assert all(x["p50"] <= x["p99"] for x in lat)
+PY
+then ok "the report parses: source hw, every benchmark present and positive"; else not_ok "bench report"; fi
+
+# A wrong sum is an error, not a warning: rank 2 corrupts its contribution.
+run_cmd env DPUSIM_HW_FAULT=corrupt:2 "${MPIRUN[@]}" -x DPUSIM_HW_FAULT "$HW" bench --quick \
+	--sizes 64K -o "$E2E_TMP/corrupt.json" --dir "$E2E_TMP"
+expect_rc 1 "a corrupted all-reduce fails the run"
+expect_err 'all-reduce of 65536 bytes over tcp gave a wrong sum: element [0-9]+ is [0-9.]+, expected [0-9.]+' \
+	"the wrong element is named"
+if [ ! -e "$E2E_TMP/corrupt.json" ]; then ok "no report written after a failed verification"
+else not_ok "a report was written despite the wrong sum"; fi
+
+# A dead peer: rank 1 exits in the middle of the all-reduce.
+t0=$(date +%s)
+run_cmd env DPUSIM_HW_FAULT=exit:1 "${MPIRUN[@]}" -x DPUSIM_HW_FAULT "$HW" bench --quick \
+	--sizes 64K --timeout 5 --dir "$E2E_TMP"
+t1=$(date +%s)
+if [ "$RC" -ne 0 ] && [ "$RC" -ne 124 ]; then ok "a dead peer fails the run (exit $RC)"
+else not_ok "dead peer: exit $RC"; fi
+expect_err 'rank 2: error: rank 1 \(left neighbour\) closed the connection' "its neighbour says which rank died"
+if [ $((t1 - t0)) -lt 60 ]; then ok "dead peer: over in $((t1 - t0)) s"; else not_ok "dead peer took $((t1 - t0)) s"; fi
+
+# A hung peer: rank 2 stops answering; the others time out after 3 s.
+t0=$(date +%s)
+run_cmd env DPUSIM_HW_FAULT=hang:2 "${MPIRUN[@]}" -x DPUSIM_HW_FAULT "$HW" bench --quick \
+	--sizes 64K --timeout 3 --dir "$E2E_TMP"
+t1=$(date +%s)
+expect_rc 2 "a hung peer ends the run with status 2 (MPI_Abort)"
+expect_err 'rank 3: error: timed out after 3.0 s waiting for data from rank 2 \(left neighbour\)' \
+	"its neighbour times out naming the hung rank"
+expect_err 'ending every rank' "the timed-out rank ends the job"
+if [ $((t1 - t0)) -lt 60 ]; then ok "hung peer: over in $((t1 - t0)) s, no hang"; else not_ok "hung peer took $((t1 - t0)) s"; fi
+
+# verbs without an RDMA device: every rank says so and the run fails cleanly.
+if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
+	run_cmd timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 "$HW" bench \
+		--transport verbs --quick --dir "$E2E_TMP"
+	expect_rc 2 "verbs without an RDMA device fails with status 2"
+	expect_err 'no RDMA device here .*use --transport tcp' "and says why"
+fi
+
+# Usage errors, before any rank starts work.
+run_cmd "$HW" bench --transport carrier-pigeon
+expect_rc 2 "unknown transport"
+expect_err "unknown transport 'carrier-pigeon'" "the transport is named"
+run_cmd "$HW" bench --sizes 4K,zero
+expect_rc 2 "bad --sizes"
+run_cmd env DPUSIM_HW_FAULT=explode:1 "$HW" bench --quick
+expect_rc 2 "bad fault hook"
+
+finish
