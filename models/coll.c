@@ -67,7 +67,7 @@ struct coll_ctx {
 	fab *f;
 	coll_config cfg;
 	sim_rng *rng;
-	uint32_t n, gpn, nodes;
+	uint32_t n, gpn, nodes, channels;
 	uint32_t *mult;  /* per resource scratch for step rates */
 	size_t mult_n;
 };
@@ -85,6 +85,8 @@ int coll_ctx_new(sim_engine *eng, flow_net *net, fab *f, const coll_config *cfg,
 			 .gpn = fab_cfg(f)->gpus_per_node, .nodes = fab_cfg(f)->nodes };
 	if (!c->cfg.chunk_bytes)
 		c->cfg.chunk_bytes = DEFAULT_CHUNK;
+	c->channels = cfg->channels ? cfg->channels
+				    : c->gpn > 1 ? fab_cfg(f)->nics_per_node : 1;
 	c->rng = sim_rng_new(cfg->seed, "coll.jitter");
 	if (!c->rng) {
 		free(c);
@@ -105,7 +107,7 @@ void coll_ctx_free(coll_ctx *c)
 
 /* ---- hop sets ---- */
 
-enum hkind { H_SHIFT, H_INTRA, H_RAIL, H_CHAIN, H_TREE, H_SHARP, H_NVLS };
+enum hkind { H_SHIFT, H_RING, H_INTRA, H_RAIL, H_CHAIN, H_TREE, H_SHARP, H_NVLS };
 
 typedef struct hopset {
 	uint8_t kind;
@@ -115,7 +117,16 @@ typedef struct hopset {
 	uint32_t refs;
 } hopset;
 
-typedef void hop_fn(void *ctx, uint32_t src, uint32_t dst);
+/* One hop; tag tells connections apart (a ring's channel) for ECMP. */
+typedef void hop_fn(void *ctx, uint32_t src, uint32_t dst, uint32_t tag);
+
+/* Position p of ring channel ch: nodes in order, and inside each node the
+ * GPUs rotated by ch, so each channel leaves the node through another
+ * GPU's NIC (as NCCL lays its rings out). */
+static uint32_t ring_rank(uint32_t g, uint32_t ch, uint32_t p)
+{
+	return p - p % g + (p % g + ch) % g;
+}
 
 static uint32_t tree_rank(uint32_t n, uint32_t tree, uint32_t pos)
 {
@@ -137,27 +148,32 @@ static void for_each_hop(const coll_ctx *c, const hopset *h, uint32_t root, hop_
 	switch (h->kind) {
 	case H_SHIFT:
 		for (uint32_t r = 0; r < n; r++)
-			fn(ctx, r, (r + h->a) % n);
+			fn(ctx, r, (r + h->a) % n, 0);
+		break;
+	case H_RING:
+		for (uint32_t ch = 0; ch < h->a; ch++)
+			for (uint32_t p = 0; p < n; p++)
+				fn(ctx, ring_rank(g, ch, p), ring_rank(g, ch, (p + 1) % n), ch);
 		break;
 	case H_INTRA:
 		for (uint32_t r = 0; r < n; r++)
-			fn(ctx, r, r - r % g + (r % g + h->a) % g);
+			fn(ctx, r, r - r % g + (r % g + h->a) % g, 0);
 		break;
 	case H_RAIL:
 		for (uint32_t r = 0; r < n; r++)
-			fn(ctx, r, ((r / g + h->a) % c->nodes) * g + r % g);
+			fn(ctx, r, ((r / g + h->a) % c->nodes) * g + r % g, 0);
 		break;
 	case H_CHAIN:
-		fn(ctx, (root + h->a) % n, (root + h->a + 1) % n);
+		fn(ctx, (root + h->a) % n, (root + h->a + 1) % n, 0);
 		break;
 	case H_TREE: {
 		uint32_t lo = (UINT32_C(1) << h->b) - 1, hi = (UINT32_C(2) << h->b) - 2;
 		for (uint32_t p = lo; p <= hi && p < n; p++) {
 			uint32_t child = tree_rank(n, h->a, p), parent = tree_rank(n, h->a, (p - 1) / 2);
 			if (h->d)
-				fn(ctx, parent, child);
+				fn(ctx, parent, child, 0);
 			else
-				fn(ctx, child, parent);
+				fn(ctx, child, parent, 0);
 		}
 		break;
 	}
@@ -186,14 +202,14 @@ static int hs_push(hopset *h, uint32_t res)
 	return 0;
 }
 
-static void add_hop(void *obj, uint32_t src, uint32_t dst)
+static void add_hop(void *obj, uint32_t src, uint32_t dst, uint32_t tag)
 {
 	struct build_ctx *b = obj;
 	fab_end end = coll_transport_end(b->c->cfg.transport.kind);
 	fab_path p;
 	if (b->rc || src == dst)
 		return;
-	b->rc = fab_route(b->c->f, src, dst, b->key, end, end, &p);
+	b->rc = fab_route(b->c->f, src, dst, b->key << 32 | tag, end, end, &p);
 	for (uint32_t i = 0; i < p.len && !b->rc; i++)
 		b->rc = hs_push(b->h, p.res[i]);
 	if (p.lat_ps > b->h->lat_ps)
@@ -227,7 +243,8 @@ static int build_innet(coll_ctx *c, hopset *h)
 
 static int build_hopset(coll_ctx *c, hopset *h, uint32_t root)
 {
-	struct build_ctx b = { .c = c, .h = h, .key = h->kind };
+	/* Ring channel ch routes with key ch (coll.h); others by pattern. */
+	struct build_ctx b = { .c = c, .h = h, .key = h->kind == H_RING ? 0 : h->kind };
 	if (h->kind == H_SHARP || h->kind == H_NVLS)
 		return build_innet(c, h);
 	for_each_hop(c, h, root, add_hop, &b);
@@ -405,7 +422,10 @@ static void build_ring(crun *r)
 		free(hs);
 		return;
 	}
-	chain(r, NONE, add_hs(r, H_SHIFT, 1, 0, 0), r->p.op == COLL_ALLREDUCE ? 2 * (n - 1) : n - 1, per);
+	uint32_t ch = r->c->channels;
+	/* Every channel moves its 1/ch share in lock-step with the others. */
+	chain(r, NONE, add_hs(r, H_RING, ch, 0, 0), r->p.op == COLL_ALLREDUCE ? 2 * (n - 1) : n - 1,
+	      div_up(per, ch));
 }
 
 static void build_hier(crun *r)
@@ -603,9 +623,10 @@ struct cpu_ctx {
 	double cycles;
 };
 
-static void charge_cpu(void *obj, uint32_t src, uint32_t dst)
+static void charge_cpu(void *obj, uint32_t src, uint32_t dst, uint32_t tag)
 {
 	struct cpu_ctx *cc = obj;
+	(void)tag;
 	cc->t->cpu(cc->t->cpu_ctx, src, cc->cycles);
 	cc->t->cpu(cc->t->cpu_ctx, dst, cc->cycles);
 }

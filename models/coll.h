@@ -12,7 +12,8 @@
  * last byte has arrived: its transfer time (from the flow solver) plus the
  * step latency (the longest hop's path latency plus the transport's
  * per-message latency). Bus bandwidth is reported as nccl-tests computes
- * it (its PERFORMANCE.md). */
+ * it (its PERFORMANCE.md). The hops of ring channel c are routed with ECMP
+ * key c (fab_route), so a caller can work out by hand where they collide. */
 #ifndef DPUSIM_MODELS_COLL_H
 #define DPUSIM_MODELS_COLL_H
 
@@ -62,8 +63,10 @@ typedef struct coll_ctx coll_ctx;
 typedef struct coll_config {
 	coll_transport transport;
 	sim_time launch_lat_ps;    /* fixed cost per collective (launch, setup) */
-	uint64_t chunk_bytes;      /* pipelining unit of tree and broadcast; 0: 512 KiB */
+	uint64_t chunk_bytes;      /* pipelining unit of tree and broadcast; 0: 512 KiB.
+	                              At most 64 chunks: larger buffers get larger chunks */
 	uint64_t seed;             /* jitter stream */
+	uint32_t channels;         /* rings side by side; 0: one per NIC (one if 1 GPU per node) */
 	bool sharp;                /* the switches can reduce (SHARP) */
 	bool nvls;                 /* the NVSwitch can reduce (NVLink SHARP) */
 } coll_config;

@@ -46,7 +46,8 @@ static fab_config one_switch(uint32_t n)
 			     .switch_lat_ps = 130 * SIM_NS, .seed = 1 };
 }
 
-static const coll_config rdma = { .transport = { .kind = COLL_RDMA_GDR, .msg_lat_ps = 1500 * SIM_NS } };
+static const coll_config rdma = { .transport = { .kind = COLL_RDMA_GDR, .msg_lat_ps = 1500 * SIM_NS },
+				   .channels = 1 };
 
 static coll_result run(struct world *w, coll_op op, coll_algo algo, uint64_t bytes)
 {
@@ -177,6 +178,235 @@ START_TEST(competing_flow)
 }
 END_TEST
 
+static fab_config nvswitch_node(uint32_t nodes, uint32_t g, double nvl_Bps)
+{
+	fab_config fc = one_switch(nodes);
+	fc.gpus_per_node = fc.nics_per_node = g;
+	fc.nvlink_Bps = nvl_Bps;
+	fc.nvlink_lat_ps = 500 * SIM_NS;
+	return fc;
+}
+
+#define ALPHA_NET (2 * 60e-9 + 130e-9 + 1500e-9)
+
+/* Reduce-scatter, all-gather: (n-1)(S/n/B + alpha); send/recv: S/B + alpha;
+ * all-to-all with every shift in flight: (n-1)(S/n)/B + alpha;
+ * broadcast, pipelined down the chain in C chunks: (n-1 + C-1)(chunk/B + alpha). */
+START_TEST(other_ops_closed_forms)
+{
+	uint32_t n = 8;
+	uint64_t s = UINT64_C(64) << 20;
+	fab_config fc = one_switch(n);
+	struct world w;
+	double b = 50e9, chunk = 512 * 1024, c = 16 * 2;
+	coll_result r;
+	world_new(&w, &fc, &rdma);
+	r = run(&w, COLL_REDUCE_SCATTER, COLL_RING, s);
+	ck_assert(WITHIN(sim_time_to_s(r.time_ps), (n - 1) * ((double)s / n / b + ALPHA_NET), 1e-3));
+	ck_assert(WITHIN(r.busbw_GBps, r.algbw_GBps * (n - 1) / n, 1e-12));
+	r = run(&w, COLL_ALLGATHER, COLL_AUTO, s);
+	ck_assert_int_eq(r.algo, COLL_RING);
+	ck_assert(WITHIN(sim_time_to_s(r.time_ps), (n - 1) * ((double)s / n / b + ALPHA_NET), 1e-3));
+	r = run(&w, COLL_SENDRECV, COLL_AUTO, s);
+	ck_assert_int_eq(r.algo, COLL_P2P);
+	ck_assert(WITHIN(sim_time_to_s(r.time_ps), (double)s / b + ALPHA_NET, 1e-3));
+	ck_assert(WITHIN(r.busbw_GBps, r.algbw_GBps, 1e-12));
+	r = run(&w, COLL_ALLTOALL, COLL_P2P, s);
+	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), (n - 1) * ((double)s / n) / b + ALPHA_NET, 1e-3),
+		      "alltoall %.9g", sim_time_to_s(r.time_ps));
+	r = run(&w, COLL_BROADCAST, COLL_RING, s / 4); /* 16 MiB: 32 chunks of 512 KiB */
+	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), (n - 1 + c - 1) * (chunk / b + ALPHA_NET), 1e-3),
+		      "broadcast %.9g", sim_time_to_s(r.time_ps));
+	world_free(&w);
+}
+END_TEST
+
+/* In-network reduction: every byte goes up once and comes down once, both
+ * directions at once: S/B (+ latency), so busbw approaches 2(n-1)/n B. */
+START_TEST(sharp_and_nvls)
+{
+	uint32_t n = 8;
+	uint64_t s = UINT64_C(256) << 20;
+	fab_config fc = one_switch(n);
+	coll_config cc = rdma;
+	struct world w;
+	coll_result r;
+	cc.sharp = cc.nvls = true;
+	world_new(&w, &fc, &cc);
+	r = run(&w, COLL_ALLREDUCE, COLL_SHARP, s);
+	ck_assert(WITHIN(sim_time_to_s(r.time_ps), (double)s / 50e9 + 2 * (2 * 60e-9 + 130e-9) + 1500e-9, 1e-3));
+	ck_assert_int_eq(coll_run(w.c, &(coll_params){ .op = COLL_ALLREDUCE, .algo = COLL_NVLS, .bytes = s }, &r),
+			 SIM_EUNSUPPORTED); /* no NVSwitch here */
+	world_free(&w);
+	fc = nvswitch_node(1, 8, 300e9);
+	world_new(&w, &fc, &cc);
+	r = run(&w, COLL_ALLREDUCE, COLL_NVLS, s);
+	/* Up: S to be reduced plus S/n to be multicast; down the same. */
+	ck_assert(WITHIN(sim_time_to_s(r.time_ps), (double)s * 9 / 8 / 300e9 + 2 * 500e-9 + 1500e-9, 1e-3));
+	ck_assert(r.busbw_GBps > 300 * 1.5); /* beats the ring's busbw of B */
+	r = run(&w, COLL_ALLREDUCE, COLL_AUTO, s);
+	ck_assert_int_eq(r.algo, COLL_NVLS);
+	world_free(&w);
+}
+END_TEST
+
+/* Hierarchical: NVLink reduce-scatter in the node, a ring per rail across
+ * nodes on 1/g of the data, NVLink all-gather: phases one after another. */
+START_TEST(hierarchical)
+{
+	uint32_t g = 4, nodes = 2;
+	uint64_t s = UINT64_C(256) << 20;
+	fab_config fc = nvswitch_node(nodes, g, 200e9);
+	struct world w;
+	coll_result r;
+	double a_nvl = 500e-9 + 1500e-9;
+	double want = 2.0 * (g - 1) * ((double)s / g / 200e9 + a_nvl) +
+		      2.0 * (nodes - 1) * ((double)s / (g * nodes) / 50e9 + ALPHA_NET);
+	world_new(&w, &fc, &rdma);
+	r = run(&w, COLL_ALLREDUCE, COLL_HIER, s);
+	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
+		      sim_time_to_s(r.time_ps), want);
+	world_free(&w);
+}
+END_TEST
+
+/* Auto picks by predicted time: tree at small sizes on many ranks (2 log n
+ * steps against 2(n-1)); at any size its pick runs within 5% of the
+ * fastest of the two. */
+START_TEST(auto_picks_the_fastest)
+{
+	static const uint64_t sizes[] = { 1024, UINT64_C(1) << 20, UINT64_C(256) << 20 };
+	fab_config fc = one_switch(256);
+	struct world w;
+	world_new(&w, &fc, &rdma);
+	for (int i = 0; i < 3; i++) {
+		coll_params p = { .op = COLL_ALLREDUCE, .bytes = sizes[i] };
+		sim_time pr, pt;
+		coll_result ring = run(&w, COLL_ALLREDUCE, COLL_RING, sizes[i]);
+		coll_result tree = run(&w, COLL_ALLREDUCE, COLL_TREE, sizes[i]);
+		coll_result best = run(&w, COLL_ALLREDUCE, COLL_AUTO, sizes[i]);
+		double fastest = (double)(ring.time_ps < tree.time_ps ? ring.time_ps : tree.time_ps);
+		ck_assert_int_eq(coll_predict(w.c, &p, COLL_RING, &pr), 0);
+		ck_assert_int_eq(coll_predict(w.c, &p, COLL_TREE, &pt), 0);
+		ck_assert_int_eq(best.algo, pr <= pt ? COLL_RING : COLL_TREE);
+		/* The ring's prediction is its exact uncontended time. */
+		ck_assert(WITHIN((double)pr, (double)ring.time_ps, 1e-6));
+		ck_assert_msg((double)best.time_ps <= fastest * 1.05, "size %llu: auto %s %.6g s, best %.6g s",
+			      (unsigned long long)sizes[i], coll_algo_name(best.algo),
+			      sim_time_to_s(best.time_ps), fastest * 1e-12);
+		if (i == 0)
+			ck_assert_int_eq(best.algo, COLL_TREE);
+	}
+	world_free(&w);
+}
+END_TEST
+
+static void add_cycles(void *ctx, uint32_t rank, double cycles)
+{
+	((double *)ctx)[rank] += cycles;
+}
+
+/* host-tcp: GPU data staged through host memory (twice each side), so a
+ * 100 GB/s memory bus carrying four crossings per node per step runs the
+ * ring at 25 GB/s; CPU cycles per byte and per packet are reported for
+ * both ends of every hop. */
+START_TEST(host_tcp_costs)
+{
+	uint32_t n = 4;
+	uint64_t s = UINT64_C(64) << 20;
+	fab_config fc = one_switch(n);
+	double cycles[4] = { 0 }, per = (double)s / n;
+	coll_config cc = { .transport = { .kind = COLL_HOST_TCP, .msg_lat_ps = 10 * SIM_US,
+					  .cycles_per_byte = 1.0, .cycles_per_packet = 1000,
+					  .mtu_bytes = 9000, .cpu = add_cycles, .cpu_ctx = cycles },
+			   .channels = 1 };
+	struct world w;
+	coll_result r;
+	fc.pcie_Bps = 64e9;
+	fc.host_mem_Bps = 100e9;
+	world_new(&w, &fc, &cc);
+	r = run(&w, COLL_ALLREDUCE, COLL_RING, s);
+	double alpha = 2 * 60e-9 + 130e-9 + 10e-6; /* PCIe latency 0 here */
+	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), 2.0 * (n - 1) * (per / 25e9 + alpha), 1e-3),
+		      "%.9g", sim_time_to_s(r.time_ps));
+	for (uint32_t i = 0; i < n; i++)
+		ck_assert(WITHIN(cycles[i], 2.0 * (n - 1) * 2 * (per + 1000 * ceil(per / 9000)), 1e-12));
+	world_free(&w);
+}
+END_TEST
+
+START_TEST(jitter_is_seeded)
+{
+	fab_config fc = one_switch(16);
+	coll_config cc = rdma;
+	sim_time t[3];
+	cc.transport.jitter_mean_ps = 2 * SIM_US;
+	for (int i = 0; i < 3; i++) {
+		struct world w;
+		cc.seed = i == 2 ? 99 : 7;
+		world_new(&w, &fc, &cc);
+		t[i] = run(&w, COLL_ALLREDUCE, COLL_RING, 1 << 20).time_ps;
+		world_free(&w);
+	}
+	ck_assert_int_eq(t[0], t[1]);
+	ck_assert_int_ne(t[0], t[2]);
+	ck_assert_int_gt(t[0], (sim_time)(30 * (ALPHA_NET + (1 << 20) / 16.0 / 50e9) * 1e12));
+}
+END_TEST
+
+static void count_done(sim_engine *eng, void *obj, uint64_t data)
+{
+	(void)eng, (void)data;
+	(*(int *)obj)++;
+}
+
+/* Two all-reduces at once on the same ranks share every link: B/2 each. */
+START_TEST(concurrent_collectives_share)
+{
+	uint32_t n = 8;
+	uint64_t s = UINT64_C(64) << 20;
+	fab_config fc = one_switch(n);
+	struct world w;
+	coll_result r1, r2;
+	coll_params p = { .op = COLL_ALLREDUCE, .algo = COLL_RING, .bytes = s };
+	int done = 0;
+	double want = 2.0 * (n - 1) * ((double)s / n / 25e9 + ALPHA_NET);
+	world_new(&w, &fc, &rdma);
+	ck_assert_int_eq(coll_start(w.c, &p, &r1, count_done, &done, 0), 0);
+	ck_assert_int_eq(coll_start(w.c, &p, &r2, count_done, &done, 0), 0);
+	sim_run(w.eng);
+	ck_assert_int_eq(done, 2);
+	ck_assert(WITHIN(sim_time_to_s(r1.time_ps), want, 1e-3));
+	ck_assert_int_eq(r1.time_ps, r2.time_ps);
+	world_free(&w);
+}
+END_TEST
+
+START_TEST(bad_requests)
+{
+	fab_config fc = one_switch(1);
+	struct world w;
+	coll_result r;
+	coll_params p = { .op = COLL_ALLREDUCE, .algo = COLL_RING, .bytes = 1024 };
+	world_new(&w, &fc, &rdma);
+	ck_assert_int_eq(coll_run(w.c, &p, &r), SIM_EINVAL); /* one rank */
+	world_free(&w);
+	fc = one_switch(4);
+	world_new(&w, &fc, &rdma);
+	p.algo = COLL_TREE;
+	p.op = COLL_ALLGATHER;
+	ck_assert_int_eq(coll_run(w.c, &p, &r), SIM_EUNSUPPORTED);
+	p = (coll_params){ .op = COLL_BROADCAST, .algo = COLL_RING, .bytes = 1024, .root = 4 };
+	ck_assert_int_eq(coll_run(w.c, &p, &r), SIM_EINVAL);
+	p.root = 3;
+	ck_assert_int_eq(coll_run(w.c, &p, &r), 0);
+	world_free(&w);
+	ck_assert_int_eq(coll_op_parse("allreduce", &p.op), 0);
+	ck_assert_int_eq(coll_op_parse("all-reduce", &p.op), SIM_ENOENT);
+	ck_assert_str_eq(coll_algo_name(COLL_HIER), "hier");
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("coll");
@@ -189,6 +419,17 @@ static Suite *suite(void)
 	tcase_add_test(tc, oversubscribed_leaf_halves_the_ring);
 	tcase_add_test(tc, ecmp_collision_slows_by_max_min);
 	tcase_add_test(tc, competing_flow);
+	tcase_add_test(tc, concurrent_collectives_share);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("ops");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, other_ops_closed_forms);
+	tcase_add_test(tc, sharp_and_nvls);
+	tcase_add_test(tc, hierarchical);
+	tcase_add_test(tc, auto_picks_the_fastest);
+	tcase_add_test(tc, host_tcp_costs);
+	tcase_add_test(tc, jitter_is_seeded);
+	tcase_add_test(tc, bad_requests);
 	suite_add_tcase(s, tc);
 	return s;
 }
