@@ -132,3 +132,36 @@ int cmd_import(int argc, char **argv)
 	db_close(d);
 	return rc;
 }
+
+int cmd_merge(int argc, char **argv)
+{
+	char err[1024];
+	unsigned added, skipped;
+	db *d = NULL;
+	int rc = 0;
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] == '-' && argv[i][1])
+			return cli_usage_error("merge: unknown option '%s'", argv[i]);
+	if (argc < 3)
+		return cli_usage_error("merge wants OUT.db and at least one database to merge");
+	for (int i = 2; i < argc; i++)
+		if (access(argv[i], R_OK))
+			return cli_usage_error("%s: cannot read: %s", argv[i], strerror(errno));
+	if (db_make_parent(argv[1], err, sizeof err) || db_open(argv[1], &d, err, sizeof err)) {
+		cli_error("%s", err);
+		return CLI_USAGE;
+	}
+	/* One transaction per source: a bad source adds nothing, the ones
+	 * before it stay merged. */
+	for (int i = 2; !rc && i < argc; i++) {
+		if (db_merge(d, argv[i], &added, &skipped, err, sizeof err)) {
+			cli_error("%s", err);
+			rc = CLI_USAGE;
+		} else {
+			printf("%s: %u runs added, %u already in %s\n", argv[i], added, skipped,
+			       argv[1]);
+		}
+	}
+	db_close(d);
+	return rc;
+}

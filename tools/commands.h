@@ -7,6 +7,7 @@ int cmd_coll(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 
 #endif

@@ -436,8 +436,9 @@ static char *report_json(const rep_report *r)
 	return buf;
 }
 
+/* Insert run r and everything under it; `stamp` is its time (NULL: now). */
 static int store_run(db *d, const rep_report *r, const char *text, const char *json,
-		     int64_t *run_id)
+		     const char *stamp, int64_t *run_id)
 {
 	sqlite3_stmt *st = d->st[S_RUN];
 	const rep_scenario *sc = rep_get_scenario(r);
@@ -446,6 +447,8 @@ static int store_run(db *d, const rep_report *r, const char *text, const char *j
 	struct tm tm;
 	int err;
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	if (stamp)
+		snprintf(when, sizeof when, "%s", stamp);
 	DB_CHECK(d, sqlite3_bind_int64(st, 6, (sqlite3_int64)sc->seed));
 	if ((err = bind_text(d, st, 1, when)) || (err = bind_text(d, st, 2, sc->name)) ||
 	    (err = bind_text(d, st, 3, sc->sha256)) || (err = bind_text(d, st, 4, sc->file)) ||
@@ -479,7 +482,7 @@ int db_store_report(db *d, const rep_report *r, const char *scenario_text, int64
 	if (!(json = report_json(r)))
 		return SIM_ENOMEM;
 	if (!(err = exec(d, "BEGIN IMMEDIATE"))) {
-		err = store_run(d, r, scenario_text, json, &id);
+		err = store_run(d, r, scenario_text, json, NULL, &id);
 		if (!err)
 			err = exec(d, "COMMIT");
 		if (err)
@@ -488,6 +491,114 @@ int db_store_report(db *d, const rep_report *r, const char *scenario_text, int64
 	free(json);
 	if (!err && run_id)
 		*run_id = id;
+	return err;
+}
+
+/* ---- keys and merging ---------------------------------------------------- */
+
+int64_t db_find_run(db *d, const db_key *k, char *errbuf, size_t errlen)
+{
+	static const char sql[] =
+		"SELECT max(id) FROM runs WHERE scenario = ?1 AND scenario_sha256 IS ?2"
+		" AND point IS ?3 AND seed = ?4 AND source = ?5";
+	sqlite3_stmt *st = NULL;
+	int64_t id = 0;
+	int rc, err;
+	d->errbuf = errbuf;
+	d->errlen = errlen;
+	DB_CHECK(d, sqlite3_prepare_v2(d->h, sql, -1, &st, NULL));
+	sqlite3_bind_int64(st, 4, (sqlite3_int64)k->seed);
+	if ((err = bind_text(d, st, 1, k->scenario)) || (err = bind_text(d, st, 2, k->sha256)) ||
+	    (err = bind_text(d, st, 3, k->point)) || (err = bind_text(d, st, 5, k->source))) {
+		sqlite3_finalize(st);
+		return err;
+	}
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? id : db_fail(d, "looking up a run");
+}
+
+static db_key report_key(const rep_report *r)
+{
+	const rep_scenario *sc = rep_get_scenario(r);
+	return (db_key){ .scenario = sc->name, .sha256 = sc->sha256, .point = sc->point,
+			 .seed = sc->seed, .source = rep_source_name(rep_get_source(r)) };
+}
+
+/* Copy one source row (time, scenario text, report JSON) unless its key is
+ * already stored. *added is set when it was copied. */
+static int merge_row(db *d, sqlite3_stmt *src, const char *src_path, bool *added)
+{
+	char name[64], why[512];
+	rep_report *r = NULL;
+	const char *json = (const char *)sqlite3_column_text(src, 3);
+	db_key key;
+	int64_t id;
+	int err;
+	*added = false;
+	snprintf(name, sizeof name, "run %lld", (long long)sqlite3_column_int64(src, 0));
+	if (rep_read_string(name, json ? json : "", json ? strlen(json) : 0, &r, why, sizeof why)) {
+		if (d->errbuf && d->errlen)
+			snprintf(d->errbuf, d->errlen, "%s: %s", src_path, why);
+		return SIM_EPARSE;
+	}
+	key = report_key(r);
+	id = db_find_run(d, &key, d->errbuf, d->errlen);
+	if (id < 0) {
+		err = (int)id;
+	} else if (id == 0) {
+		err = store_run(d, r, (const char *)sqlite3_column_text(src, 2), json,
+				(const char *)sqlite3_column_text(src, 1), &id);
+		*added = !err;
+	} else {
+		err = 0; /* already stored */
+	}
+	rep_free(r);
+	return err;
+}
+
+static int merge_all(db *d, db *s, const char *src_path, unsigned *added, unsigned *skipped)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, err = 0;
+	if (sqlite3_prepare_v2(s->h, "SELECT id, time, scenario_text, report FROM runs ORDER BY id",
+			       -1, &st, NULL) != SQLITE_OK)
+		return db_fail(s, "reading runs");
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		bool copied;
+		err = merge_row(d, st, src_path, &copied);
+		*added += copied;
+		*skipped += !err && !copied;
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = db_fail(s, "reading runs");
+	sqlite3_finalize(st);
+	return err;
+}
+
+int db_merge(db *d, const char *src_path, unsigned *added, unsigned *skipped, char *errbuf,
+	     size_t errlen)
+{
+	db *s = NULL;
+	int err;
+	*added = *skipped = 0;
+	if ((err = db_open(src_path, &s, errbuf, errlen)))
+		return err;
+	s->errbuf = d->errbuf = errbuf;
+	s->errlen = d->errlen = errlen;
+	d->step = 0;
+	if (!(err = exec(d, "BEGIN IMMEDIATE"))) {
+		err = merge_all(d, s, src_path, added, skipped);
+		if (!err)
+			err = exec(d, "COMMIT");
+		if (err) {
+			sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+			*added = *skipped = 0;
+		}
+	}
+	db_close(s);
 	return err;
 }
 

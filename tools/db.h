@@ -41,6 +41,28 @@ int db_store_report(db *d, const rep_report *r, const char *scenario_text, int64
  * as a failed SQLite call would. NULL removes the hook. */
 void db_set_fault_hook(db *d, int (*hook)(void *arg, unsigned step), void *arg);
 
+/* What identifies a sweep point's result: two runs with equal keys ran the
+ * same input. NULL sha256 or point match only NULL. */
+typedef struct db_key {
+	const char *scenario;
+	const char *sha256;
+	const char *point;
+	uint64_t seed;
+	const char *source;  /* "sim" | "hw" */
+} db_key;
+
+/* Id of the newest run stored under key k, 0 when none, or a negative
+ * SIM_EDB with errbuf set. `dpusim sweep` uses it to skip stored points. */
+int64_t db_find_run(db *d, const db_key *k, char *errbuf, size_t errlen);
+
+/* Copy every run of the database at src_path into d, keeping each run's
+ * time, scenario text and report, and skipping runs whose key d already
+ * holds (so merging twice, or merging overlapping shards, adds nothing
+ * twice). One transaction: on failure d is unchanged and the counts are 0.
+ * 0, SIM_EDB, SIM_EPARSE (a stored report that no longer reads), SIM_ENOMEM. */
+int db_merge(db *d, const char *src_path, unsigned *added, unsigned *skipped, char *errbuf,
+	     size_t errlen);
+
 /* A stored run, as db_list_runs hands it over (strings valid during the
  * callback only; sha256 and point may be NULL). */
 typedef struct db_run {

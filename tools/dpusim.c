@@ -92,6 +92,15 @@ const cli_cmd cli_commands[] = {
 	  "transaction each) in --db FILE (default results/dpusim.db). Stops at the\n"
 	  "first bad file (exit 2); the files before it stay stored.\n",
 	  cmd_import },
+	{ "merge", "join results databases (sweep shards) into one",
+	  "usage: dpusim merge OUT.db IN.db...\n"
+	  "\n"
+	  "Copies every run of each IN.db into OUT.db (created if missing), keeping\n"
+	  "its time, scenario text and report. A run whose key (scenario, sha256,\n"
+	  "sweep point, seed, source) OUT.db already holds is skipped, so shards that\n"
+	  "overlap, or merging twice, store nothing twice. One transaction per IN.db:\n"
+	  "a bad one adds nothing (exit 2) and the ones before it stay merged.\n",
+	  cmd_merge },
 	{ "calibrate", "fit a hardware profile to dpusim-hw measurements",
 	  "usage: dpusim calibrate BENCH.json -o PROFILE.yaml\n", NULL },
 	{ "validate", "check predictions against published measurements",

@@ -41,6 +41,21 @@ mkdir "$E2E_TMP/cwd"
 grep -q '^1 .* fixture-8xh100 ' "$E2E_TMP/out" && [ -f "$E2E_TMP/cwd/results/dpusim.db" ] \
 	&& ok "default database results/dpusim.db is created and listed" || not_ok "default database: $(cat "$E2E_TMP/out")"
 
+# merge: shards join without duplicates, twice is harmless
+"$DPUSIM" import tests/data/report-sim.json --db "$E2E_TMP/s1.db" >/dev/null
+"$DPUSIM" import tests/data/report-hw.json tests/data/report-sim.json --db "$E2E_TMP/s2.db" >/dev/null
+run_cmd "$DPUSIM" merge "$E2E_TMP/m.db" "$E2E_TMP/s1.db" "$E2E_TMP/s2.db"
+expect_rc 0 "merge two shards"
+expect_out 's2.db: 1 runs added, 1 already in' "the run in both shards is stored once"
+run_cmd "$DPUSIM" merge "$E2E_TMP/m.db" "$E2E_TMP/s2.db"
+expect_out 's2.db: 0 runs added, 2 already in' "merging again adds nothing"
+run_cmd "$DPUSIM" runs --db "$E2E_TMP/m.db"
+[ "$(grep -c '^[0-9]' <<<"$OUT")" -eq 2 ] && ok "merged database holds two runs" || not_ok "merged: $OUT"
+run_cmd "$DPUSIM" merge "$E2E_TMP/m.db" "$E2E_TMP/nosuch.db"
+expect_rc 2 "merging a missing database"
+run_cmd "$DPUSIM" merge "$E2E_TMP/m.db"
+expect_rc 2 "merge without sources"
+
 run_cmd "$DPUSIM" runs --db "$DB" --limit 0
 expect_rc 2 "--limit 0 is refused"
 run_cmd "$DPUSIM" runs --db

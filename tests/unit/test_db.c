@@ -267,6 +267,81 @@ START_TEST(benchmarks_are_stored)
 }
 END_TEST
 
+START_TEST(find_run_by_key)
+{
+	db *d = open_db();
+	rep_report *sim = fixture("report-sim.json");
+	const rep_scenario *sc = rep_get_scenario(sim);
+	db_key k = { .scenario = sc->name, .sha256 = sc->sha256, .point = NULL, .seed = 42,
+		     .source = "sim" };
+	int64_t id;
+	char err[512] = "";
+	ck_assert_int_eq(db_find_run(d, &k, err, sizeof err), 0);
+	ck_assert_int_eq(db_store_report(d, sim, NULL, &id, err, sizeof err), 0);
+	ck_assert_int_eq(db_find_run(d, &k, err, sizeof err), id);
+	k.point = "cluster.gpus=8";
+	ck_assert_int_eq(db_find_run(d, &k, err, sizeof err), 0);
+	k.point = NULL, k.seed = 43;
+	ck_assert_int_eq(db_find_run(d, &k, err, sizeof err), 0);
+	k.seed = 42, k.source = "hw";
+	ck_assert_int_eq(db_find_run(d, &k, err, sizeof err), 0);
+	rep_free(sim);
+	db_close(d);
+}
+END_TEST
+
+/* Store the named fixtures into a database at `file`. */
+static void make_shard(const char *file, const char *const *names, size_t n)
+{
+	db *d = NULL;
+	char err[512] = "";
+	ck_assert_msg(db_open(file, &d, err, sizeof err) == 0, "%s", err);
+	for (size_t i = 0; i < n; i++) {
+		rep_report *r = fixture(names[i]);
+		ck_assert_msg(db_store_report(d, r, names[i], NULL, err, sizeof err) == 0, "%s", err);
+		rep_free(r);
+	}
+	db_close(d);
+}
+
+START_TEST(merge_shards)
+{
+	static const char *const a[] = { "report-sim.json" };
+	static const char *const b[] = { "report-hw.json", "report-sim.json", "report-bench.json" };
+	char sa[160], sb[160], err[512] = "";
+	unsigned added, skipped;
+	db *d;
+	snprintf(sa, sizeof sa, "%s/a.db", dir);
+	snprintf(sb, sizeof sb, "%s/b.db", dir);
+	make_shard(sa, a, 1);
+	make_shard(sb, b, 3);
+	d = open_db();
+	ck_assert_msg(db_merge(d, sa, &added, &skipped, err, sizeof err) == 0, "%s", err);
+	ck_assert(added == 1 && skipped == 0);
+	ck_assert_msg(db_merge(d, sb, &added, &skipped, err, sizeof err) == 0, "%s", err);
+	ck_assert(added == 2 && skipped == 1); /* the sim run is in both shards */
+	ck_assert_int_eq(db_merge(d, sb, &added, &skipped, err, sizeof err), 0);
+	ck_assert(added == 0 && skipped == 3); /* merging again adds nothing */
+	expect_counts(d, 3, 5, 35, 12, 3);
+	ck_assert_int_eq(db_count(d, "benchmarks"), 4);
+	ck_assert(sql_num("SELECT count(*) FROM runs WHERE scenario_text = 'report-hw.json'") == 1);
+	/* a source whose stored report no longer reads: nothing merged */
+	sqlite3 *h;
+	ck_assert_int_eq(sqlite3_open(sb, &h), SQLITE_OK);
+	/* run 1 becomes a new key (copied first), run 3 fails: all rolled back */
+	ck_assert_int_eq(sqlite3_exec(h, "UPDATE runs SET report = replace(report,"
+				      " '\"seed\": 42', '\"seed\": 7') WHERE id = 1;"
+				      "UPDATE runs SET report = '{' WHERE id = 3", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(h);
+	ck_assert_int_eq(db_merge(d, sb, &added, &skipped, err, sizeof err), SIM_EPARSE);
+	ck_assert_ptr_nonnull(strstr(err, "b.db: run 3:"));
+	ck_assert(added == 0 && skipped == 0);
+	expect_counts(d, 3, 5, 35, 12, 3);
+	db_close(d);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("db");
@@ -279,6 +354,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, migration_from_empty_file);
 	tcase_add_test(tc, bad_paths_and_reports);
 	tcase_add_test(tc, benchmarks_are_stored);
+	tcase_add_test(tc, find_run_by_key);
+	tcase_add_test(tc, merge_shards);
 	suite_add_tcase(s, tc);
 	return s;
 }
