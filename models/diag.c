@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "models/units.h"
 #include "sim/err.h"
@@ -100,6 +101,15 @@ const char *diag_suggest(const char *word, const char *const *cands, size_t n)
 			best = dist;
 			pick = cands[i];
 		}
+	}
+	/* "H100" for "H100-SXM5": a unique candidate that starts with word. */
+	for (size_t i = 0; !pick && len >= 3 && i < n; i++) {
+		if (strncasecmp(cands[i], word, len))
+			continue;
+		for (size_t j = i + 1; j < n; j++)
+			if (!strncasecmp(cands[j], word, len))
+				return NULL;
+		return cands[i];
 	}
 	return pick;
 }

@@ -30,8 +30,8 @@ const char *diag_msg(const diag *d, size_t i);
 void diag_print(const diag *d, FILE *f);
 
 /* The candidate closest to word by edit distance when close enough to be a
- * likely typo (distance 1 for short words, up to 3 for long ones), else
- * NULL. For "did you mean" hints. */
+ * likely typo (distance 1 for short words, up to 3 for long ones), or the
+ * one candidate that starts with word (3+ characters), else NULL. For "did you mean" hints. */
 const char *diag_suggest(const char *word, const char *const *cands, size_t n);
 
 #endif

@@ -3,6 +3,9 @@
 #define DPUSIM_TOOLS_COMMANDS_H
 
 int cmd_bench(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_profiles(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 int cmd_coll(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_runs(int argc, char **argv);

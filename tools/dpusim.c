@@ -11,11 +11,37 @@
 
 const cli_cmd cli_commands[] = {
 	{ "run", "simulate a scenario under every offload variant",
-	  "usage: dpusim run FILE [--json] [-o DIR] [--seed N] [--profile FILE] [--db FILE]\n", NULL },
+	  "usage: dpusim run FILE [--json] [-o DIR] [--seed N] [--profile FILE] [--db FILE]\n"
+	  "       dpusim run FILE --dump [--profile FILE]... [--profile-dir DIR]\n"
+	  "\n"
+	  "--dump  print the fully resolved scenario as YAML (extends: applied, profiles\n"
+	  "        merged with the scenario's overrides, every value in SI units) and\n"
+	  "        run nothing; the output is itself a valid scenario\n"
+	  "--profile FILE     a profile file that replaces the one of the same name\n"
+	  "--profile-dir DIR  where profiles named in the scenario are found (default\n"
+	  "                   $DPUSIM_PROFILE_DIR, else models/profiles)\n"
+	  "Scenario format: docs/scenarios.md. Exit 2 on any error in the scenario.\n",
+	  cmd_run },
 	{ "check", "validate a scenario file without running it",
-	  "usage: dpusim check FILE\n", NULL },
+	  "usage: dpusim check FILE [--profile FILE]... [--profile-dir DIR]\n"
+	  "\n"
+	  "Loads FILE (following extends:), resolves every profile and override,\n"
+	  "and validates everything: types, units, ranges, cross-field consistency\n"
+	  "(tp x pp x dp against the GPUs a job gets, variants against the hardware\n"
+	  "they need) and every point of the sweep. Prints a one-paragraph summary\n"
+	  "(cluster, job, variants, sweep size) and exits 0; otherwise prints every\n"
+	  "error as FILE:LINE:COLUMN: message on stderr and exits 2.\n"
+	  "--profile FILE     a profile file that replaces the one of the same name\n"
+	  "--profile-dir DIR  where profiles are found (default $DPUSIM_PROFILE_DIR,\n"
+	  "                   else models/profiles)\n",
+	  cmd_check },
 	{ "profiles", "list hardware profiles, or show one with its sources",
-	  "usage: dpusim profiles [NAME]\n", NULL },
+	  "usage: dpusim profiles [NAME] [--profile-dir DIR]\n"
+	  "\n"
+	  "Without NAME: one line per profile (name, kind, summary). With NAME: every\n"
+	  "field of the profile's kind, its value in SI units, what it means, and its\n"
+	  "source, or why the profile does not give it. Format: docs/profiles.md.\n",
+	  cmd_profiles },
 	{ "coll", "simulated nccl-tests: one collective over a size sweep",
 	  "usage: dpusim coll --ranks N --bytes S[,S...] --link RATE [options] [--json]\n"
 	  "\n"

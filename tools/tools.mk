@@ -15,6 +15,9 @@ E2E_TESTS += coll.sh bench-coll.sh
 # sweeps and traces (swp)
 TOOL_OBJS += $(BUILD)/tools/trace.o
 UNIT_TESTS += trace
+# scenario commands: check, profiles, run --dump (scn)
+TOOL_OBJS += $(BUILD)/tools/scn_cli.o $(BUILD)/tools/cmd_check.o $(BUILD)/tools/cmd_profiles.o \
+	$(BUILD)/tools/cmd_run.o
 
 LIB_OBJS += $(TOOL_OBJS)
 DPUSIM_OBJS += $(BUILD)/tools/dpusim.o

@@ -1,0 +1,60 @@
+/* Shared scenario options and loading for the dpusim commands. */
+#include "tools/scn_cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/err.h"
+#include "tools/cli.h"
+
+int scn_cli_option(scn_cli *c, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	if (strcmp(a, "--profile") && strcmp(a, "--profile-dir"))
+		return 0;
+	if (*i + 1 >= argc) {
+		cli_usage_error("%s needs a value", a);
+		return -1;
+	}
+	if (!strcmp(a, "--profile-dir")) {
+		c->profile_dir = argv[++*i];
+		return 1;
+	}
+	if (c->nprofiles == SCN_CLI_MAX_PROFILES) {
+		cli_usage_error("at most %d --profile options", SCN_CLI_MAX_PROFILES);
+		return -1;
+	}
+	c->profiles[c->nprofiles++] = argv[++*i];
+	return 1;
+}
+
+const char *scn_cli_profile_dir(const scn_cli *c)
+{
+	const char *env = getenv("DPUSIM_PROFILE_DIR");
+	if (c->profile_dir)
+		return c->profile_dir;
+	return env && *env ? env : "models/profiles";
+}
+
+int scn_cli_load(const scn_cli *c, scn_scenario **out)
+{
+	scn_opts o = { .profile_dir = scn_cli_profile_dir(c), .profile_files = c->profiles,
+		       .nprofile_files = c->nprofiles };
+	diag *d = diag_new();
+	int rc;
+	if (!d)
+		return cli_usage_error("out of memory"), CLI_USAGE;
+	rc = scn_load(c->file, &o, out, d);
+	if (rc) {
+		fflush(stdout);
+		diag_print(d, stderr);
+		if (rc == SIM_ENOMEM)
+			cli_error("out of memory loading '%s'", c->file);
+		else
+			cli_error("'%s' is not a valid scenario (%zu error%s)", c->file, diag_count(d),
+				  diag_count(d) == 1 ? "" : "s");
+	}
+	diag_free(d);
+	return rc ? CLI_USAGE : CLI_OK;
+}
