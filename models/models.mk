@@ -13,7 +13,7 @@ UNIT_TESTS += fabric coll
 MODEL_OBJS += $(BUILD)/models/workload.o $(BUILD)/models/gpu.o
 UNIT_TESTS += workload gpu
 # noise, reliability, power and cost (ME=rel)
-MODEL_OBJS += $(BUILD)/models/noise.o $(BUILD)/models/reliab.o
-UNIT_TESTS += noise reliab
+MODEL_OBJS += $(BUILD)/models/noise.o $(BUILD)/models/reliab.o $(BUILD)/models/power.o
+UNIT_TESTS += noise reliab power
 # (keep last: LIB_OBJS expands MODEL_OBJS here)
 LIB_OBJS += $(MODEL_OBJS)
