@@ -19,5 +19,9 @@ UNIT_TESTS += trace
 TOOL_OBJS += $(BUILD)/tools/scn_cli.o $(BUILD)/tools/cmd_check.o $(BUILD)/tools/cmd_profiles.o \
 	$(BUILD)/tools/cmd_run.o
 
+# calibration (ME=cal): fits and `dpusim calibrate`
+TOOL_OBJS += $(BUILD)/tools/calib.o
+UNIT_TESTS += calib
+
 LIB_OBJS += $(TOOL_OBJS)
 DPUSIM_OBJS += $(BUILD)/tools/dpusim.o
