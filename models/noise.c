@@ -67,6 +67,40 @@ int noise_params_check(const noise_params *p, char *why, size_t n)
 	return SIM_EINVAL;
 }
 
+double noise_factor_mean(double sigma)
+{
+	return 2 * exp(sigma * sigma / 2) * gsl_cdf_ugaussian_P(sigma);
+}
+
+double noise_factor_cv(double sigma)
+{
+	double p = gsl_cdf_ugaussian_P(sigma);
+	/* CV^2 = e^{sigma^2} Phi(2 sigma) / (2 Phi(sigma)^2) - 1: below 1e-4
+	 * the difference loses digits, and the series term is exact enough. */
+	if (sigma < 1e-4)
+		return sigma * sqrt(1 - 2 / M_PI);
+	return sqrt(exp(sigma * sigma) * gsl_cdf_ugaussian_P(2 * sigma) / (2 * p * p) - 1);
+}
+
+int noise_sigma_for_cv(double cv, double *sigma)
+{
+	double lo = 0, hi = 3; /* noise_factor_cv(3) is about 64 */
+	if (!(cv >= 0 && cv <= 10))
+		return SIM_ERANGE;
+	/* The CV grows monotonically with sigma: bisect to the last bit. */
+	for (int i = 0; i < 200 && lo < hi; i++) {
+		double mid = (lo + hi) / 2;
+		if (mid <= lo || mid >= hi)
+			break;
+		if (noise_factor_cv(mid) < cv)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*sigma = lo;
+	return SIM_OK;
+}
+
 /* Draws each node's slow flag (the first value of its stream) and the
  * per-entity stream keys. */
 static void noise_seed(noise_model *m, uint64_t seed)

@@ -80,6 +80,19 @@ double noise_group_max(const noise_model *n, uint32_t first_gpu, uint32_t count,
  * numbers each node's messages. */
 double noise_jitter_s(const noise_model *n, uint32_t node, uint64_t msg, noise_path path);
 
+/* Mean and coefficient of variation (sd / mean) of the per-step factor
+ * F = exp(sigma |Z|) alone (no slow node), from E[exp(t |Z|)] =
+ * 2 exp(t^2 / 2) Phi(t): E[F] = 2 e^{sigma^2/2} Phi(sigma),
+ * E[F^2] = 2 e^{2 sigma^2} Phi(2 sigma). For small sigma the CV is
+ * sigma * sqrt(1 - 2 / pi), about 0.603 sigma. */
+double noise_factor_mean(double sigma);
+double noise_factor_cv(double sigma);
+
+/* The gpu_sigma whose factor has coefficient of variation cv, for
+ * scenarios that state the spread of GPU compute time as a CV. Returns 0
+ * and sets *sigma, or SIM_ERANGE when cv is not in [0, 10]. */
+int noise_sigma_for_cv(double cv, double *sigma);
+
 /* The node GPU `gpu` is on; the number of nodes; whether `node` is slow,
  * and how many are (for the report). */
 uint32_t noise_node_of(const noise_model *n, uint32_t gpu);

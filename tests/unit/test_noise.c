@@ -79,14 +79,16 @@ START_TEST(folded_lognormal_moments)
 	const double sigma = 0.02;
 	noise_params p = lognormal(100, sigma);
 	noise_model *n = noise_new(&p, 1);
-	stats_acc z;
+	stats_acc z, f_acc;
 	uint64_t below_one = 0, draws = 0;
 	stats_acc_init(&z);
+	stats_acc_init(&f_acc);
 	for (uint64_t s = 0; s < 2000; s++)
 		for (uint32_t g = 0; g < 100; g++) {
 			double f = noise_gpu_factor(n, g, s);
 			ck_assert(f >= 1.0);
 			stats_acc_add(&z, log(f) / sigma);
+			stats_acc_add(&f_acc, f);
 			below_one += log(f) / sigma <= 1.0;
 			draws++;
 		}
@@ -94,7 +96,42 @@ START_TEST(folded_lognormal_moments)
 	ck_assert_double_eq_tol(stats_acc_variance(&z), 1 - 2 / M_PI, 0.01);
 	double frac = (double)below_one / (double)draws, want = erf(1 / sqrt(2.0));
 	ck_assert_double_eq_tol(frac, want, 4 * sqrt(want * (1 - want) / (double)draws));
+	/* The factor's own mean and CV match the closed forms. */
+	ck_mean_near(&f_acc, noise_factor_mean(sigma), 4);
+	double cv = stats_acc_stddev(&f_acc) / stats_acc_mean(&f_acc);
+	ck_assert_double_eq_tol(cv, noise_factor_cv(sigma), 0.01 * cv);
 	noise_free(n);
+}
+END_TEST
+
+START_TEST(sigma_from_cv)
+{
+	/* By hand at sigma = 1: E = 2 e^0.5 Phi(1) = 2 * 1.6487213 * 0.8413447
+	 * = 2.7742860; CV^2 = e * Phi(2) / (2 Phi(1)^2) - 1 = 0.8763857. */
+	ck_assert_double_eq_tol(noise_factor_mean(1), 2.774285958, 1e-8);
+	ck_assert_double_eq_tol(noise_factor_cv(1), sqrt(0.876385785), 1e-8);
+	ck_assert_double_eq(noise_factor_mean(0), 1);
+	ck_assert_double_eq(noise_factor_cv(0), 0);
+	/* Small sigma: CV = sigma sqrt(1 - 2/pi), on both sides of the switch
+	 * to the series. */
+	ck_assert_double_eq_tol(noise_factor_cv(1e-5) / 1e-5, sqrt(1 - 2 / M_PI), 1e-6);
+	ck_assert_double_eq_tol(noise_factor_cv(2e-4) / 2e-4, sqrt(1 - 2 / M_PI), 1e-4);
+	double prev = 0;
+	for (double sg = 1e-6; sg < 3; sg *= 1.3) {
+		double s, cv = noise_factor_cv(sg);
+		ck_assert(cv > prev);
+		prev = cv;
+		if (cv > 10)
+			break;
+		ck_assert_int_eq(noise_sigma_for_cv(cv, &s), 0);
+		ck_assert_double_eq_tol(s, sg, 1e-9 * (1 + sg));
+	}
+	double s;
+	ck_assert_int_eq(noise_sigma_for_cv(0, &s), 0);
+	ck_assert_double_eq(s, 0);
+	ck_assert_int_eq(noise_sigma_for_cv(-0.1, &s), SIM_ERANGE);
+	ck_assert_int_eq(noise_sigma_for_cv(11, &s), SIM_ERANGE);
+	ck_assert_int_eq(noise_sigma_for_cv(NAN, &s), SIM_ERANGE);
 }
 END_TEST
 
@@ -251,6 +288,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, no_noise_is_exactly_one);
 	tcase_add_test(tc, deterministic_per_seed_and_order_free);
 	tcase_add_test(tc, folded_lognormal_moments);
+	tcase_add_test(tc, sigma_from_cv);
 	tcase_add_test(tc, group_max_grows_with_scale);
 	tcase_add_test(tc, slow_nodes_by_fraction);
 	tcase_add_test(tc, jitter_fattens_host_tail_only);
