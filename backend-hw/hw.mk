@@ -32,7 +32,8 @@ HW_OBJS := $(HW_PURE_OBJS) \
 	$(BUILD)/backend-hw/allreduce.o \
 	$(BUILD)/backend-hw/bench.o \
 	$(BUILD)/backend-hw/bench_local.o \
-	$(BUILD)/backend-hw/bench_net.o
+	$(BUILD)/backend-hw/bench_net.o \
+	$(BUILD)/backend-hw/replay.o
 
 ifneq ($(HW_CUDA),)
 HW_OBJS += $(BUILD)/backend-hw/gpu_cuda.o $(BUILD)/backend-hw/kernels.o

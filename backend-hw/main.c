@@ -51,8 +51,19 @@ static const hw_cmd commands[] = {
 	  "add 1 to its all-reduce contribution.\n",
 	  hw_cmd_bench },
 	{ "replay", "run a scenario's collectives for real on the ranks",
-	  "usage: mpirun -np N dpusim-hw replay FILE [-o FILE] [--transport tcp|verbs]\n",
-	  NULL },
+	  "usage: mpirun -np N dpusim-hw replay FILE [-o FILE] [--transport tcp|verbs]\n"
+	  "                                        [--mem host|cuda] [--timeout SECONDS]\n"
+	  "\n"
+	  "Runs a collective scenario (workload kind: collective, op allreduce, algo ring\n"
+	  "or auto) for real: every size, the scenario's iterations per size, each result\n"
+	  "checked against the exact sums. N must equal the scenario's ranks. Writes a\n"
+	  "dpusim-report/1 with source \"hw\" holding the variants whose network the\n"
+	  "transport stands for (tcp: host-tcp; verbs: rdma, or rdma-gdr with --mem cuda),\n"
+	  "each with one collective per size and iteration_s, the sum over sizes of the\n"
+	  "mean time per call, as `dpusim run` writes them; without -o, the JSON goes to\n"
+	  "stdout. Training workloads are not replayed yet (said plainly, exit 2).\n"
+	  "Exit status: 0; 1 when a result was wrong; 2 bad input, dead or hung peer.\n",
+	  hw_cmd_replay },
 };
 static const unsigned ncommands = sizeof commands / sizeof commands[0];
 

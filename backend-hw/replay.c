@@ -1,0 +1,330 @@
+/* dpusim-hw replay FILE: runs a collective scenario's sizes for real over the
+ * ranks (ring all-reduce over tcp or verbs, every result verified) and writes
+ * a dpusim-report/1 with source "hw" and the same keys the simulator writes
+ * for that scenario: per variant, one collective per size and iteration_s
+ * (the sum over sizes of the mean time per call). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "backend-hw/allreduce.h"
+#include "backend-hw/bench.h"
+#include "backend-hw/cmd.h"
+#include "backend-hw/comm.h"
+#include "backend-hw/log.h"
+#include "backend-hw/mem.h"
+#include "backend-hw/xport.h"
+#include "models/diag.h"
+#include "models/scenario.h"
+#include "tools/report.h"
+
+typedef struct replay_opts {
+	const char *file, *out, *transport, *mem;
+	int timeout_ms;
+} replay_opts;
+
+static int usage(const char *fmt, const char *arg)
+{
+	const char *r = getenv("OMPI_COMM_WORLD_RANK");
+	if (!r || !strcmp(r, "0")) {
+		fputs("dpusim-hw: error: ", stderr);
+		fprintf(stderr, fmt, arg);
+		fputs(" (see 'dpusim-hw replay --help')\n", stderr);
+	}
+	return 2;
+}
+
+static int parse(int argc, char **argv, replay_opts *o)
+{
+	double secs;
+	*o = (replay_opts){ .transport = "tcp", .mem = "host", .timeout_ms = 30000 };
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (a[0] != '-') {
+			if (o->file)
+				return usage("more than one scenario file ('%s')", a);
+			o->file = a;
+			continue;
+		}
+		if (!v)
+			return usage("option '%s' needs a value", a);
+		if (!strcmp(a, "-o"))
+			o->out = v;
+		else if (!strcmp(a, "--transport") && (!strcmp(v, "tcp") || !strcmp(v, "verbs")))
+			o->transport = v;
+		else if (!strcmp(a, "--transport"))
+			return usage("unknown transport '%s' (expected tcp or verbs)", v);
+		else if (!strcmp(a, "--mem") && hw_mem_backend(v))
+			o->mem = v;
+		else if (!strcmp(a, "--mem"))
+			return usage("memory '%s' is not available in this build", v);
+		else if (!strcmp(a, "--timeout") && sscanf(v, "%lf", &secs) == 1 && secs > 0 &&
+			 secs <= 3600)
+			o->timeout_ms = (int)(secs * 1000);
+		else if (!strcmp(a, "--timeout"))
+			return usage("bad --timeout '%s' (seconds, 0 < T <= 3600)", v);
+		else
+			return usage("unknown option '%s'", a);
+		i++;
+	}
+	if (!o->file)
+		return usage("%s", "missing the scenario FILE");
+	return 0;
+}
+
+/* The scenario network this run stands for. */
+static scn_network network_of(const replay_opts *o)
+{
+	if (!strcmp(o->transport, "tcp"))
+		return SCN_NET_HOST_TCP;
+	return strcmp(o->mem, "cuda") ? SCN_NET_RDMA : SCN_NET_RDMA_GDR;
+}
+
+/* Checks what this backend can replay; a message names what it cannot. */
+static int replayable(const scn_scenario *s, const replay_opts *o, int ranks)
+{
+	const scn_collective *c = &s->jobs[0].wl.coll;
+	bool any = false;
+	if (s->njobs != 1 || s->jobs[0].wl.kind != SCN_WL_COLLECTIVE)
+		return hw_fail(2, "%s: dpusim-hw replays collective workloads only in this version "
+			       "(this one is a training workload)", o->file);
+	if (c->op != SCN_OP_ALLREDUCE)
+		return hw_fail(2, "%s: collective '%s' is not implemented on hardware (allreduce only)",
+			       o->file, scn_coll_op_name(c->op));
+	if (c->algo != SCN_ALGO_RING && c->algo != SCN_ALGO_AUTO)
+		return hw_fail(2, "%s: algorithm '%s' is not implemented on hardware (ring only)",
+			       o->file, scn_coll_algo_name(c->algo));
+	if (c->ranks != ranks)
+		return hw_fail(2, "%s: the scenario has %d ranks; run it with mpirun -np %d (this run "
+			       "has %d)", o->file, c->ranks, c->ranks, ranks);
+	for (size_t v = 0; v < s->nvariants; v++)
+		any |= s->variants[v].network == network_of(o);
+	if (!any)
+		return hw_fail(2, "%s: no variant has network '%s', which --transport %s --mem %s "
+			       "stands for", o->file, scn_network_name(network_of(o)), o->transport,
+			       o->mem);
+	return 0;
+}
+
+/* Hex SHA-256 of the file's bytes, as the report's scenario.sha256. */
+static int file_sha256(const char *path, char hex[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE], buf[65536];
+	unsigned len = 0;
+	size_t n;
+	FILE *f = fopen(path, "rb");
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	int ok = f && c && EVP_DigestInit_ex(c, EVP_sha256(), NULL) == 1;
+	while (ok && (n = fread(buf, 1, sizeof buf, f)) > 0)
+		ok = EVP_DigestUpdate(c, buf, n) == 1;
+	ok = ok && !ferror(f) && EVP_DigestFinal_ex(c, md, &len) == 1 && len == 32;
+	if (f)
+		fclose(f);
+	EVP_MD_CTX_free(c);
+	if (!ok)
+		return hw_fail(SIM_EIO, "%s: cannot hash: %s", path, strerror(errno));
+	for (unsigned i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	return 0;
+}
+
+/* One size, `iters` calls, each refilled, timed alone and verified; *mean_s
+ * gets the max over ranks of the mean call time. SIM_EVERIFY on every rank
+ * when any result was wrong. */
+static int replay_size(hw_xport *x, size_t bytes, int iters, float *data, float *tmp,
+		       double *mean_s)
+{
+	size_t count = bytes / sizeof(float), bad = count;
+	double sum = 0;
+	float want = 0;
+	int err = 0;
+	for (int i = 0; i < iters && !err && bad == count; i++) {
+		double t0;
+		hw_allreduce_fill(data, count, x->rank);
+		hw_comm_barrier();
+		t0 = hw_now_s();
+		err = hw_allreduce_ring(x, data, count, tmp, false);
+		sum += hw_now_s() - t0;
+		if (!err)
+			bad = hw_allreduce_check(data, count, x->size, &want);
+	}
+	if (err)
+		return err;
+	if (bad != count)
+		hw_error("all-reduce of %zu bytes gave a wrong sum: element %zu is %g, expected %g",
+			 bytes, bad, (double)data[bad], (double)want);
+	if (!hw_comm_all(bad == count))
+		return SIM_EVERIFY;
+	*mean_s = hw_comm_max(sum / iters);
+	return 0;
+}
+
+/* Runs every size; rank 0 appends the collectives to `cols` (nsizes long). */
+static int replay_sizes(hw_xport *x, const scn_collective *c, rep_collective *cols)
+{
+	size_t max = 4;
+	float *data, *tmp;
+	int err = 0;
+	for (size_t i = 0; i < c->nsizes; i++) {
+		size_t b = (size_t)c->sizes_bytes[i];
+		if (b % sizeof(float) || b == 0)
+			return hw_fail(SIM_EINVAL, "size %zu bytes is not a whole number of floats", b);
+		max = b > max ? b : max;
+	}
+	data = malloc(max);
+	tmp = malloc(hw_allreduce_tmp_count(max / sizeof(float), x->size) * sizeof(float));
+	if (!data || !tmp)
+		err = hw_fail(SIM_ENOMEM, "cannot allocate %zu bytes for the all-reduce", max);
+	for (size_t i = 0; i < c->nsizes && !err; i++) {
+		size_t b = (size_t)c->sizes_bytes[i];
+		double t = 0, algbw;
+		err = replay_size(x, b, c->iterations > 0 ? c->iterations : 1, data, tmp, &t);
+		if (err)
+			break;
+		algbw = (double)b / t / 1e9;
+		cols[i] = (rep_collective){ .op = "allreduce", .algo = "ring", .ranks = (uint32_t)x->size,
+					    .bytes = b, .time_s = t, .algbw_GBps = algbw,
+					    .busbw_GBps = algbw * hw_allreduce_bus_factor(x->size) };
+		if (x->rank == 0)
+			printf("  allreduce ring %4d ranks %12zu B  %12.1f us  algbw %8.3f GB/s  busbw "
+			       "%8.3f GB/s  verified x%d\n", x->size, b, t * 1e6, algbw,
+			       cols[i].busbw_GBps, c->iterations > 0 ? c->iterations : 1);
+	}
+	free(data);
+	free(tmp);
+	return err;
+}
+
+static int set_offload(rep_variant *rv, const scn_variant *v)
+{
+	int err = rep_variant_set_offload(rv, "network", scn_network_name(v->network));
+	if (!err)
+		err = rep_variant_set_offload(rv, "storage", scn_storage_path_name(v->storage));
+	if (!err)
+		err = rep_variant_set_offload(rv, "crypto", scn_crypto_name(v->crypto));
+	if (!err)
+		err = rep_variant_set_offload(rv, "vswitch", scn_vswitch_name(v->vswitch));
+	return err;
+}
+
+/* The report: every variant this transport stands for gets the measured
+ * collectives (they share the network path that was run). */
+static int build_report(const scn_scenario *s, const replay_opts *o, const rep_collective *cols,
+			size_t n, rep_report **out)
+{
+	char sha[65], host[256] = "unknown", ranks[16];
+	rep_report *r = rep_new(REP_HW);
+	int err = r ? file_sha256(o->file, sha) : SIM_ENOMEM;
+	double total = 0;
+	gethostname(host, sizeof host - 1);
+	snprintf(ranks, sizeof ranks, "%d", hw_comm_size());
+	if (!err)
+		err = rep_set_scenario(r, &(rep_scenario){ .name = s->name, .file = o->file,
+							    .sha256 = sha, .seed = s->seed });
+	if (!err)
+		err = rep_set_info(r, "host", host) || rep_set_info(r, "ranks", ranks) ||
+		      rep_set_info(r, "transport", o->transport) || rep_set_info(r, "memory", o->mem) ||
+		      rep_set_info(r, "compiled_paths", hw_compiled_paths());
+	for (size_t i = 0; i < n; i++)
+		total += cols[i].time_s;
+	for (size_t v = 0; v < s->nvariants && !err; v++) {
+		rep_variant *rv;
+		if (s->variants[v].network != network_of(o))
+			continue;
+		if (!(rv = rep_add_variant(r, s->variants[v].name)) || (err = set_offload(rv, &s->variants[v])))
+			err = err ? err : SIM_ENOMEM;
+		for (size_t i = 0; i < n && !err; i++)
+			err = rep_variant_add_collective(rv, &cols[i]);
+		if (!err)
+			err = rep_variant_set_stat(rv, "iteration_s", total, NAN, NAN, NAN);
+	}
+	if (err) {
+		rep_free(r);
+		return hw_fail(err, "cannot build the replay report: %s", sim_strerror(err));
+	}
+	*out = r;
+	return 0;
+}
+
+static int write_out(const scn_scenario *s, const replay_opts *o, const rep_collective *cols)
+{
+	rep_report *r = NULL;
+	char why[512];
+	int err = build_report(s, o, cols, s->jobs[0].wl.coll.nsizes, &r);
+	if (!err && rep_validate(r, why, sizeof why))
+		err = hw_fail(SIM_EINVAL, "the replay report does not validate: %s", why);
+	if (!err && o->out && rep_write_file(r, o->out, why, sizeof why))
+		err = hw_fail(SIM_EIO, "cannot write the report: %s", why);
+	if (!err && o->out)
+		printf("report written to %s\n", o->out);
+	else if (!err)
+		rep_write_json(r, stdout);
+	rep_free(r);
+	return err;
+}
+
+static int load(const replay_opts *o, scn_scenario **s)
+{
+	diag *d = diag_new();
+	int err = d ? scn_load(o->file, NULL, s, d) : SIM_ENOMEM;
+	if (err && hw_comm_rank() == 0) {
+		if (d && diag_count(d))
+			diag_print(d, stderr);
+		else
+			hw_error("%s: %s", o->file, sim_strerror(err));
+	}
+	diag_free(d);
+	return err;
+}
+
+static hw_xport *open_transport(const replay_opts *o, const scn_collective *c)
+{
+	hw_xport_opts xo = { .timeout_ms = o->timeout_ms, .mem = o->mem, .gid_index = -1 };
+	for (size_t i = 0; i < c->nsizes; i++)  /* a ring chunk never exceeds the whole */
+		if ((size_t)c->sizes_bytes[i] > xo.max_msg)
+			xo.max_msg = (size_t)c->sizes_bytes[i];
+	return strcmp(o->transport, "verbs") ? hw_tcp_new(&xo) : hw_verbs_new(&xo);
+}
+
+int hw_cmd_replay(int argc, char **argv)
+{
+	replay_opts o;
+	scn_scenario *s = NULL;
+	rep_collective *cols = NULL;
+	hw_xport *x = NULL;
+	int err = parse(argc, argv, &o);
+	if (err)
+		return err;
+	if (hw_comm_init(&argc, &argv))
+		return 2;
+	hw_comm_set_timeout(o.timeout_ms);
+	err = load(&o, &s) ? 2 : replayable(s, &o, hw_comm_size());
+	if (!err && !(cols = calloc(s->jobs[0].wl.coll.nsizes, sizeof *cols)))
+		err = hw_fail(2, "out of memory");
+	if (!hw_comm_all(err == 0)) {
+		free(cols);
+		scn_free(s);
+		return hw_comm_finalize(), 2;
+	}
+	x = open_transport(&o, &s->jobs[0].wl.coll);
+	err = x ? 0 : SIM_EPEER;
+	if (x && hw_comm_rank() == 0)
+		printf("dpusim-hw replay %s: %d ranks over %s\n", s->name, x->size, o.transport);
+	if (!err)
+		err = replay_sizes(x, &s->jobs[0].wl.coll, cols);
+	hw_xport_free(x);
+	if (err && err != SIM_EVERIFY && err != SIM_EPEER) {
+		hw_error("replay failed (%s); ending every rank", sim_strerror(err));
+		hw_comm_abort(2);
+	}
+	if (!err && hw_comm_rank() == 0)
+		err = write_out(s, &o, cols);
+	free(cols);
+	scn_free(s);
+	hw_comm_finalize();
+	return err == SIM_EVERIFY ? 1 : err ? 2 : 0;
+}
