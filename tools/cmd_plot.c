@@ -16,34 +16,15 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/db.h"
+#include "tools/plot.h"
 #include "tools/report.h"
 
 extern char **environ;
 
-struct opts {
-	const char *src[2];
-	int nsrc;
-	const char *kind;
-	const char *out;
-	const char *metric;    /* capacity: default samples_per_s */
-	const char *scenario;  /* DB plots: default the newest run's */
-	const char *xkey;      /* DB plots: default the first key of the point */
-	long long run;         /* breakdown from a DB: run id, 0 newest */
-	double tol;            /* compare: tolerance band, NAN none */
-	unsigned w, h;
-};
-
-struct plot {
-	char dir[64];          /* private temporary folder */
-	char data[96], script[96];
-	char *tmp_out;         /* picture before the rename */
-	FILE *f;               /* the script */
-};
-
 /* ---- gnuplot plumbing ---------------------------------------------------- */
 
 /* Write s as a gnuplot single-quoted string (only ' needs doubling). */
-static void gp_str(FILE *f, const char *s)
+void plot_gp_str(FILE *f, const char *s)
 {
 	fputc('\'', f);
 	for (; *s; s++) {
@@ -60,7 +41,7 @@ static bool is_svg(const char *out)
 	return n > 4 && !strcmp(out + n - 4, ".svg");
 }
 
-static int plot_begin(struct plot *p, const struct opts *o)
+int plot_begin(struct plot *p, const struct plot_opts *o)
 {
 	size_t n = strlen(o->out) + 32;
 	strcpy(p->dir, "/tmp/dpusim-plot.XXXXXX");
@@ -78,7 +59,7 @@ static int plot_begin(struct plot *p, const struct opts *o)
 		fprintf(p->f, "set terminal pngcairo size %u,%u noenhanced font 'sans,11'\n", o->w,
 			o->h);
 	fputs("set output ", p->f);
-	gp_str(p->f, p->tmp_out);
+	plot_gp_str(p->f, p->tmp_out);
 	fputs("\nset grid ytics lc rgb '#d0d0d0'\nset border 3\nset tics nomirror\n", p->f);
 	return 0;
 }
@@ -100,7 +81,7 @@ static int run_gnuplot(const char *script)
 }
 
 /* Run gnuplot, then move the picture into place. Always cleans up. */
-static int plot_finish(struct plot *p, const char *out, int rc)
+int plot_finish(struct plot *p, const char *out, int rc)
 {
 	struct stat st;
 	if (p->f && fclose(p->f) && !rc)
@@ -123,7 +104,7 @@ static int plot_finish(struct plot *p, const char *out, int rc)
 	return rc;
 }
 
-static FILE *open_data(struct plot *p)
+FILE *plot_open_data(struct plot *p)
 {
 	FILE *d = fopen(p->data, "w");
 	if (!d)
@@ -176,7 +157,7 @@ static int newest_run(const db_run *run, void *arg)
 }
 
 /* A report from a JSON file, or from run `o->run` (0: newest) of a DB. */
-static int load_report(const struct opts *o, const char *path, rep_report **r)
+static int load_report(const struct plot_opts *o, const char *path, rep_report **r)
 {
 	char err[1024];
 	db *d = NULL;
@@ -205,7 +186,7 @@ static int load_report(const struct opts *o, const char *path, rep_report **r)
 
 /* ---- breakdown ----------------------------------------------------------- */
 
-static int plot_breakdown(const struct opts *o)
+static int plot_breakdown(const struct plot_opts *o)
 {
 	rep_report *r = NULL;
 	struct plot p = { .f = NULL };
@@ -227,7 +208,7 @@ static int plot_breakdown(const struct opts *o)
 		rep_free(r);
 		return rc;
 	}
-	if ((rc = plot_begin(&p, o)) || !(d = open_data(&p))) {
+	if ((rc = plot_begin(&p, o)) || !(d = plot_open_data(&p))) {
 		rep_free(r);
 		return plot_finish(&p, o->out, rc ? rc : CLI_USAGE);
 	}
@@ -245,7 +226,7 @@ static int plot_breakdown(const struct opts *o)
 	snprintf(title, sizeof title, "Iteration time breakdown per variant: %s (%s)",
 		 rep_get_scenario(r)->name, rep_source_name(rep_get_source(r)));
 	fprintf(p.f, "set title ");
-	gp_str(p.f, title);
+	plot_gp_str(p.f, title);
 	fprintf(p.f, "\nset ylabel 'time per iteration (s)'\nset xlabel 'variant'\n"
 		"set yrange [0:*]\nset style data histograms\nset style histogram rowstacked\n"
 		"set style fill solid 0.85 border -1\nset boxwidth 0.6\n"
@@ -255,7 +236,7 @@ static int plot_breakdown(const struct opts *o)
 			continue;
 		fprintf(p.f, "%s'%s' using %d%s title ", col > 2 ? ", " : "", p.data, col,
 			col == 2 ? ":xtic(1)" : "");
-		gp_str(p.f, bd[i]);
+		plot_gp_str(p.f, bd[i]);
 		col++;
 	}
 	fputc('\n', p.f);
@@ -304,7 +285,7 @@ static int write_compare_data(FILE *d, const rep_report *a, const rep_report *b)
 	return bars ? 0 : -1;
 }
 
-static int plot_compare(const struct opts *o)
+static int plot_compare(const struct plot_opts *o)
 {
 	rep_report *a = NULL, *b = NULL;
 	struct plot p = { .f = NULL };
@@ -314,7 +295,7 @@ static int plot_compare(const struct opts *o)
 	if (o->nsrc != 2)
 		return cli_usage_error("plot --kind compare wants two reports: A B");
 	if ((rc = load_report(o, o->src[0], &a)) || (rc = load_report(o, o->src[1], &b)) ||
-	    (rc = plot_begin(&p, o)) || !(d = open_data(&p)) ||
+	    (rc = plot_begin(&p, o)) || !(d = plot_open_data(&p)) ||
 	    (write_compare_data(d, a, b) &&
 	     (cli_error("%s and %s share no metric", o->src[0], o->src[1]), 1))) {
 		if (d)
@@ -328,7 +309,7 @@ static int plot_compare(const struct opts *o)
 		 base_name(o->src[1]), rep_source_name(rep_get_source(b)), base_name(o->src[0]),
 		 rep_source_name(rep_get_source(a)));
 	fputs("set title ", p.f);
-	gp_str(p.f, title);
+	plot_gp_str(p.f, title);
 	fputs("\nset ylabel 'relative error of B against A (%)'\nset xlabel 'variant and metric'\n"
 	      "set xtics rotate by -40 left\nset style fill solid 0.8 border -1\n"
 	      "set boxwidth 0.7\nset xzeroaxis lt -1\nset bmargin 10\nset rmargin 12\n"
@@ -416,7 +397,7 @@ static void sort_series(struct series *s)
 		}
 }
 
-static int load_series(const struct opts *o, const char *what, struct collect *c,
+static int load_series(const struct plot_opts *o, const char *what, struct collect *c,
 		       char *scenario, size_t slen)
 {
 	char err[1024];
@@ -446,7 +427,7 @@ static int load_series(const struct opts *o, const char *what, struct collect *c
 	return 0;
 }
 
-static int plot_lines(const struct opts *o, bool scaling)
+static int plot_lines(const struct plot_opts *o, bool scaling)
 {
 	const char *what = scaling ? "speedup" : o->metric ? o->metric : "samples_per_s";
 	const rep_metric_def *def = rep_metric_find(what);
@@ -460,7 +441,7 @@ static int plot_lines(const struct opts *o, bool scaling)
 	if (!scaling && !def)
 		rc = cli_usage_error("unknown metric '%s' for --metric", what);
 	else if (!(rc = load_series(o, what, c, scenario, sizeof scenario)) &&
-		 !(rc = plot_begin(&p, o)) && !(d = open_data(&p)))
+		 !(rc = plot_begin(&p, o)) && !(d = plot_open_data(&p)))
 		rc = CLI_USAGE;
 	if (rc) {
 		free(c);
@@ -479,18 +460,18 @@ static int plot_lines(const struct opts *o, bool scaling)
 	else
 		snprintf(title, sizeof title, "%s against %s: %s", what, c->key, scenario);
 	fputs("set title ", p.f);
-	gp_str(p.f, title);
+	plot_gp_str(p.f, title);
 	fputs("\nset xlabel ", p.f);
-	gp_str(p.f, c->key);
+	plot_gp_str(p.f, c->key);
 	fputs("\nset ylabel ", p.f);
 	snprintf(title, sizeof title, "%s (%s)", scaling ? "speedup" : what,
 		 scaling ? "x" : def->unit);
-	gp_str(p.f, title);
+	plot_gp_str(p.f, title);
 	fputs("\nset key outside right top vertical\nset yrange [0:*]\nplot ", p.f);
 	for (size_t i = 0; i < c->ns; i++) {
 		fprintf(p.f, "%s'%s' index %zu using 1:2 with linespoints lw 2 pt 7 title ",
 			i ? ", " : "", p.data, i);
-		gp_str(p.f, c->s[i].name);
+		plot_gp_str(p.f, c->s[i].name);
 	}
 	fputc('\n', p.f);
 	if (c->skipped)
@@ -515,7 +496,7 @@ static int parse_size(const char *s, unsigned *w, unsigned *h)
 	return 0;
 }
 
-static int parse_opts(int argc, char **argv, struct opts *o)
+static int parse_opts(int argc, char **argv, struct plot_opts *o)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -541,6 +522,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->xkey = v;
 		else if (!strcmp(a, "--run") && cli_parse_u64(v, &id) && id > 0 && id < (1ull << 62))
 			o->run = (long long)id;
+		else if (!strcmp(a, "--tracks") && cli_parse_u64(v, &id) && id > 0 && id <= 4096)
+			o->max_tracks = (unsigned)id;
 		else if (!strcmp(a, "--size") && !parse_size(v, &o->w, &o->h))
 			continue;
 		else if (!strcmp(a, "--tolerance") && strlen(v) > 1 && v[strlen(v) - 1] == '%' &&
@@ -554,7 +537,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 int cmd_plot(int argc, char **argv)
 {
-	struct opts o = { .w = 1000, .h = 600, .tol = NAN };
+	struct plot_opts o = { .w = 1000, .h = 600, .tol = NAN, .max_tracks = 64 };
 	size_t n;
 	int rc = parse_opts(argc, argv, &o);
 	if (rc)
@@ -575,9 +558,7 @@ int cmd_plot(int argc, char **argv)
 	if (!strcmp(o.kind, "scaling"))
 		return plot_lines(&o, true);
 	if (!strcmp(o.kind, "timeline"))
-		return cli_usage_error("plot --kind timeline is not built yet: it needs per-GPU "
-				       "spans, which reports do not carry (it will read the "
-				       "trace of 'dpusim run --trace')");
+		return plot_timeline(&o);
 	return cli_usage_error("plot: unknown kind '%s' (capacity, breakdown, compare, scaling, "
 			       "timeline)", o.kind);
 }

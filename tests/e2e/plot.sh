@@ -58,7 +58,26 @@ run_cmd "$DPUSIM" plot "$T/s.db" --kind breakdown --run 2 -o "$T/bd-db.png"
 expect_rc 0 "breakdown of a stored run"
 check_png "$T/bd-db.png" 1000 600 "breakdown from the database"
 
+# Timeline of a trace (tests/data/trace-small.json: written by tools/trace.c,
+# 2 nodes x 2 GPUs, host CPUs, DPUs and a link group).
+run_cmd "$DPUSIM" plot tests/data/trace-small.json --kind timeline -o "$T/tl.png"
+expect_rc 0 "timeline PNG"
+check_png "$T/tl.png" 1000 600 "timeline"
+run_cmd "$DPUSIM" plot tests/data/trace-small.json --kind timeline --tracks 3 -o "$T/tl.svg"
+check_svg "$T/tl.svg" 1000 600 "timeline"
+grep -q 'node 0 / GPU 0' "$T/tl.svg" && ! grep -q 'node 1 / GPU 3' "$T/tl.svg" \
+	&& ok "timeline rows are named tracks, limited by --tracks" || not_ok "timeline rows"
+grep -q 'first tracks shown' "$T/tl.svg" && grep -q 'time (ms)' "$T/tl.svg" \
+	&& ok "timeline title says rows were dropped; x axis has its unit" || not_ok "timeline labels"
+
 # Bad input: exit 2, nothing written.
+run_cmd "$DPUSIM" plot "$SIM" --kind timeline -o "$T/none.png"
+expect_rc 2 "timeline of a report"
+expect_err 'not a trace' "timeline of a report says why"
+printf '{"traceEvents": [\n{"ph": "X",,}]}' > "$T/bad-trace.json"
+run_cmd "$DPUSIM" plot "$T/bad-trace.json" --kind timeline -o "$T/none.png"
+expect_rc 2 "malformed trace"
+expect_err 'bad-trace.json:2:[0-9]+: invalid JSON' "malformed trace error names file:line:col"
 run_cmd "$DPUSIM" plot "$HW" --kind breakdown -o "$T/none.png"
 expect_rc 2 "breakdown of a report without breakdown"
 expect_err 'no variant has a breakdown_s' "says why"
@@ -70,9 +89,6 @@ run_cmd "$DPUSIM" plot "$SIM" --kind pie -o "$T/none.png"
 expect_rc 2 "unknown kind"
 run_cmd "$DPUSIM" plot "$SIM" --kind breakdown -o "$T/none.jpg"
 expect_rc 2 "unknown picture format"
-run_cmd "$DPUSIM" plot "$SIM" --kind timeline -o "$T/none.png"
-expect_rc 2 "timeline says it is not built yet"
-expect_err 'not built yet' "timeline message"
 [ -z "$(ls "$T" | grep -E '^none|\.tmp\.')" ] && ok "no file or temporary left by failed plots" || not_ok "left: $(ls "$T")"
 
 finish

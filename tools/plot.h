@@ -1,0 +1,44 @@
+/* Shared plumbing of `dpusim plot` (tools/cmd_plot.c) and its kinds that
+ * live in their own files (tools/plot_timeline.c). */
+#ifndef DPUSIM_TOOLS_PLOT_H
+#define DPUSIM_TOOLS_PLOT_H
+
+#include <stdio.h>
+
+struct plot_opts {
+	const char *src[2];
+	int nsrc;
+	const char *kind;
+	const char *out;
+	const char *metric;    /* capacity: default samples_per_s */
+	const char *scenario;  /* DB plots: default the newest run's */
+	const char *xkey;      /* DB plots: default the first key of the point */
+	long long run;         /* breakdown from a DB: run id, 0 newest */
+	double tol;            /* compare: tolerance band, NAN none */
+	unsigned max_tracks;   /* timeline: rows drawn at most */
+	unsigned w, h;
+};
+
+struct plot {
+	char dir[64];          /* private temporary folder */
+	char data[96], script[96];
+	char *tmp_out;         /* picture before the rename */
+	FILE *f;               /* the script */
+};
+
+/* Write s as a gnuplot single-quoted string. */
+void plot_gp_str(FILE *f, const char *s);
+/* Make the private temporary folder and start the script with the terminal
+ * for o->out (pngcairo or svg, o->w x o->h). 0 or CLI_USAGE (message printed). */
+int plot_begin(struct plot *p, const struct plot_opts *o);
+/* Open p's data file for writing, or NULL (message printed). */
+FILE *plot_open_data(struct plot *p);
+/* When rc is 0: run gnuplot and rename the picture to `out`. Always removes
+ * the temporary files. Returns rc, or CLI_USAGE when gnuplot failed. */
+int plot_finish(struct plot *p, const char *out, int rc);
+
+/* --kind timeline: a per-track Gantt chart of a Chrome/Perfetto trace file
+ * (tools/trace.h writes them). */
+int plot_timeline(const struct plot_opts *o);
+
+#endif

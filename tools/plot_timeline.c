@@ -1,0 +1,271 @@
+/* dpusim plot --kind timeline: a Gantt chart of a Chrome/Perfetto trace
+ * (tools/trace.h): one row per track (GPU, host CPU, DPU, link group) in the
+ * trace's own sort order, one box per "X" span, coloured by category. */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libfyaml.h>
+
+#include "sim/err.h"
+#include "tools/cli.h"
+#include "tools/plot.h"
+
+struct track {
+	long pid, tid;
+	long psort, tsort;      /* process/thread sort index (default pid/tid) */
+	char name[96];          /* "node 0 / GPU 3" */
+	int row;                /* plot row, -1 not plotted */
+};
+
+struct tl {
+	struct track *tr;
+	size_t ntr, cap;
+	char pname[64][48];     /* process names by pid (0..63) */
+	long psort[64];         /* process sort index by pid ... */
+	bool has_psort[64];     /* ... when the trace gives one */
+	double t_max_us;
+	size_t nspans;
+};
+
+static const char *const cats[] = { "compute", "comm", "data", "stall", "other" };
+static const char *const cat_colors[] = { "#4477aa", "#ee7733", "#228833", "#cc3311",
+					  "#999999" };
+#define NCATS 5
+
+static const char *str_of(struct fy_node *ev, const char *key)
+{
+	return fy_node_mapping_lookup_scalar0_by_simple_key(ev, key, (size_t)-1);
+}
+
+/* A numeric field; false when absent or not a number. */
+static bool num_of(struct fy_node *ev, const char *key, double *out)
+{
+	const char *s = str_of(ev, key);
+	char *end;
+	if (!s || !*s)
+		return false;
+	*out = strtod(s, &end);
+	return !*end && isfinite(*out);
+}
+
+static struct track *track_of(struct tl *t, long pid, long tid)
+{
+	for (size_t i = 0; i < t->ntr; i++)
+		if (t->tr[i].pid == pid && t->tr[i].tid == tid)
+			return &t->tr[i];
+	if (t->ntr == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 64;
+		struct track *p = realloc(t->tr, cap * sizeof *p);
+		if (!p)
+			return NULL;
+		t->tr = p;
+		t->cap = cap;
+	}
+	t->tr[t->ntr] = (struct track){ .pid = pid, .tid = tid, .psort = pid, .tsort = tid,
+					.row = -1 };
+	snprintf(t->tr[t->ntr].name, sizeof t->tr[t->ntr].name, "track %ld/%ld", pid, tid);
+	return &t->tr[t->ntr++];
+}
+
+/* "M" events: process and thread names and sort indices. */
+static int meta_event(struct tl *t, struct fy_node *ev, long pid, long tid)
+{
+	const char *what = str_of(ev, "name");
+	struct fy_node *args = fy_node_mapping_lookup_value_by_simple_key(ev, "args", (size_t)-1);
+	const char *name = args ? str_of(args, "name") : NULL;
+	double idx;
+	struct track *k;
+	if (!what || !args)
+		return 0;
+	if (!strcmp(what, "process_name") && name && pid >= 0 && pid < 64)
+		snprintf(t->pname[pid], sizeof t->pname[pid], "%s", name);
+	if (!strcmp(what, "process_sort_index") && pid >= 0 && pid < 64 &&
+	    num_of(args, "sort_index", &idx)) {
+		t->psort[pid] = (long)idx;
+		t->has_psort[pid] = true;
+	}
+	if (strcmp(what, "thread_name") && strcmp(what, "thread_sort_index"))
+		return 0;
+	if (!(k = track_of(t, pid, tid)))
+		return SIM_ENOMEM;
+	if (!strcmp(what, "thread_name") && name)
+		snprintf(k->name, sizeof k->name, "%s", name);
+	else if (num_of(args, "sort_index", &idx))
+		k->tsort = (long)idx;
+	return 0;
+}
+
+static int cat_index(const char *c)
+{
+	for (int i = 0; i < NCATS - 1; i++)
+		if (c && !strcmp(c, cats[i]))
+			return i;
+	return NCATS - 1;
+}
+
+static int cmp_track(const void *a, const void *b)
+{
+	const struct track *x = a, *y = b;
+	if (x->psort != y->psort)
+		return x->psort < y->psort ? -1 : 1;
+	if (x->tsort != y->tsort)
+		return x->tsort < y->tsort ? -1 : 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* First pass: tracks from metadata and from spans; order and rows. */
+static int scan(struct tl *t, struct fy_node *events, unsigned max_tracks)
+{
+	struct fy_node *ev;
+	void *it = NULL;
+	double pid, tid, ts, dur;
+	int err;
+	while ((ev = fy_node_sequence_iterate(events, &it))) {
+		const char *ph = fy_node_is_mapping(ev) ? str_of(ev, "ph") : NULL;
+		if (!ph || !num_of(ev, "pid", &pid) || !num_of(ev, "tid", &tid))
+			continue;
+		if (!strcmp(ph, "M") && (err = meta_event(t, ev, (long)pid, (long)tid)))
+			return err;
+		if (!strcmp(ph, "X") && num_of(ev, "ts", &ts) && num_of(ev, "dur", &dur)) {
+			if (!track_of(t, (long)pid, (long)tid))
+				return SIM_ENOMEM;
+			t->t_max_us = fmax(t->t_max_us, ts + dur);
+			t->nspans++;
+		}
+	}
+	/* process sort indices come before their threads are known */
+	for (size_t i = 0; i < t->ntr; i++)
+		if (t->tr[i].pid >= 0 && t->tr[i].pid < 64 && t->has_psort[t->tr[i].pid])
+			t->tr[i].psort = t->psort[t->tr[i].pid];
+	qsort(t->tr, t->ntr, sizeof *t->tr, cmp_track);
+	for (size_t i = 0; i < t->ntr && i < max_tracks; i++)
+		t->tr[i].row = (int)i;
+	return 0;
+}
+
+/* Second pass: one data block per category: x_mid y half_width half_height. */
+static void write_spans(struct tl *t, struct fy_node *events, FILE *d, bool used[NCATS])
+{
+	for (int c = 0; c < NCATS; c++) {
+		struct fy_node *ev;
+		void *it = NULL;
+		double pid, tid, ts, dur;
+		while ((ev = fy_node_sequence_iterate(events, &it))) {
+			const char *ph = fy_node_is_mapping(ev) ? str_of(ev, "ph") : NULL;
+			struct track *k;
+			if (!ph || strcmp(ph, "X") || cat_index(str_of(ev, "cat")) != c ||
+			    !num_of(ev, "pid", &pid) || !num_of(ev, "tid", &tid) ||
+			    !num_of(ev, "ts", &ts) || !num_of(ev, "dur", &dur))
+				continue;
+			k = track_of(t, (long)pid, (long)tid);
+			if (!k || k->row < 0)
+				continue;
+			/* microseconds in the file, milliseconds on the axis */
+			fprintf(d, "%.17g %d %.17g 0.35\n", (ts + dur / 2) / 1e3, k->row, dur / 2e3);
+			used[c] = true;
+		}
+		fputs("\n\n", d);
+	}
+}
+
+static void write_script(struct tl *t, const struct plot_opts *o, struct plot *p,
+			 const bool used[NCATS])
+{
+	size_t rows = t->ntr < o->max_tracks ? t->ntr : o->max_tracks;
+	bool first = true;
+	char title[256];
+	snprintf(title, sizeof title, "Timeline: %zu spans on %zu tracks%s", t->nspans, t->ntr,
+		 rows < t->ntr ? " (first tracks shown, see --tracks)" : "");
+	fputs("set title ", p->f);
+	plot_gp_str(p->f, title);
+	fprintf(p->f, "\nset xlabel 'time (ms)'\nset ylabel 'track'\nset yrange [%zu.5:-0.5]\n"
+		"set xrange [0:*]\nset style fill solid 0.9 noborder\nset grid xtics\n"
+		"set key outside right top vertical\nset ytics (", rows ? rows - 1 : 0);
+	for (size_t i = 0; i < rows; i++) {
+		char label[160];
+		const struct track *k = &t->tr[i];
+		const char *pn = k->pid >= 0 && k->pid < 64 ? t->pname[k->pid] : "";
+		snprintf(label, sizeof label, "%s%s%s", pn, *pn ? " / " : "", k->name);
+		fputs(i ? ", " : "", p->f);
+		plot_gp_str(p->f, label);
+		fprintf(p->f, " %zu", i);
+	}
+	fputs(")\nplot ", p->f);
+	for (int c = 0; c < NCATS; c++) {
+		if (!used[c])
+			continue;
+		fprintf(p->f, "%s'%s' index %d using 1:2:3:4 with boxxyerror lc rgb '%s' title '%s'",
+			first ? "" : ", ", p->data, c, cat_colors[c], cats[c]);
+		first = false;
+	}
+	fputc('\n', p->f);
+}
+
+/* The events list: {"traceEvents": [...]} or a bare [...]. */
+static struct fy_node *events_of(struct fy_document *doc)
+{
+	struct fy_node *root = fy_document_root(doc);
+	if (root && fy_node_is_mapping(root))
+		root = fy_node_mapping_lookup_value_by_simple_key(root, "traceEvents", (size_t)-1);
+	return root && fy_node_is_sequence(root) ? root : NULL;
+}
+
+static struct fy_document *load_trace(const char *path)
+{
+	struct fy_diag_cfg dcfg;
+	struct fy_diag *diag;
+	struct fy_parse_cfg pcfg;
+	struct fy_document *doc;
+	struct fy_diag_error *e;
+	void *it = NULL;
+	fy_diag_cfg_default(&dcfg);
+	dcfg.fp = NULL;
+	if (!(diag = fy_diag_create(&dcfg)))
+		return NULL;
+	fy_diag_set_collect_errors(diag, true);
+	pcfg = (struct fy_parse_cfg){ .flags = FYPCF_QUIET | FYPCF_JSON_FORCE, .diag = diag };
+	if (!(doc = fy_document_build_from_file(&pcfg, path))) {
+		e = fy_diag_errors_iterate(diag, &it);
+		if (e)
+			cli_error("%s:%d:%d: invalid JSON: %s", path, e->line, e->column, e->msg);
+		else
+			cli_error("%s: cannot read: %s", path, strerror(errno));
+	}
+	fy_diag_destroy(diag);
+	return doc;
+}
+
+int plot_timeline(const struct plot_opts *o)
+{
+	struct fy_document *doc = load_trace(o->src[0]);
+	struct fy_node *events = doc ? events_of(doc) : NULL;
+	struct tl *t = calloc(1, sizeof *t);
+	struct plot p = { .f = NULL };
+	bool used[NCATS] = { false };
+	FILE *d = NULL;
+	int rc = 0;
+	if (!doc || !t)
+		rc = doc ? (cli_error("out of memory"), CLI_USAGE) : CLI_USAGE;
+	else if (!events)
+		rc = (cli_error("%s: not a trace (no traceEvents list)", o->src[0]), CLI_USAGE);
+	else if (scan(t, events, o->max_tracks))
+		rc = (cli_error("out of memory"), CLI_USAGE);
+	else if (t->nspans == 0)
+		rc = (cli_error("%s: the trace has no spans (\"ph\": \"X\" events)", o->src[0]),
+		      CLI_USAGE);
+	else if (!(rc = plot_begin(&p, o)) && !(d = plot_open_data(&p)))
+		rc = CLI_USAGE;
+	if (!rc) {
+		write_spans(t, events, d, used);
+		fclose(d);
+		write_script(t, o, &p, used);
+	}
+	if (t)
+		free(t->tr);
+	free(t);
+	fy_document_destroy(doc);
+	return p.dir[0] ? plot_finish(&p, o->out, rc) : rc;
+}
