@@ -307,7 +307,7 @@ static int resolve(scn_src *src, const yt_node *tree, const char *file, scn_scen
 	return SIM_OK;
 }
 
-static int point_tree(const scn_scenario *s, size_t i, yt_node **out)
+static int point_tree(const scn_scenario *s, size_t i, yt_node **out, const yt_node **bad)
 {
 	yt_node *t = yt_clone(s->src->root);
 	if (!t)
@@ -320,7 +320,7 @@ static int point_tree(const scn_scenario *s, size_t i, yt_node **out)
 		v.key = NULL;
 		int rc = yt_set_path(t, s->sweep.axes[a].key, &v);
 		if (rc)
-			return yt_free(t), rc;
+			return yt_free(t), *bad = an, rc;
 	}
 	*out = t;
 	return SIM_OK;
@@ -329,14 +329,17 @@ static int point_tree(const scn_scenario *s, size_t i, yt_node **out)
 int scn_sweep_point(const scn_scenario *s, size_t i, scn_scenario **out, diag *d)
 {
 	yt_node *t;
+	const yt_node *bad = NULL;
 	int rc;
 	if (i >= s->sweep.points)
 		return SIM_ERANGE;
 	if (!s->sweep.naxes)
 		return resolve(s->src, s->src->root, s->file, out, d) ? SIM_EPARSE : SIM_OK;
-	if ((rc = point_tree(s, i, &t))) {
+	if ((rc = point_tree(s, i, &t, &bad))) {
 		if (rc == SIM_ENOENT)
-			diag_add(d, s->file, 0, 0, "a sweep key runs through a value that is not a mapping");
+			diag_add(d, bad->file, bad->key_line, bad->key_col,
+				 "sweep key '%s' runs through a value that is not a mapping (write the component "
+				 "as { profile: NAME } to sweep one of its fields)", bad->key);
 		return rc == SIM_ENOENT ? SIM_EPARSE : rc;
 	}
 	rc = resolve(s->src, t, s->file, out, d);

@@ -272,13 +272,32 @@ void scn_dump(const scn_scenario *s, FILE *f)
 
 /* ---- summary ---- */
 
+/* "1KiB", "64MiB", "1.5GB": bytes for people. */
+static char *human_bytes(double b, char *buf, size_t n)
+{
+	static const char *const bin[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	static const char *const dec[] = { "B", "kB", "MB", "GB", "TB" };
+	double x = b;
+	int i = 0;
+	while (i < 4 && x >= 1024 && fmod(x, 1024) == 0)
+		x /= 1024, i++;
+	if (i > 0 || b < 1000) {
+		snprintf(buf, n, "%g%s", x, bin[i]);
+		return buf;
+	}
+	for (x = b, i = 0; i < 4 && x >= 1000; i++)
+		x /= 1000;
+	snprintf(buf, n, "%.3g%s", x, dec[i]);
+	return buf;
+}
+
 static void summary_workload(FILE *f, const scn_workload *w)
 {
 	const scn_training *t = &w->train;
 	if (w->kind == SCN_WL_COLLECTIVE) {
 		char a[48], b[48];
-		unit_format(w->coll.sizes_bytes[0], UNIT_BYTES, a, sizeof a);
-		unit_format(w->coll.sizes_bytes[w->coll.nsizes ? w->coll.nsizes - 1 : 0], UNIT_BYTES, b, sizeof b);
+		human_bytes(w->coll.sizes_bytes[0], a, sizeof a);
+		human_bytes(w->coll.sizes_bytes[w->coll.nsizes ? w->coll.nsizes - 1 : 0], b, sizeof b);
 		fprintf(f, "collective benchmark: %s (%s) over %d ranks, %zu sizes from %s to %s", scn_op_words[w->coll.op],
 			scn_algo_words[w->coll.algo], w->coll.ranks, w->coll.nsizes, a, b);
 		return;
