@@ -1,6 +1,7 @@
 /* dpusim runs: list what the results database holds; dpusim import: store
  * report files (from dpusim-hw, or runs made elsewhere) into it. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,20 @@ static int print_run(const db_run *r, void *arg)
 	return 0;
 }
 
+/* "runs=N sha256=HEX": equal for databases that hold the same results. */
+static int print_digest(db *d)
+{
+	char hex[65], err[1024];
+	int64_t n;
+	int rc = db_digest(d, hex, &n, err, sizeof err);
+	if (rc)
+		cli_error("%s", err);
+	else
+		printf("runs=%lld sha256=%s\n", (long long)n, hex);
+	db_close(d);
+	return rc ? CLI_USAGE : CLI_OK;
+}
+
 int cmd_runs(int argc, char **argv)
 {
 	const char *path = DB_DEFAULT_PATH;
@@ -46,10 +61,15 @@ int cmd_runs(int argc, char **argv)
 	unsigned long long limit;
 	unsigned n = 0;
 	char err[1024];
+	bool digest = false;
 	db *d = NULL;
 	int rc;
 	for (int i = 1; i < argc; i++) {
 		const char *opt = argv[i];
+		if (!strcmp(opt, "--digest")) {
+			digest = true;
+			continue;
+		}
 		if (strcmp(opt, "--db") && strcmp(opt, "--scenario") && strcmp(opt, "--variant") &&
 		    strcmp(opt, "--limit"))
 			return cli_usage_error("runs: unknown argument '%s'", opt);
@@ -68,6 +88,8 @@ int cmd_runs(int argc, char **argv)
 	}
 	if ((rc = open_existing(path, &d)))
 		return rc;
+	if (digest)
+		return print_digest(d);
 	if (db_list_runs(d, &f, print_run, &n, err, sizeof err)) {
 		cli_error("%s", err);
 		db_close(d);

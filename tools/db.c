@@ -12,6 +12,7 @@
 #include <time.h>
 #include <sys/stat.h>
 
+#include <openssl/evp.h>
 #include <sqlite3.h>
 
 #include "sim/err.h"
@@ -731,6 +732,57 @@ int db_load_report(db *d, int64_t id, rep_report **out, char *errbuf, size_t err
 	err = rep_read_string(name, col_text(st, 0), (size_t)sqlite3_column_bytes(st, 0), out,
 			      errbuf, errlen);
 	sqlite3_finalize(st);
+	return err;
+}
+
+/* Feed one field, length first, so that field boundaries are part of the
+ * digest ("ab","c" and "a","bc" differ). */
+static int digest_field(EVP_MD_CTX *md, const void *p, size_t len)
+{
+	uint64_t n = len;
+	return EVP_DigestUpdate(md, &n, sizeof n) && EVP_DigestUpdate(md, p ? p : "", len);
+}
+
+static int digest_rows(db *d, sqlite3_stmt *st, EVP_MD_CTX *md, int64_t *nruns)
+{
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (int c = 0; c < 6; c++)
+			if (!digest_field(md, sqlite3_column_blob(st, c),
+					  (size_t)sqlite3_column_bytes(st, c)))
+				return SIM_ENOMEM;
+		(*nruns)++;
+	}
+	return rc == SQLITE_DONE ? 0 : db_fail(d, "reading runs");
+}
+
+int db_digest(db *d, char hex[65], int64_t *nruns, char *errbuf, size_t errlen)
+{
+	static const char sql[] =
+		"SELECT scenario, scenario_sha256, point, CAST(seed AS TEXT), source, report"
+		" FROM runs ORDER BY scenario, scenario_sha256, point, seed, source, report";
+	unsigned char out[EVP_MAX_MD_SIZE];
+	unsigned int outlen = 0;
+	sqlite3_stmt *st = NULL;
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	int64_t n = 0;
+	int err;
+	d->errbuf = errbuf;
+	d->errlen = errlen;
+	if (!md)
+		return SIM_ENOMEM;
+	if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) != SQLITE_OK)
+		err = db_fail(d, "reading runs");
+	else if (!EVP_DigestInit_ex(md, EVP_sha256(), NULL))
+		err = SIM_ENOMEM;
+	else if (!(err = digest_rows(d, st, md, &n)) && !EVP_DigestFinal_ex(md, out, &outlen))
+		err = SIM_ENOMEM;
+	sqlite3_finalize(st);
+	EVP_MD_CTX_free(md);
+	for (unsigned i = 0; !err && i < 32 && outlen == 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", out[i]);
+	if (nruns)
+		*nruns = err ? 0 : n;
 	return err;
 }
 

@@ -106,6 +106,14 @@ int db_series(db *d, const char *scenario, const char *what,
  * SIM_ENOENT when there is no such run; SIM_EDB; parse errors as rep_read_string. */
 int db_load_report(db *d, int64_t id, rep_report **out, char *errbuf, size_t errlen);
 
+/* SHA-256 (64 hex digits and a NUL into hex) over every stored run's key
+ * (scenario, sha256, point, seed, source) and report JSON, taken in key
+ * order; ids and times are left out. Two databases holding the same results
+ * have the same digest, whatever order or process stored them (a serial and
+ * an mpirun sweep, say). *nruns (may be NULL) gets the run count.
+ * 0, SIM_EDB or SIM_ENOMEM with errbuf set. */
+int db_digest(db *d, char hex[65], int64_t *nruns, char *errbuf, size_t errlen);
+
 /* Row count of table `table` (runs, variants, metrics, breakdown,
  * collectives, benchmarks), or a negative error code. For tests and tools. */
 int64_t db_count(db *d, const char *table);

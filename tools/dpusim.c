@@ -105,13 +105,17 @@ const cli_cmd cli_commands[] = {
 	  cmd_plot },
 	{ "runs", "list the runs stored in a results database",
 	  "usage: dpusim runs [--db FILE] [--scenario NAME] [--variant NAME] [--limit N]\n"
+	  "       dpusim runs [--db FILE] --digest\n"
 	  "\n"
 	  "Lists stored runs, newest first: id, time (UTC), source (sim|hw), scenario,\n"
 	  "sweep point, seed, and each variant with its speedup over the first.\n"
 	  "  --db FILE        the database (default results/dpusim.db)\n"
 	  "  --scenario NAME  only runs of that scenario\n"
 	  "  --variant NAME   only runs that have a variant of that name\n"
-	  "  --limit N        at most N runs\n",
+	  "  --limit N        at most N runs\n"
+	  "  --digest         print runs=N sha256=HEX over every run's key and report\n"
+	  "                   (not ids or times): equal for databases holding the same\n"
+	  "                   results, e.g. a serial and an mpirun sweep\n",
 	  cmd_runs },
 	{ "import", "store report files (e.g. from dpusim-hw) in a results database",
 	  "usage: dpusim import REPORT.json... [--db FILE]\n"

@@ -51,6 +51,14 @@ run_cmd "$DPUSIM" merge "$E2E_TMP/m.db" "$E2E_TMP/s2.db"
 expect_out 's2.db: 0 runs added, 2 already in' "merging again adds nothing"
 run_cmd "$DPUSIM" runs --db "$E2E_TMP/m.db"
 [ "$(grep -c '^[0-9]' <<<"$OUT")" -eq 2 ] && ok "merged database holds two runs" || not_ok "merged: $OUT"
+# --digest: same results, same digest, whatever the storing order
+"$DPUSIM" import tests/data/report-sim.json tests/data/report-hw.json --db "$E2E_TMP/o1.db" >/dev/null
+run_cmd "$DPUSIM" runs --db "$E2E_TMP/o1.db" --digest
+D1=$OUT
+run_cmd "$DPUSIM" runs --db "$E2E_TMP/m.db" --digest
+expect_out '^runs=2 sha256=[0-9a-f]{64}$' "runs --digest prints the run count and a SHA-256"
+[ "$OUT" = "$D1" ] && ok "merged shards and a direct import have the same digest" || not_ok "digests: $OUT vs $D1"
+
 run_cmd "$DPUSIM" merge "$E2E_TMP/m.db" "$E2E_TMP/nosuch.db"
 expect_rc 2 "merging a missing database"
 run_cmd "$DPUSIM" merge "$E2E_TMP/m.db"

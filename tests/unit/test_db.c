@@ -342,6 +342,33 @@ START_TEST(merge_shards)
 }
 END_TEST
 
+START_TEST(digest_ignores_order_and_ids)
+{
+	static const char *const one[] = { "report-sim.json", "report-hw.json" };
+	static const char *const two[] = { "report-hw.json", "report-sim.json" };
+	static const char *const three[] = { "report-hw.json" };
+	char p1[160], p2[160], p3[160], h[3][65], err[512] = "";
+	const char *paths[3] = { p1, p2, p3 };
+	int64_t n[3];
+	snprintf(p1, sizeof p1, "%s/1.db", dir);
+	snprintf(p2, sizeof p2, "%s/2.db", dir);
+	snprintf(p3, sizeof p3, "%s/3.db", dir);
+	make_shard(p1, one, 2);
+	make_shard(p2, two, 2);
+	make_shard(p3, three, 1);
+	for (int i = 0; i < 3; i++) {
+		db *d = NULL;
+		ck_assert_int_eq(db_open(paths[i], &d, err, sizeof err), 0);
+		ck_assert_msg(db_digest(d, h[i], &n[i], err, sizeof err) == 0, "%s", err);
+		ck_assert_uint_eq(strlen(h[i]), 64);
+		db_close(d);
+	}
+	ck_assert_str_eq(h[0], h[1]);
+	ck_assert_str_ne(h[0], h[2]);
+	ck_assert(n[0] == 2 && n[1] == 2 && n[2] == 1);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("db");
@@ -356,6 +383,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, benchmarks_are_stored);
 	tcase_add_test(tc, find_run_by_key);
 	tcase_add_test(tc, merge_shards);
+	tcase_add_test(tc, digest_ignores_order_and_ids);
 	suite_add_tcase(s, tc);
 	return s;
 }
