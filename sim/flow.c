@@ -314,10 +314,9 @@ static void done_event(sim_engine *eng, void *obj, uint64_t data)
 		fn(eng, fobj, fdata);
 }
 
+/* cres holds at most every resource once: solve_event sizes it up front. */
 static void push_cres(flow_net *net, uint32_t *n, uint32_t r)
 {
-	if (grow((void **)&net->cres, &net->cres_cap, *n + 1, sizeof *net->cres))
-		SIM_DIE("out of memory in the flow solver");
 	net->res[r].mark = net->epoch;
 	net->cres[(*n)++] = r;
 }
@@ -364,6 +363,18 @@ static void freeze(flow_net *net, fflow *f, double rate_Bps)
 static void water_fill(flow_net *net, uint32_t nr, uint32_t nf)
 {
 	uint32_t unfrozen = nf;
+	if (nf == 1) {
+		/* Alone in its component (the common case of independent
+		 * transfers): the tightest resource, counting repeats, or its cap. */
+		fflow *f = &net->flows[net->cflow[0]];
+		double rate = f->cap_Bps > 0 ? f->cap_Bps : INFINITY;
+		for (uint32_t i = 0; i < nr; i++) {
+			const fres *r = &net->res[net->cres[i]];
+			rate = fmin(rate, r->cap_Bps / r->n);
+		}
+		f->new_Bps = rate;
+		return;
+	}
 	for (uint32_t i = 0; i < nr; i++) {
 		fres *r = &net->res[net->cres[i]];
 		r->rem_Bps = r->cap_Bps;
@@ -411,6 +422,8 @@ static void solve_event(sim_engine *eng, void *obj, uint64_t data)
 	(void)data;
 	net->solve_pending = false;
 	net->epoch++; /* one epoch per solve: a component walked once is marked */
+	if (grow((void **)&net->cres, &net->cres_cap, net->nres, sizeof *net->cres))
+		SIM_DIE("out of memory in the flow solver");
 	for (uint32_t d = 0; d < net->ndirty; d++) {
 		uint32_t r = net->dirty[d], nr, nf;
 		net->res[r].dirty = false;
