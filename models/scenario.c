@@ -68,7 +68,8 @@ static scn_src *src_new(const scn_opts *opts, diag *d)
 /* ---- files and extends ---- */
 
 typedef struct chain {
-	const char *real[MAX_EXTENDS_DEPTH + 1];
+	const char *real[MAX_EXTENDS_DEPTH + 1]; /* for comparison */
+	const char *shown[MAX_EXTENDS_DEPTH + 1]; /* as the user wrote them, for messages */
 	size_t n;
 } chain;
 
@@ -85,13 +86,13 @@ static void relative_to(const char *of, const char *rel, char *out, size_t n)
 		snprintf(out, n, "%.*s/%s", (int)(slash - of), of, rel);
 }
 
-static int circular(const chain *ch, const char *real, const yt_node *at, diag *d)
+static int circular(const chain *ch, const char *shown, const yt_node *at, diag *d)
 {
 	char path[2048] = "";
 	size_t len = 0;
 	for (size_t i = 0; i < ch->n && len < sizeof path; i++)
-		len += (size_t)snprintf(path + len, sizeof path - len, "%s -> ", ch->real[i]);
-	diag_add(d, at->file, at->line, at->col, "circular extends: %s%s", path, real);
+		len += (size_t)snprintf(path + len, sizeof path - len, "%s -> ", ch->shown[i]);
+	diag_add(d, at->file, at->line, at->col, "circular extends: %s%s", path, shown);
 	return SIM_EPARSE;
 }
 
@@ -112,13 +113,14 @@ static int apply_extends(scn_src *src, const char *name, chain *ch, yt_node **tr
 				ext->text, strerror(errno)), SIM_EPARSE;
 	for (size_t i = 0; i < ch->n; i++)
 		if (!strcmp(ch->real[i], real))
-			return circular(ch, real, ext, d);
+			return circular(ch, path, ext, d);
 	if (ch->n >= MAX_EXTENDS_DEPTH)
 		return diag_add(d, ext->file, ext->line, ext->col, "extends chain deeper than %d files",
 				MAX_EXTENDS_DEPTH), SIM_EPARSE;
-	const char *kept = src_file(src, real);
-	if (!kept)
+	const char *kept = src_file(src, real), *shown = src_file(src, path);
+	if (!kept || !shown)
 		return SIM_ENOMEM;
+	ch->shown[ch->n] = shown;
 	ch->real[ch->n++] = kept;
 	rc = load_tree(src, path, NULL, 0, ch, &parent, d);
 	ch->n--;
@@ -247,8 +249,10 @@ static void read_sweep(scn_rd *r, scn_scenario *s, const yt_node *sw)
 			return scn_err_key(r, sw->kids[i], "at most %d sweep keys", SCN_MAX_AXES);
 		read_axis(r, s, sw->kids[i]);
 	}
-	if (!s->sweep.naxes)
+	if (!s->sweep.naxes && sw->nkids == (yt_get(sw, "mode") ? 1u : 0u))
 		return scn_err(r, sw, "'sweep' lists no setting to vary");
+	if (!s->sweep.naxes)
+		return;
 	for (size_t a = 0; a < s->sweep.naxes; a++) {
 		if (s->sweep.zip && s->sweep.axes[a].nvalues != s->sweep.axes[0].nvalues)
 			return scn_err(r, sw, "sweep mode zip needs lists of one length ('%s' has %zu, '%s' %zu)",
@@ -424,7 +428,7 @@ static int load_any(const char *name, const char *buf, size_t len, const scn_opt
 	if (!src)
 		return diag_count(d) ? SIM_EPARSE : SIM_ENOMEM;
 	if (!buf && realpath(name, real)) {
-		if (!(ch.real[0] = src_file(src, real)))
+		if (!(ch.real[0] = src_file(src, real)) || !(ch.shown[0] = src_file(src, name)))
 			return src_release(src), SIM_ENOMEM;
 		ch.n = 1;
 	}

@@ -102,19 +102,22 @@ static const yt_node *scalar(scn_rd *r, const yt_node *m, const char *key, bool 
 	return n;
 }
 
-static void range_error(scn_rd *r, const yt_node *n, const char *key, unit_dim dim, double lo,
-			double hi, bool lo_open)
+static void range_error(scn_rd *r, const yt_node *n, const char *key, unit_dim dim, double v,
+			double lo, double hi, bool lo_open)
 {
 	char a[48], b[48];
 	unit_format(lo, dim, a, sizeof a);
 	unit_format(hi, dim, b, sizeof b);
-	if (lo == 0 && lo_open && isinf(hi))
+	if (lo == 0 && lo_open && v <= 0)
 		scn_err(r, n, "'%s' must be positive (got '%s')", key, n->text);
-	else if (isinf(hi))
-		scn_err(r, n, "'%s' must be at least %s (got '%s')", key, a, n->text);
+	else if (v > hi && !isinf(hi) && lo != 0)
+		scn_err(r, n, "'%s' must be between %s and %s (got '%s')", key, a, b, n->text);
+	else if (v > hi)
+		scn_err(r, n, "'%s' must be at most %s (got '%s')", key, b, n->text);
+	else if (!isinf(hi))
+		scn_err(r, n, "'%s' must be between %s and %s (got '%s')", key, a, b, n->text);
 	else
-		scn_err(r, n, "'%s' must be %s %s and %s (got '%s')", key,
-			lo_open ? "above" : "between", a, b, n->text);
+		scn_err(r, n, "'%s' must be at least %s (got '%s')", key, a, n->text);
 }
 
 bool scn_get_q(scn_rd *r, const yt_node *m, const char *key, bool required, unit_dim dim,
@@ -133,7 +136,7 @@ bool scn_get_q(scn_rd *r, const yt_node *m, const char *key, bool required, unit
 		return false;
 	}
 	if (v < lo || v > hi || (lo_open && v == lo)) {
-		range_error(r, n, key, dim, lo, hi, lo_open);
+		range_error(r, n, key, dim, v, lo, hi, lo_open);
 		return false;
 	}
 	*out = v;

@@ -197,7 +197,7 @@ static void check_fabric(rs *c, scn_cluster *cl)
 	scn_fabric *f = &cl->fabric;
 	double nic = cl->nic.v.nic.port_rate_Bps, sw = f->sw.v.sw.port_rate_Bps;
 	double endpoints = (double)cl->nodes * cl->nics_per_node;
-	char a[48], b[48];
+	char a[48];
 	if (!cl->nic.prof || !f->sw.prof || !need(c, &f->sw, c->sw, NULL, "port_rate", "the fabric") ||
 	    !need(c, &cl->nic, c->nic, NULL, "port_rate", "the fabric") ||
 	    !need(c, &f->sw, c->sw, NULL, "radix", "the fabric"))
@@ -207,11 +207,9 @@ static void check_fabric(rs *c, scn_cluster *cl)
 		f->link_rate_Bps = nic < sw ? nic : sw;
 	if (f->link_rate_Bps > sw || f->link_rate_Bps > nic) {
 		bool sw_slow = sw < nic;
-		unit_format(f->link_rate_Bps * 8, UNIT_NUMBER, a, sizeof a);
-		unit_format((sw_slow ? sw : nic) * 8, UNIT_NUMBER, b, sizeof b);
 		scn_err(c->r, yt_get(c->fabric, "link_rate"),
-			"link_rate (%s bit/s) is faster than the ports of %s '%s' (%s bit/s)", a,
-			sw_slow ? "switch" : "NIC", sw_slow ? f->sw.name : cl->nic.name, b);
+			"link_rate %gGb/s is faster than the %gGb/s ports of %s '%s'", f->link_rate_Bps * 8e-9,
+			(sw_slow ? sw : nic) * 8e-9, sw_slow ? "switch" : "NIC", sw_slow ? f->sw.name : cl->nic.name);
 	}
 	if (endpoints > fabric_capacity(f)) {
 		unit_format(fabric_capacity(f), UNIT_COUNT, a, sizeof a);
@@ -326,6 +324,7 @@ static void read_model(rs *c, const yt_node *w, scn_training *t)
 		const char *best = diag_suggest(t->model, names, n);
 		scn_err(r, mn, "unknown model '%s' (a preset, or 'custom' with transformer:)%s%s%s",
 			t->model, best ? "; did you mean '" : "", best ? best : "", best ? "'?" : "");
+		t->model[0] = '\0'; /* no shape: the shape checks are skipped */
 		return;
 	}
 	t->shape = p ? p->model : (wl_model){ .kind = WL_TRANSFORMER };
@@ -509,7 +508,7 @@ static void check_training(rs *c, const yt_node *w, scn_training *t, int gpus)
 		return scn_err(c->r, at, "tp x pp x dp = %d x %d x %d = %ld, but the job gets %d GPUs",
 			       t->tp, t->pp, t->dp, tpp * t->dp, gpus);
 	}
-	if (t->shape.kind == WL_TRANSFORMER) {
+	if (t->shape.kind == WL_TRANSFORMER && t->model[0] && t->shape.tf.heads && t->shape.tf.layers) {
 		if (t->shape.tf.heads % (uint32_t)t->tp)
 			scn_err(c->r, at, "tp %d does not divide the model's %u attention heads", t->tp,
 				t->shape.tf.heads);

@@ -199,7 +199,15 @@ int yt_merge(yt_node *base, yt_node *over)
 		yt_node *o = over->kids[i];
 		size_t j = index_of(base, o->key);
 		over->kids[i] = NULL;
-		if (j == base->nkids) {
+		if (o->type == YT_NULL) {
+			/* key: null over a base removes the inherited value. */
+			if (j < base->nkids) {
+				yt_free(base->kids[j]);
+				memmove(&base->kids[j], &base->kids[j + 1], (base->nkids - j - 1) * sizeof(yt_node *));
+				base->nkids--;
+			}
+			yt_free(o);
+		} else if (j == base->nkids) {
 			if ((rc = node_append(base, o)))
 				yt_free(o);
 		} else if (base->kids[j]->type == YT_MAP && o->type == YT_MAP) {

@@ -54,9 +54,9 @@ yt_node *yt_clone(const yt_node *n);
 /* Value for key in mapping m, or NULL (also when m is not a mapping). */
 yt_node *yt_get(const yt_node *m, const char *key);
 
-/* Merges over into base (both mappings): keys of over replace base's, and
- * mappings under the same key merge recursively. over is consumed. 0 or
- * SIM_ENOMEM. */
+/* Merges over into base (both mappings): keys of over replace base's,
+ * mappings under the same key merge recursively, and a null value removes
+ * the key from base. over is consumed. 0 or SIM_ENOMEM. */
 int yt_merge(yt_node *base, yt_node *over);
 
 /* Replaces (or adds) the value at a dotted key path ("cluster.nodes") of

@@ -114,7 +114,7 @@ START_TEST(units_and_ranges)
 			   "noise: { os_jitter: 80%, gpu_cv: 5% }\n");
 	ck_assert(has_msg(d, "t.yaml:17:20: '2.5USD' is an amount of money, expected a price per time such as 2.5USD/h in 'gpu_price'"));
 	ck_assert(has_msg(d, "t.yaml:17:33: 'pue' must be between 1 and 3 (got '0.5')"));
-	ck_assert(has_msg(d, "t.yaml:18:21: 'os_jitter' must be between 0 and 0.5 (got '80%')"));
+	ck_assert(has_msg(d, "t.yaml:18:21: 'os_jitter' must be at most 0.5 (got '80%')"));
 	ck_assert(has_msg(d, "t.yaml:18:34: 'gpu_cv' needs 'gpu_dist' (lognormal or normal)"));
 	diag_free(d);
 }
