@@ -237,6 +237,9 @@ int db_open(const char *path, db **out, char *errbuf, size_t errlen)
 		err = db_fail(d, "cannot open database");
 	else
 		err = setup(d);
+	if (err && d->h && sqlite3_errcode(d->h) == SQLITE_NOTADB && errbuf && errlen)
+		snprintf(errbuf, errlen, "%s: not a results database (SQLite: %s)", path,
+			 sqlite3_errmsg(d->h));
 	if (err) {
 		db_close(d);
 		return err;

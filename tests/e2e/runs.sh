@@ -64,6 +64,10 @@ expect_rc 2 "merging a missing database"
 run_cmd "$DPUSIM" merge "$E2E_TMP/m.db"
 expect_rc 2 "merge without sources"
 
+run_cmd "$DPUSIM" runs --db tests/data/report-sim.json
+expect_rc 2 "a report is not a database"
+expect_err 'report-sim.json: not a results database' "says so"
+
 run_cmd "$DPUSIM" runs --db "$DB" --limit 0
 expect_rc 2 "--limit 0 is refused"
 run_cmd "$DPUSIM" runs --db
