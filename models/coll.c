@@ -247,7 +247,10 @@ static int build_hopset(coll_ctx *c, hopset *h, uint32_t root)
 	struct build_ctx b = { .c = c, .h = h, .key = h->kind == H_RING ? 0 : h->kind };
 	if (h->kind == H_SHARP || h->kind == H_NVLS)
 		return build_innet(c, h);
+	if (fab_hold_begin(c->f))
+		return SIM_ENOMEM;
 	for_each_hop(c, h, root, add_hop, &b);
+	fab_hold_end(c->f);
 	return b.rc;
 }
 

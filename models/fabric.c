@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/err.h"
 
@@ -35,6 +36,8 @@ struct fab {
 	uint32_t *leaf_up;         /* leaves * u */
 	uint32_t *agg_up;          /* pods * u * cores_per_group */
 	uint32_t *nvl, *gpu_pcie, *nic_pcie, *sw_pcie, *mem;
+	uint32_t *held;            /* per our resource: paths routed since fab_hold_begin */
+	bool holding;
 };
 
 static int add_link(fab *f, double cap_Bps, enum lkind kind, uint32_t a, uint32_t b,
@@ -232,7 +235,30 @@ void fab_free(fab *f)
 	free(f->nic_pcie);
 	free(f->sw_pcie);
 	free(f->mem);
+	free(f->held);
 	free(f);
+}
+
+int fab_hold_begin(fab *f)
+{
+	if (!f->held && !(f->held = calloc(f->nres ? f->nres : 1, sizeof *f->held)))
+		return SIM_ENOMEM;
+	f->holding = true;
+	return 0;
+}
+
+void fab_hold_end(fab *f)
+{
+	if (f->held)
+		memset(f->held, 0, f->nres * sizeof *f->held);
+	f->holding = false;
+}
+
+static void hold_path(fab *f, const fab_path *p)
+{
+	for (uint32_t i = 0; f->holding && i < p->len; i++)
+		if (p->res[i] >= f->base && p->res[i] < f->base + f->nres)
+			f->held[p->res[i] - f->base]++;
 }
 
 uint32_t fab_ranks(const fab *f) { return f->ranks; }
@@ -308,7 +334,8 @@ static uint32_t busiest(const fab *f, const uint32_t *links, int n)
 {
 	uint32_t m = 0;
 	for (int i = 0; i < n; i++) {
-		uint32_t k = flow_res_nflows(f->net, links[i]);
+		uint32_t k = flow_res_nflows(f->net, links[i]) +
+			     (f->holding ? f->held[links[i] - f->base] : 0);
 		m = k > m ? k : m;
 	}
 	return m;
@@ -425,6 +452,7 @@ int fab_route(fab *f, uint32_t src, uint32_t dst, uint64_t key, fab_end src_end,
 	node_end(f, src, a, src_end, false, out);
 	route_network(f, a, b, h, out);
 	node_end(f, dst, b, dst_end, true, out);
+	hold_path(f, out);
 	out->lat_ps += (sim_time)out->links * c->hop_lat_ps + (sim_time)out->switches * c->switch_lat_ps;
 	return 0;
 }

@@ -8,6 +8,7 @@
 #ifndef DPUSIM_MODELS_FABRIC_H
 #define DPUSIM_MODELS_FABRIC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "sim/flow.h"
@@ -94,6 +95,13 @@ typedef struct fab_path {
  * or SIM_EINVAL (rank out of range, src == dst). */
 int fab_route(fab *f, uint32_t src, uint32_t dst, uint64_t key, fab_end src_end,
 	      fab_end dst_end, fab_path *out);
+
+/* Between fab_hold_begin and fab_hold_end, every path fab_route returns
+ * counts as a flow on its links for adaptive routing, so the hops of one
+ * step routed together before any of them starts spread out as adaptive
+ * routing would spread them. begin returns 0 or SIM_ENOMEM. */
+int fab_hold_begin(fab *f);
+void fab_hold_end(fab *f);
 
 /* Resources of rank r's NIC port (towards the leaf, and from it), and of its
  * NVLink (towards the NVSwitch, and from it; UINT32_MAX when there is none).

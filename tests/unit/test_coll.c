@@ -149,6 +149,27 @@ START_TEST(ecmp_collision_slows_by_max_min)
 }
 END_TEST
 
+/* Adaptive routing sees the step's other hops (fab_hold_begin): the ring's
+ * two hops out of each leaf take different spines on every seed. */
+START_TEST(adaptive_avoids_the_collision)
+{
+	uint32_t n = 8;
+	uint64_t s = UINT64_C(64) << 20;
+	for (uint64_t seed = 1; seed <= 10; seed++) {
+		fab_config fc = { .topo = FAB_RAIL, .nodes = 2, .gpus_per_node = 4,
+				  .nics_per_node = 4, .link_Bps = 50e9, .hop_lat_ps = 60 * SIM_NS,
+				  .switch_lat_ps = 130 * SIM_NS, .radix = 4, .oversub = 1,
+				  .routing = FAB_ADAPTIVE, .seed = seed };
+		struct world w;
+		double alpha_s = (4 * 60e-9 + 3 * 130e-9) + 1500e-9;
+		double want = 2.0 * (n - 1) * ((double)s / n) / 50e9 + 2.0 * (n - 1) * alpha_s;
+		world_new(&w, &fc, &rdma);
+		ck_assert(WITHIN(sim_time_to_s(run(&w, COLL_ALLREDUCE, COLL_RING, s).time_ps), want, 1e-3));
+		world_free(&w);
+	}
+}
+END_TEST
+
 static void hog_done(sim_engine *eng, void *obj, uint64_t data)
 {
 	(void)eng, (void)obj, (void)data;
@@ -545,6 +566,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, oversubscribed_leaf_halves_the_ring);
 	tcase_add_test(tc, ecmp_collision_slows_by_max_min);
+	tcase_add_test(tc, adaptive_avoids_the_collision);
 	tcase_add_test(tc, competing_flow);
 	tcase_add_test(tc, concurrent_collectives_share);
 	suite_add_tcase(s, tc);
