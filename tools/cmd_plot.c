@@ -496,6 +496,21 @@ static int parse_size(const char *s, unsigned *w, unsigned *h)
 	return 0;
 }
 
+/* "10%" -> 0.10; only a percentage, as for compare --tolerance. */
+static int parse_percent(const char *s, double *out)
+{
+	size_t n = strlen(s);
+	char buf[64];
+	if (n < 2 || n >= sizeof buf || s[n - 1] != '%')
+		return -1;
+	memcpy(buf, s, n - 1);
+	buf[n - 1] = '\0';
+	if (!cli_parse_double(buf, out) || !isfinite(*out) || *out < 0)
+		return -1;
+	*out /= 100;
+	return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct plot_opts *o)
 {
 	for (int i = 1; i < argc; i++) {
@@ -526,8 +541,7 @@ static int parse_opts(int argc, char **argv, struct plot_opts *o)
 			o->max_tracks = (unsigned)id;
 		else if (!strcmp(a, "--size") && !parse_size(v, &o->w, &o->h))
 			continue;
-		else if (!strcmp(a, "--tolerance") && strlen(v) > 1 && v[strlen(v) - 1] == '%' &&
-			 (o->tol = strtod(v, NULL) / 100) >= 0)
+		else if (!strcmp(a, "--tolerance") && !parse_percent(v, &o->tol))
 			continue;
 		else
 			return cli_usage_error("plot: bad option or value '%s %s'", a, v);

@@ -85,6 +85,8 @@ run_cmd "$DPUSIM" plot "$T/s.db" --kind capacity --x fabric.nodes -o "$T/none.pn
 expect_rc 2 "capacity against a key the sweep lacks"
 run_cmd "$DPUSIM" plot "$SIM" --kind capacity -o "$T/none.png"
 expect_rc 2 "capacity from a report"
+run_cmd "$DPUSIM" plot "$SIM" "$HW" --kind compare --tolerance abc% -o "$T/none.png"
+expect_rc 2 "a tolerance that is not a number"
 run_cmd "$DPUSIM" plot "$SIM" --kind pie -o "$T/none.png"
 expect_rc 2 "unknown kind"
 run_cmd "$DPUSIM" plot "$SIM" --kind breakdown -o "$T/none.jpg"
