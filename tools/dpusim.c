@@ -133,8 +133,29 @@ const cli_cmd cli_commands[] = {
 	  "overlap, or merging twice, store nothing twice. One transaction per IN.db:\n"
 	  "a bad one adds nothing (exit 2) and the ones before it stay merged.\n",
 	  cmd_merge },
-	{ "calibrate", "fit a hardware profile to dpusim-hw measurements",
-	  "usage: dpusim calibrate BENCH.json -o PROFILE.yaml\n", NULL },
+	{ "calibrate", "fit hardware profiles to dpusim-hw bench measurements",
+	  "usage: dpusim calibrate BENCH.json [BENCH2.json...] -o DIR/NAME.yaml [options]\n"
+	  "\n"
+	  "Fits every series of the bench reports (weighted least squares, GSL),\n"
+	  "prints each fit with its standard errors and its residual at each size,\n"
+	  "and writes one profile per kind it could fit, as DIR/NAME-KIND.yaml\n"
+	  "(profile NAME-KIND; the loader takes one profile per file):\n"
+	  "  host-costs  tcp_latency (alpha of tcp_lat), tcp_tx/rx_cycles_per_byte,\n"
+	  "              tcp_cycles_per_packet and mtu (with --mtu),\n"
+	  "              aes_gcm_cycles_per_byte\n"
+	  "  nic         rdma_latency, port_rate (verbs benches)\n"
+	  "  storage     io_latency and bw (alpha-beta over read sizes), iops\n"
+	  "  cpu         freq (the clock the cycle figures were converted with)\n"
+	  "  gpu         eff_max, eff_half_flops (GEMM points and --peak-flops)\n"
+	  "Every value's source names the bench file, the fit and its uncertainty;\n"
+	  "fields not measured are listed under missing. Use the files with\n"
+	  "'dpusim run FILE --profile DIR/NAME-KIND.yaml'. Guide: docs/calibration.md.\n"
+	  "  -o DIR/NAME.yaml    where the profiles go (required)\n"
+	  "  --plot DIR          draw each fit against its points (gnuplot PNG)\n"
+	  "  --mtu BYTES         the MTU of the benched path: TCP cost per packet\n"
+	  "  --peak-flops RATE   the GPU's dense BF16 peak, for eff_max (989TFLOP/s)\n"
+	  "exit status: 0 profiles written, 2 bad input or nothing could be fitted\n",
+	  cmd_calibrate },
 	{ "validate", "check predictions against published measurements",
 	  "usage: dpusim validate\n", NULL },
 	{ "bench", "engine, flow-solver and scale benchmarks",

@@ -21,7 +21,7 @@ TOOL_OBJS += $(BUILD)/tools/scn_cli.o $(BUILD)/tools/cmd_check.o $(BUILD)/tools/
 	$(BUILD)/tools/cmd_run.o
 
 # calibration (ME=cal): fits and `dpusim calibrate`
-TOOL_OBJS += $(BUILD)/tools/calib.o
+TOOL_OBJS += $(BUILD)/tools/calib.o $(BUILD)/tools/calib_out.o $(BUILD)/tools/cmd_calibrate.o
 UNIT_TESTS += calib
 
 LIB_OBJS += $(TOOL_OBJS)
