@@ -475,18 +475,20 @@ static void read_collective(rs *c, const yt_node *w, scn_collective *k)
 	scn_get_int(r, cn, "iterations", false, 1, 1000000, &k->iterations);
 }
 
-static void read_workload(rs *c, const yt_node *w, scn_workload *wl)
+/* False when the kind itself is wrong: nothing else can be checked then. */
+static bool read_workload(rs *c, const yt_node *w, scn_workload *wl)
 {
 	int v;
 	wl->kind = SCN_WL_TRAINING;
 	if (scn_get_enum(c->r, w, "kind", false, scn_kind_words, &v))
 		wl->kind = (scn_wl_kind)v;
 	else if (yt_get(w, "kind"))
-		return;
+		return false;
 	if (wl->kind == SCN_WL_TRAINING)
 		read_training(c, w, &wl->train);
 	else
 		read_collective(c, w, &wl->coll);
+	return true;
 }
 
 /* Parallelism and batch against the GPUs the workload gets. */
@@ -495,6 +497,7 @@ static void check_training(rs *c, const yt_node *w, scn_training *t, int gpus)
 	const yt_node *pn = yt_get(w, "parallelism");
 	const yt_node *at = pn ? pn : w;
 	long tpp = (long)t->tp * t->pp;
+	SIM_ASSERT(tpp > 0 && t->micro_batch > 0, "tp, pp and micro are set before the checks");
 	if (t->shape.kind == WL_VISION && tpp != 1)
 		return scn_err(c->r, at, "vision model '%s' trains data parallel only: tp and pp must be 1",
 			       t->model);
@@ -576,10 +579,8 @@ static void read_jobs(rs *c, const yt_node *jn)
 		job->placement = SCN_PLACE_PACKED;
 		if (scn_get_enum(c->r, j, "placement", false, scn_placement_words, &v))
 			job->placement = (scn_placement)v;
-		if ((w = scn_section(c->r, j, "workload", true))) {
-			read_workload(c, w, &job->wl);
+		if ((w = scn_section(c->r, j, "workload", true)) && read_workload(c, w, &job->wl))
 			check_workload(c, w, &job->wl, job->nodes * s->cluster.gpus_per_node);
-		}
 	}
 	if (total > s->cluster.nodes)
 		scn_err(c->r, jn, "the jobs take %ld nodes, but the cluster has %d", total, s->cluster.nodes);
@@ -776,8 +777,8 @@ static void read_work(rs *c, const yt_node *root)
 	s->njobs = 1;
 	s->jobs[0].nodes = s->cluster.nodes;
 	snprintf(s->jobs[0].name, sizeof s->jobs[0].name, "%s", "job");
-	read_workload(c, w, &s->jobs[0].wl);
-	check_workload(c, w, &s->jobs[0].wl, s->cluster.nodes * s->cluster.gpus_per_node);
+	if (read_workload(c, w, &s->jobs[0].wl))
+		check_workload(c, w, &s->jobs[0].wl, s->cluster.nodes * s->cluster.gpus_per_node);
 }
 
 void scn_resolve(scn_rd *r, const yt_node *root, scn_scenario *s)

@@ -3,3 +3,18 @@
 E2E_TESTS += cli-basics.sh bench-engine.sh
 E2E_TESTS += hw-probe.sh hw-tcp.sh hw-replay.sh
 E2E_TESTS += check-scenarios.sh bad-input.sh
+# libFuzzer over the scenario loader (scn): `make fuzz` (FUZZ_TIME seconds,
+# default 60); new inputs go to tests/fuzz/corpus-run/ (git-ignored), the
+# seed corpus is tests/fuzz/corpus/.
+FUZZ_TIME ?= 60
+FUZZ_SRCS := tests/fuzz/fuzz_scenario.c models/units.c models/diag.c models/ytree.c \
+	models/profile_schema.c models/profile.c models/scenario.c models/scenario_read.c \
+	models/scenario_resolve.c models/scenario_dump.c models/workload.c sim/err.c
+build/fuzz/fuzz_scenario: $(FUZZ_SRCS) $(wildcard models/*.h sim/*.h)
+	@mkdir -p $(dir $@)
+	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	    $(CPPFLAGS) $(PKG_CFLAGS) -o $@ $(FUZZ_SRCS) $(PKG_LIBS) -lm
+fuzz: build/fuzz/fuzz_scenario
+	@mkdir -p tests/fuzz/corpus-run
+	build/fuzz/fuzz_scenario -max_total_time=$(FUZZ_TIME) -timeout=20 -rss_limit_mb=2048 \
+	    -print_final_stats=1 tests/fuzz/corpus-run tests/fuzz/corpus
