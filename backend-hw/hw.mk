@@ -65,3 +65,15 @@ UNIT_TESTS += hw_pci hw_msg
 $(BUILD)/tests/test_hw_pci: $(BUILD)/backend-hw/pci.o
 $(BUILD)/tests/test_hw_msg: $(BUILD)/backend-hw/msg.o $(BUILD)/backend-hw/allreduce.o \
 	$(BUILD)/backend-hw/xport.o
+
+# make check-rdma: the verbs path on Soft-RoCE in a qemu VM (tests/vm/). The
+# guest gets a build without CUDA (cuBLAS alone would be 600 MB of initramfs).
+# make check-cuda: the CUDA paths where a GPU is present; says it skipped else.
+.PHONY: check-rdma check-cuda
+check-rdma:
+	@tools/install-deps --vm
+	$(MAKE) BUILD=build/vm BIN=build/vm/bin HW_CUDA= build/vm/bin/dpusim-hw
+	@BIN=build/vm/bin tools/run-tests e2e tests/vm/rdma.sh
+
+check-cuda: $(BIN)/dpusim-hw
+	@BIN=$(BIN) tools/run-tests e2e tests/e2e/hw-cuda.sh

@@ -29,6 +29,7 @@ typedef struct probe_port {
 	const char *link_layer;
 	double rate_gbps;     /* 0 when the width/speed pair is unknown */
 	int active_mtu;       /* bytes */
+	bool active;          /* IBV_PORT_ACTIVE */
 	int ngids;
 	char gid[PROBE_GIDS][40];
 	char gid_type[PROBE_GIDS][16];
@@ -134,6 +135,7 @@ static void probe_port_one(struct ibv_context *ctx, const char *dev, probe_port 
 		return;
 	}
 	p->state = ibv_port_state_str(a.state);
+	p->active = a.state == IBV_PORT_ACTIVE;
 	p->link_layer = a.link_layer == IBV_LINK_LAYER_ETHERNET ? "Ethernet" : "InfiniBand";
 	p->rate_gbps = lane_gbps(a.active_speed) * width_lanes(a.active_width);
 	p->active_mtu = 128 << a.active_mtu;
@@ -172,7 +174,7 @@ static void probe_dev_one(struct ibv_device *ibdev, probe_dev *d, probe *pr)
 			probe_port *pp = &d->port[d->nports++];
 			pp->num = p;
 			probe_port_one(ctx, d->name, pp);
-			if (!strcmp(pp->state, "PORT_ACTIVE") && pp->ngids > 0)
+			if (pp->active && pp->ngids > 0)
 				pr->verbs_usable = true;
 		}
 	}

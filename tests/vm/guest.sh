@@ -1,0 +1,48 @@
+# Runs inside the check-rdma VM: dpusim-hw's verbs path for real on rxe0.
+# Prints "ok - ..." / "not ok - ..." per check and closes with
+# "N passed, M failed", which the host greps.
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+no() { fail=$((fail + 1)); echo "not ok - $*"; }
+export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo \
+       OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_plm_rsh_agent=false OMPI_MCA_osc='^ucx,rdma'
+MPI="timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2"
+
+dpusim-hw probe >/tmp/probe.txt 2>&1; rc=$?
+cat /tmp/probe.txt
+[ $rc -eq 0 ] && ok "probe runs" || no "probe exit $rc"
+grep -q '^  rxe0 ' /tmp/probe.txt && ok "probe lists rxe0" || no "probe does not list rxe0"
+grep -q 'PCI: none' /tmp/probe.txt && ok "rxe has no PCI function, said plainly" || no "rxe PCI line"
+grep -q 'port 1: active, Ethernet' /tmp/probe.txt && ok "port active, RoCE" || no "port state"
+grep -q 'RoCE v2' /tmp/probe.txt && ok "a RoCE v2 GID is shown" || no "no RoCE v2 GID"
+grep -q 'verbs transport    yes' /tmp/probe.txt && ok "verbs usable" || no "verbs not usable"
+dpusim-hw probe --json >/tmp/probe.json 2>&1 && grep -q '"name":"rxe0"' /tmp/probe.json \
+	&& ok "probe --json names rxe0" || no "probe --json"
+
+$MPI dpusim-hw bench --transport verbs --quick --sizes 4K,64K --timeout 20 -o /tmp/b.json \
+	>/tmp/bench.txt 2>&1; rc=$?
+cat /tmp/bench.txt
+[ $rc -eq 0 ] && ok "verbs bench across 2 ranks" || no "verbs bench exit $rc"
+grep -q 'rdma_write_lat ' /tmp/bench.txt && ok "RDMA WRITE latency measured" || no "no rdma_write_lat"
+grep -q 'rdma_write_bw .* 65536 B' /tmp/bench.txt && ok "RDMA WRITE bandwidth at 64 KiB" || no "no rdma_write_bw"
+grep -q 'allreduce_ring_busbw .*verbs .* 65536 B .*verified x5' /tmp/bench.txt \
+	&& ok "all-reduce over verbs verified" || no "all-reduce over verbs"
+[ -s /tmp/b.json ] && grep -q '"source": "hw"' /tmp/b.json && ok "bench report written" || no "bench report"
+
+$MPI dpusim-hw replay tests/rxe-allreduce2.yaml --transport verbs --timeout 20 -o /tmp/r.json \
+	>/tmp/replay.txt 2>&1; rc=$?
+cat /tmp/replay.txt
+[ $rc -eq 0 ] && ok "replay over verbs" || no "replay exit $rc"
+grep -q '"name": "rdma"' /tmp/r.json 2>/dev/null && ok "replay report holds the rdma variant" || no "replay report"
+
+DPUSIM_HW_FAULT=corrupt:1 $MPI -x DPUSIM_HW_FAULT dpusim-hw bench --transport verbs --quick \
+	--sizes 4K --timeout 20 >/tmp/corrupt.txt 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -q 'gave a wrong sum' /tmp/corrupt.txt && ok "wrong sum over verbs detected" \
+	|| { cat /tmp/corrupt.txt; no "corruption over verbs: exit $rc"; }
+
+DPUSIM_HW_FAULT=hang:1 $MPI -x DPUSIM_HW_FAULT dpusim-hw bench --transport verbs --quick \
+	--sizes 4K --timeout 3 >/tmp/hang.txt 2>&1; rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q 'rank 0: error: timed out after 3.0 s' /tmp/hang.txt \
+	&& ok "hung peer over verbs times out" || { cat /tmp/hang.txt; no "hung peer over verbs: exit $rc"; }
+
+echo "$pass passed, $fail failed"
