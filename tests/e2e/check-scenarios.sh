@@ -54,6 +54,15 @@ run_cmd "$DPUSIM" run scenarios/demo.yaml --dump --profile "$E2E_TMP/h100.yaml"
 expect_rc 0 "run --dump --profile FILE"
 expect_out '^    hbm_bw: 2e\+12B/s$' "--profile FILE replaces the shipped profile"
 
+# --profile-dir and $DPUSIM_PROFILE_DIR choose where names are looked up.
+mkdir -p "$E2E_TMP/profiles"
+run_cmd "$DPUSIM" check scenarios/demo.yaml --profile-dir "$E2E_TMP/profiles"
+expect_rc 2 "check with an empty --profile-dir"
+expect_err "^scenarios/demo.yaml:13:8: unknown gpu profile 'H100-SXM5' \\(no $E2E_TMP/profiles/H100-SXM5.yaml\\)\$" "profiles are looked up in --profile-dir"
+cp models/profiles/*.yaml "$E2E_TMP/profiles/"
+run_cmd env DPUSIM_PROFILE_DIR="$E2E_TMP/profiles" "$DPUSIM" check scenarios/demo.yaml
+expect_rc 0 "check with DPUSIM_PROFILE_DIR"
+
 # profiles: list and show.
 run_cmd "$DPUSIM" profiles
 expect_rc 0 "profiles lists"
