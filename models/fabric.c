@@ -36,6 +36,8 @@ struct fab {
 	uint32_t *leaf_up;         /* leaves * u */
 	uint32_t *agg_up;          /* pods * u * cores_per_group */
 	uint32_t *nvl, *gpu_pcie, *nic_pcie, *sw_pcie, *mem;
+	uint32_t (*attached)[FAB_ATTACH_MAX]; /* per node: resources on its NIC paths */
+	uint8_t *nattached;
 	uint32_t *held;            /* per our resource: paths routed since fab_hold_begin */
 	bool holding;
 };
@@ -236,8 +238,28 @@ void fab_free(fab *f)
 	free(f->sw_pcie);
 	free(f->mem);
 	free(f->held);
+	free(f->attached);
+	free(f->nattached);
 	free(f);
 }
+
+int fab_attach(fab *f, uint32_t node, uint32_t res)
+{
+	if (node >= f->cfg.nodes || res >= flow_res_count(f->net))
+		return SIM_EINVAL;
+	if (!f->attached) {
+		f->attached = calloc(f->cfg.nodes, sizeof *f->attached);
+		f->nattached = calloc(f->cfg.nodes, sizeof *f->nattached);
+		if (!f->attached || !f->nattached)
+			return SIM_ENOMEM;
+	}
+	if (f->nattached[node] == FAB_ATTACH_MAX)
+		return SIM_ERANGE;
+	f->attached[node][f->nattached[node]++] = res;
+	return 0;
+}
+
+static void push_attached(const fab *f, uint32_t node, fab_path *p);
 
 int fab_hold_begin(fab *f)
 {
@@ -319,6 +341,12 @@ static void push(fab_path *p, uint32_t res)
 		return;
 	SIM_ASSERT(p->len < FAB_PATH_MAX, "fabric path longer than %d resources", FAB_PATH_MAX);
 	p->res[p->len++] = res;
+}
+
+static void push_attached(const fab *f, uint32_t node, fab_path *p)
+{
+	for (uint32_t i = 0; f->attached && i < f->nattached[node]; i++)
+		push(p, f->attached[node][i]);
 }
 
 static uint64_t mix64(uint64_t x)
@@ -420,6 +448,7 @@ static void node_end(const fab *f, uint32_t rank, uint32_t port, fab_end end, bo
 		hops = sw ? 4 : 2;
 	}
 	if (in) {
+		push_attached(f, rank / f->cfg.gpus_per_node, p);
 		push(p, nic);
 		for (uint32_t i = n; i-- > 0;)
 			push(p, seq[i]);
@@ -427,6 +456,7 @@ static void node_end(const fab *f, uint32_t rank, uint32_t port, fab_end end, bo
 		for (uint32_t i = 0; i < n; i++)
 			push(p, seq[i]);
 		push(p, down_of(nic));
+		push_attached(f, rank / f->cfg.gpus_per_node, p);
 	}
 	p->lat_ps += (sim_time)hops * f->cfg.pcie_lat_ps;
 }

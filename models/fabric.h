@@ -96,6 +96,15 @@ typedef struct fab_path {
 int fab_route(fab *f, uint32_t src, uint32_t dst, uint64_t key, fab_end src_end,
 	      fab_end dst_end, fab_path *out);
 
+/* Attaches resource res (any flow-net resource, e.g. a node's host-stack or
+ * DPU-engine capacity) to node: every path fab_route returns that leaves or
+ * enters the node through its NICs crosses res, once per end on that node
+ * (NVLink paths inside the node do not). At most FAB_ATTACH_MAX per node.
+ * Returns 0, SIM_EINVAL (no such node or resource), SIM_ERANGE (too many)
+ * or SIM_ENOMEM. */
+#define FAB_ATTACH_MAX 4
+int fab_attach(fab *f, uint32_t node, uint32_t res);
+
 /* Between fab_hold_begin and fab_hold_end, every path fab_route returns
  * counts as a flow on its links for adaptive routing, so the hops of one
  * step routed together before any of them starts spread out as adaptive

@@ -264,6 +264,42 @@ START_TEST(node_ends)
 }
 END_TEST
 
+/* Attached node resources sit on every NIC path leaving or entering the
+ * node, and on no NVLink path. */
+START_TEST(attached_node_resources)
+{
+	flow_net *net = flow_net_new(NULL);
+	fab *f;
+	fab_config c = base_cfg(FAB_SINGLE_SWITCH, 2, 0, 1);
+	fab_path p;
+	uint32_t cpu0;
+	c.gpus_per_node = c.nics_per_node = 2;
+	c.nvlink_Bps = 100 * GBPS;
+	ck_assert_int_eq(fab_new(&c, net, &f), 0);
+	ck_assert_int_eq(flow_res_add(net, 10 * GBPS, &cpu0), 0);
+	ck_assert_int_eq(fab_attach(f, 0, cpu0), 0);
+	ck_assert_int_eq(fab_attach(f, 2, cpu0), SIM_EINVAL);
+	ck_assert_int_eq(fab_attach(f, 0, cpu0 + 1), SIM_EINVAL);
+	ck_assert_int_eq(fab_route(f, 1, 2, 0, FAB_END_GPU, FAB_END_GPU, &p), 0);
+	ck_assert_uint_eq(p.len, 3);
+	ck_assert_uint_eq(p.res[0], cpu0); /* leaving node 0 */
+	ck_assert_uint_eq(p.res[1], fab_nic_up(f, 1));
+	ck_assert_int_eq(fab_route(f, 2, 1, 0, FAB_END_GPU, FAB_END_GPU, &p), 0);
+	ck_assert_uint_eq(p.len, 3);
+	ck_assert_uint_eq(p.res[2], cpu0); /* entering node 0 */
+	ck_assert_int_eq(fab_route(f, 3, 2, 0, FAB_END_GPU, FAB_END_GPU, &p), 0);
+	ck_assert_uint_eq(p.len, 2);       /* node 1 to node 1 over NVLink */
+	ck_assert_int_eq(fab_route(f, 0, 1, 0, FAB_END_GPU, FAB_END_GPU, &p), 0);
+	ck_assert_uint_eq(p.len, 2);       /* node 0 inside: NVLink, not the NIC */
+	for (int i = 1; i < FAB_ATTACH_MAX; i++)
+		ck_assert_int_eq(fab_attach(f, 1, cpu0), 0);
+	ck_assert_int_eq(fab_attach(f, 1, cpu0), 0);
+	ck_assert_int_eq(fab_attach(f, 1, cpu0), SIM_ERANGE);
+	fab_free(f);
+	flow_net_free(net);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("fabric");
@@ -276,6 +312,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, ecmp_deterministic_per_seed);
 	tcase_add_test(tc, oversubscribed_contention);
 	tcase_add_test(tc, node_ends);
+	tcase_add_test(tc, attached_node_resources);
 	suite_add_tcase(s, tc);
 	return s;
 }
