@@ -13,5 +13,6 @@ int cmd_import(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 #endif

@@ -1,0 +1,173 @@
+# dpusim sweep: database contents after a sweep match the reports; a second
+# run skips what is stored; a sweep killed with SIGKILL leaves a consistent
+# database that a rerun completes; --jobs, --shard + merge and mpirun store
+# the same rows as a serial sweep.
+. tests/e2e/lib.sh
+SCN=tests/data/sweep-small.yaml    # 8 points, 2 variants, 3 sizes each
+SLOW=tests/data/sweep-slow.yaml    # the same points, slower
+# Open MPI keeps allocations until exit by design: under the sanitizer build
+# the leak check ignores its libraries (as for dpusim-hw; dpusim's own code is
+# not suppressed), with full stacks so the suppressions can match.
+MPIRUN=(timeout 120 env
+	LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$PWD/tests/e2e/hw-lsan.supp:print_suppressions=0}"
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+	mpirun --allow-run-as-root --oversubscribe -np 3)
+
+sql() { sqlite3 -batch "$1" "$2"; }
+# Everything a point stores that a worker could get wrong, in a fixed order:
+# every metric (full precision) and every collective of every variant.
+rows() {
+	sql "$1" "SELECT r.point, r.seed, r.scenario_sha256, v.idx, v.name, v.speedup, m.name,
+	            printf('%!.17g|%!.17g|%!.17g', m.value, m.p50, m.p99)
+	          FROM runs r JOIN variants v ON v.run_id = r.id JOIN metrics m ON m.variant_id = v.id
+	          ORDER BY 1, 4, 7;
+	          SELECT r.point, v.name, c.idx, c.op, c.algo, c.ranks, c.bytes,
+	            printf('%!.17g|%!.17g|%!.17g', c.time_s, c.algbw_GBps, c.busbw_GBps)
+	          FROM runs r JOIN variants v ON v.run_id = r.id JOIN collectives c ON c.variant_id = v.id
+	          ORDER BY 1, 2, 3;"
+}
+same_rows() {  # same_rows A.db DESCRIPTION
+	if [ "$(rows "$1")" = "$(rows "$E2E_TMP/serial.db")" ]; then ok "$2"
+	else not_ok "$2"; diff <(rows "$E2E_TMP/serial.db") <(rows "$1") | head -5; fi
+}
+# A stored point is whole: 2 variants, each with 3 collectives and iteration_s.
+consistent() {  # consistent DB DESCRIPTION
+	local ic half
+	ic=$(sql "$1" "PRAGMA integrity_check")
+	half=$(sql "$1" "SELECT count(*) FROM runs r WHERE
+	        (SELECT count(*) FROM variants v WHERE v.run_id = r.id) != 2 OR
+	        (SELECT count(*) FROM variants v JOIN collectives c ON c.variant_id = v.id
+	         WHERE v.run_id = r.id) != 6 OR
+	        (SELECT count(*) FROM variants v JOIN metrics m ON m.variant_id = v.id
+	         WHERE v.run_id = r.id AND m.name = 'iteration_s') != 2")
+	[ "$ic" = ok ] && [ "$half" = 0 ] && ok "$2" || not_ok "$2: integrity '$ic', $half partial points"
+}
+
+# ---- serial sweep: row counts, values match the reports ----
+run_cmd "$DPUSIM" sweep "$SCN" --db "$E2E_TMP/serial.db" -o "$E2E_TMP/rep"
+expect_rc 0 "serial sweep"
+expect_out "^sweep 'sweep-small': 8 points; 8 run, 0 skipped \(already stored\), 0 failed" "summary counts 8 points run"
+expect_err '^sweep: point 8/8 stored as run 8 \(cluster.nodes=16,workload.collective.algo=tree\)' "plain progress lines off a terminal"
+[ "$(sql "$E2E_TMP/serial.db" "SELECT count(*) FROM runs; SELECT count(*) FROM variants;
+      SELECT count(*) FROM collectives; SELECT count(DISTINCT point) FROM runs")" = "$(printf '8\n16\n48\n8')" ] &&
+	ok "8 runs, 16 variants, 48 collectives, 8 distinct points" || not_ok "row counts: $(sql "$E2E_TMP/serial.db" "SELECT count(*) FROM runs")"
+consistent "$E2E_TMP/serial.db" "every stored point is whole"
+sha=$(sha256sum "$SCN" | cut -d' ' -f1)
+[ "$(sql "$E2E_TMP/serial.db" "SELECT DISTINCT scenario_sha256 || ' ' || seed FROM runs")" = "$sha 7" ] &&
+	ok "runs carry the file's SHA-256 and the seed" || not_ok "sha/seed: $(sql "$E2E_TMP/serial.db" "SELECT DISTINCT scenario_sha256, seed FROM runs")"
+# Each report file (-o) is the stored report, byte for byte, and its numbers
+# are the rows of the metrics and collectives tables.
+mismatch=0
+for k in 0 1 2 3 4 5 6 7; do
+	f=$E2E_TMP/rep/sweep-small.p$k.json
+	stored=$(sql "$E2E_TMP/serial.db" "SELECT report FROM runs r WHERE
+	          json_extract(report, '\$.info.sweep_index') = '$k'")
+	[ "$stored" = "$(cat "$f")" ] || { mismatch=1; echo "   point $k: stored report differs from $f"; }
+	point=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["scenario"]["point"])' "$f")
+	want=$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+for v in r["variants"]:
+    print("%s|%r" % (v["name"], v["metrics"]["iteration_s"]["mean"]))
+    for c in v["collectives"]:
+        print("%s|%d|%r|%r" % (v["name"], c["bytes"], c["time_s"], c["busbw_GBps"]))' "$f")
+	got=$(sql "$E2E_TMP/serial.db" "SELECT v.name || '|' || printf('%!.17g', m.value) FROM runs r
+	        JOIN variants v ON v.run_id = r.id JOIN metrics m ON m.variant_id = v.id
+	        WHERE r.point = '$point' AND m.name = 'iteration_s' ORDER BY v.idx" |
+	      python3 -c 'import sys
+for l in sys.stdin: n, x = l.strip().split("|"); print("%s|%r" % (n, float(x)))')
+	want_m=$(grep -v '|.*|' <<<"$want")
+	[ "$got" = "$want_m" ] || { mismatch=1; echo "   point $k ($point): metrics '$got' vs report '$want_m'"; }
+	got=$(sql "$E2E_TMP/serial.db" "SELECT v.name || '|' || c.bytes || '|' || printf('%!.17g', c.time_s) || '|' ||
+	        printf('%!.17g', c.busbw_GBps) FROM runs r JOIN variants v ON v.run_id = r.id
+	        JOIN collectives c ON c.variant_id = v.id WHERE r.point = '$point' ORDER BY v.idx, c.idx" |
+	      python3 -c 'import sys
+for l in sys.stdin: n, b, t, w = l.strip().split("|"); print("%s|%s|%r|%r" % (n, b, float(t), float(w)))')
+	[ "$got" = "$(grep '|.*|.*|' <<<"$want")" ] || { mismatch=1; echo "   point $k ($point): collectives differ"; }
+done
+[ $mismatch = 0 ] && ok "stored reports, metrics and collectives match the 8 report files" || not_ok "database and reports differ"
+
+# ---- resume: nothing left to run ----
+run_cmd "$DPUSIM" sweep "$SCN" --db "$E2E_TMP/serial.db"
+expect_rc 0 "second sweep"
+expect_out "8 points; 0 run, 8 skipped \(already stored\), 0 failed" "second sweep skips the 8 stored points"
+[ "$(sql "$E2E_TMP/serial.db" "SELECT count(*) FROM runs")" = 8 ] && ok "still 8 runs" || not_ok "resume added runs"
+
+# ---- killed mid-way: consistent, and a rerun completes it ----
+db=$E2E_TMP/killed.db
+"$DPUSIM" sweep "$SLOW" --db "$db" 2>/dev/null >/dev/null &
+pid=$!
+for _ in $(seq 1 600); do  # until a point is stored (at most 60 s)
+	n=$(sql "$db" "SELECT count(*) FROM runs" 2>/dev/null || echo 0)
+	[ "${n:-0}" -ge 1 ] && break
+	kill -0 $pid 2>/dev/null || break
+	sleep 0.1
+done
+if kill -9 $pid 2>/dev/null; then
+	wait $pid 2>/dev/null
+	before=$(sql "$db" "SELECT count(*) FROM runs")
+	[ "$before" -ge 1 ] && [ "$before" -lt 8 ] && ok "killed after $before of 8 points" ||
+		not_ok "kill timing: $before points stored"
+	consistent "$db" "the killed sweep's database is consistent, no half point"
+	run_cmd "$DPUSIM" sweep "$SLOW" --db "$db"
+	expect_rc 0 "rerun of the killed sweep"
+	expect_out "8 points; $((8 - before)) run, $before skipped" "rerun runs only what is missing"
+	[ "$(sql "$db" "SELECT count(*) FROM runs")" = 8 ] && ok "rerun completes all 8 points" || not_ok "after rerun: $(sql "$db" "SELECT count(*) FROM runs") runs"
+	consistent "$db" "completed database is consistent"
+else
+	not_ok "the slow sweep ended before it could be killed"
+fi
+
+# ---- --jobs 2: same rows ----
+run_cmd "$DPUSIM" sweep "$SCN" --db "$E2E_TMP/jobs.db" --jobs 2
+expect_rc 0 "sweep --jobs 2"
+same_rows "$E2E_TMP/jobs.db" "--jobs 2 stores the same rows as the serial sweep"
+
+# ---- shards + merge: same rows ----
+run_cmd "$DPUSIM" sweep "$SCN" --db "$E2E_TMP/s0.db" --shard 0/2
+expect_out "shard 0/2: 4 of them\); 4 run" "shard 0/2 takes 4 points"
+run_cmd "$DPUSIM" sweep "$SCN" --db "$E2E_TMP/s1.db" --shard 1/2 --jobs 2
+expect_out "shard 1/2: 4 of them\); 4 run" "shard 1/2 takes the other 4"
+[ "$(sql "$E2E_TMP/s0.db" "SELECT group_concat(json_extract(report, '\$.info.sweep_index')) FROM runs")" = "0,2,4,6" ] &&
+	ok "shard 0/2 holds points 0,2,4,6" || not_ok "shard 0/2 points"
+run_cmd "$DPUSIM" merge "$E2E_TMP/merged.db" "$E2E_TMP/s0.db" "$E2E_TMP/s1.db" "$E2E_TMP/s0.db"
+expect_rc 0 "merge the shards (one twice)"
+same_rows "$E2E_TMP/merged.db" "merged shards hold the same rows as the serial sweep"
+run_cmd "$DPUSIM" sweep "$SCN" --db "$E2E_TMP/merged.db"
+expect_out "0 run, 8 skipped" "a sweep over the merged database finds every point"
+
+# ---- mpirun -np 3: same rows ----
+if command -v mpirun >/dev/null; then
+	run_cmd "${MPIRUN[@]}" "$DPUSIM" sweep "$SCN" --db "$E2E_TMP/mpi.db"
+	expect_rc 0 "mpirun -np 3 sweep"
+	[ "$(grep -c '^sweep .* 8 run' <<<"$OUT")" = 1 ] && ok "one summary (rank 0's)" || not_ok "summaries: $OUT"
+	same_rows "$E2E_TMP/mpi.db" "mpirun -np 3 stores the same rows as the serial sweep"
+	run_cmd "${MPIRUN[@]}" "$DPUSIM" sweep "$SCN" --db "$E2E_TMP/mpi.db" --jobs 2
+	expect_rc 2 "--jobs under mpirun is refused"
+else
+	not_ok "mpirun not found (tools/install-deps installs openmpi-bin)"
+fi
+
+# ---- progress bar on a terminal ----
+if command -v script >/dev/null; then
+	script -qec "$DPUSIM sweep $SCN --db $E2E_TMP/tty.db" /dev/null >"$E2E_TMP/tty.out" 2>&1
+	grep -q $'\r\[#*\.*\] 8/8 points  [0-9.]* points/s' "$E2E_TMP/tty.out" &&
+		ok "a terminal gets a redrawn bar with points done and rate" || not_ok "bar: $(head -c 300 "$E2E_TMP/tty.out" | cat -v)"
+fi
+
+# ---- another seed is another result (last: it adds rows to serial.db) ----
+run_cmd "$DPUSIM" sweep "$SCN" --db "$E2E_TMP/serial.db" --seed 8 --shard 1/4
+expect_out "8 points \(shard 1/4: 2 of them\); 2 run, 0 skipped" "another seed is another result: not skipped"
+
+# ---- bad input ----
+run_cmd "$DPUSIM" sweep "$SCN" --shard 2/2 --db "$E2E_TMP/x.db"
+expect_rc 2 "--shard 2/2 is refused"
+expect_err "--shard wants I/N with 0 <= I < N, not '2/2'" "--shard error says what it wants"
+run_cmd "$DPUSIM" sweep "$SCN" --jobs 0 --db "$E2E_TMP/x.db"
+expect_rc 2 "--jobs 0 is refused"
+run_cmd "$DPUSIM" sweep "$E2E_TMP/none.yaml" --db "$E2E_TMP/x.db"
+expect_rc 2 "a missing scenario file"
+run_cmd "$DPUSIM" sweep --db "$E2E_TMP/x.db"
+expect_rc 2 "no scenario file"
+
+finish

@@ -1,0 +1,554 @@
+/* `dpusim sweep` machinery: the file hash, which points still need running,
+ * computing one point, the message a worker sends back, storing results
+ * (one transaction per point) with progress, and the serial and --jobs
+ * drivers. The MPI driver is tools/sweep_mpi.c. */
+#include "tools/sweep.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "sim/err.h"
+#include "tools/cli.h"
+
+/* ---- the file and the plan ------------------------------------------ */
+
+static int read_all(FILE *f, char **text, size_t *len)
+{
+	size_t cap = 4096, n = 0, got;
+	char *buf = malloc(cap), *nb;
+	if (!buf)
+		return SIM_ENOMEM;
+	while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+		n += got;
+		if (cap - n - 1 == 0) {
+			if (!(nb = realloc(buf, cap * 2)))
+				return free(buf), SIM_ENOMEM;
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	if (ferror(f))
+		return free(buf), SIM_EIO;
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+int sweep_hash_file(sweep *c)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+	size_t len = 0;
+	FILE *f = fopen(c->file, "rb");
+	int rc;
+	if (!f) {
+		cli_error("%s: cannot read: %s", c->file, strerror(errno));
+		return SIM_EIO;
+	}
+	rc = read_all(f, &c->text, &len);
+	fclose(f);
+	if (rc) {
+		cli_error("%s: cannot read: %s", c->file, sim_strerror(rc));
+		return rc;
+	}
+	if (!EVP_Digest(c->text, len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32) {
+		cli_error("%s: SHA-256 failed (OpenSSL EVP_Digest)", c->file);
+		return SIM_EIO;
+	}
+	for (unsigned i = 0; i < mdlen; i++)
+		snprintf(c->sha256 + 2 * i, 3, "%02x", md[i]);
+	return 0;
+}
+
+void sweep_label(const sweep *c, size_t i, char *buf, size_t n)
+{
+	const scn_sweep *sw = &c->s->sweep;
+	char *at = buf;
+	scn_sweep_label(c->s, i, buf, n);
+	/* scn_sweep_label joins "k=v" with spaces; reports join them with
+	 * commas. Find each later key after the previous one so a space inside
+	 * a value is left alone. */
+	for (size_t a = 1; a < sw->naxes && at; a++) {
+		char pat[sizeof sw->axes[a].key + 2];
+		snprintf(pat, sizeof pat, " %s=", sw->axes[a].key);
+		if ((at = strstr(at, pat)))
+			*at++ = ',';
+	}
+}
+
+/* The seed point i runs with: --seed, else the scenario's, unless the
+ * sweep itself runs through seeds. */
+static int point_seed(const sweep *c, size_t i, uint64_t *seed)
+{
+	scn_scenario *p = NULL;
+	diag *d;
+	int rc;
+	*seed = c->ro.has_seed ? c->ro.seed : c->s->seed;
+	for (size_t a = 0; a < c->s->sweep.naxes && !c->ro.has_seed; a++) {
+		if (strcmp(c->s->sweep.axes[a].key, "seed"))
+			continue;
+		if (!(d = diag_new()))
+			return SIM_ENOMEM;
+		if (!(rc = scn_sweep_point(c->s, i, &p, d)))
+			*seed = p->seed;
+		scn_free(p);
+		diag_free(d);
+		return rc;
+	}
+	return 0;
+}
+
+int sweep_plan(sweep *c, size_t shard, size_t nshards)
+{
+	size_t points = c->s->sweep.points;
+	char label[1024], err[512];
+	if (!(c->todo = malloc((points / nshards + 1) * sizeof *c->todo)))
+		return cli_error("out of memory"), SIM_ENOMEM;
+	for (size_t p = shard; p < points; p += nshards) {
+		db_key k = { .scenario = c->s->name, .sha256 = c->sha256, .point = label,
+			     .source = "sim" };
+		int64_t id;
+		int rc = point_seed(c, p, &k.seed);
+		if (rc)
+			return cli_error("sweep point %zu: %s", p, sim_strerror(rc)), rc;
+		sweep_label(c, p, label, sizeof label);
+		if (!label[0])
+			k.point = NULL;
+		if ((id = db_find_run(c->d, &k, err, sizeof err)) < 0)
+			return cli_error("%s", err), (int)id;
+		if (id > 0)
+			c->skipped++;
+		else
+			c->todo[c->ntodo++] = p;
+	}
+	return 0;
+}
+
+/* ---- one point ------------------------------------------------------- */
+
+/* Puts the sweep's identity into r: label, hash, file; index as info. */
+static int mark_report(const sweep *c, size_t i, rep_report *r)
+{
+	const rep_scenario *old = rep_get_scenario(r);
+	char name[SCN_NAME_MAX], label[1024], idx[32], npts[32];
+	int rc;
+	snprintf(name, sizeof name, "%s", old->name ? old->name : c->s->name);
+	sweep_label(c, i, label, sizeof label);
+	rc = rep_set_scenario(r, &(rep_scenario){ .name = name, .file = c->file,
+						 .sha256 = c->sha256, .seed = old->seed,
+						 .point = label[0] ? label : NULL });
+	snprintf(idx, sizeof idx, "%zu", i);
+	snprintf(npts, sizeof npts, "%zu", c->s->sweep.points);
+	if (!rc)
+		rc = rep_set_info(r, "sweep_index", idx);
+	if (!rc)
+		rc = rep_set_info(r, "sweep_points", npts);
+	return rc;
+}
+
+int sweep_compute(const sweep *c, size_t i, rep_report **out, diag *d)
+{
+	scn_scenario *p = NULL;
+	int rc = scn_sweep_point(c->s, i, &p, d);
+	*out = NULL;
+	if (!rc)
+		rc = run_scenario(p, &c->ro, out, d);
+	scn_free(p);
+	if (!rc && (rc = mark_report(c, i, *out))) {
+		diag_add(d, NULL, 0, 0, "labelling the report: %s", sim_strerror(rc));
+		rep_free(*out);
+		*out = NULL;
+	}
+	if (rc && !diag_count(d))
+		diag_add(d, NULL, 0, 0, "%s", sim_strerror(rc));
+	return rc;
+}
+
+/* header + body into one malloc'd message. */
+static int make_msg(long point, int status, const char *body, size_t blen, char **msg,
+		    size_t *len)
+{
+	char hdr[SWEEP_HDR_MAX];
+	size_t h = (size_t)snprintf(hdr, sizeof hdr, "%s %ld %d %zu\n", SWEEP_MSG_MAGIC, point,
+				    status, blen);
+	if (!(*msg = malloc(h + blen + 1)))
+		return SIM_ENOMEM;
+	memcpy(*msg, hdr, h);
+	memcpy(*msg + h, body, blen);
+	(*msg)[h + blen] = '\0';
+	*len = h + blen;
+	return 0;
+}
+
+int sweep_compute_msg(const sweep *c, size_t i, char **msg, size_t *len)
+{
+	diag *d = diag_new();
+	rep_report *r = NULL;
+	char *body = NULL;
+	size_t blen = 0;
+	FILE *f;
+	int rc, status;
+	if (!d)
+		return SIM_ENOMEM;
+	status = sweep_compute(c, i, &r, d);
+	if (!(f = open_memstream(&body, &blen))) {
+		rep_free(r);
+		diag_free(d);
+		return SIM_ENOMEM;
+	}
+	if (status)
+		diag_print(d, f);
+	else if ((status = rep_write_json(r, f)))
+		fputs("serializing the report failed\n", f);
+	rc = fclose(f) ? SIM_ENOMEM : make_msg((long)i, status, body, blen, msg, len);
+	free(body);
+	rep_free(r);
+	diag_free(d);
+	return rc;
+}
+
+int sweep_parse_header(const char *hdr, long *point, int *status, size_t *len)
+{
+	char magic[sizeof SWEEP_MSG_MAGIC + 1];
+	char nl = 0;
+	if (sscanf(hdr, "%15s %ld %d %zu%c", magic, point, status, len, &nl) != 5 || nl != '\n' ||
+	    strcmp(magic, SWEEP_MSG_MAGIC) || *point < -1)
+		return SIM_EPARSE;
+	return 0;
+}
+
+/* ---- storing and progress ------------------------------------------- */
+
+static void draw_bar(sweep *c)
+{
+	double el = cli_wall_s() - c->t0_s, rate = el > 0 ? (double)c->done / el : 0;
+	size_t n = c->done + c->failed, width = 30, fill = c->ntodo ? n * width / c->ntodo : width;
+	char bar[64];
+	memset(bar, '#', fill);
+	memset(bar + fill, '.', width - fill);
+	bar[width] = '\0';
+	fprintf(c->progress, "\r[%s] %zu/%zu points  %.2f points/s", bar, n, c->ntodo, rate);
+	if (rate > 0 && n < c->ntodo) {
+		double left = (double)(c->ntodo - n) / rate;
+		fprintf(c->progress, "  %d:%02d left ", (int)(left / 60), (int)fmod(left, 60));
+	} else {
+		fputs("           ", c->progress);
+	}
+	fflush(c->progress);
+}
+
+void sweep_progress_start(sweep *c)
+{
+	c->t0_s = cli_wall_s();
+	if (c->progress && c->tty && c->ntodo)
+		draw_bar(c);
+}
+
+void sweep_progress_end(sweep *c)
+{
+	if (c->progress && c->tty && c->ntodo)
+		fputc('\n', c->progress);
+}
+
+static void note_point(sweep *c, size_t i, int64_t run_id)
+{
+	char label[1024];
+	if (!c->progress)
+		return;
+	if (c->tty)
+		return draw_bar(c);
+	sweep_label(c, i, label, sizeof label);
+	fprintf(c->progress, "sweep: point %zu/%zu stored as run %lld (%s) [%.1f s]\n",
+		c->done + c->failed, c->ntodo, (long long)run_id, label[0] ? label : "no sweep",
+		cli_wall_s() - c->t0_s);
+}
+
+/* -o DIR: DIR/NAME.pINDEX.json */
+static int write_point_file(const sweep *c, size_t i, const rep_report *r)
+{
+	char path[4096], err[1024];
+	snprintf(path, sizeof path, "%s/%s.p%zu.json", c->out_dir, c->s->name, i);
+	if (rep_write_file(r, path, err, sizeof err)) {
+		cli_error("%s", err);
+		return SIM_EIO;
+	}
+	return 0;
+}
+
+int sweep_accept(sweep *c, size_t i, rep_report *report, const char *why)
+{
+	char label[1024], err[1024];
+	int64_t id = 0;
+	int rc = 0;
+	if (!report) {
+		c->failed++;
+		sweep_label(c, i, label, sizeof label);
+		if (c->tty && c->progress)
+			fputc('\n', c->progress);
+		fflush(stdout);
+		fprintf(stderr, "dpusim: error: sweep point %zu (%s) failed:\n%s", i,
+			label[0] ? label : "no sweep", why ? why : "(no reason given)\n");
+		if (c->tty && c->progress)
+			draw_bar(c);
+		return 0;
+	}
+	if (c->out_dir)
+		rc = write_point_file(c, i, report);
+	if (!rc && (rc = db_store_report(c->d, report, c->text, &id, err, sizeof err)))
+		cli_error("%s", err);
+	rep_free(report);
+	if (!rc) {
+		c->done++;
+		note_point(c, i, id);
+	}
+	return rc;
+}
+
+int sweep_accept_msg(sweep *c, size_t i, int status, const char *payload, size_t len)
+{
+	char err[1024];
+	rep_report *r = NULL;
+	if (status)
+		return sweep_accept(c, i, NULL, payload);
+	if (rep_read_string("(sweep worker)", payload, len, &r, err, sizeof err)) {
+		size_t n = strlen(err);
+		snprintf(err + n, sizeof err - n, "\n");
+		return sweep_accept(c, i, NULL, err);
+	}
+	return sweep_accept(c, i, r, NULL);
+}
+
+/* ---- serial driver --------------------------------------------------- */
+
+int sweep_run_serial(sweep *c)
+{
+	for (size_t k = 0; k < c->ntodo; k++) {
+		diag *d = diag_new();
+		rep_report *r = NULL;
+		char *why = NULL;
+		size_t wlen = 0;
+		FILE *f;
+		int rc;
+		if (!d)
+			return SIM_ENOMEM;
+		if (sweep_compute(c, c->todo[k], &r, d) && (f = open_memstream(&why, &wlen))) {
+			diag_print(d, f);
+			fclose(f);
+		}
+		rc = sweep_accept(c, c->todo[k], r, why);
+		free(why);
+		diag_free(d);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- --jobs driver: forked workers over pipes ------------------------ */
+
+struct worker {
+	pid_t pid;
+	int to_fd;     /* point indices, one per line; closed: stop */
+	int from_fd;   /* messages */
+	long point;    /* the point it is computing, -1 idle */
+};
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return SIM_EIO;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int read_full(int fd, char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = read(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return SIM_EIO;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* One line (newline kept) into buf; SIM_EIO at EOF, SIM_EPARSE when too long. */
+static int read_line(int fd, char *buf, size_t n)
+{
+	for (size_t k = 0; k + 1 < n; k++) {
+		if (read_full(fd, buf + k, 1))
+			return SIM_EIO;
+		if (buf[k] == '\n') {
+			buf[k + 1] = '\0';
+			return 0;
+		}
+	}
+	return SIM_EPARSE;
+}
+
+/* The child: compute each point it is sent until its input closes. */
+static _Noreturn void worker_main(const sweep *c, int in_fd, int out_fd)
+{
+	char line[32];
+	while (!read_line(in_fd, line, sizeof line)) {
+		unsigned long long i;
+		char *msg = NULL;
+		size_t len = 0;
+		line[strcspn(line, "\n")] = '\0';
+		if (!cli_parse_u64(line, &i) || i >= c->s->sweep.points ||
+		    sweep_compute_msg(c, (size_t)i, &msg, &len) || write_all(out_fd, msg, len))
+			_exit(1);
+		free(msg);
+	}
+	_exit(0);
+}
+
+static int spawn(const sweep *c, struct worker *w, size_t k)
+{
+	int to[2], from[2];
+	if (pipe(to))
+		return SIM_EIO;
+	if (pipe(from))
+		return close(to[0]), close(to[1]), SIM_EIO;
+	fflush(stdout);
+	fflush(stderr);
+	w[k].pid = fork();
+	if (w[k].pid == 0) {
+		for (size_t j = 0; j < k; j++)
+			close(w[j].to_fd), close(w[j].from_fd);
+		close(to[1]);
+		close(from[0]);
+		worker_main(c, to[0], from[1]);
+	}
+	close(to[0]);
+	close(from[1]);
+	w[k] = (struct worker){ .pid = w[k].pid, .to_fd = to[1], .from_fd = from[0], .point = -1 };
+	if (w[k].pid < 0)
+		return close(to[1]), close(from[0]), SIM_EIO;
+	return 0;
+}
+
+/* Sends worker w its next point, or closes its input when none is left. */
+static void assign(sweep *c, struct worker *w, size_t *next, bool stop)
+{
+	char line[32];
+	if (!stop && *next < c->ntodo) {
+		w->point = (long)c->todo[(*next)++];
+		snprintf(line, sizeof line, "%ld\n", w->point);
+		if (!write_all(w->to_fd, line, strlen(line)))
+			return;
+		(*next)--;  /* it died: the point goes to someone else */
+	}
+	w->point = -1;
+	if (w->to_fd >= 0)
+		close(w->to_fd);
+	w->to_fd = -1;
+}
+
+/* Reads worker w's message and hands it to the coordinator. A worker that
+ * died (EOF, bad message) fails its point and is dropped. */
+static int collect(sweep *c, struct worker *w)
+{
+	char hdr[SWEEP_HDR_MAX], *body;
+	long point;
+	int status, rc;
+	size_t len;
+	if (read_line(w->from_fd, hdr, sizeof hdr) ||
+	    sweep_parse_header(hdr, &point, &status, &len) || point != w->point ||
+	    !(body = malloc(len + 1))) {
+		char why[128];
+		snprintf(why, sizeof why, "sweep worker %ld died\n", (long)w->pid);
+		close(w->from_fd);
+		w->from_fd = -1;
+		rc = sweep_accept(c, (size_t)w->point, NULL, why);
+		w->point = -1;
+		return rc;
+	}
+	if (read_full(w->from_fd, body, len)) {
+		free(body);
+		return SIM_EIO;
+	}
+	body[len] = '\0';
+	rc = sweep_accept_msg(c, (size_t)point, status, body, len);
+	free(body);
+	w->point = -1;
+	return rc;
+}
+
+/* Waits for any busy worker's message; 0, or the first fatal error. */
+static int poll_round(sweep *c, struct worker *w, size_t n, size_t *next, int *fatal)
+{
+	struct pollfd *pf = calloc(n, sizeof *pf);
+	int rc = 0;
+	if (!pf)
+		return SIM_ENOMEM;
+	for (size_t k = 0; k < n; k++)
+		pf[k] = (struct pollfd){ .fd = w[k].point >= 0 ? w[k].from_fd : -1, .events = POLLIN };
+	if (poll(pf, (nfds_t)n, -1) < 0 && errno != EINTR)
+		rc = SIM_EIO;
+	for (size_t k = 0; k < n && !rc; k++) {
+		if (pf[k].fd < 0 || !pf[k].revents)
+			continue;
+		int err = collect(c, &w[k]);
+		if (err && !*fatal)
+			*fatal = err;
+		assign(c, &w[k], next, *fatal != 0 || w[k].from_fd < 0);
+	}
+	free(pf);
+	return rc;
+}
+
+static bool any_busy(const struct worker *w, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (w[k].point >= 0)
+			return true;
+	return false;
+}
+
+int sweep_run_jobs(sweep *c, unsigned jobs)
+{
+	size_t n = jobs < c->ntodo ? jobs : c->ntodo, next = 0, started = 0;
+	struct worker *w = calloc(n ? n : 1, sizeof *w);
+	void (*old)(int) = signal(SIGPIPE, SIG_IGN);  /* a dead worker is an EPIPE, not our death */
+	int rc = w ? 0 : SIM_ENOMEM, fatal = 0;
+	for (; !rc && started < n; started++)
+		if ((rc = spawn(c, w, started)))
+			cli_error("cannot start sweep worker %zu: %s", started, strerror(errno));
+	for (size_t k = 0; k < started; k++)
+		assign(c, &w[k], &next, rc != 0);
+	while (!rc && any_busy(w, started))
+		rc = poll_round(c, w, started, &next, &fatal);
+	for (size_t k = 0; k < started; k++) {
+		if (w[k].to_fd >= 0)
+			close(w[k].to_fd);
+		if (w[k].from_fd >= 0)
+			close(w[k].from_fd);
+		waitpid(w[k].pid, NULL, 0);
+	}
+	if (!rc && !fatal && next < c->ntodo)
+		for (; next < c->ntodo; next++)  /* every worker died */
+			sweep_accept(c, c->todo[next], NULL, "no sweep worker left\n");
+	signal(SIGPIPE, old);
+	free(w);
+	return rc ? rc : fatal;
+}
