@@ -5,7 +5,7 @@ MODEL_OBJS += $(BUILD)/models/units.o $(BUILD)/models/diag.o $(BUILD)/models/ytr
 	$(BUILD)/models/profile_schema.o $(BUILD)/models/profile.o \
 	$(BUILD)/models/scenario.o $(BUILD)/models/scenario_read.o \
 	$(BUILD)/models/scenario_resolve.o $(BUILD)/models/scenario_dump.o
-UNIT_TESTS += units profile scenario
+UNIT_TESTS += units diag ytree profile scenario
 # fabric, transports, collectives (ME=fab)
 MODEL_OBJS += $(BUILD)/models/fabric.o $(BUILD)/models/transport.o $(BUILD)/models/coll.o
 UNIT_TESTS += fabric coll

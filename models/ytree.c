@@ -406,6 +406,8 @@ static int on_scalar(builder *b, struct fy_event *e, int line, int col)
 	yt_node *n;
 	if (!t)
 		t = "", len = 0;
+	if ((style == FYSS_SINGLE_QUOTED || style == FYSS_DOUBLE_QUOTED) && col > 1)
+		col--; /* the mark is after the opening quote; point at the quote */
 	if (memchr(t, '\0', len))
 		return fail(b, line, col, "%s", "value contains a NUL character");
 	if (line == 0 && b->pending_key)
@@ -463,15 +465,18 @@ static int on_event(builder *b, struct fy_event *e)
 {
 	const struct fy_mark *m = fy_event_start_mark(e);
 	int line = m ? m->line + 1 : 0, col = m ? m->column + 1 : 0;
-	if (event_tag(e))
-		return fail(b, line, col, "%s", "YAML tags are not supported");
+	if (event_tag(e)) {
+		const struct fy_mark *tm = fy_token_start_mark(event_tag(e));
+		return fail(b, tm ? tm->line + 1 : line, tm ? tm->column + 1 : col, "%s",
+			    "YAML tags are not supported");
+	}
 	switch (e->type) {
 	case FYET_DOCUMENT_START:
 		if (++b->docs > 1)
 			return fail(b, line, col, "%s", "more than one YAML document in the file");
 		return SIM_OK;
 	case FYET_SCALAR: return on_scalar(b, e, line, col);
-	case FYET_ALIAS: return on_alias(b, e, line, col);
+	case FYET_ALIAS: return on_alias(b, e, line, col > 1 ? col - 1 : col); /* mark is after '*' */
 	case FYET_SEQUENCE_START: return on_start(b, YT_SEQ, e->sequence_start.anchor, line, col);
 	case FYET_MAPPING_START: return on_start(b, YT_MAP, e->mapping_start.anchor, line, col);
 	case FYET_SEQUENCE_END:

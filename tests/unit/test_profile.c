@@ -94,7 +94,7 @@ START_TEST(malformed_profiles)
 	ck_assert(has_suffix(d, ":5:16: '90GB' is a size, expected a data rate such as 400Gbps or 25GB/s in 'bw'"));
 	ck_assert(has_suffix(d, ":6:9: field 'iops' has no source (every value cites one)"));
 	ck_assert(has_suffix(d, ":7:3: unknown field 'latncy' for a storage profile"));
-	ck_assert(has_suffix(d, ":10:6: missing entry names unknown field 'bogus'"));
+	ck_assert(has_suffix(d, ":10:5: missing entry names unknown field 'bogus'"));
 	diag_free(d);
 	d = load_text("kind: storage\nname: x\nsummary: s\nfields:\n"
 		      "  bw: { value: 90GB/s, source: \"a datasheet\" }\n", SIM_EPARSE);

@@ -1,0 +1,171 @@
+/* models/ytree: positions, anchors and their limits, duplicate keys,
+ * merging (extends) and path setting (sweeps), text checks. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/ytree.h"
+#include "sim/err.h"
+
+static yt_node *parse_ok(const char *text)
+{
+	diag *d = diag_new();
+	yt_node *t = NULL;
+	int rc = yt_parse("t.yaml", text, strlen(text), &t, d);
+	if (rc)
+		diag_print(d, stderr);
+	ck_assert_int_eq(rc, SIM_OK);
+	diag_free(d);
+	return t;
+}
+
+static void parse_bad(const char *text, const char *want)
+{
+	diag *d = diag_new();
+	yt_node *t = NULL;
+	ck_assert_int_ne(yt_parse("t.yaml", text, strlen(text), &t, d), SIM_OK);
+	ck_assert_ptr_null(t);
+	ck_assert_uint_eq(diag_count(d), 1);
+	ck_assert_str_eq(diag_msg(d, 0), want);
+	diag_free(d);
+}
+
+START_TEST(positions_and_types)
+{
+	yt_node *t = parse_ok("a: 1\nb:\n  c: [x, \"y\"]\n  e: ~\n  f: ''\n");
+	yt_node *b = yt_get(t, "b"), *c = yt_get(b, "c");
+	ck_assert_int_eq(t->type, YT_MAP);
+	ck_assert_str_eq(yt_get(t, "a")->text, "1");
+	ck_assert_int_eq(yt_get(t, "a")->line, 1);
+	ck_assert_int_eq(yt_get(t, "a")->col, 4);
+	ck_assert_int_eq(b->key_line, 2);
+	ck_assert_int_eq(c->type, YT_SEQ);
+	ck_assert_uint_eq(c->nkids, 2);
+	ck_assert_int_eq(c->kids[1]->line, 3);
+	ck_assert_int_eq(c->kids[1]->col, 10); /* the opening quote */
+	ck_assert_int_eq(yt_get(b, "e")->type, YT_NULL);
+	ck_assert_int_eq(yt_get(b, "f")->type, YT_SCALAR); /* quoted empty is a value */
+	ck_assert_ptr_null(yt_get(t, "zzz"));
+	ck_assert_ptr_null(yt_get(c, "x")); /* not a mapping */
+	yt_free(t);
+}
+END_TEST
+
+START_TEST(anchors_expand)
+{
+	yt_node *t = parse_ok("a: &v { n: 1 }\nb: *v\n");
+	yt_node *b = yt_get(t, "b");
+	ck_assert_int_eq(b->type, YT_MAP);
+	ck_assert_str_eq(yt_get(b, "n")->text, "1");
+	ck_assert_int_eq(b->line, 2); /* the alias's own position */
+	yt_free(t);
+}
+END_TEST
+
+START_TEST(refusals)
+{
+	parse_bad("a: 1\na: 2\n", "t.yaml:2:1: duplicate key 'a'");
+	parse_bad("a: *nope\n", "t.yaml:1:4: alias to an unknown anchor");
+	parse_bad("a: !!str x\n", "t.yaml:1:4: YAML tags are not supported");
+	parse_bad("a: 1\n---\nb: 2\n", "t.yaml:2:1: more than one YAML document in the file");
+	parse_bad("[a]: 1\n", "t.yaml:1:1: mapping keys must be plain values");
+	parse_bad("a: \"\\0\"\n", "t.yaml:1:4: value contains a NUL character");
+}
+END_TEST
+
+START_TEST(alias_bomb_is_bounded)
+{
+	char text[2048];
+	size_t len = (size_t)snprintf(text, sizeof text, "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+	for (int i = 1; i < 8; i++)
+		len += (size_t)snprintf(text + len, sizeof text - len,
+					"a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n",
+					i, i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
+	diag *d = diag_new();
+	yt_node *t = NULL;
+	ck_assert_int_eq(yt_parse("t.yaml", text, len, &t, d), SIM_EPARSE);
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "document too large (more than 200000 nodes)"));
+	diag_free(d);
+}
+END_TEST
+
+START_TEST(deep_nesting_is_bounded)
+{
+	char text[400];
+	memset(text, '[', 150);
+	memset(text + 150, ']', 150);
+	text[300] = '\0';
+	diag *d = diag_new();
+	yt_node *t = NULL;
+	ck_assert_int_ne(yt_parse("t.yaml", text, 300, &t, d), SIM_OK);
+	ck_assert_uint_eq(diag_count(d), 1);
+	diag_free(d);
+}
+END_TEST
+
+START_TEST(merge_and_set_path)
+{
+	yt_node *base = parse_ok("a: 1\nm: { x: 1, y: 2 }\nl: [1, 2]\ngone: 3\n");
+	yt_node *over = parse_ok("m: { y: 20, z: 30 }\nl: [9]\ngone: null\nnew: 4\n");
+	ck_assert_int_eq(yt_merge(base, over), SIM_OK);
+	ck_assert_str_eq(yt_get(yt_get(base, "m"), "x")->text, "1");
+	ck_assert_str_eq(yt_get(yt_get(base, "m"), "y")->text, "20");
+	ck_assert_str_eq(yt_get(yt_get(base, "m"), "z")->text, "30");
+	ck_assert_uint_eq(yt_get(base, "l")->nkids, 1);
+	ck_assert_ptr_null(yt_get(base, "gone"));
+	ck_assert_str_eq(yt_get(base, "new")->text, "4");
+
+	yt_node v = { .type = YT_SCALAR, .file = "s.yaml", .line = 7, .col = 3, .text = (char *)"5" };
+	ck_assert_int_eq(yt_set_path(base, "m.x", &v), SIM_OK);
+	ck_assert_str_eq(yt_get(yt_get(base, "m"), "x")->text, "5");
+	ck_assert_int_eq(yt_set_path(base, "p.q.r", &v), SIM_OK); /* creates mappings */
+	ck_assert_str_eq(yt_get(yt_get(yt_get(base, "p"), "q"), "r")->text, "5");
+	ck_assert_int_eq(yt_set_path(base, "a.b", &v), SIM_ENOENT); /* a value in the way */
+	yt_node *c = yt_clone(base);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_str_eq(yt_get(yt_get(c, "m"), "x")->file, "s.yaml");
+	yt_free(c);
+	yt_free(base);
+}
+END_TEST
+
+START_TEST(text_checks)
+{
+	diag *d = diag_new();
+	ck_assert_int_eq(yt_check_text("f", "ok: é\n", 7, d), SIM_OK);
+	ck_assert_int_eq(yt_check_text("f", "a\nb\0c", 5, d), SIM_EPARSE);
+	ck_assert_str_eq(diag_msg(d, 0), "f:2:2: not a text file (NUL byte at offset 3)");
+	ck_assert_int_eq(yt_check_text("f", "x: \xc3\x28\n", 6, d), SIM_EPARSE);
+	ck_assert_str_eq(diag_msg(d, 1), "f:1:4: invalid UTF-8 (byte 0xc3 at offset 3)");
+	ck_assert_int_eq(yt_check_text("f", "x: \xe2\x82", 5, d), SIM_EPARSE); /* truncated */
+	ck_assert_int_eq(yt_read_file("/nonexistent/x.yaml", &(char *){ NULL }, &(size_t){ 0 }, d), SIM_EIO);
+	ck_assert_str_eq(diag_msg(d, 3), "/nonexistent/x.yaml: cannot open: No such file or directory");
+	diag_free(d);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("ytree");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, positions_and_types);
+	tcase_add_test(tc, anchors_expand);
+	tcase_add_test(tc, refusals);
+	tcase_add_test(tc, alias_bomb_is_bounded);
+	tcase_add_test(tc, deep_nesting_is_bounded);
+	tcase_add_test(tc, merge_and_set_path);
+	tcase_add_test(tc, text_checks);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
