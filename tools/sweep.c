@@ -464,28 +464,41 @@ static void assign(sweep *c, struct worker *w, size_t *next, bool stop)
 	w->to_fd = -1;
 }
 
+/* Why worker w stopped answering, reaping it: its exit status or signal. */
+static void worker_death(struct worker *w, char *why, size_t n)
+{
+	int st = 0;
+	if (w->to_fd >= 0)
+		close(w->to_fd);  /* a live but confused worker: make it exit */
+	close(w->from_fd);    /* and never leave it blocked writing to us */
+	w->to_fd = w->from_fd = -1;
+	if (waitpid(w->pid, &st, 0) != w->pid)
+		snprintf(why, n, "sweep worker %ld vanished\n", (long)w->pid);
+	else if (WIFSIGNALED(st))
+		snprintf(why, n, "sweep worker %ld was killed by signal %d (%s)\n", (long)w->pid,
+			 WTERMSIG(st), strsignal(WTERMSIG(st)));
+	else
+		snprintf(why, n, "sweep worker %ld exited with status %d before answering\n",
+			 (long)w->pid, WEXITSTATUS(st));
+	w->pid = -1;
+}
+
 /* Reads worker w's message and hands it to the coordinator. A worker that
- * died (EOF, bad message) fails its point and is dropped. */
+ * died (EOF, bad or cut message) fails its point and is dropped. */
 static int collect(sweep *c, struct worker *w)
 {
-	char hdr[SWEEP_HDR_MAX], *body;
+	char hdr[SWEEP_HDR_MAX], why[128], *body = NULL;
 	long point;
 	int status, rc;
 	size_t len;
 	if (read_line(w->from_fd, hdr, sizeof hdr) ||
 	    sweep_parse_header(hdr, &point, &status, &len) || point != w->point ||
-	    !(body = malloc(len + 1))) {
-		char why[128];
-		snprintf(why, sizeof why, "sweep worker %ld died\n", (long)w->pid);
-		close(w->from_fd);
-		w->from_fd = -1;
+	    !(body = malloc(len + 1)) || read_full(w->from_fd, body, len)) {
+		free(body);
+		worker_death(w, why, sizeof why);
 		rc = sweep_accept(c, (size_t)w->point, NULL, why);
 		w->point = -1;
 		return rc;
-	}
-	if (read_full(w->from_fd, body, len)) {
-		free(body);
-		return SIM_EIO;
 	}
 	body[len] = '\0';
 	rc = sweep_accept_msg(c, (size_t)point, status, body, len);
@@ -543,7 +556,8 @@ int sweep_run_jobs(sweep *c, unsigned jobs)
 			close(w[k].to_fd);
 		if (w[k].from_fd >= 0)
 			close(w[k].from_fd);
-		waitpid(w[k].pid, NULL, 0);
+		if (w[k].pid > 0)
+			waitpid(w[k].pid, NULL, 0);
 	}
 	if (!rc && !fatal && next < c->ntodo)
 		for (; next < c->ntodo; next++)  /* every worker died */

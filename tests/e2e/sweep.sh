@@ -123,6 +123,25 @@ run_cmd "$DPUSIM" sweep "$SCN" --db "$E2E_TMP/jobs.db" --jobs 2
 expect_rc 0 "sweep --jobs 2"
 same_rows "$E2E_TMP/jobs.db" "--jobs 2 stores the same rows as the serial sweep"
 
+# ---- a --jobs worker killed: its point fails, the rest are stored ----
+db=$E2E_TMP/worker.db
+"$DPUSIM" sweep "$SLOW" --db "$db" --jobs 2 >"$E2E_TMP/w.out" 2>"$E2E_TMP/w.err" &
+pid=$!
+for _ in $(seq 1 600); do  # until a point is stored: both workers hold a point then
+	[ "$(sql "$db" "SELECT count(*) FROM runs" 2>/dev/null || echo 0)" -ge 1 ] && break
+	sleep 0.1
+done
+victim=$(pgrep -P $pid | head -1)
+[ -n "$victim" ] && kill -9 "$victim"
+wait $pid
+RC=$? OUT=$(cat "$E2E_TMP/w.out") ERR=$(cat "$E2E_TMP/w.err")
+expect_rc 2 "a sweep whose worker was killed"
+expect_err "sweep worker $victim was killed by signal 9" "the lost worker is named, with the signal"
+expect_out "8 points; 7 run, 0 skipped \(already stored\), 1 failed" "the other 7 points are stored"
+consistent "$db" "the database stays consistent"
+run_cmd "$DPUSIM" sweep "$SLOW" --db "$db"
+expect_out "8 points; 1 run, 7 skipped" "a rerun runs the lost point only"
+
 # ---- shards + merge: same rows ----
 run_cmd "$DPUSIM" sweep "$SCN" --db "$E2E_TMP/s0.db" --shard 0/2
 expect_out "shard 0/2: 4 of them\); 4 run" "shard 0/2 takes 4 points"

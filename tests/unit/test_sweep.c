@@ -1,0 +1,211 @@
+/* tools/sweep: message headers, point labels, the plan (resume and shards),
+ * a worker's message stored by the coordinator, failed and garbled points
+ * stored as nothing, and the --jobs driver storing every point once. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/err.h"
+#include "tools/db.h"
+#include "tools/sweep.h"
+
+#define SCN "tests/data/sweep-small.yaml"
+
+static char dir[64], path[128];
+static scn_scenario *scn;
+static sweep c;
+
+static scn_scenario *load(const char *file)
+{
+	diag *d = diag_new();
+	scn_scenario *s = NULL;
+	int rc = scn_load(file, NULL, &s, d);
+	if (rc)
+		diag_print(d, stderr);
+	ck_assert_int_eq(rc, 0);
+	diag_free(d);
+	return s;
+}
+
+static void setup(void)
+{
+	char err[256] = "";
+	strcpy(dir, "/tmp/test_sweep.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/s.db", dir);
+	scn = load(SCN);
+	c = (sweep){ .file = SCN, .s = scn, .db_path = path };
+	ck_assert_int_eq(sweep_hash_file(&c), 0);
+	ck_assert_msg(db_open(path, &c.d, err, sizeof err) == 0, "%s", err);
+}
+
+static void teardown(void)
+{
+	char cmd[160];
+	db_close(c.d);
+	free(c.todo);
+	free(c.text);
+	scn_free(scn);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(headers)
+{
+	long p;
+	int st;
+	size_t len;
+	ck_assert_int_eq(sweep_parse_header("dpusim-sweep/1 7 0 1234\n", &p, &st, &len), 0);
+	ck_assert_int_eq(p, 7);
+	ck_assert_int_eq(st, 0);
+	ck_assert_uint_eq(len, 1234);
+	ck_assert_int_eq(sweep_parse_header("dpusim-sweep/1 -1 -1009 5\n", &p, &st, &len), 0);
+	ck_assert_int_eq(p, -1);
+	ck_assert_int_eq(sweep_parse_header("dpusim-sweep/1 -2 0 5\n", &p, &st, &len), SIM_EPARSE);
+	ck_assert_int_eq(sweep_parse_header("dpusim-sweep/2 1 0 5\n", &p, &st, &len), SIM_EPARSE);
+	ck_assert_int_eq(sweep_parse_header("dpusim-sweep/1 1 0 5", &p, &st, &len), SIM_EPARSE);
+	ck_assert_int_eq(sweep_parse_header("dpusim-sweep/1 1 0\n", &p, &st, &len), SIM_EPARSE);
+	ck_assert_int_eq(sweep_parse_header("dpusim-sweep/1 1 0 5x\n", &p, &st, &len), SIM_EPARSE);
+	ck_assert_int_eq(sweep_parse_header("", &p, &st, &len), SIM_EPARSE);
+}
+END_TEST
+
+START_TEST(labels_and_hash)
+{
+	char label[256];
+	ck_assert_uint_eq(scn->sweep.points, 8);
+	sweep_label(&c, 0, label, sizeof label);
+	ck_assert_str_eq(label, "cluster.nodes=2,workload.collective.algo=ring");
+	sweep_label(&c, 7, label, sizeof label);
+	ck_assert_str_eq(label, "cluster.nodes=16,workload.collective.algo=tree");
+	ck_assert_uint_eq(strlen(c.sha256), 64);
+	ck_assert_uint_eq(strspn(c.sha256, "0123456789abcdef"), 64);
+}
+END_TEST
+
+/* Parses a worker's message and hands it to the coordinator. */
+static int deliver(size_t point, const char *msg, size_t len)
+{
+	long p;
+	int st;
+	size_t blen;
+	const char *body = strchr(msg, '\n') + 1;
+	ck_assert_int_eq(sweep_parse_header(msg, &p, &st, &blen), 0);
+	ck_assert_int_eq(p, (long)point);
+	ck_assert_uint_eq(blen, len - (size_t)(body - msg));
+	return sweep_accept_msg(&c, point, st, body, blen);
+}
+
+/* A worker's message is stored as the run of its point, labelled and
+ * indexed; a second plan skips it. */
+START_TEST(message_stored_and_skipped)
+{
+	char *msg = NULL, err[256] = "";
+	size_t len = 0;
+	rep_report *r = NULL;
+	ck_assert_int_eq(sweep_compute_msg(&c, 5, &msg, &len), 0);
+	ck_assert_int_eq(deliver(5, msg, len), 0);
+	free(msg);
+	ck_assert_uint_eq(c.done, 1);
+	ck_assert_int_eq(db_count(c.d, "runs"), 1);
+	ck_assert_int_eq(db_count(c.d, "collectives"), 6);
+	ck_assert_int_eq(db_load_report(c.d, 1, &r, err, sizeof err), 0);
+	ck_assert_str_eq(rep_get_scenario(r)->point, "cluster.nodes=8,workload.collective.algo=tree");
+	ck_assert_str_eq(rep_get_scenario(r)->sha256, c.sha256);
+	ck_assert_uint_eq(rep_get_scenario(r)->seed, 7);
+	for (size_t i = 0; i < rep_ninfo(r); i++) {
+		const char *k, *v;
+		rep_info_at(r, i, &k, &v);
+		if (!strcmp(k, "sweep_index"))
+			ck_assert_str_eq(v, "5");
+	}
+	rep_free(r);
+	ck_assert_int_eq(sweep_plan(&c, 0, 1), 0);
+	ck_assert_uint_eq(c.skipped, 1);
+	ck_assert_uint_eq(c.ntodo, 7);
+	for (size_t k = 0; k < c.ntodo; k++)
+		ck_assert_uint_ne(c.todo[k], 5);
+}
+END_TEST
+
+START_TEST(shards_partition)
+{
+	ck_assert_int_eq(sweep_plan(&c, 1, 3), 0);
+	ck_assert_uint_eq(c.ntodo, 3);
+	ck_assert_uint_eq(c.todo[0], 1);
+	ck_assert_uint_eq(c.todo[1], 4);
+	ck_assert_uint_eq(c.todo[2], 7);
+	c.ro = (run_opts){ .has_seed = true, .seed = 9 };
+	free(c.todo);
+	c.ntodo = 0;
+	ck_assert_int_eq(sweep_plan(&c, 0, 1), 0);
+	ck_assert_uint_eq(c.ntodo, 8);
+}
+END_TEST
+
+/* A failed point's message (the error text) and a garbled report are
+ * counted as failed and store nothing. */
+START_TEST(failures_store_nothing)
+{
+	static const char bad[] = "{\"schema\": \"dpusim-report/1\"";
+	ck_assert_int_eq(sweep_accept_msg(&c, 2, SIM_EUNSUPPORTED, "no such thing\n", 14), 0);
+	ck_assert_int_eq(sweep_accept_msg(&c, 3, 0, bad, sizeof bad - 1), 0);
+	ck_assert_uint_eq(c.failed, 2);
+	ck_assert_uint_eq(c.done, 0);
+	ck_assert_int_eq(db_count(c.d, "runs"), 0);
+}
+END_TEST
+
+/* Three forked workers store every point exactly once, the same as a
+ * serial run of the same points. */
+START_TEST(jobs_store_each_point_once)
+{
+	sweep serial;
+	char spath[160], err[256] = "";
+	ck_assert_int_eq(sweep_plan(&c, 0, 1), 0);
+	ck_assert_int_eq(sweep_run_jobs(&c, 3), 0);
+	ck_assert_uint_eq(c.done, 8);
+	ck_assert_uint_eq(c.failed, 0);
+	ck_assert_int_eq(db_count(c.d, "runs"), 8);
+	ck_assert_int_eq(db_count(c.d, "variants"), 16);
+	ck_assert_int_eq(db_count(c.d, "collectives"), 48);
+	/* the serial driver on the first two points, into another database */
+	snprintf(spath, sizeof spath, "%s/serial.db", dir);
+	serial = (sweep){ .file = SCN, .s = scn, .db_path = spath, .text = c.text };
+	memcpy(serial.sha256, c.sha256, sizeof c.sha256);
+	ck_assert_int_eq(db_open(spath, &serial.d, err, sizeof err), 0);
+	ck_assert_int_eq(sweep_plan(&serial, 0, 4), 0);
+	ck_assert_int_eq(sweep_run_serial(&serial), 0);
+	ck_assert_uint_eq(serial.done, 2);
+	ck_assert_int_eq(db_count(serial.d, "collectives"), 12);
+	db_close(serial.d);
+	free(serial.todo);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("sweep");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 120);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, headers);
+	tcase_add_test(tc, labels_and_hash);
+	tcase_add_test(tc, message_stored_and_skipped);
+	tcase_add_test(tc, shards_partition);
+	tcase_add_test(tc, failures_store_nothing);
+	tcase_add_test(tc, jobs_store_each_point_once);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
