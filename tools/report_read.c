@@ -482,8 +482,17 @@ int rep_read_string(const char *name, const char *text, size_t len, rep_report *
 	struct fy_diag_cfg dcfg;
 	struct fy_parse_cfg pcfg;
 	struct fy_document *doc;
+	size_t blank = 0;
 	int err;
 	*out = NULL;
+	while (blank < len && text[blank] && strchr(" \t\r\n", text[blank]))
+		blank++;
+	if (blank == len) {
+		if (errbuf && errlen)
+			snprintf(errbuf, errlen, "%s: empty, expected a %s JSON object", name,
+				 REP_SCHEMA);
+		return SIM_EPARSE;
+	}
 	fy_diag_cfg_default(&dcfg);
 	dcfg.fp = NULL;
 	if (!(rd.diag = fy_diag_create(&dcfg)))
