@@ -435,8 +435,9 @@ static void read_sizes(rs *c, const yt_node *sn, scn_collective *k)
 		return scn_err(r, sn, "'sizes' must be a list of sizes or { from, to, factor }");
 	static const char *const keys[] = { "from", "to", "factor", NULL };
 	scn_only_keys(r, sn, keys, "collective.sizes");
-	if (!scn_get_q(r, sn, "from", true, UNIT_BYTES, 0, 1e13, true, &from) |
-	    !scn_get_q(r, sn, "to", true, UNIT_BYTES, 0, 1e13, true, &to))
+	bool have_from = scn_get_q(r, sn, "from", true, UNIT_BYTES, 0, 1e13, true, &from);
+	bool have_to = scn_get_q(r, sn, "to", true, UNIT_BYTES, 0, 1e13, true, &to); /* both reported */
+	if (!have_from || !have_to)
 		return;
 	scn_get_q(r, sn, "factor", false, UNIT_NUMBER, 1.01, 1024, false, &factor);
 	if (to < from)
@@ -615,14 +616,14 @@ static void check_variant(rs *c, const yt_node *vn, const scn_variant *v)
 		need(c, &cl->host_costs, c->host, net, "mtu", why);
 	}
 	if (v->network == SCN_NET_RDMA_GDR && need(c, &cl->nic, c->nic, net, "gpudirect", why) &&
-	    !cl->nic.v.nic.gpudirect)
+	    cl->nic.v.nic.gpudirect == 0)
 		scn_err(c->r, net, "%s needs GPUDirect RDMA, which NIC '%s' does not support", why, cl->nic.name);
 	if (v->storage != SCN_STOR_HOST && !cl->storage.present)
 		scn_err(c->r, st, "variant '%s' has storage: %s, but the cluster has no 'storage'", v->name,
 			scn_storage_words[v->storage]);
 	snprintf(why, sizeof why, "variant '%s' (storage: %s)", v->name, scn_storage_words[v->storage]);
 	if (v->storage == SCN_STOR_GDS && need(c, &cl->nic, c->nic, st, "gpudirect", why) &&
-	    !cl->nic.v.nic.gpudirect)
+	    cl->nic.v.nic.gpudirect == 0)
 		scn_err(c->r, st, "%s needs GPUDirect, which NIC '%s' does not support", why, cl->nic.name);
 	if (v->storage == SCN_STOR_DPU_SNAP && cl->has_dpu) {
 		need(c, &cl->dpu, c->dpu, st, "snap_bw", why);
