@@ -157,8 +157,10 @@ static int coordinate(const struct args *a, int ranks)
 	int rc;
 	init_sweep(&c, a);
 	rc = prepare(&c, a, &s);
-	if (rc)
+	if (rc) {
 		c.ntodo = 0;  /* MPI ranks are still told to stop */
+		c.progress = NULL;
+	}
 	sweep_progress_start(&c);
 	if (ranks > 1) {
 		int mrc = sweep_mpi_coordinate(&c, ranks);

@@ -250,6 +250,9 @@ static void draw_bar(sweep *c)
 void sweep_progress_start(sweep *c)
 {
 	c->t0_s = cli_wall_s();
+	if (c->progress && c->s)
+		fprintf(c->progress, "sweep: %zu point%s to run, %zu already stored\n", c->ntodo,
+			c->ntodo == 1 ? "" : "s", c->skipped);
 	if (c->progress && c->tty && c->ntodo)
 		draw_bar(c);
 }
