@@ -56,6 +56,12 @@ if command -v gnuplot >/dev/null; then
 	if [ "$n" -eq 4 ]; then ok "--plot drew the 4 fits"; else not_ok "--plot drew $n pictures, expected 4"; fi
 fi
 
+# Two reports at once: the verbs alpha of the path is taken off the tcp alpha.
+run_cmd "$DPUSIM" calibrate "$TCP" "$SYN" -o "$CAL/both.yaml"
+expect_rc 0 "calibrate a tcp and a verbs report together"
+run_cmd grep -E '^  tcp_latency: \{ value: 8.42[0-9]*us, source: "tcp alpha minus rdma_write alpha' "$CAL/both-host-costs.yaml"
+expect_rc 0 "tcp_latency = tcp alpha (10.32 us) - rdma alpha (1.9 us)"
+
 # ---- bad input: exit 2, a clear message, nothing written ----
 BAD=$E2E_TMP/bad
 mkdir -p "$BAD"
