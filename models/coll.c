@@ -115,6 +115,8 @@ typedef struct hopset {
 	uint32_t *path, len, cap;
 	sim_time lat_ps;
 	uint32_t refs;
+	uint32_t kept;           /* a kept flow on this path, reused step after step */
+	bool has_kept, kept_busy;
 } hopset;
 
 /* One hop; tag tells connections apart (a ring's channel) for ECMP. */
@@ -254,8 +256,11 @@ static int build_hopset(coll_ctx *c, hopset *h, uint32_t root)
 	return b.rc;
 }
 
-static void drop_hopset(hopset *h)
+static void drop_hopset(coll_ctx *c, hopset *h)
 {
+	if (h->has_kept && flow_release(c->net, h->kept))
+		SIM_DIE("collective released a running flow");
+	h->has_kept = false;
 	free(h->path);
 	h->path = NULL;
 	h->len = h->cap = 0;
@@ -296,6 +301,7 @@ typedef struct stage {
 	uint32_t succ[2];
 	uint32_t nsucc;
 	uint64_t bytes;
+	bool on_kept;    /* runs on its hop set's kept flow */
 } stage;
 
 typedef struct crun {
@@ -508,7 +514,7 @@ static int build(coll_ctx *c, const coll_params *p, coll_algo algo, crun *r)
 static void free_run(crun *r)
 {
 	for (uint32_t i = 0; i < r->nhs; i++)
-		drop_hopset(&r->hs[i]);
+		drop_hopset(r->c, &r->hs[i]);
 	free(r->hs);
 	free(r->st);
 }
@@ -536,7 +542,7 @@ static double load_bound_ps(coll_ctx *c, crun *r, const double *hs_bytes)
 			worst = -1;
 		for (uint32_t i = 0; i < r->hs[h].len; i++)
 			load[r->hs[h].path[i]] += hs_bytes[h];
-		drop_hopset(&r->hs[h]);
+		drop_hopset(c, &r->hs[h]);
 	}
 	for (size_t i = 0; i < nres && worst >= 0; i++)
 		worst = fmax(worst, load[i] / flow_res_cap_Bps(c->net, (uint32_t)i) * 1e12);
@@ -556,7 +562,7 @@ static int predict_graph(coll_ctx *c, crun *r, sim_time *t_ps)
 	int rc = rate && hs_bytes && end && start ? 0 : SIM_ENOMEM;
 	for (uint32_t h = 0; h < r->nhs && !rc; h++)
 		if (!(rc = build_hopset(c, &r->hs[h], r->p.root)))
-			rate[h] = hopset_rate(c, &r->hs[h]), drop_hopset(&r->hs[h]);
+			rate[h] = hopset_rate(c, &r->hs[h]), drop_hopset(c, &r->hs[h]);
 	for (uint32_t h = 0; h < r->nhs && !rc; h++)
 		rc = rate[h] > 0 ? 0 : SIM_ENOMEM;
 	for (uint32_t s = 0; s < r->nst && !rc; s++) {
@@ -642,9 +648,18 @@ static void launch(crun *r, uint32_t s)
 	if (!h->path && h->len == 0 && build_hopset(r->c, h, r->p.root))
 		SIM_DIE("out of memory routing a collective");
 	flow_spec fs = { .bytes = st->bytes, .path = h->path, .path_len = h->len,
-			 .done = stage_flowed, .obj = r, .data = s };
-	if (flow_start(r->c->net, &fs, NULL))
+			 .done = stage_flowed, .obj = r, .data = s, .keep = !h->has_kept };
+	/* Consecutive steps on one hop set reuse one kept flow: when nothing
+	 * else changed meanwhile, the next step costs O(1), not O(hops). */
+	if (h->has_kept && !h->kept_busy) {
+		if (flow_restart(r->c->net, h->kept, st->bytes, s))
+			SIM_DIE("out of memory restarting a collective's flow");
+		h->kept_busy = r->st[s].on_kept = true;
+	} else if (flow_start(r->c->net, &fs, fs.keep ? &h->kept : NULL)) {
 		SIM_DIE("out of memory starting a collective's flow");
+	} else if (fs.keep) {
+		h->has_kept = h->kept_busy = r->st[s].on_kept = true;
+	}
 	if (t->cpu && t->kind == COLL_HOST_TCP) {
 		struct cpu_ctx cc = { .t = t, .cycles = coll_transport_cycles(t, st->bytes) };
 		for_each_hop(r->c, h, r->p.root, charge_cpu, &cc);
@@ -661,8 +676,10 @@ static double max_exponential(sim_rng *rng, double mu, uint32_t m)
 static void stage_flowed(sim_engine *eng, void *obj, uint64_t data)
 {
 	crun *r = obj;
-	const hopset *h = &r->hs[r->st[data].hs];
+	hopset *h = &r->hs[r->st[data].hs];
 	const coll_transport *t = &r->c->cfg.transport;
+	if (r->st[data].on_kept)
+		h->kept_busy = false;
 	sim_time lat = h->lat_ps + t->msg_lat_ps;
 	if (t->jitter_mean_ps > 0)
 		lat += (sim_time)max_exponential(r->c->rng, (double)t->jitter_mean_ps,
@@ -695,7 +712,7 @@ static void stage_arrived(sim_engine *eng, void *obj, uint64_t data)
 	stage *st = &r->st[data];
 	hopset *h = &r->hs[st->hs];
 	if (--h->refs == 0)
-		drop_hopset(h);
+		drop_hopset(r->c, h);
 	for (uint32_t k = 0; k < st->nsucc; k++)
 		if (--r->st[st->succ[k]].deps == 0)
 			launch(r, st->succ[k]);

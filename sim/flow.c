@@ -46,6 +46,9 @@ typedef struct fflow {
 	uint32_t path_len;
 	uint32_t mark;
 	bool live, frozen;
+	bool keep, attached, in_idle_list, solo;
+	uint64_t solo_gen;         /* net->gen when solo was last set */
+	double solo_rate_Bps;      /* its rate when it went idle attached */
 	double new_Bps;
 	sim_event_id done_ev;
 	sim_handler *fn;
@@ -67,6 +70,9 @@ struct flow_net {
 	uint32_t epoch;
 	bool solve_pending;
 	uint64_t sent, delivered, solves;
+	uint64_t gen;              /* bumped by every join */
+	uint32_t *idle;            /* kept flows idle but still joined */
+	uint32_t nidle, idle_cap;
 	size_t active;
 };
 
@@ -109,6 +115,7 @@ void flow_net_free(flow_net *net)
 	free(net->res);
 	free(net->flows);
 	free(net->dirty);
+	free(net->idle);
 	free(net->cres);
 	free(net->cflow);
 	free(net);
@@ -211,6 +218,24 @@ static void leave_resources(flow_net *net, uint32_t fid, uint32_t upto)
 	}
 }
 
+/* A join is about to happen: solo flags from before are stale, and kept
+ * flows idling on their resources step off them (they are alone there, so
+ * no one else's rate depends on it). */
+static void bump(flow_net *net)
+{
+	net->gen++;
+	for (uint32_t i = 0; i < net->nidle; i++) {
+		uint32_t fid = net->idle[i];
+		fflow *f = &net->flows[fid];
+		f->in_idle_list = false;
+		if (f->keep && f->attached && !f->live) {
+			leave_resources(net, fid, f->path_len);
+			f->attached = false;
+		}
+	}
+	net->nidle = 0;
+}
+
 static bool spec_ok(const flow_net *net, const flow_spec *spec)
 {
 	if (spec->cap_Bps < 0 || !isfinite(spec->cap_Bps))
@@ -247,11 +272,15 @@ int flow_start(flow_net *net, const flow_spec *spec, uint32_t *fid)
 	}
 	if (spec->path_len)
 		memcpy(f->path, spec->path, spec->path_len * sizeof *f->path);
+	f->keep = spec->keep;
+	bump(net);
+	f = &net->flows[id];
 	if (join_resources(net, id, &joined)) {
 		leave_resources(net, id, joined);
 		release_flow(net, id);
 		return SIM_ENOMEM;
 	}
+	f->attached = true;
 	net->sent += spec->bytes;
 	net->active++;
 	if (fid)
@@ -295,6 +324,32 @@ static void apply_rate(flow_net *net, uint32_t fid, double rate_Bps)
 		SIM_DIE("out of memory in the flow solver");
 }
 
+/* A kept flow finished: alone in its component since its last solve, it
+ * stays on its resources (nobody's rate changes); otherwise it leaves. */
+static void go_idle(flow_net *net, uint32_t fid)
+{
+	fflow *f = &net->flows[fid];
+	f->live = false;
+	f->done_ev = SIM_EVENT_NONE;
+	if (f->solo && f->solo_gen == net->gen) {
+		f->solo_rate_Bps = f->rate_Bps;
+		f->rate_Bps = 0;
+		if (!f->in_idle_list) {
+			if (grow((void **)&net->idle, &net->idle_cap, net->nidle + 1, sizeof *net->idle))
+				SIM_DIE("out of memory in the flow solver");
+			net->idle[net->nidle++] = fid;
+			f->in_idle_list = true;
+		}
+		return;
+	}
+	f->rate_Bps = 0;
+	leave_resources(net, fid, f->path_len);
+	f->attached = false;
+	for (uint32_t s = 0; s < f->path_len; s++)
+		if (net->res[f->path[s]].n > 0)
+			mark_dirty(net, f->path[s]);
+}
+
 static void done_event(sim_engine *eng, void *obj, uint64_t data)
 {
 	flow_net *net = obj;
@@ -303,15 +358,62 @@ static void done_event(sim_engine *eng, void *obj, uint64_t data)
 	sim_handler *fn = f->fn;
 	void *fobj = f->obj;
 	uint64_t fdata = f->data;
-	leave_resources(net, fid, f->path_len);
-	for (uint32_t s = 0; s < f->path_len; s++)
-		if (net->res[f->path[s]].n > 0)
-			mark_dirty(net, f->path[s]);
 	net->delivered += f->bytes;
 	net->active--;
-	release_flow(net, fid);
+	if (f->keep) {
+		go_idle(net, fid);
+	} else {
+		leave_resources(net, fid, f->path_len);
+		for (uint32_t s = 0; s < f->path_len; s++)
+			if (net->res[f->path[s]].n > 0)
+				mark_dirty(net, f->path[s]);
+		release_flow(net, fid);
+	}
 	if (fn)
 		fn(eng, fobj, fdata);
+}
+
+int flow_restart(flow_net *net, uint32_t fid, uint64_t bytes, uint64_t data)
+{
+	fflow *f = &net->flows[fid];
+	uint32_t joined;
+	if (fid >= net->nflows || !f->keep || f->live)
+		return SIM_EINVAL;
+	if (!f->attached) {
+		bump(net);
+		f = &net->flows[fid];
+		if (join_resources(net, fid, &joined)) {
+			leave_resources(net, fid, joined);
+			return SIM_ENOMEM;
+		}
+		f->attached = true;
+		f->solo = false;
+	}
+	*f = (fflow){ .bytes = bytes, .left_bytes = (double)bytes, .cap_Bps = f->cap_Bps,
+		      .t_last = sim_now(net->eng), .path = f->path, .path_len = f->path_len,
+		      .mark = f->mark, .live = true, .keep = true, .attached = true,
+		      .in_idle_list = f->in_idle_list, .solo = f->solo, .solo_gen = f->solo_gen,
+		      .solo_rate_Bps = f->solo_rate_Bps, .fn = f->fn, .obj = f->obj, .data = data };
+	net->sent += bytes;
+	net->active++;
+	if (f->solo && f->solo_gen == net->gen)
+		apply_rate(net, fid, f->solo_rate_Bps); /* nothing changed around it: O(1) */
+	else if (f->path_len)
+		mark_dirty(net, f->path[0]);
+	else
+		apply_rate(net, fid, f->cap_Bps);
+	return 0;
+}
+
+int flow_release(flow_net *net, uint32_t fid)
+{
+	fflow *f = &net->flows[fid];
+	if (fid >= net->nflows || !f->keep || f->live)
+		return SIM_EINVAL;
+	if (f->attached)
+		leave_resources(net, fid, f->path_len); /* alone there: nobody to re-solve */
+	release_flow(net, fid);
+	return 0;
 }
 
 /* cres holds at most every resource once: solve_event sizes it up front. */
@@ -333,6 +435,7 @@ static void walk_component(flow_net *net, uint32_t start, uint32_t *nr, uint32_t
 			fflow *f = &net->flows[fid];
 			if (f->mark == net->epoch)
 				continue;
+			SIM_ASSERT(f->live, "idle flow %u found in a component", fid);
 			f->mark = net->epoch;
 			if (grow((void **)&net->cflow, &net->cflow_cap, *nf + 1, sizeof *net->cflow))
 				SIM_DIE("out of memory in the flow solver");
@@ -432,6 +535,11 @@ static void solve_event(sim_engine *eng, void *obj, uint64_t data)
 		walk_component(net, r, &nr, &nf);
 		water_fill(net, nr, nf);
 		net->solves++;
+		for (uint32_t i = 0; i < nf; i++) {
+			fflow *f = &net->flows[net->cflow[i]];
+			f->solo = nf == 1;
+			f->solo_gen = net->gen;
+		}
 		for (uint32_t i = 0; i < nf; i++)
 			apply_rate(net, net->cflow[i], net->flows[net->cflow[i]].new_Bps);
 	}

@@ -15,6 +15,7 @@
 #ifndef DPUSIM_SIM_FLOW_H
 #define DPUSIM_SIM_FLOW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,14 +49,26 @@ typedef struct flow_spec {
 	sim_handler *done;     /* called at completion with (eng, obj, data); may be NULL */
 	void *obj;
 	uint64_t data;
+	bool keep;             /* keep the flow after completion for flow_restart */
 } flow_spec;
 
 /* Starts a flow now. Its rate is set by the solve at this instant, so it
  * reads 0 until that has run. *fid (if not NULL) names it until its
- * handler returns; ids are reused afterwards. Returns 0, SIM_EINVAL (bad
+ * handler returns (a kept flow: until flow_release); ids are reused
+ * afterwards. Returns 0, SIM_EINVAL (bad
  * resource id, no path and no cap, negative or non-finite cap) or
  * SIM_ENOMEM. */
 int flow_start(flow_net *net, const flow_spec *spec, uint32_t *fid);
+
+/* A kept flow (spec.keep) that has completed runs again over the same path
+ * with `bytes`, its handler getting `data`. When nothing has joined the
+ * network since its last solve found it alone in its component, it keeps
+ * its rate at O(1) cost (a ring's next step); otherwise it is solved like a
+ * new flow. Returns 0, SIM_EINVAL (not kept, or still running) or
+ * SIM_ENOMEM. */
+int flow_restart(flow_net *net, uint32_t fid, uint64_t bytes, uint64_t data);
+/* Frees a kept flow that has completed. 0 or SIM_EINVAL. */
+int flow_release(flow_net *net, uint32_t fid);
 
 /* Current rate and bytes still to send (as of now) of an active flow. */
 double flow_rate_Bps(const flow_net *net, uint32_t fid);

@@ -387,6 +387,148 @@ START_TEST(random_against_reference)
 }
 END_TEST
 
+/* A kept flow alone on its path restarts at O(1): no solve, same rate,
+ * exact times. */
+static void restart_later(sim_engine *eng, void *obj, uint64_t data)
+{
+	flow_net *net = obj;
+	uint32_t fid = (uint32_t)(data >> 32), round = (uint32_t)data;
+	(void)eng;
+	if (round < 3)
+		ck_assert_int_eq(flow_restart(net, fid, 1000000, (uint64_t)fid << 32 | (round + 1)), 0);
+}
+
+struct kept_ctx {
+	flow_net *net;
+	uint32_t fid;
+	sim_time t[8];
+	int n;
+};
+
+static void kept_done(sim_engine *eng, void *obj, uint64_t data)
+{
+	struct kept_ctx *k = obj;
+	k->t[k->n++] = sim_now(eng);
+	/* Next step 1 us after this one ends (a ring's step latency). */
+	sim_schedule_in(eng, SIM_US, restart_later, k->net, (uint64_t)k->fid << 32 | data, NULL);
+}
+
+START_TEST(kept_flow_restarts_in_o1)
+{
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = flow_net_new(eng);
+	struct kept_ctx k = { .net = net };
+	uint32_t link[3];
+	for (int i = 0; i < 3; i++)
+		flow_res_add(net, 1e9, &link[i]);
+	flow_spec fs = { .bytes = 1000000, .path = link, .path_len = 3, .done = kept_done,
+			 .obj = &k, .keep = true };
+	ck_assert_int_eq(flow_start(net, &fs, &k.fid), 0);
+	sim_run(eng);
+	ck_assert_int_eq(k.n, 4);
+	for (int i = 0; i < 4; i++)
+		assert_finish(k.t[i], (i + 1) * 1e-3 + i * 1e-6);
+	ck_assert_uint_eq(flow_solves(net), 1); /* the three restarts needed none */
+	ck_assert_uint_eq(flow_bytes_sent(net), 4000000);
+	ck_assert_uint_eq(flow_bytes_delivered(net), 4000000);
+	ck_assert_int_eq(flow_restart(net, k.fid + 1, 10, 0), SIM_EINVAL);
+	ck_assert_int_eq(flow_release(net, k.fid), 0);
+	flow_net_free(net);
+	sim_engine_free(eng);
+}
+END_TEST
+
+static void start_other(sim_engine *eng, void *obj, uint64_t data)
+{
+	flow_net *net = obj;
+	uint32_t link = (uint32_t)data;
+	static struct log lg;
+	(void)eng;
+	start(net, 1000000, &link, 1, 0, &lg, 0);
+}
+
+/* Something joined while the kept flow was idle: the restart is solved
+ * like a new flow and shares the link. */
+START_TEST(kept_flow_restart_after_a_change)
+{
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = flow_net_new(eng);
+	struct log lg = { .n = 0 };
+	uint32_t link, fid;
+	flow_res_add(net, 1e9, &link);
+	flow_spec fs = { .bytes = 1000000, .path = &link, .path_len = 1, .done = note_done,
+			 .obj = &lg, .data = 0, .keep = true };
+	ck_assert_int_eq(flow_start(net, &fs, &fid), 0);
+	ck_assert_int_eq(flow_release(net, fid), SIM_EINVAL); /* still running */
+	sim_run(eng);
+	assert_finish(lg.t[0], 1e-3);
+	sim_schedule_at(eng, 2 * SIM_MS, start_other, net, link, NULL);
+	sim_run_until(eng, 2 * SIM_MS);
+	ck_assert_int_eq(flow_restart(net, fid, 1000000, 1), 0);
+	sim_schedule_in(eng, 0, check_event, net, 0, NULL);
+	sim_run_until(eng, 2 * SIM_MS);
+	ck_assert(REL(flow_rate_Bps(net, fid), 5e8));
+	sim_run(eng);
+	assert_finish(lg.t[1], 4e-3); /* 1 MB at half the link */
+	ck_assert_int_eq(flow_release(net, fid), 0);
+	ck_assert_uint_eq(flow_bytes_sent(net), flow_bytes_delivered(net));
+	flow_net_free(net);
+	sim_engine_free(eng);
+}
+END_TEST
+
+/* Random kept flows restarted several times among plain ones: after every
+ * completion's solve the solution is still max-min fair, and every byte
+ * sent arrives. */
+struct churn {
+	flow_net *net;
+	sim_rng *rng;
+	uint32_t fid[RF];
+	int rounds[RF];
+};
+
+static void churn_done(sim_engine *eng, void *obj, uint64_t data)
+{
+	struct churn *c = obj;
+	if (c->rounds[data]-- > 0)
+		ck_assert_int_eq(flow_restart(c->net, c->fid[data], 1000 + sim_rng_below(c->rng, 1000000),
+					      data), 0);
+	/* After the restart, so after any solve it asked for at this instant. */
+	sim_schedule_in(eng, 0, check_event, c->net, 0, NULL);
+}
+
+START_TEST(kept_flows_random_churn)
+{
+	sim_rng *rng = sim_rng_new(11, "test.flow.churn");
+	for (int trial = 0; trial < 100; trial++) {
+		sim_engine *eng = sim_engine_new();
+		flow_net *net = flow_net_new(eng);
+		struct churn c = { .net = net, .rng = rng };
+		int nf = 1 + (int)sim_rng_below(rng, RF);
+		for (int r = 0; r < RN; r++)
+			flow_res_add(net, 1e9 * (double)(1 + sim_rng_below(rng, 8)), NULL);
+		for (int f = 0; f < nf; f++) {
+			uint32_t path[6], len = 1 + (uint32_t)sim_rng_below(rng, 6);
+			for (uint32_t s = 0; s < len; s++)
+				path[s] = (uint32_t)sim_rng_below(rng, RN);
+			c.rounds[f] = (int)sim_rng_below(rng, 4);
+			flow_spec fs = { .bytes = 1000 + sim_rng_below(rng, 1000000), .path = path,
+					 .path_len = len, .done = churn_done, .obj = &c,
+					 .data = (uint64_t)f, .keep = true };
+			ck_assert_int_eq(flow_start(net, &fs, &c.fid[f]), 0);
+		}
+		sim_run(eng);
+		ck_assert_uint_eq(flow_bytes_sent(net), flow_bytes_delivered(net));
+		ck_assert_uint_eq(flow_active(net), 0);
+		for (int f = 0; f < nf; f++)
+			ck_assert_int_eq(flow_release(net, c.fid[f]), 0);
+		flow_net_free(net);
+		sim_engine_free(eng);
+	}
+	sim_rng_free(rng);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("flow");
@@ -402,6 +544,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, only_the_touched_component);
 	tcase_add_test(tc, edge_cases);
 	tcase_add_test(tc, random_against_reference);
+	tcase_add_test(tc, kept_flow_restarts_in_o1);
+	tcase_add_test(tc, kept_flow_restart_after_a_change);
+	tcase_add_test(tc, kept_flows_random_churn);
 	suite_add_tcase(s, tc);
 	return s;
 }
