@@ -197,7 +197,7 @@ char *cal_doc_render(const cal_doc *d, const char *default_missing)
 	fputs(d->comments ? d->comments : "", f);
 	fprintf(f, "kind: %s\nname: %s\nsummary: ", profile_kind_name(d->kind), d->name);
 	put_quoted(f, d->summary);
-	fputs("\nfields:\n", f);
+	fputs(cal_doc_ngiven(d) ? "\nfields:\n" : "\nfields: {}\n", f);
 	for (size_t i = 0; i < profile_nfields; i++) {
 		if (profile_fields[i].kind != d->kind || !d->value[i])
 			continue;

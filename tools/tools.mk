@@ -22,7 +22,7 @@ TOOL_OBJS += $(BUILD)/tools/scn_cli.o $(BUILD)/tools/cmd_check.o $(BUILD)/tools/
 
 # calibration (ME=cal): fits and `dpusim calibrate`
 TOOL_OBJS += $(BUILD)/tools/calib.o $(BUILD)/tools/calib_out.o $(BUILD)/tools/cmd_calibrate.o
-UNIT_TESTS += calib
+UNIT_TESTS += calib calib_out
 E2E_TESTS += calibrate.sh closed-loop.sh
 
 LIB_OBJS += $(TOOL_OBJS)
