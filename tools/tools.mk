@@ -27,3 +27,8 @@ E2E_TESTS += calibrate.sh closed-loop.sh
 
 LIB_OBJS += $(TOOL_OBJS)
 DPUSIM_OBJS += $(BUILD)/tools/dpusim.o
+
+# the calibration loop on this machine as a benchmark: prediction error per size (cal)
+.PHONY: bench-calib
+bench-calib: $(BIN)/dpusim $(BIN)/dpusim-hw
+	BIN=$(BIN) tools/calib-loop
