@@ -70,7 +70,57 @@ struct coll_ctx {
 	uint32_t n, gpn, nodes, channels;
 	uint32_t *mult;  /* per resource scratch for step rates */
 	size_t mult_n;
+	uint32_t *map;   /* a view's group: position -> fabric rank; NULL: identity */
+	bool is_view;
 };
+
+/* The fabric rank at group position r. */
+static inline uint32_t gr(const coll_ctx *c, uint32_t r)
+{
+	return c->map ? c->map[r] : r;
+}
+
+/* A collective over a group runs on a view: a copy of the context whose
+ * position i is fabric rank ranks[i], with the group's own node structure
+ * (members per node when they come node by node, evenly; else one). */
+static int view_new(const coll_ctx *c, const coll_params *p, coll_ctx **out)
+{
+	uint32_t n = p->nranks, g = 1, gpn = c->gpn;
+	coll_ctx *v;
+	if (n < 2)
+		return SIM_EINVAL;
+	for (uint32_t i = 0; i < n; i++)
+		if (p->ranks[i] >= c->n)
+			return SIM_EINVAL;
+	while (g < n && p->ranks[g] / gpn == p->ranks[0] / gpn)
+		g++;
+	for (uint32_t i = 0; i < n && g > 1; i++)
+		if (n % g || p->ranks[i] / gpn != p->ranks[i - i % g] / gpn ||
+		    (i % g == 0 && i && p->ranks[i] / gpn == p->ranks[i - 1] / gpn))
+			g = 1;
+	if (!(v = malloc(sizeof *v)))
+		return SIM_ENOMEM;
+	*v = *c;
+	v->n = n, v->gpn = g, v->nodes = n / g;
+	v->channels = g > 1 ? (c->channels < g ? c->channels : g) : 1;
+	v->mult = NULL, v->mult_n = 0, v->is_view = true;
+	if (!(v->map = malloc(n * sizeof *v->map))) {
+		free(v);
+		return SIM_ENOMEM;
+	}
+	memcpy(v->map, p->ranks, n * sizeof *v->map);
+	*out = v;
+	return 0;
+}
+
+static void view_free(coll_ctx *v)
+{
+	if (!v || !v->is_view)
+		return;
+	free(v->map);
+	free(v->mult);
+	free(v);
+}
 
 int coll_ctx_new(sim_engine *eng, flow_net *net, fab *f, const coll_config *cfg, coll_ctx **out)
 {
@@ -211,7 +261,8 @@ static void add_hop(void *obj, uint32_t src, uint32_t dst, uint32_t tag)
 	fab_path p;
 	if (b->rc || src == dst)
 		return;
-	b->rc = fab_route(b->c->f, src, dst, b->key << 32 | tag, end, end, &p);
+	b->rc = fab_route(b->c->f, gr(b->c, src), gr(b->c, dst), b->key << 32 | tag, end, end,
+			  &p);
 	for (uint32_t i = 0; i < p.len && !b->rc; i++)
 		b->rc = hs_push(b->h, p.res[i]);
 	if (p.lat_ps > b->h->lat_ps)
@@ -225,8 +276,9 @@ static int build_innet(coll_ctx *c, hopset *h)
 	int rc = 0;
 	fab_path p;
 	for (uint32_t r = 0; r < c->n && !rc; r++) {
-		uint32_t up = h->kind == H_NVLS ? fab_nvl_up(c->f, r) : fab_nic_up(c->f, r);
-		uint32_t down = h->kind == H_NVLS ? fab_nvl_down(c->f, r) : fab_nic_down(c->f, r);
+		uint32_t up = h->kind == H_NVLS ? fab_nvl_up(c->f, gr(c, r)) : fab_nic_up(c->f, gr(c, r));
+		uint32_t down = h->kind == H_NVLS ? fab_nvl_down(c->f, gr(c, r))
+						 : fab_nic_down(c->f, gr(c, r));
 		if (!(rc = hs_push(h, up)))
 			rc = hs_push(h, down);
 	}
@@ -237,7 +289,7 @@ static int build_innet(coll_ctx *c, hopset *h)
 	}
 	if (!rc && c->n > 1) {
 		/* Up to the top of the reduction and back down: the longest route, twice. */
-		fab_route(c->f, 0, c->n - 1, 0, FAB_END_GPU, FAB_END_GPU, &p);
+		fab_route(c->f, gr(c, 0), gr(c, c->n - 1), 0, FAB_END_GPU, FAB_END_GPU, &p);
 		h->lat_ps = 2 * p.lat_ps;
 	}
 	return rc;
@@ -586,9 +638,8 @@ static int predict_graph(coll_ctx *c, crun *r, sim_time *t_ps)
 	return rc;
 }
 
-int coll_predict(const coll_ctx *cc, const coll_params *p, coll_algo algo, sim_time *t_ps)
+static int predict_on(coll_ctx *c, const coll_params *p, coll_algo algo, sim_time *t_ps)
 {
-	coll_ctx *c = (coll_ctx *)cc; /* scratch only: the network is not touched */
 	crun r;
 	int rc = check_params(c, p);
 	if (rc)
@@ -598,6 +649,21 @@ int coll_predict(const coll_ctx *cc, const coll_params *p, coll_algo algo, sim_t
 	if (!(rc = build(c, p, algo, &r)))
 		rc = predict_graph(c, &r, t_ps);
 	free_run(&r);
+	return rc;
+}
+
+int coll_predict(const coll_ctx *cc, const coll_params *p, coll_algo algo, sim_time *t_ps)
+{
+	coll_ctx *c = (coll_ctx *)cc; /* scratch only: the network is not touched */
+	coll_ctx *v = NULL;
+	int rc;
+	if (p->nranks && !c->is_view) {
+		if ((rc = view_new(c, p, &v)))
+			return rc;
+		c = v;
+	}
+	rc = predict_on(c, p, algo, t_ps);
+	view_free(v);
 	return rc;
 }
 
@@ -614,7 +680,7 @@ static int choose(coll_ctx *c, const coll_params *p, coll_algo *algo)
 			*algo = (coll_algo)a; /* the only one: no need to predict */
 			return 0;
 		}
-		if ((rc = coll_predict(c, p, (coll_algo)a, &t)))
+		if ((rc = predict_on(c, p, (coll_algo)a, &t)))
 			return rc;
 		if (t < best)
 			best = t, *algo = (coll_algo)a;
@@ -628,6 +694,7 @@ static void stage_flowed(sim_engine *eng, void *obj, uint64_t data);
 static void stage_arrived(sim_engine *eng, void *obj, uint64_t data);
 
 struct cpu_ctx {
+	const coll_ctx *c;
 	const coll_transport *t;
 	double cycles;
 };
@@ -636,8 +703,8 @@ static void charge_cpu(void *obj, uint32_t src, uint32_t dst, uint32_t tag)
 {
 	struct cpu_ctx *cc = obj;
 	(void)tag;
-	cc->t->cpu(cc->t->cpu_ctx, src, cc->cycles);
-	cc->t->cpu(cc->t->cpu_ctx, dst, cc->cycles);
+	cc->t->cpu(cc->t->cpu_ctx, gr(cc->c, src), cc->cycles);
+	cc->t->cpu(cc->t->cpu_ctx, gr(cc->c, dst), cc->cycles);
 }
 
 static void launch(crun *r, uint32_t s)
@@ -661,7 +728,8 @@ static void launch(crun *r, uint32_t s)
 		h->has_kept = h->kept_busy = r->st[s].on_kept = true;
 	}
 	if (t->cpu && t->kind == COLL_HOST_TCP) {
-		struct cpu_ctx cc = { .t = t, .cycles = coll_transport_cycles(t, st->bytes) };
+		struct cpu_ctx cc = { .c = r->c, .t = t,
+				       .cycles = coll_transport_cycles(t, st->bytes) };
 		for_each_hop(r->c, h, r->p.root, charge_cpu, &cc);
 	}
 }
@@ -701,6 +769,7 @@ static void finish(sim_engine *eng, crun *r)
 	res->algbw_GBps = t_s > 0 ? (double)r->p.bytes / t_s / 1e9 : 0;
 	res->busbw_GBps = res->algbw_GBps * coll_busbw_factor(r->p.op, r->c->n);
 	free_run(r);
+	view_free(r->c);
 	free(r);
 	if (fn)
 		fn(eng, obj, data);
@@ -734,18 +803,26 @@ int coll_start(coll_ctx *c, const coll_params *p, coll_result *res, sim_handler 
 	       void *obj, uint64_t data)
 {
 	coll_algo algo = p->algo;
+	coll_ctx *v = NULL;
 	crun *r;
-	int rc = check_params(c, p);
+	int rc = p->nranks ? view_new(c, p, &v) : 0;
+	if (v)
+		c = v; /* freed with the run */
+	if (!rc)
+		rc = check_params(c, p);
 	if (!rc && algo == COLL_AUTO)
 		rc = choose(c, p, &algo);
-	if (rc)
+	r = rc ? NULL : malloc(sizeof *r);
+	if (!rc && !r)
+		rc = SIM_ENOMEM;
+	if (rc) {
+		view_free(v);
 		return rc;
-	r = malloc(sizeof *r);
-	if (!r)
-		return SIM_ENOMEM;
+	}
 	if ((rc = build(c, p, algo, r)) ||
 	    (rc = sim_schedule_in(c->eng, c->cfg.launch_lat_ps, begin, r, 0, NULL))) {
 		free_run(r);
+		view_free(v);
 		free(r);
 		return rc;
 	}

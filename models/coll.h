@@ -82,6 +82,12 @@ typedef struct coll_params {
 	coll_algo algo;     /* COLL_AUTO to choose */
 	uint64_t bytes;     /* nccl-tests' size: the whole buffer (all-gather: the output) */
 	uint32_t root;      /* broadcast */
+	/* The group: ranks[i] is the fabric rank at position i (a data-parallel
+	 * group, say). NULL/0: every rank of the fabric. Members on one node
+	 * should be listed together, the same number per node, for the
+	 * hierarchical algorithms to see the node structure. Copied. */
+	const uint32_t *ranks;
+	uint32_t nranks;
 } coll_params;
 
 typedef struct coll_result {

@@ -9,6 +9,7 @@ UNIT_TESTS += units diag ytree profile scenario
 # fabric, transports, collectives (ME=fab)
 MODEL_OBJS += $(BUILD)/models/fabric.o $(BUILD)/models/transport.o $(BUILD)/models/coll.o
 UNIT_TESTS += fabric coll
+UNIT_TESTS += coll_group
 # training workloads (lead)
 MODEL_OBJS += $(BUILD)/models/workload.o $(BUILD)/models/gpu.o
 UNIT_TESTS += workload gpu
