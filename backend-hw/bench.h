@@ -24,7 +24,7 @@ typedef struct hw_bench {
 	int timeout_ms;
 	int fault_rank;            /* DPUSIM_HW_FAULT: which rank misbehaves, -1 none */
 	char fault[16];            /* "exit", "hang", "corrupt" */
-	int failures;              /* verification failures seen (rank 0) */
+	const char *p2p_name;      /* point-to-point name prefix: tcp, rdma_write, rdma_send */
 } hw_bench;
 
 /* Rank 0: adds b to the report and prints one table row. Others: no-op.

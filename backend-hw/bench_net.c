@@ -24,7 +24,7 @@ static double cpu_s(void)
 static const char *bench_name(const hw_bench *h, const char *what)
 {
 	static char name[40];
-	snprintf(name, sizeof name, "%s_%s", strcmp(h->transport, "tcp") ? "rdma_write" : "tcp", what);
+	snprintf(name, sizeof name, "%s_%s", h->p2p_name, what);
 	return name;
 }
 
@@ -193,18 +193,11 @@ static int bench_allreduce(hw_bench *h, hw_xport *x)
 	return err;
 }
 
-int hw_bench_net(hw_bench *h, hw_xport *x)
+/* Latency over a few small sizes, then bandwidth over every size. */
+static int p2p_all(hw_bench *h, hw_xport *x, char *buf, double hz)
 {
 	static const size_t lat_quick[] = { 8, 4096 }, lat_full[] = { 8, 64, 512, 4096, 32768 };
-	size_t max = 32768;
-	double hz = h->rank <= 1 ? hw_cpu_hz(NULL) : 0;
-	char *buf;
 	int err = 0;
-	for (int i = 0; i < h->nsizes; i++)
-		max = h->sizes[i] > max ? h->sizes[i] : max;
-	if (!(buf = malloc(max)))
-		return hw_fail(SIM_ENOMEM, "cannot allocate %zu bytes", max);
-	memset(buf, 0, max);
 	for (size_t i = 0; i < (h->quick ? 2u : 5u) && !err; i++)
 		if (h->rank <= 1)
 			err = p2p_lat(h, x, buf, h->quick ? lat_quick[i] : lat_full[i]);
@@ -212,6 +205,31 @@ int hw_bench_net(hw_bench *h, hw_xport *x)
 		hw_comm_barrier();
 	for (int i = 0; i < h->nsizes && !err; i++)
 		err = p2p_bw(h, x, buf, h->sizes[i], hz);
+	return err;
+}
+
+int hw_bench_net(hw_bench *h, hw_xport *x)
+{
+	size_t max = 32768;
+	double hz = h->rank <= 1 ? hw_cpu_hz(NULL) : 0;
+	bool verbs = strcmp(h->transport, "tcp") != 0;
+	char *buf;
+	int err;
+	for (int i = 0; i < h->nsizes; i++)
+		max = h->sizes[i] > max ? h->sizes[i] : max;
+	if (!(buf = malloc(max)))
+		return hw_fail(SIM_ENOMEM, "cannot allocate %zu bytes", max);
+	memset(buf, 0, max);
+	h->p2p_name = verbs ? "rdma_write" : "tcp";
+	err = p2p_all(h, x, buf, hz);
+	if (!err && verbs) {  /* perftest's ib_send_lat / ib_send_bw counterparts */
+		h->p2p_name = "rdma_send";
+		err = hw_verbs_use_send(x, true);
+		if (!err)
+			err = p2p_all(h, x, buf, hz);
+		if (!err)
+			err = hw_verbs_use_send(x, false);
+	}
 	free(buf);
 	if (!err)
 		err = bench_allreduce(h, x);

@@ -57,6 +57,7 @@ typedef struct verbs_xport {
 	int gid_index;
 	union ibv_gid gid;
 	struct ibv_port_attr pattr;
+	bool use_send;             /* data by SEND with immediate, not RDMA WRITE */
 	vlink link[2];
 } verbs_xport;
 
@@ -227,15 +228,21 @@ static int qp_connect(verbs_xport *v, vlink *l)
 	return 0;
 }
 
+/* Every receive names the staging buffer: a SEND lands there, while a WRITE
+ * with immediate (data or credit) only consumes the request, so the sender
+ * may switch between the two without the receiver knowing. */
 static int post_recv(vlink *l, int link)
 {
-	struct ibv_recv_wr wr = { .wr_id = (uint64_t)link << 8 | WR_RECV, .num_sge = 0 }, *bad;
+	struct ibv_sge sge = { .addr = (uint64_t)(uintptr_t)l->stage.ptr,
+			       .length = (uint32_t)l->stage.bytes, .lkey = l->stage_mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = (uint64_t)link << 8 | WR_RECV, .sg_list = &sge,
+				  .num_sge = 1 }, *bad;
 	VERBSCHECK(!ibv_post_recv(l->qp, &wr, &bad), "ibv_post_recv");
 	return 0;
 }
 
-/* WRITE with immediate: `bytes` from the bounce buffer to the peer's
- * staging (data), or nothing with IMM_CREDIT (a credit). */
+/* WRITE (or SEND) with immediate: `bytes` from the bounce buffer to the
+ * peer's staging (data), or a zero-byte WRITE with IMM_CREDIT (a credit). */
 static int post_write(verbs_xport *v, int link, size_t bytes, bool credit)
 {
 	vlink *l = &v->link[link];
@@ -244,11 +251,12 @@ static int post_write(verbs_xport *v, int link, size_t bytes, bool credit)
 	struct ibv_send_wr wr = {
 		.wr_id = (uint64_t)link << 8 | (credit ? WR_CREDIT : WR_DATA),
 		.sg_list = &sge, .num_sge = credit || bytes == 0 ? 0 : 1,
-		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM, .send_flags = IBV_SEND_SIGNALED,
+		.opcode = v->use_send && !credit ? IBV_WR_SEND_WITH_IMM : IBV_WR_RDMA_WRITE_WITH_IMM,
+		.send_flags = IBV_SEND_SIGNALED,
 		.imm_data = htonl(credit ? IMM_CREDIT : (uint32_t)bytes),
 		.wr.rdma = { .remote_addr = l->peer.addr, .rkey = l->peer.rkey },
 	}, *bad;
-	VERBSCHECK(!ibv_post_send(l->qp, &wr, &bad), "ibv_post_send(RDMA_WRITE_WITH_IMM)");
+	VERBSCHECK(!ibv_post_send(l->qp, &wr, &bad), "ibv_post_send(data or credit)");
 	return 0;
 }
 
@@ -267,7 +275,8 @@ static int on_completion(verbs_xport *v, const struct ibv_wc *wc)
 		l->send_done = true;
 	if (kind != WR_RECV)
 		return 0;
-	if (wc->opcode != IBV_WC_RECV_RDMA_WITH_IMM || !(wc->wc_flags & IBV_WC_WITH_IMM))
+	if ((wc->opcode != IBV_WC_RECV_RDMA_WITH_IMM && wc->opcode != IBV_WC_RECV) ||
+	    !(wc->wc_flags & IBV_WC_WITH_IMM))
 		return hw_fail(SIM_EIO, "unexpected completion opcode %d from rank %d",
 			       (int)wc->opcode, v->base.peer[link]);
 	if (ntohl(wc->imm_data) & IMM_CREDIT) {
@@ -357,6 +366,16 @@ static int verbs_xfer(hw_xport *x, int sl, const void *sb, size_t sn, int rl, vo
 		else
 			sched_yield();
 	}
+	return 0;
+}
+
+static const hw_xport_ops verbs_ops;
+
+int hw_verbs_use_send(hw_xport *x, bool send)
+{
+	if (x->ops != &verbs_ops)
+		return SIM_EINVAL;
+	((verbs_xport *)x)->use_send = send;
 	return 0;
 }
 

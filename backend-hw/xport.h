@@ -8,6 +8,7 @@
 #ifndef DPUSIM_HW_XPORT_H
 #define DPUSIM_HW_XPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum hw_link { HW_LEFT = 0, HW_RIGHT = 1, HW_NOLINK = -1 };
@@ -51,6 +52,11 @@ typedef struct hw_xport_opts {
  * MPI), so none is left waiting. Free with hw_xport_free. */
 hw_xport *hw_tcp_new(const hw_xport_opts *o);
 hw_xport *hw_verbs_new(const hw_xport_opts *o);
+
+/* verbs only: carry data by SEND with immediate (true) or RDMA WRITE with
+ * immediate (false, the default). A sender-side choice: receivers take
+ * either. 0, or SIM_EINVAL for another transport. */
+int hw_verbs_use_send(hw_xport *x, bool send);
 
 /* x->ops->xfer; send-only and receive-only shorthands. */
 int hw_xfer(hw_xport *x, int slink, const void *sbuf, size_t sbytes, int rlink, void *rbuf,

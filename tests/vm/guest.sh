@@ -25,6 +25,8 @@ cat /tmp/bench.txt
 [ $rc -eq 0 ] && ok "verbs bench across 2 ranks" || no "verbs bench exit $rc"
 grep -q 'rdma_write_lat ' /tmp/bench.txt && ok "RDMA WRITE latency measured" || no "no rdma_write_lat"
 grep -q 'rdma_write_bw .* 65536 B' /tmp/bench.txt && ok "RDMA WRITE bandwidth at 64 KiB" || no "no rdma_write_bw"
+grep -q 'rdma_send_lat ' /tmp/bench.txt && ok "SEND latency measured" || no "no rdma_send_lat"
+grep -q 'rdma_send_bw .* 65536 B' /tmp/bench.txt && ok "SEND bandwidth at 64 KiB" || no "no rdma_send_bw"
 grep -q 'allreduce_ring_busbw .*verbs .* 65536 B .*verified x5' /tmp/bench.txt \
 	&& ok "all-reduce over verbs verified" || no "all-reduce over verbs"
 [ -s /tmp/b.json ] && grep -q '"source": "hw"' /tmp/b.json && ok "bench report written" || no "bench report"
@@ -44,5 +46,12 @@ DPUSIM_HW_FAULT=hang:1 $MPI -x DPUSIM_HW_FAULT dpusim-hw bench --transport verbs
 	--sizes 4K --timeout 3 >/tmp/hang.txt 2>&1; rc=$?
 [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q 'rank 0: error: timed out after 3.0 s' /tmp/hang.txt \
 	&& ok "hung peer over verbs times out" || { cat /tmp/hang.txt; no "hung peer over verbs: exit $rc"; }
+
+DPUSIM_HW_FAULT=exit:1 $MPI -x DPUSIM_HW_FAULT dpusim-hw bench --transport verbs --quick \
+	--sizes 4K --timeout 3 >/tmp/dead.txt 2>&1; rc=$?
+# RC has no end-of-stream: the survivor would learn only by its timeout, and
+# mpirun ends the job first when a rank exits early. Either way: no hang.
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && ok "dead peer over verbs ends the run (exit $rc), no hang" \
+	|| { cat /tmp/dead.txt; no "dead peer over verbs: exit $rc"; }
 
 echo "$pass passed, $fail failed"
