@@ -793,7 +793,7 @@ static int set_output(cal_run *r, const char *out)
 						  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != strlen(name))
 		return cli_usage_error("-o '%s': the name must be 1 to 40 letters, digits, '-', '_' "
 				       "or '.'", out);
-	snprintf(r->name, sizeof r->name, "%s", name);
+	memcpy(r->name, name, strlen(name) + 1); /* at most 40 + 1 bytes, checked above */
 	r->out = out;
 	return CLI_OK;
 }
