@@ -409,6 +409,14 @@ static void network(cal_run *r)
 		else
 			miss(r, PROFILE_NIC, "port_rate", src);
 	}
+	/* SEND/RECV (perftest's ib_send_*): fitted and noted; the profile's
+	 * rdma_latency and port_rate are the RDMA WRITE figures above. */
+	if ((s = find_series(r, "rdma_send_lat", "verbs", "s")) &&
+	    fit_latency(r, s, lat_what(s), &ab, src, sizeof src))
+		cal_doc_comment(doc(r, PROFILE_NIC), "send/recv latency: %s", src);
+	if ((s = find_series(r, "rdma_send_bw", "verbs", "B/s")) &&
+	    fit_stream(r, s, &ab, src, sizeof src))
+		cal_doc_comment(doc(r, PROFILE_NIC), "send/recv stream: %s", src);
 	if (ts && (have_tcp = fit_latency(r, ts, lat_what(ts), &tcp, tsrc, sizeof tsrc)))
 		tcp_latency(r, &tcp, tsrc, have_rdma && rdma.alpha_s > 0 ? &rdma : NULL);
 	else if (ts)
@@ -734,7 +742,7 @@ static void list_unused(const cal_run *r)
 	for (size_t i = 0; i < r->ns; i++) {
 		if (r->s[i].used)
 			continue;
-		printf("%s%s (%s)", any ? ", " : "not used (no profile field takes them): ",
+		printf("%s%s (%s)", any ? ", " : "not used: ",
 		       r->s[i].b0->name, r->s[i].b0->transport);
 		any = true;
 	}

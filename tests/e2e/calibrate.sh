@@ -48,12 +48,14 @@ expect_out 'ymax = 700 TFLOP/s \+- [0-9.e-]+, F_half = 50 GFLOP' "GEMM curve rec
 run_cmd grep -E '^  eff_max: \{ value: 70.78%' "$CAL/syn-gpu.yaml"
 expect_rc 0 "eff_max = 700 / 989"
 run_cmd grep -E '^  rdma_latency: \{ value: 1.9us' "$CAL/syn-nic.yaml"
-expect_rc 0 "nic rdma_latency written"
+expect_rc 0 "nic rdma_latency written (RDMA WRITE)"
+run_cmd grep -E '^# send/recv latency: .*alpha = 2.09 us' "$CAL/syn-nic.yaml"
+expect_rc 0 "send/recv fitted and noted in the nic profile"
 run_cmd "$DPUSIM" profiles --profile-dir "$CAL"
 expect_rc 0 "nic and gpu profiles load too"
 if command -v gnuplot >/dev/null; then
 	n=$(ls "$E2E_TMP/plots"/syn-*.png 2>/dev/null | wc -l)
-	if [ "$n" -eq 4 ]; then ok "--plot drew the 4 fits"; else not_ok "--plot drew $n pictures, expected 4"; fi
+	if [ "$n" -eq 6 ]; then ok "--plot drew the 6 fits"; else not_ok "--plot drew $n pictures, expected 6"; fi
 fi
 
 # Two reports at once: the verbs alpha of the path is taken off the tcp alpha.
