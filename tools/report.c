@@ -125,6 +125,40 @@ static int name_index(const char *const *names, int n, const char *name)
 	return -1;
 }
 
+/* ---- allocation, with a failure hook for tests ------------------------- */
+
+static long alloc_budget = -1; /* allocations left before failing; -1: no limit */
+
+void rep_test_fail_alloc_after(long n)
+{
+	alloc_budget = n;
+}
+
+static bool alloc_ok(void)
+{
+	if (alloc_budget < 0)
+		return true;
+	if (alloc_budget == 0)
+		return false;
+	alloc_budget--;
+	return true;
+}
+
+static void *rep_calloc(size_t n, size_t size)
+{
+	return alloc_ok() ? calloc(n, size) : NULL;
+}
+
+static void *rep_realloc(void *p, size_t size)
+{
+	return alloc_ok() ? realloc(p, size) : NULL;
+}
+
+static char *rep_strdup(const char *s)
+{
+	return alloc_ok() ? strdup(s) : NULL;
+}
+
 /* ---- building ---------------------------------------------------------- */
 
 /* Grow *arr (elements of `size` bytes, capacity *cap) to hold n + 1. */
@@ -136,7 +170,7 @@ static int grow(void *arrp, size_t *cap, size_t n, size_t size)
 		return 0;
 	memcpy(&arr, arrp, sizeof arr);
 	ncap = *cap ? *cap * 2 : 4;
-	p = realloc(arr, ncap * size);
+	p = rep_realloc(arr, ncap * size);
 	if (!p)
 		return SIM_ENOMEM;
 	memcpy(arrp, &p, sizeof p);
@@ -148,7 +182,7 @@ static int grow(void *arrp, size_t *cap, size_t n, size_t size)
 static int set_str(char **dst, const char *src)
 {
 	char *c = NULL;
-	if (src && !(c = strdup(src)))
+	if (src && !(c = rep_strdup(src)))
 		return SIM_ENOMEM;
 	free(*dst);
 	*dst = c;
@@ -160,7 +194,7 @@ rep_report *rep_new(rep_source source)
 	rep_report *r;
 	if (source != REP_SIM && source != REP_HW)
 		return NULL;
-	r = calloc(1, sizeof *r);
+	r = rep_calloc(1, sizeof *r);
 	if (!r)
 		return NULL;
 	r->source = source;
@@ -257,8 +291,8 @@ int rep_set_info(rep_report *r, const char *key, const char *value)
 			return set_str(&r->info[i].value, value);
 	if (grow(&r->info, &r->capinfo, r->ninfo, sizeof *r->info))
 		return SIM_ENOMEM;
-	k = strdup(key);
-	v = strdup(value);
+	k = rep_strdup(key);
+	v = rep_strdup(value);
 	if (!k || !v) {
 		free(k);
 		free(v);
@@ -275,8 +309,8 @@ rep_variant *rep_add_variant(rep_report *r, const char *name)
 		return NULL;
 	if (grow(&r->var, &r->capvar, r->nvar, sizeof *r->var))
 		return NULL;
-	v = calloc(1, sizeof *v);
-	if (!v || !(v->name = strdup(name))) {
+	v = rep_calloc(1, sizeof *v);
+	if (!v || !(v->name = rep_strdup(name))) {
 		free(v);
 		return NULL;
 	}
@@ -352,8 +386,8 @@ int rep_variant_add_collective(rep_variant *v, const rep_collective *c)
 		return SIM_ERANGE;
 	if (grow(&v->coll, &v->capcoll, v->ncoll, sizeof *v->coll))
 		return SIM_ENOMEM;
-	copy.op = strdup(c->op);
-	copy.algo = strdup(c->algo);
+	copy.op = rep_strdup(c->op);
+	copy.algo = rep_strdup(c->algo);
 	if (!copy.op || !copy.algo) {
 		free((char *)copy.op);
 		free((char *)copy.algo);
@@ -378,7 +412,7 @@ static int bench_check(const rep_benchmark *b)
 
 static char *opt_dup(const char *s, bool *fail)
 {
-	char *c = s ? strdup(s) : NULL;
+	char *c = s ? rep_strdup(s) : NULL;
 	if (s && !c)
 		*fail = true;
 	return c;
@@ -846,7 +880,7 @@ int rep_write_json(const rep_report *r, FILE *f)
 int rep_write_file(const rep_report *r, const char *path, char *errbuf, size_t errlen)
 {
 	size_t n = strlen(path) + 32;
-	char *tmp = malloc(n);
+	char *tmp = rep_calloc(1, n);
 	FILE *f;
 	int err = 0;
 	if (!tmp)

@@ -322,6 +322,95 @@ START_TEST(fixtures_are_valid)
 }
 END_TEST
 
+/* sample() without assertions: the first error, or 0 with *out set. */
+static int build_all(rep_report **out)
+{
+	rep_report *r = rep_new(REP_SIM);
+	rep_variant *v;
+	int err;
+	*out = NULL;
+	if (!r)
+		return SIM_ENOMEM;
+	if ((err = rep_set_scenario(r, &(rep_scenario){ .name = "s", .file = "f", .seed = 1,
+							.point = "a=1" })) ||
+	    (err = rep_set_info(r, "host", "h")) || (err = rep_set_version(r, "9")))
+		goto out;
+	for (int i = 0; i < 6; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "v%d", i);
+		if (!(v = rep_add_variant(r, name))) {
+			err = SIM_ENOMEM;
+			goto out;
+		}
+		if ((err = rep_variant_set_offload(v, "network", "rdma")) ||
+		    (err = rep_variant_set_offload(v, "storage", "gds")) ||
+		    (err = rep_variant_set_offload(v, "crypto", "none")) ||
+		    (err = rep_variant_set_offload(v, "vswitch", "none")) ||
+		    (err = rep_variant_set_metric(v, "samples_per_s", 100.0 + i)) ||
+		    (err = rep_variant_add_collective(v, &(rep_collective){
+			     .op = "allgather", .algo = "ring", .ranks = 4, .bytes = 8,
+			     .time_s = 1, .algbw_GBps = 1, .busbw_GBps = 1 })))
+			goto out;
+	}
+	for (int i = 0; i < 6 && !err; i++)
+		err = rep_add_benchmark(r, &(rep_benchmark){
+			.name = "tcp_bw", .transport = "tcp", .device = "eth0", .bytes = 64,
+			.ranks = 2, .iters = 1, .value = 1, .unit = "B/s", .p50 = NAN, .p99 = NAN,
+			.stddev = NAN });
+	if (!err)
+		err = rep_compute_speedup(r);
+out:
+	if (err)
+		rep_free(r);
+	else
+		*out = r;
+	return err;
+}
+
+/* Every allocation of building and of reading back fails in turn: each
+ * failure is SIM_ENOMEM (or NULL), never a crash or a leak (LeakSanitizer
+ * checks the forked test at exit in the sanitizer build). */
+START_TEST(allocation_failures_are_clean)
+{
+	rep_report *full, *r;
+	size_t n;
+	char *json, err[256];
+	long k;
+	ck_assert_int_eq(build_all(&full), 0);
+	json = to_json(full, &n);
+	for (k = 0;; k++) {
+		int rc;
+		rep_test_fail_alloc_after(k);
+		rc = build_all(&r);
+		rep_test_fail_alloc_after(-1);
+		ck_assert_msg(rc == 0 || rc == SIM_ENOMEM, "budget %ld: %s", k, sim_errname(rc));
+		rep_free(r);
+		if (rc == 0)
+			break;
+	}
+	ck_assert_int_gt(k, 30); /* every allocation site was reached */
+	for (k = 0;; k++) {
+		char *again;
+		size_t m;
+		int rc;
+		rep_test_fail_alloc_after(k);
+		rc = rep_read_string("t.json", json, n, &r, err, sizeof err);
+		rep_test_fail_alloc_after(-1);
+		ck_assert_msg(rc == 0 || rc == SIM_ENOMEM, "budget %ld: %s %s", k,
+			      sim_errname(rc), err);
+		if (rc)
+			continue;
+		again = to_json(r, &m);
+		ck_assert_str_eq(again, json);
+		free(again);
+		rep_free(r);
+		break;
+	}
+	free(json);
+	rep_free(full);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("report");
@@ -336,6 +425,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, validator_catches_missing_keys);
 	tcase_add_test(tc, file_write_is_atomic);
 	tcase_add_test(tc, fixtures_are_valid);
+	tcase_add_test(tc, allocation_failures_are_clean);
 	suite_add_tcase(s, tc);
 	return s;
 }
