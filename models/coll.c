@@ -340,6 +340,8 @@ static double hopset_rate(coll_ctx *c, const hopset *h)
 			c->mult[r] = 0;
 		}
 	}
+	if (c->cfg.transport.conn_cap_Bps > 0)
+		rate = fmin(rate, c->cfg.transport.conn_cap_Bps);
 	return rate;
 }
 
@@ -715,7 +717,8 @@ static void launch(crun *r, uint32_t s)
 	if (!h->path && h->len == 0 && build_hopset(r->c, h, r->p.root))
 		SIM_DIE("out of memory routing a collective");
 	flow_spec fs = { .bytes = st->bytes, .path = h->path, .path_len = h->len,
-			 .done = stage_flowed, .obj = r, .data = s, .keep = !h->has_kept };
+			 .cap_Bps = t->conn_cap_Bps, .done = stage_flowed, .obj = r, .data = s,
+			 .keep = !h->has_kept };
 	/* Consecutive steps on one hop set reuse one kept flow: when nothing
 	 * else changed meanwhile, the next step costs O(1), not O(hops). */
 	if (h->has_kept && !h->kept_busy) {

@@ -16,5 +16,8 @@ UNIT_TESTS += workload gpu
 # noise, reliability, power and cost (ME=rel)
 MODEL_OBJS += $(BUILD)/models/noise.o $(BUILD)/models/reliab.o $(BUILD)/models/power.o
 UNIT_TESTS += noise reliab power
+# scenario to model parameters, the training simulation (lead)
+MODEL_OBJS += $(BUILD)/models/setup.o $(BUILD)/models/train.o $(BUILD)/models/train_config.o
+UNIT_TESTS += train
 # (keep last: LIB_OBJS expands MODEL_OBJS here)
 LIB_OBJS += $(MODEL_OBJS)

@@ -105,6 +105,7 @@ typedef struct scn_training {
 	int global_batch;           /* samples per iteration */
 	int microbatches;           /* derived: global / (dp * micro) */
 	double bucket_bytes;        /* gradient bucket for overlap */
+	bool recompute;             /* full activation recomputation in backward */
 	scn_data data;
 	int iterations;             /* simulated iterations */
 	double target_tokens;       /* 0: not given; time to train when set */

@@ -375,7 +375,8 @@ static void read_parallelism(rs *c, const yt_node *pn, scn_training *t)
 }
 
 static const char *const train_keys[] = { "kind", "model", "transformer", "precision", "parallelism",
-					  "batch", "bucket", "data", "iterations", "target_tokens", NULL };
+					  "batch", "bucket", "recompute", "data", "iterations",
+					  "target_tokens", NULL };
 
 static void read_training(rs *c, const yt_node *w, scn_training *t)
 {
@@ -400,6 +401,8 @@ static void read_training(rs *c, const yt_node *w, scn_training *t)
 	}
 	t->bucket_bytes = 25.0 * 1048576; /* PyTorch DDP's default bucket_cap_mb = 25 */
 	scn_get_q(r, w, "bucket", false, UNIT_BYTES, 0, 1e12, true, &t->bucket_bytes);
+	t->recompute = false;
+	scn_get_bool(r, w, "recompute", &t->recompute);
 	if ((dn = scn_section(r, w, "data", false)))
 		read_data(c, dn, t);
 	t->iterations = 10;

@@ -26,6 +26,10 @@ typedef struct coll_transport {
 	double cycles_per_byte;    /* host CPU, each side (tcp) */
 	double cycles_per_packet;  /* host CPU, each side (tcp) */
 	uint32_t mtu_bytes;        /* packet payload for the per-packet cost */
+	/* Fastest one connection (one hop of a step) can go; 0: no limit. Kernel
+	 * TCP processes a connection's bytes on one core at a time, so host-tcp
+	 * hops are bounded by what a core moves, whatever the link rate. */
+	double conn_cap_Bps;
 	sim_time jitter_mean_ps;   /* 0: none; else an exponential extra latency per message */
 	coll_cpu_fn *cpu;          /* may be NULL */
 	void *cpu_ctx;

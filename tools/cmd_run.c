@@ -1,46 +1,302 @@
-/* dpusim run: for now only --dump, the fully resolved scenario as YAML
- * (profiles merged, SI units). Simulating scenarios is not wired here yet:
- * without --dump it says so and exits 2. */
+/* dpusim run: simulate every variant of a scenario and show them side by
+ * side (or the report as JSON, or the resolved scenario with --dump). */
+#include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "sim/err.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
+#include "tools/db.h"
+#include "tools/run.h"
 #include "tools/scn_cli.h"
+#include "tools/sweep.h"
 
-int cmd_run(int argc, char **argv)
+typedef struct run_args {
+	scn_cli c;
+	bool dump, json;
+	const char *out_dir, *db_path;
+	run_opts ro;
+} run_args;
+
+static int parse_args(int argc, char **argv, run_args *a)
 {
-	scn_cli c = { 0 };
-	scn_scenario *s = NULL;
-	const char *unknown = NULL;
-	bool dump = false;
-	int rc;
 	for (int i = 1; i < argc; i++) {
-		int taken = scn_cli_option(&c, argc, argv, &i);
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		unsigned long long n;
+		int taken = scn_cli_option(&a->c, argc, argv, &i);
 		if (taken < 0)
 			return CLI_USAGE;
 		if (taken)
 			continue;
 		if (!strcmp(argv[i], "--dump"))
-			dump = true;
+			a->dump = true;
+		else if (!strcmp(argv[i], "--json"))
+			a->json = true;
+		else if (!strcmp(argv[i], "-o") && v)
+			a->out_dir = argv[++i];
+		else if (!strcmp(argv[i], "--db") && v)
+			a->db_path = argv[++i];
+		else if (!strcmp(argv[i], "--trace") && v)
+			a->ro.trace_path = argv[++i];
+		else if (!strcmp(argv[i], "--seed") && cli_parse_u64(v, &n))
+			a->ro.has_seed = true, a->ro.seed = n, i++;
+		else if (!strcmp(argv[i], "--replications") && cli_parse_u64(v, &n) && n > 0 &&
+			 n <= 10000)
+			a->ro.replications = (int)n, i++;
 		else if (argv[i][0] == '-' && argv[i][1])
-			unknown = unknown ? unknown : argv[i];
-		else if (c.file)
-			return cli_usage_error("run: one scenario file at a time ('%s' and '%s')", c.file, argv[i]);
+			return cli_usage_error("run: bad option '%s' (see 'dpusim run --help')", argv[i]);
+		else if (a->c.file)
+			return cli_usage_error("run: one scenario file at a time ('%s' and '%s')",
+					       a->c.file, argv[i]);
 		else
-			c.file = argv[i];
+			a->c.file = argv[i];
 	}
-	if (!dump)
-		return cli_usage_error("run: simulating scenarios is not built yet in this version of dpusim "
-				       "(only 'dpusim run FILE --dump' is; 'dpusim check FILE' validates)");
-	if (unknown)
-		return cli_usage_error("run --dump: unknown option '%s'", unknown);
-	if (!c.file)
-		return cli_usage_error("run: no scenario file given (usage: dpusim run FILE --dump)");
-	if ((rc = scn_cli_load(&c, &s)))
-		return rc;
-	scn_dump(s, stdout);
-	scn_free(s);
+	if (!a->c.file)
+		return cli_usage_error("run: no scenario file given (usage: dpusim run FILE)");
+	if (a->ro.trace_path)
+		return cli_usage_error("run: --trace is not built yet in this version of dpusim");
 	return CLI_OK;
+}
+
+/* ---- the side-by-side table ---- */
+
+static void cell(char *buf, size_t n, const rep_variant *v, const char *metric, double scale,
+		 const char *fmt)
+{
+	double x;
+	rep_stat st;
+	if (rep_variant_metric(v, metric, &x))
+		snprintf(buf, n, fmt, x * scale);
+	else if (rep_variant_stat(v, metric, &st))
+		snprintf(buf, n, fmt, st.mean * scale);
+	else
+		snprintf(buf, n, "-");
+}
+
+static void row(const rep_report *r, const char *label, const char *metric, double scale,
+		const char *fmt)
+{
+	char buf[64];
+	bool any = false;
+	for (size_t i = 0; i < rep_nvariants(r); i++) {
+		double x;
+		rep_stat st;
+		any |= rep_variant_metric(rep_variant_at(r, i), metric, &x) ||
+		       rep_variant_stat(rep_variant_at(r, i), metric, &st);
+	}
+	if (!any)
+		return;
+	printf("%-26s", label);
+	for (size_t i = 0; i < rep_nvariants(r); i++) {
+		cell(buf, sizeof buf, rep_variant_at(r, i), metric, scale, fmt);
+		printf(" %18s", buf);
+	}
+	putchar('\n');
+}
+
+static void stat_rows(const rep_report *r)
+{
+	static const struct { const char *label; int which; } rows[] = {
+		{ "iteration (mean, s)", 0 }, { "  95% CI (+-, s)", 1 },
+		{ "  p50 (s)", 2 }, { "  p99 (s)", 3 },
+	};
+	for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+		printf("%-26s", rows[k].label);
+		for (size_t i = 0; i < rep_nvariants(r); i++) {
+			rep_stat st;
+			double x = NAN;
+			char buf[32] = "-";
+			if (rep_variant_stat(rep_variant_at(r, i), "iteration_s", &st))
+				x = rows[k].which == 0 ? st.mean : rows[k].which == 1 ? st.ci95
+				    : rows[k].which == 2 ? st.p50 : st.p99;
+			if (isfinite(x))
+				snprintf(buf, sizeof buf, "%.4g", x);
+			printf(" %18s", buf);
+		}
+		putchar('\n');
+	}
+}
+
+static void breakdown_rows(const rep_report *r)
+{
+	size_t n;
+	const char *const *names = rep_breakdown_names(&n);
+	for (size_t k = 0; k < n; k++) {
+		char label[40];
+		bool any = false;
+		for (size_t i = 0; i < rep_nvariants(r); i++) {
+			double x;
+			any |= rep_variant_breakdown(rep_variant_at(r, i), names[k], &x);
+		}
+		if (!any)
+			continue;
+		snprintf(label, sizeof label, "  %s (s)", names[k]);
+		printf("%-26s", label);
+		for (size_t i = 0; i < rep_nvariants(r); i++) {
+			double x;
+			char buf[32] = "-";
+			if (rep_variant_breakdown(rep_variant_at(r, i), names[k], &x))
+				snprintf(buf, sizeof buf, "%.4g", x);
+			printf(" %18s", buf);
+		}
+		putchar('\n');
+	}
+}
+
+static void collective_rows(const rep_report *r)
+{
+	const rep_variant *v0 = rep_variant_at(r, 0);
+	size_t n = rep_variant_ncollectives(v0);
+	if (!n)
+		return;
+	printf("\n%-26s", "collective (busbw GB/s)");
+	for (size_t i = 0; i < rep_nvariants(r); i++)
+		printf(" %18s", rep_variant_name(rep_variant_at(r, i)));
+	putchar('\n');
+	for (size_t k = 0; k < n; k++) {
+		const rep_collective *c0 = rep_variant_collective(v0, k);
+		char label[64];
+		snprintf(label, sizeof label, "%s %s %llu B", c0->op, c0->algo,
+			 (unsigned long long)c0->bytes);
+		printf("%-26s", label);
+		for (size_t i = 0; i < rep_nvariants(r); i++) {
+			const rep_variant *v = rep_variant_at(r, i);
+			char buf[48] = "-";
+			if (k < rep_variant_ncollectives(v)) {
+				const rep_collective *c = rep_variant_collective(v, k);
+				snprintf(buf, sizeof buf, "%.3g (%.4g us)", c->busbw_GBps, c->time_s * 1e6);
+			}
+			printf(" %18s", buf);
+		}
+		putchar('\n');
+	}
+}
+
+static void print_table(const rep_report *r)
+{
+	const rep_scenario *sc = rep_get_scenario(r);
+	printf("scenario %s (seed %llu)\n\n%-26s", sc->name, (unsigned long long)sc->seed, "");
+	for (size_t i = 0; i < rep_nvariants(r); i++)
+		printf(" %18s", rep_variant_name(rep_variant_at(r, i)));
+	putchar('\n');
+	for (const char *k = "network"; k; k = !strcmp(k, "network") ? "storage"
+					     : !strcmp(k, "storage") ? "crypto"
+					     : !strcmp(k, "crypto") ? "vswitch" : NULL) {
+		printf("%-26s", k);
+		for (size_t i = 0; i < rep_nvariants(r); i++) {
+			const char *o = rep_variant_offload(rep_variant_at(r, i), k);
+			printf(" %18s", o ? o : "-");
+		}
+		putchar('\n');
+	}
+	stat_rows(r);
+	row(r, "samples/s", "samples_per_s", 1, "%.5g");
+	row(r, "tokens/s", "tokens_per_s", 1, "%.5g");
+	row(r, "TFLOP/s per GPU", "tflops_per_gpu", 1, "%.4g");
+	row(r, "MFU", "mfu", 100, "%.1f%%");
+	row(r, "GPU utilisation", "gpu_util", 100, "%.1f%%");
+	row(r, "host CPU utilisation", "host_cpu_util", 100, "%.1f%%");
+	row(r, "DPU utilisation", "dpu_util", 100, "%.1f%%");
+	row(r, "time to train (days)", "time_to_train_s", 1.0 / 86400, "%.4g");
+	row(r, "goodput", "goodput", 100, "%.1f%%");
+	row(r, "energy (kWh)", "energy_kwh", 1, "%.5g");
+	row(r, "cost (USD)", "cost_usd", 1, "%.5g");
+	printf("%-26s", "breakdown of an iteration");
+	putchar('\n');
+	breakdown_rows(r);
+	printf("%-26s", "speedup over first");
+	for (size_t i = 0; i < rep_nvariants(r); i++) {
+		double x;
+		char buf[32] = "-";
+		if (rep_speedup(r, rep_variant_name(rep_variant_at(r, i)), &x))
+			snprintf(buf, sizeof buf, "%.3fx", x);
+		printf(" %18s", buf);
+	}
+	putchar('\n');
+	collective_rows(r);
+	if (rep_ninfo(r))
+		putchar('\n');
+	for (size_t i = 0; i < rep_ninfo(r); i++) {
+		const char *k, *v;
+		rep_info_at(r, i, &k, &v);
+		printf("%s: %s\n", k, v);
+	}
+}
+
+/* ---- outputs ---- */
+
+static int write_outputs(const run_args *a, rep_report *rep)
+{
+	char err[512], path[4096];
+	sweep sw = { .file = a->c.file };
+	int rc = sweep_hash_file(&sw);
+	if (rc)
+		return CLI_USAGE;
+	rep_scenario sc = *rep_get_scenario(rep);
+	sc.sha256 = sw.sha256;
+	rc = rep_set_scenario(rep, &sc);
+	if (!rc && a->out_dir) {
+		if (mkdir(a->out_dir, 0777) && errno != EEXIST) {
+			cli_error("cannot create '%s': %s", a->out_dir, strerror(errno));
+			rc = SIM_EIO;
+		} else {
+			snprintf(path, sizeof path, "%s/report.json", a->out_dir);
+			if ((rc = rep_write_file(rep, path, err, sizeof err)))
+				cli_error("%s", err);
+		}
+	}
+	if (!rc && a->db_path) {
+		db *d = NULL;
+		int64_t id;
+		if ((rc = db_make_parent(a->db_path, err, sizeof err)) ||
+		    (rc = db_open(a->db_path, &d, err, sizeof err)) ||
+		    (rc = db_store_report(d, rep, sw.text, &id, err, sizeof err)))
+			cli_error("%s", err);
+		db_close(d);
+	}
+	free(sw.text);
+	return rc ? CLI_USAGE : CLI_OK;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	run_args a = { .c = { 0 } };
+	scn_scenario *s = NULL;
+	rep_report *rep = NULL;
+	diag *d;
+	int rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc;
+	if ((rc = scn_cli_load(&a.c, &s)))
+		return rc;
+	if (a.dump) {
+		scn_dump(s, stdout);
+		scn_free(s);
+		return CLI_OK;
+	}
+	if (!(d = diag_new())) {
+		scn_free(s);
+		return cli_usage_error("out of memory");
+	}
+	a.ro.progress = !a.json && isatty(STDERR_FILENO) ? stderr : NULL;
+	if (run_scenario(s, &a.ro, &rep, d)) {
+		for (size_t i = 0; i < diag_count(d) && i < DIAG_MAX; i++)
+			cli_error("%s: %s", a.c.file, diag_msg(d, i));
+		rc = CLI_USAGE;
+	} else if (!(rc = write_outputs(&a, rep))) {
+		if (a.json)
+			rep_write_json(rep, stdout);
+		else
+			print_table(rep);
+	}
+	rep_free(rep);
+	diag_free(d);
+	scn_free(s);
+	return rc;
 }

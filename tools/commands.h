@@ -3,6 +3,7 @@
 #define DPUSIM_TOOLS_COMMANDS_H
 
 int cmd_bench(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_profiles(int argc, char **argv);
 int cmd_run(int argc, char **argv);

@@ -157,7 +157,16 @@ const cli_cmd cli_commands[] = {
 	  "exit status: 0 profiles written, 2 bad input or nothing could be fitted\n",
 	  cmd_calibrate },
 	{ "validate", "check predictions against published measurements",
-	  "usage: dpusim validate\n", NULL },
+	  "usage: dpusim validate [--cases FILE] [--only NAME|GROUP] [--profile-dir DIR]\n"
+	  "\n"
+	  "Runs every case of tests/validation/cases.yaml (or --cases FILE): a\n"
+	  "scenario built from published hardware specifications, and one figure\n"
+	  "of its report compared with a published measurement (sources in the\n"
+	  "cases file and each scenario). Prints predicted, published, the error\n"
+	  "and the tolerance per case, and the mean absolute error of the\n"
+	  "Megatron-LM rows. Exit 0 when every case is within its tolerance, 1\n"
+	  "when one is not, 2 when a case cannot run.\n",
+	  cmd_validate },
 	{ "bench", "engine, flow-solver and scale benchmarks",
 	  "usage: dpusim bench engine [--events N] [--reps R] [--pending N[,N...]]\n"
 	  "\n"

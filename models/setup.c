@@ -1,0 +1,266 @@
+/* Scenario values to model parameters. */
+#include "models/setup.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "sim/err.h"
+
+#define PS_PER_S 1e12
+
+double setup_pcie_Bps(double gen, double lanes)
+{
+	static const double lane_Bps[] = {
+		[3] = 8e9 * 128 / 130 / 8, [4] = 16e9 * 128 / 130 / 8,
+		[5] = 32e9 * 128 / 130 / 8, [6] = 64e9 * 242 / 256 / 8,
+	};
+	int g = (int)gen;
+	if (!profile_has(gen) || !profile_has(lanes) || g < 3 || g > 6)
+		return 0;
+	return lane_Bps[g] * lanes;
+}
+
+uint32_t setup_gpu_sms(const char *name)
+{
+	if (!strncmp(name, "A100", 4))
+		return 108;
+	if (!strncmp(name, "H100-SXM", 8) || !strncmp(name, "H200-SXM", 8))
+		return 132;
+	return 0;
+}
+
+static sim_time ps_of(double s)
+{
+	return (sim_time)llround(s * PS_PER_S);
+}
+
+/* A value a model cannot do without: an error naming where to set it. */
+static bool need(double v, const scn_hw *hw, const char *field, const char *where, diag *d)
+{
+	if (profile_has(v))
+		return true;
+	diag_add(d, NULL, 0, 0,
+		 "%s: profile '%s' gives no '%s' (no published figure); set %s.%s in the "
+		 "scenario, with its source in a comment",
+		 where, hw->name, field, where, field);
+	return false;
+}
+
+int setup_host_of(const scn_scenario *s, setup_host *out, diag *d)
+{
+	const scn_hw *cpu = &s->cluster.cpu;
+	const profile_cpu *c = &cpu->v.cpu;
+	bool ok = need(c->sockets, cpu, "sockets", "cluster.cpu", d) &
+		  need(c->cores_per_socket, cpu, "cores_per_socket", "cluster.cpu", d) &
+		  need(c->freq_hz, cpu, "freq", "cluster.cpu", d);
+	if (!ok)
+		return SIM_EINVAL;
+	*out = (setup_host){ .cores = c->sockets * c->cores_per_socket, .freq_Hz = c->freq_hz,
+			     .mem_Bps = profile_has(c->mem_bw_Bps) ? c->mem_bw_Bps * c->sockets : 0 };
+	return SIM_OK;
+}
+
+/* Core-seconds per byte of a cost given as cycles per byte, or as a
+ * throughput per core where the clock of the measurement is unpublished. */
+static double core_s_per_byte(double cycles_per_byte, double per_core_Bps, double freq_Hz)
+{
+	if (profile_has(cycles_per_byte))
+		return cycles_per_byte / freq_Hz;
+	if (profile_has(per_core_Bps) && per_core_Bps > 0)
+		return 1.0 / per_core_Bps;
+	return NAN;
+}
+
+static double dpu_engine(const scn_scenario *s, double rate, const char *field,
+			 const char *what, diag *d)
+{
+	if (!s->cluster.has_dpu) {
+		diag_add(d, NULL, 0, 0, "%s needs a DPU in cluster.dpu", what);
+		return NAN;
+	}
+	if (!need(rate, &s->cluster.dpu, field, "cluster.dpu", d))
+		return NAN;
+	return rate * (s->cluster.dpus_per_node > 0 ? s->cluster.dpus_per_node : 1);
+}
+
+static void cap_engine(setup_host_costs *o, double cap, const char *what)
+{
+	if (cap > 0 && (o->engine_cap_Bps == 0 || cap < o->engine_cap_Bps)) {
+		o->engine_cap_Bps = cap;
+		o->engine_what = what;
+	}
+}
+
+int setup_net_costs(const scn_scenario *s, const scn_variant *v, const setup_host *h,
+		    setup_host_costs *out, diag *d, diag *notes)
+{
+	const profile_host_costs *hc = &s->cluster.host_costs.v.host;
+	double mtu = profile_has(hc->mtu_bytes) ? hc->mtu_bytes : NAN;
+	size_t errs = diag_count(d);
+	*out = (setup_host_costs){ 0 };
+	if (v->network == SCN_NET_HOST_TCP) {
+		out->tcp_core_s_per_byte = core_s_per_byte(hc->tcp_rx_cycles_per_byte,
+							   hc->tcp_rx_bw_per_core_Bps, h->freq_Hz);
+		if (!isfinite(out->tcp_core_s_per_byte))
+			need(NAN, &s->cluster.host_costs, "tcp_rx_bw_per_core",
+			     "cluster.host_costs", d);
+		if (notes && !profile_has(hc->tcp_tx_cycles_per_byte))
+			diag_add(notes, NULL, 0, 0, "host-tcp: send-side CPU cost not modelled "
+				 "(no published tcp_tx_cycles_per_byte); the receive copy path is");
+	}
+	if (v->crypto == SCN_CRYPTO_HOST) {
+		out->crypto_core_s_per_byte = core_s_per_byte(hc->aes_gcm_cycles_per_byte, NAN,
+							      h->freq_Hz);
+		if (!isfinite(out->crypto_core_s_per_byte))
+			need(NAN, &s->cluster.host_costs, "aes_gcm_cycles_per_byte",
+			     "cluster.host_costs", d);
+	} else if (v->crypto == SCN_CRYPTO_DPU_INLINE) {
+		cap_engine(out, dpu_engine(s, s->cluster.dpu.v.dpu.crypto_rate_Bps, "crypto_rate",
+					   "crypto: dpu-inline", d), "DPU inline crypto engine");
+	}
+	if (v->vswitch == SCN_VSW_HOST) {
+		double pps = profile_has(hc->vswitch_cycles_per_packet)
+				     ? h->freq_Hz / hc->vswitch_cycles_per_packet
+				     : hc->vswitch_pps_per_core;
+		if (!profile_has(pps) || !isfinite(mtu))
+			need(NAN, &s->cluster.host_costs, "vswitch_pps_per_core and mtu",
+			     "cluster.host_costs", d);
+		else
+			out->vswitch_core_s_per_byte = 1.0 / (pps * mtu);
+	} else if (v->vswitch == SCN_VSW_DPU) {
+		double pps = dpu_engine(s, s->cluster.dpu.v.dpu.asap2_pps, "asap2_pps",
+					"vswitch: dpu", d);
+		if (isfinite(pps) && isfinite(mtu))
+			cap_engine(out, pps * mtu, "DPU ASAP2 virtual-switch offload");
+	}
+	if (diag_count(d) > errs)
+		return SIM_EINVAL;
+	out->total_core_s_per_byte = out->tcp_core_s_per_byte + out->crypto_core_s_per_byte +
+				     out->vswitch_core_s_per_byte;
+	return SIM_OK;
+}
+
+static fab_topo topo_of(const scn_fabric *f)
+{
+	switch (f->topology) {
+	case SCN_TOPO_SINGLE_SWITCH:
+		return FAB_SINGLE_SWITCH;
+	case SCN_TOPO_FAT_TREE:
+		return f->tiers >= 3 ? FAB_FAT_TREE3 : FAB_FAT_TREE2;
+	case SCN_TOPO_RAIL_OPTIMISED:
+		break;
+	}
+	return FAB_RAIL;
+}
+
+int setup_fabric(const scn_scenario *s, uint32_t gpus, fab_config *out, diag *d)
+{
+	const scn_cluster *c = &s->cluster;
+	const scn_fabric *f = &c->fabric;
+	uint32_t gpn = (uint32_t)c->gpus_per_node;
+	double gpu_pcie = setup_pcie_Bps(c->gpu.v.gpu.pcie_gen, c->gpu.v.gpu.pcie_lanes);
+	double nic_pcie = setup_pcie_Bps(c->nic.v.nic.pcie_gen, c->nic.v.nic.pcie_lanes);
+	if (!need(f->sw.v.sw.latency_s, &f->sw, "latency", "cluster.fabric.switch", d))
+		return SIM_EINVAL;
+	*out = (fab_config){
+		.topo = topo_of(f),
+		.nodes = (gpus + gpn - 1) / gpn,
+		.gpus_per_node = gpn,
+		.nics_per_node = (uint32_t)(c->nics_per_node > 0 ? c->nics_per_node : 1),
+		.link_Bps = f->link_rate_Bps,
+		.hop_lat_ps = ps_of(f->hop_latency_s),
+		.switch_lat_ps = ps_of(f->sw.v.sw.latency_s),
+		.radix = profile_has(f->sw.v.sw.radix) ? (uint32_t)f->sw.v.sw.radix : 0,
+		.oversub = f->oversubscription >= 1 ? f->oversubscription : 1,
+		.nvlink_Bps = profile_has(c->gpu.v.gpu.nvlink_bw_Bps) && gpn > 1
+				      ? c->gpu.v.gpu.nvlink_bw_Bps : 0,
+		.pcie_Bps = gpu_pcie > 0 && nic_pcie > 0 ? fmin(gpu_pcie, nic_pcie) : 0,
+		.pcie = FAB_PCIE_SWITCH,
+		.routing = f->routing == SCN_ROUTE_ADAPTIVE ? FAB_ADAPTIVE : FAB_ECMP,
+		.seed = s->seed,
+	};
+	if (out->topo == FAB_SINGLE_SWITCH)
+		out->radix = 0; /* one switch of whatever size the cluster needs */
+	return SIM_OK;
+}
+
+int setup_transport(const scn_scenario *s, const scn_variant *v, const setup_host *h,
+		    coll_transport *out, diag *d, diag *notes)
+{
+	const profile_host_costs *hc = &s->cluster.host_costs.v.host;
+	setup_host_costs costs;
+	int rc = setup_net_costs(s, v, h, &costs, d, notes);
+	if (rc)
+		return rc;
+	*out = (coll_transport){ .mtu_bytes = profile_has(hc->mtu_bytes)
+						      ? (uint32_t)hc->mtu_bytes : 1500 };
+	/* The adapter's own latency applies to every transport; the host stack
+	 * adds its share on top for TCP. */
+	if (!need(s->cluster.nic.v.nic.rdma_latency_s, &s->cluster.nic, "rdma_latency",
+		  "cluster.nic", d))
+		return SIM_EINVAL;
+	out->msg_lat_ps = ps_of(s->cluster.nic.v.nic.rdma_latency_s);
+	switch (v->network) {
+	case SCN_NET_HOST_TCP:
+		out->kind = COLL_HOST_TCP;
+		if (profile_has(hc->tcp_latency_s))
+			out->msg_lat_ps += ps_of(hc->tcp_latency_s);
+		else if (notes)
+			diag_add(notes, NULL, 0, 0, "host-tcp: host-stack latency per message not "
+				 "modelled (no published tcp_latency)");
+		/* NCCL's socket transport opens NCCL_SOCKET_NTHREADS x
+		 * NCCL_NSOCKS_PERTHREAD sockets per connection, 1 x 1 by default
+		 * (NCCL documentation, Environment Variables): one core's worth. */
+		out->conn_cap_Bps = 1.0 / costs.total_core_s_per_byte;
+		break;
+	case SCN_NET_RDMA:
+	case SCN_NET_RDMA_GDR:
+		out->kind = v->network == SCN_NET_RDMA ? COLL_RDMA : COLL_RDMA_GDR;
+		if (costs.total_core_s_per_byte > 0)
+			out->conn_cap_Bps = 1.0 / costs.total_core_s_per_byte;
+		break;
+	}
+	out->cycles_per_byte = costs.total_core_s_per_byte * h->freq_Hz;
+	return SIM_OK;
+}
+
+static double peak_of(const profile_gpu *g, scn_precision p)
+{
+	switch (p) {
+	case SCN_FP32:
+		return g->peak_fp32_flops;
+	case SCN_TF32:
+		return g->peak_tf32_flops;
+	case SCN_FP16:
+		return g->peak_fp16_flops;
+	case SCN_BF16:
+		return g->peak_bf16_flops;
+	case SCN_FP8:
+		break;
+	}
+	return g->peak_fp8_flops;
+}
+
+int setup_gpu(const scn_scenario *s, scn_precision prec, gpu_spec *out, diag *d, diag *notes)
+{
+	const scn_hw *hw = &s->cluster.gpu;
+	const profile_gpu *g = &hw->v.gpu;
+	char field[32];
+	snprintf(field, sizeof field, "peak_%s_flops", scn_precision_name(prec));
+	bool ok = need(peak_of(g, prec), hw, field, "cluster.gpu", d) &
+		  need(g->hbm_bw_Bps, hw, "hbm_bw", "cluster.gpu", d) &
+		  need(g->eff_max, hw, "eff_max", "cluster.gpu", d);
+	if (!ok)
+		return SIM_EINVAL;
+	*out = (gpu_spec){ .peak_flops = peak_of(g, prec), .hbm_Bps = g->hbm_bw_Bps,
+			   .eff_max = g->eff_max, .sms = setup_gpu_sms(hw->name),
+			   .tile_m = GPU_TILE_M, .tile_n = GPU_TILE_N,
+			   .launch_s = profile_has(g->kernel_launch_s) ? g->kernel_launch_s : 0 };
+	if (notes && !profile_has(g->kernel_launch_s))
+		diag_add(notes, NULL, 0, 0, "gpu: kernel-launch overhead not modelled (no "
+			 "published kernel_launch for '%s')", hw->name);
+	if (notes && !out->sms)
+		diag_add(notes, NULL, 0, 0, "gpu: tile/wave quantization not modelled (SM count "
+			 "of '%s' unknown)", hw->name);
+	return SIM_OK;
+}

@@ -1,0 +1,69 @@
+/* From a resolved scenario to the models' parameters: the fabric of a set
+ * of GPUs, the transport and host costs an offload variant implies, the
+ * GPU's compute parameters. One place where profile fields become model
+ * inputs, so every model reads hardware the same way, and where a figure a
+ * model needs but no profile publishes is reported, never made up. */
+#ifndef DPUSIM_MODELS_SETUP_H
+#define DPUSIM_MODELS_SETUP_H
+
+#include <stdint.h>
+
+#include "models/coll.h"
+#include "models/diag.h"
+#include "models/fabric.h"
+#include "models/gpu.h"
+#include "models/scenario.h"
+#include "models/transport.h"
+
+/* PCIe bandwidth per direction of one link: lanes x per-lane rate of the
+ * generation (PCI-SIG base specifications: Gen3 8 GT/s, Gen4 16 GT/s, Gen5
+ * 32 GT/s, Gen6 64 GT/s, 128b/130b encoding; Gen6 FLIT 242/256). 0 when the
+ * generation is unknown. */
+double setup_pcie_Bps(double gen, double lanes);
+
+/* The host's work per byte moved over the network under this variant, in
+ * core-seconds per byte on each side (sender and receiver alike), and what
+ * it is made of, for explanations. */
+typedef struct setup_host_costs {
+	double tcp_core_s_per_byte;      /* kernel TCP (receive copy path) */
+	double crypto_core_s_per_byte;   /* AES-GCM on host cores */
+	double vswitch_core_s_per_byte;  /* software virtual switch */
+	double total_core_s_per_byte;
+	double engine_cap_Bps;           /* DPU engine bound on the node's traffic; 0: none */
+	const char *engine_what;         /* which engine, for explanations */
+} setup_host_costs;
+
+/* Host CPU of one node: cores and clock. 0 or SIM_EINVAL with messages. */
+typedef struct setup_host {
+	double cores;
+	double freq_Hz;
+	double mem_Bps;
+} setup_host;
+
+int setup_host_of(const scn_scenario *s, setup_host *out, diag *d);
+
+/* Network costs the variant puts on the host (and DPU engines). Fills
+ * notes (may be NULL) with what could not be modelled for lack of a
+ * published figure. 0 or SIM_EINVAL with messages in d. */
+int setup_net_costs(const scn_scenario *s, const scn_variant *v, const setup_host *h,
+		    setup_host_costs *out, diag *d, diag *notes);
+
+/* The fabric for `gpus` GPUs of the scenario's cluster (packed onto
+ * ceil(gpus / gpus_per_node) nodes). 0 or SIM_EINVAL with messages. */
+int setup_fabric(const scn_scenario *s, uint32_t gpus, fab_config *out, diag *d);
+
+/* The transport of a variant (latency, host cycles at the node's clock). */
+int setup_transport(const scn_scenario *s, const scn_variant *v, const setup_host *h,
+		    coll_transport *out, diag *d, diag *notes);
+
+/* The GPU at the workload's precision. 0 or SIM_EINVAL with messages. */
+int setup_gpu(const scn_scenario *s, scn_precision prec, gpu_spec *out, diag *d, diag *notes);
+
+/* Streaming multiprocessors of a GPU profile by name (0 when unknown):
+ * NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020): 108 SMs on
+ * A100; NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022): 132 SMs
+ * on H100 SXM5 (H200 SXM is the same GH100 configuration with more HBM:
+ * NVIDIA H200 Tensor Core GPU datasheet, 2024). */
+uint32_t setup_gpu_sms(const char *profile_name);
+
+#endif

@@ -1,0 +1,918 @@
+/* The training simulation: 1F1B pipelines of every data-parallel replica on
+ * the engine, communication as flows, a data loader per replica.
+ *
+ * Ranks follow Megatron-LM's order, tensor-parallel innermost, then
+ * pipeline, then data: rank(d, p, t) = (d * pp + p) * tp + t, so a
+ * tensor-parallel group shares a node's NVLink domain. A tensor-parallel
+ * group moves in lock step (its all-reduces synchronise it), so it is one
+ * "stage" here whose compute time is that of its slowest GPU. Its
+ * all-reduces run on the node's NVSwitch, which no other group shares: their
+ * time is simulated once, on a one-node fabric, and reused (symmetry used
+ * only where no resource is shared). Everything that leaves a node (pipeline
+ * activations and gradients, gradient all-reduce across replicas, storage
+ * reads) runs as flows on the one cluster fabric, where it contends. */
+#include "models/train.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "sim/engine.h"
+#include "sim/err.h"
+#include "sim/flow.h"
+#include "sim/station.h"
+
+#define MAX_BUCKETS 64
+
+typedef struct trainer trainer;
+
+typedef struct stage {
+	trainer *tr;
+	uint32_t d, p, first_rank, layers;
+	uint32_t op;               /* next op of the 2M-long 1F1B sequence */
+	bool busy, waiting, syncing, done;
+	sim_time wait_since, sync_since, done_at;
+	uint8_t *fwd_in, *bwd_in;  /* input of microbatch m has arrived */
+	sim_time *fwd_sent, *bwd_sent; /* when the transfer providing it started */
+	double part[TRAIN_NPARTS];
+	double compute_s;
+	double op_comm_s;          /* exposed comm inside the running op */
+	double op_compute_s;
+} stage;
+
+/* Gradient all-reduce of one pipeline stage across the replicas. */
+typedef struct dpgroup {
+	trainer *tr;
+	uint32_t p, nbuckets, next, running, done_tp;
+	uint32_t ready[MAX_BUCKETS];
+	sim_time all_ready_at[MAX_BUCKETS];
+	double bucket_bytes;
+	uint32_t *ranks;           /* tp x dp: the group of each tensor rank */
+	coll_result *res;          /* tp results of the running bucket */
+	sim_time started;
+} dpgroup;
+
+/* A replica's data loader on the node of its stage 0. */
+typedef struct loader {
+	trainer *tr;
+	uint32_t d, node;
+	uint64_t issued, consumed;
+	sim_time *read_done;       /* per ring slot: when storage delivered it */
+	uint8_t *ready;            /* per ring slot */
+	uint32_t ring;
+} loader;
+
+/* One point-to-point transfer between stages. */
+typedef struct xfer {
+	trainer *tr;
+	uint32_t d, p_to, m;
+	bool fwd;
+	sim_time sent, lat;
+} xfer;
+
+struct trainer {
+	const train_config *cfg;
+	diag *d;
+	sim_engine *eng;
+	flow_net *net;
+	fab *f;
+	coll_ctx *coll;
+	noise_model *noise;
+	uint32_t P, D, T, M, gpn, nodes;
+	stage *st;                 /* D x P */
+	dpgroup *dg;               /* P */
+	loader *ld;                /* D */
+	station **decoders;        /* per node */
+	uint32_t *stor_res;        /* per node: host stack, SNAP engine (or UINT32_MAX) */
+	uint32_t *stor_in;         /* per node: ingress for storage */
+	uint32_t stor_servers0;
+	uint64_t stor_rr;
+	double tp_fwd_s, tp_ar_s;  /* per layer per op: all-reduces on NVLink */
+	double layer_f_s, layer_b_s, logit_f_s, logit_b_s;
+	double *params_stage;      /* per GPU, per stage */
+	uint32_t iter, stages_done;
+	sim_time iter_start;
+	uint64_t step, flow_key;
+	double *node_core_s;       /* host core-seconds of stack work, per node */
+	double *node_bytes;        /* bytes sent through the DPU engines, per node */
+	int err;
+	/* results */
+	train_result *res;
+	double pp_time_s, dp_time_s;
+	uint64_t pp_count, dp_count;
+};
+
+static uint32_t rank_of(const trainer *tr, uint32_t d, uint32_t p, uint32_t t)
+{
+	return (d * tr->P + p) * tr->T + t;
+}
+
+static sim_time ps(double s)
+{
+	return (sim_time)llround(s * 1e12);
+}
+
+static void fail(trainer *tr, int rc, const char *what)
+{
+	if (!tr->err) {
+		tr->err = rc;
+		diag_add(tr->d, NULL, 0, 0, "training simulation: %s: %s", what, sim_strerror(rc));
+	}
+	sim_stop(tr->eng);
+}
+
+/* ---- the 1F1B schedule ---- */
+
+/* Op i of stage p: warm-up forwards, then one forward and one backward
+ * alternately, then the remaining backwards (Narayanan et al., SC21, 2.2.1). */
+static void op_at(uint32_t P, uint32_t M, uint32_t p, uint32_t i, bool *fwd, uint32_t *m)
+{
+	uint32_t warm = P - p - 1 < M ? P - p - 1 : M;
+	if (i < warm) {
+		*fwd = true, *m = i;
+	} else if (i < warm + 2 * (M - warm)) {
+		uint32_t j = (i - warm) / 2;
+		*fwd = (i - warm) % 2 == 0;
+		*m = *fwd ? warm + j : j;
+	} else {
+		*fwd = false, *m = M - warm + (i - warm - 2 * (M - warm));
+	}
+}
+
+static void try_run(trainer *tr, stage *s);
+static void stage_synced(trainer *tr, uint32_t p);
+
+static void add_wait(stage *s, enum train_part part, sim_time from, sim_time to)
+{
+	if (to > from)
+		s->part[part] += sim_time_to_s(to - from);
+}
+
+/* Attributes [wait_since, now] of a stage that was waiting on an input
+ * whose transfer (or batch) started at `sent`. */
+static void end_wait(trainer *tr, stage *s, bool fwd, uint32_t m)
+{
+	sim_time now = sim_now(tr->eng);
+	if (!s->waiting)
+		return;
+	s->waiting = false;
+	if (fwd && s->p == 0) {
+		loader *l = &tr->ld[s->d];
+		sim_time rd = l->read_done[(tr->iter * (uint64_t)tr->M + m) % l->ring];
+		sim_time cut = rd > s->wait_since ? (rd < now ? rd : now) : s->wait_since;
+		add_wait(s, TRAIN_DATA_STALL, s->wait_since, cut);
+		add_wait(s, TRAIN_CPU_STALL, cut, now);
+		return;
+	}
+	sim_time sent = fwd ? s->fwd_sent[m] : s->bwd_sent[m];
+	sim_time cut = sent > s->wait_since ? (sent < now ? sent : now) : s->wait_since;
+	add_wait(s, TRAIN_BUBBLE, s->wait_since, cut);
+	add_wait(s, TRAIN_EXPOSED_COMM, cut, now);
+}
+
+static bool input_ready(trainer *tr, stage *s, bool fwd, uint32_t m)
+{
+	if (fwd && s->p == 0) {
+		loader *l = &tr->ld[s->d];
+		return !tr->cfg->data || l->ready[(tr->iter * (uint64_t)tr->M + m) % l->ring];
+	}
+	if (fwd)
+		return s->fwd_in[m];
+	return s->p == tr->P - 1 || s->bwd_in[m];
+}
+
+static void op_done(sim_engine *eng, void *obj, uint64_t data);
+static void loader_consume(trainer *tr, loader *l);
+static void bucket_ready(sim_engine *eng, void *obj, uint64_t data);
+
+static double op_times(trainer *tr, stage *s, bool fwd, double *comm_s)
+{
+	double c, comm;
+	bool last = s->p == tr->P - 1;
+	if (fwd) {
+		c = s->layers * tr->layer_f_s + (last ? tr->logit_f_s : 0);
+		comm = s->layers * tr->tp_fwd_s;
+	} else {
+		c = s->layers * (tr->layer_b_s + (tr->cfg->recompute ? tr->layer_f_s : 0)) +
+		    (last ? tr->logit_b_s : 0);
+		comm = s->layers * tr->tp_fwd_s * (tr->cfg->recompute ? 2 : 1);
+	}
+	c *= noise_group_max(tr->noise, s->first_rank, tr->T, tr->step++);
+	*comm_s = comm;
+	return c;
+}
+
+static void try_run(trainer *tr, stage *s)
+{
+	bool fwd;
+	uint32_t m;
+	double comm, compute;
+	if (s->busy || s->syncing || s->done || tr->err)
+		return;
+	if (s->op == 2 * tr->M) {
+		s->syncing = true;
+		s->sync_since = sim_now(tr->eng);
+		if (tr->D == 1)
+			stage_synced(tr, s->p);
+		return;
+	}
+	op_at(tr->P, tr->M, s->p, s->op, &fwd, &m);
+	if (!input_ready(tr, s, fwd, m)) {
+		if (!s->waiting) {
+			s->waiting = true;
+			s->wait_since = sim_now(tr->eng);
+		}
+		return;
+	}
+	end_wait(tr, s, fwd, m);
+	if (fwd && s->p == 0 && tr->cfg->data)
+		loader_consume(tr, &tr->ld[s->d]);
+	compute = op_times(tr, s, fwd, &comm);
+	s->busy = true;
+	s->op_compute_s = compute;
+	s->op_comm_s = comm;
+	sim_time dur = ps(compute + comm);
+	if (!fwd && m == tr->M - 1 && tr->D > 1) {
+		/* Gradients of the last microbatch's backward become ready bucket
+		 * by bucket as it proceeds (from the last layer back). */
+		dpgroup *g = &tr->dg[s->p];
+		for (uint32_t k = 0; k < g->nbuckets; k++)
+			if (sim_schedule_in(tr->eng, dur * (k + 1) / g->nbuckets, bucket_ready, g, k,
+					    NULL))
+				return fail(tr, SIM_ENOMEM, "scheduling");
+	}
+	if (sim_schedule_in(tr->eng, dur, op_done, s, (uint64_t)fwd << 32 | m, NULL))
+		fail(tr, SIM_ENOMEM, "scheduling");
+}
+
+/* ---- point-to-point transfers between stages ---- */
+
+static void xfer_arrived(sim_engine *eng, void *obj, uint64_t data)
+{
+	xfer *x = obj;
+	trainer *tr = x->tr;
+	stage *s = &tr->st[x->d * tr->P + x->p_to];
+	(void)eng, (void)data;
+	if (x->fwd) {
+		s->fwd_in[x->m] = 1;
+		s->fwd_sent[x->m] = x->sent;
+	} else {
+		s->bwd_in[x->m] = 1;
+		s->bwd_sent[x->m] = x->sent;
+	}
+	tr->pp_time_s += sim_time_to_s(sim_now(tr->eng) - x->sent);
+	tr->pp_count++;
+	free(x);
+	try_run(tr, s);
+}
+
+static void xfer_flowed(sim_engine *eng, void *obj, uint64_t data)
+{
+	xfer *x = obj;
+	(void)data;
+	if (sim_schedule_in(eng, x->lat, xfer_arrived, x, 0, NULL))
+		fail(x->tr, SIM_ENOMEM, "scheduling");
+}
+
+/* Union of the tensor ranks' routes from stage p_from to p_to of replica d:
+ * the T slices move in lock step, one flow for all. */
+static int send_between(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to, uint32_t m,
+			bool fwd)
+{
+	const wl_transformer *t = &tr->cfg->model.tf;
+	uint32_t path[FAB_PATH_MAX * 8], len = 0;
+	sim_time lat = 0;
+	fab_end end = coll_transport_end(tr->cfg->coll.transport.kind);
+	xfer *x = malloc(sizeof *x);
+	if (!x)
+		return SIM_ENOMEM;
+	for (uint32_t k = 0; k < tr->T; k++) {
+		fab_path fp;
+		int rc = fab_route(tr->f, rank_of(tr, d, p_from, k), rank_of(tr, d, p_to, k),
+				   tr->flow_key++, end, end, &fp);
+		if (rc || len + fp.len > sizeof path / sizeof path[0]) {
+			free(x);
+			return rc ? rc : SIM_ERANGE;
+		}
+		memcpy(path + len, fp.res, fp.len * sizeof path[0]);
+		len += fp.len;
+		if (fp.lat_ps > lat)
+			lat = fp.lat_ps;
+	}
+	*x = (xfer){ .tr = tr, .d = d, .p_to = p_to, .m = m, .fwd = fwd,
+		     .sent = sim_now(tr->eng), .lat = lat + tr->cfg->coll.transport.msg_lat_ps };
+	uint64_t bytes = (uint64_t)(wl_stage_boundary_bytes(t, tr->cfg->micro_batch) / tr->T);
+	flow_spec fs = { .bytes = bytes ? bytes : 1, .path = path, .path_len = len,
+			 .cap_Bps = tr->cfg->coll.transport.conn_cap_Bps, .done = xfer_flowed,
+			 .obj = x };
+	uint32_t node = rank_of(tr, d, p_from, 0) / tr->gpn;
+	tr->node_bytes[node] += (double)bytes * tr->T;
+	tr->node_core_s[node] += (double)bytes * tr->T * tr->cfg->net_costs.total_core_s_per_byte;
+	int rc = flow_start(tr->net, &fs, NULL);
+	if (rc)
+		free(x);
+	return rc;
+}
+
+static void op_done(sim_engine *eng, void *obj, uint64_t data)
+{
+	stage *s = obj;
+	trainer *tr = s->tr;
+	bool fwd = data >> 32;
+	uint32_t m = (uint32_t)data;
+	int rc = 0;
+	(void)eng;
+	s->busy = false;
+	s->part[TRAIN_COMPUTE] += s->op_compute_s;
+	s->part[TRAIN_EXPOSED_COMM] += s->op_comm_s;
+	s->compute_s += s->op_compute_s;
+	if (fwd && s->p + 1 < tr->P)
+		rc = send_between(tr, s->d, s->p, s->p + 1, m, true);
+	else if (!fwd && s->p > 0)
+		rc = send_between(tr, s->d, s->p, s->p - 1, m, false);
+	if (rc)
+		return fail(tr, rc, "pipeline transfer");
+	s->op++;
+	try_run(tr, s);
+}
+
+/* ---- gradient all-reduce across replicas ---- */
+
+static void bucket_done(sim_engine *eng, void *obj, uint64_t data);
+
+static void bucket_start(trainer *tr, dpgroup *g)
+{
+	coll_op op = tr->cfg->zero_stage >= 1 ? COLL_REDUCE_SCATTER : COLL_ALLREDUCE;
+	g->running = 1;
+	g->done_tp = 0;
+	g->started = sim_now(tr->eng);
+	for (uint32_t t = 0; t < tr->T; t++) {
+		coll_params cp = { .op = op, .algo = COLL_AUTO, .bytes = (uint64_t)g->bucket_bytes,
+				   .ranks = g->ranks + (size_t)t * tr->D, .nranks = tr->D };
+		int rc = coll_start(tr->coll, &cp, &g->res[t], bucket_done, g, t);
+		if (rc)
+			return fail(tr, rc, "gradient all-reduce");
+	}
+	for (uint32_t d = 0; d < tr->D; d++) {
+		uint32_t node = rank_of(tr, d, g->p, 0) / tr->gpn;
+		double sent = g->bucket_bytes * 2.0 * (tr->D - 1) / tr->D * tr->T;
+		tr->node_bytes[node] += sent;
+		tr->node_core_s[node] += sent * tr->cfg->net_costs.total_core_s_per_byte;
+	}
+}
+
+static void bucket_ready(sim_engine *eng, void *obj, uint64_t k)
+{
+	dpgroup *g = obj;
+	trainer *tr = g->tr;
+	(void)eng;
+	if (++g->ready[k] < tr->D)
+		return;
+	g->all_ready_at[k] = sim_now(tr->eng);
+	if (k == g->next && !g->running)
+		bucket_start(tr, g);
+}
+
+static void bucket_done(sim_engine *eng, void *obj, uint64_t t)
+{
+	dpgroup *g = obj;
+	trainer *tr = g->tr;
+	(void)eng, (void)t;
+	if (++g->done_tp < tr->T)
+		return;
+	tr->dp_time_s += sim_time_to_s(sim_now(tr->eng) - g->started);
+	tr->dp_count++;
+	g->running = 0;
+	if (++g->next == g->nbuckets)
+		return stage_synced(tr, g->p);
+	if (g->ready[g->next] == tr->D)
+		bucket_start(tr, g);
+}
+
+static void stage_finished(sim_engine *eng, void *obj, uint64_t data);
+
+/* Every replica's stage p has its gradients: attribute the wait, run the
+ * optimizer step. */
+static void stage_synced(trainer *tr, uint32_t p)
+{
+	const train_config *c = tr->cfg;
+	sim_time now = sim_now(tr->eng);
+	dpgroup *g = &tr->dg[p];
+	sim_time barrier = tr->D > 1 ? g->all_ready_at[g->nbuckets - 1] : now;
+	double shard = tr->params_stage[p] / (c->zero_stage >= 1 ? tr->D : 1);
+	for (uint32_t d = 0; d < tr->D; d++) {
+		stage *s = &tr->st[d * tr->P + p];
+		sim_time cut = barrier > s->sync_since ? barrier : s->sync_since;
+		double opt = gpu_optimizer_s(&c->gpu, shard) *
+			     noise_group_max(tr->noise, s->first_rank, tr->T, tr->step++);
+		add_wait(s, TRAIN_OTHER, s->sync_since, cut);
+		add_wait(s, TRAIN_EXPOSED_COMM, cut, now);
+		s->part[TRAIN_COMPUTE] += opt;
+		s->compute_s += opt;
+		if (sim_schedule_in(tr->eng, ps(opt), stage_finished, s, 0, NULL))
+			return fail(tr, SIM_ENOMEM, "scheduling");
+	}
+}
+
+static void iteration_start(trainer *tr);
+
+static void stage_finished(sim_engine *eng, void *obj, uint64_t data)
+{
+	stage *s = obj;
+	trainer *tr = s->tr;
+	(void)data;
+	s->done = true;
+	s->done_at = sim_now(eng);
+	if (++tr->stages_done < tr->D * tr->P)
+		return;
+	/* The iteration is over: keep the critical stage's account. */
+	stage *crit = &tr->st[0];
+	for (uint32_t i = 1; i < tr->D * tr->P; i++)
+		if (tr->st[i].done_at > crit->done_at)
+			crit = &tr->st[i];
+	double it_s = sim_time_to_s(crit->done_at - tr->iter_start), busy = 0;
+	for (uint32_t i = 0; i < tr->D * tr->P; i++)
+		busy += tr->st[i].compute_s / it_s;
+	if (tr->iter >= tr->cfg->warmup) {
+		train_result *r = tr->res;
+		r->iter_s[r->iters++] = it_s;
+		for (int k = 0; k < TRAIN_NPARTS; k++)
+			r->part_s[k] += crit->part[k];
+		r->gpu_busy_frac += busy / (tr->D * tr->P);
+	}
+	tr->iter++;
+	if (tr->iter < tr->cfg->warmup + tr->cfg->iterations)
+		iteration_start(tr);
+}
+
+/* ---- the data loader ---- */
+
+static void loader_fill(trainer *tr, loader *l);
+
+static void decoded(sim_engine *eng, void *obj, uint64_t k)
+{
+	loader *l = obj;
+	trainer *tr = l->tr;
+	(void)eng;
+	l->ready[k % l->ring] = 1;
+	if (k / tr->M == tr->iter)
+		try_run(tr, &tr->st[l->d * tr->P]);
+}
+
+static void storage_read(sim_engine *eng, void *obj, uint64_t k)
+{
+	loader *l = obj;
+	trainer *tr = l->tr;
+	const train_config *c = tr->cfg;
+	double work = c->micro_batch * c->decode_core_s;
+	l->read_done[k % l->ring] = sim_now(eng);
+	tr->node_core_s[l->node] += work;
+	if (station_submit(tr->decoders[l->node], ps(work), decoded, l, k))
+		fail(tr, SIM_ENOMEM, "data loader");
+}
+
+static void storage_flowed(sim_engine *eng, void *obj, uint64_t k)
+{
+	loader *l = obj;
+	if (sim_schedule_in(eng, ps(l->tr->cfg->storage_io_lat_s), storage_read, l, k, NULL))
+		fail(l->tr, SIM_ENOMEM, "scheduling");
+}
+
+static void loader_issue(trainer *tr, loader *l, uint64_t k)
+{
+	const train_config *c = tr->cfg;
+	double bytes = c->micro_batch * c->sample_bytes;
+	uint32_t path[3], len = 0;
+	l->ready[k % l->ring] = 0;
+	l->read_done[k % l->ring] = SIM_TIME_MAX;
+	if (c->storage_Bps <= 0 || bytes < 1)
+		return storage_read(tr->eng, l, k);
+	path[len++] = tr->stor_servers0 + (uint32_t)(tr->stor_rr++ % c->storage_servers);
+	path[len++] = tr->stor_in[l->node];
+	if (tr->stor_res[l->node] != UINT32_MAX)
+		path[len++] = tr->stor_res[l->node];
+	flow_spec fs = { .bytes = (uint64_t)bytes, .path = path, .path_len = len,
+			 .done = storage_flowed, .obj = l, .data = k };
+	tr->node_core_s[l->node] += bytes * c->storage_core_s_per_byte;
+	int rc = flow_start(tr->net, &fs, NULL);
+	if (rc)
+		fail(tr, rc, "storage read");
+}
+
+/* Keeps `prefetch` microbatches in flight ahead of consumption. */
+static void loader_fill(trainer *tr, loader *l)
+{
+	uint64_t end = (uint64_t)(tr->cfg->warmup + tr->cfg->iterations) * tr->M;
+	while (l->issued < end && l->issued < l->consumed + tr->cfg->prefetch)
+		loader_issue(tr, l, l->issued++);
+}
+
+static void loader_consume(trainer *tr, loader *l)
+{
+	l->consumed++;
+	loader_fill(tr, l);
+}
+
+/* ---- iterations ---- */
+
+static void iteration_start(trainer *tr)
+{
+	tr->iter_start = sim_now(tr->eng);
+	tr->stages_done = 0;
+	for (uint32_t i = 0; i < tr->D * tr->P; i++) {
+		stage *s = &tr->st[i];
+		memset(s->fwd_in, 0, tr->M);
+		memset(s->bwd_in, 0, tr->M);
+		memset(s->part, 0, sizeof s->part);
+		s->op = 0;
+		s->busy = s->waiting = s->syncing = s->done = false;
+		s->compute_s = 0;
+	}
+	for (uint32_t p = 0; p < tr->P; p++) {
+		dpgroup *g = &tr->dg[p];
+		memset(g->ready, 0, sizeof g->ready);
+		g->next = g->running = 0;
+	}
+	for (uint32_t i = 0; i < tr->D * tr->P; i++)
+		try_run(tr, &tr->st[i]);
+}
+
+/* ---- construction ---- */
+
+/* Tensor-parallel all-reduce of one layer's activations on a node's
+ * NVSwitch, simulated once on its own one-node fabric. */
+static int tp_allreduce_s(const train_config *c, double bytes, double *out)
+{
+	fab_config fc = c->fabric;
+	sim_engine *eng;
+	flow_net *net = NULL;
+	fab *f = NULL;
+	coll_ctx *cc = NULL;
+	coll_result r;
+	coll_config cfg = c->coll;
+	int rc;
+	*out = 0;
+	if (c->tp == 1)
+		return SIM_OK;
+	fc.nodes = 1;
+	fc.gpus_per_node = c->tp;
+	fc.nics_per_node = 1;
+	fc.topo = FAB_SINGLE_SWITCH;
+	fc.radix = 0;
+	/* NCCL inside a node goes GPU to GPU over NVLink whatever the network
+	 * transport: no host, no adapter latency, no socket limit. */
+	cfg.transport = (coll_transport){ .kind = COLL_RDMA_GDR,
+					  .mtu_bytes = c->coll.transport.mtu_bytes };
+	eng = sim_engine_new();
+	rc = eng ? SIM_OK : SIM_ENOMEM;
+	if (!rc && !(net = flow_net_new(eng)))
+		rc = SIM_ENOMEM;
+	if (!rc)
+		rc = fab_new(&fc, net, &f);
+	if (!rc)
+		rc = coll_ctx_new(eng, net, f, &cfg, &cc);
+	if (!rc)
+		rc = coll_run(cc, &(coll_params){ .op = COLL_ALLREDUCE, .algo = COLL_AUTO,
+						  .bytes = (uint64_t)bytes }, &r);
+	if (!rc)
+		*out = sim_time_to_s(r.time_ps);
+	coll_ctx_free(cc);
+	fab_free(f);
+	flow_net_free(net);
+	sim_engine_free(eng);
+	return rc;
+}
+
+static int build_compute(trainer *tr)
+{
+	const train_config *c = tr->cfg;
+	const wl_transformer *t = &c->model.tf;
+	int rc;
+	if (c->model.kind == WL_VISION) {
+		/* Many small layers: the whole network as one block of FLOPs at
+		 * the best GEMM efficiency (convolutions run as implicit GEMMs). */
+		tr->layer_f_s = c->micro_batch * c->model.vis.fwd_flops_per_sample /
+				(c->gpu.peak_flops * c->gpu.eff_max);
+		tr->layer_b_s = 2 * tr->layer_f_s;
+		return SIM_OK;
+	}
+	gpu_layer_s(&c->gpu, t, c->micro_batch, c->tp, &tr->layer_f_s, &tr->layer_b_s);
+	gpu_logits_s(&c->gpu, t, c->micro_batch, c->tp, &tr->logit_f_s, &tr->logit_b_s);
+	/* Megatron: two all-reduces per layer forward (attention, MLP). */
+	rc = tp_allreduce_s(c, wl_stage_boundary_bytes(t, c->micro_batch), &tr->tp_ar_s);
+	tr->tp_fwd_s = 2 * tr->tp_ar_s;
+	return rc;
+}
+
+static int alloc_stages(trainer *tr)
+{
+	const train_config *c = tr->cfg;
+	const wl_transformer *t = &c->model.tf;
+	uint32_t n = tr->D * tr->P;
+	tr->st = calloc(n, sizeof *tr->st);
+	tr->params_stage = calloc(tr->P, sizeof *tr->params_stage);
+	if (!tr->st || !tr->params_stage)
+		return SIM_ENOMEM;
+	for (uint32_t p = 0; p < tr->P; p++) {
+		uint32_t layers = 1;
+		double params = c->model.vis.params;
+		if (c->model.kind == WL_TRANSFORMER) {
+			layers = t->layers / tr->P + (p < t->layers % tr->P);
+			params = layers * wl_layer_params(t);
+			if (p == 0 || p == tr->P - 1) /* embedding; tied output */
+				params += (double)t->vocab * t->hidden;
+		}
+		tr->params_stage[p] = params / tr->T;
+		for (uint32_t d = 0; d < tr->D; d++) {
+			stage *s = &tr->st[d * tr->P + p];
+			*s = (stage){ .tr = tr, .d = d, .p = p, .layers = layers,
+				      .first_rank = rank_of(tr, d, p, 0) };
+			s->fwd_in = calloc(2 * tr->M, 1);
+			s->fwd_sent = calloc(2 * tr->M, sizeof *s->fwd_sent);
+			if (!s->fwd_in || !s->fwd_sent)
+				return SIM_ENOMEM;
+			s->bwd_in = s->fwd_in + tr->M;
+			s->bwd_sent = s->fwd_sent + tr->M;
+		}
+	}
+	return SIM_OK;
+}
+
+static int alloc_groups(trainer *tr)
+{
+	const train_config *c = tr->cfg;
+	tr->dg = calloc(tr->P, sizeof *tr->dg);
+	if (!tr->dg)
+		return SIM_ENOMEM;
+	for (uint32_t p = 0; p < tr->P; p++) {
+		dpgroup *g = &tr->dg[p];
+		double bytes = tr->params_stage[p] * c->grad_bytes_per_param;
+		uint32_t k = c->bucket_bytes > 0 ? (uint32_t)ceil(bytes / c->bucket_bytes) : 1;
+		*g = (dpgroup){ .tr = tr, .p = p, .nbuckets = k < 1 ? 1 : k > MAX_BUCKETS ? MAX_BUCKETS : k };
+		g->bucket_bytes = bytes / g->nbuckets;
+		g->ranks = malloc((size_t)tr->T * tr->D * sizeof *g->ranks);
+		g->res = calloc(tr->T, sizeof *g->res);
+		if (!g->ranks || !g->res)
+			return SIM_ENOMEM;
+		for (uint32_t t = 0; t < tr->T; t++)
+			for (uint32_t d = 0; d < tr->D; d++)
+				g->ranks[(size_t)t * tr->D + d] = rank_of(tr, d, p, t);
+	}
+	return SIM_OK;
+}
+
+static int add_res(trainer *tr, double cap, uint32_t *id)
+{
+	return flow_res_add(tr->net, cap, id);
+}
+
+/* Per node: decoders (host cores), storage ingress and client work, and
+ * the host-stack and DPU-engine capacities on network paths. */
+static int build_nodes(trainer *tr)
+{
+	const train_config *c = tr->cfg;
+	double cores = c->host.cores * (1 - c->os_jitter);
+	double stack = cores - c->framework_cores_per_gpu * tr->gpn - (c->data ? c->workers : 0);
+	int rc = 0;
+	if (stack < 1)
+		stack = 1;
+	tr->res->net_cpu_cap_Bps = c->net_costs.total_core_s_per_byte > 0
+					   ? stack / c->net_costs.total_core_s_per_byte : 0;
+	tr->decoders = calloc(tr->nodes, sizeof *tr->decoders);
+	tr->stor_res = malloc(tr->nodes * sizeof *tr->stor_res);
+	tr->stor_in = malloc(tr->nodes * sizeof *tr->stor_in);
+	tr->node_core_s = calloc(tr->nodes, sizeof *tr->node_core_s);
+	tr->node_bytes = calloc(tr->nodes, sizeof *tr->node_bytes);
+	if (!tr->decoders || !tr->stor_res || !tr->stor_in || !tr->node_core_s || !tr->node_bytes)
+		return SIM_ENOMEM;
+	for (uint32_t n = 0; n < tr->nodes && !rc; n++) {
+		uint32_t id;
+		tr->stor_res[n] = UINT32_MAX;
+		if (!(tr->decoders[n] = station_new(tr->eng, c->workers ? c->workers : 1)))
+			return SIM_ENOMEM;
+		if (tr->res->net_cpu_cap_Bps > 0 &&
+		    !(rc = add_res(tr, tr->res->net_cpu_cap_Bps, &id)))
+			rc = fab_attach(tr->f, n, id);
+		if (!rc && c->net_costs.engine_cap_Bps > 0 &&
+		    !(rc = add_res(tr, c->net_costs.engine_cap_Bps, &id)))
+			rc = fab_attach(tr->f, n, id);
+		if (!rc && c->storage_core_s_per_byte > 0)
+			rc = add_res(tr, stack / c->storage_core_s_per_byte, &tr->stor_res[n]);
+		else if (!rc && c->storage_engine_Bps > 0)
+			rc = add_res(tr, c->storage_engine_Bps, &tr->stor_res[n]);
+		if (!rc)
+			tr->stor_in[n] = fab_nic_down(tr->f, n * tr->gpn);
+	}
+	if (!rc && c->storage_Bps > 0) {
+		for (uint32_t k = 0; k < c->storage_servers && !rc; k++) {
+			uint32_t id;
+			rc = add_res(tr, c->storage_Bps / c->storage_servers, &id);
+			if (k == 0)
+				tr->stor_servers0 = id;
+		}
+	}
+	return rc;
+}
+
+static int alloc_loaders(trainer *tr)
+{
+	tr->ld = calloc(tr->D, sizeof *tr->ld);
+	if (!tr->ld)
+		return SIM_ENOMEM;
+	for (uint32_t d = 0; d < tr->D; d++) {
+		loader *l = &tr->ld[d];
+		*l = (loader){ .tr = tr, .d = d, .node = rank_of(tr, d, 0, 0) / tr->gpn,
+			       .ring = 2 * tr->M + tr->cfg->prefetch + 1 };
+		l->read_done = calloc(l->ring, sizeof *l->read_done);
+		l->ready = calloc(l->ring, 1);
+		if (!l->read_done || !l->ready)
+			return SIM_ENOMEM;
+	}
+	return SIM_OK;
+}
+
+static void count_cycles(void *ctx, uint32_t rank, double cycles)
+{
+	(void)ctx, (void)rank, (void)cycles; /* counted per collective in bucket_start */
+}
+
+static int build(trainer *tr)
+{
+	const train_config *c = tr->cfg;
+	coll_config cc = c->coll;
+	int rc;
+	tr->P = c->pp, tr->D = c->dp, tr->T = c->tp, tr->M = c->microbatches;
+	tr->gpn = c->fabric.gpus_per_node;
+	tr->nodes = c->fabric.nodes;
+	cc.transport.cpu = count_cycles;
+	if (!(tr->eng = sim_engine_new()) || !(tr->net = flow_net_new(tr->eng)))
+		return SIM_ENOMEM;
+	if ((rc = fab_new(&c->fabric, tr->net, &tr->f)) ||
+	    (rc = coll_ctx_new(tr->eng, tr->net, tr->f, &cc, &tr->coll)))
+		return rc;
+	if (!(tr->noise = noise_new(&c->noise, c->seed)))
+		return SIM_EINVAL;
+	if ((rc = build_compute(tr)) || (rc = alloc_stages(tr)) || (rc = alloc_groups(tr)) ||
+	    (rc = build_nodes(tr)) || (rc = alloc_loaders(tr)))
+		return rc;
+	return SIM_OK;
+}
+
+static void teardown(trainer *tr)
+{
+	/* Stations and collectives hold engine events: free them first. */
+	if (tr->decoders)
+		for (uint32_t n = 0; n < tr->nodes; n++)
+			station_free(tr->decoders[n]);
+	free(tr->decoders);
+	coll_ctx_free(tr->coll);
+	fab_free(tr->f);
+	flow_net_free(tr->net);
+	sim_engine_free(tr->eng);
+	noise_free(tr->noise);
+	if (tr->st)
+		for (uint32_t i = 0; i < tr->D * tr->P; i++) {
+			free(tr->st[i].fwd_in);
+			free(tr->st[i].fwd_sent);
+		}
+	free(tr->st);
+	if (tr->dg)
+		for (uint32_t p = 0; p < tr->P; p++) {
+			free(tr->dg[p].ranks);
+			free(tr->dg[p].res);
+		}
+	free(tr->dg);
+	if (tr->ld)
+		for (uint32_t d = 0; d < tr->D; d++) {
+			free(tr->ld[d].read_done);
+			free(tr->ld[d].ready);
+		}
+	free(tr->ld);
+	free(tr->params_stage);
+	free(tr->stor_res);
+	free(tr->stor_in);
+	free(tr->node_core_s);
+	free(tr->node_bytes);
+}
+
+/* ---- results ---- */
+
+static void explain(trainer *tr, train_result *r)
+{
+	static const char *const what[TRAIN_NPARTS] = {
+		"GPU compute", "exposed communication", "waiting for storage",
+		"waiting for host cores to decode data", "pipeline bubble",
+		"waiting for the slowest replica",
+	};
+	int top = 0;
+	double total = 0;
+	for (int k = 0; k < TRAIN_NPARTS; k++) {
+		total += r->part_s[k];
+		if (r->part_s[k] > r->part_s[top])
+			top = k;
+	}
+	int n = snprintf(r->critical, sizeof r->critical, "%s %.0f%% of the iteration",
+			 what[top], total > 0 ? 100 * r->part_s[top] / total : 0);
+	if (r->net_cpu_cap_Bps > 0 && n > 0 && (size_t)n < sizeof r->critical)
+		snprintf(r->critical + n, sizeof r->critical - (size_t)n,
+			 "; host cores cap each node's network traffic at %.1f GB/s",
+			 r->net_cpu_cap_Bps / 1e9);
+	(void)tr;
+}
+
+static double boundary_bytes(const train_config *c)
+{
+	return c->model.kind == WL_TRANSFORMER ? wl_stage_boundary_bytes(&c->model.tf, c->micro_batch)
+					       : 0;
+}
+
+static void add_coll(train_result *r, const char *op, const char *algo, const char *what,
+		     uint32_t ranks, double bytes, double time_s, uint64_t count)
+{
+	if (r->ncoll == TRAIN_MAX_COLLS || count == 0)
+		return;
+	r->coll[r->ncoll++] = (train_coll_stat){ .op = op, .algo = algo, .what = what,
+						 .ranks = ranks, .bytes = (uint64_t)bytes,
+						 .time_s = time_s, .count = count };
+}
+
+static void finish(trainer *tr, train_result *r)
+{
+	const train_config *c = tr->cfg;
+	double T = 0, node_max_core_s = 0, node_max_bytes = 0;
+	for (uint32_t i = 0; i < r->iters; i++)
+		T += r->iter_s[i];
+	for (int k = 0; k < TRAIN_NPARTS && r->iters; k++)
+		r->part_s[k] /= r->iters;
+	if (r->iters)
+		r->gpu_busy_frac /= r->iters;
+	for (uint32_t n = 0; n < tr->nodes; n++) {
+		if (tr->node_core_s[n] > node_max_core_s)
+			node_max_core_s = tr->node_core_s[n];
+		if (tr->node_bytes[n] > node_max_bytes)
+			node_max_bytes = tr->node_bytes[n];
+	}
+	/* Whole run (warm-up included): work over capacity on the busiest node. */
+	double run_s = sim_time_to_s(sim_now(tr->eng));
+	r->host_cpu_util = run_s > 0 ? node_max_core_s / (c->host.cores * run_s) : NAN;
+	r->dpu_util = c->net_costs.engine_cap_Bps > 0 && run_s > 0
+			      ? node_max_bytes / (c->net_costs.engine_cap_Bps * run_s) : NAN;
+	if (tr->T > 1)
+		add_coll(r, "allreduce", "auto", "tensor-parallel activations (NVLink)", tr->T,
+			 boundary_bytes(c), tr->tp_ar_s, 1);
+	if (tr->dp_count)
+		add_coll(r, c->zero_stage >= 1 ? "reducescatter" : "allreduce",
+			 coll_algo_name(tr->dg[0].res[0].algo), "gradient bucket across replicas",
+			 tr->D, tr->dg[0].bucket_bytes, tr->dp_time_s / (double)tr->dp_count, tr->dp_count);
+	if (tr->pp_count)
+		add_coll(r, "sendrecv", "p2p", "pipeline activations and gradients", 2,
+			 boundary_bytes(c), tr->pp_time_s / (double)tr->pp_count, tr->pp_count);
+	r->events = sim_events_run(tr->eng);
+	explain(tr, r);
+	(void)T;
+}
+
+int train_sim(const train_config *cfg, train_result *res, diag *d)
+{
+	trainer tr = { .cfg = cfg, .d = d, .res = res };
+	int rc;
+	*res = (train_result){ .host_cpu_util = NAN, .dpu_util = NAN };
+	if (!cfg->iterations || !cfg->microbatches || cfg->tp * cfg->pp * cfg->dp == 0) {
+		diag_add(d, NULL, 0, 0, "training simulation: nothing to run");
+		return SIM_EINVAL;
+	}
+	res->iter_s = calloc(cfg->iterations, sizeof *res->iter_s);
+	if (!res->iter_s)
+		return SIM_ENOMEM;
+	rc = build(&tr);
+	if (rc) {
+		diag_add(d, NULL, 0, 0, "training simulation: building the cluster: %s",
+			 sim_strerror(rc));
+	} else {
+		for (uint32_t l = 0; l < tr.D && cfg->data; l++)
+			loader_fill(&tr, &tr.ld[l]);
+		iteration_start(&tr);
+		sim_run(tr.eng);
+		rc = tr.err;
+		if (!rc && res->iters != cfg->iterations) {
+			diag_add(d, NULL, 0, 0, "training simulation stalled after %u of %u "
+				 "iterations (a model bug)", res->iters, cfg->iterations);
+			rc = SIM_EINVAL;
+		}
+		if (!rc)
+			finish(&tr, res);
+	}
+	teardown(&tr);
+	if (rc)
+		train_result_release(res);
+	return rc;
+}
+
+void train_result_release(train_result *res)
+{
+	free(res->iter_s);
+	res->iter_s = NULL;
+}

@@ -1,0 +1,101 @@
+/* One training job on one cluster under one offload variant, simulated
+ * iteration by iteration as events: per-stage 1F1B pipelines of every
+ * data-parallel replica, their activations and gradients as flows over the
+ * fabric, gradient buckets all-reduced across replicas as they become
+ * ready, the optimizer step, the data loader feeding stage 0 from storage
+ * through host cores, noise on every GPU, and the host CPU as a capacity
+ * on the network paths when the transport runs through it. */
+#ifndef DPUSIM_MODELS_TRAIN_H
+#define DPUSIM_MODELS_TRAIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "models/coll.h"
+#include "models/diag.h"
+#include "models/fabric.h"
+#include "models/gpu.h"
+#include "models/noise.h"
+#include "models/scenario.h"
+#include "models/setup.h"
+#include "models/workload.h"
+
+/* Where each GPU's time in an iteration went, on the critical GPU (the
+ * last to finish): the six add up to the iteration time. */
+enum train_part {
+	TRAIN_COMPUTE,        /* GPU kernels: layers, recompute, optimizer */
+	TRAIN_EXPOSED_COMM,   /* tensor-parallel collectives, waits on activations in
+			         flight, gradient all-reduce after the last backward */
+	TRAIN_DATA_STALL,     /* stage 0 waiting for its microbatch from storage */
+	TRAIN_CPU_STALL,      /* stage 0 waiting for host cores to decode its microbatch */
+	TRAIN_BUBBLE,         /* pipeline fill and drain: waiting for another stage's compute */
+	TRAIN_OTHER,          /* waiting for the slowest replica at the gradient barrier */
+	TRAIN_NPARTS
+};
+
+/* Everything the simulation needs, resolved to SI values. */
+typedef struct train_config {
+	wl_model model;
+	uint32_t tp, pp, dp;
+	uint32_t micro_batch, microbatches; /* per replica and iteration */
+	bool recompute;
+	uint32_t zero_stage;
+	double grad_bytes_per_param;        /* all-reduced gradient element size */
+	double bucket_bytes;                /* 0: one bucket per stage */
+	uint32_t iterations, warmup;
+	gpu_spec gpu;
+	fab_config fabric;
+	coll_config coll;
+	setup_host host;
+	setup_host_costs net_costs;
+	double framework_cores_per_gpu;     /* the training process's own thread */
+	/* data loader, per replica (on the node of its stage 0) */
+	bool data;
+	double sample_bytes, decode_core_s; /* per sample */
+	uint32_t workers, prefetch;         /* decode processes; microbatches ahead */
+	double storage_Bps;                 /* all servers together; 0: no storage reads */
+	uint32_t storage_servers;
+	double storage_io_lat_s;
+	double storage_core_s_per_byte;     /* host client work per byte read */
+	double storage_engine_Bps;          /* DPU SNAP bound per node; 0: none */
+	bool storage_direct;                /* GDS: no host bounce */
+	noise_params noise;
+	double os_jitter;                   /* fraction of host-core time lost */
+	uint64_t seed;
+} train_config;
+
+typedef struct train_coll_stat {
+	const char *op, *algo, *what;
+	uint32_t ranks;
+	uint64_t bytes;
+	double time_s;                      /* mean over the measured iterations */
+	uint64_t count;
+} train_coll_stat;
+
+enum { TRAIN_MAX_COLLS = 4 };
+
+typedef struct train_result {
+	double *iter_s;                     /* measured iterations, owned */
+	uint32_t iters;
+	double part_s[TRAIN_NPARTS];        /* means over measured iterations */
+	double gpu_busy_frac;               /* mean over GPUs of compute / time */
+	double host_cpu_util, dpu_util;     /* NAN when not applicable */
+	double net_cpu_cap_Bps;             /* host-CPU bound on a node's traffic; 0: none */
+	char critical[256];                 /* which resource held the iteration back */
+	train_coll_stat coll[TRAIN_MAX_COLLS];
+	uint32_t ncoll;
+	uint64_t events;
+} train_result;
+
+/* Runs cfg (warmup iterations then `iterations` measured ones). Returns 0,
+ * or a SIM_E* code with a message in d. Release res with train_result_release. */
+int train_sim(const train_config *cfg, train_result *res, diag *d);
+void train_result_release(train_result *res);
+
+/* Builds the configuration of job/variant from the scenario. notes (may be
+ * NULL) collects what could not be modelled for lack of a published figure. */
+int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant *v,
+		    uint64_t seed, train_config *cfg, diag *d, diag *notes);
+
+#endif

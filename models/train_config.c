@@ -1,0 +1,114 @@
+/* From a scenario's training job and an offload variant to train_config. */
+#include <math.h>
+#include <string.h>
+
+#include "models/train.h"
+#include "sim/err.h"
+
+/* PyTorch DistributedDataParallel's default gradient bucket, 25 MiB
+ * (torch.nn.parallel.DistributedDataParallel, bucket_cap_mb=25). */
+#define DEFAULT_BUCKET_BYTES (25.0 * 1024 * 1024)
+
+static int storage_of(const scn_scenario *s, const scn_variant *v, const setup_host *h,
+		      train_config *c, diag *d, diag *notes)
+{
+	const scn_storage *st = &s->cluster.storage;
+	const profile_host_costs *hc = &s->cluster.host_costs.v.host;
+	if (!c->data || !st->present)
+		return SIM_OK;
+	if (!profile_has(st->server.v.storage.bw_Bps)) {
+		diag_add(d, NULL, 0, 0, "cluster.storage: profile '%s' gives no 'bw'",
+			 st->server.name);
+		return SIM_EINVAL;
+	}
+	c->storage_servers = (uint32_t)(st->servers > 0 ? st->servers : 1);
+	c->storage_Bps = st->server.v.storage.bw_Bps * c->storage_servers;
+	if (st->link_rate_Bps > 0 && st->link_rate_Bps * c->storage_servers < c->storage_Bps)
+		c->storage_Bps = st->link_rate_Bps * c->storage_servers;
+	c->storage_io_lat_s = profile_has(st->server.v.storage.io_latency_s)
+				      ? st->server.v.storage.io_latency_s : 0;
+	switch (v->storage) {
+	case SCN_STOR_HOST:
+		if (profile_has(hc->nfs_cycles_per_byte))
+			c->storage_core_s_per_byte = hc->nfs_cycles_per_byte / h->freq_Hz;
+		else if (notes)
+			diag_add(notes, NULL, 0, 0, "storage host: NFS client CPU cost not modelled "
+				 "(no published nfs_cycles_per_byte)");
+		if (v->crypto == SCN_CRYPTO_HOST && profile_has(hc->aes_gcm_cycles_per_byte))
+			c->storage_core_s_per_byte += hc->aes_gcm_cycles_per_byte / h->freq_Hz;
+		break;
+	case SCN_STOR_DPU_SNAP:
+		if (!s->cluster.has_dpu || !profile_has(s->cluster.dpu.v.dpu.snap_bw_Bps)) {
+			diag_add(d, NULL, 0, 0, "storage: dpu-snap needs a DPU whose profile gives "
+				 "'snap_bw' (set cluster.dpu.snap_bw with its source)");
+			return SIM_EINVAL;
+		}
+		c->storage_engine_Bps = s->cluster.dpu.v.dpu.snap_bw_Bps;
+		break;
+	case SCN_STOR_GDS:
+		c->storage_direct = true;
+		break;
+	}
+	return SIM_OK;
+}
+
+static void noise_of(const scn_scenario *s, uint32_t gpus, train_config *c)
+{
+	const scn_noise *n = &s->noise;
+	c->noise = (noise_params){ .gpus = gpus, .gpus_per_node = c->fabric.gpus_per_node };
+	if (n->gpu_dist != SCN_SLOW_NONE && n->gpu_cv > 0)
+		noise_sigma_for_cv(n->gpu_cv, &c->noise.gpu_sigma);
+	if (n->slow_node_fraction > 0) {
+		c->noise.slow_node_frac = n->slow_node_fraction;
+		c->noise.slow_node_factor = n->slow_node_factor >= 1 ? n->slow_node_factor : 1;
+	}
+	c->os_jitter = n->os_jitter;
+}
+
+int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant *v,
+		    uint64_t seed, train_config *c, diag *d, diag *notes)
+{
+	const scn_training *t = &job->wl.train;
+	uint32_t gpus = (uint32_t)(t->tp * t->pp * t->dp);
+	int rc;
+	*c = (train_config){
+		.model = t->shape, .tp = (uint32_t)t->tp, .pp = (uint32_t)t->pp,
+		.dp = (uint32_t)t->dp, .micro_batch = (uint32_t)t->micro_batch,
+		.microbatches = (uint32_t)t->microbatches, .recompute = t->recompute,
+		.zero_stage = (uint32_t)t->zero_stage, .grad_bytes_per_param = 2,
+		.bucket_bytes = t->bucket_bytes > 0 ? t->bucket_bytes : DEFAULT_BUCKET_BYTES,
+		.iterations = (uint32_t)(t->iterations > 0 ? t->iterations : 3),
+		.warmup = 1, .framework_cores_per_gpu = 1, .seed = seed,
+	};
+	if (c->model.kind == WL_VISION && (c->tp > 1 || c->pp > 1)) {
+		diag_add(d, NULL, 0, 0, "model '%s' is a vision model: data parallel only "
+			 "(tp and pp must be 1)", t->model);
+		return SIM_EINVAL;
+	}
+	if ((uint32_t)s->cluster.gpus_per_node % c->tp) {
+		diag_add(d, NULL, 0, 0, "tp %u must divide gpus_per_node %d: tensor parallelism "
+			 "stays inside a node's NVLink domain", c->tp, s->cluster.gpus_per_node);
+		return SIM_EINVAL;
+	}
+	if ((rc = setup_host_of(s, &c->host, d)) ||
+	    (rc = setup_gpu(s, t->precision, &c->gpu, d, notes)) ||
+	    (rc = setup_fabric(s, gpus, &c->fabric, d)) ||
+	    (rc = setup_transport(s, v, &c->host, &c->coll.transport, d, notes)) ||
+	    (rc = setup_net_costs(s, v, &c->host, &c->net_costs, d, NULL)))
+		return rc;
+	c->fabric.seed = seed;
+	c->coll.seed = seed;
+	if (t->data.present) {
+		c->data = true;
+		c->sample_bytes = t->data.sample_bytes;
+		c->decode_core_s = t->data.decode_s_per_sample;
+		c->workers = (uint32_t)(t->data.workers > 0 ? t->data.workers : 1);
+		c->prefetch = (uint32_t)(t->data.prefetch > 0 ? t->data.prefetch : 2);
+		if (c->prefetch > c->microbatches)
+			c->prefetch = c->microbatches;
+	}
+	if ((rc = storage_of(s, v, &c->host, c, d, notes)))
+		return rc;
+	noise_of(s, gpus, c);
+	return SIM_OK;
+}

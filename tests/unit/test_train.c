@@ -1,0 +1,241 @@
+/* models/train: the training simulation against hand-computed schedules. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "models/train.h"
+#include "sim/err.h"
+
+/* A small GPT on a made-up GPU whose numbers make the arithmetic easy:
+ * 100 TFLOP/s at 100%, no quantization, 1 TB/s HBM. */
+static train_config base(uint32_t tp, uint32_t pp, uint32_t dp, uint32_t m)
+{
+	train_config c = {
+		.model = { .kind = WL_TRANSFORMER,
+			   .tf = { .layers = 8, .hidden = 1024, .heads = 16, .seq = 1024,
+				   .vocab = 32000 } },
+		.tp = tp, .pp = pp, .dp = dp, .micro_batch = 1, .microbatches = m,
+		.grad_bytes_per_param = 2, .bucket_bytes = 0, .iterations = 3, .warmup = 1,
+		.gpu = { .peak_flops = 100e12, .hbm_Bps = 1e12, .eff_max = 1.0 },
+		.fabric = { .topo = FAB_SINGLE_SWITCH, .gpus_per_node = 8, .nics_per_node = 8,
+			    .link_Bps = 50e9, .hop_lat_ps = 100000, .switch_lat_ps = 100000,
+			    .nvlink_Bps = 300e9, .nvlink_lat_ps = 500000, .oversub = 1 },
+		.coll = { .transport = { .kind = COLL_RDMA_GDR, .msg_lat_ps = 1000000,
+					 .mtu_bytes = 4096 } },
+		.host = { .cores = 64, .freq_Hz = 2e9 },
+		.framework_cores_per_gpu = 1, .prefetch = 2, .workers = 4,
+		.seed = 7,
+	};
+	char why[64];
+	ck_assert_int_eq(wl_transformer_check(&c.model.tf, why, sizeof why), 0);
+	uint32_t gpus = tp * pp * dp;
+	c.fabric.nodes = (gpus + 7) / 8;
+	c.noise = (noise_params){ .gpus = gpus, .gpus_per_node = 8 };
+	return c;
+}
+
+static double sum_parts(const train_result *r)
+{
+	double s = 0;
+	for (int k = 0; k < TRAIN_NPARTS; k++)
+		s += r->part_s[k];
+	return s;
+}
+
+static double mean_iter(const train_result *r)
+{
+	double s = 0;
+	for (uint32_t i = 0; i < r->iters; i++)
+		s += r->iter_s[i];
+	return s / r->iters;
+}
+
+static train_result run(const train_config *c)
+{
+	diag *d = diag_new();
+	train_result r;
+	int rc = train_sim(c, &r, d);
+	if (rc)
+		diag_print(d, stderr);
+	ck_assert_int_eq(rc, 0);
+	diag_free(d);
+	return r;
+}
+
+/* One GPU: M forward-backward pairs and an optimizer step, nothing else. */
+START_TEST(single_gpu_is_compute_only)
+{
+	train_config c = base(1, 1, 1, 4);
+	train_result r = run(&c);
+	double f, b, lf, lb;
+	gpu_layer_s(&c.gpu, &c.model.tf, 1, 1, &f, &b);
+	gpu_logits_s(&c.gpu, &c.model.tf, 1, 1, &lf, &lb);
+	double params = 8 * wl_layer_params(&c.model.tf) + 32000.0 * 1024;
+	double want = 4 * (8 * (f + b) + lf + lb) + gpu_optimizer_s(&c.gpu, params);
+	ck_assert_uint_eq(r.iters, 3);
+	for (uint32_t i = 0; i < r.iters; i++)
+		ck_assert_double_eq_tol(r.iter_s[i], want, 1e-9);
+	ck_assert_double_eq_tol(r.part_s[TRAIN_COMPUTE], want, 1e-9);
+	ck_assert_double_eq_tol(sum_parts(&r), mean_iter(&r), 1e-9);
+	ck_assert_double_eq_tol(r.gpu_busy_frac, 1.0, 1e-9);
+	train_result_release(&r);
+}
+END_TEST
+
+/* Recomputation adds one more forward of the layers to each backward. */
+START_TEST(recompute_adds_a_forward)
+{
+	train_config c = base(1, 1, 1, 2);
+	train_result plain = run(&c);
+	c.recompute = true;
+	train_result rec = run(&c);
+	double f, b;
+	gpu_layer_s(&c.gpu, &c.model.tf, 1, 1, &f, &b);
+	ck_assert_double_eq_tol(mean_iter(&rec) - mean_iter(&plain), 2 * 8 * f, 1e-9);
+	train_result_release(&plain);
+	train_result_release(&rec);
+}
+END_TEST
+
+/* 1F1B on P stages with equal stage times: the bubble is (P-1)(f+b) plus
+ * the transfers, and the parts still add up to the iteration. */
+START_TEST(pipeline_bubble)
+{
+	train_config c = base(1, 4, 1, 8);
+	c.model.tf.vocab = 8; /* no logits imbalance between stages */
+	train_result r = run(&c);
+	double f, b;
+	gpu_layer_s(&c.gpu, &c.model.tf, 1, 1, &f, &b);
+	double stage_fb = 2 * (f + b); /* 2 layers per stage */
+	double ideal = (8 + 4 - 1) * stage_fb;
+	ck_assert(mean_iter(&r) > ideal);
+	ck_assert(mean_iter(&r) < ideal * 1.05);
+	ck_assert_double_eq_tol(r.part_s[TRAIN_BUBBLE] + r.part_s[TRAIN_EXPOSED_COMM],
+				mean_iter(&r) - r.part_s[TRAIN_COMPUTE], 1e-9);
+	ck_assert(r.part_s[TRAIN_BUBBLE] > 0.9 * 3 * stage_fb);
+	ck_assert_double_eq_tol(sum_parts(&r), mean_iter(&r), 1e-9);
+	train_result_release(&r);
+}
+END_TEST
+
+/* Data parallel: gradient all-reduce after the last backward. A slower
+ * network exposes more of it; the parts add up. */
+START_TEST(data_parallel_exposes_allreduce)
+{
+	train_config c = base(1, 1, 16, 2);
+	train_result fast = run(&c);
+	c.fabric.link_Bps = 5e9;
+	train_result slow = run(&c);
+	ck_assert(slow.part_s[TRAIN_EXPOSED_COMM] > fast.part_s[TRAIN_EXPOSED_COMM]);
+	ck_assert(mean_iter(&slow) > mean_iter(&fast));
+	ck_assert_double_eq_tol(sum_parts(&slow), mean_iter(&slow), 1e-9);
+	ck_assert_uint_ge(slow.ncoll, 1);
+	train_result_release(&fast);
+	train_result_release(&slow);
+}
+END_TEST
+
+/* Host TCP with a host-CPU bound below the link rate is slower than RDMA
+ * from GPU memory, and the report says the CPU caps the node. */
+START_TEST(host_tcp_bound_by_cores)
+{
+	train_config c = base(1, 1, 16, 2);
+	train_result gdr = run(&c);
+	c.coll.transport.kind = COLL_HOST_TCP;
+	c.net_costs.tcp_core_s_per_byte = 1.0 / 2e9; /* 2 GB/s per core */
+	c.net_costs.total_core_s_per_byte = c.net_costs.tcp_core_s_per_byte;
+	c.host.cores = 14; /* 8 framework threads, 6 cores for the stack: 12 GB/s */
+	train_result tcp = run(&c);
+	ck_assert_double_eq_tol(tcp.net_cpu_cap_Bps, 12e9, 1);
+	ck_assert(mean_iter(&tcp) > mean_iter(&gdr));
+	ck_assert(tcp.host_cpu_util > 0);
+	/* One core per connection (NCCL's socket default) is slower still. */
+	c.coll.transport.conn_cap_Bps = 2e9;
+	train_result conn = run(&c);
+	ck_assert(conn.part_s[TRAIN_EXPOSED_COMM] > tcp.part_s[TRAIN_EXPOSED_COMM]);
+	train_result_release(&gdr);
+	train_result_release(&tcp);
+	train_result_release(&conn);
+}
+END_TEST
+
+START_TEST(same_seed_same_result)
+{
+	train_config c = base(2, 2, 4, 4);
+	c.noise.gpu_sigma = 0.05;
+	train_result a = run(&c), b = run(&c);
+	for (uint32_t i = 0; i < a.iters; i++)
+		ck_assert_double_eq(a.iter_s[i], b.iter_s[i]);
+	c.seed = 8;
+	train_result x = run(&c);
+	ck_assert(x.iter_s[0] != a.iter_s[0]);
+	train_result_release(&a);
+	train_result_release(&b);
+	train_result_release(&x);
+}
+END_TEST
+
+/* Synchronous training waits for the slowest replica: with per-GPU noise
+ * the iteration grows with the number of replicas. */
+START_TEST(stragglers_grow_with_scale)
+{
+	double prev = 0;
+	static const uint32_t dps[] = { 1, 8, 64 };
+	for (int i = 0; i < 3; i++) {
+		train_config c = base(1, 1, dps[i], 2);
+		c.noise.gpu_sigma = 0.05;
+		c.fabric.link_Bps = 1e13; /* make communication negligible */
+		c.iterations = 5;
+		train_result r = run(&c);
+		ck_assert(mean_iter(&r) > prev);
+		prev = mean_iter(&r);
+		train_result_release(&r);
+	}
+}
+END_TEST
+
+/* A data loader slower than the GPUs: stage 0 waits, and the wait is
+ * counted as a host-CPU (decode) stall. */
+START_TEST(slow_decode_is_a_cpu_stall)
+{
+	train_config c = base(1, 1, 1, 4);
+	train_result none = run(&c);
+	c.data = true;
+	c.sample_bytes = 1e5;
+	c.decode_core_s = 0.5;
+	c.workers = 1;
+	train_result slow = run(&c);
+	ck_assert(slow.part_s[TRAIN_CPU_STALL] > 0.1);
+	ck_assert(mean_iter(&slow) > mean_iter(&none) + 1.0);
+	ck_assert_double_eq_tol(sum_parts(&slow), mean_iter(&slow), 1e-9);
+	train_result_release(&none);
+	train_result_release(&slow);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("train");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, single_gpu_is_compute_only);
+	tcase_add_test(tc, recompute_adds_a_forward);
+	tcase_add_test(tc, pipeline_bubble);
+	tcase_add_test(tc, data_parallel_exposes_allreduce);
+	tcase_add_test(tc, host_tcp_bound_by_cores);
+	tcase_add_test(tc, same_seed_same_result);
+	tcase_add_test(tc, stragglers_grow_with_scale);
+	tcase_add_test(tc, slow_decode_is_a_cpu_stall);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,213 @@
+/* dpusim validate: predictions against published measurements. Each case of
+ * tests/validation/cases.yaml runs a scenario and compares one figure with
+ * its published value; the table shows the error, exit 1 when a case is
+ * outside its tolerance. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/diag.h"
+#include "models/scenario.h"
+#include "models/units.h"
+#include "models/ytree.h"
+#include "sim/err.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
+#include "tools/run.h"
+
+#define DEFAULT_CASES "tests/validation/cases.yaml"
+
+typedef struct vcase {
+	const char *name, *scenario, *variant, *metric, *group, *source;
+	double published, tolerance;
+	const yt_node *at;
+} vcase;
+
+static const char *field(const yt_node *m, const char *key, const char *file, diag *d)
+{
+	const yt_node *n = yt_get(m, key);
+	if (!n || n->type != YT_SCALAR) {
+		diag_add(d, file, m->line, m->col, "validation case needs '%s' (text)", key);
+		return NULL;
+	}
+	return n->text;
+}
+
+static int parse_case(const yt_node *m, const char *file, vcase *c, diag *d)
+{
+	size_t before = diag_count(d);
+	const char *pub, *tol;
+	unit_err ue;
+	if (m->type != YT_MAP) {
+		diag_add(d, file, m->line, m->col, "expected a mapping for a validation case");
+		return SIM_EPARSE;
+	}
+	*c = (vcase){ .at = m, .name = field(m, "name", file, d),
+		      .scenario = field(m, "scenario", file, d),
+		      .variant = field(m, "variant", file, d), .metric = field(m, "metric", file, d),
+		      .source = field(m, "source", file, d) };
+	c->group = yt_get(m, "group") ? field(m, "group", file, d) : NULL;
+	pub = field(m, "published", file, d);
+	tol = field(m, "tolerance", file, d);
+	if (pub && unit_parse(pub, UNIT_COUNT, &c->published, &ue) &&
+	    !cli_parse_double(pub, &c->published))
+		diag_add(d, file, m->line, m->col, "'published' must be a number, not '%s'", pub);
+	if (tol && unit_parse(tol, UNIT_FRACTION, &c->tolerance, &ue))
+		diag_add(d, file, m->line, m->col, "'tolerance' must be a fraction such as 15%%");
+	return diag_count(d) > before ? SIM_EPARSE : SIM_OK;
+}
+
+/* "busbw_GBps@1MiB" and "time_us@8B" read a collective row; anything else
+ * is a report metric (iteration_s means its mean). */
+static int figure_of(const rep_report *rep, const vcase *c, double *out, char *why, size_t n)
+{
+	const rep_variant *v = rep_find_variant(rep, c->variant);
+	const char *at = strchr(c->metric, '@');
+	rep_stat st;
+	if (!v)
+		return snprintf(why, n, "no variant '%s' in the report", c->variant), SIM_ENOENT;
+	if (at) {
+		double bytes;
+		unit_err ue;
+		if (unit_parse(at + 1, UNIT_BYTES, &bytes, &ue))
+			return snprintf(why, n, "bad size in metric '%s'", c->metric), SIM_EINVAL;
+		for (size_t i = 0; i < rep_variant_ncollectives(v); i++) {
+			const rep_collective *rc = rep_variant_collective(v, i);
+			if ((double)rc->bytes != bytes)
+				continue;
+			if (!strncmp(c->metric, "busbw_GBps@", 11))
+				return *out = rc->busbw_GBps, SIM_OK;
+			if (!strncmp(c->metric, "time_us@", 8))
+				return *out = rc->time_s * 1e6, SIM_OK;
+		}
+		return snprintf(why, n, "no collective row for '%s'", c->metric), SIM_ENOENT;
+	}
+	if (rep_variant_metric(v, c->metric, out))
+		return SIM_OK;
+	if (rep_variant_stat(v, c->metric, &st))
+		return *out = st.mean, SIM_OK;
+	return snprintf(why, n, "the report has no metric '%s'", c->metric), SIM_ENOENT;
+}
+
+/* Runs one case; *err is the relative error of the prediction. */
+static int run_case(const vcase *c, const char *dir, const char *profile_dir, double *pred,
+		    char *why, size_t n)
+{
+	char path[8192];
+	scn_scenario *s = NULL;
+	rep_report *rep = NULL;
+	diag *d = diag_new();
+	scn_opts opts = { .profile_dir = profile_dir };
+	int rc = d ? SIM_OK : SIM_ENOMEM;
+	snprintf(path, sizeof path, "%s/%s", dir, c->scenario);
+	if (!rc && (rc = scn_load(path, &opts, &s, d)) == 0)
+		rc = run_scenario(s, &(run_opts){ 0 }, &rep, d);
+	if (rc && d && diag_count(d))
+		snprintf(why, n, "%s", diag_msg(d, 0));
+	else if (rc)
+		snprintf(why, n, "%s", sim_strerror(rc));
+	else
+		rc = figure_of(rep, c, pred, why, n);
+	rep_free(rep);
+	scn_free(s);
+	diag_free(d);
+	return rc;
+}
+
+static void dir_of(const char *file, char *dir, size_t n)
+{
+	const char *slash = strrchr(file, '/');
+	if (!slash)
+		snprintf(dir, n, ".");
+	else
+		snprintf(dir, n, "%.*s", (int)(slash - file), file);
+}
+
+static int load_cases(const char *file, yt_node **root, vcase **cases, size_t *ncases)
+{
+	diag *d = diag_new();
+	char *buf = NULL;
+	size_t len = 0;
+	const yt_node *list;
+	int rc = d ? yt_read_file(file, &buf, &len, d) : SIM_ENOMEM;
+	if (!rc)
+		rc = yt_parse(file, buf, len, root, d);
+	list = rc ? NULL : yt_get(*root, "cases");
+	if (!rc && (!list || list->type != YT_SEQ || !list->nkids)) {
+		diag_add(d, file, 1, 1, "expected a non-empty 'cases' list");
+		rc = SIM_EPARSE;
+	}
+	if (!rc && !(*cases = calloc(list->nkids, sizeof **cases)))
+		rc = SIM_ENOMEM;
+	for (size_t i = 0; !rc && i < list->nkids; i++)
+		parse_case(list->kids[i], file, &(*cases)[i], d);
+	if (!rc && diag_count(d))
+		rc = SIM_EPARSE;
+	if (!rc)
+		*ncases = list->nkids;
+	if (rc && d)
+		diag_print(d, stderr);
+	free(buf);
+	diag_free(d);
+	return rc;
+}
+
+int cmd_validate(int argc, char **argv)
+{
+	const char *file = DEFAULT_CASES, *only = NULL, *profile_dir = NULL;
+	yt_node *root = NULL;
+	vcase *cases = NULL;
+	size_t ncases = 0, bad = 0, failed = 0, ngroup = 0;
+	double group_abs = 0;
+	char dir[4096];
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--cases") && i + 1 < argc)
+			file = argv[++i];
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			only = argv[++i];
+		else if (!strcmp(argv[i], "--profile-dir") && i + 1 < argc)
+			profile_dir = argv[++i];
+		else
+			return cli_usage_error("validate: unexpected '%s' (see 'dpusim validate --help')",
+					       argv[i]);
+	}
+	if (load_cases(file, &root, &cases, &ncases)) {
+		yt_free(root);
+		free(cases);
+		return cli_usage_error("'%s' is not a valid list of validation cases", file);
+	}
+	dir_of(file, dir, sizeof dir);
+	printf("%-20s %-16s %12s %12s %9s %6s  %s\n", "case", "metric", "predicted", "published",
+	       "error", "tol", "result");
+	for (size_t i = 0; i < ncases; i++) {
+		const vcase *c = &cases[i];
+		double pred = NAN, err;
+		char why[512] = "";
+		if (only && strcmp(only, c->name) && (!c->group || strcmp(only, c->group)))
+			continue;
+		fflush(stdout);
+		if (run_case(c, dir, profile_dir, &pred, why, sizeof why)) {
+			printf("%-20s %-16s %12s %12.4g %9s %5.0f%%  failed: %s\n", c->name, c->metric,
+			       "-", c->published, "-", 100 * c->tolerance, why);
+			failed++;
+			continue;
+		}
+		err = (pred - c->published) / c->published;
+		bool ok = fabs(err) <= c->tolerance;
+		bad += !ok;
+		if (c->group && !strcmp(c->group, "megatron"))
+			group_abs += fabs(err), ngroup++;
+		printf("%-20s %-16s %12.4g %12.4g %+8.1f%% %5.0f%%  %s\n", c->name, c->metric, pred,
+		       c->published, 100 * err, 100 * c->tolerance, ok ? "ok" : "OUTSIDE");
+	}
+	if (ngroup)
+		printf("megatron rows: mean absolute error %.1f%% over %zu cases\n",
+		       100 * group_abs / (double)ngroup, ngroup);
+	printf("%zu cases outside tolerance, %zu could not run\n", bad, failed);
+	yt_free(root);
+	free(cases);
+	if (failed)
+		return CLI_USAGE;
+	return bad ? CLI_FINDING : CLI_OK;
+}

@@ -1,0 +1,203 @@
+/* run_scenario: every variant of every job, into one report. Collective
+ * benchmarks run through models/coll; training jobs through models/train. */
+#include "tools/run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "models/coll.h"
+#include "models/fabric.h"
+#include "models/setup.h"
+#include "sim/engine.h"
+#include "sim/err.h"
+#include "sim/flow.h"
+#include "sim/stats.h"
+#include "tools/run_train.h"
+
+#ifndef DPUSIM_VERSION
+#define DPUSIM_VERSION "0.1.0"
+#endif
+
+static const char *const coll_names[] = {
+	[SCN_OP_ALLREDUCE] = "allreduce", [SCN_OP_REDUCE_SCATTER] = "reducescatter",
+	[SCN_OP_ALLGATHER] = "allgather", [SCN_OP_ALLTOALL] = "alltoall",
+	[SCN_OP_BROADCAST] = "broadcast", [SCN_OP_SENDRECV] = "sendrecv",
+};
+
+static coll_algo algo_of(scn_coll_algo a, uint32_t nodes)
+{
+	switch (a) {
+	case SCN_ALGO_RING:
+		return COLL_RING;
+	case SCN_ALGO_TREE:
+		return COLL_TREE;
+	case SCN_ALGO_HIERARCHICAL:
+		return COLL_HIER;
+	case SCN_ALGO_IN_NETWORK:
+		return nodes > 1 ? COLL_SHARP : COLL_NVLS;
+	case SCN_ALGO_AUTO:
+		break;
+	}
+	return COLL_AUTO;
+}
+
+/* The simulated machinery of one variant: engine, flows, fabric, collectives. */
+struct world {
+	sim_engine *eng;
+	flow_net *net;
+	fab *f;
+	coll_ctx *coll;
+};
+
+static void world_free(struct world *w)
+{
+	coll_ctx_free(w->coll);
+	fab_free(w->f);
+	flow_net_free(w->net);
+	sim_engine_free(w->eng);
+}
+
+static int world_new(struct world *w, const fab_config *fc, const coll_config *cc)
+{
+	int rc;
+	*w = (struct world){ 0 };
+	w->eng = sim_engine_new();
+	w->net = w->eng ? flow_net_new(w->eng) : NULL;
+	if (!w->net) {
+		world_free(w);
+		return SIM_ENOMEM;
+	}
+	if ((rc = fab_new(fc, w->net, &w->f)) || (rc = coll_ctx_new(w->eng, w->net, w->f, cc, &w->coll)))
+		world_free(w);
+	return rc;
+}
+
+/* One collective size, `iters` times in a row: mean time and the result. */
+static int run_size(struct world *w, const coll_params *p, int iters, double *mean_s,
+		    coll_result *last)
+{
+	double sum = 0;
+	for (int i = 0; i < iters; i++) {
+		int rc = coll_run(w->coll, p, last);
+		if (rc)
+			return rc;
+		sum += sim_time_to_s(last->time_ps);
+	}
+	*mean_s = sum / iters;
+	return SIM_OK;
+}
+
+static int coll_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,
+			uint64_t seed, rep_variant *rv, diag *d)
+{
+	const scn_collective *sc = &job->wl.coll;
+	uint32_t ranks = (uint32_t)(sc->ranks > 0 ? sc->ranks : job->wl.gpus);
+	setup_host host;
+	fab_config fc;
+	coll_config cc = { .seed = seed };
+	struct world w;
+	double pass_s = 0;
+	int rc;
+	coll_op op;
+	if ((rc = setup_host_of(s, &host, d)) || (rc = setup_fabric(s, ranks, &fc, d)) ||
+	    (rc = setup_transport(s, v, &host, &cc.transport, d, NULL)))
+		return rc;
+	if (coll_op_parse(coll_names[sc->op], &op)) {
+		diag_add(d, NULL, 0, 0, "collective '%s' is not simulated", coll_names[sc->op]);
+		return SIM_EUNSUPPORTED;
+	}
+	fc.seed = seed;
+	if ((rc = world_new(&w, &fc, &cc))) {
+		diag_add(d, NULL, 0, 0, "cannot build the fabric for %u ranks: %s", ranks,
+			 sim_strerror(rc));
+		return rc;
+	}
+	for (size_t i = 0; i < sc->nsizes && !rc; i++) {
+		coll_params p = { .op = op, .algo = algo_of(sc->algo, fc.nodes),
+				  .bytes = (uint64_t)sc->sizes_bytes[i] };
+		coll_result res;
+		double t;
+		rc = run_size(&w, &p, sc->iterations > 0 ? sc->iterations : 1, &t, &res);
+		if (rc) {
+			diag_add(d, NULL, 0, 0, "%s of %llu bytes with algorithm '%s' on %u ranks: %s",
+				 coll_names[sc->op], (unsigned long long)p.bytes,
+				 coll_algo_name(p.algo), ranks, sim_strerror(rc));
+			break;
+		}
+		double algbw = (double)p.bytes / t / 1e9;
+		rep_collective rcoll = { .op = coll_names[sc->op], .algo = coll_algo_name(res.algo),
+					 .ranks = ranks, .bytes = p.bytes, .time_s = t,
+					 .algbw_GBps = algbw,
+					 .busbw_GBps = algbw * coll_busbw_factor(op, ranks) };
+		rc = rep_variant_add_collective(rv, &rcoll);
+		pass_s += t;
+	}
+	world_free(&w);
+	if (!rc)
+		rc = rep_variant_set_stat(rv, "iteration_s", pass_s, NAN, NAN, NAN);
+	return rc;
+}
+
+static int set_offload(rep_variant *rv, const scn_variant *v)
+{
+	int rc = rep_variant_set_offload(rv, "network", scn_network_name(v->network));
+	if (!rc)
+		rc = rep_variant_set_offload(rv, "storage", scn_storage_path_name(v->storage));
+	if (!rc)
+		rc = rep_variant_set_offload(rv, "crypto", scn_crypto_name(v->crypto));
+	if (!rc)
+		rc = rep_variant_set_offload(rv, "vswitch", scn_vswitch_name(v->vswitch));
+	return rc;
+}
+
+static int one_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,
+		       const run_opts *o, rep_report *rep, diag *d)
+{
+	char name[2 * SCN_NAME_MAX + 2];
+	uint64_t seed = o && o->has_seed ? o->seed : s->seed;
+	rep_variant *rv;
+	int rc;
+	if (s->multi_job)
+		snprintf(name, sizeof name, "%s/%s", job->name, v->name);
+	else
+		snprintf(name, sizeof name, "%s", v->name);
+	if (!(rv = rep_add_variant(rep, name)))
+		return SIM_ENOMEM;
+	if ((rc = set_offload(rv, v)))
+		return rc;
+	if (job->wl.kind == SCN_WL_COLLECTIVE)
+		return coll_variant(s, job, v, seed, rv, d);
+	return train_variant(s, job, v, o ? o->replications : 0, seed, o ? o->progress : NULL,
+			     rv, rep, d);
+}
+
+int run_scenario(const scn_scenario *s, const run_opts *o, rep_report **out, diag *d)
+{
+	rep_report *rep = rep_new(REP_SIM);
+	int rc = rep ? SIM_OK : SIM_ENOMEM;
+	*out = NULL;
+	if (!rc)
+		rc = rep_set_version(rep, DPUSIM_VERSION);
+	if (!rc)
+		rc = rep_set_scenario(rep, &(rep_scenario){
+						   .name = s->name, .file = s->file,
+						   .seed = o && o->has_seed ? o->seed : s->seed });
+	for (size_t j = 0; j < s->njobs && !rc; j++)
+		for (size_t v = 0; v < s->nvariants && !rc; v++)
+			rc = one_variant(s, &s->jobs[j], &s->variants[v], o, rep, d);
+	if (!rc && rep_compute_speedup(rep) == SIM_ENOENT)
+		rc = SIM_OK; /* no throughput to compare: speedup stays absent */
+	if (rc) {
+		if (!diag_count(d))
+			diag_add(d, NULL, 0, 0, "simulation failed: %s", sim_strerror(rc));
+		rep_free(rep);
+		return rc;
+	}
+	*out = rep;
+	return SIM_OK;
+}

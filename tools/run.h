@@ -1,0 +1,30 @@
+/* Simulating a resolved scenario: every variant of its workload (or of each
+ * job), with replications, into one dpusim-report/1 document. The one entry
+ * point `dpusim run`, `dpusim sweep` and `dpusim validate` share. */
+#ifndef DPUSIM_TOOLS_RUN_H
+#define DPUSIM_TOOLS_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "models/diag.h"
+#include "models/scenario.h"
+#include "tools/report.h"
+
+typedef struct run_opts {
+	bool has_seed;            /* override the scenario's seed */
+	uint64_t seed;
+	int replications;         /* > 0: override the scenario's */
+	const char *trace_path;   /* Chrome/Perfetto trace of one iteration; NULL: none */
+	FILE *progress;           /* progress lines for long runs; NULL: silent */
+} run_opts;
+
+/* Simulates s. On success *out is a report with source "sim", the scenario
+ * block filled from s (name, file; sha256 is the caller's to set since it
+ * hashes the file text), one variant per scenario variant (per job and
+ * variant, named "JOB/VARIANT", for multi-job scenarios), and speedups.
+ * Free with rep_free. Returns 0, or a SIM_E* code with messages in d. */
+int run_scenario(const scn_scenario *s, const run_opts *o, rep_report **out, diag *d);
+
+#endif
