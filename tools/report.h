@@ -144,7 +144,8 @@ int rep_set_speedup(rep_report *r, const char *name, double ratio);
 rep_source rep_get_source(const rep_report *r);
 const char *rep_source_name(rep_source s);          /* "sim" | "hw" */
 const char *rep_get_version(const rep_report *r);
-/* The scenario (strings owned by r; name NULL when never set). */
+/* The scenario (strings owned by r; name NULL when never set). Valid until
+ * the next rep_set_scenario or rep_free: copy what must outlive them. */
 const rep_scenario *rep_get_scenario(const rep_report *r);
 size_t rep_ninfo(const rep_report *r);
 /* Entry i of "info" (0 <= i < rep_ninfo); strings owned by r. */
