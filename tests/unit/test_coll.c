@@ -103,6 +103,31 @@ START_TEST(oversubscribed_leaf_halves_the_ring)
 }
 END_TEST
 
+/* Two-tier fat-tree, radix 4 at 3:1: 3 hosts and 1 uplink per leaf, 6
+ * ranks on 2 leaves. All-to-all runs its 5 shifts at once; shift k sends
+ * 1, 2, 3, 2, 1 of its hops up leaf 0's single uplink (9 in all) and each
+ * shift is one flow, so by max-min every shift gets B/9 (the uplink is the
+ * bottleneck of all five; a NIC carries only 5 x B/9). Time: (S/6)/(B/9) =
+ * 1.5 S/B, against (n-1)/n S/B = 0.83 S/B on a full-bisection fabric. */
+START_TEST(oversubscribed_fat_tree_alltoall)
+{
+	fab_config fc = { .topo = FAB_FAT_TREE2, .nodes = 6, .gpus_per_node = 1,
+			  .nics_per_node = 1, .link_Bps = 50e9, .hop_lat_ps = 60 * SIM_NS,
+			  .switch_lat_ps = 130 * SIM_NS, .radix = 4, .oversub = 3, .seed = 1 };
+	uint64_t s = UINT64_C(60) << 20;
+	struct world w;
+	double alpha_s = (4 * 60e-9 + 3 * 130e-9) + 1500e-9;
+	double want = ((double)s / 6) / (50e9 / 9) + alpha_s;
+	coll_result r;
+	world_new(&w, &fc, &rdma);
+	ck_assert(fab_leaf_down_Bps(w.f) / fab_leaf_up_Bps(w.f) == 3);
+	r = run(&w, COLL_ALLTOALL, COLL_P2P, s);
+	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
+		      sim_time_to_s(r.time_ps), want);
+	world_free(&w);
+}
+END_TEST
+
 /* Largest number of times the ring's union path crosses one resource. */
 static uint32_t ring_max_share(fab *f, uint32_t n)
 {
@@ -565,6 +590,7 @@ static Suite *suite(void)
 	tc = tcase_create("contention");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, oversubscribed_leaf_halves_the_ring);
+	tcase_add_test(tc, oversubscribed_fat_tree_alltoall);
 	tcase_add_test(tc, ecmp_collision_slows_by_max_min);
 	tcase_add_test(tc, adaptive_avoids_the_collision);
 	tcase_add_test(tc, competing_flow);
