@@ -80,10 +80,11 @@ run_cmd "$DPUSIM" profiles H100
 expect_rc 2 "unknown profile"
 expect_err "no profile 'H100' in 'models/profiles' \(did you mean 'H100-SXM5'\?\)" "unknown profile suggests"
 
-# run without --dump: plainly not built yet.
-run_cmd "$DPUSIM" run scenarios/demo.yaml
-expect_rc 2 "run without --dump"
-expect_err "simulating scenarios is not built yet" "run says it is not built yet"
+# run --dump runs nothing: it prints only the resolved scenario.
+run_cmd "$DPUSIM" run scenarios/demo.yaml --dump
+expect_rc 0 "run --dump"
+expect_out '^# resolved scenario: profiles merged, every value in SI units$' "run --dump prints the resolved scenario"
+if grep -q '"schema"' <<<"$OUT"; then not_ok "run --dump printed a report"; else ok "run --dump prints no report"; fi
 run_cmd "$DPUSIM" check --help
 expect_rc 0 "check --help"
 expect_out 'FILE:LINE:COLUMN' "check --help documents the error format"
