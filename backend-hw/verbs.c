@@ -6,7 +6,8 @@
 #include "backend-hw/xport.h"
 
 #include <arpa/inet.h>
-#include <sched.h>
+#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,7 @@ typedef struct verbs_xport {
 	hw_xport base;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
+	struct ibv_comp_channel *chan;  /* lets an idle wait sleep in poll(2) */
 	struct ibv_cq *cq;
 	hw_mem bounce;             /* registered host memory we send from */
 	struct ibv_mr *bounce_mr;
@@ -84,6 +86,8 @@ static void verbs_free(hw_xport *x)
 	hw_mem_release(&v->bounce);
 	if (v->cq)
 		ibv_destroy_cq(v->cq);
+	if (v->chan)
+		ibv_destroy_comp_channel(v->chan);
 	if (v->pd)
 		ibv_dealloc_pd(v->pd);
 	if (v->ctx)
@@ -316,6 +320,28 @@ static int consume(verbs_xport *v, int rl, void *rb, size_t rn)
 	return post_write(v, rl, 0, true);
 }
 
+/* Sleeps until the CQ has a completion or `ms` pass: arm, look once more
+ * (a completion may have come before arming), then poll(2) the channel.
+ * *progress is set when the second look found something. */
+static int sleep_on_cq(verbs_xport *v, int ms, bool *progress)
+{
+	struct pollfd p = { .fd = v->chan->fd, .events = POLLIN };
+	struct ibv_cq *cq;
+	void *ctx;
+	int err, n;
+	VERBSCHECK(!ibv_req_notify_cq(v->cq, 0), "ibv_req_notify_cq");
+	if ((err = poll_once(v, progress)) || *progress)
+		return err;
+	n = poll(&p, 1, ms);
+	if (n < 0 && errno != EINTR)
+		return hw_fail(SIM_EIO, "poll on the completion channel: %s", strerror(errno));
+	if (n > 0) {
+		VERBSCHECK(!ibv_get_cq_event(v->chan, &cq, &ctx), "ibv_get_cq_event");
+		ibv_ack_cq_events(cq, 1);
+	}
+	return 0;
+}
+
 static int verbs_timeout(verbs_xport *v, int sl, bool sdone, int rl)
 {
 	double s = v->base.timeout_ms / 1e3;
@@ -335,7 +361,7 @@ static int verbs_xfer(hw_xport *x, int sl, const void *sb, size_t sn, int rl, vo
 {
 	verbs_xport *v = (verbs_xport *)x;
 	bool posted = sl < 0, sdone = sl < 0, rdone = rl < 0;
-	double last = now_ms();
+	double last = now_ms(), idle_ms;
 	int err;
 	if ((sl >= 0 && sn > x->max_msg) || (rl >= 0 && rn > x->max_msg) || sn > INT32_MAX)
 		return hw_fail(SIM_ERANGE, "message of %zu bytes is larger than the verbs staging "
@@ -359,12 +385,17 @@ static int verbs_xfer(hw_xport *x, int sl, const void *sb, size_t sn, int rl, vo
 			return err;
 		if (posted && !sdone && v->link[sl].send_done)
 			sdone = true;
-		if (progress)
+		if (progress) {
 			last = now_ms();
-		else if (now_ms() - last > v->base.timeout_ms)
+			continue;
+		}
+		idle_ms = now_ms() - last;
+		if (idle_ms > v->base.timeout_ms)
 			return verbs_timeout(v, sl, sdone, rdone ? -1 : rl);
-		else
-			sched_yield();
+		/* Spin for the first 50 us of a wait (latency), then sleep on the
+		 * completion channel so waiting ranks leave the CPU to others. */
+		if (idle_ms > 0.05 && (err = sleep_on_cq(v, 10, &progress)))
+			return err;
 	}
 	return 0;
 }
@@ -396,7 +427,9 @@ static int verbs_setup(verbs_xport *v, const hw_xport_opts *o)
 		return err;
 	v->pd = ibv_alloc_pd(v->ctx);
 	VERBSCHECK(v->pd, "ibv_alloc_pd");
-	v->cq = ibv_create_cq(v->ctx, 4 * VERBS_DEPTH, NULL, NULL, 0);
+	v->chan = ibv_create_comp_channel(v->ctx);
+	VERBSCHECK(v->chan, "ibv_create_comp_channel");
+	v->cq = ibv_create_cq(v->ctx, 4 * VERBS_DEPTH, NULL, v->chan, 0);
 	VERBSCHECK(v->cq, "ibv_create_cq");
 	if ((err = hw_mem_init(&v->bounce, &hw_mem_host_ops, v->base.max_msg, -1)))
 		return err;
