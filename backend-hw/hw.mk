@@ -70,6 +70,7 @@ $(BUILD)/tests/test_hw_msg: $(BUILD)/backend-hw/msg.o $(BUILD)/backend-hw/allred
 # guest gets a build without CUDA (cuBLAS alone would be 600 MB of initramfs).
 # make check-cuda: the CUDA paths where a GPU is present; says it skipped else.
 .PHONY: check-rdma check-cuda
+EXTRA_CHECKS += check-cuda
 check-rdma:
 	@tools/install-deps --vm
 	$(MAKE) BUILD=build/vm BIN=build/vm/bin HW_CUDA= build/vm/bin/dpusim-hw
