@@ -207,6 +207,8 @@ static int parse_opts(int argc, char **argv, bench_opts *o)
 			return usage_error("unknown option '%s'", a);
 		i += takes;
 	}
+	if (strcmp(o->h.mem, "host") && strcmp(o->h.transport, "verbs"))
+		return usage_error("--mem %s needs --transport verbs (tcp moves host memory)", o->h.mem);
 	if (!sizes_given) {
 		const size_t *s = o->h.quick ? quick_sizes : full_sizes;
 		o->h.nsizes = o->h.quick ? 3 : 6;

@@ -73,6 +73,8 @@ static int parse(int argc, char **argv, replay_opts *o)
 	}
 	if (!o->file)
 		return usage("%s", "missing the scenario FILE");
+	if (strcmp(o->mem, "host") && strcmp(o->transport, "verbs"))
+		return usage("--mem %s needs --transport verbs (tcp moves host memory)", o->mem);
 	return 0;
 }
 

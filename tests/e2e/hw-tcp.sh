@@ -78,6 +78,8 @@ expect_rc 2 "unknown transport"
 expect_err "unknown transport 'carrier-pigeon'" "the transport is named"
 run_cmd "$HW" bench --sizes 4K,zero
 expect_rc 2 "bad --sizes"
+run_cmd "$HW" bench --mem cuda --transport tcp
+expect_rc 2 "GPU memory with the tcp transport is refused, not ignored"
 run_cmd env DPUSIM_HW_FAULT=explode:1 "$HW" bench --quick
 expect_rc 2 "bad fault hook"
 
