@@ -69,7 +69,26 @@ const cli_cmd cli_commands[] = {
 	  "  --root R             broadcast root\n",
 	  cmd_coll },
 	{ "sweep", "run every point of a scenario's sweep",
-	  "usage: dpusim sweep FILE [--db FILE] [--jobs N] [--shard I/N]\n", NULL },
+	  "usage: dpusim sweep FILE [--db FILE] [--jobs N] [--shard I/N] [--seed N] [-o DIR]\n"
+	  "                   [--profile FILE] [--profile-dir DIR]\n"
+	  "\n"
+	  "Runs every point of the scenario's sweep: section and stores each point's\n"
+	  "report in the results database (one transaction per point), with the\n"
+	  "point's label (key=value,...) and index (info.sweep_index). Points already\n"
+	  "stored for the same file (SHA-256 of its text), point and seed are skipped,\n"
+	  "so running a killed or failed sweep again finishes it. Progress goes to\n"
+	  "stderr: a bar on a terminal, one line per point otherwise.\n"
+	  "  --db FILE      the database (default results/dpusim.db; with --shard,\n"
+	  "                 results/dpusim-shard-I-of-N.db)\n"
+	  "  --jobs N       N worker processes on this machine (default 1)\n"
+	  "  --shard I/N    only points p with p % N == I (Slurm job arrays: one\n"
+	  "                 database per shard, joined by 'dpusim merge')\n"
+	  "  --seed N       override the scenario's seed\n"
+	  "  -o DIR         also write each point's report as DIR/NAME.pINDEX.json\n"
+	  "Under mpirun (Open MPI) the points are spread over the ranks; rank 0\n"
+	  "alone writes the database. --jobs does not combine with mpirun.\n"
+	  "exit status: 0 every point stored, 2 bad input or a point that failed\n",
+	  cmd_sweep },
 	{ "compare", "compare two reports metric by metric",
 	  "usage: dpusim compare A.json B.json [--tolerance P%] [--json]\n"
 	  "\n"

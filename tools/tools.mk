@@ -14,8 +14,9 @@ E2E_TESTS += compare.sh runs.sh plot.sh report-schema.sh
 TOOL_OBJS += $(BUILD)/tools/cmd_coll.o $(BUILD)/tools/bench_coll.o
 E2E_TESTS += coll.sh bench-coll.sh
 # sweeps and traces (swp)
-TOOL_OBJS += $(BUILD)/tools/trace.o
-UNIT_TESTS += trace
+TOOL_OBJS += $(BUILD)/tools/trace.o $(BUILD)/tools/sweep.o $(BUILD)/tools/cmd_sweep.o
+UNIT_TESTS += trace sweep
+E2E_TESTS += sweep.sh
 # scenario commands: check, profiles, run --dump (scn)
 TOOL_OBJS += $(BUILD)/tools/scn_cli.o $(BUILD)/tools/cmd_check.o $(BUILD)/tools/cmd_profiles.o \
 	$(BUILD)/tools/cmd_run.o
@@ -29,6 +30,14 @@ TOOL_OBJS += $(BUILD)/tools/run.o $(BUILD)/tools/run_train.o $(BUILD)/tools/cmd_
 
 LIB_OBJS += $(TOOL_OBJS)
 DPUSIM_OBJS += $(BUILD)/tools/dpusim.o
+# sweeps under mpirun (swp): sweep_mpi.o is the one file that includes mpi.h;
+# it goes into bin/dpusim only, never the library, and bin/dpusim links Open
+# MPI (why: tools/sweep_mpi.c). MPI_Init runs only under mpirun.
+SWP_MPI_CFLAGS := $(shell pkg-config --cflags ompi 2>/dev/null || mpicc --showme:compile)
+SWP_MPI_LIBS := $(shell pkg-config --libs ompi 2>/dev/null || mpicc --showme:link)
+DPUSIM_OBJS += $(BUILD)/tools/sweep_mpi.o
+$(BUILD)/tools/sweep_mpi.o: CFLAGS += $(SWP_MPI_CFLAGS)
+$(BIN)/dpusim: LDLIBS += $(SWP_MPI_LIBS)
 
 # the calibration loop on this machine as a benchmark: prediction error per size (cal)
 .PHONY: bench-calib
