@@ -173,6 +173,9 @@ const cli_cmd cli_commands[] = {
 	  "  --plot DIR          draw each fit against its points (gnuplot PNG)\n"
 	  "  --mtu BYTES         the MTU of the benched path: TCP cost per packet\n"
 	  "  --peak-flops RATE   the GPU's dense BF16 peak, for eff_max (989TFLOP/s)\n"
+	  "  --effective-ring    host-tcp costs from the tcp ring all-reduce instead:\n"
+	  "                      tcp_latency = its per-step alpha, tcp_rx_cycles_per_byte\n"
+	  "                      = cpu_hz / its B (contention included; sources say so)\n"
 	  "exit status: 0 profiles written, 2 bad input or nothing could be fitted\n",
 	  cmd_calibrate },
 	{ "validate", "check predictions against published measurements",

@@ -39,6 +39,23 @@ expect_rc 0 "calibrate without --mtu"
 run_cmd "$DPUSIM" profiles nomtu-host-costs --profile-dir "$CAL"
 expect_out 'a per-packet cost needs the path.s MTU: rerun with --mtu' "per-packet cost listed as missing with the reason"
 
+# --effective-ring: host-tcp costs that reproduce the measured ring, labelled so.
+run_cmd "$DPUSIM" calibrate "$TCP" -o "$CAL/eff.yaml" --effective-ring
+expect_rc 0 "calibrate --effective-ring"
+run_cmd "$DPUSIM" profiles eff-host-costs --profile-dir "$CAL"
+expect_out 'source: EFFECTIVE \(dpusim calibrate --effective-ring\) from the ring all-reduce' "effective values say what they are"
+expect_out 'missing: --effective-ring: the ring all-reduce.s B' "send-side cost not counted twice"
+if python3 - "$CAL/eff-host-costs.yaml" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+# The fixture's ring: alpha 53.32 us per step, B 0.207 GB/s; cpu_hz 2.59614 GHz.
+lat = float(re.search(r"tcp_latency: \{ value: ([0-9.]+)us", t).group(1))
+cpb = float(re.search(r"tcp_rx_cycles_per_byte: \{ value: ([0-9.]+)cycles", t).group(1))
+assert abs(lat - 53.32) < 0.01, lat
+assert abs(cpb - 2.59614e9 / 0.207e9) / cpb < 0.005, cpb
+PY
+then ok "effective tcp_latency = ring alpha, cycles/byte = cpu_hz / B"; else not_ok "effective values"; fi
+
 # ---- known parameters come back (synthetic bench in dpusim-hw's shape) ----
 run_cmd "$DPUSIM" calibrate "$SYN" -o "$CAL/syn.yaml" --peak-flops 989TFLOP/s --plot "$E2E_TMP/plots"
 expect_rc 0 "calibrate the synthetic verbs + GPU bench"
@@ -90,6 +107,9 @@ run_cmd "$DPUSIM" calibrate "$TCP" -o "$BAD/x.yaml" --peak-flops 989Gbps
 expect_rc 2 "--peak-flops of the wrong dimension"
 run_cmd "$DPUSIM" calibrate "$TCP" -o "$BAD/x.yaml" --mtu 10
 expect_rc 2 "--mtu out of range"
+run_cmd "$DPUSIM" calibrate "$SYN" -o "$BAD/x.yaml" --effective-ring
+expect_rc 2 "--effective-ring without a tcp ring series"
+expect_err 'no tcp ring all-reduce series' "says why"
 run_cmd "$DPUSIM" calibrate "$TCP" -o "$BAD/x.yaml" --frobnicate 1
 expect_rc 2 "unknown option"
 if [ -z "$(ls -A "$BAD")" ]; then ok "nothing written on bad input"; else not_ok "files left: $(ls "$BAD")"; fi
