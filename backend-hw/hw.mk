@@ -69,12 +69,19 @@ $(BUILD)/tests/test_hw_msg: $(BUILD)/backend-hw/msg.o $(BUILD)/backend-hw/allred
 # make check-rdma: the verbs path on Soft-RoCE in a qemu VM (tests/vm/). The
 # guest gets a build without CUDA (cuBLAS alone would be 600 MB of initramfs).
 # make check-cuda: the CUDA paths where a GPU is present; says it skipped else.
-.PHONY: check-rdma check-cuda
+.PHONY: check-rdma check-rdma-asan check-cuda
 EXTRA_CHECKS += check-cuda
 check-rdma:
 	@tools/install-deps --vm
 	$(MAKE) BUILD=build/vm BIN=build/vm/bin HW_CUDA= build/vm/bin/dpusim-hw
 	@BIN=build/vm/bin tools/run-tests e2e tests/vm/rdma.sh
+
+# The same with the sanitizer build inside the guest (ASan, UBSan, LSan).
+check-rdma-asan:
+	@tools/install-deps --vm
+	$(MAKE) BUILD=build/vm-asan BIN=build/vm-asan/bin HW_CUDA= OPT="-O1 -g" \
+	    SAN="$(ASAN_FLAGS)" build/vm-asan/bin/dpusim-hw
+	@BIN=build/vm-asan/bin tools/run-tests e2e tests/vm/rdma.sh
 
 check-cuda: $(BIN)/dpusim-hw
 	@BIN=$(BIN) tools/run-tests e2e tests/e2e/hw-cuda.sh

@@ -6,6 +6,9 @@ ok() { pass=$((pass + 1)); echo "ok - $*"; }
 no() { fail=$((fail + 1)); echo "not ok - $*"; }
 export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo \
        OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_plm_rsh_agent=false OMPI_MCA_osc='^ucx,rdma'
+# A sanitizer build of dpusim-hw (make check-rdma-asan) reads these; others ignore them.
+export LSAN_OPTIONS=suppressions=/work/hw-lsan.supp:print_suppressions=0 \
+       ASAN_OPTIONS=fast_unwind_on_malloc=0
 MPI="timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2"
 
 dpusim-hw probe >/tmp/probe.txt 2>&1; rc=$?

@@ -59,6 +59,7 @@ ldconfig -r "$root" 2>/dev/null || true
 mkdir -p "$root/work/models" "$root/work/tests"
 cp -a "$top/models/profiles" "$root/work/models/"
 cp "$here/guest.sh" "$root/work/guest.sh"
+cp "$top/tests/e2e/hw-lsan.supp" "$root/work/hw-lsan.supp"
 cp "$here/rxe-allreduce2.yaml" "$root/work/tests/"
 cp "$here/init" "$root/init"
 chmod +x "$root/init" "$root/work/guest.sh"
