@@ -689,8 +689,9 @@ static void cpu(cal_run *r)
 	char src[1000];
 	if (isnan(f->hz))
 		return;
-	snprintf(src, sizeof src, "cpu_hz reported by dpusim-hw bench in %s, read from %s; every "
-		 "cycles figure of the companion host-costs profile was converted with it",
+	snprintf(src, sizeof src, "cpu_hz reported by dpusim-hw bench in %s, read from %s (one reading "
+		 "at the bench's start, no error estimate); every cycles figure of the companion "
+		 "host-costs profile was converted with it",
 		 f->origin, f->hz_src ? f->hz_src : "a source it does not state");
 	give_or_miss(r, PROFILE_CPU, "freq", f->hz, src);
 	if (mc) {
