@@ -1,15 +1,18 @@
 /* The tcp transport: one TCP connection per ring link, non-blocking sockets
  * driven by poll(2) so every wait has a deadline. Peers on the same host
- * connect over loopback; others over the address their host name resolves to. */
+ * connect over loopback; others over the address pick_addr chose. */
 #define _GNU_SOURCE /* accept4 */
 #include "backend-hw/xport.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,12 +46,47 @@ static int set_nonblocking(int fd)
 	return 0;
 }
 
+/* The address peers on other hosts use, in this order: $DPUSIM_HW_TCP_ADDR;
+ * what the host name resolves to unless that is loopback (Debian maps its
+ * host name to 127.0.1.1); the first IPv4 address of an interface that is
+ * up and not loopback; else "unresolved", which a peer on another host
+ * refuses with a message naming this host. Peers on the same host (same name
+ * and address) use 127.0.0.1. */
+static void pick_addr(const char *host, char *addr, size_t cap)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res = NULL;
+	struct ifaddrs *ifs = NULL;
+	const char *env = getenv("DPUSIM_HW_TCP_ADDR");
+	snprintf(addr, cap, "unresolved");
+	if (env && *env) {
+		snprintf(addr, cap, "%s", env);
+		return;
+	}
+	if (getaddrinfo(host, NULL, &hints, &res) == 0 && res) {
+		struct in_addr ip = ((struct sockaddr_in *)res->ai_addr)->sin_addr;
+		if ((ntohl(ip.s_addr) >> 24) != 127)
+			inet_ntop(AF_INET, &ip, addr, (socklen_t)cap);
+		freeaddrinfo(res);
+		if (strcmp(addr, "unresolved"))
+			return;
+	}
+	if (getifaddrs(&ifs))
+		return;
+	for (struct ifaddrs *i = ifs; i; i = i->ifa_next)
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && (i->ifa_flags & IFF_UP) &&
+		    !(i->ifa_flags & IFF_LOOPBACK)) {
+			inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, addr,
+				  (socklen_t)cap);
+			break;
+		}
+	freeifaddrs(ifs);
+}
+
 /* Listens on an ephemeral port on every address; fills m with how to reach it. */
 static int tcp_listen(tcp_xport *t, hw_msg_tcp *m)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY) };
 	socklen_t len = sizeof a;
-	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res = NULL;
 	int one = 1;
 	HW_SYSCHECK(t->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
 	HW_SYSCHECK(setsockopt(t->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one));
@@ -59,12 +97,7 @@ static int tcp_listen(tcp_xport *t, hw_msg_tcp *m)
 	m->port = ntohs(a.sin_port);
 	HW_SYSCHECK(gethostname(m->host, sizeof m->host - 1));
 	m->host[sizeof m->host - 1] = '\0';
-	snprintf(m->addr, sizeof m->addr, "unresolved");
-	if (getaddrinfo(m->host, NULL, &hints, &res) == 0 && res) {
-		inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr, m->addr,
-			  sizeof m->addr);
-		freeaddrinfo(res);
-	}
+	pick_addr(m->host, m->addr, sizeof m->addr);
 	return 0;
 }
 
@@ -92,10 +125,13 @@ static int connect_right(tcp_xport *t, const hw_msg_tcp *me, const hw_msg_tcp *p
 	uint32_t hello = htonl((uint32_t)t->base.rank);
 	double deadline = now_ms() + t->base.timeout_ms;
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(peer->port) };
-	const char *addr = strcmp(me->host, peer->host) ? peer->addr : "127.0.0.1";
+	/* Same host name and address: the same machine (containers on different
+	 * nodes can share a host name; their addresses differ). */
+	bool same = !strcmp(me->host, peer->host) && !strcmp(me->addr, peer->addr);
+	const char *addr = same ? "127.0.0.1" : peer->addr;
 	if (inet_pton(AF_INET, addr, &a.sin_addr) != 1)
-		return hw_fail(SIM_EPEER, "rank %d (right) on host '%s' has no usable address ('%s')",
-			       right, peer->host, addr);
+		return hw_fail(SIM_EPEER, "rank %d (right) on host '%s' has no usable IPv4 address "
+			       "('%s'); set DPUSIM_HW_TCP_ADDR on that host", right, peer->host, addr);
 	HW_SYSCHECK(fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
 	t->fd[HW_RIGHT] = fd;
 	if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0 && errno != EINPROGRESS)

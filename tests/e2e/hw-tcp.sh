@@ -64,6 +64,19 @@ expect_err 'rank 3: error: timed out after 3.0 s waiting for data from rank 2 \(
 expect_err 'ending every rank' "the timed-out rank ends the job"
 if [ $((t1 - t0)) -lt 60 ]; then ok "hung peer: over in $((t1 - t0)) s, no hang"; else not_ok "hung peer took $((t1 - t0)) s"; fi
 
+# Ranks that advertise different addresses count as different hosts and
+# connect to the advertised address (here 127.0.0.R+1, which loopback accepts).
+run_cmd timeout 120 mpirun --allow-run-as-root --oversubscribe -np 3 sh -c \
+	'DPUSIM_HW_TCP_ADDR=127.0.0.$((OMPI_COMM_WORLD_RANK + 1)) exec "$0" "$@"' "$HW" bench --quick \
+	--sizes 64K --dir "$E2E_TMP"
+expect_rc 0 "ranks on 'different hosts' connect through their advertised addresses"
+expect_out 'allreduce_ring_busbw +tcp +65536 B .*verified' "and the all-reduce over them is verified"
+run_cmd timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 sh -c \
+	'DPUSIM_HW_TCP_ADDR=host-$OMPI_COMM_WORLD_RANK exec "$0" "$@"' "$HW" bench --quick \
+	--sizes 4K --dir "$E2E_TMP"
+expect_rc 2 "an unusable advertised address fails the run"
+expect_err "has no usable IPv4 address \('host-[01]'\); set DPUSIM_HW_TCP_ADDR" "and names it"
+
 # verbs without an RDMA device: every rank says so and the run fails cleanly.
 if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
 	run_cmd timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 "$HW" bench \
