@@ -197,9 +197,27 @@ int hw_gpu_copy_bw(int dev, size_t bytes, int reps, double *h2d_Bps, double *d2h
  * wants page-aligned ranges, covers whole allocations. */
 #define CUDA_ALIGN ((size_t)2 << 20)
 
+/* Device -1: this rank's GPU, local rank modulo the GPUs on the node (one
+ * rank per GPU, as mpirun places them). */
+static int pick_device(int *device)
+{
+	const char *lr = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+	int n = 0;
+	if (*device >= 0)
+		return 0;
+	CUDACHECK(cudaGetDeviceCount(&n));
+	if (n < 1)
+		return hw_fail(SIM_ENODEV, "no GPU for GPU memory");
+	*device = (lr ? atoi(lr) : 0) % n;
+	return 0;
+}
+
 static int cuda_alloc(hw_mem *m)
 {
 	size_t bytes = (m->bytes + CUDA_ALIGN - 1) / CUDA_ALIGN * CUDA_ALIGN;
+	int err = pick_device(&m->device);
+	if (err)
+		return err;
 	CUDACHECK(cudaSetDevice(m->device));
 	CUDACHECK(cudaMalloc(&m->ptr, bytes));
 	CUDACHECK(cudaMemset(m->ptr, 0, bytes));
@@ -215,6 +233,7 @@ static void cuda_release(hw_mem *m)
 
 static int cuda_to_host(const hw_mem *m, size_t off, void *dst, size_t n)
 {
+	CUDACHECK(cudaSetDevice(m->device));
 	if (off > m->bytes || n > m->bytes - off)
 		return SIM_ERANGE;
 	CUDACHECK(cudaMemcpy(dst, (const char *)m->ptr + off, n, cudaMemcpyDeviceToHost));
@@ -223,6 +242,7 @@ static int cuda_to_host(const hw_mem *m, size_t off, void *dst, size_t n)
 
 static int cuda_from_host(hw_mem *m, size_t off, const void *src, size_t n)
 {
+	CUDACHECK(cudaSetDevice(m->device));
 	if (off > m->bytes || n > m->bytes - off)
 		return SIM_ERANGE;
 	CUDACHECK(cudaMemcpy((char *)m->ptr + off, src, n, cudaMemcpyHostToDevice));

@@ -28,7 +28,7 @@ struct hw_mem {
 	const hw_mem_ops *ops;
 	void *ptr;        /* host pointer, or device pointer for cuda */
 	size_t bytes;
-	int device;       /* GPU ordinal for cuda, -1 for host */
+	int device;       /* GPU ordinal for cuda (-1 at init: this rank's), -1 for host */
 	int dmabuf_fd;    /* -1 until ops->dmabuf made one */
 };
 

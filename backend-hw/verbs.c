@@ -166,7 +166,7 @@ static int open_device(verbs_xport *v, const char *want)
 static int register_stage(verbs_xport *v, vlink *l, const hw_mem_ops *mem, size_t bytes)
 {
 	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, fd, err;
-	if ((err = hw_mem_init(&l->stage, mem, bytes, 0)))
+	if ((err = hw_mem_init(&l->stage, mem, bytes, -1)))
 		return err;
 	if (!mem->dmabuf) {
 		l->stage_mr = ibv_reg_mr(v->pd, l->stage.ptr, bytes, access);
