@@ -163,6 +163,8 @@ if command -v mpirun >/dev/null; then
 	same_rows "$E2E_TMP/mpi.db" "mpirun -np 3 stores the same rows as the serial sweep"
 	run_cmd "${MPIRUN[@]}" "$DPUSIM" sweep "$SCN" --db "$E2E_TMP/mpi.db" --jobs 2
 	expect_rc 2 "--jobs under mpirun is refused"
+	run_cmd "${MPIRUN[@]}" "$DPUSIM" sweep "$E2E_TMP/none.yaml" --db "$E2E_TMP/mpi.db"
+	expect_rc 2 "under mpirun a missing scenario stops every rank (no hang)"
 else
 	not_ok "mpirun not found (tools/install-deps installs openmpi-bin)"
 fi
