@@ -35,7 +35,8 @@ int hw_bench_add(hw_bench *h, const rep_benchmark *b);
 
 /* Host-local benchmarks on rank 0 while the other ranks wait quietly:
  * memcpy bandwidth, AES-GCM per core, storage reads, and GPU GEMM/copies
- * when CUDA has a device. 0 or a negative code (logged). */
+ * when CUDA has a device. 0, or SIM_EPEER on every rank when rank 0 failed
+ * (its error is logged). */
 int hw_bench_local(hw_bench *h);
 /* Transport benchmarks over x: point-to-point latency/bandwidth between
  * ranks 0 and 1 (with TCP CPU cost per byte), then the verified ring

@@ -85,6 +85,12 @@ if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
 	expect_err 'no RDMA device here .*use --transport tcp' "and says why"
 fi
 
+# A local failure on rank 0 (no storage directory) ends every rank cleanly.
+run_cmd timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 "$HW" bench --quick \
+	--sizes 4K --dir "$E2E_TMP/no/such/dir"
+expect_rc 2 "a missing storage directory fails the run"
+expect_err "storage benchmark: cannot create '$E2E_TMP/no/such/dir/dpusim-hw-storage\.[0-9]+'" "naming the file"
+
 # Usage errors, before any rank starts work.
 run_cmd "$HW" bench --transport carrier-pigeon
 expect_rc 2 "unknown transport"
