@@ -3,6 +3,7 @@
 E2E_TESTS += cli-basics.sh bench-engine.sh
 E2E_TESTS += hw-probe.sh hw-tcp.sh hw-replay.sh
 E2E_TESTS += check-scenarios.sh bad-input.sh
+E2E_TESTS += effects.sh
 # libFuzzer over the scenario loader (scn): `make fuzz` (FUZZ_TIME seconds,
 # default 60); new inputs go to tests/fuzz/corpus-run/ (git-ignored), the
 # seed corpus is tests/fuzz/corpus/.

@@ -92,6 +92,33 @@ static int run_size(struct world *w, const coll_params *p, int iters, double *me
 	return SIM_OK;
 }
 
+/* The benchmark process's own thread per GPU, as the training model
+ * reserves (train_config framework_cores_per_gpu). */
+#define BENCH_CORES_PER_GPU 1.0
+
+/* Per node, as in training (models/train.c build_nodes): the host cores
+ * left to the network stack bound the node's traffic, and the DPU engines
+ * (inline crypto, ASAP2) bound it at their rate. Without this a collective
+ * benchmark would ignore both. */
+static int attach_node_caps(struct world *w, const scn_scenario *s, const scn_variant *v,
+			    const setup_host *h, const fab_config *fc, diag *d)
+{
+	setup_host_costs nc;
+	double stack = h->cores - BENCH_CORES_PER_GPU * fc->gpus_per_node;
+	int rc = setup_net_costs(s, v, h, &nc, d, NULL);
+	if (stack < 1)
+		stack = 1;
+	for (uint32_t n = 0; n < fc->nodes && !rc; n++) {
+		uint32_t id;
+		if (nc.total_core_s_per_byte > 0 &&
+		    !(rc = flow_res_add(w->net, stack / nc.total_core_s_per_byte, &id)))
+			rc = fab_attach(w->f, n, id);
+		if (!rc && nc.engine_cap_Bps > 0 && !(rc = flow_res_add(w->net, nc.engine_cap_Bps, &id)))
+			rc = fab_attach(w->f, n, id);
+	}
+	return rc;
+}
+
 static int coll_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,
 			uint64_t seed, rep_variant *rv, diag *d)
 {
@@ -117,6 +144,7 @@ static int coll_variant(const scn_scenario *s, const scn_job *job, const scn_var
 			 sim_strerror(rc));
 		return rc;
 	}
+	rc = attach_node_caps(&w, s, v, &host, &fc, d);
 	for (size_t i = 0; i < sc->nsizes && !rc; i++) {
 		coll_params p = { .op = op, .algo = algo_of(sc->algo, fc.nodes),
 				  .bytes = (uint64_t)sc->sizes_bytes[i] };

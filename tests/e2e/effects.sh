@@ -1,0 +1,184 @@
+#!/bin/bash
+# The "must show" effects of issue 5: each scenario in scenarios/effects/ run
+# through `dpusim run --json`, asserting the direction and the size of its
+# effect against figures computed here from the resolved scenario (`run
+# --dump`), never against numbers copied from a previous run.
+. "$(dirname "$0")/lib.sh"
+EFF=scenarios/effects
+PY="$E2E_TMP/effects.py"
+
+# Helpers for the checks: load a report or a resolved scenario, SI values.
+cat >"$PY" <<'PYEOF'
+import json, math, re, subprocess, sys, yaml
+DPUSIM = sys.argv[1]
+def run(path):
+    out = subprocess.run([DPUSIM, "run", path, "--json"], check=True, capture_output=True, text=True).stdout
+    rep = json.loads(out)
+    return rep, {v["name"]: v for v in rep["variants"]}
+def dump(path):
+    out = subprocess.run([DPUSIM, "run", path, "--dump"], check=True, capture_output=True, text=True).stdout
+    return yaml.safe_load(out)
+def si(v):
+    """'8553000000.000001B/s' -> 8553000000.000001 (dump values are in SI units)."""
+    if isinstance(v, (int, float)):
+        return float(v)
+    return float(re.match(r"[-+0-9.eE]+", v).group(0))
+def busbw(var):
+    return var["collectives"][0]["busbw_GBps"] * 1e9
+fails = 0
+def check(cond, what):
+    global fails
+    print(("ok - " if cond else "not ok - ") + what)
+    fails += 0 if cond else 1
+def near(a, b, rel):
+    return abs(a - b) <= rel * abs(b)
+PYEOF
+
+# run_py NAME CODE: the helpers plus CODE; its ok/not ok lines are counted.
+run_py() {
+	local name=$1 out rc
+	out=$(python3 -c "$(cat "$PY"; echo "$2"; echo 'sys.exit(1 if fails else 0)')" "$DPUSIM" 2>&1)
+	rc=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "$name: ${line#ok - }" ;;
+		"not ok - "*) not_ok "$name: ${line#not ok - }" ;;
+		*) echo "   $line" ;;
+		esac
+	done <<<"$out"
+	[ $rc -eq 0 ] || grep -q '^not ok' <<<"$out" || not_ok "$name: the check script failed (exit $rc)"
+}
+
+# 1. Host TCP at 200 and 400 Gb/s. Cores needed = line rate / the published
+# per-core receive rate; one NCCL socket connection gets one core, so a ring
+# all-reduce whose every hop crosses the network runs at that core's rate
+# (bus bandwidth = per-hop rate for a ring) whatever the link, while
+# RDMA/GPUDirect runs at the link. 2 % covers the ring's per-step latencies
+# (0.6 us adapter + 130 ns switch per step, 6 steps, against tens of ms).
+run_py host-tcp '
+for gbps, want_cores in ((200, 3), (400, 6)):
+    f = f"'$EFF'/host-tcp-{gbps}g.yaml"
+    s = dump(f)
+    per_core = si(s["cluster"]["host_costs"]["tcp_rx_bw_per_core"])
+    link = si(s["cluster"]["fabric"]["link_rate"])
+    check(abs(link - gbps * 1e9 / 8) < 1, f"{gbps} Gb/s link resolved to {link:.4g} B/s")
+    cores = math.ceil(link / per_core)
+    check(cores == want_cores, f"{gbps} Gb/s needs ceil({link/1e9:g} / {per_core/1e9:.4g}) = {cores} host cores of TCP receive")
+    rep, v = run(f)
+    tcp, gdr = busbw(v["host-tcp"]), busbw(v["rdma-gdr"])
+    check(near(tcp, per_core, 0.02), f"{gbps} Gb/s: host-tcp bus bandwidth {tcp/1e9:.3f} GB/s = one core ({per_core/1e9:.3f} GB/s)")
+    check(near(gdr, link, 0.02), f"{gbps} Gb/s: rdma-gdr bus bandwidth {gdr/1e9:.3f} GB/s = the link")
+    check(gdr > 2 * tcp, f"{gbps} Gb/s: rdma-gdr more than twice as fast as host-tcp")
+    size = v["host-tcp"]["collectives"][0]["bytes"]
+    t = v["host-tcp"]["collectives"][0]["time_s"]
+    want = 2 * 3 / 4 * size / per_core
+    check(near(t, want, 0.02), f"{gbps} Gb/s: host-tcp all-reduce {t*1e3:.2f} ms = 2(n-1)/n bytes / per-core rate = {want*1e3:.2f} ms")
+'
+
+# 1b. The node bound: 8 GPUs of a node all-reduce over host TCP at once,
+# with 12 - 8 framework threads = 4 cores left for the stack. The node's
+# stack resource carries every flow that leaves or enters the node
+# (models/fabric.h, fab_attach): 8 GPUs x 2 flows of a 2-rank tree.
+run_py host-tcp-node '
+f = "'$EFF'/host-tcp-node-cores.yaml"
+s = dump(f)
+per_core = si(s["cluster"]["host_costs"]["tcp_rx_bw_per_core"])
+cpu = s["cluster"]["cpu"]
+stack = si(cpu["sockets"]) * si(cpu["cores_per_socket"]) - si(s["cluster"]["gpus_per_node"])
+cap = stack * per_core
+rep, v = run(f)
+crit = rep["info"]["host-tcp.critical_path"]
+check(f"{cap/1e9:.1f} GB/s" in crit, f"node cap {stack:g} cores x {per_core/1e9:.3f} GB/s = {cap/1e9:.1f} GB/s reported ({crit})")
+dp = [c for c in v["host-tcp"]["collectives"] if c["ranks"] == 2][0]
+algbw = dp["algbw_GBps"] * 1e9
+check(near(algbw, cap / 16, 0.03), f"data-parallel all-reduce {algbw/1e9:.3f} GB/s = node cap / 16 flows = {cap/16e9:.3f} GB/s, below one core ({per_core/1e9:.3f})")
+t_tcp = v["host-tcp"]["metrics"]["iteration_s"]["mean"]
+t_gdr = v["rdma-gdr"]["metrics"]["iteration_s"]["mean"]
+check(t_tcp > 2 * t_gdr, f"host-tcp iteration {t_tcp:.3f} s vs rdma-gdr {t_gdr:.3f} s")
+'
+
+# 2. Encryption: AES-GCM on the host adds 0.64 cycles/byte at the CPU clock
+# to the one core a connection has; inline on the DPU it costs no host
+# core, and the engine bounds the node's traffic in and out together.
+run_py encryption '
+f = "'$EFF'/encryption-host-vs-inline.yaml"
+s = dump(f)
+hc = s["cluster"]["host_costs"]
+per_core = si(hc["tcp_rx_bw_per_core"])
+aes_s_per_B = si(hc["aes_gcm_cycles_per_byte"]) / si(s["cluster"]["cpu"]["freq"])
+engine = si(s["cluster"]["dpu"]["crypto_rate"])
+link = si(s["cluster"]["fabric"]["link_rate"])
+rep, v = run(f)
+host = busbw(v["tcp-host-crypto"]); tcp_inl = busbw(v["tcp-dpu-inline"])
+rdma_inl = busbw(v["rdma-dpu-inline"]); plain = busbw(v["rdma-plain"])
+want = 1 / (1 / per_core + aes_s_per_B)
+check(near(host, want, 0.02), f"host AES-GCM: {host/1e9:.3f} GB/s = 1/(1/{per_core/1e9:.3f} GB/s + {aes_s_per_B*1e9:.3f} ns/B) = {want/1e9:.3f}")
+check(near(tcp_inl, per_core, 0.02), f"host TCP + inline crypto: {tcp_inl/1e9:.3f} GB/s = the TCP core alone")
+check(tcp_inl > 3 * host, "inline crypto gives the host-TCP path back more than 3x")
+check(near(rdma_inl, engine / 2, 0.02), f"RDMA + inline crypto: {rdma_inl/1e9:.3f} GB/s = engine {engine/1e9:.3f} GB/s / 2 (send and receive)")
+check(near(plain, link, 0.02) and plain > rdma_inl, f"RDMA without encryption: {plain/1e9:.3f} GB/s, the link")
+'
+
+# 5. Stragglers: the extra time per iteration lies between the noiseless
+# compute time x (E[f] - 1), f = exp(sigma |Z|) the per-GPU factor, and x
+# (E[max of N such f] - 1), and grows with N.
+cat >"$E2E_TMP/nonoise.yaml.in" <<'YEOF'
+extends: @BASE@
+noise: null
+YEOF
+run_py stragglers '
+import os
+Phi = lambda x: 0.5 * (1 + math.erf(x / math.sqrt(2)))
+def cv_of(sig):       # models/noise.h: CV of exp(sigma |Z|)
+    return math.sqrt(math.exp(sig * sig) * Phi(2 * sig) / (2 * Phi(sig) ** 2) - 1)
+def sigma_for(cv):
+    lo, hi = 0.0, 3.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if cv_of(mid) < cv else (lo, mid)
+    return lo
+def e_max(sig, n):    # E[exp(sigma M)], M the largest of n half-normals
+    xs = [i * 1e-3 for i in range(9001)]
+    F = [(2 * Phi(x) - 1) ** n for x in xs]
+    return sum(math.exp(sig * (xs[i] + xs[i + 1]) / 2) * (F[i + 1] - F[i]) for i in range(9000))
+prev = 0
+for n in (16, 64, 256):
+    f = f"'$EFF'/stragglers-{n}gpu.yaml"
+    base = os.path.join("'$E2E_TMP'", f"nonoise{n}.yaml")
+    open(base, "w").write(open("'$E2E_TMP'/nonoise.yaml.in").read().replace("@BASE@", os.path.abspath(f)))
+    s = dump(f)
+    sig = sigma_for(si(s["noise"]["gpu_cv"]))
+    _, v = run(f); _, v0 = run(base)
+    t = v["rdma-gdr"]["metrics"]["iteration_s"]["mean"]
+    t0 = v0["rdma-gdr"]["metrics"]["iteration_s"]["mean"]
+    c0 = v0["rdma-gdr"]["breakdown_s"]["compute"]
+    extra = (t - t0) / c0
+    lo, hi = e_max(sig, 1) - 1, e_max(sig, n) - 1
+    check(lo < extra < hi, f"{n} GPUs: straggler cost {100*extra:.1f} % of compute, within [{100*lo:.1f}, {100*hi:.1f}] %")
+    check(extra > prev, f"{n} GPUs: cost grows with the GPU count ({100*prev:.1f} % before)")
+    prev = extra
+'
+
+# 6. Goodput by Daly's model from the scenario's MTBF, interval, restart and
+# checkpoint size written at the storage bandwidth; it falls as MTBF falls.
+run_py goodput '
+prev = 1.0
+for h in (6335, 634, 63):
+    f = f"'$EFF'/goodput-mtbf-{h}h.yaml"
+    s = dump(f)
+    fl = s["failures"]; st = s["cluster"]["storage"]
+    M = si(fl["node_mtbf"]) / s["cluster"]["nodes"]
+    tau, R = si(fl["checkpoint_interval"]), si(fl["restart"])
+    delta = si(fl["checkpoint_size"]) / (si(st["server"]["bw"]) * si(st["servers"]))
+    want = tau / (M * math.exp(R / M) * (math.exp((tau + delta) / M) - 1))
+    rep, v = run(f)
+    m = v["rdma-gdr"]["metrics"]
+    g, ttt = m["goodput"], m["time_to_train_s"]
+    check(near(g, want, 1e-6), f"MTBF {h} h: goodput {g:.5f} = Daly {want:.5f}")
+    check(g < prev, f"MTBF {h} h: goodput below {prev:.5f}")
+    useful = si(s["workload"]["target_tokens"]) / m["tokens_per_s"]
+    check(near(ttt, useful / want, 1e-6), f"MTBF {h} h: time to train {ttt/86400:.3f} d = useful / goodput")
+    prev = g
+'
+
+finish
