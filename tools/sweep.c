@@ -111,7 +111,7 @@ static int point_seed(const sweep *c, size_t i, uint64_t *seed)
 int sweep_plan(sweep *c, size_t shard, size_t nshards)
 {
 	size_t points = c->s->sweep.points;
-	char label[1024], err[512];
+	char label[SWEEP_LABEL_MAX], err[512];
 	if (!(c->todo = malloc((points / nshards + 1) * sizeof *c->todo)))
 		return cli_error("out of memory"), SIM_ENOMEM;
 	for (size_t p = shard; p < points; p += nshards) {
@@ -140,7 +140,7 @@ int sweep_plan(sweep *c, size_t shard, size_t nshards)
 static int mark_report(const sweep *c, size_t i, rep_report *r)
 {
 	const rep_scenario *old = rep_get_scenario(r);
-	char name[SCN_NAME_MAX], label[1024], idx[32], npts[32];
+	char name[SCN_NAME_MAX], label[SWEEP_LABEL_MAX], idx[32], npts[32];
 	int rc;
 	snprintf(name, sizeof name, "%s", old->name ? old->name : c->s->name);
 	sweep_label(c, i, label, sizeof label);
@@ -265,7 +265,7 @@ void sweep_progress_end(sweep *c)
 
 static void note_point(sweep *c, size_t i, int64_t run_id)
 {
-	char label[1024];
+	char label[SWEEP_LABEL_MAX];
 	if (!c->progress)
 		return;
 	if (c->tty)
@@ -290,7 +290,7 @@ static int write_point_file(const sweep *c, size_t i, const rep_report *r)
 
 int sweep_accept(sweep *c, size_t i, rep_report *report, const char *why)
 {
-	char label[1024], err[1024];
+	char label[SWEEP_LABEL_MAX], err[1024];
 	int64_t id = 0;
 	int rc = 0;
 	if (!report) {

@@ -17,6 +17,9 @@
 
 #define SWEEP_MSG_MAGIC "dpusim-sweep/1"
 #define SWEEP_HDR_MAX 96    /* longest header line, newline included */
+/* Longest point label: every axis key (< 128) and a value, so that labels,
+ * the resume key, are never cut short. */
+#define SWEEP_LABEL_MAX (SCN_MAX_AXES * 512)
 
 typedef struct sweep {
 	const char *file;          /* the scenario file */
