@@ -1,5 +1,5 @@
 /* Host-local microbenchmarks of dpusim-hw bench (rank 0): memory copy,
- * AES-GCM encryption per core, storage reads, GPU GEMM and copies. */
+ * CPU GEMM, AES-GCM encryption per core, storage reads, GPU GEMM and copies. */
 #define _GNU_SOURCE /* O_DIRECT */
 #include "backend-hw/bench.h"
 
@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gsl/gsl_blas.h>
 #include <liburing.h>
 #include <openssl/evp.h>
 
@@ -275,11 +276,53 @@ static int bench_gpu(hw_bench *h)
 	return err;
 }
 
+/* One core's single-precision GEMM through GSL's CBLAS (the reference BLAS
+ * GSL ships: a lower bound, not a tuned library), n = 128..1024; one element
+ * of C is checked against a direct dot product. */
+static int bench_cpu_gemm(hw_bench *h)
+{
+	static const size_t quick_n[] = { 128, 256 }, full_n[] = { 256, 512, 1024 };
+	size_t nn = h->quick ? 2 : 3;
+	int err = 0;
+	for (size_t k = 0; k < nn && !err; k++) {
+		size_t n = h->quick ? quick_n[k] : full_n[k];
+		gsl_matrix_float *a = gsl_matrix_float_alloc(n, n), *b = gsl_matrix_float_alloc(n, n);
+		gsl_matrix_float *c = gsl_matrix_float_alloc(n, n);
+		double t0, secs, want = 0;
+		if (!a || !b || !c)
+			err = hw_fail(SIM_ENOMEM, "cpu GEMM: cannot allocate 3 x %zu^2 floats", n);
+		for (size_t i = 0; !err && i < n * n; i++) {
+			a->data[i] = (float)((i * 7) % 13) / 13.0f - 0.5f;
+			b->data[i] = (float)((i * 11) % 17) / 17.0f - 0.5f;
+		}
+		t0 = hw_now_s();
+		if (!err)
+			gsl_blas_sgemm(CblasNoTrans, CblasNoTrans, 1.0f, a, b, 0.0f, c);
+		secs = hw_now_s() - t0;
+		for (size_t i = 0; !err && i < n; i++)
+			want += (double)gsl_matrix_float_get(a, n / 2, i) * gsl_matrix_float_get(b, i, n / 3);
+		if (!err && fabs(gsl_matrix_float_get(c, n / 2, n / 3) - want) > 1e-3 * (1 + fabs(want)))
+			err = hw_fail(SIM_EVERIFY, "cpu GEMM n=%zu: C[%zu][%zu] is %g, expected %g", n,
+				      n / 2, n / 3, (double)gsl_matrix_float_get(c, n / 2, n / 3), want);
+		if (!err)
+			err = hw_bench_emit(h, &(rep_benchmark){ .name = "cpu_gemm_fp32",
+				.transport = "cpu", .memory = "host", .bytes = n * n * 4, .ranks = 1,
+				.iters = 1, .value = 2.0 * (double)n * (double)n * (double)n / secs,
+				.unit = "FLOP/s", .p50 = NAN, .p99 = NAN, .stddev = NAN });
+		gsl_matrix_float_free(a);
+		gsl_matrix_float_free(b);
+		gsl_matrix_float_free(c);
+	}
+	return err;
+}
+
 int hw_bench_local(hw_bench *h)
 {
 	int err = 0;
 	if (h->rank == 0) {
 		err = bench_memcpy(h);
+		if (!err)
+			err = bench_cpu_gemm(h);
 		if (!err)
 			err = bench_aes(h);
 		if (!err)

@@ -22,7 +22,7 @@ assert d["schema"] == "dpusim-report/1" and d["source"] == "hw"
 assert d["info"]["ranks"] == "4" and d["info"]["transport"] == "tcp"
 b = d["benchmarks"]
 names = {x["name"] for x in b}
-for n in ["memcpy_bw", "aes_gcm_encrypt_bw", "tcp_lat", "tcp_bw", "tcp_cpu_tx",
+for n in ["memcpy_bw", "cpu_gemm_fp32", "aes_gcm_encrypt_bw", "tcp_lat", "tcp_bw", "tcp_cpu_tx",
           "tcp_cpu_rx", "allreduce_ring_busbw"]:
     assert n in names, n
 ar = [x for x in b if x["name"] == "allreduce_ring_busbw"]
