@@ -44,6 +44,24 @@ int coll_algo_parse(const char *s, coll_algo *algo)
 	return SIM_ENOENT;
 }
 
+static const char *const proto_names[] = {
+	[COLL_PROTO_IDEAL] = "ideal", [COLL_PROTO_NCCL] = "nccl", [COLL_PROTO_LL] = "ll",
+	[COLL_PROTO_LL128] = "ll128", [COLL_PROTO_SIMPLE] = "simple",
+};
+
+int coll_proto_parse(const char *s, coll_proto *proto)
+{
+	for (int i = 0; i < COLL_NPROTOS; i++)
+		if (s && !strcmp(s, proto_names[i]))
+			return *proto = (coll_proto)i, 0;
+	return SIM_ENOENT;
+}
+
+const char *coll_proto_name(coll_proto p)
+{
+	return (unsigned)p < COLL_NPROTOS ? proto_names[p] : "?";
+}
+
 const char *coll_op_name(coll_op op) { return (unsigned)op < COLL_NOPS ? op_names[op] : "?"; }
 const char *coll_algo_name(coll_algo a) { return (unsigned)a < COLL_NALGOS ? algo_names[a] : "?"; }
 
@@ -126,7 +144,8 @@ int coll_ctx_new(sim_engine *eng, flow_net *net, fab *f, const coll_config *cfg,
 {
 	coll_ctx *c;
 	*out = NULL;
-	if (cfg->launch_lat_ps < 0 || cfg->transport.msg_lat_ps < 0 || cfg->transport.jitter_mean_ps < 0)
+	if (cfg->launch_lat_ps < 0 || cfg->transport.msg_lat_ps < 0 || cfg->transport.jitter_mean_ps < 0 ||
+	    (unsigned)cfg->proto >= COLL_NPROTOS)
 		return SIM_EINVAL;
 	c = calloc(1, sizeof *c);
 	if (!c)
@@ -164,10 +183,37 @@ typedef struct hopset {
 	uint32_t a, b, d;        /* pattern arguments */
 	uint32_t *path, len, cap;
 	sim_time lat_ps;
+	sim_time nccl_lat_ps;    /* NCCL's per-step latency of this step (0: IDEAL) */
+	uint8_t np;              /* NCCL protocol + 1 (NP_* + 1); 0: IDEAL */
 	uint32_t refs;
 	uint32_t kept;           /* a kept flow on this path, reused step after step */
 	bool has_kept, kept_busy;
 } hopset;
+
+/* ---- NCCL's protocol costs ----
+ * NVIDIA/nccl v2.20.3, src/graph/tuning.cc (ncclTopoTuneModel,
+ * ncclTopoGetAlgoTime): NCCL's own latency (us) and bandwidth model, which
+ * its tuner uses to pick an algorithm and a protocol per call. Indices in
+ * NCCL's order: protocols LL, LL128, Simple; algorithms Tree, Ring; links
+ * NVLink, PCI, network. */
+enum { NP_LL, NP_LL128, NP_SIMPLE };
+enum { NA_TREE, NA_RING };
+enum { NHW_NVLINK, NHW_PCI, NHW_NET };
+
+static const double nccl_base_us[2][3] = { { 6.8, 14.0, 0 }, { 6.6, 14.0, 8.4 } }; /* baseLat */
+static const double nccl_hw_us[3][2][3] = {                                       /* hwLat */
+	{ { .6, 1.25, 28 }, { .6, 1.9, 3.4 } },
+	{ { 1.0, 1.9, 28 }, { 1.0, 2.5, 5.7 } },
+	{ { 5.0, 8.5, 28 }, { 2.7, 4.0, 14.0 } },
+};
+/* hwLat of CollNet Direct (Simple): NVLink and PCI 3.7, network 31, plus
+ * 0.4 us of arity serialisation per local rank; of NVLS: NVLink 23. */
+#define NCCL_COLLNET_INTRA_US 3.7
+#define NCCL_COLLNET_NET_US 31.0
+#define NCCL_COLLNET_ARITY_US 0.4
+#define NCCL_NVLS_NVLINK_US 23.0
+
+static sim_time us_ps(double us) { return (sim_time)llround(us * 1e6); }
 
 /* One hop; tag tells connections apart (a ring's channel) for ECMP. */
 typedef void hop_fn(void *ctx, uint32_t src, uint32_t dst, uint32_t tag);
@@ -239,7 +285,19 @@ struct build_ctx {
 	hopset *h;
 	uint64_t key;
 	int rc;
+	double nccl_sum_us, nccl_max_us; /* NCCL per-hop latencies of the step */
+	uint32_t hops;
 };
+
+/* NCCL's Ring per-step latency of one hop (tuning.cc's hwLat): the network
+ * when it leaves the node, else NVLink when the node has it, else PCI. */
+static double hop_nccl_us(const coll_ctx *c, uint32_t np, uint32_t src, uint32_t dst)
+{
+	const fab_config *fc = fab_cfg(c->f);
+	int hw = gr(c, src) / fc->gpus_per_node != gr(c, dst) / fc->gpus_per_node ? NHW_NET
+		 : fc->nvlink_Bps > 0 ? NHW_NVLINK : NHW_PCI;
+	return nccl_hw_us[hw][NA_RING][np];
+}
 
 static int hs_push(hopset *h, uint32_t res)
 {
@@ -267,6 +325,22 @@ static void add_hop(void *obj, uint32_t src, uint32_t dst, uint32_t tag)
 		b->rc = hs_push(b->h, p.res[i]);
 	if (p.lat_ps > b->h->lat_ps)
 		b->h->lat_ps = p.lat_ps;
+	if (b->h->np) {
+		double us = hop_nccl_us(b->c, b->h->np - 1u, src, dst);
+		b->nccl_sum_us += us, b->hops++;
+		b->nccl_max_us = fmax(b->nccl_max_us, us);
+	}
+}
+
+/* NCCL's latency of a lock-step step. A ring has no barrier between steps:
+ * a chunk crosses its 2(n-1) hops one after another, so each step is
+ * charged the ring's mean hop latency and the chunk's hops add up to
+ * NCCL's (steps - inter) * intra + inter * net. Other steps wait for their
+ * slowest hop. */
+static void set_nccl_lat(struct build_ctx *b)
+{
+	double us = b->h->kind == H_RING && b->hops ? b->nccl_sum_us / b->hops : b->nccl_max_us;
+	b->h->nccl_lat_ps = b->h->np ? us_ps(us) : 0;
 }
 
 /* In-network reduction: every rank's links to the reducing switch and back
@@ -305,6 +379,7 @@ static int build_hopset(coll_ctx *c, hopset *h, uint32_t root)
 		return SIM_ENOMEM;
 	for_each_hop(c, h, root, add_hop, &b);
 	fab_hold_end(c->f);
+	set_nccl_lat(&b);
 	return b.rc;
 }
 
@@ -345,6 +420,15 @@ static double hopset_rate(coll_ctx *c, const hopset *h)
 	return rate;
 }
 
+/* A step's latency: its longest hop path plus the transport's per-message
+ * latency, or NCCL's per-step figure when that is longer (NCCL's figure is
+ * measured end to end, so it already holds the wire and the adapter). */
+static sim_time step_lat(const coll_ctx *c, const hopset *h)
+{
+	sim_time phys = h->lat_ps + c->cfg.transport.msg_lat_ps;
+	return h->nccl_lat_ps > phys ? h->nccl_lat_ps : phys;
+}
+
 /* ---- stage graphs ---- */
 
 #define NONE UINT32_MAX
@@ -362,6 +446,8 @@ typedef struct crun {
 	coll_ctx *c;
 	coll_params p;
 	coll_algo algo;
+	coll_proto proto;  /* IDEAL, LL, LL128 or SIMPLE */
+	sim_time coll_lat_ps; /* NCCL's latency per collective (0: IDEAL) */
 	stage *st;
 	uint32_t nst, stcap, arrived;
 	hopset *hs;
@@ -376,6 +462,89 @@ typedef struct crun {
 
 static uint64_t div_up(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
 
+/* NCCL's index of a concrete protocol. */
+static uint32_t proto_index(coll_proto p)
+{
+	return p == COLL_PROTO_LL ? NP_LL : p == COLL_PROTO_LL128 ? NP_LL128 : NP_SIMPLE;
+}
+
+/* Whether protocol pr can run algo here. NVLS, CollNet (SHARP) and
+ * point-to-point run Simple only; LL128 is on by default only over NVLink
+ * inside the node and a NIC that reaches GPU memory directly (tuning.cc:
+ * typeIntra <= PATH_NVB, typeInter <= PATH_PXB). */
+static bool proto_applies(const coll_ctx *c, coll_algo algo, coll_proto pr)
+{
+	const fab_config *fc = fab_cfg(c->f);
+	if (pr == COLL_PROTO_IDEAL || c->cfg.proto == COLL_PROTO_IDEAL)
+		return pr == c->cfg.proto;
+	if (pr == COLL_PROTO_NCCL || (c->cfg.proto != COLL_PROTO_NCCL && pr != c->cfg.proto))
+		return false;
+	if (algo == COLL_NVLS || algo == COLL_SHARP || algo == COLL_P2P)
+		return pr == COLL_PROTO_SIMPLE;
+	if (pr == COLL_PROTO_LL128)
+		return (c->gpn == 1 || fc->nvlink_Bps > 0) &&
+		       (c->nodes == 1 || c->cfg.transport.kind == COLL_RDMA_GDR);
+	return true;
+}
+
+/* Data bytes per byte of link time (tuning.cc's "model refinements" of the
+ * bus bandwidth): Ring LL 1/4 (all-reduce or several nodes) else 1/3,
+ * Ring LL128 0.92 (0.7 with one GPU per node), Tree 0.92 times 1/3.8 (LL)
+ * or 7/9 in one node and 120/128 across nodes (LL128). NCCL's caps on
+ * these (llMaxBws, perCh*Bws: per architecture and CPU vendor) are not
+ * applied. Others: 1. */
+static double proto_bw_factor(const coll_ctx *c, coll_op op, coll_algo algo, coll_proto pr)
+{
+	uint32_t np = proto_index(pr);
+	if (pr == COLL_PROTO_IDEAL)
+		return 1;
+	if (algo == COLL_RING || algo == COLL_HIER) {
+		if (np == NP_LL)
+			return c->nodes > 1 || op == COLL_ALLREDUCE ? 1.0 / 4 : 1.0 / 3;
+		return np == NP_LL128 ? (c->gpn < 2 ? 0.7 : 0.92) : 1;
+	}
+	if (algo == COLL_TREE)
+		return 0.92 * (np == NP_LL ? 1 / 3.8
+			       : np == NP_LL128 ? (c->nodes == 1 ? 7.0 / 9 : 120.0 / 128) : 1);
+	return 1;
+}
+
+static uint32_t log2_floor(uint32_t v)
+{
+	uint32_t l = 0;
+	while (v >>= 1)
+		l++;
+	return l;
+}
+
+/* NCCL's latency per collective (tuning.cc): baseLat, plus for the
+ * pipelined algorithms, whose stages carry only physical latencies, the
+ * whole per-step sum NCCL charges: Tree 2((ppn-1) intra + log2(nodes) net),
+ * Ring broadcast one step (sameChannels), CollNet Direct
+ * 2(min(1, ppn-1) intra + 0.4 (ppn-1)) + net, NVLS its NVLink figure. */
+static sim_time proto_coll_lat(const coll_ctx *c, coll_op op, coll_algo algo, coll_proto pr)
+{
+	uint32_t np = proto_index(pr), ppn = c->gpn;
+	int intra = fab_cfg(c->f)->nvlink_Bps > 0 ? NHW_NVLINK : NHW_PCI;
+	int hw = c->nodes == 1 ? intra : NHW_NET;
+	if (pr == COLL_PROTO_IDEAL || algo == COLL_P2P)
+		return 0;
+	switch (algo) {
+	case COLL_TREE:
+		return us_ps(nccl_base_us[NA_TREE][np] +
+			     2 * ((ppn - 1) * nccl_hw_us[intra][NA_TREE][np] +
+				  log2_floor(c->nodes) * nccl_hw_us[NHW_NET][NA_TREE][np]));
+	case COLL_SHARP:
+		return us_ps(2 * ((ppn > 1 ? 1 : 0) * NCCL_COLLNET_INTRA_US +
+				  (ppn - 1) * NCCL_COLLNET_ARITY_US) + NCCL_COLLNET_NET_US);
+	case COLL_NVLS:
+		return us_ps(NCCL_NVLS_NVLINK_US);
+	default:
+		return us_ps(nccl_base_us[NA_RING][np] +
+			     (op == COLL_BROADCAST ? nccl_hw_us[hw][NA_RING][np] : 0));
+	}
+}
+
 static uint32_t add_hs(crun *r, enum hkind kind, uint32_t a, uint32_t b, uint32_t d)
 {
 	if (r->rc)
@@ -388,6 +557,10 @@ static uint32_t add_hs(crun *r, enum hkind kind, uint32_t a, uint32_t b, uint32_
 		r->hs = p, r->hscap = cap;
 	}
 	r->hs[r->nhs] = (hopset){ .kind = (uint8_t)kind, .a = a, .b = b, .d = d };
+	/* Lock-step steps carry NCCL's per-step latency; pipelined grids and
+	 * in-network reductions carry it per collective (proto_coll_lat). */
+	if (r->proto != COLL_PROTO_IDEAL && (kind == H_RING || kind == H_INTRA || kind == H_RAIL))
+		r->hs[r->nhs].np = (uint8_t)(proto_index(r->proto) + 1);
 	return r->nhs++;
 }
 
@@ -537,9 +710,11 @@ static bool applies(const coll_ctx *c, coll_op op, coll_algo a)
 }
 
 /* The stage graph of p under algo (hop sets not yet routed). */
-static int build(coll_ctx *c, const coll_params *p, coll_algo algo, crun *r)
+static int build(coll_ctx *c, const coll_params *p, coll_algo algo, coll_proto proto, crun *r)
 {
-	*r = (crun){ .c = c, .p = *p, .algo = algo };
+	double f = proto_bw_factor(c, p->op, algo, proto);
+	*r = (crun){ .c = c, .p = *p, .algo = algo, .proto = proto,
+		     .coll_lat_ps = proto_coll_lat(c, p->op, algo, proto) };
 	switch (algo) {
 	case COLL_RING:
 		build_ring(r);
@@ -562,6 +737,10 @@ static int build(coll_ctx *c, const coll_params *p, coll_algo algo, crun *r)
 		build_p2p(r);
 		break;
 	}
+	/* A protocol that moves data at f of the link rate holds each link
+	 * 1/f as long: its stages weigh bytes / f on the network. */
+	for (uint32_t s = 0; s < r->nst && f < 1; s++)
+		r->st[s].bytes = (uint64_t)ceil((double)r->st[s].bytes / f);
 	return r->rc;
 }
 
@@ -623,8 +802,7 @@ static int predict_graph(coll_ctx *c, crun *r, sim_time *t_ps)
 		const stage *st = &r->st[s];
 		const hopset *h = &r->hs[st->hs];
 		hs_bytes[st->hs] += (double)st->bytes;
-		end[s] = start[s] + (double)st->bytes / rate[st->hs] * 1e12 + (double)h->lat_ps +
-			 (double)c->cfg.transport.msg_lat_ps;
+		end[s] = start[s] + (double)st->bytes / rate[st->hs] * 1e12 + (double)step_lat(c, h);
 		for (uint32_t k = 0; k < st->nsucc; k++)
 			start[st->succ[k]] = fmax(start[st->succ[k]], end[s]);
 		total = fmax(total, end[s]);
@@ -632,7 +810,7 @@ static int predict_graph(coll_ctx *c, crun *r, sim_time *t_ps)
 	if (!rc && (bound = load_bound_ps(c, r, hs_bytes)) < 0)
 		rc = SIM_ENOMEM;
 	if (!rc)
-		*t_ps = (sim_time)ceil(fmax(total, bound)) + c->cfg.launch_lat_ps;
+		*t_ps = (sim_time)ceil(fmax(total, bound)) + c->cfg.launch_lat_ps + r->coll_lat_ps;
 	free(rate);
 	free(hs_bytes);
 	free(end);
@@ -640,54 +818,69 @@ static int predict_graph(coll_ctx *c, crun *r, sim_time *t_ps)
 	return rc;
 }
 
-static int predict_on(coll_ctx *c, const coll_params *p, coll_algo algo, sim_time *t_ps)
+static int predict_on(coll_ctx *c, const coll_params *p, coll_algo algo, coll_proto proto,
+		      sim_time *t_ps)
 {
 	crun r;
-	int rc = check_params(c, p);
-	if (rc)
-		return rc;
-	if (algo == COLL_AUTO || !applies(c, p->op, algo))
-		return SIM_EUNSUPPORTED;
-	if (!(rc = build(c, p, algo, &r)))
+	int rc = build(c, p, algo, proto, &r);
+	if (!rc)
 		rc = predict_graph(c, &r, t_ps);
 	free_run(&r);
 	return rc;
+}
+
+/* The algorithm and protocol of lowest predicted time: over every
+ * algorithm that applies (or p->algo alone) and every protocol the context
+ * allows. Ties go to the first (Ring before Tree, LL before Simple). A
+ * single candidate is taken without predicting unless t_ps wants its time. */
+static int choose(coll_ctx *c, const coll_params *p, coll_algo *algo, coll_proto *proto,
+		  sim_time *t_ps)
+{
+	struct { coll_algo a; coll_proto pr; } cand[COLL_NALGOS * COLL_NPROTOS];
+	sim_time best = SIM_TIME_MAX;
+	uint32_t n = 0;
+	for (int a = COLL_RING; a < COLL_NALGOS; a++)
+		for (int pr = COLL_PROTO_IDEAL; pr < COLL_NPROTOS; pr++)
+			if (applies(c, p->op, (coll_algo)a) &&
+			    (p->algo == COLL_AUTO || a == (int)p->algo) &&
+			    proto_applies(c, (coll_algo)a, (coll_proto)pr))
+				cand[n].a = (coll_algo)a, cand[n++].pr = (coll_proto)pr;
+	if (n == 0)
+		return SIM_EUNSUPPORTED;
+	*algo = cand[0].a, *proto = cand[0].pr;
+	for (uint32_t i = 0; i < n && (n > 1 || t_ps); i++) {
+		sim_time t;
+		int rc = predict_on(c, p, cand[i].a, cand[i].pr, &t);
+		if (rc)
+			return rc;
+		if (t < best)
+			best = t, *algo = cand[i].a, *proto = cand[i].pr;
+	}
+	if (t_ps)
+		*t_ps = best;
+	return 0;
 }
 
 int coll_predict(const coll_ctx *cc, const coll_params *p, coll_algo algo, sim_time *t_ps)
 {
 	coll_ctx *c = (coll_ctx *)cc; /* scratch only: the network is not touched */
 	coll_ctx *v = NULL;
+	coll_params q = *p;
+	coll_proto proto;
 	int rc;
 	if (p->nranks && !c->is_view) {
 		if ((rc = view_new(c, p, &v)))
 			return rc;
 		c = v;
 	}
-	rc = predict_on(c, p, algo, t_ps);
+	q.algo = algo;
+	rc = check_params(c, p);
+	if (!rc && (algo == COLL_AUTO || !applies(c, p->op, algo)))
+		rc = SIM_EUNSUPPORTED;
+	if (!rc)
+		rc = choose(c, &q, &algo, &proto, t_ps);
 	view_free(v);
 	return rc;
-}
-
-static int choose(coll_ctx *c, const coll_params *p, coll_algo *algo)
-{
-	sim_time best = SIM_TIME_MAX;
-	int rc;
-	*algo = COLL_NALGOS;
-	for (int a = COLL_RING; a < COLL_NALGOS; a++) {
-		sim_time t;
-		if (!applies(c, p->op, (coll_algo)a))
-			continue;
-		if (p->op == COLL_ALLTOALL || p->op == COLL_SENDRECV) {
-			*algo = (coll_algo)a; /* the only one: no need to predict */
-			return 0;
-		}
-		if ((rc = predict_on(c, p, (coll_algo)a, &t)))
-			return rc;
-		if (t < best)
-			best = t, *algo = (coll_algo)a;
-	}
-	return *algo == COLL_NALGOS ? SIM_EUNSUPPORTED : 0;
 }
 
 /* ---- running ---- */
@@ -751,7 +944,7 @@ static void stage_flowed(sim_engine *eng, void *obj, uint64_t data)
 	const coll_transport *t = &r->c->cfg.transport;
 	if (r->st[data].on_kept)
 		h->kept_busy = false;
-	sim_time lat = h->lat_ps + t->msg_lat_ps;
+	sim_time lat = step_lat(r->c, h);
 	if (t->jitter_mean_ps > 0)
 		lat += (sim_time)max_exponential(r->c->rng, (double)t->jitter_mean_ps,
 						 h->kind == H_CHAIN ? 1 : r->c->n);
@@ -766,7 +959,7 @@ static void finish(sim_engine *eng, crun *r)
 	void *obj = r->obj;
 	uint64_t data = r->data;
 	double t_s;
-	*res = (coll_result){ .algo = r->algo, .start_ps = r->t0, .time_ps = sim_now(eng) - r->t0,
+	*res = (coll_result){ .algo = r->algo, .proto = r->proto, .start_ps = r->t0, .time_ps = sim_now(eng) - r->t0,
 			      .stages = r->nst };
 	t_s = sim_time_to_s(res->time_ps);
 	res->algbw_GBps = t_s > 0 ? (double)r->p.bytes / t_s / 1e9 : 0;
@@ -806,6 +999,7 @@ int coll_start(coll_ctx *c, const coll_params *p, coll_result *res, sim_handler 
 	       void *obj, uint64_t data)
 {
 	coll_algo algo = p->algo;
+	coll_proto proto = COLL_PROTO_IDEAL;
 	coll_ctx *v = NULL;
 	crun *r;
 	int rc = p->nranks ? view_new(c, p, &v) : 0;
@@ -813,8 +1007,8 @@ int coll_start(coll_ctx *c, const coll_params *p, coll_result *res, sim_handler 
 		c = v; /* freed with the run */
 	if (!rc)
 		rc = check_params(c, p);
-	if (!rc && algo == COLL_AUTO)
-		rc = choose(c, p, &algo);
+	if (!rc)
+		rc = choose(c, p, &algo, &proto, NULL);
 	r = rc ? NULL : malloc(sizeof *r);
 	if (!rc && !r)
 		rc = SIM_ENOMEM;
@@ -822,8 +1016,9 @@ int coll_start(coll_ctx *c, const coll_params *p, coll_result *res, sim_handler 
 		view_free(v);
 		return rc;
 	}
-	if ((rc = build(c, p, algo, r)) ||
-	    (rc = sim_schedule_in(c->eng, c->cfg.launch_lat_ps, begin, r, 0, NULL))) {
+	if ((rc = build(c, p, algo, proto, r)) ||
+	    (rc = sim_schedule_in(c->eng, c->cfg.launch_lat_ps + r->coll_lat_ps, begin, r, 0,
+				  NULL))) {
 		free_run(r);
 		view_free(v);
 		free(r);

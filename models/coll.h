@@ -58,6 +58,29 @@ const char *coll_algo_name(coll_algo algo);
  * send/recv 1. */
 double coll_busbw_factor(coll_op op, uint32_t n);
 
+/* How a collective moves its bytes. IDEAL is the pure flow model: links at
+ * full rate, step latency from the fabric path and the transport only (the
+ * closed forms hold exactly). The others are NCCL's protocols with NCCL's
+ * own published cost figures (src/graph/tuning.cc of NCCL 2.20.3): a
+ * bandwidth factor per algorithm and protocol (LL: 8-byte lines of 4 data
+ * and 4 flag bytes, stored by the SMs; LL128: 120 of every 128 bytes;
+ * Simple: whole buffers behind a fence), a per-step latency per link type
+ * (NVLink, PCI, network) and a base latency per collective. COLL_PROTO_NCCL
+ * picks, per collective, the algorithm and protocol of lowest predicted
+ * time, as NCCL's tuner does; LL, LL128, SIMPLE force one (NCCL_PROTO). */
+typedef enum coll_proto {
+	COLL_PROTO_IDEAL,
+	COLL_PROTO_NCCL,
+	COLL_PROTO_LL,
+	COLL_PROTO_LL128,
+	COLL_PROTO_SIMPLE,
+	COLL_NPROTOS
+} coll_proto;
+
+/* "ideal", "nccl", "ll", "ll128", "simple": 0 or SIM_ENOENT. */
+int coll_proto_parse(const char *s, coll_proto *proto);
+const char *coll_proto_name(coll_proto proto);
+
 typedef struct coll_ctx coll_ctx;
 
 typedef struct coll_config {
@@ -69,6 +92,7 @@ typedef struct coll_config {
 	uint32_t channels;         /* rings side by side; 0: one per NIC (one if 1 GPU per node) */
 	bool sharp;                /* the switches can reduce (SHARP) */
 	bool nvls;                 /* the NVSwitch can reduce (NVLink SHARP) */
+	coll_proto proto;          /* 0: IDEAL; NCCL for NCCL's protocol costs */
 } coll_config;
 
 /* A context for running collectives of all fab's ranks over net, driven by
@@ -92,14 +116,17 @@ typedef struct coll_params {
 
 typedef struct coll_result {
 	coll_algo algo;     /* the algorithm that ran */
+	coll_proto proto;   /* the protocol it ran with (IDEAL, LL, LL128 or SIMPLE) */
 	sim_time start_ps, time_ps;
 	double algbw_GBps, busbw_GBps;
 	uint64_t stages;    /* flows run */
 } coll_result;
 
 /* Closed-form estimate of the uncontended time of p under algo (used to
- * choose under COLL_AUTO; the simulation is what is reported). Returns 0,
- * or SIM_EUNSUPPORTED when algo does not apply to this op or fabric. */
+ * choose under COLL_AUTO; the simulation is what is reported), with the
+ * context's protocol (under COLL_PROTO_NCCL, the fastest protocol for that
+ * algorithm). Returns 0, or SIM_EUNSUPPORTED when algo does not apply to
+ * this op or fabric. */
 int coll_predict(const coll_ctx *c, const coll_params *p, coll_algo algo, sim_time *t_ps);
 
 /* Starts collective p now. When its last byte has arrived, *res (which must

@@ -185,6 +185,10 @@ static int parse_one(int argc, char **argv, int *i, struct opts *o)
 		rc = parse_time(a, v, &o->fc.pcie_lat_ps);
 	} else if (!strcmp(a, "--msg-latency")) {
 		rc = parse_time(a, v, &o->cc.transport.msg_lat_ps);
+	} else if (!strcmp(a, "--proto")) {
+		if (coll_proto_parse(v, &o->cc.proto))
+			rc = cli_usage_error("coll: unknown protocol '%s' (ideal, nccl, ll, ll128, simple)",
+					     v ? v : "");
 	} else if (!strcmp(a, "--launch-latency")) {
 		rc = parse_time(a, v, &o->cc.launch_lat_ps);
 	} else if (!strcmp(a, "--jitter")) {
@@ -246,14 +250,20 @@ static int run_size(const struct opts *o, uint64_t bytes, coll_result *res)
 static void print_row(const struct opts *o, uint64_t bytes, const coll_result *r, bool first)
 {
 	double us = sim_time_to_s(r->time_ps) * 1e6;
+	char algo[32];
+	/* Under a protocol model the algorithm reads ring/ll, as NCCL_DEBUG=INFO names it. */
+	if (r->proto == COLL_PROTO_IDEAL)
+		snprintf(algo, sizeof algo, "%s", coll_algo_name(r->algo));
+	else
+		snprintf(algo, sizeof algo, "%s/%s", coll_algo_name(r->algo), coll_proto_name(r->proto));
 	if (o->json)
 		printf("%s\n    { \"bytes\": %llu, \"algo\": \"%s\", \"time_us\": %.6f, "
-		       "\"algbw_GBps\": %.6f, \"busbw_GBps\": %.6f }",
+		       "\"algbw_GBps\": %.6f, \"busbw_GBps\": %.6f, \"proto\": \"%s\" }",
 		       first ? "" : ",", (unsigned long long)bytes, coll_algo_name(r->algo), us,
-		       r->algbw_GBps, r->busbw_GBps);
+		       r->algbw_GBps, r->busbw_GBps, coll_proto_name(r->proto));
 	else
-		printf("%14llu %6s %14.3f %12.3f %12.3f\n", (unsigned long long)bytes,
-		       coll_algo_name(r->algo), us, r->algbw_GBps, r->busbw_GBps);
+		printf("%14llu %6s %14.3f %12.3f %12.3f\n", (unsigned long long)bytes, algo, us,
+		       r->algbw_GBps, r->busbw_GBps);
 }
 
 int cmd_coll(int argc, char **argv)
@@ -275,8 +285,9 @@ int cmd_coll(int argc, char **argv)
 			if (o.json)
 				printf("\n  ]\n}\n");
 			if (rc == SIM_EUNSUPPORTED)
-				return cli_usage_error("coll: algorithm '%s' does not apply to %s on this "
-						       "fabric", coll_algo_name(o.p.algo), coll_op_name(o.p.op));
+				return cli_usage_error("coll: algorithm '%s' with protocol '%s' does not "
+						       "apply to %s on this fabric", coll_algo_name(o.p.algo),
+						       coll_proto_name(o.cc.proto), coll_op_name(o.p.op));
 			return cli_usage_error("coll: %s (fabric or collective rejected the options)",
 					       sim_strerror(rc));
 		}

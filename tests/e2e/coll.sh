@@ -24,6 +24,21 @@ if command -v python3 >/dev/null; then
 		ok "json parses"; else not_ok "json does not parse: $OUT"; fi
 fi
 
+# NCCL's protocols: LL for 8 bytes; the 8-rank all-reduce at 8 B is then
+# NCCL's Ring/LL latency, 6.6 us + 14 x 2.7 us = 44.4 us (tuning.cc), since
+# 2.7 us is above the path's 1.75 us.
+run_cmd "$DPUSIM" coll --bytes 8 --proto nccl "${COMMON[@]}"
+expect_rc 0 "--proto nccl"
+expect_out '^ +8 +ring/ll +44\.4[0-9]* ' "8 bytes run ring/ll at NCCL's latency"
+run_cmd "$DPUSIM" coll --bytes 8 --proto nccl --json "${COMMON[@]}"
+expect_out '"proto": "ll"' "json names the protocol"
+run_cmd "$DPUSIM" coll --bytes 8 --proto LL "${COMMON[@]}"
+expect_rc 2 "unknown protocol"
+expect_err "unknown protocol 'LL'" "unknown protocol is named"
+run_cmd "$DPUSIM" coll --algo nvls --nvls --bytes 8 --proto ll --gpus-per-node 8 --nvlink 300GBps "${COMMON[@]}"
+expect_rc 2 "nvls runs Simple only"
+expect_err "algorithm 'nvls' with protocol 'll' does not apply" "the refused pair is named"
+
 for op in reducescatter allgather broadcast alltoall sendrecv; do
 	run_cmd "$DPUSIM" coll --op "$op" --bytes 4MiB "${COMMON[@]}"
 	expect_rc 0 "$op runs"
