@@ -65,6 +65,9 @@ const cli_cmd cli_commands[] = {
 	  "  --msg-latency T      per message (step) software/NIC latency\n"
 	  "  --launch-latency T   per collective fixed cost;  --jitter T  mean extra\n"
 	  "  --chunk SIZE         pipelining unit of tree and broadcast (512KiB)\n"
+	  "  --proto P            ideal (default: links at full rate), nccl (NCCL's\n"
+	  "                       LL/LL128/Simple by predicted time), ll, ll128, simple;\n"
+	  "                       algo then reads ring/ll etc.\n"
 	  "  --sharp, --nvls      the switches / NVSwitch can reduce\n"
 	  "  --root R             broadcast root\n",
 	  cmd_coll },
