@@ -19,5 +19,6 @@ UNIT_TESTS += noise reliab power
 # scenario to model parameters, the training simulation (lead)
 MODEL_OBJS += $(BUILD)/models/setup.o $(BUILD)/models/train.o $(BUILD)/models/train_config.o
 UNIT_TESTS += train
+UNIT_TESTS += setup
 # (keep last: LIB_OBJS expands MODEL_OBJS here)
 LIB_OBJS += $(MODEL_OBJS)

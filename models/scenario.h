@@ -35,7 +35,9 @@ typedef enum scn_placement { SCN_PLACE_PACKED, SCN_PLACE_SPREAD } scn_placement;
 typedef enum scn_network { SCN_NET_HOST_TCP, SCN_NET_RDMA, SCN_NET_RDMA_GDR } scn_network;
 typedef enum scn_storage_path { SCN_STOR_HOST, SCN_STOR_DPU_SNAP, SCN_STOR_GDS } scn_storage_path;
 typedef enum scn_crypto { SCN_CRYPTO_NONE, SCN_CRYPTO_HOST, SCN_CRYPTO_DPU_INLINE } scn_crypto;
-typedef enum scn_vswitch { SCN_VSW_NONE, SCN_VSW_HOST, SCN_VSW_DPU } scn_vswitch;
+/* SCN_VSW_DPU: ASAP2 offload in the DPU's switch; SCN_VSW_DPU_ARM: the
+ * software switch run on the DPU's Arm cores. */
+typedef enum scn_vswitch { SCN_VSW_NONE, SCN_VSW_HOST, SCN_VSW_DPU, SCN_VSW_DPU_ARM } scn_vswitch;
 typedef enum scn_slowdown { SCN_SLOW_NONE, SCN_SLOW_LOGNORMAL, SCN_SLOW_NORMAL } scn_slowdown;
 
 /* The words of each enumeration, as written in scenario files ("fat-tree"). */

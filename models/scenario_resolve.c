@@ -20,7 +20,7 @@ const char *const scn_placement_words[] = { "packed", "spread", NULL };
 const char *const scn_network_words[] = { "host-tcp", "rdma", "rdma-gdr", NULL };
 const char *const scn_storage_words[] = { "host", "dpu-snap", "gds", NULL };
 const char *const scn_crypto_words[] = { "none", "host", "dpu-inline", NULL };
-const char *const scn_vswitch_words[] = { "none", "host", "dpu", NULL };
+const char *const scn_vswitch_words[] = { "none", "host", "dpu", "dpu-arm", NULL };
 const char *const scn_slowdown_words[] = { "none", "lognormal", "normal", NULL };
 
 #define INF HUGE_VAL
@@ -604,8 +604,9 @@ static void check_variant(rs *c, const yt_node *vn, const scn_variant *v)
 		{ v->storage == SCN_STOR_DPU_SNAP, st, "storage: dpu-snap" },
 		{ v->crypto == SCN_CRYPTO_DPU_INLINE, cr, "crypto: dpu-inline" },
 		{ v->vswitch == SCN_VSW_DPU, vs, "vswitch: dpu" },
+		{ v->vswitch == SCN_VSW_DPU_ARM, vs, "vswitch: dpu-arm" },
 	};
-	for (size_t i = 0; i < 3; i++)
+	for (size_t i = 0; i < sizeof dpu_uses / sizeof dpu_uses[0]; i++)
 		if (dpu_uses[i].uses && !cl->has_dpu)
 			scn_err(c->r, dpu_uses[i].at, "variant '%s' has %s, but the cluster has no 'dpu'",
 				v->name, dpu_uses[i].what);
@@ -642,6 +643,20 @@ static void check_variant(rs *c, const yt_node *vn, const scn_variant *v)
 		need_either(c, &cl->host_costs, c->host, vs, "vswitch_cycles_per_packet", "vswitch_pps_per_core", why);
 	if (v->vswitch == SCN_VSW_DPU && cl->has_dpu)
 		need(c, &cl->dpu, c->dpu, vs, "asap2_pps", why);
+	if (v->vswitch == SCN_VSW_DPU_ARM) {
+		/* The software switch's cost per packet comes from the host-costs
+		 * profile, scaled to the Arm cores (models/setup.c). */
+		if (!cl->host_costs.prof)
+			scn_err(c->r, vs, "%s takes the software switch's cost per packet from "
+				"'cluster.host_costs' (a host-costs profile such as host-costs-linux)", why);
+		need_either(c, &cl->host_costs, c->host, vs, "vswitch_cycles_per_packet", "vswitch_pps_per_core", why);
+		need(c, &cl->host_costs, c->host, vs, "mtu", why);
+		if (cl->has_dpu) {
+			need(c, &cl->dpu, c->dpu, vs, "arm_cores", why);
+			need(c, &cl->dpu, c->dpu, vs, "arm_freq", why);
+			need(c, &cl->dpu, c->dpu, vs, "arm_rel_speed", why);
+		}
+	}
 	if (c->s->security.encryption_required && v->crypto == SCN_CRYPTO_NONE)
 		scn_err(c->r, cr ? cr : vn, "variant '%s' does not encrypt (crypto: none), but security.encryption is required",
 			v->name);

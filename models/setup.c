@@ -91,6 +91,34 @@ static void cap_engine(setup_host_costs *o, double cap, const char *what)
 	}
 }
 
+/* A software virtual switch on the DPU's Arm cores: the host-costs
+ * profile's packets per host-core cycle, scaled by the Arm cores' count,
+ * clock and work per cycle relative to a host core (the profile's
+ * arm_rel_speed), times the MTU. Where the host cost is a rate per core
+ * (the measurement's clock unpublished), the scenario's host clock stands
+ * in for it. NAN, with messages, when a figure is missing. */
+static double arm_vswitch_Bps(const scn_scenario *s, const setup_host *h, double mtu, diag *d)
+{
+	const profile_host_costs *hc = &s->cluster.host_costs.v.host;
+	const profile_dpu *dpu = &s->cluster.dpu.v.dpu;
+	double pkt_per_cycle = profile_has(hc->vswitch_cycles_per_packet)
+				       ? 1.0 / hc->vswitch_cycles_per_packet
+				       : hc->vswitch_pps_per_core / h->freq_Hz;
+	bool ok = s->cluster.has_dpu && need(dpu->arm_cores, &s->cluster.dpu, "arm_cores", "cluster.dpu", d) &
+		  need(dpu->arm_freq_hz, &s->cluster.dpu, "arm_freq", "cluster.dpu", d) &
+		  need(dpu->arm_rel_speed, &s->cluster.dpu, "arm_rel_speed", "cluster.dpu", d);
+	if (!s->cluster.has_dpu)
+		diag_add(d, NULL, 0, 0, "vswitch: dpu-arm needs a DPU in cluster.dpu");
+	if (!profile_has(pkt_per_cycle) || !isfinite(mtu)) {
+		need(NAN, &s->cluster.host_costs, "vswitch_pps_per_core and mtu", "cluster.host_costs", d);
+		ok = false;
+	}
+	if (!ok)
+		return NAN;
+	return dpu->arm_cores * dpu->arm_freq_hz * dpu->arm_rel_speed * pkt_per_cycle * mtu *
+	       (s->cluster.dpus_per_node > 0 ? s->cluster.dpus_per_node : 1);
+}
+
 int setup_net_costs(const scn_scenario *s, const scn_variant *v, const setup_host *h,
 		    setup_host_costs *out, diag *d, diag *notes)
 {
@@ -132,6 +160,9 @@ int setup_net_costs(const scn_scenario *s, const scn_variant *v, const setup_hos
 					"vswitch: dpu", d);
 		if (isfinite(pps) && isfinite(mtu))
 			cap_engine(out, pps * mtu, "DPU ASAP2 virtual-switch offload");
+	} else if (v->vswitch == SCN_VSW_DPU_ARM) {
+		cap_engine(out, arm_vswitch_Bps(s, h, mtu, d),
+			   "software virtual switch on the DPU's Arm cores");
 	}
 	if (diag_count(d) > errs)
 		return SIM_EINVAL;

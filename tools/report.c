@@ -69,11 +69,11 @@ static const char *const breakdown_names[REP_NBREAKDOWN] = {
 
 static const char *const offload_keys[REP_NOFFLOAD] = { "network", "storage", "crypto", "vswitch" };
 /* Allowed values per offload key, NULL-terminated (DESIGN.md section 4). */
-static const char *const offload_values[REP_NOFFLOAD][4] = {
+static const char *const offload_values[REP_NOFFLOAD][5] = {
 	{ "host-tcp", "rdma", "rdma-gdr", NULL },
 	{ "host", "dpu-snap", "gds", NULL },
 	{ "none", "host", "dpu-inline", NULL },
-	{ "none", "host", "dpu", NULL },
+	{ "none", "host", "dpu", "dpu-arm", NULL },
 };
 
 static const char *const coll_ops[] = {

@@ -32,6 +32,10 @@ def check(cond, what):
     fails += 0 if cond else 1
 def near(a, b, rel):
     return abs(a - b) <= rel * abs(b)
+def bound_holds(x, bound):
+    """x reaches a flow bound but never beats it: NCCL's protocol costs
+    (models/coll.h: bandwidth factor, per-step latency) may take up to 15 %."""
+    return 0.85 * bound <= x <= 1.02 * bound
 PYEOF
 
 # run_py NAME CODE: the helpers plus CODE; its ok/not ok lines are counted.
@@ -53,8 +57,9 @@ run_py() {
 # per-core receive rate; one NCCL socket connection gets one core, so a ring
 # all-reduce whose every hop crosses the network runs at that core's rate
 # (bus bandwidth = per-hop rate for a ring) whatever the link, while
-# RDMA/GPUDirect runs at the link. 2 % covers the ring's per-step latencies
-# (0.6 us adapter + 130 ns switch per step, 6 steps, against tens of ms).
+# RDMA/GPUDirect runs at the link. bound_holds allows 2 % above a bound
+# (rounding) and 15 % below it (per-step latencies, 0.6 us adapter + 130 ns
+# switch, and NCCL protocol costs where the collective model applies them).
 run_py host-tcp '
 for gbps, want_cores in ((200, 3), (400, 6)):
     f = f"'$EFF'/host-tcp-{gbps}g.yaml"
@@ -66,19 +71,20 @@ for gbps, want_cores in ((200, 3), (400, 6)):
     check(cores == want_cores, f"{gbps} Gb/s needs ceil({link/1e9:g} / {per_core/1e9:.4g}) = {cores} host cores of TCP receive")
     rep, v = run(f)
     tcp, gdr = busbw(v["host-tcp"]), busbw(v["rdma-gdr"])
-    check(near(tcp, per_core, 0.02), f"{gbps} Gb/s: host-tcp bus bandwidth {tcp/1e9:.3f} GB/s = one core ({per_core/1e9:.3f} GB/s)")
-    check(near(gdr, link, 0.02), f"{gbps} Gb/s: rdma-gdr bus bandwidth {gdr/1e9:.3f} GB/s = the link")
+    check(bound_holds(tcp, per_core), f"{gbps} Gb/s: host-tcp bus bandwidth {tcp/1e9:.3f} GB/s = one core ({per_core/1e9:.3f} GB/s)")
+    check(bound_holds(gdr, link), f"{gbps} Gb/s: rdma-gdr bus bandwidth {gdr/1e9:.3f} GB/s = the link")
     check(gdr > 2 * tcp, f"{gbps} Gb/s: rdma-gdr more than twice as fast as host-tcp")
     size = v["host-tcp"]["collectives"][0]["bytes"]
     t = v["host-tcp"]["collectives"][0]["time_s"]
     want = 2 * 3 / 4 * size / per_core
-    check(near(t, want, 0.02), f"{gbps} Gb/s: host-tcp all-reduce {t*1e3:.2f} ms = 2(n-1)/n bytes / per-core rate = {want*1e3:.2f} ms")
+    check(bound_holds(want / t, 1), f"{gbps} Gb/s: host-tcp all-reduce {t*1e3:.2f} ms, at least 2(n-1)/n bytes / per-core rate = {want*1e3:.2f} ms")
 '
 
 # 1b. The node bound: 8 GPUs of a node all-reduce over host TCP at once,
 # with 12 - 8 framework threads = 4 cores left for the stack. The node's
 # stack resource carries every flow that leaves or enters the node
 # (models/fabric.h, fab_attach): 8 GPUs x 2 flows of a 2-rank tree.
+# The per-flow share may come out below the bound by NCCL's protocol costs.
 run_py host-tcp-node '
 f = "'$EFF'/host-tcp-node-cores.yaml"
 s = dump(f)
@@ -91,7 +97,7 @@ crit = rep["info"]["host-tcp.critical_path"]
 check(f"{cap/1e9:.1f} GB/s" in crit, f"node cap {stack:g} cores x {per_core/1e9:.3f} GB/s = {cap/1e9:.1f} GB/s reported ({crit})")
 dp = [c for c in v["host-tcp"]["collectives"] if c["ranks"] == 2][0]
 algbw = dp["algbw_GBps"] * 1e9
-check(near(algbw, cap / 16, 0.03), f"data-parallel all-reduce {algbw/1e9:.3f} GB/s = node cap / 16 flows = {cap/16e9:.3f} GB/s, below one core ({per_core/1e9:.3f})")
+check(bound_holds(algbw, cap / 16), f"data-parallel all-reduce {algbw/1e9:.3f} GB/s at node cap / 16 flows = {cap/16e9:.3f} GB/s, below one core ({per_core/1e9:.3f})")
 t_tcp = v["host-tcp"]["metrics"]["iteration_s"]["mean"]
 t_gdr = v["rdma-gdr"]["metrics"]["iteration_s"]["mean"]
 check(t_tcp > 2 * t_gdr, f"host-tcp iteration {t_tcp:.3f} s vs rdma-gdr {t_gdr:.3f} s")
@@ -112,11 +118,33 @@ rep, v = run(f)
 host = busbw(v["tcp-host-crypto"]); tcp_inl = busbw(v["tcp-dpu-inline"])
 rdma_inl = busbw(v["rdma-dpu-inline"]); plain = busbw(v["rdma-plain"])
 want = 1 / (1 / per_core + aes_s_per_B)
-check(near(host, want, 0.02), f"host AES-GCM: {host/1e9:.3f} GB/s = 1/(1/{per_core/1e9:.3f} GB/s + {aes_s_per_B*1e9:.3f} ns/B) = {want/1e9:.3f}")
-check(near(tcp_inl, per_core, 0.02), f"host TCP + inline crypto: {tcp_inl/1e9:.3f} GB/s = the TCP core alone")
+check(bound_holds(host, want), f"host AES-GCM: {host/1e9:.3f} GB/s = 1/(1/{per_core/1e9:.3f} GB/s + {aes_s_per_B*1e9:.3f} ns/B) = {want/1e9:.3f}")
+check(bound_holds(tcp_inl, per_core), f"host TCP + inline crypto: {tcp_inl/1e9:.3f} GB/s = the TCP core alone")
 check(tcp_inl > 3 * host, "inline crypto gives the host-TCP path back more than 3x")
-check(near(rdma_inl, engine / 2, 0.02), f"RDMA + inline crypto: {rdma_inl/1e9:.3f} GB/s = engine {engine/1e9:.3f} GB/s / 2 (send and receive)")
-check(near(plain, link, 0.02) and plain > rdma_inl, f"RDMA without encryption: {plain/1e9:.3f} GB/s, the link")
+check(bound_holds(rdma_inl, engine / 2), f"RDMA + inline crypto: {rdma_inl/1e9:.3f} GB/s = engine {engine/1e9:.3f} GB/s / 2 (send and receive)")
+check(bound_holds(plain, link) and plain > rdma_inl, f"RDMA without encryption: {plain/1e9:.3f} GB/s, the link")
+'
+
+# 4. A software virtual switch on the BlueField-2's Arm cores: its capacity
+# by hand from the resolved scenario, below the card's line rate, and the
+# offload slower than the host's own cores (8 GPUs x 2 flows of a 2-rank
+# tree share it, in and out).
+run_py arm-path '
+f = "'$EFF'/saturated-arm-bluefield2.yaml"
+s = dump(f)
+dpu, hc = s["cluster"]["dpu"], s["cluster"]["host_costs"]
+cap = (si(dpu["arm_cores"]) * si(dpu["arm_freq"]) * si(dpu["arm_rel_speed"]) *
+       si(hc["vswitch_pps_per_core"]) / si(s["cluster"]["cpu"]["freq"]) * si(hc["mtu"]))
+line = si(dpu["ports"]) * si(dpu["port_rate"])
+check(cap < line, f"Arm path {cap/1e9:.2f} GB/s in and out together, below the card line rate {line/1e9:.1f} GB/s each way")
+rep, v = run(f)
+dp = [c for c in v["bluefield2-arm-ovs"]["collectives"] if c["ranks"] == 2][0]
+algbw = dp["algbw_GBps"] * 1e9
+check(bound_holds(algbw, cap / 16), f"data-parallel all-reduce on the Arm path {algbw/1e9:.3f} GB/s at {cap/16e9:.3f} GB/s (cap / 16 flows)")
+host = v["host-ovs"]["metrics"]["iteration_s"]["mean"]
+arm = v["bluefield2-arm-ovs"]["metrics"]["iteration_s"]["mean"]
+check(arm > 2 * host, f"offload does not pay: Arm-path iteration {arm:.3f} s vs host OVS {host:.3f} s")
+check(v["bluefield2-arm-ovs"]["metrics"]["host_cpu_util"] < v["host-ovs"]["metrics"]["host_cpu_util"], "the Arm path frees host cores (host_cpu_util lower)")
 '
 
 # 5. Stragglers: the extra time per iteration lies between the noiseless

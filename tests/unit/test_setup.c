@@ -1,0 +1,152 @@
+/* models/setup: scenario values to model costs, against hand-computed
+ * figures (the software virtual switch on the DPU's Arm cores). */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/setup.h"
+#include "sim/err.h"
+
+/* Host: 2 x 56 cores at 2.0 GHz (Xeon-8480C); host costs: OVS 1.88 Mpps
+ * per core, MTU 1500 B (host-costs-linux). */
+#define CLUSTER(DPU)                                                 \
+	"cluster:\n"                                                 \
+	"  nodes: 2\n"                                               \
+	"  gpus_per_node: 8\n"                                       \
+	"  gpu: H100-SXM5\n"                                         \
+	"  cpu: Xeon-8480C\n"                                        \
+	"  host_costs: host-costs-linux\n"                           \
+	"  nic: { profile: ConnectX-7-NDR, rdma_latency: 0.6us }\n"  \
+	"  nics_per_node: 8\n"                                       \
+	DPU                                                          \
+	"  fabric: { topology: single-switch, switch: { profile: QM9700-NDR, latency: 130ns } }\n" \
+	"workload: { model: llama2-7b, parallelism: { tp: 8 }, batch: { global: 16, micro: 2 } }\n"
+
+#define ARM_DPU "  dpu: { profile: BlueField-2, arm_freq: 2.5GHz, arm_rel_speed: 0.4 }\n"
+
+static scn_scenario *load(const char *text)
+{
+	diag *d = diag_new();
+	scn_scenario *s = NULL;
+	int rc = scn_load_buffer("t.yaml", text, strlen(text), NULL, &s, d);
+	if (rc)
+		diag_print(d, stderr);
+	ck_assert_int_eq(rc, SIM_OK);
+	diag_free(d);
+	return s;
+}
+
+static int costs_of(const char *text, setup_host_costs *out, diag *d)
+{
+	scn_scenario *s = load(text);
+	setup_host h;
+	ck_assert_int_eq(setup_host_of(s, &h, d), SIM_OK);
+	int rc = setup_net_costs(s, &s->variants[0], &h, out, d, NULL);
+	scn_free(s);
+	return rc;
+}
+
+/* 8 cores x 2.5 GHz x 0.4 x (1.88e6 packets / 2.0e9 cycles) x 1500 B
+ * = 8 x 0.4 x 1.25 x 1.88e6 x 1500 = 11.28 GB/s, a cap on the node's
+ * traffic and no host core. */
+START_TEST(arm_vswitch_capacity_by_hand)
+{
+	setup_host_costs c;
+	diag *d = diag_new();
+	ck_assert_int_eq(costs_of(CLUSTER(ARM_DPU) "variants: [{ name: a, network: rdma, "
+				  "vswitch: dpu-arm }]\n", &c, d), SIM_OK);
+	ck_assert_double_eq_tol(c.engine_cap_Bps, 11.28e9, 1e3);
+	ck_assert_double_eq(c.total_core_s_per_byte, 0);
+	ck_assert_str_eq(c.engine_what, "software virtual switch on the DPU's Arm cores");
+	diag_free(d);
+}
+END_TEST
+
+/* The same switch on the host: one core forwards 1.88e6 x 1500 B = 2.82
+ * GB/s, so each byte costs 1 / 2.82e9 core-seconds and there is no cap. */
+START_TEST(host_vswitch_costs_cores)
+{
+	setup_host_costs c;
+	diag *d = diag_new();
+	ck_assert_int_eq(costs_of(CLUSTER(ARM_DPU) "variants: [{ name: h, network: rdma, "
+				  "vswitch: host }]\n", &c, d), SIM_OK);
+	ck_assert_double_eq_tol(c.vswitch_core_s_per_byte, 1 / 2.82e9, 1e-15);
+	ck_assert_double_eq(c.engine_cap_Bps, 0);
+	diag_free(d);
+}
+END_TEST
+
+/* Two DPUs per node double the Arm cores. */
+START_TEST(arm_vswitch_scales_with_dpus)
+{
+	setup_host_costs c;
+	diag *d = diag_new();
+	ck_assert_int_eq(costs_of(CLUSTER(ARM_DPU "  dpus_per_node: 2\n")
+				  "variants: [{ name: a, network: rdma, vswitch: dpu-arm }]\n",
+				  &c, d), SIM_OK);
+	ck_assert_double_eq_tol(c.engine_cap_Bps, 22.56e9, 1e3);
+	diag_free(d);
+}
+END_TEST
+
+/* BlueField-2 publishes neither its Arm clock nor a relative speed: the
+ * loader refuses the variant, naming both and where to set them. */
+START_TEST(arm_vswitch_needs_published_figures)
+{
+	const char *text = CLUSTER("  dpu: BlueField-2\n")
+		"variants: [{ name: a, network: rdma, vswitch: dpu-arm }]\n";
+	diag *d = diag_new();
+	scn_scenario *s = NULL;
+	ck_assert_int_eq(scn_load_buffer("t.yaml", text, strlen(text), NULL, &s, d), SIM_EPARSE);
+	ck_assert_ptr_null(s);
+	bool freq = false, rel = false;
+	for (size_t i = 0; i < diag_count(d); i++) {
+		freq |= strstr(diag_msg(d, i), "needs 'arm_freq' of dpu profile 'BlueField-2'") != NULL;
+		rel |= strstr(diag_msg(d, i), "needs 'arm_rel_speed' of dpu profile 'BlueField-2'") != NULL;
+	}
+	ck_assert(freq);
+	ck_assert(rel);
+	diag_free(d);
+}
+END_TEST
+
+/* Without a DPU the variant is refused by the loader too. */
+START_TEST(arm_vswitch_needs_a_dpu)
+{
+	const char *text = CLUSTER("") "variants: [{ name: a, network: rdma, vswitch: dpu-arm }]\n";
+	diag *d = diag_new();
+	scn_scenario *s = NULL;
+	ck_assert_int_eq(scn_load_buffer("t.yaml", text, strlen(text), NULL, &s, d), SIM_EPARSE);
+	bool found = false;
+	for (size_t i = 0; i < diag_count(d); i++)
+		found |= strstr(diag_msg(d, i), "has vswitch: dpu-arm, but the cluster has no 'dpu'") != NULL;
+	ck_assert(found);
+	diag_free(d);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("setup");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, arm_vswitch_capacity_by_hand);
+	tcase_add_test(tc, host_vswitch_costs_cores);
+	tcase_add_test(tc, arm_vswitch_scales_with_dpus);
+	tcase_add_test(tc, arm_vswitch_needs_published_figures);
+	tcase_add_test(tc, arm_vswitch_needs_a_dpu);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
