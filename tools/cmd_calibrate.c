@@ -745,8 +745,10 @@ static void gpu(cal_run *r)
 			continue;
 		s->used = true;
 		gemm_flops(s, F);
+		snprintf(span, sizeof span, "%zu sizes n = %.0f..%.0f", s->n, cbrt(F[0] / 2),
+			 cbrt(F[s->n - 1] / 2));
 		printf("%s (%s, square GEMMs, F = 2 n^3), %s:\n", s->b0->name,
-		       s->b0->device ? s->b0->device : "GPU", fmt_span(s, span, sizeof span));
+		       s->b0->device ? s->b0->device : "GPU", span);
 		if (cal_fit_saturating(F, s->typ, s->n, &sat, rel)) {
 			printf("    no fit: %s\n", s->n < 2 ? "fewer than 2 sizes" : "the solver did not "
 			       "converge (the points do not saturate)");
