@@ -284,7 +284,9 @@ static void plot(cal_run *r, const series *s, const char *suffix, const char *ti
 		 const char *ylabel, const double *y, const char *curve)
 {
 	char stem[256], why[600] = "";
-	cal_plot p = { .file_stem = stem, .title = title, .xlabel = "bytes", .ylabel = ylabel,
+	bool gemm = !strncmp(s->b0->name, "gemm", 4);
+	cal_plot p = { .file_stem = stem, .title = title,
+		       .xlabel = gemm ? "FLOP per GEMM" : "bytes", .ylabel = ylabel,
 		       .x = s->bytes, .y = y, .n = s->n, .curve = curve };
 	if (!r->plot_dir)
 		return;
@@ -770,7 +772,7 @@ static void gpu(cal_run *r)
 		if (r->plot_dir) {
 			series fs = *s;
 			memcpy(fs.bytes, F, s->n * sizeof *F);
-			plot(r, &fs, "", s->b0->name, "FLOP/s (x: FLOP per GEMM)", s->typ, curve);
+			plot(r, &fs, "", s->b0->name, "FLOP/s", s->typ, curve);
 		}
 	}
 }
