@@ -618,9 +618,8 @@ static void check_point(const char *what, const struct vpoint *v, double model)
  * with Simple figures only), 1 GiB and 8 GiB (ring/Simple). Misses: 16 MiB
  * (model about +55%, LL128) and 128 MiB (+30%, Simple): the measured bus
  * bandwidth ramps up more slowly with size than NCCL's own latency and
- * bandwidth figures predict (NCCL's tuner predicts the same as this model
- * here); what is missing is not in tuning.cc: per-size channel and thread
- * counts, SM copy efficiency. */
+ * bandwidth figures say; what is missing is not in tuning.cc (per-size
+ * channel and thread counts, SM copy efficiency) and is not fitted. */
 START_TEST(validate_a100_nvswitch_busbw)
 {
 	static const struct vpoint pts[] = {
