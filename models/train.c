@@ -25,7 +25,10 @@
 #include "sim/flow.h"
 #include "sim/station.h"
 
-#define MAX_BUCKETS 64
+/* Gradient buckets per stage: enough to resolve how much of the all-reduce
+ * hides behind the last backward (to 1/8 of it), few enough that the
+ * flows of thousands of replicas stay cheap to solve. */
+#define MAX_BUCKETS 8
 
 typedef struct trainer trainer;
 
@@ -88,6 +91,7 @@ struct trainer {
 	station **decoders;        /* per node */
 	uint32_t *stor_res;        /* per node: host stack, SNAP engine (or UINT32_MAX) */
 	uint32_t *stor_in;         /* per node: ingress for storage */
+	uint32_t *stor_bounce;     /* per node: host-memory bounce buffer (or UINT32_MAX) */
 	uint32_t stor_servers0;
 	uint64_t stor_rr;
 	double tp_fwd_s, tp_ar_s;  /* per layer per op: all-reduces on NVLink */
@@ -485,7 +489,7 @@ static void loader_issue(trainer *tr, loader *l, uint64_t k)
 {
 	const train_config *c = tr->cfg;
 	double bytes = c->micro_batch * c->sample_bytes;
-	uint32_t path[3], len = 0;
+	uint32_t path[4], len = 0;
 	l->ready[k % l->ring] = 0;
 	l->read_done[k % l->ring] = SIM_TIME_MAX;
 	if (c->storage_Bps <= 0 || bytes < 1)
@@ -494,6 +498,8 @@ static void loader_issue(trainer *tr, loader *l, uint64_t k)
 	path[len++] = tr->stor_in[l->node];
 	if (tr->stor_res[l->node] != UINT32_MAX)
 		path[len++] = tr->stor_res[l->node];
+	if (tr->stor_bounce[l->node] != UINT32_MAX)
+		path[len++] = tr->stor_bounce[l->node];
 	flow_spec fs = { .bytes = (uint64_t)bytes, .path = path, .path_len = len,
 			 .done = storage_flowed, .obj = l, .data = k };
 	tr->node_core_s[l->node] += bytes * c->storage_core_s_per_byte;
@@ -684,13 +690,15 @@ static int build_nodes(trainer *tr)
 	tr->decoders = calloc(tr->nodes, sizeof *tr->decoders);
 	tr->stor_res = malloc(tr->nodes * sizeof *tr->stor_res);
 	tr->stor_in = malloc(tr->nodes * sizeof *tr->stor_in);
+	tr->stor_bounce = malloc(tr->nodes * sizeof *tr->stor_bounce);
 	tr->node_core_s = calloc(tr->nodes, sizeof *tr->node_core_s);
 	tr->node_bytes = calloc(tr->nodes, sizeof *tr->node_bytes);
-	if (!tr->decoders || !tr->stor_res || !tr->stor_in || !tr->node_core_s || !tr->node_bytes)
+	if (!tr->decoders || !tr->stor_res || !tr->stor_in || !tr->stor_bounce ||
+	    !tr->node_core_s || !tr->node_bytes)
 		return SIM_ENOMEM;
 	for (uint32_t n = 0; n < tr->nodes && !rc; n++) {
 		uint32_t id;
-		tr->stor_res[n] = UINT32_MAX;
+		tr->stor_res[n] = tr->stor_bounce[n] = UINT32_MAX;
 		if (!(tr->decoders[n] = station_new(tr->eng, c->workers ? c->workers : 1)))
 			return SIM_ENOMEM;
 		if (tr->res->net_cpu_cap_Bps > 0 &&
@@ -705,6 +713,11 @@ static int build_nodes(trainer *tr)
 			rc = add_res(tr, c->storage_engine_Bps, &tr->stor_res[n]);
 		if (!rc)
 			tr->stor_in[n] = fab_nic_down(tr->f, n * tr->gpn);
+		/* Without GPUDirect Storage every byte read is written into a
+		 * host bounce buffer by the NIC and read out of it by the copy
+		 * to the GPU: two passes over host memory. */
+		if (!rc && c->storage_Bps > 0 && !c->storage_direct && c->host.mem_Bps > 0)
+			rc = add_res(tr, c->host.mem_Bps / 2, &tr->stor_bounce[n]);
 	}
 	if (!rc && c->storage_Bps > 0) {
 		for (uint32_t k = 0; k < c->storage_servers && !rc; k++) {
@@ -794,6 +807,7 @@ static void teardown(trainer *tr)
 	free(tr->params_stage);
 	free(tr->stor_res);
 	free(tr->stor_in);
+	free(tr->stor_bounce);
 	free(tr->node_core_s);
 	free(tr->node_bytes);
 }

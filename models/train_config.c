@@ -29,11 +29,24 @@ static int storage_of(const scn_scenario *s, const scn_variant *v, const setup_h
 				      ? st->server.v.storage.io_latency_s : 0;
 	switch (v->storage) {
 	case SCN_STOR_HOST:
-		if (profile_has(hc->nfs_cycles_per_byte))
+		/* NFS over TCP receives every byte through the kernel TCP copy
+		 * path: without a published NFS client cost, that copy's cost is
+		 * its lower bound (docs/scenarios.md: storage host is NFS). */
+		if (profile_has(hc->nfs_cycles_per_byte)) {
 			c->storage_core_s_per_byte = hc->nfs_cycles_per_byte / h->freq_Hz;
-		else if (notes)
+		} else if (profile_has(hc->tcp_rx_cycles_per_byte) ||
+			   (profile_has(hc->tcp_rx_bw_per_core_Bps) && hc->tcp_rx_bw_per_core_Bps > 0)) {
+			c->storage_core_s_per_byte = profile_has(hc->tcp_rx_cycles_per_byte)
+							     ? hc->tcp_rx_cycles_per_byte / h->freq_Hz
+							     : 1.0 / hc->tcp_rx_bw_per_core_Bps;
+			if (notes)
+				diag_add(notes, NULL, 0, 0, "storage host: NFS client CPU cost taken as the "
+					 "TCP receive copy (tcp_rx_*), a lower bound (no published "
+					 "nfs_cycles_per_byte)");
+		} else if (notes) {
 			diag_add(notes, NULL, 0, 0, "storage host: NFS client CPU cost not modelled "
 				 "(no published nfs_cycles_per_byte)");
+		}
 		if (v->crypto == SCN_CRYPTO_HOST && profile_has(hc->aes_gcm_cycles_per_byte))
 			c->storage_core_s_per_byte += hc->aes_gcm_cycles_per_byte / h->freq_Hz;
 		break;
