@@ -111,6 +111,7 @@ int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant
 		return rc;
 	c->fabric.seed = seed;
 	c->coll.seed = seed;
+	c->coll.proto = COLL_PROTO_NCCL; /* training runs NCCL: its protocols' costs (coll.h) */
 	if (t->data.present) {
 		c->data = true;
 		c->sample_bytes = t->data.sample_bytes;
