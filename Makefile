@@ -96,7 +96,9 @@ deps:
 
 demo: deps
 	$(MAKE) all
-	$(BIN)/dpusim bench engine --reps 3
+	$(BIN)/dpusim run scenarios/demo.yaml -o results/demo
+	$(BIN)/dpusim plot results/demo/report.json --kind breakdown -o results/demo/breakdown.png
+	@echo "demo: report in results/demo/report.json, breakdown plot in results/demo/breakdown.png"
 
 check: deps
 	@tools/run-tests reset

@@ -19,3 +19,5 @@ fuzz: build/fuzz/fuzz_scenario
 	@mkdir -p tests/fuzz/corpus-run
 	build/fuzz/fuzz_scenario -max_total_time=$(FUZZ_TIME) -timeout=20 -rss_limit_mb=2048 \
 	    -print_final_stats=1 tests/fuzz/corpus-run tests/fuzz/corpus
+# training scale benchmark lines (lead)
+E2E_TESTS += bench-train.sh

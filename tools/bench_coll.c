@@ -15,6 +15,7 @@
 #include "sim/err.h"
 #include "sim/flow.h"
 #include "tools/bench_coll.h"
+#include "tools/bench_train.h"
 #include "tools/cli.h"
 
 #define MAX_REPS 101
@@ -138,7 +139,8 @@ static int parse_ranks(const char *v, uint32_t *out, int max)
 int bench_scale(int argc, char **argv)
 {
 	uint32_t ranks[16] = { 512, 1024, 2048, 4096 };
-	int nranks = 4;
+	uint32_t gpus[16] = { 1024, 4096, 16384 };
+	int nranks = 4, ngpus = 3;
 	unsigned long long bytes = UINT64_C(1) << 30, reps = 3;
 	for (int i = 1; i < argc; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -147,6 +149,10 @@ int bench_scale(int argc, char **argv)
 		else if (!strcmp(argv[i], "--bytes") && cli_parse_u64(v, &bytes) && bytes > 0)
 			i++;
 		else if (!strcmp(argv[i], "--ranks") && (nranks = parse_ranks(v, ranks, 16)) > 0)
+			i++;
+		else if (!strcmp(argv[i], "--train-gpus") && v && !strcmp(v, "none"))
+			ngpus = 0, i++;
+		else if (!strcmp(argv[i], "--train-gpus") && (ngpus = parse_ranks(v, gpus, 16)) > 0)
 			i++;
 		else
 			return cli_usage_error("bench scale: bad option '%s' (see 'dpusim bench --help')",
@@ -160,5 +166,5 @@ int bench_scale(int argc, char **argv)
 		       ranks[i], bytes, sim_s, median(wall, (size_t)reps), cli_peak_rss_kb());
 		fflush(stdout);
 	}
-	return CLI_OK;
+	return bench_train(gpus, ngpus);
 }

@@ -209,7 +209,12 @@ const cli_cmd cli_commands[] = {
 	  "scale   ring all-reduce on one switch, per-step flows, growing ranks:\n"
 	  "        coll ring ranks=N bytes=S sim_time_s=T wall_s=W peak_rss_kb=K\n"
 	  "        --ranks N[,N...] (default 512,1024,2048,4096)  --bytes S (1 GiB)\n"
-	  "        --reps R (default 3)\n",
+	  "        --reps R (default 3)\n"
+	  "        then one iteration of GPT-3 175B (tp 8, pp 16, data parallel to\n"
+	  "        fill, H100 nodes on an NDR fat tree, adaptive routing), each size\n"
+	  "        in its own process:\n"
+	  "        train gpt3-175b gpus=G wall_s=W peak_rss_kb=K events=E iteration_s=T\n"
+	  "        --train-gpus G[,G...] (default 1024,4096,16384; none to skip)\n",
 	  cmd_bench },
 };
 const unsigned cli_ncommands = sizeof cli_commands / sizeof cli_commands[0];

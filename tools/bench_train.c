@@ -1,0 +1,94 @@
+/* dpusim bench scale, training part: one iteration of GPT-3 175B (tp 8,
+ * pp 16, data-parallel to fill) at growing GPU counts, each in its own
+ * process so its peak memory is its own. Figures, never pass/fail. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "models/scenario.h"
+#include "models/train.h"
+#include "sim/err.h"
+#include "tools/bench_train.h"
+#include "tools/cli.h"
+
+/* The scenario of scenarios/gpt3-175b-1024xh100.yaml reduced to what the
+ * benchmark needs, with the node count as the parameter. */
+static const char scenario_fmt[] =
+	"name: bench-gpt3\n"
+	"seed: 1\n"
+	"cluster:\n"
+	"  nodes: %u\n"
+	"  gpus_per_node: 8\n"
+	"  gpu: H100-SXM5\n"
+	"  cpu: Xeon-8480C\n"
+	"  nic: { profile: ConnectX-7-NDR, rdma_latency: 0.6us }\n"
+	"  nics_per_node: 8\n"
+	"  fabric:\n"
+	"    topology: fat-tree\n"
+	"    switch: { profile: QM9700-NDR, latency: 130ns }\n"
+	"    tiers: %u\n"
+	"    routing: adaptive\n"
+	"workload:\n"
+	"  model: gpt3-175b\n"
+	"  precision: bf16\n"
+	"  parallelism: { tp: 8, pp: 16, zero_stage: 1 }\n"
+	"  batch: { global: 1536, micro: 1 }\n"
+	"  iterations: 1\n"
+	"variants:\n"
+	"  - { name: rdma-gdr, network: rdma-gdr }\n";
+
+/* One size in this process: prints the line or an error. */
+static int one_size(uint32_t gpus)
+{
+	char text[2048];
+	scn_scenario *s = NULL;
+	diag *d = diag_new();
+	train_config c;
+	train_result r;
+	double t0, t1;
+	int rc;
+	snprintf(text, sizeof text, scenario_fmt, gpus / 8, gpus > 2048 ? 3u : 2u);
+	rc = d ? scn_load_buffer("bench-gpt3", text, strlen(text), NULL, &s, d) : SIM_ENOMEM;
+	if (!rc)
+		rc = train_config_of(s, &s->jobs[0], &s->variants[0], s->seed, &c, d, NULL);
+	if (!rc) {
+		c.warmup = 0; /* one iteration, from a cold start */
+		t0 = cli_wall_s();
+		rc = train_sim(&c, &r, d);
+		t1 = cli_wall_s();
+	}
+	if (rc) {
+		if (d)
+			diag_print(d, stderr);
+	} else {
+		printf("train gpt3-175b gpus=%u wall_s=%.3f peak_rss_kb=%ld events=%llu "
+		       "iteration_s=%.4f\n", gpus, t1 - t0, cli_peak_rss_kb(),
+		       (unsigned long long)r.events, r.iter_s[0]);
+		train_result_release(&r);
+	}
+	scn_free(s);
+	diag_free(d);
+	return rc;
+}
+
+int bench_train(const uint32_t *gpus, int n)
+{
+	int failed = 0;
+	for (int i = 0; i < n; i++) {
+		pid_t pid;
+		int status;
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0)
+			_exit(one_size(gpus[i]) || fflush(stdout) ? 1 : 0);
+		if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status)) {
+			cli_error("bench scale: training at %u GPUs failed", gpus[i]);
+			failed++;
+		}
+	}
+	return failed ? CLI_USAGE : CLI_OK;
+}
