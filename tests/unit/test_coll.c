@@ -533,6 +533,26 @@ START_TEST(nccl_ring_mean_hop_latency)
 }
 END_TEST
 
+/* Hierarchical, 2 nodes x 2 GPUs, Simple: NVLink step (S/2 at 100 GB/s,
+ * 3.4 us), two rail steps (S/4 at 50 GB/s, the network's 14 us), NVLink
+ * step, after Ring's base 8.4 us. */
+START_TEST(nccl_hier_closed_form)
+{
+	fab_config fc = nvswitch_node(2, 2, 100e9);
+	coll_config cc = rdma;
+	struct world w;
+	uint64_t s = UINT64_C(64) << 20;
+	double want = 8.4e-6 + 2 * ((double)s / 2 / 100e9 + 3.4e-6) + 2 * ((double)s / 4 / 50e9 + 14e-6);
+	coll_result r;
+	cc.proto = COLL_PROTO_SIMPLE;
+	world_new(&w, &fc, &cc);
+	r = run(&w, COLL_ALLREDUCE, COLL_HIER, s);
+	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
+		      sim_time_to_s(r.time_ps), want);
+	world_free(&w);
+}
+END_TEST
+
 /* Names; protocols that do not apply are refused, not replaced. */
 START_TEST(nccl_protocol_rules)
 {
@@ -717,6 +737,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, nccl_ring_closed_forms);
 	tcase_add_test(tc, nccl_picks_the_fastest_protocol);
 	tcase_add_test(tc, nccl_ring_mean_hop_latency);
+	tcase_add_test(tc, nccl_hier_closed_form);
 	tcase_add_test(tc, nccl_protocol_rules);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("validation");
