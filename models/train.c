@@ -119,6 +119,16 @@ static sim_time ps(double s)
 	return (sim_time)llround(s * 1e12);
 }
 
+/* Spans are kept for replica 0 in the last iteration only. */
+static bool tracing(const trainer *tr, uint32_t d)
+{
+	return tr->cfg->span && d == 0 &&
+	       tr->iter + 1 == tr->cfg->warmup + tr->cfg->iterations;
+}
+
+static void span_gpus(trainer *tr, const struct stage *s, sim_time from, sim_time to,
+		      train_span_cat cat, const char *name);
+
 static void fail(trainer *tr, int rc, const char *what)
 {
 	if (!tr->err) {
@@ -149,10 +159,35 @@ static void op_at(uint32_t P, uint32_t M, uint32_t p, uint32_t i, bool *fwd, uin
 static void try_run(trainer *tr, stage *s);
 static void stage_synced(trainer *tr, uint32_t p);
 
+/* Every GPU of a stage (its tensor-parallel group) gets the span. */
+static void span_gpus(trainer *tr, const stage *s, sim_time from, sim_time to,
+		      train_span_cat cat, const char *name)
+{
+	if (to <= from || !tracing(tr, s->d))
+		return;
+	for (uint32_t t = 0; t < tr->T; t++) {
+		uint32_t rank = s->first_rank + t;
+		train_span sp = { .track = TRAIN_TRACK_GPU, .node = rank / tr->gpn,
+				  .gpu = rank, .start_s = sim_time_to_s(from - tr->iter_start),
+				  .dur_s = sim_time_to_s(to - from), .cat = cat, .name = name };
+		tr->cfg->span(tr->cfg->span_ctx, &sp);
+	}
+}
+
+static const char *const wait_names[TRAIN_NPARTS] = {
+	[TRAIN_EXPOSED_COMM] = "waiting for transfers", [TRAIN_DATA_STALL] = "data stall",
+	[TRAIN_CPU_STALL] = "decode stall", [TRAIN_BUBBLE] = "pipeline bubble",
+	[TRAIN_OTHER] = "waiting for slowest replica",
+};
+
 static void add_wait(stage *s, enum train_part part, sim_time from, sim_time to)
 {
-	if (to > from)
-		s->part[part] += sim_time_to_s(to - from);
+	if (to <= from)
+		return;
+	s->part[part] += sim_time_to_s(to - from);
+	span_gpus(s->tr, s, from, to,
+		  part == TRAIN_EXPOSED_COMM ? TRAIN_SPAN_COMM : TRAIN_SPAN_STALL,
+		  wait_names[part]);
 }
 
 /* Attributes [wait_since, now] of a stage that was waiting on an input
@@ -238,7 +273,10 @@ static void try_run(trainer *tr, stage *s)
 	s->busy = true;
 	s->op_compute_s = compute;
 	s->op_comm_s = comm;
-	sim_time dur = ps(compute + comm);
+	sim_time dur = ps(compute + comm), now = sim_now(tr->eng);
+	span_gpus(tr, s, now, now + ps(compute), TRAIN_SPAN_COMPUTE,
+		  fwd ? "forward" : tr->cfg->recompute ? "recompute + backward" : "backward");
+	span_gpus(tr, s, now + ps(compute), now + dur, TRAIN_SPAN_COMM, "tensor-parallel all-reduce");
 	if (!fwd && m == tr->M - 1 && tr->D > 1) {
 		/* Gradients of the last microbatch's backward become ready bucket
 		 * by bucket as it proceeds (from the last layer back). */
@@ -389,6 +427,17 @@ static void bucket_done(sim_engine *eng, void *obj, uint64_t t)
 		return;
 	tr->dp_time_s += sim_time_to_s(sim_now(tr->eng) - g->started);
 	tr->dp_count++;
+	if (tracing(tr, 0)) {
+		static const char *const names[] = { "gradients, stage 0", "gradients, stage 1",
+			"gradients, stage 2", "gradients, stage 3", "gradients, stage 4",
+			"gradients, stage 5", "gradients, stage 6", "gradients, stage 7+" };
+		train_span sp = { .track = TRAIN_TRACK_LINK,
+				  .link = names[g->p < 7 ? g->p : 7],
+				  .start_s = sim_time_to_s(g->started - tr->iter_start),
+				  .dur_s = sim_time_to_s(sim_now(tr->eng) - g->started),
+				  .cat = TRAIN_SPAN_COMM, .name = "gradient all-reduce" };
+		tr->cfg->span(tr->cfg->span_ctx, &sp);
+	}
 	g->running = 0;
 	if (++g->next == g->nbuckets)
 		return stage_synced(tr, g->p);
@@ -414,6 +463,7 @@ static void stage_synced(trainer *tr, uint32_t p)
 			     noise_group_max(tr->noise, s->first_rank, tr->T, tr->step++);
 		add_wait(s, TRAIN_OTHER, s->sync_since, cut);
 		add_wait(s, TRAIN_EXPOSED_COMM, cut, now);
+		span_gpus(tr, s, now, now + ps(opt), TRAIN_SPAN_COMPUTE, "optimizer step");
 		s->part[TRAIN_COMPUTE] += opt;
 		s->compute_s += opt;
 		if (sim_schedule_in(tr->eng, ps(opt), stage_finished, s, 0, NULL))
@@ -460,8 +510,15 @@ static void decoded(sim_engine *eng, void *obj, uint64_t k)
 {
 	loader *l = obj;
 	trainer *tr = l->tr;
-	(void)eng;
+	sim_time rd = l->read_done[k % l->ring], now = sim_now(eng);
 	l->ready[k % l->ring] = 1;
+	if (k / tr->M == tr->iter && tracing(tr, l->d) && rd >= tr->iter_start && now > rd) {
+		train_span sp = { .track = TRAIN_TRACK_HOST, .node = l->node,
+				  .start_s = sim_time_to_s(rd - tr->iter_start),
+				  .dur_s = sim_time_to_s(now - rd), .cat = TRAIN_SPAN_DATA,
+				  .name = "decode microbatch" };
+		tr->cfg->span(tr->cfg->span_ctx, &sp);
+	}
 	if (k / tr->M == tr->iter)
 		try_run(tr, &tr->st[l->d * tr->P]);
 }

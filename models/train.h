@@ -34,6 +34,21 @@ enum train_part {
 	TRAIN_NPARTS
 };
 
+/* One span of the timeline, for traces: on a GPU (rank), the host CPU or
+ * DPU of a node, or a named link group. Names are static strings. */
+typedef enum train_track { TRAIN_TRACK_GPU, TRAIN_TRACK_HOST, TRAIN_TRACK_LINK } train_track;
+typedef enum train_span_cat { TRAIN_SPAN_COMPUTE, TRAIN_SPAN_COMM, TRAIN_SPAN_DATA,
+			      TRAIN_SPAN_STALL } train_span_cat;
+typedef struct train_span {
+	train_track track;
+	uint32_t node, gpu;       /* GPU: its node and global rank; HOST: node */
+	const char *link;         /* LINK: the group's name */
+	double start_s, dur_s;
+	train_span_cat cat;
+	const char *name;
+} train_span;
+typedef void train_span_fn(void *ctx, const train_span *s);
+
 /* Everything the simulation needs, resolved to SI values. */
 typedef struct train_config {
 	wl_model model;
@@ -63,6 +78,10 @@ typedef struct train_config {
 	noise_params noise;
 	double os_jitter;                   /* fraction of host-core time lost */
 	uint64_t seed;
+	/* The last iteration's timeline of replica 0 (every stage, its loader,
+	 * its gradient all-reduces) goes to span(span_ctx, ...); NULL: none. */
+	train_span_fn *span;
+	void *span_ctx;
 } train_config;
 
 typedef struct train_coll_stat {

@@ -59,8 +59,6 @@ static int parse_args(int argc, char **argv, run_args *a)
 	}
 	if (!a->c.file)
 		return cli_usage_error("run: no scenario file given (usage: dpusim run FILE)");
-	if (a->ro.trace_path)
-		return cli_usage_error("run: --trace is not built yet in this version of dpusim");
 	return CLI_OK;
 }
 

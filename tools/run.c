@@ -18,6 +18,7 @@
 #include "sim/flow.h"
 #include "sim/stats.h"
 #include "tools/run_train.h"
+#include "tools/trace.h"
 
 #ifndef DPUSIM_VERSION
 #define DPUSIM_VERSION "0.1.0"
@@ -183,6 +184,43 @@ static int set_offload(rep_variant *rv, const scn_variant *v)
 	return rc;
 }
 
+/* The trace file of variant `name`: the path as given when the scenario
+ * has one variant and one job, else NAME inserted before its extension. */
+static void trace_path_of(const scn_scenario *s, const char *path, const char *name,
+			  char *out, size_t n)
+{
+	const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+	char safe[2 * SCN_NAME_MAX + 2];
+	size_t i;
+	if (s->nvariants == 1 && s->njobs == 1) {
+		snprintf(out, n, "%s", path);
+		return;
+	}
+	for (i = 0; name[i] && i + 1 < sizeof safe; i++)
+		safe[i] = name[i] == '/' ? '-' : name[i];
+	safe[i] = '\0';
+	if (!dot || (slash && dot < slash))
+		snprintf(out, n, "%s.%s", path, safe);
+	else
+		snprintf(out, n, "%.*s.%s%s", (int)(dot - path), path, safe, dot);
+}
+
+static int traced_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,
+			  const run_opts *o, uint64_t seed, const char *name, rep_variant *rv,
+			  rep_report *rep, diag *d)
+{
+	char path[4096], err[512];
+	trace *t = trace_new();
+	int rc = t ? SIM_OK : SIM_ENOMEM;
+	if (!rc)
+		rc = train_variant(s, job, v, o->replications, seed, o->progress, t, rv, rep, d);
+	trace_path_of(s, o->trace_path, name, path, sizeof path);
+	if (!rc && (rc = trace_write_file(t, path, err, sizeof err)))
+		diag_add(d, NULL, 0, 0, "%s", err);
+	trace_free(t);
+	return rc;
+}
+
 static int one_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,
 		       const run_opts *o, rep_report *rep, diag *d)
 {
@@ -200,8 +238,10 @@ static int one_variant(const scn_scenario *s, const scn_job *job, const scn_vari
 		return rc;
 	if (job->wl.kind == SCN_WL_COLLECTIVE)
 		return coll_variant(s, job, v, seed, rv, d);
-	return train_variant(s, job, v, o ? o->replications : 0, seed, o ? o->progress : NULL,
-			     rv, rep, d);
+	if (!o || !o->trace_path)
+		return train_variant(s, job, v, o ? o->replications : 0, seed,
+				     o ? o->progress : NULL, NULL, rv, rep, d);
+	return traced_variant(s, job, v, o, seed, name, rv, rep, d);
 }
 
 int run_scenario(const scn_scenario *s, const run_opts *o, rep_report **out, diag *d)

@@ -16,6 +16,7 @@
 #include "sim/err.h"
 #include "sim/rng.h"
 #include "sim/stats.h"
+#include "tools/trace.h"
 
 static const char *const part_names[TRAIN_NPARTS] = {
 	[TRAIN_COMPUTE] = "compute", [TRAIN_EXPOSED_COMM] = "exposed_comm",
@@ -208,9 +209,23 @@ static void put_notes(rep_report *rep, const char *variant, diag *notes, const t
 	rep_set_info(rep, key, r->critical);
 }
 
+static void to_trace(void *ctx, const train_span *sp)
+{
+	static const trace_cat cats[] = { [TRAIN_SPAN_COMPUTE] = TRACE_COMPUTE,
+					  [TRAIN_SPAN_COMM] = TRACE_COMM,
+					  [TRAIN_SPAN_DATA] = TRACE_DATA,
+					  [TRAIN_SPAN_STALL] = TRACE_STALL };
+	trace *t = ctx;
+	int track = sp->track == TRAIN_TRACK_GPU    ? trace_gpu(t, (int)sp->node, (int)sp->gpu)
+		    : sp->track == TRAIN_TRACK_HOST ? trace_host(t, (int)sp->node)
+						    : trace_link(t, sp->link);
+	if (track >= 0)
+		trace_span(t, track, sp->start_s, sp->dur_s, cats[sp->cat], sp->name);
+}
+
 int train_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,
-		  int replications, uint64_t seed, FILE *progress, rep_variant *rv,
-		  rep_report *rep, diag *d)
+		  int replications, uint64_t seed, FILE *progress, struct trace *tr,
+		  rep_variant *rv, rep_report *rep, diag *d)
 {
 	int reps = replications > 0 ? replications : s->replications > 0 ? s->replications : 1;
 	diag *notes = diag_new();
@@ -227,6 +242,8 @@ int train_variant(const scn_scenario *s, const scn_job *job, const scn_variant *
 		snprintf(name, sizeof name, "replication.%d", r);
 		c.seed = sim_rng_stream_seed(seed, name);
 		c.fabric.seed = c.coll.seed = c.seed;
+		c.span = tr && r == 0 ? to_trace : NULL;
+		c.span_ctx = tr;
 		if (progress)
 			fprintf(progress, "dpusim: %s: replication %d of %d\n",
 				rep_variant_name(rv), r + 1, reps);

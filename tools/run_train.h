@@ -17,8 +17,10 @@
  * energy and cost where the scenario gives what they need, collectives,
  * and, in rep's info, the critical path and what could not be modelled.
  * Returns 0 or SIM_E* with messages in d. */
+struct trace;
+/* tr (may be NULL) receives the timeline of replication 0's last iteration. */
 int train_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,
-		  int replications, uint64_t seed, FILE *progress, rep_variant *rv,
-		  rep_report *rep, diag *d);
+		  int replications, uint64_t seed, FILE *progress, struct trace *tr,
+		  rep_variant *rv, rep_report *rep, diag *d);
 
 #endif

@@ -1,0 +1,59 @@
+# dpusim run on a training scenario: the table, --json, -o, --db, --trace,
+# determinism per seed, and errors.
+. tests/e2e/lib.sh
+S=tests/data/train-small.yaml
+
+run_cmd "$DPUSIM" run "$S"
+expect_rc 0 "run prints the table"
+expect_out '^iteration \(mean, s\)' "the table has the iteration row"
+expect_out '^speedup over first +1\.000x +[0-9.]+x$' "the table has speedups"
+expect_out 'critical_path' "the critical path is explained"
+
+run_cmd "$DPUSIM" run "$S" --json -o "$E2E_TMP/rep" --db "$E2E_TMP/r.db" --trace "$E2E_TMP/t.json"
+expect_rc 0 "run --json -o --db --trace"
+echo "$OUT" > "$E2E_TMP/stdout.json"
+if python3 - "$E2E_TMP/stdout.json" "$E2E_TMP/rep/report.json" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+assert a == b, "stdout and report.json differ"
+assert a["schema"] == "dpusim-report/1" and a["source"] == "sim"
+for v in a["variants"]:
+    it = v["metrics"]["iteration_s"]
+    parts = sum(v["breakdown_s"].values())
+    assert abs(parts - it["mean"]) <= 1e-9 * it["mean"], (parts, it["mean"])
+    assert it["p50"] <= it["p99"] and it["ci95"] >= 0
+    for k in ("samples_per_s", "tokens_per_s", "tflops_per_gpu", "mfu", "gpu_util"):
+        assert v["metrics"][k] > 0, k
+    assert "energy_kwh" not in v["metrics"], "no cost section: energy must be absent"
+    assert v["collectives"], "collectives listed"
+base, gdr = a["variants"]
+assert base["offload"]["network"] == "host-tcp" and gdr["offload"]["network"] == "rdma-gdr"
+assert a["speedup"]["baseline"] == 1.0 and a["speedup"]["gdr"] > 1.0, a["speedup"]
+PY
+then ok "the report is complete, its breakdowns add up, RDMA is faster"; else not_ok "report contents"; fi
+n=$(sqlite3 "$E2E_TMP/r.db" 'select count(*) from runs' 2>&1)
+if [ "$n" = 1 ]; then ok "one run stored"; else not_ok "runs in the database: $n"; fi
+for v in baseline gdr; do
+	if python3 -c "
+import json,sys
+d = json.load(open('$E2E_TMP/t.$v.json'))['traceEvents']
+names = {e['name'] for e in d if e['ph'] == 'X'}
+assert {'forward', 'backward', 'optimizer step'} <= names, names
+assert len({(e['pid'], e['tid']) for e in d if e['ph'] == 'X'}) >= 4
+"; then ok "trace of $v has the GPU tracks and spans"; else not_ok "trace of $v"; fi
+done
+
+run_cmd "$DPUSIM" run "$S" --json
+first=$OUT
+run_cmd "$DPUSIM" run "$S" --json
+if [ "$OUT" = "$first" ]; then ok "same seed, byte-identical report"; else not_ok "reports differ for one seed"; fi
+run_cmd "$DPUSIM" run "$S" --json --seed 8
+if [ "$OUT" != "$first" ]; then ok "another seed, another report"; else not_ok "seed ignored"; fi
+
+run_cmd "$DPUSIM" run "$S" --replications 0
+expect_rc 2 "bad --replications"
+run_cmd "$DPUSIM" run "$S" --frobnicate
+expect_rc 2 "unknown option"
+run_cmd "$DPUSIM" run "$E2E_TMP/none.yaml"
+expect_rc 2 "missing file"
+finish
