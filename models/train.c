@@ -76,42 +76,64 @@ typedef struct xfer {
 	sim_time sent, lat;
 } xfer;
 
-struct trainer {
-	const train_config *cfg;
+/* What the jobs of one simulation share: the engine, the cluster's fabric
+ * and collectives, the storage servers, and each node's host cores (decode
+ * workers, network and storage stacks) and DPU engines. Every node belongs
+ * to at most one job, whose configuration sizes its host resources. */
+typedef struct world {
 	diag *d;
 	sim_engine *eng;
 	flow_net *net;
 	fab *f;
 	coll_ctx *coll;
+	uint32_t nodes, gpn;
+	const train_config **node_cfg; /* per node: its job's (job 0's when idle) */
+	station **decoders;        /* per node */
+	uint32_t *stor_res;        /* per node: host stack, SNAP engine (or UINT32_MAX) */
+	uint32_t *stor_in;         /* per node: ingress for storage */
+	uint32_t *stor_bounce;     /* per node: host-memory bounce buffer (or UINT32_MAX) */
+	uint32_t stor_servers0, stor_servers;
+	uint64_t stor_rr, flow_key;
+	double *node_core_s;       /* host core-seconds of stack work, per node */
+	double *node_bytes;        /* bytes sent through the DPU engines, per node */
+	int err;
+} world;
+
+/* One job: its replicas' stages, gradient groups and loaders, on the nodes
+ * node_of[0 .. nodes-1] of the world. */
+struct trainer {
+	const train_config *cfg;
+	world *w;
+	const uint32_t *node_of;   /* the job's node i is the world's node node_of[i] */
 	noise_model *noise;
 	uint32_t P, D, T, M, gpn, nodes;
 	stage *st;                 /* D x P */
 	dpgroup *dg;               /* P */
 	loader *ld;                /* D */
-	station **decoders;        /* per node */
-	uint32_t *stor_res;        /* per node: host stack, SNAP engine (or UINT32_MAX) */
-	uint32_t *stor_in;         /* per node: ingress for storage */
-	uint32_t *stor_bounce;     /* per node: host-memory bounce buffer (or UINT32_MAX) */
-	uint32_t stor_servers0;
-	uint64_t stor_rr;
 	double tp_fwd_s, tp_ar_s;  /* per layer per op: all-reduces on NVLink */
 	double layer_f_s, layer_b_s, logit_f_s, logit_b_s;
 	double *params_stage;      /* per GPU, per stage */
 	uint32_t iter, stages_done;
-	sim_time iter_start;
-	uint64_t step, flow_key;
-	double *node_core_s;       /* host core-seconds of stack work, per node */
-	double *node_bytes;        /* bytes sent through the DPU engines, per node */
-	int err;
+	sim_time iter_start, end;
+	uint64_t step;
 	/* results */
 	train_result *res;
 	double pp_time_s, dp_time_s;
 	uint64_t pp_count, dp_count;
 };
 
+/* The world's rank of the job's rank (d, p, t): its node mapped, its GPU
+ * within the node kept. */
 static uint32_t rank_of(const trainer *tr, uint32_t d, uint32_t p, uint32_t t)
 {
-	return (d * tr->P + p) * tr->T + t;
+	uint32_t local = (d * tr->P + p) * tr->T + t;
+	return tr->node_of[local / tr->gpn] * tr->gpn + local % tr->gpn;
+}
+
+/* The job's own rank of a stage's first GPU, for its noise draws. */
+static uint32_t local_rank(const trainer *tr, const stage *s)
+{
+	return (s->d * tr->P + s->p) * tr->T;
 }
 
 static sim_time ps(double s)
@@ -131,11 +153,11 @@ static void span_gpus(trainer *tr, const struct stage *s, sim_time from, sim_tim
 
 static void fail(trainer *tr, int rc, const char *what)
 {
-	if (!tr->err) {
-		tr->err = rc;
-		diag_add(tr->d, NULL, 0, 0, "training simulation: %s: %s", what, sim_strerror(rc));
+	if (!tr->w->err) {
+		tr->w->err = rc;
+		diag_add(tr->w->d, NULL, 0, 0, "training simulation: %s: %s", what, sim_strerror(rc));
 	}
-	sim_stop(tr->eng);
+	sim_stop(tr->w->eng);
 }
 
 /* ---- the 1F1B schedule ---- */
@@ -194,7 +216,7 @@ static void add_wait(stage *s, enum train_part part, sim_time from, sim_time to)
  * whose transfer (or batch) started at `sent`. */
 static void end_wait(trainer *tr, stage *s, bool fwd, uint32_t m)
 {
-	sim_time now = sim_now(tr->eng);
+	sim_time now = sim_now(tr->w->eng);
 	if (!s->waiting)
 		return;
 	s->waiting = false;
@@ -239,7 +261,7 @@ static double op_times(trainer *tr, stage *s, bool fwd, double *comm_s)
 		    (last ? tr->logit_b_s : 0);
 		comm = s->layers * tr->tp_fwd_s * (tr->cfg->recompute ? 2 : 1);
 	}
-	c *= noise_group_max(tr->noise, s->first_rank, tr->T, tr->step++);
+	c *= noise_group_max(tr->noise, local_rank(tr, s), tr->T, tr->step++);
 	*comm_s = comm;
 	return c;
 }
@@ -249,11 +271,11 @@ static void try_run(trainer *tr, stage *s)
 	bool fwd;
 	uint32_t m;
 	double comm, compute;
-	if (s->busy || s->syncing || s->done || tr->err)
+	if (s->busy || s->syncing || s->done || tr->w->err)
 		return;
 	if (s->op == 2 * tr->M) {
 		s->syncing = true;
-		s->sync_since = sim_now(tr->eng);
+		s->sync_since = sim_now(tr->w->eng);
 		if (tr->D == 1)
 			stage_synced(tr, s->p);
 		return;
@@ -262,7 +284,7 @@ static void try_run(trainer *tr, stage *s)
 	if (!input_ready(tr, s, fwd, m)) {
 		if (!s->waiting) {
 			s->waiting = true;
-			s->wait_since = sim_now(tr->eng);
+			s->wait_since = sim_now(tr->w->eng);
 		}
 		return;
 	}
@@ -273,7 +295,7 @@ static void try_run(trainer *tr, stage *s)
 	s->busy = true;
 	s->op_compute_s = compute;
 	s->op_comm_s = comm;
-	sim_time dur = ps(compute + comm), now = sim_now(tr->eng);
+	sim_time dur = ps(compute + comm), now = sim_now(tr->w->eng);
 	span_gpus(tr, s, now, now + ps(compute), TRAIN_SPAN_COMPUTE,
 		  fwd ? "forward" : tr->cfg->recompute ? "recompute + backward" : "backward");
 	span_gpus(tr, s, now + ps(compute), now + dur, TRAIN_SPAN_COMM, "tensor-parallel all-reduce");
@@ -282,11 +304,11 @@ static void try_run(trainer *tr, stage *s)
 		 * by bucket as it proceeds (from the last layer back). */
 		dpgroup *g = &tr->dg[s->p];
 		for (uint32_t k = 0; k < g->nbuckets; k++)
-			if (sim_schedule_in(tr->eng, dur * (k + 1) / g->nbuckets, bucket_ready, g, k,
+			if (sim_schedule_in(tr->w->eng, dur * (k + 1) / g->nbuckets, bucket_ready, g, k,
 					    NULL))
 				return fail(tr, SIM_ENOMEM, "scheduling");
 	}
-	if (sim_schedule_in(tr->eng, dur, op_done, s, (uint64_t)fwd << 32 | m, NULL))
+	if (sim_schedule_in(tr->w->eng, dur, op_done, s, (uint64_t)fwd << 32 | m, NULL))
 		fail(tr, SIM_ENOMEM, "scheduling");
 }
 
@@ -305,7 +327,7 @@ static void xfer_arrived(sim_engine *eng, void *obj, uint64_t data)
 		s->bwd_in[x->m] = 1;
 		s->bwd_sent[x->m] = x->sent;
 	}
-	tr->pp_time_s += sim_time_to_s(sim_now(tr->eng) - x->sent);
+	tr->pp_time_s += sim_time_to_s(sim_now(tr->w->eng) - x->sent);
 	tr->pp_count++;
 	free(x);
 	try_run(tr, s);
@@ -333,8 +355,8 @@ static int send_between(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to,
 		return SIM_ENOMEM;
 	for (uint32_t k = 0; k < tr->T; k++) {
 		fab_path fp;
-		int rc = fab_route(tr->f, rank_of(tr, d, p_from, k), rank_of(tr, d, p_to, k),
-				   tr->flow_key++, end, end, &fp);
+		int rc = fab_route(tr->w->f, rank_of(tr, d, p_from, k), rank_of(tr, d, p_to, k),
+				   tr->w->flow_key++, end, end, &fp);
 		if (rc || len + fp.len > sizeof path / sizeof path[0]) {
 			free(x);
 			return rc ? rc : SIM_ERANGE;
@@ -345,15 +367,15 @@ static int send_between(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to,
 			lat = fp.lat_ps;
 	}
 	*x = (xfer){ .tr = tr, .d = d, .p_to = p_to, .m = m, .fwd = fwd,
-		     .sent = sim_now(tr->eng), .lat = lat + tr->cfg->coll.transport.msg_lat_ps };
+		     .sent = sim_now(tr->w->eng), .lat = lat + tr->cfg->coll.transport.msg_lat_ps };
 	uint64_t bytes = (uint64_t)(wl_stage_boundary_bytes(t, tr->cfg->micro_batch) / tr->T);
 	flow_spec fs = { .bytes = bytes ? bytes : 1, .path = path, .path_len = len,
 			 .cap_Bps = tr->cfg->coll.transport.conn_cap_Bps, .done = xfer_flowed,
 			 .obj = x };
 	uint32_t node = rank_of(tr, d, p_from, 0) / tr->gpn;
-	tr->node_bytes[node] += (double)bytes * tr->T;
-	tr->node_core_s[node] += (double)bytes * tr->T * tr->cfg->net_costs.total_core_s_per_byte;
-	int rc = flow_start(tr->net, &fs, NULL);
+	tr->w->node_bytes[node] += (double)bytes * tr->T;
+	tr->w->node_core_s[node] += (double)bytes * tr->T * tr->cfg->net_costs.total_core_s_per_byte;
+	int rc = flow_start(tr->w->net, &fs, NULL);
 	if (rc)
 		free(x);
 	return rc;
@@ -390,19 +412,19 @@ static void bucket_start(trainer *tr, dpgroup *g)
 	coll_op op = tr->cfg->zero_stage >= 1 ? COLL_REDUCE_SCATTER : COLL_ALLREDUCE;
 	g->running = 1;
 	g->done_tp = 0;
-	g->started = sim_now(tr->eng);
+	g->started = sim_now(tr->w->eng);
 	for (uint32_t t = 0; t < tr->T; t++) {
 		coll_params cp = { .op = op, .algo = COLL_AUTO, .bytes = (uint64_t)g->bucket_bytes,
 				   .ranks = g->ranks + (size_t)t * tr->D, .nranks = tr->D };
-		int rc = coll_start(tr->coll, &cp, &g->res[t], bucket_done, g, t);
+		int rc = coll_start(tr->w->coll, &cp, &g->res[t], bucket_done, g, t);
 		if (rc)
 			return fail(tr, rc, "gradient all-reduce");
 	}
 	for (uint32_t d = 0; d < tr->D; d++) {
 		uint32_t node = rank_of(tr, d, g->p, 0) / tr->gpn;
 		double sent = g->bucket_bytes * 2.0 * (tr->D - 1) / tr->D * tr->T;
-		tr->node_bytes[node] += sent;
-		tr->node_core_s[node] += sent * tr->cfg->net_costs.total_core_s_per_byte;
+		tr->w->node_bytes[node] += sent;
+		tr->w->node_core_s[node] += sent * tr->cfg->net_costs.total_core_s_per_byte;
 	}
 }
 
@@ -413,7 +435,7 @@ static void bucket_ready(sim_engine *eng, void *obj, uint64_t k)
 	(void)eng;
 	if (++g->ready[k] < tr->D)
 		return;
-	g->all_ready_at[k] = sim_now(tr->eng);
+	g->all_ready_at[k] = sim_now(tr->w->eng);
 	if (k == g->next && !g->running)
 		bucket_start(tr, g);
 }
@@ -425,7 +447,7 @@ static void bucket_done(sim_engine *eng, void *obj, uint64_t t)
 	(void)eng, (void)t;
 	if (++g->done_tp < tr->T)
 		return;
-	tr->dp_time_s += sim_time_to_s(sim_now(tr->eng) - g->started);
+	tr->dp_time_s += sim_time_to_s(sim_now(tr->w->eng) - g->started);
 	tr->dp_count++;
 	if (tracing(tr, 0)) {
 		static const char *const names[] = { "gradients, stage 0", "gradients, stage 1",
@@ -434,7 +456,7 @@ static void bucket_done(sim_engine *eng, void *obj, uint64_t t)
 		train_span sp = { .track = TRAIN_TRACK_LINK,
 				  .link = names[g->p < 7 ? g->p : 7],
 				  .start_s = sim_time_to_s(g->started - tr->iter_start),
-				  .dur_s = sim_time_to_s(sim_now(tr->eng) - g->started),
+				  .dur_s = sim_time_to_s(sim_now(tr->w->eng) - g->started),
 				  .cat = TRAIN_SPAN_COMM, .name = "gradient all-reduce" };
 		tr->cfg->span(tr->cfg->span_ctx, &sp);
 	}
@@ -452,7 +474,7 @@ static void stage_finished(sim_engine *eng, void *obj, uint64_t data);
 static void stage_synced(trainer *tr, uint32_t p)
 {
 	const train_config *c = tr->cfg;
-	sim_time now = sim_now(tr->eng);
+	sim_time now = sim_now(tr->w->eng);
 	dpgroup *g = &tr->dg[p];
 	sim_time barrier = tr->D > 1 ? g->all_ready_at[g->nbuckets - 1] : now;
 	double shard = tr->params_stage[p] / (c->zero_stage >= 1 ? tr->D : 1);
@@ -460,13 +482,13 @@ static void stage_synced(trainer *tr, uint32_t p)
 		stage *s = &tr->st[d * tr->P + p];
 		sim_time cut = barrier > s->sync_since ? barrier : s->sync_since;
 		double opt = gpu_optimizer_s(&c->gpu, shard) *
-			     noise_group_max(tr->noise, s->first_rank, tr->T, tr->step++);
+			     noise_group_max(tr->noise, local_rank(tr, s), tr->T, tr->step++);
 		add_wait(s, TRAIN_OTHER, s->sync_since, cut);
 		add_wait(s, TRAIN_EXPOSED_COMM, cut, now);
 		span_gpus(tr, s, now, now + ps(opt), TRAIN_SPAN_COMPUTE, "optimizer step");
 		s->part[TRAIN_COMPUTE] += opt;
 		s->compute_s += opt;
-		if (sim_schedule_in(tr->eng, ps(opt), stage_finished, s, 0, NULL))
+		if (sim_schedule_in(tr->w->eng, ps(opt), stage_finished, s, 0, NULL))
 			return fail(tr, SIM_ENOMEM, "scheduling");
 	}
 }
@@ -500,6 +522,8 @@ static void stage_finished(sim_engine *eng, void *obj, uint64_t data)
 	tr->iter++;
 	if (tr->iter < tr->cfg->warmup + tr->cfg->iterations)
 		iteration_start(tr);
+	else
+		tr->end = sim_now(eng);
 }
 
 /* ---- the data loader ---- */
@@ -530,8 +554,8 @@ static void storage_read(sim_engine *eng, void *obj, uint64_t k)
 	const train_config *c = tr->cfg;
 	double work = c->micro_batch * c->decode_core_s;
 	l->read_done[k % l->ring] = sim_now(eng);
-	tr->node_core_s[l->node] += work;
-	if (station_submit(tr->decoders[l->node], ps(work), decoded, l, k))
+	tr->w->node_core_s[l->node] += work;
+	if (station_submit(tr->w->decoders[l->node], ps(work), decoded, l, k))
 		fail(tr, SIM_ENOMEM, "data loader");
 }
 
@@ -550,17 +574,17 @@ static void loader_issue(trainer *tr, loader *l, uint64_t k)
 	l->ready[k % l->ring] = 0;
 	l->read_done[k % l->ring] = SIM_TIME_MAX;
 	if (c->storage_Bps <= 0 || bytes < 1)
-		return storage_read(tr->eng, l, k);
-	path[len++] = tr->stor_servers0 + (uint32_t)(tr->stor_rr++ % c->storage_servers);
-	path[len++] = tr->stor_in[l->node];
-	if (tr->stor_res[l->node] != UINT32_MAX)
-		path[len++] = tr->stor_res[l->node];
-	if (tr->stor_bounce[l->node] != UINT32_MAX)
-		path[len++] = tr->stor_bounce[l->node];
+		return storage_read(tr->w->eng, l, k);
+	path[len++] = tr->w->stor_servers0 + (uint32_t)(tr->w->stor_rr++ % tr->w->stor_servers);
+	path[len++] = tr->w->stor_in[l->node];
+	if (tr->w->stor_res[l->node] != UINT32_MAX)
+		path[len++] = tr->w->stor_res[l->node];
+	if (tr->w->stor_bounce[l->node] != UINT32_MAX)
+		path[len++] = tr->w->stor_bounce[l->node];
 	flow_spec fs = { .bytes = (uint64_t)bytes, .path = path, .path_len = len,
 			 .done = storage_flowed, .obj = l, .data = k };
-	tr->node_core_s[l->node] += bytes * c->storage_core_s_per_byte;
-	int rc = flow_start(tr->net, &fs, NULL);
+	tr->w->node_core_s[l->node] += bytes * c->storage_core_s_per_byte;
+	int rc = flow_start(tr->w->net, &fs, NULL);
 	if (rc)
 		fail(tr, rc, "storage read");
 }
@@ -583,7 +607,7 @@ static void loader_consume(trainer *tr, loader *l)
 
 static void iteration_start(trainer *tr)
 {
-	tr->iter_start = sim_now(tr->eng);
+	tr->iter_start = sim_now(tr->w->eng);
 	tr->stages_done = 0;
 	for (uint32_t i = 0; i < tr->D * tr->P; i++) {
 		stage *s = &tr->st[i];
@@ -727,62 +751,81 @@ static int alloc_groups(trainer *tr)
 	return SIM_OK;
 }
 
-static int add_res(trainer *tr, double cap, uint32_t *id)
+/* Host cores a node of job c leaves to the network and storage stacks. */
+static double stack_cores(const train_config *c)
 {
-	return flow_res_add(tr->net, cap, id);
+	double cores = c->host.cores * (1 - c->os_jitter);
+	double stack = cores - c->framework_cores_per_gpu * c->fabric.gpus_per_node -
+		       (c->data ? c->workers : 0);
+	return stack < 1 ? 1 : stack;
 }
 
-/* Per node: decoders (host cores), storage ingress and client work, and
- * the host-stack and DPU-engine capacities on network paths. */
-static int build_nodes(trainer *tr)
+/* The host-CPU bound on a node's network traffic; 0: none. */
+static double net_cpu_cap_Bps(const train_config *c)
 {
-	const train_config *c = tr->cfg;
-	double cores = c->host.cores * (1 - c->os_jitter);
-	double stack = cores - c->framework_cores_per_gpu * tr->gpn - (c->data ? c->workers : 0);
+	return c->net_costs.total_core_s_per_byte > 0
+		       ? stack_cores(c) / c->net_costs.total_core_s_per_byte : 0;
+}
+
+/* Node n's decoders (host cores), storage ingress and client work, and the
+ * host-stack and DPU-engine capacities on its network paths, sized by the
+ * configuration of the job it belongs to. */
+static int world_node(world *w, uint32_t n)
+{
+	const train_config *c = w->node_cfg[n];
+	double stack = stack_cores(c), cap = net_cpu_cap_Bps(c);
+	uint32_t id;
 	int rc = 0;
-	if (stack < 1)
-		stack = 1;
-	tr->res->net_cpu_cap_Bps = c->net_costs.total_core_s_per_byte > 0
-					   ? stack / c->net_costs.total_core_s_per_byte : 0;
-	tr->decoders = calloc(tr->nodes, sizeof *tr->decoders);
-	tr->stor_res = malloc(tr->nodes * sizeof *tr->stor_res);
-	tr->stor_in = malloc(tr->nodes * sizeof *tr->stor_in);
-	tr->stor_bounce = malloc(tr->nodes * sizeof *tr->stor_bounce);
-	tr->node_core_s = calloc(tr->nodes, sizeof *tr->node_core_s);
-	tr->node_bytes = calloc(tr->nodes, sizeof *tr->node_bytes);
-	if (!tr->decoders || !tr->stor_res || !tr->stor_in || !tr->stor_bounce ||
-	    !tr->node_core_s || !tr->node_bytes)
+	w->stor_res[n] = w->stor_bounce[n] = UINT32_MAX;
+	if (!(w->decoders[n] = station_new(w->eng, c->workers ? c->workers : 1)))
 		return SIM_ENOMEM;
-	for (uint32_t n = 0; n < tr->nodes && !rc; n++) {
+	if (cap > 0 && !(rc = flow_res_add(w->net, cap, &id)))
+		rc = fab_attach(w->f, n, id);
+	if (!rc && c->net_costs.engine_cap_Bps > 0 &&
+	    !(rc = flow_res_add(w->net, c->net_costs.engine_cap_Bps, &id)))
+		rc = fab_attach(w->f, n, id);
+	if (!rc && c->storage_core_s_per_byte > 0)
+		rc = flow_res_add(w->net, stack / c->storage_core_s_per_byte, &w->stor_res[n]);
+	else if (!rc && c->storage_engine_Bps > 0)
+		rc = flow_res_add(w->net, c->storage_engine_Bps, &w->stor_res[n]);
+	if (!rc)
+		w->stor_in[n] = fab_nic_down(w->f, n * w->gpn);
+	/* Without GPUDirect Storage every byte read is written into a host
+	 * bounce buffer by the NIC and read out of it by the copy to the GPU:
+	 * two passes over host memory. */
+	if (!rc && c->storage_Bps > 0 && !c->storage_direct && c->host.mem_Bps > 0)
+		rc = flow_res_add(w->net, c->host.mem_Bps / 2, &w->stor_bounce[n]);
+	return rc;
+}
+
+/* Every node's resources, then the storage servers (those of the first job
+ * that reads from storage: the jobs share the scenario's storage). */
+static int world_nodes(world *w, const train_config *const *cfgs, uint32_t njobs)
+{
+	const train_config *sc = NULL;
+	int rc = 0;
+	w->decoders = calloc(w->nodes, sizeof *w->decoders);
+	w->stor_res = malloc(w->nodes * sizeof *w->stor_res);
+	w->stor_in = malloc(w->nodes * sizeof *w->stor_in);
+	w->stor_bounce = malloc(w->nodes * sizeof *w->stor_bounce);
+	w->node_core_s = calloc(w->nodes, sizeof *w->node_core_s);
+	w->node_bytes = calloc(w->nodes, sizeof *w->node_bytes);
+	if (!w->decoders || !w->stor_res || !w->stor_in || !w->stor_bounce ||
+	    !w->node_core_s || !w->node_bytes)
+		return SIM_ENOMEM;
+	for (uint32_t n = 0; n < w->nodes && !rc; n++)
+		rc = world_node(w, n);
+	for (uint32_t j = 0; j < njobs && !sc; j++)
+		if (cfgs[j]->storage_Bps > 0)
+			sc = cfgs[j];
+	if (!sc)
+		return rc;
+	w->stor_servers = sc->storage_servers;
+	for (uint32_t k = 0; k < sc->storage_servers && !rc; k++) {
 		uint32_t id;
-		tr->stor_res[n] = tr->stor_bounce[n] = UINT32_MAX;
-		if (!(tr->decoders[n] = station_new(tr->eng, c->workers ? c->workers : 1)))
-			return SIM_ENOMEM;
-		if (tr->res->net_cpu_cap_Bps > 0 &&
-		    !(rc = add_res(tr, tr->res->net_cpu_cap_Bps, &id)))
-			rc = fab_attach(tr->f, n, id);
-		if (!rc && c->net_costs.engine_cap_Bps > 0 &&
-		    !(rc = add_res(tr, c->net_costs.engine_cap_Bps, &id)))
-			rc = fab_attach(tr->f, n, id);
-		if (!rc && c->storage_core_s_per_byte > 0)
-			rc = add_res(tr, stack / c->storage_core_s_per_byte, &tr->stor_res[n]);
-		else if (!rc && c->storage_engine_Bps > 0)
-			rc = add_res(tr, c->storage_engine_Bps, &tr->stor_res[n]);
-		if (!rc)
-			tr->stor_in[n] = fab_nic_down(tr->f, n * tr->gpn);
-		/* Without GPUDirect Storage every byte read is written into a
-		 * host bounce buffer by the NIC and read out of it by the copy
-		 * to the GPU: two passes over host memory. */
-		if (!rc && c->storage_Bps > 0 && !c->storage_direct && c->host.mem_Bps > 0)
-			rc = add_res(tr, c->host.mem_Bps / 2, &tr->stor_bounce[n]);
-	}
-	if (!rc && c->storage_Bps > 0) {
-		for (uint32_t k = 0; k < c->storage_servers && !rc; k++) {
-			uint32_t id;
-			rc = add_res(tr, c->storage_Bps / c->storage_servers, &id);
-			if (k == 0)
-				tr->stor_servers0 = id;
-		}
+		rc = flow_res_add(w->net, sc->storage_Bps / sc->storage_servers, &id);
+		if (k == 0)
+			w->stor_servers0 = id;
 	}
 	return rc;
 }
@@ -809,39 +852,64 @@ static void count_cycles(void *ctx, uint32_t rank, double cycles)
 	(void)ctx, (void)rank, (void)cycles; /* counted per collective in bucket_start */
 }
 
-static int build(trainer *tr)
+/* The shared machinery over `nodes` nodes: fabric, transport and
+ * collectives of job 0's configuration (the jobs run one scenario under
+ * one variant), node resources sized by each node's job. */
+static int world_build(world *w, uint32_t nodes, const train_config *const *cfgs,
+		       uint32_t njobs)
+{
+	const train_config *c = cfgs[0];
+	fab_config fc = c->fabric;
+	coll_config cc = c->coll;
+	int rc;
+	w->nodes = fc.nodes = nodes;
+	w->gpn = fc.gpus_per_node;
+	cc.transport.cpu = count_cycles;
+	if (!(w->eng = sim_engine_new()) || !(w->net = flow_net_new(w->eng)))
+		return SIM_ENOMEM;
+	if ((rc = fab_new(&fc, w->net, &w->f)) ||
+	    (rc = coll_ctx_new(w->eng, w->net, w->f, &cc, &w->coll)))
+		return rc;
+	return world_nodes(w, cfgs, njobs);
+}
+
+static void world_teardown(world *w)
+{
+	/* Stations and collectives hold engine events: free them first. */
+	if (w->decoders)
+		for (uint32_t n = 0; n < w->nodes; n++)
+			station_free(w->decoders[n]);
+	free(w->decoders);
+	coll_ctx_free(w->coll);
+	fab_free(w->f);
+	flow_net_free(w->net);
+	sim_engine_free(w->eng);
+	free(w->node_cfg);
+	free(w->stor_res);
+	free(w->stor_in);
+	free(w->stor_bounce);
+	free(w->node_core_s);
+	free(w->node_bytes);
+}
+
+static int job_build(trainer *tr)
 {
 	const train_config *c = tr->cfg;
-	coll_config cc = c->coll;
 	int rc;
 	tr->P = c->pp, tr->D = c->dp, tr->T = c->tp, tr->M = c->microbatches;
 	tr->gpn = c->fabric.gpus_per_node;
 	tr->nodes = c->fabric.nodes;
-	cc.transport.cpu = count_cycles;
-	if (!(tr->eng = sim_engine_new()) || !(tr->net = flow_net_new(tr->eng)))
-		return SIM_ENOMEM;
-	if ((rc = fab_new(&c->fabric, tr->net, &tr->f)) ||
-	    (rc = coll_ctx_new(tr->eng, tr->net, tr->f, &cc, &tr->coll)))
-		return rc;
+	tr->res->net_cpu_cap_Bps = net_cpu_cap_Bps(c);
 	if (!(tr->noise = noise_new(&c->noise, c->seed)))
 		return SIM_EINVAL;
 	if ((rc = build_compute(tr)) || (rc = alloc_stages(tr)) || (rc = alloc_groups(tr)) ||
-	    (rc = build_nodes(tr)) || (rc = alloc_loaders(tr)))
+	    (rc = alloc_loaders(tr)))
 		return rc;
 	return SIM_OK;
 }
 
-static void teardown(trainer *tr)
+static void job_teardown(trainer *tr)
 {
-	/* Stations and collectives hold engine events: free them first. */
-	if (tr->decoders)
-		for (uint32_t n = 0; n < tr->nodes; n++)
-			station_free(tr->decoders[n]);
-	free(tr->decoders);
-	coll_ctx_free(tr->coll);
-	fab_free(tr->f);
-	flow_net_free(tr->net);
-	sim_engine_free(tr->eng);
 	noise_free(tr->noise);
 	if (tr->st)
 		for (uint32_t i = 0; i < tr->D * tr->P; i++) {
@@ -862,11 +930,6 @@ static void teardown(trainer *tr)
 		}
 	free(tr->ld);
 	free(tr->params_stage);
-	free(tr->stor_res);
-	free(tr->stor_in);
-	free(tr->stor_bounce);
-	free(tr->node_core_s);
-	free(tr->node_bytes);
 }
 
 /* ---- results ---- */
@@ -920,14 +983,16 @@ static void finish(trainer *tr, train_result *r)
 		r->part_s[k] /= r->iters;
 	if (r->iters)
 		r->gpu_busy_frac /= r->iters;
-	for (uint32_t n = 0; n < tr->nodes; n++) {
-		if (tr->node_core_s[n] > node_max_core_s)
-			node_max_core_s = tr->node_core_s[n];
-		if (tr->node_bytes[n] > node_max_bytes)
-			node_max_bytes = tr->node_bytes[n];
+	for (uint32_t i = 0; i < tr->nodes; i++) {
+		uint32_t n = tr->node_of[i];
+		if (tr->w->node_core_s[n] > node_max_core_s)
+			node_max_core_s = tr->w->node_core_s[n];
+		if (tr->w->node_bytes[n] > node_max_bytes)
+			node_max_bytes = tr->w->node_bytes[n];
 	}
-	/* Whole run (warm-up included): work over capacity on the busiest node. */
-	double run_s = sim_time_to_s(sim_now(tr->eng));
+	/* The job's whole run (warm-up included): work over capacity on its
+	 * busiest node. */
+	double run_s = sim_time_to_s(tr->end);
 	r->host_cpu_util = run_s > 0 ? node_max_core_s / (c->host.cores * run_s) : NAN;
 	r->dpu_util = c->net_costs.engine_cap_Bps > 0 && run_s > 0
 			      ? node_max_bytes / (c->net_costs.engine_cap_Bps * run_s) : NAN;
@@ -941,44 +1006,116 @@ static void finish(trainer *tr, train_result *r)
 	if (tr->pp_count)
 		add_coll(r, "sendrecv", "p2p", "pipeline activations and gradients", 2,
 			 boundary_bytes(c), tr->pp_time_s / (double)tr->pp_count, tr->pp_count);
-	r->events = sim_events_run(tr->eng);
+	r->events = sim_events_run(tr->w->eng);
 	explain(tr, r);
 	(void)T;
 }
 
-int train_sim(const train_config *cfg, train_result *res, diag *d)
+/* Each job runnable, its nodes inside the cluster and no node given to two
+ * jobs; fills w->node_cfg. */
+static int check_jobs(world *w, const train_config *const *cfgs, const uint32_t *const *node_of,
+		      uint32_t njobs)
 {
-	trainer tr = { .cfg = cfg, .d = d, .res = res };
-	int rc;
-	*res = (train_result){ .host_cpu_util = NAN, .dpu_util = NAN };
-	if (!cfg->iterations || !cfg->microbatches || cfg->tp * cfg->pp * cfg->dp == 0) {
-		diag_add(d, NULL, 0, 0, "training simulation: nothing to run");
+	if (!njobs)
 		return SIM_EINVAL;
-	}
-	res->iter_s = calloc(cfg->iterations, sizeof *res->iter_s);
-	if (!res->iter_s)
+	if (!(w->node_cfg = calloc(w->nodes, sizeof *w->node_cfg)))
 		return SIM_ENOMEM;
-	rc = build(&tr);
+	for (uint32_t j = 0; j < njobs; j++) {
+		const train_config *c = cfgs[j];
+		if (!c->iterations || !c->microbatches || c->tp * c->pp * c->dp == 0) {
+			diag_add(w->d, NULL, 0, 0, "training simulation: job %u: nothing to run", j);
+			return SIM_EINVAL;
+		}
+		if (c->fabric.gpus_per_node != w->gpn ||
+		    (uint64_t)c->tp * c->pp * c->dp > (uint64_t)c->fabric.nodes * w->gpn) {
+			diag_add(w->d, NULL, 0, 0, "training simulation: job %u does not fit its "
+				 "%u nodes of %u GPUs", j, c->fabric.nodes, w->gpn);
+			return SIM_EINVAL;
+		}
+		for (uint32_t i = 0; i < c->fabric.nodes; i++) {
+			uint32_t n = node_of[j][i];
+			if (n >= w->nodes || w->node_cfg[n]) {
+				diag_add(w->d, NULL, 0, 0, "training simulation: job %u: node %u is "
+					 "%s", j, n, n >= w->nodes ? "outside the cluster" : "taken");
+				return SIM_EINVAL;
+			}
+			w->node_cfg[n] = c;
+		}
+	}
+	for (uint32_t n = 0; n < w->nodes; n++)
+		if (!w->node_cfg[n])
+			w->node_cfg[n] = cfgs[0];
+	return SIM_OK;
+}
+
+/* Builds every job, starts them together, runs the engine until all have
+ * done their iterations. */
+static int run_jobs(world *w, trainer *trs, uint32_t njobs)
+{
+	int rc = 0;
+	for (uint32_t j = 0; j < njobs && !rc; j++)
+		rc = job_build(&trs[j]);
 	if (rc) {
+		diag_add(w->d, NULL, 0, 0, "training simulation: building the jobs: %s",
+			 sim_strerror(rc));
+		return rc;
+	}
+	for (uint32_t j = 0; j < njobs; j++) {
+		for (uint32_t l = 0; l < trs[j].D && trs[j].cfg->data; l++)
+			loader_fill(&trs[j], &trs[j].ld[l]);
+		iteration_start(&trs[j]);
+	}
+	sim_run(w->eng);
+	for (uint32_t j = 0; j < njobs && !w->err; j++)
+		if (trs[j].res->iters != trs[j].cfg->iterations) {
+			diag_add(w->d, NULL, 0, 0, "training simulation: job %u stalled after %u of "
+				 "%u iterations (a model bug)", j, trs[j].res->iters,
+				 trs[j].cfg->iterations);
+			return SIM_EINVAL;
+		}
+	for (uint32_t j = 0; j < njobs && !w->err; j++)
+		finish(&trs[j], trs[j].res);
+	return w->err;
+}
+
+int train_sim_multi(const train_config *const *cfgs, const uint32_t *const *node_of,
+		    uint32_t njobs, uint32_t nodes, train_result *res, diag *d)
+{
+	world w = { .d = d, .nodes = nodes, .gpn = njobs ? cfgs[0]->fabric.gpus_per_node : 0 };
+	trainer *trs = calloc(njobs ? njobs : 1, sizeof *trs);
+	int rc = trs ? check_jobs(&w, cfgs, node_of, njobs) : SIM_ENOMEM;
+	for (uint32_t j = 0; j < njobs; j++)
+		res[j] = (train_result){ .host_cpu_util = NAN, .dpu_util = NAN };
+	for (uint32_t j = 0; j < njobs && !rc; j++) {
+		trs[j] = (trainer){ .cfg = cfgs[j], .w = &w, .node_of = node_of[j], .res = &res[j] };
+		if (!(res[j].iter_s = calloc(cfgs[j]->iterations, sizeof *res[j].iter_s)))
+			rc = SIM_ENOMEM;
+	}
+	if (!rc && (rc = world_build(&w, nodes, cfgs, njobs)))
 		diag_add(d, NULL, 0, 0, "training simulation: building the cluster: %s",
 			 sim_strerror(rc));
-	} else {
-		for (uint32_t l = 0; l < tr.D && cfg->data; l++)
-			loader_fill(&tr, &tr.ld[l]);
-		iteration_start(&tr);
-		sim_run(tr.eng);
-		rc = tr.err;
-		if (!rc && res->iters != cfg->iterations) {
-			diag_add(d, NULL, 0, 0, "training simulation stalled after %u of %u "
-				 "iterations (a model bug)", res->iters, cfg->iterations);
-			rc = SIM_EINVAL;
-		}
-		if (!rc)
-			finish(&tr, res);
-	}
-	teardown(&tr);
-	if (rc)
-		train_result_release(res);
+	if (!rc)
+		rc = run_jobs(&w, trs, njobs);
+	for (uint32_t j = 0; trs && j < njobs; j++)
+		job_teardown(&trs[j]);
+	world_teardown(&w);
+	free(trs);
+	for (uint32_t j = 0; rc && j < njobs; j++)
+		train_result_release(&res[j]);
+	return rc;
+}
+
+int train_sim(const train_config *cfg, train_result *res, diag *d)
+{
+	uint32_t *ident = malloc((cfg->fabric.nodes ? cfg->fabric.nodes : 1) * sizeof *ident);
+	const uint32_t *map = ident;
+	int rc;
+	if (!ident)
+		return SIM_ENOMEM;
+	for (uint32_t n = 0; n < cfg->fabric.nodes; n++)
+		ident[n] = n;
+	rc = train_sim_multi(&cfg, &map, 1, cfg->fabric.nodes, res, d);
+	free(ident);
 	return rc;
 }
 

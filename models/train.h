@@ -107,10 +107,26 @@ typedef struct train_result {
 	uint64_t events;
 } train_result;
 
-/* Runs cfg (warmup iterations then `iterations` measured ones). Returns 0,
- * or a SIM_E* code with a message in d. Release res with train_result_release. */
+/* Runs cfg (warmup iterations then `iterations` measured ones) alone on its
+ * cluster (train_sim_multi of one job on every node). Returns 0, or a SIM_E*
+ * code with a message in d. Release res with train_result_release. */
 int train_sim(const train_config *cfg, train_result *res, diag *d);
 void train_result_release(train_result *res);
+
+/* Runs njobs jobs together on one cluster of `nodes` nodes: one engine, one
+ * fabric (cfgs[0]'s, over all the nodes), one transport and collective
+ * context, the storage servers and each node's host cores and DPU engines
+ * shared, so the jobs' traffic contends. Job j (cfgs[j], whose fabric
+ * gives its node count and GPUs per node, the same for every job) runs on
+ * the cluster's nodes node_of[j][0 .. cfgs[j]->fabric.nodes - 1]: its local
+ * rank r on global rank node_of[j][r / gpn] * gpn + r % gpn. No node may
+ * serve two jobs. The simulation runs until every job has done its
+ * iterations; res[j] holds job j's own iterations, breakdown, collectives
+ * and utilisations (over its nodes and its run); events counts the whole
+ * simulation. The jobs must come from one scenario and variant. Returns 0,
+ * or a SIM_E* code with a message in d (then no result needs releasing). */
+int train_sim_multi(const train_config *const *cfgs, const uint32_t *const *node_of,
+		    uint32_t njobs, uint32_t nodes, train_result *res, diag *d);
 
 /* Builds the configuration of job/variant from the scenario. notes (may be
  * NULL) collects what could not be modelled for lack of a published figure. */
