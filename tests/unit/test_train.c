@@ -2,6 +2,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "models/train.h"
 #include "sim/err.h"
@@ -237,6 +238,121 @@ START_TEST(bounce_buffer_bounds_storage_reads)
 }
 END_TEST
 
+/* ---- several jobs on one cluster ---- */
+
+/* A data-parallel job of dp single-GPU nodes, 2 microbatches, one gradient
+ * bucket of 2 bytes per parameter (268 MB): its all-reduce is a large
+ * share of the iteration. */
+static train_config dp_job(uint32_t dp, fab_topo topo, uint32_t radix, double oversub)
+{
+	train_config c = base(1, 1, dp, 2);
+	c.fabric.gpus_per_node = c.fabric.nics_per_node = 1;
+	c.fabric.nodes = dp;
+	c.fabric.topo = topo;
+	c.fabric.radix = radix;
+	c.fabric.oversub = oversub;
+	c.noise.gpus_per_node = 1;
+	return c;
+}
+
+static int run_jobs(const train_config *c, uint32_t njobs, const uint32_t *const *maps,
+		    uint32_t nodes, train_result *r)
+{
+	const train_config *cfgs[4];
+	diag *d = diag_new();
+	int rc;
+	for (uint32_t j = 0; j < njobs; j++)
+		cfgs[j] = &c[j];
+	rc = train_sim_multi(cfgs, maps, njobs, nodes, r, d);
+	diag_free(d);
+	return rc;
+}
+
+/* On one non-blocking switch two jobs on disjoint nodes share nothing:
+ * each takes exactly as long as alone. */
+START_TEST(disjoint_jobs_on_one_switch_do_not_interact)
+{
+	train_config c[2] = { dp_job(2, FAB_SINGLE_SWITCH, 0, 1), dp_job(2, FAB_SINGLE_SWITCH, 0, 1) };
+	static const uint32_t a[] = { 0, 1 }, b[] = { 2, 3 };
+	const uint32_t *maps[] = { a, b };
+	train_result alone = run(&c[0]), both[2];
+	c[1].seed = c[0].seed;
+	ck_assert_int_eq(run_jobs(c, 2, maps, 4, both), 0);
+	for (int j = 0; j < 2; j++) {
+		ck_assert_uint_eq(both[j].iters, alone.iters);
+		for (uint32_t i = 0; i < alone.iters; i++)
+			ck_assert_double_eq_tol(both[j].iter_s[i], alone.iter_s[i],
+						1e-12 * alone.iter_s[i]);
+		ck_assert_double_eq_tol(sum_parts(&both[j]), mean_iter(&both[j]), 1e-9);
+		train_result_release(&both[j]);
+	}
+	ck_assert(alone.ncoll > 0 && alone.coll[0].count > 0);
+	train_result_release(&alone);
+}
+END_TEST
+
+/* A two-tier fat tree of radix 4 at 3:1 has leaves of three nodes and one
+ * uplink each. Job A on nodes 0 and 3, job B on 1 and 4: both gradient
+ * rings cross the same two uplinks, each gets half of them, and both are
+ * slower than A alone on the same cluster. */
+START_TEST(jobs_sharing_an_oversubscribed_uplink_slow_each_other)
+{
+	train_config c[2] = { dp_job(2, FAB_FAT_TREE2, 4, 3), dp_job(2, FAB_FAT_TREE2, 4, 3) };
+	static const uint32_t a[] = { 0, 3 }, b[] = { 1, 4 };
+	const uint32_t *maps[] = { a, b };
+	train_result alone, both[2];
+	ck_assert_int_eq(run_jobs(c, 1, maps, 6, &alone), 0);
+	ck_assert_int_eq(run_jobs(c, 2, maps, 6, both), 0);
+	for (int j = 0; j < 2; j++) {
+		/* the all-reduce alone is 268 MB / 50 GB/s, about 5 ms: sharing adds most of it */
+		ck_assert(mean_iter(&both[j]) > mean_iter(&alone) + 3e-3);
+		ck_assert(both[j].part_s[TRAIN_EXPOSED_COMM] > alone.part_s[TRAIN_EXPOSED_COMM] + 3e-3);
+		ck_assert(both[j].coll[0].time_s > 1.5 * alone.coll[0].time_s);
+		ck_assert_double_eq_tol(sum_parts(&both[j]), mean_iter(&both[j]), 1e-9);
+		train_result_release(&both[j]);
+	}
+	train_result_release(&alone);
+}
+END_TEST
+
+/* Same jobs, same seeds: the same iterations, bit for bit; different
+ * jobs get their own results. */
+START_TEST(multi_job_is_deterministic)
+{
+	train_config c[2] = { dp_job(2, FAB_FAT_TREE2, 4, 3), dp_job(1, FAB_FAT_TREE2, 4, 3) };
+	static const uint32_t a[] = { 0, 3 }, b[] = { 1 };
+	const uint32_t *maps[] = { a, b };
+	train_result r1[2], r2[2];
+	c[0].noise.gpu_sigma = c[1].noise.gpu_sigma = 0.05;
+	c[1].seed = 8;
+	ck_assert_int_eq(run_jobs(c, 2, maps, 6, r1), 0);
+	ck_assert_int_eq(run_jobs(c, 2, maps, 6, r2), 0);
+	for (int j = 0; j < 2; j++) {
+		for (uint32_t i = 0; i < r1[j].iters; i++)
+			ck_assert(r1[j].iter_s[i] == r2[j].iter_s[i]);
+		ck_assert(memcmp(r1[j].part_s, r2[j].part_s, sizeof r1[j].part_s) == 0);
+	}
+	ck_assert(mean_iter(&r1[0]) != mean_iter(&r1[1])); /* a one-replica job has no all-reduce */
+	ck_assert_uint_eq(r1[1].ncoll, 0);
+	for (int j = 0; j < 2; j++) {
+		train_result_release(&r1[j]);
+		train_result_release(&r2[j]);
+	}
+}
+END_TEST
+
+/* A node given to two jobs, or outside the cluster: refused. */
+START_TEST(bad_node_maps_are_refused)
+{
+	train_config c[2] = { dp_job(2, FAB_SINGLE_SWITCH, 0, 1), dp_job(2, FAB_SINGLE_SWITCH, 0, 1) };
+	static const uint32_t a[] = { 0, 1 }, b[] = { 1, 2 }, far[] = { 2, 9 };
+	const uint32_t *overlap[] = { a, b }, *outside[] = { a, far };
+	train_result r[2];
+	ck_assert_int_eq(run_jobs(c, 2, overlap, 4, r), SIM_EINVAL);
+	ck_assert_int_eq(run_jobs(c, 2, outside, 4, r), SIM_EINVAL);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("train");
@@ -251,6 +367,10 @@ static Suite *suite(void)
 	tcase_add_test(tc, stragglers_grow_with_scale);
 	tcase_add_test(tc, slow_decode_is_a_cpu_stall);
 	tcase_add_test(tc, bounce_buffer_bounds_storage_reads);
+	tcase_add_test(tc, disjoint_jobs_on_one_switch_do_not_interact);
+	tcase_add_test(tc, jobs_sharing_an_oversubscribed_uplink_slow_each_other);
+	tcase_add_test(tc, multi_job_is_deterministic);
+	tcase_add_test(tc, bad_node_maps_are_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }
