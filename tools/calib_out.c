@@ -18,6 +18,7 @@
 
 #include "models/units.h"
 #include "sim/err.h"
+#include "tools/atomic.h"
 
 extern char **environ;
 
@@ -227,25 +228,14 @@ char *cal_doc_render(const cal_doc *d, const char *default_missing)
 	return text;
 }
 
+static int put_text(FILE *f, const void *text)
+{
+	return fputs(text, f) < 0 ? SIM_EIO : 0;
+}
+
 int cal_write_atomic(const char *path, const char *text, char *errbuf, size_t errlen)
 {
-	char tmp[4200];
-	size_t len = strlen(text);
-	int fd, ok;
-	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
-		return SIM_EIO;
-	}
-	ok = write(fd, text, len) == (ssize_t)len && fsync(fd) == 0;
-	ok = close(fd) == 0 && ok;
-	if (!ok || rename(tmp, path)) {
-		snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
-		unlink(tmp);
-		return SIM_EIO;
-	}
-	return SIM_OK;
+	return atomic_write_file(path, put_text, text, errbuf, errlen);
 }
 
 /* ---- pictures ---- */

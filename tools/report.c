@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "sim/err.h"
+#include "tools/atomic.h"
 
 #define REP_NMETRICS 12
 #define REP_NBREAKDOWN 6
@@ -877,29 +878,13 @@ int rep_write_json(const rep_report *r, FILE *f)
 	return ferror(f) ? SIM_EIO : 0;
 }
 
+static int write_json_to(FILE *f, const void *r)
+{
+	return rep_write_json(r, f);
+}
+
 int rep_write_file(const rep_report *r, const char *path, char *errbuf, size_t errlen)
 {
-	size_t n = strlen(path) + 32;
-	char *tmp = rep_calloc(1, n);
-	FILE *f;
-	int err = 0;
-	if (!tmp)
-		return SIM_ENOMEM;
-	snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-	if (!(f = fopen(tmp, "w"))) {
-		fail(errbuf, errlen, "%s: cannot create: %s", tmp, strerror(errno));
-		free(tmp);
-		return SIM_EIO;
-	}
-	if (rep_write_json(r, f) || fflush(f) || fsync(fileno(f)))
-		err = fail(errbuf, errlen, "%s: write failed: %s", tmp, strerror(errno));
-	if (fclose(f) && !err)
-		err = fail(errbuf, errlen, "%s: close failed: %s", tmp, strerror(errno));
-	if (!err && rename(tmp, path))
-		err = fail(errbuf, errlen, "%s: cannot rename into place: %s", path,
-			   strerror(errno));
-	if (err)
-		unlink(tmp);
-	free(tmp);
-	return err ? SIM_EIO : 0;
+	int err = atomic_write_file(path, write_json_to, r, errbuf, errlen);
+	return err == SIM_ENOMEM ? err : err ? SIM_EIO : 0;
 }

@@ -2,6 +2,7 @@
 # implementations go in the library so tests can drive them; main stays out.
 TOOL_OBJS := \
 	$(BUILD)/tools/cli.o \
+	$(BUILD)/tools/atomic.o \
 	$(BUILD)/tools/cmd_bench.o
 
 # results layer (rep): report JSON, SQLite store, compare/runs/plot

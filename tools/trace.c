@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "sim/err.h"
+#include "tools/atomic.h"
 
 typedef enum track_kind { K_HOST, K_DPU, K_GPU, K_LINK } track_kind;
 
@@ -375,42 +376,12 @@ int trace_write(const trace *t, FILE *f)
 	return ferror(f) ? SIM_EIO : 0;
 }
 
-static int fail(char *errbuf, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *errbuf, size_t errlen, const char *fmt, ...)
+static int write_to(FILE *f, const void *t)
 {
-	va_list ap;
-	if (errbuf && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(errbuf, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return SIM_EIO;
+	return trace_write(t, f);
 }
 
 int trace_write_file(const trace *t, const char *path, char *errbuf, size_t errlen)
 {
-	size_t n = strlen(path) + 32;
-	char *tmp = malloc(n);
-	FILE *f;
-	int err = 0;
-	if (!tmp)
-		return SIM_ENOMEM;
-	snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-	if (!(f = fopen(tmp, "w"))) {
-		err = fail(errbuf, errlen, "%s: cannot create: %s", tmp, strerror(errno));
-		free(tmp);
-		return err;
-	}
-	if ((err = trace_write(t, f)) || fflush(f) || fsync(fileno(f)))
-		err = err == SIM_ENOMEM ? err
-					: fail(errbuf, errlen, "%s: write failed: %s", tmp, strerror(errno));
-	if (fclose(f) && !err)
-		err = fail(errbuf, errlen, "%s: close failed: %s", tmp, strerror(errno));
-	if (!err && rename(tmp, path))
-		err = fail(errbuf, errlen, "%s: cannot rename into place: %s", path, strerror(errno));
-	if (err)
-		unlink(tmp);
-	free(tmp);
-	return err;
+	return atomic_write_file(path, write_to, t, errbuf, errlen);
 }
