@@ -133,4 +133,12 @@ int train_sim_multi(const train_config *const *cfgs, const uint32_t *const *node
 int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant *v,
 		    uint64_t seed, train_config *cfg, diag *d, diag *notes);
 
+/* Nodes of every job of s (jobs: in the scenario): job j's i-th node is
+ * node_of[off_j + i], off_j the sum of the earlier jobs' node counts
+ * (node_of holds them all). Packed jobs (the default) take consecutive
+ * nodes, in job order, from node 0; spread jobs then take theirs evenly
+ * spaced over the nodes left. Returns 0, or SIM_EINVAL with a message in d
+ * when the jobs need more nodes than the cluster has. */
+int train_place_jobs(const scn_scenario *s, uint32_t *node_of, diag *d);
+
 #endif

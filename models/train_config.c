@@ -1,5 +1,6 @@
 /* From a scenario's training job and an offload variant to train_config. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "models/train.h"
@@ -125,4 +126,39 @@ int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant
 		return rc;
 	noise_of(s, gpus, c);
 	return SIM_OK;
+}
+
+/* Packed jobs first, in job order, each on the lowest free nodes (so
+ * consecutive nodes, sharing leaf switches); then spread jobs, in job
+ * order, each on n nodes evenly spaced over the nodes still free: the
+ * i-th of F free nodes taken is free[i * F / n]. */
+int train_place_jobs(const scn_scenario *s, uint32_t *node_of, diag *d)
+{
+	uint32_t total = 0, nodes = (uint32_t)s->cluster.nodes, off[SCN_MAX_JOBS];
+	uint8_t *taken = calloc(nodes ? nodes : 1, 1);
+	uint32_t *free_nodes = malloc((nodes ? nodes : 1) * sizeof *free_nodes);
+	int rc = taken && free_nodes ? SIM_OK : SIM_ENOMEM;
+	for (size_t j = 0; j < s->njobs; j++)
+		off[j] = total, total += (uint32_t)s->jobs[j].nodes;
+	if (!rc && total > nodes) {
+		diag_add(d, NULL, 0, 0, "the jobs take %u nodes, but the cluster has %u", total, nodes);
+		rc = SIM_EINVAL;
+	}
+	for (int spread = 0; spread < 2 && !rc; spread++)
+		for (size_t j = 0; j < s->njobs; j++) {
+			uint32_t n = (uint32_t)s->jobs[j].nodes, nfree = 0;
+			if ((s->jobs[j].placement == SCN_PLACE_SPREAD) != spread)
+				continue;
+			for (uint32_t k = 0; k < nodes; k++)
+				if (!taken[k])
+					free_nodes[nfree++] = k;
+			for (uint32_t i = 0; i < n; i++) {
+				uint32_t k = spread ? free_nodes[(uint64_t)i * nfree / n] : free_nodes[i];
+				node_of[off[j] + i] = k;
+				taken[k] = 1;
+			}
+		}
+	free(taken);
+	free(free_nodes);
+	return rc;
 }

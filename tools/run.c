@@ -3,6 +3,7 @@
 #include "tools/run.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,10 +229,7 @@ static int one_variant(const scn_scenario *s, const scn_job *job, const scn_vari
 	uint64_t seed = o && o->has_seed ? o->seed : s->seed;
 	rep_variant *rv;
 	int rc;
-	if (s->multi_job)
-		snprintf(name, sizeof name, "%s/%s", job->name, v->name);
-	else
-		snprintf(name, sizeof name, "%s", v->name);
+	snprintf(name, sizeof name, "%s", v->name); /* one job: run_multi names the others */
 	if (!(rv = rep_add_variant(rep, name)))
 		return SIM_ENOMEM;
 	if ((rc = set_offload(rv, v)))
@@ -242,6 +240,84 @@ static int one_variant(const scn_scenario *s, const scn_job *job, const scn_vari
 		return train_variant(s, job, v, o ? o->replications : 0, seed,
 				     o ? o->progress : NULL, NULL, rv, rep, d);
 	return traced_variant(s, job, v, o, seed, name, rv, rep, d);
+}
+
+/* The report variant "JOB/VARIANT" of every job and variant, in job order
+ * as for one job at a time; collective jobs run there and then, on their
+ * own (a benchmark, not a tenant). */
+static int multi_add_variants(const scn_scenario *s, const run_opts *o, rep_report *rep,
+			      rep_variant **rvs, diag *d)
+{
+	uint64_t seed = o && o->has_seed ? o->seed : s->seed;
+	char name[2 * SCN_NAME_MAX + 2];
+	int rc = 0;
+	for (size_t j = 0; j < s->njobs && !rc; j++)
+		for (size_t v = 0; v < s->nvariants && !rc; v++) {
+			rep_variant *rv;
+			snprintf(name, sizeof name, "%s/%s", s->jobs[j].name, s->variants[v].name);
+			if (!(rv = rvs[j * s->nvariants + v] = rep_add_variant(rep, name)))
+				return SIM_ENOMEM;
+			if (!(rc = set_offload(rv, &s->variants[v])) &&
+			    s->jobs[j].wl.kind == SCN_WL_COLLECTIVE)
+				rc = coll_variant(s, &s->jobs[j], &s->variants[v], seed, rv, d);
+		}
+	return rc;
+}
+
+/* Every training job's trace of variant v, written after the run. */
+static int multi_traces(const scn_scenario *s, const run_opts *o, trace **tr,
+			rep_variant *const *rv, size_t n, bool write, diag *d)
+{
+	char path[4096], err[512];
+	int rc = 0;
+	for (size_t j = 0; j < n; j++) {
+		if (!write && !(tr[j] = trace_new()))
+			return SIM_ENOMEM;
+		if (!write)
+			continue;
+		trace_path_of(s, o->trace_path, rep_variant_name(rv[j]), path, sizeof path);
+		if (!rc && (rc = trace_write_file(tr[j], path, err, sizeof err)))
+			diag_add(d, NULL, 0, 0, "%s", err);
+	}
+	return rc;
+}
+
+/* Per variant, every training job of the scenario together on the one
+ * cluster (tools/run_train.h train_variant_multi). */
+static int multi_variant(const scn_scenario *s, const run_opts *o, size_t v,
+			 rep_variant *const *rvs, rep_report *rep, diag *d)
+{
+	uint64_t seed = o && o->has_seed ? o->seed : s->seed;
+	size_t jobs[SCN_MAX_JOBS], n = 0;
+	rep_variant *rv[SCN_MAX_JOBS];
+	trace *tr[SCN_MAX_JOBS] = { 0 };
+	bool traced = o && o->trace_path;
+	int rc = 0;
+	for (size_t j = 0; j < s->njobs; j++)
+		if (s->jobs[j].wl.kind != SCN_WL_COLLECTIVE)
+			rv[n] = rvs[j * s->nvariants + v], jobs[n++] = j;
+	if (!n)
+		return SIM_OK;
+	if (traced)
+		rc = multi_traces(s, o, tr, rv, n, false, d);
+	if (!rc)
+		rc = train_variant_multi(s, jobs, n, &s->variants[v], o ? o->replications : 0, seed,
+					 o ? o->progress : NULL, traced ? tr : NULL, rv, rep, d);
+	if (!rc && traced)
+		rc = multi_traces(s, o, tr, rv, n, true, d);
+	for (size_t j = 0; j < n; j++)
+		trace_free(tr[j]);
+	return rc;
+}
+
+static int run_multi(const scn_scenario *s, const run_opts *o, rep_report *rep, diag *d)
+{
+	rep_variant **rvs = calloc(s->njobs * s->nvariants + 1, sizeof *rvs);
+	int rc = rvs ? multi_add_variants(s, o, rep, rvs, d) : SIM_ENOMEM;
+	for (size_t v = 0; v < s->nvariants && !rc; v++)
+		rc = multi_variant(s, o, v, rvs, rep, d);
+	free(rvs);
+	return rc;
 }
 
 int run_scenario(const scn_scenario *s, const run_opts *o, rep_report **out, diag *d)
@@ -255,7 +331,9 @@ int run_scenario(const scn_scenario *s, const run_opts *o, rep_report **out, dia
 		rc = rep_set_scenario(rep, &(rep_scenario){
 						   .name = s->name, .file = s->file,
 						   .seed = o && o->has_seed ? o->seed : s->seed });
-	for (size_t j = 0; j < s->njobs && !rc; j++)
+	if (!rc && s->multi_job)
+		rc = run_multi(s, o, rep, d);
+	for (size_t j = 0; j < s->njobs && !rc && !s->multi_job; j++)
 		for (size_t v = 0; v < s->nvariants && !rc; v++)
 			rc = one_variant(s, &s->jobs[j], &s->variants[v], o, rep, d);
 	if (!rc && rep_compute_speedup(rep) == SIM_ENOENT)

@@ -3,6 +3,7 @@
 #include "tools/run_train.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,10 +126,10 @@ static int put_throughput(const scn_job *job, const train_config *c, rep_variant
 
 /* Time to train, goodput, energy and cost: only those the scenario gives
  * what they need for. */
-static int put_run_totals(const scn_scenario *s, const train_config *c, rep_variant *rv,
-			  rep_report *rep, double tokens_per_s, double gpu_util)
+static int put_run_totals(const scn_scenario *s, const scn_job *job, const train_config *c,
+			  rep_variant *rv, rep_report *rep, double tokens_per_s, double gpu_util)
 {
-	const scn_training *t = &s->jobs[0].wl.train;
+	const scn_training *t = &job->wl.train;
 	double gpus = (double)c->tp * c->pp * c->dp, useful_s, wall_s;
 	char why[160];
 	int rc = 0;
@@ -223,47 +224,145 @@ static void to_trace(void *ctx, const train_span *sp)
 		trace_span(t, track, sp->start_s, sp->dur_s, cats[sp->cat], sp->name);
 }
 
+/* One job's share of a variant: its configuration, what could not be
+ * modelled, and its results aggregated over the replications. */
+typedef struct job_acc {
+	const scn_job *job;
+	rep_variant *rv;
+	struct trace *tr;
+	train_config c;
+	diag *notes;
+	agg a;
+} job_acc;
+
+static int job_acc_init(job_acc *ja, const scn_scenario *s, const scn_job *job,
+			const scn_variant *v, uint64_t seed, struct trace *tr, rep_variant *rv,
+			diag *d)
+{
+	*ja = (job_acc){ .job = job, .rv = rv, .tr = tr, .notes = diag_new() };
+	stats_acc_init(&ja->a.rep_mean);
+	if (!ja->notes)
+		return SIM_ENOMEM;
+	return train_config_of(s, job, v, seed, &ja->c, d, ja->notes);
+}
+
+/* Replication r's seeds: the fabric's and collectives' from the run seed;
+ * the job's noise from the same, or, when jobs run together, from a stream
+ * of its own (named after the job) so tenants do not draw alike. */
+static void job_acc_seed(job_acc *ja, uint64_t seed, int r, bool shared)
+{
+	char name[32];
+	snprintf(name, sizeof name, "replication.%d", r);
+	ja->c.seed = sim_rng_stream_seed(seed, name);
+	ja->c.fabric.seed = ja->c.coll.seed = ja->c.seed;
+	if (shared)
+		ja->c.seed = sim_rng_stream_seed(ja->c.seed, ja->job->name);
+	ja->c.span = ja->tr && r == 0 ? to_trace : NULL;
+	ja->c.span_ctx = ja->tr;
+}
+
+/* Everything the replications gave, into the job's report variant. */
+static int job_acc_put(job_acc *ja, const scn_scenario *s, rep_report *rep)
+{
+	double mean, tps;
+	int rc = put_iteration(ja->rv, &ja->a, &mean);
+	if (!rc)
+		rc = put_breakdown(ja->rv, &ja->a, mean);
+	if (!rc)
+		rc = put_throughput(ja->job, &ja->c, ja->rv, &ja->a, mean, &tps);
+	if (!rc)
+		rc = put_run_totals(s, ja->job, &ja->c, ja->rv, rep, tps, ja->a.gpu / ja->a.reps);
+	if (!rc)
+		rc = put_collectives(ja->rv, &ja->a.last);
+	if (!rc)
+		put_notes(rep, rep_variant_name(ja->rv), ja->notes, &ja->a.last);
+	return rc;
+}
+
+static void job_acc_free(job_acc *ja)
+{
+	train_result_release(&ja->a.last);
+	free(ja->a.all);
+	diag_free(ja->notes);
+}
+
+static int replications_of(const scn_scenario *s, int replications)
+{
+	return replications > 0 ? replications : s->replications > 0 ? s->replications : 1;
+}
+
 int train_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,
 		  int replications, uint64_t seed, FILE *progress, struct trace *tr,
 		  rep_variant *rv, rep_report *rep, diag *d)
 {
-	int reps = replications > 0 ? replications : s->replications > 0 ? s->replications : 1;
-	diag *notes = diag_new();
-	agg a = { .reps = 0 };
-	train_config c;
-	double mean, tps;
-	int rc = notes ? SIM_OK : SIM_ENOMEM;
-	stats_acc_init(&a.rep_mean);
-	if (!rc)
-		rc = train_config_of(s, job, v, seed, &c, d, notes);
+	int reps = replications_of(s, replications);
+	job_acc ja;
+	int rc = job_acc_init(&ja, s, job, v, seed, tr, rv, d);
 	for (int r = 0; r < reps && !rc; r++) {
 		train_result res;
-		char name[32];
-		snprintf(name, sizeof name, "replication.%d", r);
-		c.seed = sim_rng_stream_seed(seed, name);
-		c.fabric.seed = c.coll.seed = c.seed;
-		c.span = tr && r == 0 ? to_trace : NULL;
-		c.span_ctx = tr;
+		job_acc_seed(&ja, seed, r, false);
 		if (progress)
 			fprintf(progress, "dpusim: %s: replication %d of %d\n",
 				rep_variant_name(rv), r + 1, reps);
-		if (!(rc = train_sim(&c, &res, d)))
-			rc = agg_add(&a, &res);
+		if (!(rc = train_sim(&ja.c, &res, d)))
+			rc = agg_add(&ja.a, &res);
 	}
 	if (!rc)
-		rc = put_iteration(rv, &a, &mean);
+		rc = job_acc_put(&ja, s, rep);
+	job_acc_free(&ja);
+	return rc;
+}
+
+/* One replication of every job together; each job's result goes to its
+ * aggregate (or is released on failure). */
+static int multi_replication(const scn_scenario *s, job_acc *ja, size_t n,
+			     const uint32_t *const *maps, diag *d)
+{
+	const train_config *cfgs[SCN_MAX_JOBS] = { 0 };
+	train_result res[SCN_MAX_JOBS];
+	int rc;
+	for (size_t j = 0; j < n; j++)
+		cfgs[j] = &ja[j].c;
+	rc = train_sim_multi(cfgs, maps, (uint32_t)n, (uint32_t)s->cluster.nodes, res, d);
+	for (size_t j = 0; j < n && !rc; j++)
+		if ((rc = agg_add(&ja[j].a, &res[j])))
+			for (size_t k = j + 1; k < n; k++)
+				train_result_release(&res[k]);
+	return rc;
+}
+
+int train_variant_multi(const scn_scenario *s, const size_t *jobs, size_t njobs,
+			const scn_variant *v, int replications, uint64_t seed, FILE *progress,
+			struct trace *const *tr, rep_variant *const *rv, rep_report *rep, diag *d)
+{
+	int reps = replications_of(s, replications);
+	uint32_t *place = malloc(((size_t)s->cluster.nodes + 1) * sizeof *place), off[SCN_MAX_JOBS];
+	const uint32_t *maps[SCN_MAX_JOBS];
+	job_acc *ja = calloc(njobs ? njobs : 1, sizeof *ja);
+	int rc = !place || !ja ? SIM_ENOMEM : njobs > SCN_MAX_JOBS ? SIM_EINVAL : SIM_OK;
+	size_t inited = 0;
 	if (!rc)
-		rc = put_breakdown(rv, &a, mean);
-	if (!rc)
-		rc = put_throughput(job, &c, rv, &a, mean, &tps);
-	if (!rc)
-		rc = put_run_totals(s, &c, rv, rep, tps, a.gpu / a.reps);
-	if (!rc)
-		rc = put_collectives(rv, &a.last);
-	if (!rc)
-		put_notes(rep, rep_variant_name(rv), notes, &a.last);
-	train_result_release(&a.last);
-	free(a.all);
-	diag_free(notes);
+		rc = train_place_jobs(s, place, d);
+	for (size_t j = 0, total = 0; j < s->njobs; j++)
+		off[j] = (uint32_t)total, total += (size_t)s->jobs[j].nodes;
+	for (; inited < njobs && !rc; inited++) {
+		rc = job_acc_init(&ja[inited], s, &s->jobs[jobs[inited]], v, seed,
+				  tr ? tr[inited] : NULL, rv[inited], d);
+		maps[inited] = place ? place + off[jobs[inited]] : NULL;
+	}
+	for (int r = 0; r < reps && !rc; r++) {
+		for (size_t j = 0; j < njobs; j++)
+			job_acc_seed(&ja[j], seed, r, true);
+		if (progress)
+			fprintf(progress, "dpusim: %s, %zu jobs together: replication %d of %d\n",
+				v->name, njobs, r + 1, reps);
+		rc = multi_replication(s, ja, njobs, maps, d);
+	}
+	for (size_t j = 0; j < njobs && !rc; j++)
+		rc = job_acc_put(&ja[j], s, rep);
+	for (size_t j = 0; j < inited && ja; j++)
+		job_acc_free(&ja[j]);
+	free(ja);
+	free(place);
 	return rc;
 }

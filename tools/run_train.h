@@ -2,6 +2,7 @@
 #ifndef DPUSIM_TOOLS_RUN_TRAIN_H
 #define DPUSIM_TOOLS_RUN_TRAIN_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -22,5 +23,16 @@ struct trace;
 int train_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,
 		  int replications, uint64_t seed, FILE *progress, struct trace *tr,
 		  rep_variant *rv, rep_report *rep, diag *d);
+
+/* The training jobs jobs[0 .. njobs-1] (indices into s->jobs) of a
+ * multi-job scenario under variant v, run together on the one cluster
+ * (models/train.h train_sim_multi) with their nodes placed as
+ * train_place_jobs says, each replication once: rv[j] receives job j's
+ * variant as train_variant would fill it, from its own results, and tr[j]
+ * (tr or tr[j] may be NULL) its timeline. Returns 0 or SIM_E* with
+ * messages in d. */
+int train_variant_multi(const scn_scenario *s, const size_t *jobs, size_t njobs,
+			const scn_variant *v, int replications, uint64_t seed, FILE *progress,
+			struct trace *const *tr, rep_variant *const *rv, rep_report *rep, diag *d);
 
 #endif

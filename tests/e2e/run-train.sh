@@ -50,6 +50,47 @@ if [ "$OUT" = "$first" ]; then ok "same seed, byte-identical report"; else not_o
 run_cmd "$DPUSIM" run "$S" --json --seed 8
 if [ "$OUT" != "$first" ]; then ok "another seed, another report"; else not_ok "seed ignored"; fi
 
+# Several jobs in one scenario share the cluster: one report variant per
+# job and variant, each breakdown adding up, and tenant-a slower beside
+# tenant-b (their gradient rings cross the same oversubscribed uplinks)
+# than alone on the same nodes.
+M=tests/data/multi-small.yaml
+run_cmd "$DPUSIM" run "$M" --json --trace "$E2E_TMP/m.json"
+expect_rc 0 "run of a multi-job scenario"
+echo "$OUT" > "$E2E_TMP/multi.json"
+run_cmd "$DPUSIM" run tests/data/multi-small-alone.yaml --json
+expect_rc 0 "run of its first job alone"
+echo "$OUT" > "$E2E_TMP/alone.json"
+if python3 - "$E2E_TMP/multi.json" "$E2E_TMP/alone.json" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1])); alone = json.load(open(sys.argv[2]))
+names = [v["name"] for v in a["variants"]]
+assert names == ["tenant-a/baseline", "tenant-a/gdr", "tenant-b/baseline", "tenant-b/gdr"], names
+for v in a["variants"]:
+    it = v["metrics"]["iteration_s"]
+    parts = sum(v["breakdown_s"].values())
+    assert abs(parts - it["mean"]) <= 1e-9 * it["mean"], (v["name"], parts, it["mean"])
+    assert v["collectives"] and v["metrics"]["samples_per_s"] > 0, v["name"]
+    assert a["info"][v["name"] + ".critical_path"], v["name"]
+assert [v["name"] for v in alone["variants"]] == names[:2]
+for k in range(2):
+    together = a["variants"][k]["metrics"]["iteration_s"]["mean"]
+    by_itself = alone["variants"][k]["metrics"]["iteration_s"]["mean"]
+    assert together > 1.05 * by_itself, (names[k], together, by_itself)
+PY
+then ok "one section per job and variant, breakdowns add up, sharing slows tenant-a"; else not_ok "multi-job report"; fi
+for v in tenant-a-baseline tenant-b-gdr; do
+	if python3 -c "
+import json
+d = json.load(open('$E2E_TMP/m.$v.json'))['traceEvents']
+assert {'forward', 'backward'} <= {e['name'] for e in d if e['ph'] == 'X'}
+"; then ok "trace of $v"; else not_ok "trace of $v"; fi
+done
+run_cmd "$DPUSIM" run "$M" --json
+first=$OUT
+run_cmd "$DPUSIM" run "$M" --json
+if [ "$OUT" = "$first" ]; then ok "multi-job: same seed, byte-identical report"; else not_ok "multi-job reports differ for one seed"; fi
+
 run_cmd "$DPUSIM" run "$S" --replications 0
 expect_rc 2 "bad --replications"
 run_cmd "$DPUSIM" run "$S" --frobnicate
