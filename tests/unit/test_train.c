@@ -353,6 +353,30 @@ START_TEST(bad_node_maps_are_refused)
 }
 END_TEST
 
+/* Packed jobs take consecutive nodes from 0 in job order, then spread
+ * jobs take theirs evenly spaced over the nodes left; too many: refused. */
+START_TEST(jobs_are_placed_packed_then_spread)
+{
+	static scn_scenario s; /* large: not on the stack */
+	uint32_t place[8];
+	diag *d = diag_new();
+	s.cluster.nodes = 8;
+	s.njobs = 3;
+	s.jobs[0] = (scn_job){ .nodes = 2, .placement = SCN_PLACE_PACKED };
+	s.jobs[1] = (scn_job){ .nodes = 2, .placement = SCN_PLACE_SPREAD };
+	s.jobs[2] = (scn_job){ .nodes = 1, .placement = SCN_PLACE_PACKED };
+	ck_assert_int_eq(train_place_jobs(&s, place, d), 0);
+	/* job 0: 0, 1; job 1: free 3..7, the 0th and 2nd of 5: 3, 5; job 2: 2 */
+	static const uint32_t want[] = { 0, 1, 3, 5, 2 };
+	for (int i = 0; i < 5; i++)
+		ck_assert_uint_eq(place[i], want[i]);
+	s.jobs[2].nodes = 5;
+	ck_assert_int_eq(train_place_jobs(&s, place, d), SIM_EINVAL);
+	ck_assert_uint_eq(diag_count(d), 1);
+	diag_free(d);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("train");
@@ -371,6 +395,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, jobs_sharing_an_oversubscribed_uplink_slow_each_other);
 	tcase_add_test(tc, multi_job_is_deterministic);
 	tcase_add_test(tc, bad_node_maps_are_refused);
+	tcase_add_test(tc, jobs_are_placed_packed_then_spread);
 	suite_add_tcase(s, tc);
 	return s;
 }
