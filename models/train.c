@@ -10,7 +10,13 @@
  * time is simulated once, on a one-node fabric, and reused (symmetry used
  * only where no resource is shared). Everything that leaves a node (pipeline
  * activations and gradients, gradient all-reduce across replicas, storage
- * reads) runs as flows on the one cluster fabric, where it contends. */
+ * reads) runs as flows on the one cluster fabric, where it contends.
+ *
+ * Several jobs can share one simulation (train_sim_multi): the world (engine,
+ * fabric over the whole cluster, collectives, storage servers, each node's
+ * host cores and DPU engines) is built once, each job keeps its own stages,
+ * gradient groups, loaders, noise and results, and its ranks are mapped
+ * onto its nodes, so tenants contend for links, uplinks and storage. */
 #include "models/train.h"
 
 #include <math.h>
@@ -1016,8 +1022,10 @@ static void finish(trainer *tr, train_result *r)
 static int check_jobs(world *w, const train_config *const *cfgs, const uint32_t *const *node_of,
 		      uint32_t njobs)
 {
-	if (!njobs)
+	if (!njobs) {
+		diag_add(w->d, NULL, 0, 0, "training simulation: no job to run");
 		return SIM_EINVAL;
+	}
 	if (!(w->node_cfg = calloc(w->nodes, sizeof *w->node_cfg)))
 		return SIM_ENOMEM;
 	for (uint32_t j = 0; j < njobs; j++) {

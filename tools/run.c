@@ -264,19 +264,15 @@ static int multi_add_variants(const scn_scenario *s, const run_opts *o, rep_repo
 	return rc;
 }
 
-/* Every training job's trace of variant v, written after the run. */
-static int multi_traces(const scn_scenario *s, const run_opts *o, trace **tr,
-			rep_variant *const *rv, size_t n, bool write, diag *d)
+/* Every training job's trace of a variant, after the run. */
+static int multi_write_traces(const scn_scenario *s, const run_opts *o, trace *const *tr,
+			      rep_variant *const *rv, size_t n, diag *d)
 {
 	char path[4096], err[512];
 	int rc = 0;
-	for (size_t j = 0; j < n; j++) {
-		if (!write && !(tr[j] = trace_new()))
-			return SIM_ENOMEM;
-		if (!write)
-			continue;
+	for (size_t j = 0; j < n && !rc; j++) {
 		trace_path_of(s, o->trace_path, rep_variant_name(rv[j]), path, sizeof path);
-		if (!rc && (rc = trace_write_file(tr[j], path, err, sizeof err)))
+		if ((rc = trace_write_file(tr[j], path, err, sizeof err)))
 			diag_add(d, NULL, 0, 0, "%s", err);
 	}
 	return rc;
@@ -298,13 +294,14 @@ static int multi_variant(const scn_scenario *s, const run_opts *o, size_t v,
 			rv[n] = rvs[j * s->nvariants + v], jobs[n++] = j;
 	if (!n)
 		return SIM_OK;
-	if (traced)
-		rc = multi_traces(s, o, tr, rv, n, false, d);
+	for (size_t j = 0; j < n && traced && !rc; j++)
+		if (!(tr[j] = trace_new()))
+			rc = SIM_ENOMEM;
 	if (!rc)
 		rc = train_variant_multi(s, jobs, n, &s->variants[v], o ? o->replications : 0, seed,
 					 o ? o->progress : NULL, traced ? tr : NULL, rv, rep, d);
 	if (!rc && traced)
-		rc = multi_traces(s, o, tr, rv, n, true, d);
+		rc = multi_write_traces(s, o, tr, rv, n, d);
 	for (size_t j = 0; j < n; j++)
 		trace_free(tr[j]);
 	return rc;
