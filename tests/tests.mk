@@ -20,4 +20,4 @@ fuzz: build/fuzz/fuzz_scenario
 	build/fuzz/fuzz_scenario -max_total_time=$(FUZZ_TIME) -timeout=20 -rss_limit_mb=2048 \
 	    -print_final_stats=1 tests/fuzz/corpus-run tests/fuzz/corpus
 # training scale benchmark lines (lead)
-E2E_TESTS += bench-train.sh run-train.sh validate.sh
+E2E_TESTS += bench-train.sh run-train.sh validate.sh run-scenarios.sh

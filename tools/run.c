@@ -31,6 +31,11 @@ static const char *const coll_names[] = {
 	[SCN_OP_BROADCAST] = "broadcast", [SCN_OP_SENDRECV] = "sendrecv",
 };
 
+const char *run_report_op(const char *coll_op_name)
+{
+	return strcmp(coll_op_name, "reducescatter") ? coll_op_name : "reduce_scatter";
+}
+
 static coll_algo algo_of(scn_coll_algo a, uint32_t nodes)
 {
 	switch (a) {
@@ -160,7 +165,7 @@ static int coll_variant(const scn_scenario *s, const scn_job *job, const scn_var
 			break;
 		}
 		double algbw = (double)p.bytes / t / 1e9;
-		rep_collective rcoll = { .op = coll_names[sc->op], .algo = coll_algo_name(res.algo),
+		rep_collective rcoll = { .op = run_report_op(coll_names[sc->op]), .algo = coll_algo_name(res.algo),
 					 .ranks = ranks, .bytes = p.bytes, .time_s = t,
 					 .algbw_GBps = algbw,
 					 .busbw_GBps = algbw * coll_busbw_factor(op, ranks) };

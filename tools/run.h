@@ -20,6 +20,11 @@ typedef struct run_opts {
 	FILE *progress;           /* progress lines for long runs; NULL: silent */
 } run_opts;
 
+/* The report's name for a collective op named as models/coll names it
+ * ("reducescatter" is "reduce_scatter" in dpusim-report/1; the others are
+ * the same). */
+const char *run_report_op(const char *coll_op_name);
+
 /* Simulates s. On success *out is a report with source "sim", the scenario
  * block filled from s (name, file; sha256 is the caller's to set since it
  * hashes the file text), one variant per scenario variant (per job and

@@ -2,6 +2,8 @@
  * statistics, and every metric that applies, into a report variant. */
 #include "tools/run_train.h"
 
+#include "tools/run.h"
+
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -191,7 +193,7 @@ static int put_collectives(rep_variant *rv, const train_result *r)
 		double algbw = c->time_s > 0 ? (double)c->bytes / c->time_s / 1e9 : 0;
 		coll_op op;
 		double factor = coll_op_parse(c->op, &op) ? 1 : coll_busbw_factor(op, c->ranks);
-		rep_collective rc_ = { .op = c->op, .algo = c->algo, .ranks = c->ranks,
+		rep_collective rc_ = { .op = run_report_op(c->op), .algo = c->algo, .ranks = c->ranks,
 				       .bytes = c->bytes, .time_s = c->time_s,
 				       .algbw_GBps = algbw, .busbw_GBps = algbw * factor };
 		rc = rep_variant_add_collective(rv, &rc_);
