@@ -263,21 +263,26 @@ static void job_acc_seed(job_acc *ja, uint64_t seed, int r, bool shared)
 	ja->c.span_ctx = ja->tr;
 }
 
-/* Everything the replications gave, into the job's report variant. */
-static int job_acc_put(job_acc *ja, const scn_scenario *s, rep_report *rep)
+/* Everything the replications gave, into the job's report variant. A
+ * figure the report refuses (out of its range) is a model bug: say which. */
+static int job_acc_put(job_acc *ja, const scn_scenario *s, rep_report *rep, diag *d)
 {
 	double mean, tps;
+	const char *what = "iteration time";
 	int rc = put_iteration(ja->rv, &ja->a, &mean);
-	if (!rc)
+	if (!rc && (what = "breakdown"))
 		rc = put_breakdown(ja->rv, &ja->a, mean);
-	if (!rc)
+	if (!rc && (what = "throughput and utilisation"))
 		rc = put_throughput(ja->job, &ja->c, ja->rv, &ja->a, mean, &tps);
-	if (!rc)
+	if (!rc && (what = "time to train, goodput, energy or cost"))
 		rc = put_run_totals(s, ja->job, &ja->c, ja->rv, rep, tps, ja->a.gpu / ja->a.reps);
-	if (!rc)
+	if (!rc && (what = "collectives"))
 		rc = put_collectives(ja->rv, &ja->a.last);
 	if (!rc)
 		put_notes(rep, rep_variant_name(ja->rv), ja->notes, &ja->a.last);
+	else
+		diag_add(d, NULL, 0, 0, "variant '%s': the report refused its %s: %s",
+			 rep_variant_name(ja->rv), what, sim_strerror(rc));
 	return rc;
 }
 
@@ -310,7 +315,7 @@ int train_variant(const scn_scenario *s, const scn_job *job, const scn_variant *
 			rc = agg_add(&ja.a, &res);
 	}
 	if (!rc)
-		rc = job_acc_put(&ja, s, rep);
+		rc = job_acc_put(&ja, s, rep, d);
 	job_acc_free(&ja);
 	return rc;
 }
@@ -361,7 +366,7 @@ int train_variant_multi(const scn_scenario *s, const size_t *jobs, size_t njobs,
 		rc = multi_replication(s, ja, njobs, maps, d);
 	}
 	for (size_t j = 0; j < njobs && !rc; j++)
-		rc = job_acc_put(&ja[j], s, rep);
+		rc = job_acc_put(&ja[j], s, rep, d);
 	for (size_t j = 0; j < inited && ja; j++)
 		job_acc_free(&ja[j]);
 	free(ja);
