@@ -454,6 +454,20 @@ static bool throughput(const rep_variant *v, int basis, double *out)
 	return true;
 }
 
+/* The variant speedups are taken against: the first one of the same job.
+ * Multi-job reports name variants "JOB/VARIANT"; a name without '/' is in
+ * the one job, whose reference is the report's first variant. */
+static size_t reference_of(const rep_report *r, size_t i)
+{
+	const char *slash = strchr(r->var[i]->name, '/');
+	size_t n = slash ? (size_t)(slash - r->var[i]->name) + 1 : 0;
+	for (size_t k = 0; k < i; k++)
+		if (!strncmp(r->var[k]->name, r->var[i]->name, n) &&
+		    (n || !strchr(r->var[k]->name, '/')))
+			return k;
+	return i;
+}
+
 int rep_compute_speedup(rep_report *r)
 {
 	bool any = false;
@@ -461,11 +475,12 @@ int rep_compute_speedup(rep_report *r)
 		return SIM_ENOENT;
 	for (size_t i = 0; i < r->nvar; i++) {
 		double base, x;
+		size_t ref = reference_of(r, i);
 		r->var[i]->has_speedup = false;
 		for (int basis = 0; basis < 3; basis++) {
-			if (!throughput(r->var[0], basis, &base) || !throughput(r->var[i], basis, &x))
+			if (!throughput(r->var[ref], basis, &base) || !throughput(r->var[i], basis, &x))
 				continue;
-			r->var[i]->speedup = i == 0 ? 1.0 : x / base;
+			r->var[i]->speedup = i == ref ? 1.0 : x / base;
 			r->var[i]->has_speedup = true;
 			any = true;
 			break;
@@ -623,15 +638,16 @@ static int validate_variant(const rep_variant *v, size_t i, char *errbuf, size_t
 static int validate_speedup(const rep_report *r, size_t i, char *errbuf, size_t errlen)
 {
 	const rep_variant *v = r->var[i];
+	size_t ref = reference_of(r, i);
 	double base, x;
 	for (int basis = 0; basis < 3; basis++) {
 		double want;
-		if (!throughput(r->var[0], basis, &base) || !throughput(v, basis, &x))
+		if (!throughput(r->var[ref], basis, &base) || !throughput(v, basis, &x))
 			continue;
-		want = i == 0 ? 1.0 : x / base;
+		want = i == ref ? 1.0 : x / base;
 		if (fabs(v->speedup - want) > 1e-9 * want)
 			return fail(errbuf, errlen, "speedup.%s: %.17g, but the throughput ratio "
-				    "over '%s' is %.17g", v->name, v->speedup, r->var[0]->name, want);
+				    "over '%s' is %.17g", v->name, v->speedup, r->var[ref]->name, want);
 		return 0;
 	}
 	return fail(errbuf, errlen, "speedup.%s: no throughput (samples_per_s, tokens_per_s "

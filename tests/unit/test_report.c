@@ -166,6 +166,38 @@ START_TEST(absent_metrics_stay_absent)
 }
 END_TEST
 
+/* Multi-job reports ("JOB/VARIANT"): each job's variants are compared with
+ * that job's first, never with another tenant; the validator agrees. */
+START_TEST(speedup_is_per_job)
+{
+	rep_report *r = rep_new(REP_SIM);
+	static const struct { const char *name; double sps; } vs[] = {
+		{ "a/base", 100 }, { "a/dpu", 150 }, { "b/base", 10 }, { "b/dpu", 12 },
+	};
+	double x;
+	char err[256];
+	rep_set_version(r, "test");
+	rep_set_scenario(r, &(rep_scenario){ .name = "tenants" });
+	for (int i = 0; i < 4; i++) {
+		rep_variant *v = rep_add_variant(r, vs[i].name);
+		ck_assert_int_eq(rep_variant_set_offload(v, "network", "rdma"), 0);
+		ck_assert_int_eq(rep_variant_set_offload(v, "storage", "host"), 0);
+		ck_assert_int_eq(rep_variant_set_offload(v, "crypto", "none"), 0);
+		ck_assert_int_eq(rep_variant_set_offload(v, "vswitch", "none"), 0);
+		ck_assert_int_eq(rep_variant_set_metric(v, "samples_per_s", vs[i].sps), 0);
+	}
+	ck_assert_int_eq(rep_compute_speedup(r), 0);
+	ck_assert(rep_speedup(r, "a/base", &x) && x == 1.0);
+	ck_assert(rep_speedup(r, "a/dpu", &x) && fabs(x - 1.5) < 1e-12);
+	ck_assert(rep_speedup(r, "b/base", &x) && x == 1.0);
+	ck_assert(rep_speedup(r, "b/dpu", &x) && fabs(x - 1.2) < 1e-12);
+	ck_assert_msg(rep_validate(r, err, sizeof err) == 0, "%s", err);
+	rep_set_speedup(r, "b/dpu", 0.12); /* as if over a/base */
+	ck_assert_int_ne(rep_validate(r, err, sizeof err), 0);
+	rep_free(r);
+}
+END_TEST
+
 START_TEST(setters_reject_bad_values)
 {
 	rep_report *r = rep_new(REP_SIM);
@@ -420,6 +452,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, byte_identical_twice);
 	tcase_add_test(tc, numbers_round_trip);
 	tcase_add_test(tc, absent_metrics_stay_absent);
+	tcase_add_test(tc, speedup_is_per_job);
 	tcase_add_test(tc, setters_reject_bad_values);
 	tcase_add_test(tc, reader_errors_have_line_and_column);
 	tcase_add_test(tc, validator_catches_missing_keys);
