@@ -13,6 +13,7 @@
 #include "models/profile.h"
 #include "sim/err.h"
 #include "tools/calib_out.h"
+#include "tests/unit/check_main.h"
 
 /* Renders d, writes it to a fresh temporary file and loads it back. */
 static profile *round_trip(const cal_doc *d, char *path, size_t n)
@@ -131,12 +132,4 @@ static Suite *suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	int failed;
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(suite)

@@ -6,6 +6,7 @@
 #include "sim/engine.h"
 #include "sim/err.h"
 #include "sim/rng.h"
+#include "tests/unit/check_main.h"
 
 /* A log of (time, tag) for events that ran. */
 struct trace {
@@ -305,12 +306,4 @@ static Suite *suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	int failed;
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(suite)

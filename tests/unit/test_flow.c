@@ -10,6 +10,7 @@
 #include "sim/err.h"
 #include "sim/flow.h"
 #include "sim/rng.h"
+#include "tests/unit/check_main.h"
 
 #define REL(a, b) (fabs((a) - (b)) <= 1e-9 * fabs(b))
 
@@ -551,12 +552,4 @@ static Suite *suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	int failed;
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(suite)

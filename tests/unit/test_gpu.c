@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "models/gpu.h"
+#include "tests/unit/check_main.h"
 
 /* A100 80GB: 312 TFLOP/s BF16, 2,039 GB/s, 108 SMs, 86.9% best GEMM. */
 static const gpu_spec a100 = { .peak_flops = 312e12, .hbm_Bps = 2039e9, .eff_max = 0.869,
@@ -74,12 +75,4 @@ static Suite *suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	int failed;
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(suite)

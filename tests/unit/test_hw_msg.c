@@ -9,6 +9,7 @@
 #include "backend-hw/allreduce.h"
 #include "backend-hw/msg.h"
 #include "sim/err.h"
+#include "tests/unit/check_main.h"
 
 START_TEST(tcp_round_trip)
 {
@@ -127,12 +128,4 @@ static Suite *suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	int failed;
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(suite)

@@ -11,6 +11,7 @@
 #include "models/noise.h"
 #include "sim/err.h"
 #include "sim/stats.h"
+#include "tests/unit/check_main.h"
 
 static noise_params lognormal(uint32_t gpus, double sigma)
 {
@@ -297,12 +298,4 @@ static Suite *suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	int failed;
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(suite)

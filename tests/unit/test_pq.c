@@ -5,6 +5,7 @@
 
 #include "sim/pq.h"
 #include "sim/rng.h"
+#include "tests/unit/check_main.h"
 
 static int cmp(const void *x, const void *y)
 {
@@ -136,12 +137,4 @@ static Suite *suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	int failed;
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(suite)

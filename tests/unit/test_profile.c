@@ -10,6 +10,7 @@
 
 #include "models/profile.h"
 #include "sim/err.h"
+#include "tests/unit/check_main.h"
 
 START_TEST(every_shipped_profile_loads_with_sources)
 {
@@ -139,12 +140,4 @@ static Suite *suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	int failed;
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(suite)

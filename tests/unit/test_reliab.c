@@ -13,6 +13,7 @@
 #include "sim/err.h"
 #include "sim/rng.h"
 #include "sim/stats.h"
+#include "tests/unit/check_main.h"
 
 /* Rates 1e-5 + 5e-6 + 1e-6 + 4e-6 = 2e-5 per second: M = 50,000 s.
  * Checkpoint 1.6 TB at 4 GB/s: delta = 400 s. */
@@ -305,12 +306,4 @@ static Suite *suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	int failed;
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(suite)

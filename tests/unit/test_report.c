@@ -10,6 +10,7 @@
 
 #include "sim/err.h"
 #include "tools/report.h"
+#include "tests/unit/check_main.h"
 
 static void set_offload(rep_variant *v, const char *net, const char *sto, const char *cry,
 			const char *vsw)
@@ -463,12 +464,4 @@ static Suite *suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	int failed;
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(suite)

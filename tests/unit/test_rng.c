@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "sim/rng.h"
+#include "tests/unit/check_main.h"
 
 START_TEST(same_seed_same_numbers)
 {
@@ -112,12 +113,4 @@ static Suite *suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	int failed;
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(suite)

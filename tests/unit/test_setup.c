@@ -8,6 +8,7 @@
 
 #include "models/setup.h"
 #include "sim/err.h"
+#include "tests/unit/check_main.h"
 
 /* Host: 2 x 56 cores at 2.0 GHz (Xeon-8480C); host costs: OVS 1.88 Mpps
  * per core, MTU 1500 B (host-costs-linux). */
@@ -141,12 +142,4 @@ static Suite *suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	int failed;
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(suite)

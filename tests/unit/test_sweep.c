@@ -9,6 +9,7 @@
 #include "sim/err.h"
 #include "tools/db.h"
 #include "tools/sweep.h"
+#include "tests/unit/check_main.h"
 
 #define SCN "tests/data/sweep-small.yaml"
 
@@ -200,12 +201,4 @@ static Suite *suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	int failed;
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(suite)

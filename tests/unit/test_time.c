@@ -4,6 +4,7 @@
 
 #include "sim/err.h"
 #include "sim/time.h"
+#include "tests/unit/check_main.h"
 
 START_TEST(from_seconds)
 {
@@ -65,12 +66,4 @@ static Suite *suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	int failed;
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(suite)

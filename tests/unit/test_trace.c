@@ -13,6 +13,7 @@
 
 #include "sim/err.h"
 #include "tools/trace.h"
+#include "tests/unit/check_main.h"
 
 static char dir[64], path[128];
 
@@ -298,12 +299,4 @@ static Suite *suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	int failed;
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(suite)

@@ -6,6 +6,7 @@
 
 #include "models/train.h"
 #include "sim/err.h"
+#include "tests/unit/check_main.h"
 
 /* A small GPT on a made-up GPU whose numbers make the arithmetic easy:
  * 100 TFLOP/s at 100%, no quantization, 1 TB/s HBM. */
@@ -400,12 +401,4 @@ static Suite *suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	int failed;
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN(suite)
