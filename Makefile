@@ -35,7 +35,8 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
-CPPFLAGS += -I. -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L
+CPPFLAGS += -I. -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L \
+	    -DDPUSIM_DATADIR='"$(PREFIX)/share/dpusim"'
 CFLAGS += -std=c11 $(OPT) $(WARN) $(SAN) -MMD -MP $(PKG_CFLAGS)
 LDFLAGS += $(SAN)
 LDLIBS += $(PKG_LIBS) -lm

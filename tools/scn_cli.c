@@ -31,10 +31,7 @@ int scn_cli_option(scn_cli *c, int argc, char **argv, int *i)
 
 const char *scn_cli_profile_dir(const scn_cli *c)
 {
-	const char *env = getenv("DPUSIM_PROFILE_DIR");
-	if (c->profile_dir)
-		return c->profile_dir;
-	return env && *env ? env : "models/profiles";
+	return c->profile_dir ? c->profile_dir : scn_default_profile_dir();
 }
 
 int scn_cli_load(const scn_cli *c, scn_scenario **out)
