@@ -18,4 +18,18 @@
 		return failed ? EXIT_FAILURE : EXIT_SUCCESS;            \
 	}
 
+/* The same with fork mode forced on whatever CK_FORK says, for suites
+ * whose tests rely on a fresh process each. */
+#define CHECK_MAIN_FORKED(make_suite)                                   \
+	int main(void)                                                  \
+	{                                                               \
+		SRunner *sr = srunner_create(make_suite());             \
+		int failed;                                             \
+		srunner_set_fork_status(sr, CK_FORK);                   \
+		srunner_run_all(sr, CK_NORMAL);                         \
+		failed = srunner_ntests_failed(sr);                     \
+		srunner_free(sr);                                       \
+		return failed ? EXIT_FAILURE : EXIT_SUCCESS;            \
+	}
+
 #endif

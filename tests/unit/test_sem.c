@@ -6,6 +6,7 @@
 #include "sim/engine.h"
 #include "sim/err.h"
 #include "sim/sem.h"
+#include "tests/unit/check_main.h"
 
 /* Grants seen: (time, request id). */
 struct log {
@@ -244,13 +245,4 @@ static Suite *sem_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(sem_suite());
-	int failed;
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN_FORKED(sem_suite)

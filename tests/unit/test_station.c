@@ -9,6 +9,7 @@
 #include "sim/rng.h"
 #include "sim/station.h"
 #include "sim/stats.h"
+#include "tests/unit/check_main.h"
 
 /* Completions seen: (time, job id). */
 struct log {
@@ -346,13 +347,4 @@ static Suite *station_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(station_suite());
-	int failed;
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN_FORKED(station_suite)

@@ -7,6 +7,7 @@
 
 #include "sim/err.h"
 #include "sim/stats.h"
+#include "tests/unit/check_main.h"
 
 static stats_acc acc_of(const double *x, size_t n)
 {
@@ -258,13 +259,4 @@ static Suite *stats_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(stats_suite());
-	int failed;
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+CHECK_MAIN_FORKED(stats_suite)
