@@ -710,15 +710,8 @@ static int alloc_stages(trainer *tr)
 	if (!tr->st || !tr->params_stage)
 		return SIM_ENOMEM;
 	for (uint32_t p = 0; p < tr->P; p++) {
-		uint32_t layers = 1;
-		double params = c->model.vis.params;
-		if (c->model.kind == WL_TRANSFORMER) {
-			layers = t->layers / tr->P + (p < t->layers % tr->P);
-			params = layers * wl_layer_params(t);
-			if (p == 0 || p == tr->P - 1) /* embedding; tied output */
-				params += (double)t->vocab * t->hidden;
-		}
-		tr->params_stage[p] = params / tr->T;
+		uint32_t layers = wl_stage_layers(&c->model, tr->P, p);
+		tr->params_stage[p] = wl_stage_params(&c->model, tr->P, p) / tr->T;
 		for (uint32_t d = 0; d < tr->D; d++) {
 			stage *s = &tr->st[d * tr->P + p];
 			*s = (stage){ .tr = tr, .d = d, .p = p, .layers = layers,

@@ -186,3 +186,38 @@ double wl_stage_boundary_bytes(const wl_transformer *t, uint32_t mb)
 {
 	return 2.0 * t->seq * mb * t->hidden;
 }
+
+uint32_t wl_stage_layers(const wl_model *m, uint32_t pp, uint32_t p)
+{
+	if (m->kind == WL_VISION)
+		return 1;
+	return m->tf.layers / pp + (p < m->tf.layers % pp);
+}
+
+double wl_stage_params(const wl_model *m, uint32_t pp, uint32_t p)
+{
+	const wl_transformer *t = &m->tf;
+	double params;
+	if (m->kind == WL_VISION)
+		return m->vis.params;
+	params = wl_stage_layers(m, pp, p) * wl_layer_params(t);
+	if (p == 0 || p == pp - 1) /* embedding; tied output */
+		params += (double)t->vocab * t->hidden;
+	return params;
+}
+
+double wl_gpu_iter_flops(const wl_model *m, uint32_t mb, uint32_t microbatches, uint32_t tp,
+			 uint32_t pp, uint32_t p, bool recompute)
+{
+	const wl_transformer *t = &m->tf;
+	wl_gemm g[WL_LAYER_GEMMS];
+	double layer = 0, logits;
+	if (m->kind == WL_VISION)
+		return 3.0 * mb * m->vis.fwd_flops_per_sample * microbatches;
+	wl_layer_gemms(t, mb, tp, g);
+	for (int i = 0; i < WL_LAYER_GEMMS; i++)
+		layer += g[i].flops;
+	logits = p == pp - 1 ? (double)mb * t->seq * wl_logit_fwd_flops_per_token(t) / tp : 0;
+	return microbatches * (wl_stage_layers(m, pp, p) * layer * (recompute ? 4.0 : 3.0) +
+			       3.0 * logits);
+}

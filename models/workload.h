@@ -95,4 +95,25 @@ double wl_layer_act_bytes(const wl_transformer *t, uint32_t mb, uint32_t tp);
 /* Bytes between pipeline stages for one microbatch: s*b*h 16-bit values. */
 double wl_stage_boundary_bytes(const wl_transformer *t, uint32_t mb);
 
+/* Layers of pipeline stage p of pp: the first layers % pp stages get one
+ * more (as models/train.c splits them). Vision models: 1. */
+uint32_t wl_stage_layers(const wl_model *m, uint32_t pp, uint32_t p);
+
+/* Parameters of pipeline stage p of pp, whole (a GPU holds 1/tp of them):
+ * its layers, plus the token embedding on the first stage and the tied
+ * output layer on the last (both on one stage when pp is 1: once). Vision
+ * models: all their parameters. The per-stage figure models/train.c
+ * all-reduces as gradients. */
+double wl_stage_params(const wl_model *m, uint32_t pp, uint32_t p);
+
+/* Matrix-multiply FLOPs one GPU of pipeline stage p (of pp) runs in one
+ * iteration of `microbatches` microbatches of mb samples, tensor parallel
+ * tp ways: per microbatch, forward (wl_layer_gemms of each layer, plus the
+ * logits on the last stage, vocabulary split tp ways), backward twice the
+ * forward, and one more layer forward with recompute; vision models:
+ * 3 x mb x fwd_flops_per_sample. The work models/train.c times per stage;
+ * summed over every GPU it is wl_iter_flops (Megatron-LM's counting). */
+double wl_gpu_iter_flops(const wl_model *m, uint32_t mb, uint32_t microbatches, uint32_t tp,
+			 uint32_t pp, uint32_t p, bool recompute);
+
 #endif

@@ -118,6 +118,36 @@ START_TEST(bad_shapes_are_refused)
 }
 END_TEST
 
+/* One GPU's share, summed over every GPU of a tp x pp x dp job, is the
+ * whole iteration's FLOPs; stage parameters add up to the model's, less
+ * the position embeddings and final norm the stages do not hold, plus the
+ * output layer tied to the embedding when it sits on another stage. */
+START_TEST(per_gpu_flops_and_stage_params_add_up)
+{
+	wl_model m = { .kind = WL_TRANSFORMER, .tf = shape("megatron-1.7b") };
+	const uint32_t tp = 2, pp = 5, dp = 3, mb = 2, M = 4;
+	double sum, params = 0;
+	for (int rec = 0; rec < 2; rec++) {
+		sum = 0;
+		for (uint32_t p = 0; p < pp; p++)
+			sum += tp * dp * wl_gpu_iter_flops(&m, mb, M, tp, pp, p, rec);
+		ck_assert_double_eq_tol(sum / wl_iter_flops(&m.tf, (double)dp * M * mb, rec), 1.0,
+					1e-12);
+	}
+	ck_assert_uint_eq(wl_stage_layers(&m, pp, 0), 5);
+	ck_assert_uint_eq(wl_stage_layers(&m, pp, 4), 4);
+	for (uint32_t p = 0; p < pp; p++)
+		params += wl_stage_params(&m, pp, p);
+	ck_assert_double_eq_tol(params, wl_params(&m) - (double)m.tf.seq * m.tf.hidden -
+					2.0 * m.tf.hidden + (double)m.tf.vocab * m.tf.hidden, 1e-3);
+	ck_assert_double_eq_tol(wl_stage_params(&m, 1, 0), wl_params(&m) -
+				(double)m.tf.seq * m.tf.hidden - 2.0 * m.tf.hidden, 1e-3);
+	m = (wl_model){ .kind = WL_VISION, .vis = { .params = 25.6e6, .fwd_flops_per_sample = 7.6e9 } };
+	ck_assert_double_eq(wl_gpu_iter_flops(&m, 256, 2, 1, 1, 0, false), 3.0 * 512 * 7.6e9);
+	ck_assert_double_eq(wl_stage_params(&m, 1, 0), 25.6e6);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("workload");
@@ -127,6 +157,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, gemms_split_with_tensor_parallelism);
 	tcase_add_test(tc, activation_bytes_follow_korthikanti);
 	tcase_add_test(tc, bad_shapes_are_refused);
+	tcase_add_test(tc, per_gpu_flops_and_stage_params_add_up);
 	suite_add_tcase(s, tc);
 	return s;
 }
