@@ -703,7 +703,6 @@ static int build_compute(trainer *tr)
 static int alloc_stages(trainer *tr)
 {
 	const train_config *c = tr->cfg;
-	const wl_transformer *t = &c->model.tf;
 	uint32_t n = tr->D * tr->P;
 	tr->st = calloc(n, sizeof *tr->st);
 	tr->params_stage = calloc(tr->P, sizeof *tr->params_stage);
