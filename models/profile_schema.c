@@ -35,6 +35,8 @@ const profile_field profile_fields[] = {
 	F(GPU, profile_gpu, "peak_fp8_flops", peak_fp8_flops, UNIT_FLOP_PER_S, 0, 1e18, true, "dense FP8 tensor-core peak"),
 	F(GPU, profile_gpu, "hbm_bytes", hbm_bytes, UNIT_BYTES, 0, 1e13, true, "memory size"),
 	F(GPU, profile_gpu, "hbm_bw", hbm_bw_Bps, UNIT_BYTES_PER_S, 0, 1e14, true, "memory bandwidth"),
+	F(GPU, profile_gpu, "hbm_bw_achieved", hbm_bw_achieved_Bps, UNIT_BYTES_PER_S, 0, 1e14, true,
+	  "memory bandwidth a streaming (copy-like) kernel achieves, measured"),
 	F(GPU, profile_gpu, "nvlink_bw", nvlink_bw_Bps, UNIT_BYTES_PER_S, 0, 1e13, true, "NVLink bandwidth per GPU, per direction"),
 	F(GPU, profile_gpu, "pcie_gen", pcie_gen, UNIT_COUNT, 1, 7, false, "PCIe generation"),
 	F(GPU, profile_gpu, "pcie_lanes", pcie_lanes, UNIT_COUNT, 1, 32, false, "PCIe lanes"),
@@ -76,6 +78,9 @@ const profile_field profile_fields[] = {
 	F(STORAGE, profile_storage, "iops", iops, UNIT_PER_S, 0, 1e10, true, "IOs per second per server"),
 	F(STORAGE, profile_storage, "io_latency", io_latency_s, UNIT_SECONDS, 0, 1, true, "latency per IO"),
 	F(STORAGE, profile_storage, "power_w", power_w, UNIT_WATTS, 0, 1e5, true, "typical power per server"),
+	F(STORAGE, profile_storage, "write_bw", write_bw_Bps, UNIT_BYTES_PER_S, 0, 1e13, true, "sustained write bandwidth per server (checkpoints)"),
+	F(STORAGE, profile_storage, "pcie_gen", pcie_gen, UNIT_COUNT, 1, 7, false, "PCIe generation of a drive's link (node-local NVMe)"),
+	F(STORAGE, profile_storage, "pcie_lanes", pcie_lanes, UNIT_COUNT, 1, 32, false, "PCIe lanes of a drive's link (node-local NVMe)"),
 
 	F(HOST_COSTS, profile_host_costs, "tcp_rx_cycles_per_byte", tcp_rx_cycles_per_byte, UNIT_CYCLES_PER_BYTE, 0, 1e3, true,
 	  "Linux TCP receive path, per byte"),

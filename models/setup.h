@@ -22,16 +22,30 @@
 double setup_pcie_Bps(double gen, double lanes);
 
 /* The host's work per byte moved over the network under this variant, in
- * core-seconds per byte on each side (sender and receiver alike), and what
- * it is made of, for explanations. */
+ * core-seconds per byte, on the receiving side (total_core_s_per_byte) and
+ * on the sending side (total_tx_core_s_per_byte), and what they are made
+ * of, for explanations. Crypto and the virtual switch cost the same both
+ * ways (AES-GCM encrypts and decrypts at one rate; the switch handles every
+ * packet); TCP has its send and receive costs. */
 typedef struct setup_host_costs {
-	double tcp_core_s_per_byte;      /* kernel TCP (receive copy path) */
+	double tcp_core_s_per_byte;      /* kernel TCP receive (copy path) */
+	double tcp_tx_core_s_per_byte;   /* kernel TCP send */
 	double crypto_core_s_per_byte;   /* AES-GCM on host cores */
 	double vswitch_core_s_per_byte;  /* software virtual switch */
-	double total_core_s_per_byte;
+	double total_core_s_per_byte;    /* receive side */
+	double total_tx_core_s_per_byte; /* send side */
 	double engine_cap_Bps;           /* DPU engine bound on the node's traffic; 0: none */
 	const char *engine_what;         /* which engine, for explanations */
 } setup_host_costs;
+
+/* The bound that `stack_cores` host cores put on a node's network traffic,
+ * in and out together (B/s; 0 when the variant costs the host nothing): the
+ * cores serve r = in + out bytes/s at (tx + rx) / 2 core-s per byte, exact
+ * when the node sends as much as it receives (ring and tree collectives,
+ * pipeline activations one way and gradients back), an approximation when
+ * it does not (the flow solver has one capacity per resource, not a
+ * weighted sum of the two directions). */
+double setup_stack_cap_Bps(const setup_host_costs *c, double stack_cores);
 
 /* Host CPU of one node: cores and clock. 0 or SIM_EINVAL with messages. */
 typedef struct setup_host {

@@ -101,7 +101,8 @@ typedef struct world {
 	uint32_t stor_servers0, stor_servers;
 	uint64_t stor_rr, flow_key;
 	double *node_core_s;       /* host core-seconds of stack work, per node */
-	double *node_bytes;        /* bytes sent through the DPU engines, per node */
+	double *node_bytes;        /* bytes out and in through the DPU's network engines, per node */
+	double *node_snap_bytes;   /* bytes read through the DPU's SNAP engine, per node */
 	int err;
 } world;
 
@@ -347,6 +348,22 @@ static void xfer_flowed(sim_engine *eng, void *obj, uint64_t data)
 		fail(x->tr, SIM_ENOMEM, "scheduling");
 }
 
+/* Host-stack work and DPU-engine bytes of `bytes` sent from node `from` to
+ * node `to`: the sender pays the send cost, the receiver the receive cost,
+ * and each node's engines see the bytes that leave and enter it (inline
+ * crypto encrypts out and decrypts in; the switch offload forwards both
+ * ways). Inside one node (NVLink) neither is involved. */
+static void count_net(trainer *tr, uint32_t from, uint32_t to, double bytes)
+{
+	const setup_host_costs *nc = &tr->cfg->net_costs;
+	if (from == to)
+		return;
+	tr->w->node_bytes[from] += bytes;
+	tr->w->node_bytes[to] += bytes;
+	tr->w->node_core_s[from] += bytes * nc->total_tx_core_s_per_byte;
+	tr->w->node_core_s[to] += bytes * nc->total_core_s_per_byte;
+}
+
 /* Union of the tensor ranks' routes from stage p_from to p_to of replica d:
  * the T slices move in lock step, one flow for all. */
 static int send_between(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to, uint32_t m,
@@ -378,9 +395,8 @@ static int send_between(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to,
 	flow_spec fs = { .bytes = bytes ? bytes : 1, .path = path, .path_len = len,
 			 .cap_Bps = tr->cfg->coll.transport.conn_cap_Bps, .done = xfer_flowed,
 			 .obj = x };
-	uint32_t node = rank_of(tr, d, p_from, 0) / tr->gpn;
-	tr->w->node_bytes[node] += (double)bytes * tr->T;
-	tr->w->node_core_s[node] += (double)bytes * tr->T * tr->cfg->net_costs.total_core_s_per_byte;
+	count_net(tr, rank_of(tr, d, p_from, 0) / tr->gpn, rank_of(tr, d, p_to, 0) / tr->gpn,
+		  (double)bytes * tr->T);
 	int rc = flow_start(tr->w->net, &fs, NULL);
 	if (rc)
 		free(x);
@@ -426,11 +442,16 @@ static void bucket_start(trainer *tr, dpgroup *g)
 		if (rc)
 			return fail(tr, rc, "gradient all-reduce");
 	}
+	/* A ring (or tree) all-reduce sends and receives 2 (D - 1) / D of the
+	 * bucket on every rank (with ZeRO, its reduce-scatter and the
+	 * parameters' all-gather, (D - 1) / D each, move as much). */
 	for (uint32_t d = 0; d < tr->D; d++) {
+		const setup_host_costs *nc = &tr->cfg->net_costs;
 		uint32_t node = rank_of(tr, d, g->p, 0) / tr->gpn;
-		double sent = g->bucket_bytes * 2.0 * (tr->D - 1) / tr->D * tr->T;
-		tr->w->node_bytes[node] += sent;
-		tr->w->node_core_s[node] += sent * tr->cfg->net_costs.total_core_s_per_byte;
+		double each_way = g->bucket_bytes * 2.0 * (tr->D - 1) / tr->D * tr->T;
+		tr->w->node_bytes[node] += 2 * each_way;
+		tr->w->node_core_s[node] += each_way * (nc->total_tx_core_s_per_byte +
+							nc->total_core_s_per_byte);
 	}
 }
 
@@ -572,6 +593,25 @@ static void storage_flowed(sim_engine *eng, void *obj, uint64_t k)
 		fail(l->tr, SIM_ENOMEM, "scheduling");
 }
 
+/* Where storage read k of loader l enters its node: the storage network's
+ * own NIC when the scenario has one; otherwise a compute NIC. GPUDirect
+ * Storage lands in the loader GPU's memory through the NIC on that GPU's
+ * PCIe switch (cuFile uses the NIC nearest the GPU buffer: NVIDIA GDS
+ * Benchmarking and Configuration Guide, 4.1: for network storage "the NIC
+ * becomes the storage controller", best on the GPU's own switch); reads
+ * into host memory (NFS, SNAP) take the node's NICs in turn, as multi-rail
+ * storage clients spread them (Lustre LNet Multi-Rail, NFS session
+ * trunking), rather than all through the first NIC. */
+static uint32_t stor_ingress(trainer *tr, const loader *l, uint64_t k)
+{
+	world *w = tr->w;
+	if (w->stor_in[l->node] != UINT32_MAX)
+		return w->stor_in[l->node];
+	if (tr->cfg->storage_direct)
+		return fab_nic_down(w->f, rank_of(tr, l->d, 0, 0));
+	return fab_nic_down(w->f, l->node * w->gpn + (uint32_t)((k + l->d) % w->gpn));
+}
+
 static void loader_issue(trainer *tr, loader *l, uint64_t k)
 {
 	const train_config *c = tr->cfg;
@@ -582,7 +622,7 @@ static void loader_issue(trainer *tr, loader *l, uint64_t k)
 	if (c->storage_Bps <= 0 || bytes < 1)
 		return storage_read(tr->w->eng, l, k);
 	path[len++] = tr->w->stor_servers0 + (uint32_t)(tr->w->stor_rr++ % tr->w->stor_servers);
-	path[len++] = tr->w->stor_in[l->node];
+	path[len++] = stor_ingress(tr, l, k);
 	if (tr->w->stor_res[l->node] != UINT32_MAX)
 		path[len++] = tr->w->stor_res[l->node];
 	if (tr->w->stor_bounce[l->node] != UINT32_MAX)
@@ -590,6 +630,8 @@ static void loader_issue(trainer *tr, loader *l, uint64_t k)
 	flow_spec fs = { .bytes = (uint64_t)bytes, .path = path, .path_len = len,
 			 .done = storage_flowed, .obj = l, .data = k };
 	tr->w->node_core_s[l->node] += bytes * c->storage_core_s_per_byte;
+	if (c->storage_engine_Bps > 0)
+		tr->w->node_snap_bytes[l->node] += bytes;
 	int rc = flow_start(tr->w->net, &fs, NULL);
 	if (rc)
 		fail(tr, rc, "storage read");
@@ -758,11 +800,11 @@ static double stack_cores(const train_config *c)
 	return stack < 1 ? 1 : stack;
 }
 
-/* The host-CPU bound on a node's network traffic; 0: none. */
+/* The host-CPU bound on a node's network traffic, in and out together, at
+ * the mean of the send and receive costs (setup_stack_cap_Bps); 0: none. */
 static double net_cpu_cap_Bps(const train_config *c)
 {
-	return c->net_costs.total_core_s_per_byte > 0
-		       ? stack_cores(c) / c->net_costs.total_core_s_per_byte : 0;
+	return setup_stack_cap_Bps(&c->net_costs, stack_cores(c));
 }
 
 /* Node n's decoders (host cores), storage ingress and client work, and the
@@ -786,8 +828,11 @@ static int world_node(world *w, uint32_t n)
 		rc = flow_res_add(w->net, stack / c->storage_core_s_per_byte, &w->stor_res[n]);
 	else if (!rc && c->storage_engine_Bps > 0)
 		rc = flow_res_add(w->net, c->storage_engine_Bps, &w->stor_res[n]);
-	if (!rc)
-		w->stor_in[n] = fab_nic_down(w->f, n * w->gpn);
+	/* A dedicated storage network enters the node through its own NIC;
+	 * otherwise reads share the compute NICs (stor_ingress). */
+	w->stor_in[n] = UINT32_MAX;
+	if (!rc && c->storage_nic_Bps > 0)
+		rc = flow_res_add(w->net, c->storage_nic_Bps, &w->stor_in[n]);
 	/* Without GPUDirect Storage every byte read is written into a host
 	 * bounce buffer by the NIC and read out of it by the copy to the GPU:
 	 * two passes over host memory. */
@@ -808,8 +853,9 @@ static int world_nodes(world *w, const train_config *const *cfgs, uint32_t njobs
 	w->stor_bounce = malloc(w->nodes * sizeof *w->stor_bounce);
 	w->node_core_s = calloc(w->nodes, sizeof *w->node_core_s);
 	w->node_bytes = calloc(w->nodes, sizeof *w->node_bytes);
+	w->node_snap_bytes = calloc(w->nodes, sizeof *w->node_snap_bytes);
 	if (!w->decoders || !w->stor_res || !w->stor_in || !w->stor_bounce ||
-	    !w->node_core_s || !w->node_bytes)
+	    !w->node_core_s || !w->node_bytes || !w->node_snap_bytes)
 		return SIM_ENOMEM;
 	for (uint32_t n = 0; n < w->nodes && !rc; n++)
 		rc = world_node(w, n);
@@ -888,6 +934,7 @@ static void world_teardown(world *w)
 	free(w->stor_bounce);
 	free(w->node_core_s);
 	free(w->node_bytes);
+	free(w->node_snap_bytes);
 }
 
 static int job_build(trainer *tr)
@@ -974,7 +1021,7 @@ static void add_coll(train_result *r, const char *op, const char *algo, const ch
 static void finish(trainer *tr, train_result *r)
 {
 	const train_config *c = tr->cfg;
-	double T = 0, node_max_core_s = 0, node_max_bytes = 0;
+	double T = 0, node_max_core_s = 0, node_max_bytes = 0, node_max_snap = 0;
 	for (uint32_t i = 0; i < r->iters; i++)
 		T += r->iter_s[i];
 	for (int k = 0; k < TRAIN_NPARTS && r->iters; k++)
@@ -987,13 +1034,21 @@ static void finish(trainer *tr, train_result *r)
 			node_max_core_s = tr->w->node_core_s[n];
 		if (tr->w->node_bytes[n] > node_max_bytes)
 			node_max_bytes = tr->w->node_bytes[n];
+		if (tr->w->node_snap_bytes[n] > node_max_snap)
+			node_max_snap = tr->w->node_snap_bytes[n];
 	}
 	/* The job's whole run (warm-up included): work over capacity on its
 	 * busiest node. */
 	double run_s = sim_time_to_s(tr->end);
 	r->host_cpu_util = run_s > 0 ? node_max_core_s / (c->host.cores * run_s) : NAN;
-	r->dpu_util = c->net_costs.engine_cap_Bps > 0 && run_s > 0
-			      ? node_max_bytes / (c->net_costs.engine_cap_Bps * run_s) : NAN;
+	r->run_s = run_s;
+	/* The DPU's busiest engine: the network engine (both directions) or
+	 * SNAP (storage reads). */
+	if (c->net_costs.engine_cap_Bps > 0 && run_s > 0)
+		r->dpu_util = node_max_bytes / (c->net_costs.engine_cap_Bps * run_s);
+	if (c->storage_engine_Bps > 0 && run_s > 0 &&
+	    !(node_max_snap / (c->storage_engine_Bps * run_s) <= r->dpu_util))
+		r->dpu_util = node_max_snap / (c->storage_engine_Bps * run_s);
 	if (tr->T > 1)
 		add_coll(r, "allreduce", "auto", "tensor-parallel activations (NVLink)", tr->T,
 			 boundary_bytes(c), tr->tp_ar_s, 1);

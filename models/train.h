@@ -70,11 +70,14 @@ typedef struct train_config {
 	double sample_bytes, decode_core_s; /* per sample */
 	uint32_t workers, prefetch;         /* decode processes; microbatches ahead */
 	double storage_Bps;                 /* all servers together; 0: no storage reads */
+	double storage_write_Bps;           /* all servers together (checkpoints); NAN: unknown */
 	uint32_t storage_servers;
 	double storage_io_lat_s;
 	double storage_core_s_per_byte;     /* host client work per byte read */
 	double storage_engine_Bps;          /* DPU SNAP bound per node; 0: none */
 	bool storage_direct;                /* GDS: no host bounce */
+	double storage_nic_Bps;             /* a node's storage-network NIC; 0: reads share
+					       the compute NICs */
 	noise_params noise;
 	double os_jitter;                   /* fraction of host-core time lost */
 	uint64_t seed;
@@ -100,6 +103,7 @@ typedef struct train_result {
 	double part_s[TRAIN_NPARTS];        /* means over measured iterations */
 	double gpu_busy_frac;               /* mean over GPUs of compute / time */
 	double host_cpu_util, dpu_util;     /* NAN when not applicable */
+	double run_s;                       /* the job's whole run, warm-up included */
 	double net_cpu_cap_Bps;             /* host-CPU bound on a node's traffic; 0: none */
 	char critical[256];                 /* which resource held the iteration back */
 	train_coll_stat coll[TRAIN_MAX_COLLS];

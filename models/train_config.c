@@ -15,6 +15,18 @@ static int storage_of(const scn_scenario *s, const scn_variant *v, const setup_h
 {
 	const scn_storage *st = &s->cluster.storage;
 	const profile_host_costs *hc = &s->cluster.host_costs.v.host;
+	double servers = st->servers > 0 ? st->servers : 1;
+	c->storage_write_Bps = NAN;
+	if (st->present && profile_has(st->server.v.storage.write_bw_Bps)) {
+		/* Checkpoints are writes: every server's write bandwidth, capped by
+		 * its link like the reads. */
+		c->storage_write_Bps = st->server.v.storage.write_bw_Bps * servers;
+		if (st->link_rate_Bps > 0 && st->link_rate_Bps * servers < c->storage_write_Bps)
+			c->storage_write_Bps = st->link_rate_Bps * servers;
+	} else if (st->present && notes) {
+		diag_add(notes, NULL, 0, 0, "cluster.storage: profile '%s' gives no 'write_bw': "
+			 "checkpoint writes not modelled", st->server.name);
+	}
 	if (!c->data || !st->present)
 		return SIM_OK;
 	if (!profile_has(st->server.v.storage.bw_Bps)) {
@@ -26,6 +38,18 @@ static int storage_of(const scn_scenario *s, const scn_variant *v, const setup_h
 	c->storage_Bps = st->server.v.storage.bw_Bps * c->storage_servers;
 	if (st->link_rate_Bps > 0 && st->link_rate_Bps * c->storage_servers < c->storage_Bps)
 		c->storage_Bps = st->link_rate_Bps * c->storage_servers;
+	if (st->network == SCN_STORNET_DEDICATED) {
+		/* ASSUMPTION (docs/scenarios.md): one port of the cluster's NIC
+		 * profile per node on the storage network, not shared with the
+		 * compute fabric. */
+		const profile_nic *nic = &s->cluster.nic.v.nic;
+		if (!profile_has(nic->port_rate_Bps)) {
+			diag_add(d, NULL, 0, 0, "cluster.storage: a dedicated storage network needs "
+				 "the NIC profile's 'port_rate'");
+			return SIM_EINVAL;
+		}
+		c->storage_nic_Bps = nic->port_rate_Bps;
+	}
 	c->storage_io_lat_s = profile_has(st->server.v.storage.io_latency_s)
 				      ? st->server.v.storage.io_latency_s : 0;
 	switch (v->storage) {

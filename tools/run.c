@@ -117,8 +117,8 @@ static int attach_node_caps(struct world *w, const scn_scenario *s, const scn_va
 		stack = 1;
 	for (uint32_t n = 0; n < fc->nodes && !rc; n++) {
 		uint32_t id;
-		if (nc.total_core_s_per_byte > 0 &&
-		    !(rc = flow_res_add(w->net, stack / nc.total_core_s_per_byte, &id)))
+		if (setup_stack_cap_Bps(&nc, stack) > 0 &&
+		    !(rc = flow_res_add(w->net, setup_stack_cap_Bps(&nc, stack), &id)))
 			rc = fab_attach(w->f, n, id);
 		if (!rc && nc.engine_cap_Bps > 0 && !(rc = flow_res_add(w->net, nc.engine_cap_Bps, &id)))
 			rc = fab_attach(w->f, n, id);

@@ -144,7 +144,7 @@ static int put_run_totals(const scn_scenario *s, const scn_job *job, const train
 				  .ckpt_bytes = s->failures.checkpoint_bytes > 0
 							? s->failures.checkpoint_bytes
 							: 16.0 * wl_params(&c->model),
-				  .ckpt_write_Bps = c->storage_Bps > 0 ? c->storage_Bps : NAN };
+				  .ckpt_write_Bps = c->storage_write_Bps };
 		rel_plan plan;
 		rp.part[REL_NODE] = (rel_part){ .count = c->fabric.nodes,
 						.mtbf_s = s->failures.node_mtbf_s };

@@ -211,7 +211,9 @@ for n in (16, 64, 256):
 '
 
 # 6. Goodput by Daly's model from the scenario's MTBF, interval, restart and
-# checkpoint size written at the storage bandwidth; it falls as MTBF falls.
+# checkpoint size written at the storage WRITE bandwidth (a checkpoint is a
+# write: DDN AI400X2 65 GB/s write, not its 90 GB/s read); it falls as MTBF
+# falls.
 run_py goodput '
 prev = 1.0
 for h in (6335, 634, 63):
@@ -220,7 +222,9 @@ for h in (6335, 634, 63):
     fl = s["failures"]; st = s["cluster"]["storage"]
     M = si(fl["node_mtbf"]) / s["cluster"]["nodes"]
     tau, R = si(fl["checkpoint_interval"]), si(fl["restart"])
-    delta = si(fl["checkpoint_size"]) / (si(st["server"]["bw"]) * si(st["servers"]))
+    write, read = si(st["server"]["write_bw"]), si(st["server"]["bw"])
+    check(write < read, f"MTBF {h} h: write bandwidth {write/1e9:g} GB/s below read {read/1e9:g} GB/s")
+    delta = si(fl["checkpoint_size"]) / (write * si(st["servers"]))
     want = tau / (M * math.exp(R / M) * (math.exp((tau + delta) / M) - 1))
     rep, v = run(f)
     m = v["rdma-gdr"]["metrics"]

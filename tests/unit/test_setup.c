@@ -12,13 +12,14 @@
 
 /* Host: 2 x 56 cores at 2.0 GHz (Xeon-8480C); host costs: OVS 1.88 Mpps
  * per core, MTU 1500 B (host-costs-linux). */
-#define CLUSTER(DPU)                                                 \
+#define CLUSTER(DPU) CLUSTER_HC("host-costs-linux", DPU)
+#define CLUSTER_HC(HC, DPU)                                          \
 	"cluster:\n"                                                 \
 	"  nodes: 2\n"                                               \
 	"  gpus_per_node: 8\n"                                       \
 	"  gpu: H100-SXM5\n"                                         \
 	"  cpu: Xeon-8480C\n"                                        \
-	"  host_costs: host-costs-linux\n"                           \
+	"  host_costs: " HC "\n"                                     \
 	"  nic: { profile: ConnectX-7-NDR, rdma_latency: 0.6us }\n"  \
 	"  nics_per_node: 8\n"                                       \
 	DPU                                                          \
@@ -52,6 +53,32 @@ static int costs_of(const char *text, setup_host_costs *out, diag *d)
 /* 8 cores x 2.5 GHz x 0.4 x (1.88e6 packets / 2.0e9 cycles) x 1500 B
  * = 8 x 0.4 x 1.25 x 1.88e6 x 1500 = 11.28 GB/s, a cap on the node's
  * traffic and no host core. */
+/* Host TCP with a send cost given (0.1 cycles/byte at the CPU's 2.0 GHz:
+ * 0.05 ns/B) and the profile's receive cost (1 / 8.553 GB/s per core):
+ * 10 stack cores carry 10 / ((0.05 + 0.116918) / 2 ns) = 119.82 GB/s in
+ * and out together. */
+START_TEST(tcp_send_and_receive_costs_apart)
+{
+	setup_host_costs c;
+	diag *d = diag_new();
+	double rx = 1 / 8.553e9, tx = 0.1 / 2.0e9;
+	ck_assert_int_eq(costs_of(CLUSTER("") "variants: [{ name: t, network: host-tcp }]\n",
+				  &c, d), SIM_OK);
+	/* No published send cost: taken as the receive cost (an assumption the
+	 * report states), so the cap is the receive cost's. */
+	ck_assert_double_eq_tol(c.total_tx_core_s_per_byte, rx, 1e-15);
+	ck_assert_double_eq_tol(setup_stack_cap_Bps(&c, 10), 10 * 8.553e9, 1e3);
+	ck_assert_int_eq(costs_of(CLUSTER_HC("{ profile: host-costs-linux, tcp_tx_cycles_per_byte: "
+					     "0.1cycles/byte }", "")
+				  "variants: [{ name: t, network: host-tcp }]\n", &c, d), SIM_OK);
+	ck_assert_double_eq_tol(c.total_core_s_per_byte, rx, 1e-15);
+	ck_assert_double_eq_tol(c.total_tx_core_s_per_byte, tx, 1e-15);
+	ck_assert_double_eq_tol(setup_stack_cap_Bps(&c, 10), 10 / ((rx + tx) / 2), 1e3);
+	ck_assert_double_eq_tol(setup_stack_cap_Bps(&c, 10), 119.82e9, 0.01e9);
+	diag_free(d);
+}
+END_TEST
+
 START_TEST(arm_vswitch_capacity_by_hand)
 {
 	setup_host_costs c;
@@ -134,6 +161,7 @@ static Suite *suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, arm_vswitch_capacity_by_hand);
+	tcase_add_test(tc, tcp_send_and_receive_costs_apart);
 	tcase_add_test(tc, host_vswitch_costs_cores);
 	tcase_add_test(tc, arm_vswitch_scales_with_dpus);
 	tcase_add_test(tc, arm_vswitch_needs_published_figures);

@@ -146,6 +146,7 @@ START_TEST(host_tcp_bound_by_cores)
 	c.coll.transport.kind = COLL_HOST_TCP;
 	c.net_costs.tcp_core_s_per_byte = 1.0 / 2e9; /* 2 GB/s per core */
 	c.net_costs.total_core_s_per_byte = c.net_costs.tcp_core_s_per_byte;
+	c.net_costs.total_tx_core_s_per_byte = c.net_costs.tcp_core_s_per_byte;
 	c.host.cores = 14; /* 8 framework threads, 6 cores for the stack: 12 GB/s */
 	train_result tcp = run(&c);
 	ck_assert_double_eq_tol(tcp.net_cpu_cap_Bps, 12e9, 1);
@@ -158,6 +159,36 @@ START_TEST(host_tcp_bound_by_cores)
 	train_result_release(&gdr);
 	train_result_release(&tcp);
 	train_result_release(&conn);
+}
+END_TEST
+
+/* Two pipeline stages on two one-GPU nodes: each node sends M microbatch
+ * boundaries one way and receives M the other way per iteration. The DPU
+ * engine sees both directions, 2 M B per node per iteration; host cores pay
+ * the send cost on what leaves and the receive cost on what enters,
+ * M B (tx + rx); the stack cap is stack cores / ((tx + rx) / 2). */
+START_TEST(dpu_and_host_count_both_directions)
+{
+	train_config c = base(1, 2, 1, 4);
+	c.fabric.gpus_per_node = c.noise.gpus_per_node = 1;
+	c.fabric.nics_per_node = 1;
+	c.fabric.nvlink_Bps = 0;
+	c.fabric.nodes = 2;
+	c.net_costs = (setup_host_costs){ .tcp_core_s_per_byte = 1 / 2e9,
+					  .tcp_tx_core_s_per_byte = 1 / 4e9,
+					  .total_core_s_per_byte = 1 / 2e9,
+					  .total_tx_core_s_per_byte = 1 / 4e9,
+					  .engine_cap_Bps = 20e9 };
+	train_result r = run(&c);
+	double B = (double)(uint64_t)wl_stage_boundary_bytes(&c.model.tf, 1);
+	double iters = c.warmup + c.iterations, M = c.microbatches;
+	/* 64 cores - 1 framework thread = 63 for the stack, 0.375 ns/B. */
+	ck_assert_double_eq_tol(r.net_cpu_cap_Bps, 63 / 0.375e-9, 1e3);
+	ck_assert(r.run_s > 0);
+	ck_assert_double_eq_tol(r.dpu_util * 20e9 * r.run_s, iters * 2 * M * B, 1);
+	ck_assert_double_eq_tol(r.host_cpu_util * 64 * r.run_s,
+				iters * M * B * (1 / 2e9 + 1 / 4e9), 1e-9);
+	train_result_release(&r);
 }
 END_TEST
 
@@ -389,6 +420,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, data_parallel_exposes_allreduce);
 	tcase_add_test(tc, host_tcp_bound_by_cores);
 	tcase_add_test(tc, same_seed_same_result);
+	tcase_add_test(tc, dpu_and_host_count_both_directions);
 	tcase_add_test(tc, stragglers_grow_with_scale);
 	tcase_add_test(tc, slow_decode_is_a_cpu_stall);
 	tcase_add_test(tc, bounce_buffer_bounds_storage_reads);
