@@ -1,7 +1,10 @@
 /* The CUDA side of dpusim-hw: discovery, GEMM and copy benchmarks (cuBLAS,
  * CUDA runtime), and the GPU memory backend exported as dmabuf. */
+#define _GNU_SOURCE /* O_DIRECT */
 #include "backend-hw/gpu.h"
 
+#include <fcntl.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +13,11 @@
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#ifdef HW_HAVE_CUFILE
+#include <cufile.h>
+#endif
 
+#include "backend-hw/gemm.h"
 #include "backend-hw/kernels.h"
 #include "backend-hw/log.h"
 
@@ -282,3 +289,215 @@ const hw_mem_ops hw_mem_cuda_ops = {
 	.from_host = cuda_from_host,
 	.dmabuf = cuda_dmabuf,
 };
+
+/* The replay's GEMM engine: A, B, C n x n on this rank's GPU. */
+typedef struct gpu_gemm {
+	int device;
+	size_t n;
+	float *a, *b, *c;   /* device */
+	float *host;        /* n x n, for filling and for the check */
+	cublasHandle_t h;
+} gpu_gemm;
+
+void hw_gpu_gemm_close(void *ctx)
+{
+	gpu_gemm *g = ctx;
+	if (!g)
+		return;
+	if (g->h)
+		cublasDestroy(g->h);
+	cudaFree(g->a);
+	cudaFree(g->b);
+	cudaFree(g->c);
+	free(g->host);
+	free(g);
+}
+
+static int gemm_fill(gpu_gemm *g, float *dst, bool is_a)
+{
+	size_t n = g->n;
+	for (size_t j = 0; j < n; j++)  /* column-major: (i, j) at i + j n */
+		for (size_t i = 0; i < n; i++)
+			g->host[i + j * n] = is_a ? hw_gemm_a(i, j) : hw_gemm_b(i, j, n);
+	CUDACHECK(cudaMemcpy(dst, g->host, n * n * sizeof *dst, cudaMemcpyHostToDevice));
+	return 0;
+}
+
+static int gemm_setup(gpu_gemm *g, char *what, size_t what_cap)
+{
+	size_t bytes = g->n * g->n * sizeof(float);
+	struct cudaDeviceProp p;
+	int err = pick_device(&g->device);
+	if (err)
+		return err;
+	CUDACHECK(cudaSetDevice(g->device));
+	CUDACHECK(cudaGetDeviceProperties(&p, g->device));
+	if (!(g->host = malloc(bytes)))
+		return hw_fail(SIM_ENOMEM, "cannot allocate %zu bytes", bytes);
+	CUDACHECK(cudaMalloc((void **)&g->a, bytes));
+	CUDACHECK(cudaMalloc((void **)&g->b, bytes));
+	CUDACHECK(cudaMalloc((void **)&g->c, bytes));
+	if ((err = gemm_fill(g, g->a, true)) || (err = gemm_fill(g, g->b, false)))
+		return err;
+	CUBLASCHECK(cublasCreate(&g->h));
+	CUBLASCHECK(cublasSetMathMode(g->h, CUBLAS_DEFAULT_MATH));  /* FP32, no TF32 */
+	snprintf(what, what_cap, "cuda cublasSgemm (FP32) on GPU %d (%s) n=%zu", g->device, p.name,
+		 g->n);
+	return 0;
+}
+
+int hw_gpu_gemm_open(size_t n, void **ctx, char *what, size_t what_cap)
+{
+	gpu_gemm *g = calloc(1, sizeof *g);
+	int err;
+	*ctx = NULL;
+	if (!g)
+		return hw_fail(SIM_ENOMEM, "out of memory");
+	g->device = -1;
+	g->n = n;
+	if ((err = gemm_setup(g, what, what_cap))) {
+		hw_gpu_gemm_close(g);
+		return err;
+	}
+	*ctx = g;
+	return 0;
+}
+
+int hw_gpu_gemm_run(void *ctx, size_t calls, size_t krem)
+{
+	gpu_gemm *g = ctx;
+	const float one = 1.0f, zero = 0.0f;
+	int n = (int)g->n;
+	size_t last = krem ? krem : g->n, N = g->n;
+	if (!calls && !krem)
+		return 0;
+	CUDACHECK(cudaSetDevice(g->device));
+	for (size_t i = 0; i < calls; i++)
+		CUBLASCHECK(cublasSgemm(g->h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, g->a, n, g->b,
+					n, &zero, g->c, n));
+	if (krem)
+		CUBLASCHECK(cublasSgemm(g->h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, (int)krem, &one, g->a, n,
+					g->b, n, &zero, g->c, n));
+	CUDACHECK(cudaDeviceSynchronize());
+	CUDACHECK(cudaMemcpy(g->host, g->c, N * N * sizeof(float), cudaMemcpyDeviceToHost));
+	for (size_t j = 0; j < N; j++)
+		for (size_t i = 0; i < N; i++)
+			if (g->host[i + j * N] != hw_gemm_want(i, j, last, N))
+				return hw_fail(SIM_EVERIFY, "GPU GEMM n=%zu k=%zu: C(%zu,%zu) is %g, "
+					       "expected %g", N, last, i, j, (double)g->host[i + j * N],
+					       (double)hw_gemm_want(i, j, last, N));
+	return 0;
+}
+
+#ifndef HW_HAVE_CUFILE
+bool hw_cufile_compiled(void)
+{
+	return false;
+}
+
+int hw_cufile_read_bw(const char *path, size_t bytes, size_t block, double *Bps, char *why,
+		      size_t why_cap)
+{
+	(void)path, (void)bytes, (void)block, (void)Bps;
+	snprintf(why, why_cap, "cuFile not compiled in: no cufile.h and libcufile under the CUDA "
+		 "toolkit at build time");
+	return SIM_EUNSUPPORTED;
+}
+#else
+bool hw_cufile_compiled(void)
+{
+	return true;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Every block of the copy back holds its own byte. */
+static int cufile_check(const unsigned char *host, size_t bytes, size_t block)
+{
+	for (size_t off = 0; off < bytes; off++)
+		if (host[off] != (unsigned char)(off / block % 251))
+			return hw_fail(SIM_EVERIFY, "cuFile read: byte %zu reads back %u, expected %u",
+				       off, host[off], (unsigned)(off / block % 251));
+	return 0;
+}
+
+/* The timed reads; buf is registered device memory of `bytes`. */
+static int cufile_reads(CUfileHandle_t fh, void *buf, size_t bytes, size_t block, double *s)
+{
+	double t0 = now_s();
+	for (size_t off = 0; off < bytes; off += block) {
+		size_t n = bytes - off < block ? bytes - off : block;
+		ssize_t got = cuFileRead(fh, buf, n, (off_t)off, (off_t)off);
+		if (got != (ssize_t)n)
+			return hw_fail(SIM_EIO, "cuFileRead of %zu bytes at %zu returned %zd", n, off,
+				       got);
+	}
+	*s = now_s() - t0;
+	return 0;
+}
+
+int hw_cufile_read_bw(const char *path, size_t bytes, size_t block, double *Bps, char *why,
+		      size_t why_cap)
+{
+	CUfileDescr_t d;
+	CUfileHandle_t fh = NULL;
+	CUfileError_t st;
+	void *buf = NULL;
+	unsigned char *host = NULL;
+	int dev = -1, fd, err = 0;
+	bool buf_reg = false;
+	double s = 0;
+	if ((err = pick_device(&dev)))
+		return err;
+	CUDACHECK(cudaSetDevice(dev));
+	st = cuFileDriverOpen();
+	if (st.err != CU_FILE_SUCCESS) {
+		snprintf(why, why_cap, "cuFileDriverOpen failed: %s (error %d)", CUFILE_ERRSTR(st.err),
+			 (int)st.err);
+		return SIM_EUNSUPPORTED;
+	}
+	fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (fd < 0)
+		err = hw_fail(SIM_EIO, "cuFile: cannot open '%s' with O_DIRECT: %s", path,
+			      strerror(errno));
+	memset(&d, 0, sizeof d);
+	d.handle.fd = fd;
+	d.type = CU_FILE_HANDLE_TYPE_OPAQUE_FD;
+	if (!err && (st = cuFileHandleRegister(&fh, &d)).err != CU_FILE_SUCCESS) {
+		snprintf(why, why_cap, "cuFileHandleRegister failed on '%s': %s (error %d)", path,
+			 CUFILE_ERRSTR(st.err), (int)st.err);
+		err = SIM_EUNSUPPORTED;
+		fh = NULL;
+	}
+	if (!err && (cudaMalloc(&buf, bytes) != cudaSuccess || !(host = malloc(bytes))))
+		err = hw_fail(SIM_ENOMEM, "cuFile: cannot allocate %zu bytes on GPU %d and host",
+			      bytes, dev);
+	if (!err && (st = cuFileBufRegister(buf, bytes, 0)).err != CU_FILE_SUCCESS)
+		err = hw_fail(SIM_EIO, "cuFileBufRegister of %zu bytes failed: %s (error %d)", bytes,
+			      CUFILE_ERRSTR(st.err), (int)st.err);
+	buf_reg = !err;
+	if (!err)
+		err = cufile_reads(fh, buf, bytes, block, &s);
+	if (!err && cudaMemcpy(host, buf, bytes, cudaMemcpyDeviceToHost) != cudaSuccess)
+		err = hw_fail(SIM_EIO, "cuFile: copying the read data back failed");
+	if (!err)
+		err = cufile_check(host, bytes, block);
+	if (buf_reg)
+		cuFileBufDeregister(buf);
+	if (fh)
+		cuFileHandleDeregister(fh);
+	if (fd >= 0)
+		close(fd);
+	cudaFree(buf);
+	free(host);
+	cuFileDriverClose();
+	if (!err)
+		*Bps = (double)bytes / s;
+	return err;
+}
+#endif

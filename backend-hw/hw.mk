@@ -34,6 +34,8 @@ HW_OBJS := $(HW_PURE_OBJS) \
 	$(BUILD)/backend-hw/bench_local.o \
 	$(BUILD)/backend-hw/bench_net.o \
 	$(BUILD)/backend-hw/replay.o
+# The training replay and its GEMM engine (CPU: GSL CBLAS; GPU: gpu_cuda.c).
+HW_OBJS += $(BUILD)/backend-hw/replay_train.o $(BUILD)/backend-hw/gemm.o
 
 ifneq ($(HW_CUDA),)
 HW_OBJS += $(BUILD)/backend-hw/gpu_cuda.o $(BUILD)/backend-hw/kernels.o
@@ -42,6 +44,14 @@ HW_LIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart 
 else
 HW_OBJS += $(BUILD)/backend-hw/gpu_none.o
 HW_CPPFLAGS :=
+endif
+
+# cuFile (GPUDirect Storage) for bench's storage reads into GPU memory: when
+# the toolkit has cufile.h and libcufile; HW_CUFILE= forces it off.
+HW_CUFILE ?= $(if $(HW_CUDA),$(if $(and $(wildcard $(CUDA_HOME)/include/cufile.h),$(wildcard $(CUDA_HOME)/lib64/libcufile.so*)),1,),)
+ifneq ($(HW_CUFILE),)
+HW_CPPFLAGS += -DHW_HAVE_CUFILE=1
+HW_LIBS += -lcufile
 endif
 
 $(HW_OBJS): CPPFLAGS += $(HW_CPPFLAGS)
@@ -62,6 +72,9 @@ ALL_BINS += $(BIN)/dpusim-hw
 
 # Unit suites for the pure parts link those objects besides the library.
 UNIT_TESTS += hw_pci hw_msg
+UNIT_TESTS += hw_gemm
+$(BUILD)/tests/test_hw_gemm: $(BUILD)/backend-hw/gemm.o $(BUILD)/backend-hw/gpu_none.o \
+	$(BUILD)/backend-hw/log.o
 $(BUILD)/tests/test_hw_pci: $(BUILD)/backend-hw/pci.o
 $(BUILD)/tests/test_hw_msg: $(BUILD)/backend-hw/msg.o $(BUILD)/backend-hw/allreduce.o \
 	$(BUILD)/backend-hw/xport.o

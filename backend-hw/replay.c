@@ -2,7 +2,9 @@
  * ranks (ring all-reduce over tcp or verbs, every result verified) and writes
  * a dpusim-report/1 with source "hw" and the same keys the simulator writes
  * for that scenario: per variant, one collective per size and iteration_s
- * (the sum over sizes of the mean time per call). */
+ * (the sum over sizes of the mean time per call). Training scenarios go to
+ * backend-hw/replay_train.c. */
+#include <stdarg.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,31 +19,38 @@
 #include "backend-hw/comm.h"
 #include "backend-hw/log.h"
 #include "backend-hw/mem.h"
+#include "backend-hw/replay.h"
 #include "backend-hw/xport.h"
 #include "models/diag.h"
 #include "models/scenario.h"
 #include "tools/report.h"
 
-typedef struct replay_opts {
-	const char *file, *out, *transport, *mem;
-	int timeout_ms;
-} replay_opts;
-
-static int usage(const char *fmt, const char *arg)
+int hw_replay_usage(const char *fmt, ...)
 {
 	const char *r = getenv("OMPI_COMM_WORLD_RANK");
+	va_list ap;
 	if (!r || !strcmp(r, "0")) {
 		fputs("dpusim-hw: error: ", stderr);
-		fprintf(stderr, fmt, arg);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
 		fputs(" (see 'dpusim-hw replay --help')\n", stderr);
 	}
 	return 2;
 }
 
+static int usage(const char *fmt, const char *arg)
+{
+	return hw_replay_usage(fmt, arg);
+}
+
 static int parse(int argc, char **argv, replay_opts *o)
 {
 	double secs;
-	*o = (replay_opts){ .transport = "tcp", .mem = "host", .timeout_ms = 30000 };
+	double scale;
+	unsigned long n;
+	*o = (replay_opts){ .transport = "tcp", .mem = "host", .compute = "cpu", .scale = 1,
+			    .timeout_ms = 30000 };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (a[0] != '-') {
@@ -67,6 +76,21 @@ static int parse(int argc, char **argv, replay_opts *o)
 			o->timeout_ms = (int)(secs * 1000);
 		else if (!strcmp(a, "--timeout"))
 			return usage("bad --timeout '%s' (seconds, 0 < T <= 3600)", v);
+		else if (!strcmp(a, "--data"))
+			o->data = v;
+		else if (!strcmp(a, "--compute") && (!strcmp(v, "cpu") || !strcmp(v, "cuda")))
+			o->compute = v;
+		else if (!strcmp(a, "--compute"))
+			return usage("unknown --compute '%s' (expected cpu or cuda)", v);
+		else if (!strcmp(a, "--scale") && sscanf(v, "%lf", &scale) == 1 && scale > 0 &&
+			 scale <= 1)
+			o->scale = scale;
+		else if (!strcmp(a, "--scale"))
+			return usage("bad --scale '%s' (a fraction, 0 < S <= 1)", v);
+		else if (!strcmp(a, "--gemm-n") && sscanf(v, "%lu", &n) == 1 && n >= 16 && n <= 16384)
+			o->gemm_n = n;
+		else if (!strcmp(a, "--gemm-n"))
+			return usage("bad --gemm-n '%s' (16 <= N <= 16384)", v);
 		else
 			return usage("unknown option '%s'", a);
 		i++;
@@ -79,7 +103,7 @@ static int parse(int argc, char **argv, replay_opts *o)
 }
 
 /* The scenario network this run stands for. */
-static scn_network network_of(const replay_opts *o)
+scn_network hw_replay_network(const replay_opts *o)
 {
 	if (!strcmp(o->transport, "tcp"))
 		return SCN_NET_HOST_TCP;
@@ -91,9 +115,9 @@ static int replayable(const scn_scenario *s, const replay_opts *o, int ranks)
 {
 	const scn_collective *c = &s->jobs[0].wl.coll;
 	bool any = false;
-	if (s->njobs != 1 || s->jobs[0].wl.kind != SCN_WL_COLLECTIVE)
-		return hw_fail(2, "%s: dpusim-hw replays collective workloads only in this version "
-			       "(this one is a training workload)", o->file);
+	if (s->njobs != 1)
+		return hw_fail(2, "%s: dpusim-hw replays one workload; this scenario has %zu jobs",
+			       o->file, s->njobs);
 	if (c->op != SCN_OP_ALLREDUCE)
 		return hw_fail(2, "%s: collective '%s' is not implemented on hardware (allreduce only)",
 			       o->file, scn_coll_op_name(c->op));
@@ -104,10 +128,10 @@ static int replayable(const scn_scenario *s, const replay_opts *o, int ranks)
 		return hw_fail(2, "%s: the scenario has %d ranks; run it with mpirun -np %d (this run "
 			       "has %d)", o->file, c->ranks, c->ranks, ranks);
 	for (size_t v = 0; v < s->nvariants; v++)
-		any |= s->variants[v].network == network_of(o);
+		any |= s->variants[v].network == hw_replay_network(o);
 	if (!any)
 		return hw_fail(2, "%s: no variant has network '%s', which --transport %s --mem %s "
-			       "stands for", o->file, scn_network_name(network_of(o)), o->transport,
+			       "stands for", o->file, scn_network_name(hw_replay_network(o)), o->transport,
 			       o->mem);
 	return 0;
 }
@@ -201,7 +225,7 @@ static int replay_sizes(hw_xport *x, const scn_collective *c, rep_collective *co
 	return err;
 }
 
-static int set_offload(rep_variant *rv, const scn_variant *v)
+int hw_replay_set_offload(rep_variant *rv, const scn_variant *v)
 {
 	int err = rep_variant_set_offload(rv, "network", scn_network_name(v->network));
 	if (!err)
@@ -213,15 +237,11 @@ static int set_offload(rep_variant *rv, const scn_variant *v)
 	return err;
 }
 
-/* The report: every variant this transport stands for gets the measured
- * collectives (they share the network path that was run). */
-static int build_report(const scn_scenario *s, const replay_opts *o, const rep_collective *cols,
-			size_t n, rep_report **out)
+int hw_replay_report_new(const scn_scenario *s, const replay_opts *o, rep_report **out)
 {
 	char sha[65], host[256] = "unknown", ranks[16];
 	rep_report *r = rep_new(REP_HW);
 	int err = r ? file_sha256(o->file, sha) : SIM_ENOMEM;
-	double total = 0;
 	gethostname(host, sizeof host - 1);
 	snprintf(ranks, sizeof ranks, "%d", hw_comm_size());
 	if (!err)
@@ -230,14 +250,33 @@ static int build_report(const scn_scenario *s, const replay_opts *o, const rep_c
 	if (!err)
 		err = rep_set_info(r, "host", host) || rep_set_info(r, "ranks", ranks) ||
 		      rep_set_info(r, "transport", o->transport) || rep_set_info(r, "memory", o->mem) ||
-		      rep_set_info(r, "compiled_paths", hw_compiled_paths());
+		      rep_set_info(r, "compiled_paths", hw_compiled_paths()) ? SIM_ENOMEM : 0;
+	if (err) {
+		rep_free(r);
+		return hw_fail(err, "cannot build the replay report: %s", sim_strerror(err));
+	}
+	*out = r;
+	return 0;
+}
+
+/* The report: every variant this transport stands for gets the measured
+ * collectives (they share the network path that was run). */
+static int build_report(const scn_scenario *s, const replay_opts *o, const rep_collective *cols,
+			size_t n, rep_report **out)
+{
+	rep_report *r = NULL;
+	int err = hw_replay_report_new(s, o, &r);
+	double total = 0;
+	if (err)
+		return err;
 	for (size_t i = 0; i < n; i++)
 		total += cols[i].time_s;
 	for (size_t v = 0; v < s->nvariants && !err; v++) {
 		rep_variant *rv;
-		if (s->variants[v].network != network_of(o))
+		if (s->variants[v].network != hw_replay_network(o))
 			continue;
-		if (!(rv = rep_add_variant(r, s->variants[v].name)) || (err = set_offload(rv, &s->variants[v])))
+		if (!(rv = rep_add_variant(r, s->variants[v].name)) ||
+		    (err = hw_replay_set_offload(rv, &s->variants[v])))
 			err = err ? err : SIM_ENOMEM;
 		for (size_t i = 0; i < n && !err; i++)
 			err = rep_variant_add_collective(rv, &cols[i]);
@@ -252,12 +291,11 @@ static int build_report(const scn_scenario *s, const replay_opts *o, const rep_c
 	return 0;
 }
 
-static int write_out(const scn_scenario *s, const replay_opts *o, const rep_collective *cols)
+int hw_replay_write(const rep_report *r, const replay_opts *o)
 {
-	rep_report *r = NULL;
 	char why[512];
-	int err = build_report(s, o, cols, s->jobs[0].wl.coll.nsizes, &r);
-	if (!err && rep_validate(r, why, sizeof why))
+	int err = 0;
+	if (rep_validate(r, why, sizeof why))
 		err = hw_fail(SIM_EINVAL, "the replay report does not validate: %s", why);
 	if (!err && o->out && rep_write_file(r, o->out, why, sizeof why))
 		err = hw_fail(SIM_EIO, "cannot write the report: %s", why);
@@ -265,6 +303,15 @@ static int write_out(const scn_scenario *s, const replay_opts *o, const rep_coll
 		printf("report written to %s\n", o->out);
 	else if (!err)
 		rep_write_json(r, stdout);
+	return err;
+}
+
+static int write_out(const scn_scenario *s, const replay_opts *o, const rep_collective *cols)
+{
+	rep_report *r = NULL;
+	int err = build_report(s, o, cols, s->jobs[0].wl.coll.nsizes, &r);
+	if (!err)
+		err = hw_replay_write(r, o);
 	rep_free(r);
 	return err;
 }
@@ -304,7 +351,16 @@ int hw_cmd_replay(int argc, char **argv)
 	if (hw_comm_init(&argc, &argv))
 		return 2;
 	hw_comm_set_timeout(o.timeout_ms);
-	err = load(&o, &s) ? 2 : replayable(s, &o, hw_comm_size());
+	if (!load(&o, &s) && s->njobs == 1 && s->jobs[0].wl.kind == SCN_WL_TRAINING) {
+		err = hw_replay_train(s, &o);
+		scn_free(s);
+		hw_comm_finalize();
+		return err;
+	}
+	err = !s ? 2 : replayable(s, &o, hw_comm_size());
+	if (!err && (o.data || o.scale != 1 || strcmp(o.compute, "cpu") || o.gemm_n))
+		err = hw_replay_usage("%s: --data, --scale, --compute and --gemm-n apply to training "
+				      "scenarios; this one is a collective workload", o.file);
 	if (!err && !(cols = calloc(s->jobs[0].wl.coll.nsizes, sizeof *cols)))
 		err = hw_fail(2, "out of memory");
 	if (!hw_comm_all(err == 0)) {

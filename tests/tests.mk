@@ -2,6 +2,7 @@
 # are listed by each fragment in UNIT_TESTS.
 E2E_TESTS += cli-basics.sh bench-engine.sh
 E2E_TESTS += hw-probe.sh hw-tcp.sh hw-replay.sh
+E2E_TESTS += hw-replay-train.sh
 E2E_TESTS += check-scenarios.sh bad-input.sh
 E2E_TESTS += effects.sh
 # libFuzzer over the scenario loader (scn): `make fuzz` (FUZZ_TIME seconds,

@@ -36,7 +36,7 @@ expect_rc 2 "rank count must match the scenario"
 expect_err 'the scenario has 4 ranks; run it with mpirun -np 4' "and says how"
 
 cat >"$E2E_TMP/train.yaml" <<'YAML'
-name: not-a-collective
+name: one-replica
 cluster: { nodes: 1, gpus_per_node: 8, gpu: H100-SXM5, cpu: Xeon-8480C, host_costs: host-costs-linux,
            nic: ConnectX-7-NDR, nics_per_node: 8, fabric: { topology: single-switch, switch: QM9700-NDR } }
 workload: { model: llama2-7b, precision: bf16, parallelism: { tp: 8, pp: 1, dp: auto },
@@ -44,8 +44,8 @@ workload: { model: llama2-7b, precision: bf16, parallelism: { tp: 8, pp: 1, dp: 
 variants: [ { name: baseline, network: host-tcp } ]
 YAML
 run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$E2E_TMP/train.yaml"
-expect_rc 2 "a training workload is refused"
-expect_err 'replays collective workloads only' "plainly"
+expect_rc 2 "a training workload goes to the training replay, which wants one rank per replica"
+expect_err 'dp 1 data-parallel replicas, one rank each; run it with mpirun -np 1' "plainly"
 
 printf 'name: broken\ncluster: { nodes: 1 }\nbogus_key: 3\n' >"$E2E_TMP/bad.yaml"
 run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$E2E_TMP/bad.yaml"

@@ -1,0 +1,35 @@
+/* What the two replays (backend-hw/replay.c: collective scenarios;
+ * replay_train.c: training scenarios) share: options, the report's head,
+ * writing it. */
+#ifndef DPUSIM_HW_REPLAY_H
+#define DPUSIM_HW_REPLAY_H
+
+#include "models/scenario.h"
+#include "tools/report.h"
+
+typedef struct replay_opts {
+	const char *file, *out, *transport, *mem;
+	const char *data;      /* --data DIR, or NULL */
+	const char *compute;   /* --compute cpu|cuda */
+	double scale;          /* --scale: fraction of FLOPs and gradient bytes run (0, 1] */
+	size_t gemm_n;         /* --gemm-n: GEMM matrix size (0: 256 on cpu, 4096 on cuda) */
+	int timeout_ms;
+} replay_opts;
+
+/* The scenario network the transport and memory stand for. */
+scn_network hw_replay_network(const replay_opts *o);
+/* A usage/input error printed once (rank 0, or before MPI starts): returns 2. */
+int hw_replay_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A new hw report with the scenario block and the run's common info. */
+int hw_replay_report_new(const scn_scenario *s, const replay_opts *o, rep_report **out);
+/* The variant's four offload keys. */
+int hw_replay_set_offload(rep_variant *rv, const scn_variant *v);
+/* Validates r and writes it to o->out (or stdout). 0 or a code (logged). */
+int hw_replay_write(const rep_report *r, const replay_opts *o);
+
+/* The training replay: s's one training job on these ranks (MPI started,
+ * scenario loaded). Exit status: 0; 1 when a GEMM or all-reduce result was
+ * wrong; 2 bad input or failure. Every rank returns the same status. */
+int hw_replay_train(const scn_scenario *s, const replay_opts *o);
+
+#endif
