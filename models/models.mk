@@ -20,5 +20,8 @@ UNIT_TESTS += noise reliab power
 MODEL_OBJS += $(BUILD)/models/setup.o $(BUILD)/models/train.o $(BUILD)/models/train_config.o
 UNIT_TESTS += train
 UNIT_TESTS += setup
+# node-local NVMe under PCIe switches, GDS and bounce-buffer paths (h3)
+MODEL_OBJS += $(BUILD)/models/stor.o
+UNIT_TESTS += stor
 # (keep last: LIB_OBJS expands MODEL_OBJS here)
 LIB_OBJS += $(MODEL_OBJS)
