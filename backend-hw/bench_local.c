@@ -201,6 +201,25 @@ static int stor_uring(hw_bench *h, int fd, size_t bytes, char *buf)
 		.stddev = NAN });
 }
 
+/* Sequential 1 MiB cuFile (GPUDirect Storage) reads of the file into GPU
+ * memory, every block checked after: storage_read_bw with memory cuda.
+ * Where cuFile is not compiled in or its driver does not open, says so. */
+static int stor_cufile(hw_bench *h, const char *path, size_t bytes)
+{
+	char why[256] = "";
+	double Bps = 0;
+	int err = hw_cufile_read_bw(path, bytes, STOR_BLOCK, &Bps, why, sizeof why);
+	if (err == SIM_EUNSUPPORTED) {
+		printf("  storage cuFile: skipped: %s\n", why);
+		return 0;
+	}
+	if (err)
+		return err;
+	return hw_bench_emit(h, &(rep_benchmark){ .name = "storage_read_bw", .transport = "storage",
+		.memory = "cuda", .bytes = STOR_BLOCK, .ranks = 1, .iters = bytes / STOR_BLOCK,
+		.value = Bps, .unit = "B/s", .p50 = NAN, .p99 = NAN, .stddev = NAN });
+}
+
 static int bench_storage(hw_bench *h)
 {
 	size_t bytes = h->quick ? (size_t)8 << 20 : (size_t)256 << 20;
@@ -226,6 +245,8 @@ static int bench_storage(hw_bench *h)
 		err = stor_rand(h, fd, bytes, buf);
 	if (!err)
 		err = stor_uring(h, fd, bytes, buf);
+	if (!err)
+		err = stor_cufile(h, path, bytes);
 	free(buf);
 	close(fd);
 	unlink(path);

@@ -33,10 +33,11 @@ typedef struct hw_gemm hw_gemm;
  * negative code (logged; SIM_EUNSUPPORTED for cuda in a build without it). */
 int hw_gemm_open(const char *where, size_t n, hw_gemm **out);
 /* Runs GEMMs adding up to `flops` (hw_gemm_split) and waits for them;
- * *done gets the FLOPs run. Every CPU product is checked; on the GPU the
- * last one is copied back and checked (each overwrites the same C). 0,
+ * *done gets the FLOPs run and *secs the time of the GEMMs alone (the
+ * checks not counted). Every CPU product is checked; on the GPU the last
+ * one is copied back and checked (each overwrites the same C). 0,
  * SIM_EVERIFY (logged, first wrong element named), or another code. */
-int hw_gemm_run(hw_gemm *g, double flops, double *done);
+int hw_gemm_run(hw_gemm *g, double flops, double *done, double *secs);
 /* "cpu cblas_sgemm (GSL) n=256" or "cuda cublasSgemm on NVIDIA H100 n=4096". */
 const char *hw_gemm_describe(const hw_gemm *g);
 void hw_gemm_close(hw_gemm *g);

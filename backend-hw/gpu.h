@@ -40,11 +40,12 @@ int hw_gpu_copy_bw(int dev, size_t bytes, int reps, double *h2d_Bps, double *d2h
 /* The replay's GEMM engine on this rank's GPU (local rank modulo the GPUs):
  * n x n FP32 matrices of backend-hw/gemm.h's known product, column-major,
  * cuBLAS SGEMM. open fills what[] with the device; run does `calls` n x n x n
- * products and one n x n x krem (krem 0: none), waits, copies the last
- * product back and checks every element (SIM_EVERIFY, logged). Without CUDA:
+ * products and one n x n x krem (krem 0: none), waits (*secs: launch to
+ * completion), copies the last product back and checks every element
+ * (SIM_EVERIFY, logged). Without CUDA:
  * SIM_EUNSUPPORTED, said plainly. */
 int hw_gpu_gemm_open(size_t n, void **ctx, char *what, size_t what_cap);
-int hw_gpu_gemm_run(void *ctx, size_t calls, size_t krem);
+int hw_gpu_gemm_run(void *ctx, size_t calls, size_t krem, double *secs);
 void hw_gpu_gemm_close(void *ctx);
 
 /* cuFile (GPUDirect Storage), compiled in when $(CUDA_HOME) has cufile.h and

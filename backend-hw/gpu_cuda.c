@@ -363,15 +363,18 @@ int hw_gpu_gemm_open(size_t n, void **ctx, char *what, size_t what_cap)
 	return 0;
 }
 
-int hw_gpu_gemm_run(void *ctx, size_t calls, size_t krem)
+int hw_gpu_gemm_run(void *ctx, size_t calls, size_t krem, double *secs)
 {
 	gpu_gemm *g = ctx;
 	const float one = 1.0f, zero = 0.0f;
 	int n = (int)g->n;
 	size_t last = krem ? krem : g->n, N = g->n;
+	struct timespec t0, t1;
+	*secs = 0;
 	if (!calls && !krem)
 		return 0;
 	CUDACHECK(cudaSetDevice(g->device));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (size_t i = 0; i < calls; i++)
 		CUBLASCHECK(cublasSgemm(g->h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, g->a, n, g->b,
 					n, &zero, g->c, n));
@@ -379,6 +382,8 @@ int hw_gpu_gemm_run(void *ctx, size_t calls, size_t krem)
 		CUBLASCHECK(cublasSgemm(g->h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, (int)krem, &one, g->a, n,
 					g->b, n, &zero, g->c, n));
 	CUDACHECK(cudaDeviceSynchronize());
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	*secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	CUDACHECK(cudaMemcpy(g->host, g->c, N * N * sizeof(float), cudaMemcpyDeviceToHost));
 	for (size_t j = 0; j < N; j++)
 		for (size_t i = 0; i < N; i++)
@@ -457,7 +462,7 @@ int hw_cufile_read_bw(const char *path, size_t bytes, size_t block, double *Bps,
 	CUDACHECK(cudaSetDevice(dev));
 	st = cuFileDriverOpen();
 	if (st.err != CU_FILE_SUCCESS) {
-		snprintf(why, why_cap, "cuFileDriverOpen failed: %s (error %d)", CUFILE_ERRSTR(st.err),
+		snprintf(why, why_cap, "cuFileDriverOpen failed: %s (error %d)", cufileop_status_error(st.err),
 			 (int)st.err);
 		return SIM_EUNSUPPORTED;
 	}
@@ -470,7 +475,7 @@ int hw_cufile_read_bw(const char *path, size_t bytes, size_t block, double *Bps,
 	d.type = CU_FILE_HANDLE_TYPE_OPAQUE_FD;
 	if (!err && (st = cuFileHandleRegister(&fh, &d)).err != CU_FILE_SUCCESS) {
 		snprintf(why, why_cap, "cuFileHandleRegister failed on '%s': %s (error %d)", path,
-			 CUFILE_ERRSTR(st.err), (int)st.err);
+			 cufileop_status_error(st.err), (int)st.err);
 		err = SIM_EUNSUPPORTED;
 		fh = NULL;
 	}
@@ -479,7 +484,7 @@ int hw_cufile_read_bw(const char *path, size_t bytes, size_t block, double *Bps,
 			      bytes, dev);
 	if (!err && (st = cuFileBufRegister(buf, bytes, 0)).err != CU_FILE_SUCCESS)
 		err = hw_fail(SIM_EIO, "cuFileBufRegister of %zu bytes failed: %s (error %d)", bytes,
-			      CUFILE_ERRSTR(st.err), (int)st.err);
+			      cufileop_status_error(st.err), (int)st.err);
 	buf_reg = !err;
 	if (!err)
 		err = cufile_reads(fh, buf, bytes, block, &s);

@@ -40,9 +40,9 @@ int hw_gpu_gemm_open(size_t n, void **ctx, char *what, size_t what_cap)
 	return SIM_EUNSUPPORTED;
 }
 
-int hw_gpu_gemm_run(void *ctx, size_t calls, size_t krem)
+int hw_gpu_gemm_run(void *ctx, size_t calls, size_t krem, double *secs)
 {
-	(void)ctx, (void)calls, (void)krem;
+	(void)ctx, (void)calls, (void)krem, (void)secs;
 	return SIM_EUNSUPPORTED;
 }
 

@@ -50,27 +50,56 @@ static const hw_cmd commands[] = {
 	  "Test hook: DPUSIM_HW_FAULT=exit:R|hang:R|corrupt:R makes rank R exit, hang or\n"
 	  "add 1 to its all-reduce contribution.\n",
 	  hw_cmd_bench },
-	{ "replay", "run a scenario's collectives for real on the ranks",
+	{ "replay", "run a scenario's collectives or training steps for real on the ranks",
 	  "usage: mpirun -np N dpusim-hw replay FILE [-o FILE] [--transport tcp|verbs]\n"
 	  "                                        [--mem host|cuda] [--timeout SECONDS]\n"
+	  "               training scenarios also: [--data DIR] [--scale S] [--compute cpu|cuda]\n"
+	  "                                        [--gemm-n N]\n"
 	  "\n"
-	  "Runs a collective scenario (workload kind: collective, op allreduce, algo ring\n"
-	  "or auto) for real: every size, the scenario's iterations per size, each result\n"
-	  "checked against the exact sums. N must equal the scenario's ranks. Writes a\n"
-	  "dpusim-report/1 with source \"hw\" holding the variants whose network the\n"
-	  "transport stands for (tcp: host-tcp; verbs: rdma, or rdma-gdr with --mem cuda),\n"
-	  "each with one collective per size and iteration_s, the sum over sizes of the\n"
-	  "mean time per call, as `dpusim run` writes them; without -o, the JSON goes to\n"
-	  "stdout. Training workloads are not replayed yet (said plainly, exit 2).\n"
-	  "Exit status: 0; 1 when a result was wrong; 2 bad input, dead or hung peer.\n",
+	  "Collective scenario (workload kind: collective, op allreduce, algo ring or\n"
+	  "auto): every size, the scenario's iterations per size, each result checked\n"
+	  "against the exact sums. N must equal the scenario's ranks; each variant gets\n"
+	  "one collective per size and iteration_s, the sum over sizes of the mean time\n"
+	  "per call, as `dpusim run` writes them.\n"
+	  "\n"
+	  "Training scenario (pp 1): one rank per data-parallel replica (N = dp), each\n"
+	  "standing for that replica's first GPU. Every iteration (one warm-up, then the\n"
+	  "scenario's iterations) each rank\n"
+	  "  - waits for its share of the batch from DIR (micro x microbatches samples of\n"
+	  "    workload.data.sample_bytes, else the model's sample size), read with\n"
+	  "    O_DIRECT where the filesystem takes it and plain reads otherwise (the\n"
+	  "    report says which), one iteration ahead by a loader thread: the wait is\n"
+	  "    data_stall;\n"
+	  "  - runs the GEMM FLOPs the simulator gives one GPU per iteration, times S,\n"
+	  "    as N x N SGEMMs of a known product (cpu: GSL's CBLAS, one thread, N 256;\n"
+	  "    cuda: cuBLAS on this rank's GPU, N 4096), every product checked: compute;\n"
+	  "  - all-reduces its gradients (its parameters x 2 bytes, times S) over the\n"
+	  "    transport, the sums checked: exposed_comm (it follows compute here).\n"
+	  "The report holds iteration_s, samples_per_s, tokens_per_s, tflops_per_gpu\n"
+	  "(of the FLOPs run), gpu_util, the breakdown and the all-reduce, for each\n"
+	  "variant the run stands for (network as below; storage host when --data is\n"
+	  "given; no crypto or vswitch), and in info the scale, the measured FLOP/s and\n"
+	  "how to extrapolate to S = 1. A workload with a data: section needs --data.\n"
+	  "\n"
+	  "  --scale S     fraction (0, 1] of the FLOPs and gradient bytes run (1)\n"
+	  "  --data DIR    a directory of files to read the samples from\n"
+	  "  --compute     where the GEMMs run: cpu (default) or cuda\n"
+	  "  --gemm-n N    GEMM matrix size (16..16384)\n"
+	  "\n"
+	  "Variants: those whose network the transport stands for (tcp: host-tcp; verbs:\n"
+	  "rdma, or rdma-gdr with --mem cuda). Without -o, the JSON goes to stdout.\n"
+	  "Exit status: 0; 1 when a result was wrong; 2 bad input, dead or hung peer.\n"
+	  "Test hook (training): DPUSIM_HW_FAULT=exit:R|corrupt:R.\n",
 	  hw_cmd_replay },
 };
 static const unsigned ncommands = sizeof commands / sizeof commands[0];
 
 const char *hw_compiled_paths(void)
 {
-	return hw_gpu_compiled() ? "mpi tcp verbs io_uring openssl cuda cublas"
-				 : "mpi tcp verbs io_uring openssl (no cuda)";
+	if (!hw_gpu_compiled())
+		return "mpi tcp verbs io_uring openssl (no cuda)";
+	return hw_cufile_compiled() ? "mpi tcp verbs io_uring openssl cuda cublas cufile"
+				    : "mpi tcp verbs io_uring openssl cuda cublas (no cufile)";
 }
 
 static void print_help(FILE *f)

@@ -308,6 +308,10 @@ static void print_text(const probe *pr)
 	printf("  cpu compute        yes\n");
 	printf("  storage O_DIRECT   %s\n", pr->o_direct_usable ? "yes" : "no (tmp filesystem refuses it)");
 	printf("  storage io_uring   %s\n", pr->io_uring_usable ? "yes" : "no (kernel refuses io_uring)");
+	printf("  storage cuFile     %s\n", !hw_cufile_compiled()
+		? "no (not compiled in: no cufile.h and libcufile under the CUDA toolkit at build time)"
+		: pr->ngpu > 0 ? "compiled in (GPUDirect Storage; bench opens its driver)"
+			       : "compiled in, but no GPU");
 	printf("  crypto AES-GCM     %s\n", pr->aes_gcm_usable ? "yes (OpenSSL EVP)" : "no");
 }
 
@@ -408,6 +412,7 @@ static void print_json(const probe *pr)
 	json_bool(f, "cpu", true);
 	json_bool(f, "o_direct", pr->o_direct_usable);
 	json_bool(f, "io_uring", pr->io_uring_usable);
+	json_bool(f, "cufile", hw_cufile_compiled() && pr->ngpu > 0);
 	json_bool(f, "aes_gcm", pr->aes_gcm_usable);
 	fputs("}}\n", f);
 }

@@ -43,6 +43,26 @@ assert max(x["value"] for x in g if x["name"] == "gemm_bf16") > 1e12
 assert min(x["value"] for x in g if x["name"] in ("h2d_bw", "d2h_bw")) > 1e9
 PY
 then ok "GEMM and copy figures in the report"; else not_ok "CUDA benchmarks in the report"; fi
+# A training replay whose GEMMs run on the GPU (cuBLAS, every product
+# checked), 4 ranks sharing the GPUs, gradients over tcp.
+mkdir -p "$E2E_TMP/data"
+head -c 1000000 /dev/urandom >"$E2E_TMP/data/shard0.bin"
+run_cmd timeout 300 mpirun --allow-run-as-root --oversubscribe -np 4 "$HW" replay \
+	tests/e2e/data/hw-train4.yaml --data "$E2E_TMP/data" --scale 1e-3 --compute cuda \
+	-o "$E2E_TMP/train-gpu.json"
+expect_rc 0 "training replay with cuBLAS GEMMs on the GPU"
+expect_out 'cuda cublasSgemm .*n=4096' "the GEMMs ran on the GPU"
+if python3 - "$E2E_TMP/train-gpu.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); i = d["info"]
+assert i["replay.compute"].startswith("cuda cublasSgemm"), i["replay.compute"]
+# FP32 SGEMM above 1 TFLOP/s: any data-centre GPU of the last decade, even
+# shared by 4 ranks.
+assert float(i["replay.compute_flops_per_s"].split()[0]) > 1e12
+assert d["variants"][0]["breakdown_s"]["compute"] > 0
+PY
+then ok "GPU compute figures in the training replay report"; else not_ok "GPU training replay report"; fi
+
 if [ -n "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
 	run_cmd timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 "$HW" replay \
 		tests/vm/rxe-allreduce2.yaml --transport verbs --mem cuda

@@ -101,6 +101,12 @@ run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$E2E_TMP/nowl.yaml" --data "$E2E_TMP/
 expect_rc 2 "a scenario without a workload is refused"
 expect_err "nowl\.yaml:[0-9]+:[0-9]+: missing 'workload'" "with file:line:column"
 
+if "$HW" probe | grep -Eq 'cuda compute +no'; then
+	run_cmd "${MPIRUN[@]}" -np 4 "$HW" replay "$SCN" --data "$E2E_TMP/data" --compute cuda
+	expect_rc 2 "--compute cuda without a usable GPU is refused"
+	expect_err 'built without CUDA|CUDA driver|no GPU|cuda' "saying why"
+fi
+
 run_cmd "$HW" replay "$SCN" --scale 2
 expect_rc 2 "--scale above 1 is refused"
 expect_err "bad --scale '2'" "plainly"
