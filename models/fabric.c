@@ -332,6 +332,8 @@ uint32_t fab_leaf_up(const fab *f, uint32_t leaf, uint32_t j)
 }
 
 uint32_t fab_nic_down(const fab *f, uint32_t rank) { return fab_nic_up(f, rank) + 1; }
+uint32_t fab_gpu_pcie(const fab *f, uint32_t rank) { return f->gpu_pcie[rank]; }
+uint32_t fab_pcie_uplink(const fab *f, uint32_t rank) { return f->sw_pcie[port_of(f, rank)]; }
 uint32_t fab_nvl_up(const fab *f, uint32_t rank) { return f->nvl[rank]; }
 uint32_t fab_nvl_down(const fab *f, uint32_t rank) { return f->nvl[rank] == NONE ? NONE : f->nvl[rank] + 1; }
 

@@ -120,6 +120,15 @@ uint32_t fab_nic_down(const fab *f, uint32_t rank);
 uint32_t fab_nvl_up(const fab *f, uint32_t rank);
 uint32_t fab_nvl_down(const fab *f, uint32_t rank);
 
+/* Resources of rank r's PCIe link (GPU towards its PCIe switch; + 1 is the
+ * way back to the GPU), and of the uplink of the PCIe switch r sits on
+ * (towards the CPU root complex; + 1 back down). The switch of GPU g is
+ * that of NIC g * nics / gpus (FAB_PCIE_SWITCH). UINT32_MAX when PCIe is
+ * not modelled (pcie_Bps 0) or, for the uplink, in FAB_PCIE_ROOT mode. For
+ * traffic that is not a network transfer: node-local storage. */
+uint32_t fab_gpu_pcie(const fab *f, uint32_t rank);
+uint32_t fab_pcie_uplink(const fab *f, uint32_t rank);
+
 /* The leaf switch rank r's NIC sits on, the number of leaves and uplinks
  * per leaf, and the resource of leaf l's uplink j (towards the spine or
  * aggregation tier; + 1 is the way back down). UINT32_MAX when the

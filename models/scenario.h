@@ -77,6 +77,15 @@ typedef struct scn_storage {
 	double dataset_bytes;     /* 0: not given */
 } scn_storage;
 
+/* Node-local NVMe drives, the same in every node (models/stor.h): when
+ * present the data loader reads from them, not from the storage servers. */
+typedef struct scn_local_nvme {
+	bool present;
+	scn_hw drive;             /* storage profile of one drive */
+	int drives;               /* per node, striped */
+	int pcie_switch;          /* on the PCIe switch of NIC pcie_switch (and its GPUs) */
+} scn_local_nvme;
+
 typedef struct scn_cluster {
 	int nodes, gpus_per_node;
 	scn_hw gpu, cpu, host_costs, nic;
@@ -86,6 +95,7 @@ typedef struct scn_cluster {
 	int dpus_per_node;
 	scn_fabric fabric;
 	scn_storage storage;
+	scn_local_nvme local_nvme;
 } scn_cluster;
 
 typedef struct scn_data {

@@ -100,6 +100,12 @@ static void dump_cluster(FILE *f, const scn_cluster *c)
 	put_q(f, 4, "link_rate", fb->link_rate_Bps, UNIT_BYTES_PER_S);
 	put_q(f, 4, "hop_latency", fb->hop_latency_s, UNIT_SECONDS);
 	put_word(f, 4, "routing", scn_routing_words[fb->routing]);
+	if (c->local_nvme.present) {
+		fputs("  local_nvme:\n", f);
+		put_hw(f, 4, "drive", &c->local_nvme.drive);
+		put_q(f, 4, "drives", c->local_nvme.drives, UNIT_COUNT);
+		put_q(f, 4, "pcie_switch", c->local_nvme.pcie_switch, UNIT_COUNT);
+	}
 	if (!c->storage.present)
 		return;
 	fputs("  storage:\n", f);

@@ -243,9 +243,33 @@ static void read_storage(rs *c, const yt_node *st, scn_storage *s)
 		need(c, &s->server, c->server, NULL, "bw", "storage");
 }
 
+static const char *const local_keys[] = { "drive", "drives", "pcie_switch", NULL };
+
+static void read_local_nvme(rs *c, const yt_node *ln, scn_cluster *cl)
+{
+	scn_rd *r = c->r;
+	scn_local_nvme *l = &cl->local_nvme;
+	const yt_node *drive;
+	scn_only_keys(r, ln, local_keys, "cluster.local_nvme");
+	l->present = true;
+	drive = read_hw(r, ln, "drive", PROFILE_STORAGE, true, &l->drive);
+	l->drives = 1;
+	scn_get_int(r, ln, "drives", false, 1, 64, &l->drives);
+	l->pcie_switch = 0;
+	if (scn_get_int(r, ln, "pcie_switch", false, 0, 63, &l->pcie_switch) &&
+	    l->pcie_switch >= cl->nics_per_node)
+		scn_err(r, yt_get(ln, "pcie_switch"), "'pcie_switch' %d: the switches are those of the "
+			"%d NICs (0..%d)", l->pcie_switch, cl->nics_per_node, cl->nics_per_node - 1);
+	if (drive) {
+		need(c, &l->drive, drive, NULL, "bw", "cluster.local_nvme");
+		need(c, &l->drive, drive, NULL, "pcie_gen", "cluster.local_nvme");
+		need(c, &l->drive, drive, NULL, "pcie_lanes", "cluster.local_nvme");
+	}
+}
+
 static const char *const cluster_keys[] = { "nodes", "gpus_per_node", "gpu", "cpu", "host_costs",
 					    "nic", "nics_per_node", "dpu", "dpus_per_node", "fabric",
-					    "storage", NULL };
+					    "storage", "local_nvme", NULL };
 
 static void read_cluster(rs *c, const yt_node *cn, scn_cluster *cl)
 {
@@ -279,6 +303,8 @@ static void read_cluster(rs *c, const yt_node *cn, scn_cluster *cl)
 		check_fabric(c, cl);
 	if ((st = c->storage = scn_section(r, cn, "storage", false)))
 		read_storage(c, st, &cl->storage);
+	if ((st = scn_section(r, cn, "local_nvme", false)))
+		read_local_nvme(c, st, cl);
 }
 
 /* ---- workloads ---- */
@@ -622,11 +648,15 @@ static void check_variant(rs *c, const yt_node *vn, const scn_variant *v)
 	if (v->network == SCN_NET_RDMA_GDR && need(c, &cl->nic, c->nic, net, "gpudirect", why) &&
 	    cl->nic.v.nic.gpudirect == 0)
 		scn_err(c->r, net, "%s needs GPUDirect RDMA, which NIC '%s' does not support", why, cl->nic.name);
-	if (v->storage != SCN_STOR_HOST && !cl->storage.present)
-		scn_err(c->r, st, "variant '%s' has storage: %s, but the cluster has no 'storage'", v->name,
-			scn_storage_words[v->storage]);
+	if ((v->storage == SCN_STOR_DPU_SNAP && !cl->storage.present) ||
+	    (v->storage == SCN_STOR_GDS && !cl->storage.present && !cl->local_nvme.present))
+		scn_err(c->r, st, "variant '%s' has storage: %s, but the cluster has no 'storage'%s",
+			v->name, scn_storage_words[v->storage],
+			v->storage == SCN_STOR_GDS ? " or 'local_nvme'" : "");
 	snprintf(why, sizeof why, "variant '%s' (storage: %s)", v->name, scn_storage_words[v->storage]);
-	if (v->storage == SCN_STOR_GDS && need(c, &cl->nic, c->nic, st, "gpudirect", why) &&
+	/* GDS from node-local drives needs no NIC; from servers, GPUDirect RDMA. */
+	if (v->storage == SCN_STOR_GDS && !cl->local_nvme.present &&
+	    need(c, &cl->nic, c->nic, st, "gpudirect", why) &&
 	    cl->nic.v.nic.gpudirect == 0)
 		scn_err(c->r, st, "%s needs GPUDirect, which NIC '%s' does not support", why, cl->nic.name);
 	if (v->storage == SCN_STOR_DPU_SNAP && cl->has_dpu) {

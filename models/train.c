@@ -98,6 +98,7 @@ typedef struct world {
 	uint32_t *stor_res;        /* per node: host stack, SNAP engine (or UINT32_MAX) */
 	uint32_t *stor_in;         /* per node: ingress for storage */
 	uint32_t *stor_bounce;     /* per node: host-memory bounce buffer (or UINT32_MAX) */
+	uint32_t *local_drv;       /* per node: its NVMe drives together (or UINT32_MAX) */
 	uint32_t stor_servers0, stor_servers;
 	uint64_t stor_rr, flow_key;
 	double *node_core_s;       /* host core-seconds of stack work, per node */
@@ -612,13 +613,51 @@ static uint32_t stor_ingress(trainer *tr, const loader *l, uint64_t k)
 	return fab_nic_down(w->f, l->node * w->gpn + (uint32_t)((k + l->d) % w->gpn));
 }
 
+/* A read from the node's own NVMe drives into the loader GPU's memory
+ * (models/stor.h), one flow over every PCIe link it crosses (its stages
+ * pipelined across the reads in flight). The drives sit on NIC
+ * local_switch's PCIe switch; "near" is the first GPU there. GDS on that
+ * switch: peer to peer into the GPU. GDS elsewhere: staged in the near GPU
+ * and copied through the root complex, as cuFile does (NVIDIA GDS
+ * Benchmarking and Configuration Guide, 5.1). Bounce buffer: up into host
+ * memory and down again, memory twice (the bounce resource). */
+static void local_issue(trainer *tr, loader *l, uint64_t k, double bytes)
+{
+	const train_config *c = tr->cfg;
+	world *w = tr->w;
+	uint32_t rank = rank_of(tr, l->d, 0, 0), g = rank % w->gpn, nics = c->fabric.nics_per_node;
+	uint32_t near = l->node * w->gpn + (c->local_switch * w->gpn + nics - 1) / nics;
+	uint32_t path[8], len = 0;
+	bool same = g * nics / w->gpn == c->local_switch;
+	path[len++] = w->local_drv[l->node];
+	if (!c->storage_direct) {
+		path[len++] = fab_pcie_uplink(w->f, near);
+		if (w->stor_bounce[l->node] != UINT32_MAX)
+			path[len++] = w->stor_bounce[l->node];
+		path[len++] = fab_pcie_uplink(w->f, rank) + 1;
+	} else if (!same) {
+		path[len++] = fab_gpu_pcie(w->f, near) + 1;
+		path[len++] = fab_gpu_pcie(w->f, near);
+		path[len++] = fab_pcie_uplink(w->f, near);
+		path[len++] = fab_pcie_uplink(w->f, rank) + 1;
+	}
+	path[len++] = fab_gpu_pcie(w->f, rank) + 1;
+	flow_spec fs = { .bytes = (uint64_t)bytes, .path = path, .path_len = len,
+			 .done = storage_flowed, .obj = l, .data = k };
+	int rc = flow_start(w->net, &fs, NULL);
+	if (rc)
+		fail(tr, rc, "local storage read");
+}
+
 static void loader_issue(trainer *tr, loader *l, uint64_t k)
 {
 	const train_config *c = tr->cfg;
 	double bytes = c->micro_batch * c->sample_bytes;
-	uint32_t path[4], len = 0;
+	uint32_t path[8], len = 0;
 	l->ready[k % l->ring] = 0;
 	l->read_done[k % l->ring] = SIM_TIME_MAX;
+	if (c->local_Bps > 0 && bytes >= 1)
+		return local_issue(tr, l, k, bytes);
 	if (c->storage_Bps <= 0 || bytes < 1)
 		return storage_read(tr->w->eng, l, k);
 	path[len++] = tr->w->stor_servers0 + (uint32_t)(tr->w->stor_rr++ % tr->w->stor_servers);
@@ -816,7 +855,7 @@ static int world_node(world *w, uint32_t n)
 	double stack = stack_cores(c), cap = net_cpu_cap_Bps(c);
 	uint32_t id;
 	int rc = 0;
-	w->stor_res[n] = w->stor_bounce[n] = UINT32_MAX;
+	w->stor_res[n] = w->stor_bounce[n] = w->local_drv[n] = UINT32_MAX;
 	if (!(w->decoders[n] = station_new(w->eng, c->workers ? c->workers : 1)))
 		return SIM_ENOMEM;
 	if (cap > 0 && !(rc = flow_res_add(w->net, cap, &id)))
@@ -836,8 +875,11 @@ static int world_node(world *w, uint32_t n)
 	/* Without GPUDirect Storage every byte read is written into a host
 	 * bounce buffer by the NIC and read out of it by the copy to the GPU:
 	 * two passes over host memory. */
-	if (!rc && c->storage_Bps > 0 && !c->storage_direct && c->host.mem_Bps > 0)
+	if (!rc && (c->storage_Bps > 0 || c->local_Bps > 0) && !c->storage_direct &&
+	    c->host.mem_Bps > 0)
 		rc = flow_res_add(w->net, c->host.mem_Bps / 2, &w->stor_bounce[n]);
+	if (!rc && c->local_Bps > 0)
+		rc = flow_res_add(w->net, c->local_Bps, &w->local_drv[n]);
 	return rc;
 }
 
@@ -851,10 +893,11 @@ static int world_nodes(world *w, const train_config *const *cfgs, uint32_t njobs
 	w->stor_res = malloc(w->nodes * sizeof *w->stor_res);
 	w->stor_in = malloc(w->nodes * sizeof *w->stor_in);
 	w->stor_bounce = malloc(w->nodes * sizeof *w->stor_bounce);
+	w->local_drv = malloc(w->nodes * sizeof *w->local_drv);
 	w->node_core_s = calloc(w->nodes, sizeof *w->node_core_s);
 	w->node_bytes = calloc(w->nodes, sizeof *w->node_bytes);
 	w->node_snap_bytes = calloc(w->nodes, sizeof *w->node_snap_bytes);
-	if (!w->decoders || !w->stor_res || !w->stor_in || !w->stor_bounce ||
+	if (!w->decoders || !w->stor_res || !w->stor_in || !w->stor_bounce || !w->local_drv ||
 	    !w->node_core_s || !w->node_bytes || !w->node_snap_bytes)
 		return SIM_ENOMEM;
 	for (uint32_t n = 0; n < w->nodes && !rc; n++)
@@ -932,6 +975,7 @@ static void world_teardown(world *w)
 	free(w->stor_res);
 	free(w->stor_in);
 	free(w->stor_bounce);
+	free(w->local_drv);
 	free(w->node_core_s);
 	free(w->node_bytes);
 	free(w->node_snap_bytes);

@@ -76,6 +76,9 @@ typedef struct train_config {
 	double storage_core_s_per_byte;     /* host client work per byte read */
 	double storage_engine_Bps;          /* DPU SNAP bound per node; 0: none */
 	bool storage_direct;                /* GDS: no host bounce */
+	double local_Bps;                   /* node-local NVMe, all drives of a node; 0: the
+					       loader reads from the storage servers */
+	uint32_t local_switch;              /* the drives sit on NIC local_switch's PCIe switch */
 	double storage_nic_Bps;             /* a node's storage-network NIC; 0: reads share
 					       the compute NICs */
 	noise_params noise;

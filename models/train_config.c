@@ -10,6 +10,38 @@
  * (torch.nn.parallel.DistributedDataParallel, bucket_cap_mb=25). */
 #define DEFAULT_BUCKET_BYTES (25.0 * 1024 * 1024)
 
+/* The loader reads from the node's own NVMe drives (models/stor.h): their
+ * reads at min(drive read, drive link) each, striped; through the host
+ * bounce buffer (storage: host) or peer to peer into the GPU (gds). */
+static int local_of(const scn_scenario *s, const scn_variant *v, const setup_host *h,
+		    train_config *c, diag *d, diag *notes)
+{
+	const scn_local_nvme *l = &s->cluster.local_nvme;
+	const profile_storage *drv = &l->drive.v.storage;
+	double link = setup_pcie_Bps(drv->pcie_gen, drv->pcie_lanes);
+	(void)h;
+	if (v->storage == SCN_STOR_DPU_SNAP) {
+		diag_add(d, NULL, 0, 0, "storage: dpu-snap reads from the storage servers; with "
+			 "cluster.local_nvme the loader reads the node's own drives (host or gds)");
+		return SIM_EINVAL;
+	}
+	if (!(link > 0) || !c->fabric.pcie_Bps) {
+		diag_add(d, NULL, 0, 0, "cluster.local_nvme: needs the PCIe generation and lanes of "
+			 "the drive, GPU and NIC profiles (the drives share the GPUs' PCIe switches)");
+		return SIM_EINVAL;
+	}
+	c->local_Bps = l->drives * fmin(drv->bw_Bps, link);
+	c->local_switch = (uint32_t)l->pcie_switch;
+	c->storage_direct = v->storage == SCN_STOR_GDS;
+	if (notes) {
+		diag_add(notes, NULL, 0, 0, "local NVMe: host CPU work per IO not modelled (no "
+			 "published figure); drive IOPS and per-IO latency not a bound");
+		diag_add(notes, NULL, 0, 0, "local NVMe: peer-to-peer through the root complex bound "
+			 "only by the PCIe links (no published root-complex P2P rate)");
+	}
+	return SIM_OK;
+}
+
 static int storage_of(const scn_scenario *s, const scn_variant *v, const setup_host *h,
 		      train_config *c, diag *d, diag *notes)
 {
@@ -27,6 +59,8 @@ static int storage_of(const scn_scenario *s, const scn_variant *v, const setup_h
 		diag_add(notes, NULL, 0, 0, "cluster.storage: profile '%s' gives no 'write_bw': "
 			 "checkpoint writes not modelled", st->server.name);
 	}
+	if (c->data && s->cluster.local_nvme.present)
+		return local_of(s, v, h, c, d, notes);
 	if (!c->data || !st->present)
 		return SIM_OK;
 	if (!profile_has(st->server.v.storage.bw_Bps)) {

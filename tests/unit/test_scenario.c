@@ -144,6 +144,38 @@ START_TEST(profile_overrides)
 }
 END_TEST
 
+/* cluster.local_nvme: read with its drive profile; GDS from local drives
+ * needs no storage servers; a switch outside the node's, a drive profile
+ * without its PCIe link, and dpu-snap without servers are refused. */
+#define LOCAL_CLUSTER(LOCAL)                                                   \
+	"cluster:\n  nodes: 2\n  gpus_per_node: 8\n  gpu: H100-SXM5\n"             \
+	"  cpu: Xeon-8480C\n  host_costs: host-costs-linux\n  nic: ConnectX-7-NDR\n" \
+	"  nics_per_node: 8\n  fabric: { topology: single-switch, switch: QM9700-NDR }\n" \
+	LOCAL WORK
+
+START_TEST(local_nvme)
+{
+	scn_scenario *s = load_ok(LOCAL_CLUSTER(
+		"  local_nvme: { drive: Micron-9200-PRO, drives: 2, pcie_switch: 3 }\n")
+		"variants:\n  - { name: g, network: rdma-gdr, storage: gds }\n");
+	ck_assert(s->cluster.local_nvme.present);
+	ck_assert_int_eq(s->cluster.local_nvme.drives, 2);
+	ck_assert_int_eq(s->cluster.local_nvme.pcie_switch, 3);
+	ck_assert_double_eq(s->cluster.local_nvme.drive.v.storage.bw_Bps, 3.5e9);
+	scn_free(s);
+
+	diag *d = load_bad(LOCAL_CLUSTER(
+		"  local_nvme: { drive: { profile: DDN-AI400X2 }, drives: 2, pcie_switch: 8 }\n")
+		"variants:\n  - { name: s, network: rdma-gdr, storage: dpu-snap }\n");
+	ck_assert(has_msg(d, "t.yaml:10:74: 'pcie_switch' 8: the switches are those of the 8 NICs (0..7)"));
+	ck_assert(has_msg(d, "t.yaml:10:24: cluster.local_nvme needs 'pcie_gen' of storage profile "
+			  "'DDN-AI400X2', which does not give it (missing: a network appliance, not a "
+			  "drive in a server's PCIe tree); set it under 'drive'"));
+	ck_assert(has_msg(d, "t.yaml:16:44: variant 's' has storage: dpu-snap, but the cluster has no 'storage'"));
+	diag_free(d);
+}
+END_TEST
+
 START_TEST(dpu_needs_missing_fields)
 {
 	diag *d = load_bad(BASE "  dpu: BlueField-3\n" WORK
@@ -319,6 +351,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, collects_every_error);
 	tcase_add_test(tc, units_and_ranges);
 	tcase_add_test(tc, profile_overrides);
+	tcase_add_test(tc, local_nvme);
 	tcase_add_test(tc, dpu_needs_missing_fields);
 	tcase_add_test(tc, security_and_jobs);
 	tcase_add_test(tc, collective_sizes);

@@ -270,6 +270,39 @@ START_TEST(bounce_buffer_bounds_storage_reads)
 }
 END_TEST
 
+/* Node-local NVMe (models/stor.h) on the PCIe switch of NIC 0, i.e. of
+ * GPU 0 (8 GPUs, 8 NICs); drives 20 GB/s together, PCIe links 5 GB/s;
+ * 200 MB per microbatch, 4 microbatches: reads bound the iteration (the
+ * compute, 17 ms per microbatch, hides behind them).
+ * - one replica on GPU 0, GDS peer to peer: 5 GB/s, 4 x 0.2 / 5 = 0.16 s;
+ * - replicas on GPUs 0 and 1, GDS: GPU 1's reads are staged in GPU 0 (as
+ *   cuFile stages off-switch reads) and copied over, so both cross GPU 0's
+ *   link into it: 2.5 GB/s each, 0.32 s (peer to peer through the switch
+ *   uplinks alone would have given each its own 5 GB/s, 0.16 s);
+ * - the same with the bounce buffer: both go up switch 0's uplink into
+ *   host memory, 2.5 GB/s each, 0.32 s;
+ * - drives at 4 GB/s: they bind, 2 GB/s each, 0.4 s. */
+START_TEST(local_nvme_reads_share_pcie_links)
+{
+	double want[4] = { 0.16, 0.32, 0.32, 0.4 };
+	for (int k = 0; k < 4; k++) {
+		train_config c = base(1, 1, k ? 2 : 1, 4);
+		c.data = true;
+		c.sample_bytes = 2e8;
+		c.workers = 1;
+		c.fabric.pcie_Bps = 5e9;
+		c.local_Bps = k == 3 ? 4e9 : 20e9;
+		c.local_switch = 0;
+		c.storage_direct = k != 2;
+		train_result r = run(&c);
+		ck_assert_msg(fabs(mean_iter(&r) / want[k] - 1) < 0.05, "case %d: %g s, want %g s", k,
+			      mean_iter(&r), want[k]);
+		ck_assert_msg(r.part_s[TRAIN_DATA_STALL] > 0.5 * want[k], "case %d: stall %g s, compute %g s", k, r.part_s[TRAIN_DATA_STALL], r.part_s[TRAIN_COMPUTE]);
+		train_result_release(&r);
+	}
+}
+END_TEST
+
 /* ---- several jobs on one cluster ---- */
 
 /* A data-parallel job of dp single-GPU nodes, 2 microbatches, one gradient
@@ -424,6 +457,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, stragglers_grow_with_scale);
 	tcase_add_test(tc, slow_decode_is_a_cpu_stall);
 	tcase_add_test(tc, bounce_buffer_bounds_storage_reads);
+	tcase_add_test(tc, local_nvme_reads_share_pcie_links);
 	tcase_add_test(tc, disjoint_jobs_on_one_switch_do_not_interact);
 	tcase_add_test(tc, jobs_sharing_an_oversubscribed_uplink_slow_each_other);
 	tcase_add_test(tc, multi_job_is_deterministic);
