@@ -162,8 +162,8 @@ static int read_range(loader *l, const data_file *f, uint64_t off, uint64_t len)
  * modulo the files' total, through the files in name order, wrapping. */
 static int read_batch(loader *l, long b)
 {
-	uint64_t pos = ((uint64_t)b * (uint64_t)l->ranks + (uint64_t)l->rank) % l->total *
-		       l->batch_bytes % l->total, left = l->batch_bytes;
+	unsigned __int128 idx = (uint64_t)b * (uint64_t)l->ranks + (uint64_t)l->rank;
+	uint64_t pos = (uint64_t)(idx * l->batch_bytes % l->total), left = l->batch_bytes;
 	size_t i = 0;
 	int err = 0;
 	while (pos >= l->f[i].size)
@@ -452,6 +452,16 @@ static void account(measured *m, const double t[NPARTS], bool keep)
 	}
 }
 
+/* ", data wait 0.001 s" with a loader, "" without. */
+static const char *data_wait(const loader *l, double s)
+{
+	static char buf[48];
+	if (!l)
+		return "";
+	snprintf(buf, sizeof buf, ", data wait %.3f s", s);
+	return buf;
+}
+
 static int run_iterations(hw_xport *x, hw_gemm *g, loader *l, const plan *p, measured *m)
 {
 	long warm = p->cfg.warmup, total = warm + p->cfg.iterations;
@@ -473,10 +483,9 @@ static int run_iterations(hw_xport *x, hw_gemm *g, loader *l, const plan *p, mea
 		if (i >= warm)
 			m->flops_done += done, m->compute_s += t[P_COMPUTE];
 		if (x->rank == 0)
-			printf("  iteration %ld%s: %.3f s (compute %.3f s, all-reduce %.3f s, data wait "
-			       "%.3f s on rank 0), GEMMs and gradient sums verified\n", i + 1,
-			       i < warm ? " (warm-up)" : "", m->last_s,
-			       t[P_COMPUTE], t[P_COMM], t[P_DATA]);
+			printf("  iteration %ld%s: %.3f s (rank 0: compute %.3f s, all-reduce %.3f s%s), "
+			       "GEMMs and gradient sums verified\n", i + 1, i < warm ? " (warm-up)" : "",
+			       m->last_s, t[P_COMPUTE], t[P_COMM], data_wait(l, t[P_DATA]));
 	}
 	free(grad);
 	free(tmp);
