@@ -303,6 +303,32 @@ START_TEST(local_nvme_reads_share_pcie_links)
 }
 END_TEST
 
+/* Storage reads spread over a node's NICs: 8 replicas on one node of 8
+ * GPUs and 8 NICs at 50 GB/s, 4 microbatches of 2 GB each from servers
+ * that do not bind. GDS reads come in through each GPU's own NIC and host
+ * reads through the NICs in turn: 50 GB/s per replica, 4 x 2 / 50 = 0.16 s
+ * (all through the first NIC: 8 x 0.16 = 1.28 s). A dedicated storage NIC
+ * of 100 GB/s carries all eight: 8 x 4 x 2 / 100 = 0.64 s. */
+START_TEST(storage_reads_spread_over_nics)
+{
+	double want[3] = { 0.16, 0.16, 0.64 };
+	for (int k = 0; k < 3; k++) {
+		train_config c = base(1, 1, 8, 4);
+		c.data = true;
+		c.sample_bytes = 2e9;
+		c.workers = 1;
+		c.storage_Bps = 1e13;
+		c.storage_servers = 1;
+		c.storage_direct = k == 0;
+		c.storage_nic_Bps = k == 2 ? 100e9 : 0;
+		train_result r = run(&c);
+		ck_assert_msg(fabs(mean_iter(&r) / want[k] - 1) < 0.05, "case %d: %g s, want %g s", k,
+			      mean_iter(&r), want[k]);
+		train_result_release(&r);
+	}
+}
+END_TEST
+
 /* ---- several jobs on one cluster ---- */
 
 /* A data-parallel job of dp single-GPU nodes, 2 microbatches, one gradient
@@ -458,6 +484,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, slow_decode_is_a_cpu_stall);
 	tcase_add_test(tc, bounce_buffer_bounds_storage_reads);
 	tcase_add_test(tc, local_nvme_reads_share_pcie_links);
+	tcase_add_test(tc, storage_reads_spread_over_nics);
 	tcase_add_test(tc, disjoint_jobs_on_one_switch_do_not_interact);
 	tcase_add_test(tc, jobs_sharing_an_oversubscribed_uplink_slow_each_other);
 	tcase_add_test(tc, multi_job_is_deterministic);
