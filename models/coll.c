@@ -215,6 +215,28 @@ static const double nccl_hw_us[3][2][3] = {                                     
 
 static sim_time us_ps(double us) { return (sim_time)llround(us * 1e6); }
 
+/* ---- NCCL's ring at a given size ----
+ * NVIDIA/nccl v2.21.5 (commit ab2b89c): src/enqueue.cc getChannnelThreadInfo
+ * drops channels while nBytes < nc * nt * threadThreshold; the thresholds
+ * (src/include/comm.h NCCL_{LL,LL128,SIMPLE}_THREAD_THRESHOLD 8, 8, 64, and
+ * tuning.cc multiplies Ring LL's by nRanks) and thread counts
+ * (src/include/device.h NCCL_LL_MAX_NTHREADS 512, NCCL_LL128_MAX_NTHREADS
+ * 640, NCCL_SIMPLE_MAX_NTHREADS 512; tuning.cc gives Ring Simple 256 when
+ * the ring's bandwidth is at most topo.h's PCI_BW, 12 GB/s). Its chunks
+ * (enqueue.cc computeCollChunkInfo): stepSize = buffSize / NCCL_STEPS (8),
+ * Ring Simple chunk = ALLREDUCE_CHUNKSTEPS (NCCL_STEPS/2, collectives.h)
+ * steps of the 4 MiB buffer (init.cc DEFAULT_BUFFSIZE), LL half a step of
+ * its 8 lines x 512 threads x 8 steps x 16 B buffer, LL128 15/16 of a step
+ * of its 120 x 640 x 8 x 8 B buffer. A loop moves nc * nRanks chunks. */
+static const uint32_t nccl_ring_threads[3] = { 512, 640, 512 };
+static const uint32_t nccl_thread_threshold[3] = { 8, 8, 64 };
+static const uint64_t nccl_ring_chunk[3] = {
+	(8 * 512 * 8 * 16) / 8 / 2,          /* LL: 32,768 B */
+	(120 * 640 * 8 * 8) / 8 / 16 * 15,   /* LL128: 576,000 B */
+	((uint64_t)4 << 20) / 8 * 4,         /* Simple: 2 MiB */
+};
+#define NCCL_PCI_BW_Bps 12e9
+
 /* One hop; tag tells connections apart (a ring's channel) for ECMP. */
 typedef void hop_fn(void *ctx, uint32_t src, uint32_t dst, uint32_t tag);
 
@@ -439,6 +461,7 @@ typedef struct stage {
 	uint32_t succ[2];
 	uint32_t nsucc;
 	uint64_t bytes;
+	uint32_t reps;   /* loops this stage stands for: its latency counts reps times */
 	bool on_kept;    /* runs on its hop set's kept flow */
 } stage;
 
@@ -448,6 +471,7 @@ typedef struct crun {
 	coll_algo algo;
 	coll_proto proto;  /* IDEAL, LL, LL128 or SIMPLE */
 	sim_time coll_lat_ps; /* NCCL's latency per collective (0: IDEAL) */
+	uint32_t nc, loops;   /* NCCL ring: channels it runs, loops (0: not an NCCL ring) */
 	stage *st;
 	uint32_t nst, stcap, arrived;
 	hopset *hs;
@@ -575,7 +599,7 @@ static uint32_t add_stage(crun *r, uint32_t hs, uint64_t bytes)
 			return r->rc = SIM_ENOMEM, NONE;
 		r->st = p, r->stcap = cap;
 	}
-	r->st[r->nst] = (stage){ .hs = hs, .bytes = bytes };
+	r->st[r->nst] = (stage){ .hs = hs, .bytes = bytes, .reps = 1 };
 	r->hs[hs].refs++;
 	return r->nst++;
 }
@@ -639,10 +663,79 @@ static void build_tree(crun *r)
 	}
 }
 
+/* NCCL's Ring bus bandwidth here: the uncontended rate of every channel's
+ * ring at once (a ring's rate is its bus bandwidth). 0 when out of memory. */
+static double ring_busbw_Bps(coll_ctx *c)
+{
+	hopset h = { .kind = H_RING, .a = c->channels };
+	double rate = build_hopset(c, &h, 0) ? 0 : hopset_rate(c, &h) * c->channels;
+	drop_hopset(c, &h);
+	return rate;
+}
+
+/* The channels NCCL runs a ring or tree of r's size on (enqueue.cc: one
+ * fewer while nBytes < nc * nt * threadThreshold, from the context's
+ * channels down to 1). Tree: LL 512, LL128 640, Simple 512 threads, no
+ * nRanks factor. */
+static uint32_t nccl_channels(crun *r)
+{
+	coll_ctx *c = r->c;
+	uint32_t np = proto_index(r->proto), nc = c->channels;
+	uint64_t nt = nccl_ring_threads[np], thr = nccl_thread_threshold[np];
+	if (np == NP_LL && r->algo != COLL_TREE)
+		thr *= c->n;
+	if (np == NP_SIMPLE && nc > 1 && r->algo != COLL_TREE) {
+		double bw = ring_busbw_Bps(c);
+		if (bw <= 0)
+			return r->rc = SIM_ENOMEM, 1;
+		if (bw <= NCCL_PCI_BW_Bps)
+			nt = 256;
+	}
+	while (nc > 1 && r->p.bytes < nc * nt * thr)
+		nc--;
+	return nc;
+}
+
+/* An NCCL ring of `members` ranks moving `data` bytes (each rank 1/members
+ * of a loop per step, split over `div` rings of the hop set hs), after
+ * prev: loops of nc * members chunks (the last one partial, spread evenly
+ * as the kernel does), each loop `steps` ring steps that each wait for
+ * their peer. The full loops are identical, so they run as one pass of
+ * `steps` stages carrying all their bytes and `full` times each step's
+ * latency; the partial loop follows. Returns the last stage. */
+static uint32_t nccl_loops(crun *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t data,
+			   uint32_t members, uint32_t div)
+{
+	uint64_t loop = (uint64_t)r->nc * members * nccl_ring_chunk[proto_index(r->proto)];
+	uint64_t full = data / loop, rem = data % loop;
+	uint32_t first = r->nst, loops = (uint32_t)(full + (rem > 0 || full == 0));
+	if (loops > r->loops)
+		r->loops = loops;
+	if (full > 0) {
+		prev = chain(r, prev, hs, steps, div_up(loop / members, div) * full);
+		for (uint32_t s = first; s < r->nst && !r->rc; s++)
+			r->st[s].reps = (uint32_t)full;
+	}
+	if (rem > 0 || full == 0)
+		prev = chain(r, prev, hs, steps, div_up(div_up(rem, members), div));
+	return prev;
+}
+
+/* `steps` lock-step ring steps moving `data` bytes among `members` ranks:
+ * one pass of data/members per step (ideal), or NCCL's loops. */
+static uint32_t ring_steps(crun *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t data,
+			   uint32_t members, uint32_t div)
+{
+	if (r->proto == COLL_PROTO_IDEAL)
+		return chain(r, prev, hs, steps, div_up(div_up(data, members), div));
+	if (!r->nc)
+		r->nc = nccl_channels(r);
+	return nccl_loops(r, prev, hs, steps, data, members, div);
+}
+
 static void build_ring(crun *r)
 {
 	uint32_t n = r->c->n;
-	uint64_t per = div_up(r->p.bytes, n);
 	if (r->p.op == COLL_BROADCAST) {
 		uint32_t chunks = chunks_for(r->c, r->p.bytes), first = r->nhs;
 		uint32_t *hs = malloc((n - 1) * sizeof *hs);
@@ -660,20 +753,22 @@ static void build_ring(crun *r)
 	}
 	uint32_t ch = r->c->channels;
 	/* Every channel moves its 1/ch share in lock-step with the others. */
-	chain(r, NONE, add_hs(r, H_RING, ch, 0, 0), r->p.op == COLL_ALLREDUCE ? 2 * (n - 1) : n - 1,
-	      div_up(per, ch));
+	ring_steps(r, NONE, add_hs(r, H_RING, ch, 0, 0),
+		   r->p.op == COLL_ALLREDUCE ? 2 * (n - 1) : n - 1, r->p.bytes, n, ch);
 }
 
 static void build_hier(crun *r)
 {
 	uint32_t g = r->c->gpn, nodes = r->c->nodes;
-	uint64_t in_node = div_up(r->p.bytes, g);
 	uint32_t intra = add_hs(r, H_INTRA, 1, 0, 0), last;
-	last = chain(r, NONE, intra, g - 1, in_node);
+	/* Under NCCL each phase is a ring of its own with its own loops: the
+	 * node's reduce-scatter and all-gather over S, the rail all-reduce
+	 * over the node's 1/g share. */
+	last = ring_steps(r, NONE, intra, g - 1, r->p.bytes, g, 1);
 	if (nodes > 1)
-		last = chain(r, last, add_hs(r, H_RAIL, 1, 0, 0), 2 * (nodes - 1),
-			     div_up(r->p.bytes, (uint64_t)g * nodes));
-	chain(r, last, intra, g - 1, in_node);
+		last = ring_steps(r, last, add_hs(r, H_RAIL, 1, 0, 0), 2 * (nodes - 1),
+				  div_up(r->p.bytes, g), nodes, 1);
+	ring_steps(r, last, intra, g - 1, r->p.bytes, g, 1);
 }
 
 static void build_p2p(crun *r)
@@ -720,6 +815,8 @@ static int build(coll_ctx *c, const coll_params *p, coll_algo algo, coll_proto p
 		build_ring(r);
 		break;
 	case COLL_TREE:
+		if (proto != COLL_PROTO_IDEAL)
+			r->nc = nccl_channels(r);
 		build_tree(r);
 		break;
 	case COLL_HIER:
@@ -738,7 +835,13 @@ static int build(coll_ctx *c, const coll_params *p, coll_algo algo, coll_proto p
 		break;
 	}
 	/* A protocol that moves data at f of the link rate holds each link
-	 * 1/f as long: its stages weigh bytes / f on the network. */
+	 * 1/f as long: its stages weigh bytes / f on the network. An NCCL ring
+	 * or tree on nc of the context's channels moves at nc/channels of its rate:
+	 * each channel is one thread block with its share of the bandwidth
+	 * (NCCL 2.21.5 tuning.cc ncclTopoGetAlgoTime scales its bandwidth by
+	 * nChannels / comm->nChannels the same way). */
+	if (r->nc)
+		f *= (double)r->nc / c->channels;
 	for (uint32_t s = 0; s < r->nst && f < 1; s++)
 		r->st[s].bytes = (uint64_t)ceil((double)r->st[s].bytes / f);
 	return r->rc;
@@ -802,7 +905,8 @@ static int predict_graph(coll_ctx *c, crun *r, sim_time *t_ps)
 		const stage *st = &r->st[s];
 		const hopset *h = &r->hs[st->hs];
 		hs_bytes[st->hs] += (double)st->bytes;
-		end[s] = start[s] + (double)st->bytes / rate[st->hs] * 1e12 + (double)step_lat(c, h);
+		end[s] = start[s] + (double)st->bytes / rate[st->hs] * 1e12 +
+			 (double)step_lat(c, h) * st->reps;
 		for (uint32_t k = 0; k < st->nsucc; k++)
 			start[st->succ[k]] = fmax(start[st->succ[k]], end[s]);
 		total = fmax(total, end[s]);
@@ -849,7 +953,7 @@ static int choose(coll_ctx *c, const coll_params *p, coll_algo *algo, coll_proto
 		return SIM_EUNSUPPORTED;
 	*algo = cand[0].a, *proto = cand[0].pr;
 	for (uint32_t i = 0; i < n && (n > 1 || t_ps); i++) {
-		sim_time t;
+		sim_time t = 0;
 		int rc = predict_on(c, p, cand[i].a, cand[i].pr, &t);
 		if (rc)
 			return rc;
@@ -944,7 +1048,7 @@ static void stage_flowed(sim_engine *eng, void *obj, uint64_t data)
 	const coll_transport *t = &r->c->cfg.transport;
 	if (r->st[data].on_kept)
 		h->kept_busy = false;
-	sim_time lat = step_lat(r->c, h);
+	sim_time lat = step_lat(r->c, h) * (sim_time)r->st[data].reps;
 	if (t->jitter_mean_ps > 0)
 		lat += (sim_time)max_exponential(r->c->rng, (double)t->jitter_mean_ps,
 						 h->kind == H_CHAIN ? 1 : r->c->n);
@@ -960,7 +1064,7 @@ static void finish(sim_engine *eng, crun *r)
 	uint64_t data = r->data;
 	double t_s;
 	*res = (coll_result){ .algo = r->algo, .proto = r->proto, .start_ps = r->t0, .time_ps = sim_now(eng) - r->t0,
-			      .stages = r->nst };
+			      .stages = r->nst, .channels = r->nc, .loops = r->loops };
 	t_s = sim_time_to_s(res->time_ps);
 	res->algbw_GBps = t_s > 0 ? (double)r->p.bytes / t_s / 1e9 : 0;
 	res->busbw_GBps = res->algbw_GBps * coll_busbw_factor(r->p.op, r->c->n);

@@ -65,7 +65,11 @@ double coll_busbw_factor(coll_op op, uint32_t n);
  * bandwidth factor per algorithm and protocol (LL: 8-byte lines of 4 data
  * and 4 flag bytes, stored by the SMs; LL128: 120 of every 128 bytes;
  * Simple: whole buffers behind a fence), a per-step latency per link type
- * (NVLink, PCI, network) and a base latency per collective. COLL_PROTO_NCCL
+ * (NVLink, PCI, network) and a base latency per collective. From NCCL's
+ * enqueue (v2.21.5 src/enqueue.cc): a ring, hier or tree runs on fewer of
+ * the context's channels for fewer bytes, at that fraction of its rate, and
+ * a ring moves its buffer in loops of channels x ranks chunks, each loop
+ * repeating its steps and their latency (docs/collectives.md). COLL_PROTO_NCCL
  * picks, per collective, the algorithm and protocol of lowest predicted
  * time, as NCCL's tuner does; LL, LL128, SIMPLE force one (NCCL_PROTO). */
 typedef enum coll_proto {
@@ -89,7 +93,8 @@ typedef struct coll_config {
 	uint64_t chunk_bytes;      /* pipelining unit of tree and broadcast; 0: 512 KiB.
 	                              At most 64 chunks: larger buffers get larger chunks */
 	uint64_t seed;             /* jitter stream */
-	uint32_t channels;         /* rings side by side; 0: one per NIC (one if 1 GPU per node) */
+	uint32_t channels;         /* rings side by side; 0: one per NIC (one if 1 GPU per node).
+	                              Under NCCL's protocols also NCCL's channel count */
 	bool sharp;                /* the switches can reduce (SHARP) */
 	bool nvls;                 /* the NVSwitch can reduce (NVLink SHARP) */
 	coll_proto proto;          /* 0: IDEAL; NCCL for NCCL's protocol costs */
@@ -120,6 +125,8 @@ typedef struct coll_result {
 	sim_time start_ps, time_ps;
 	double algbw_GBps, busbw_GBps;
 	uint64_t stages;    /* flows run */
+	uint32_t channels;  /* NCCL ring, hier or tree: the channels NCCL runs at this size; else 0 */
+	uint32_t loops;     /* NCCL ring (hier: its longest phase): loops of channels x ranks chunks; else 0 */
 } coll_result;
 
 /* Closed-form estimate of the uncontended time of p under algo (used to

@@ -460,7 +460,15 @@ END_TEST
  * Expected values are written from the NCCL figures below, not read from
  * the model: baseLat Ring {LL 6.6, LL128 14, Simple 8.4} us; hwLat Ring
  * NVLink {0.6, 1.9, 3.4}, network {2.7, 4.0, 14.0} us; Ring bus bandwidth
- * factors LL 1/4 (all-reduce), LL128 0.92 (0.7 at one GPU per node). */
+ * factors LL 1/4 (all-reduce), LL128 0.92 (0.7 at one GPU per node).
+ * NCCL 2.21.5 src/enqueue.cc and headers: a ring's chunk is LL 32,768 B,
+ * LL128 576,000 B, Simple 2 MiB; a loop moves channels x ranks chunks and
+ * every loop repeats the ring's steps; channels drop while bytes < nc x nt
+ * x threshold, nt x threshold = LL 512 x 8n, LL128 640 x 8, Simple 512 x 64
+ * (256 x 64 when the ring's bandwidth is at most 12 GB/s). */
+#define LL_CHUNK 32768.0
+#define LL128_CHUNK 576000.0
+#define SIMPLE_CHUNK 2097152.0
 
 static coll_result run_proto(coll_proto proto, const fab_config *fc, uint64_t bytes)
 {
@@ -474,14 +482,15 @@ static coll_result run_proto(coll_proto proto, const fab_config *fc, uint64_t by
 	return r;
 }
 
-/* 8 nodes of 1 GPU, every hop on the network: T = base + 2(n-1) (S/n / (f B)
- * + max(network hwLat, path + per-message latency)). */
+/* 8 nodes of 1 GPU, every hop on the network, one channel: L = ceil(S /
+ * (n chunk)) loops, T = base + 2(n-1) S/n / (f B) + L 2(n-1) max(network
+ * hwLat, path + per-message latency). */
 START_TEST(nccl_ring_closed_forms)
 {
-	static const struct { coll_proto p; double base_us, step_us, f; } pr[] = {
-		{ COLL_PROTO_LL, 6.6, 2.7, 0.25 },
-		{ COLL_PROTO_LL128, 14.0, 4.0, 0.7 },
-		{ COLL_PROTO_SIMPLE, 8.4, 14.0, 1.0 },
+	static const struct { coll_proto p; double base_us, step_us, f, chunk; } pr[] = {
+		{ COLL_PROTO_LL, 6.6, 2.7, 0.25, LL_CHUNK },
+		{ COLL_PROTO_LL128, 14.0, 4.0, 0.7, LL128_CHUNK },
+		{ COLL_PROTO_SIMPLE, 8.4, 14.0, 1.0, SIMPLE_CHUNK },
 	};
 	uint32_t n = 8;
 	fab_config fc = one_switch(n);
@@ -489,10 +498,12 @@ START_TEST(nccl_ring_closed_forms)
 	for (size_t i = 0; i < 3; i++)
 		for (uint64_t s = 1024; s <= (UINT64_C(1) << 30); s <<= 10) {
 			coll_result r = run_proto(pr[i].p, &fc, s);
-			double want = pr[i].base_us * 1e-6 +
-				      2.0 * (n - 1) * ((double)s / n / (pr[i].f * b) +
-						       fmax(pr[i].step_us * 1e-6, alpha_s));
+			double loops = ceil((double)s / (n * pr[i].chunk));
+			double want = pr[i].base_us * 1e-6 + 2.0 * (n - 1) * (double)s / n / (pr[i].f * b) +
+				      loops * 2.0 * (n - 1) * fmax(pr[i].step_us * 1e-6, alpha_s);
 			ck_assert_int_eq(r.proto, pr[i].p);
+			ck_assert_uint_eq(r.loops, (uint32_t)loops);
+			ck_assert_uint_eq(r.channels, 1);
 			ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3),
 				      "%s at %llu B: %.9g s, closed form %.9g s", coll_proto_name(pr[i].p),
 				      (unsigned long long)s, sim_time_to_s(r.time_ps), want);
@@ -522,28 +533,122 @@ END_TEST
 
 /* 2 nodes x 2 GPUs, one ring: hops 0-1 and 2-3 on NVLink, 1-2 and 3-0 on
  * the network. A chunk crosses them in turn, so each of the 6 steps costs
- * their mean, (2 x 3.4 + 2 x 14) / 4 = 8.7 us (Simple). */
+ * their mean, (2 x 3.4 + 2 x 14) / 4 = 8.7 us (Simple), in each of the
+ * 64 MiB / (1 channel x 4 ranks x 2 MiB) = 8 loops. */
 START_TEST(nccl_ring_mean_hop_latency)
 {
 	fab_config fc = nvswitch_node(2, 2, 100e9);
 	uint64_t s = UINT64_C(64) << 20;
-	double want = 8.4e-6 + 6 * ((double)s / 4 / 50e9 + 8.7e-6);
+	double want = 8.4e-6 + 6 * ((double)s / 4 / 50e9 + 8 * 8.7e-6);
 	coll_result r = run_proto(COLL_PROTO_SIMPLE, &fc, s);
 	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
 		      sim_time_to_s(r.time_ps), want);
 }
 END_TEST
 
-/* Hierarchical, 2 nodes x 2 GPUs, Simple: NVLink step (S/2 at 100 GB/s,
- * 3.4 us), two rail steps (S/4 at 50 GB/s, the network's 14 us), NVLink
- * step, after Ring's base 8.4 us. */
+/* Channels per size, 8 nodes of 1 GPU with 8 channels: nc is the largest
+ * count (at most 8, at least 1) with nc x nt x threshold <= S, and the
+ * collective moves at nc/8 of the 8 channels' rate. Simple at 50 GB/s:
+ * 512 x 64 = 32 KiB per channel; at 10 GB/s (at most PCI_BW) 256 x 64 =
+ * 16 KiB; LL 512 x 8 x 8 = 32 KiB; LL128 640 x 8 = 5,120 B. All one loop:
+ * T = base + 2(n-1) (S/n / (f B nc/8) + max(hwLat, alpha)). */
+START_TEST(nccl_channels_per_size)
+{
+	static const struct { coll_proto p; double link, base_us, step_us, f; uint64_t s; uint32_t nc; } k[] = {
+		{ COLL_PROTO_SIMPLE, 50e9, 8.4, 14.0, 1.0, 64 << 10, 2 },
+		{ COLL_PROTO_SIMPLE, 50e9, 8.4, 14.0, 1.0, 96 << 10, 3 },
+		{ COLL_PROTO_SIMPLE, 50e9, 8.4, 14.0, 1.0, (64 << 10) - 8, 1 },
+		{ COLL_PROTO_SIMPLE, 50e9, 8.4, 14.0, 1.0, 1 << 20, 8 },
+		{ COLL_PROTO_SIMPLE, 10e9, 8.4, 14.0, 1.0, 64 << 10, 4 },
+		{ COLL_PROTO_LL, 50e9, 6.6, 2.7, 0.25, 64 << 10, 2 },
+		{ COLL_PROTO_LL128, 50e9, 14.0, 4.0, 0.7, 10240, 2 },
+		{ COLL_PROTO_LL128, 50e9, 14.0, 4.0, 0.7, 8, 1 },
+	};
+	uint32_t n = 8;
+	fab_config fc = one_switch(n);
+	sim_time k4 = 0;
+	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+		coll_config cc = rdma;
+		struct world w;
+		coll_result r;
+		double want;
+		cc.proto = k[i].p, cc.channels = 8;
+		fc.link_Bps = k[i].link;
+		world_new(&w, &fc, &cc);
+		r = run(&w, COLL_ALLREDUCE, COLL_RING, k[i].s);
+		want = k[i].base_us * 1e-6 +
+		       2.0 * (n - 1) * ((double)k[i].s / n / (k[i].f * k[i].link * k[i].nc / 8) +
+					fmax(k[i].step_us * 1e-6, ALPHA_NET));
+		ck_assert_msg(r.channels == k[i].nc, "case %zu: %u channels, want %u", i, r.channels,
+			      k[i].nc);
+		ck_assert_uint_eq(r.loops, 1);
+		ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "case %zu: %.9g vs %.9g", i,
+			      sim_time_to_s(r.time_ps), want);
+		world_free(&w);
+	}
+	/* Tree: 512 threads x 8 (no nRanks factor) for LL, so 16 KiB runs on 4
+	 * channels, of 8 at half the rate of 4 of 4. */
+	fc.link_Bps = 50e9;
+	for (uint32_t ch = 4; ch <= 8; ch += 4) {
+		coll_config cc = rdma;
+		struct world w;
+		coll_result r;
+		cc.proto = COLL_PROTO_LL, cc.channels = ch;
+		world_new(&w, &fc, &cc);
+		r = run(&w, COLL_ALLREDUCE, COLL_TREE, 16 << 10);
+		ck_assert_uint_eq(r.channels, 4);
+		ck_assert_uint_eq(r.loops, 0);
+		world_free(&w);
+		if (ch == 4)
+			k4 = r.time_ps;
+		else
+			ck_assert_int_gt(r.time_ps, k4);
+	}
+}
+END_TEST
+
+/* A partial last loop: 24 MiB over 8 ranks and one channel in Simple's
+ * 16 MiB loops is one full loop and one of 8 MiB spread evenly, 2 x 14
+ * steps of latency; the ideal protocol keeps its single pass. */
+START_TEST(nccl_partial_loop)
+{
+	uint32_t n = 8;
+	fab_config fc = one_switch(n);
+	uint64_t s = UINT64_C(24) << 20;
+	double want = 8.4e-6 + 14 * (double)s / n / 50e9 + 2 * 14 * 14e-6;
+	coll_result r = run_proto(COLL_PROTO_SIMPLE, &fc, s);
+	ck_assert_uint_eq(r.loops, 2);
+	ck_assert_uint_eq(r.stages, 2 * 14);
+	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
+		      sim_time_to_s(r.time_ps), want);
+	/* 40 MiB: two full loops run as one pass (each step's latency twice)
+	 * and the 8 MiB rest. */
+	s = UINT64_C(40) << 20;
+	want = 8.4e-6 + 14 * (double)s / n / 50e9 + 3 * 14 * 14e-6;
+	r = run_proto(COLL_PROTO_SIMPLE, &fc, s);
+	ck_assert_uint_eq(r.loops, 3);
+	ck_assert_uint_eq(r.stages, 2 * 14);
+	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
+		      sim_time_to_s(r.time_ps), want);
+	r = run_proto(COLL_PROTO_IDEAL, &fc, s);
+	ck_assert_uint_eq(r.loops, 0);
+	ck_assert_uint_eq(r.channels, 0);
+	ck_assert_uint_eq(r.stages, 14);
+}
+END_TEST
+
+/* Hierarchical, 2 nodes x 2 GPUs, Simple, one channel: NVLink step (S/2 at
+ * 100 GB/s; 3.4 us in each of S / (2 ranks x 2 MiB) = 16 loops), two rail
+ * steps (S/4 at 50 GB/s; the network's 14 us in each of S/2 / 4 MiB = 8
+ * loops), NVLink step, after Ring's base 8.4 us. */
 START_TEST(nccl_hier_closed_form)
 {
 	fab_config fc = nvswitch_node(2, 2, 100e9);
 	coll_config cc = rdma;
 	struct world w;
 	uint64_t s = UINT64_C(64) << 20;
-	double want = 8.4e-6 + 2 * ((double)s / 2 / 100e9 + 3.4e-6) + 2 * ((double)s / 4 / 50e9 + 14e-6);
+	double want = 8.4e-6 + 2 * ((double)s / 2 / 100e9 + 16 * 3.4e-6) +
+		      2 * ((double)s / 4 / 50e9 + 8 * 14e-6);
 	coll_result r;
 	cc.proto = COLL_PROTO_SIMPLE;
 	world_new(&w, &fc, &cc);
@@ -636,11 +741,15 @@ static void check_point(const char *what, const struct vpoint *v, double model)
 /* 8x A100-SXM4-80GB, NVSwitch, NCCL 2.18.5, all_reduce_perf in-place busbw
  * (Azure AI-benchmarking-guide, ND A100 v4), NCCL choosing algorithm and
  * protocol. Within 15% at 1 MiB (ring/LL: 40.3 GB/s, +11%; it was 20% low
- * with Simple figures only), 1 GiB and 8 GiB (ring/Simple). Misses: 16 MiB
- * (model about +55%, LL128) and 128 MiB (+30%, Simple): the measured bus
- * bandwidth ramps up more slowly with size than NCCL's own latency and
- * bandwidth figures say; what is missing is not in tuning.cc (per-size
- * channel and thread counts, SM copy efficiency) and is not fitted. */
+ * with Simple figures only), 1 GiB (235.5, +3.2%: 3 loops of 24 x 8 x 2 MiB,
+ * each repeating the 14 steps' latency) and 8 GiB (236.0, +1.9%, 22 loops).
+ * Misses: 16 MiB (169.2, +55%, LL128) and 128 MiB (227.0, +30%, Simple),
+ * unchanged by NCCL's per-size channels and loops: on 24 channels NCCL
+ * drops none above 768 KiB (Simple) or 120 KiB (LL128), and one loop holds
+ * 110 MB (LL128) or 384 MiB (Simple). The 16 MiB time, 173.6 us, is NCCL's
+ * own tuner estimate (14 + 14 x 1.9 us + S / (0.92 x 240 x 8/14 GB/s)): the
+ * measured ramp is slower than NCCL's cost model, and what makes it so is
+ * not in NCCL's figures; not fitted. */
 START_TEST(validate_a100_nvswitch_busbw)
 {
 	static const struct vpoint pts[] = {
@@ -651,7 +760,10 @@ START_TEST(validate_a100_nvswitch_busbw)
 		{ UINT64_C(8) << 30, 231.58, 0, 0 },
 	};
 	fab_config fc = nvswitch_node(1, 8, A100_NVLINK_Bps);
-	coll_config cc = { .transport = { .kind = COLL_RDMA_GDR }, .proto = COLL_PROTO_NCCL };
+	/* NCCL's channels on 8 A100s on NVSwitch: 24 (its log "Channel 23/24"
+	 * on an HGX A100, NVIDIA/nccl-tests issue 100). */
+	coll_config cc = { .transport = { .kind = COLL_RDMA_GDR }, .channels = 24,
+			   .proto = COLL_PROTO_NCCL };
 	struct world w;
 	fc.nvlink_lat_ps = 0; /* inside NCCL's per-step figure */
 	fc.link_Bps = HDR_Bps;
@@ -667,7 +779,8 @@ END_TEST
  * (NVIDIA/nccl-tests issue 290, maintainer's statement). Modelled as 2
  * nodes of 8 H100 with 8 ConnectX-7 each on rail-optimised Quantum-2
  * leaves (64 ports, QM9700 datasheet); one ring channel per NIC. Checked
- * against the middle of the range, 47 GB/s. */
+ * against the middle of the range, 47 GB/s: 44.9 (-4.4%; 49.6 before the
+ * 32 loops of 8 channels x 16 ranks x 2 MiB each repeated the steps). */
 START_TEST(validate_ndr_busbw_per_nic)
 {
 	static const struct vpoint pt = { UINT64_C(8) << 30, 47.0, 0, 0 };
@@ -684,9 +797,14 @@ END_TEST
 
 /* Small messages, 2 nodes x 1 A100 over HDR, 8-128 B: about 19-20 us
  * (NVIDIA/nccl-tests issue 150). Documented miss: the model gives about
- * 12.0 us (ring/LL: NCCL 2.20.3's baseLat 6.6 us + 2 steps of its network
- * hwLat 2.7 us), 38% below the measurement: NCCL's own figures leave out
- * host-side software (kernel launch, proxy progress) of that older setup. */
+ * 12.0 us (ring/LL, one channel, one loop: NCCL 2.20.3's baseLat 6.6 us + 2
+ * steps of its network hwLat 2.7 us), 38% below the measurement. The proxy
+ * path's one published component, the NIC's one-way latency (perftest
+ * ib_write_lat, 2 B, ConnectX-6 HDR: 1.87 us, validation-public.md), is
+ * the per-message latency here; with the switch it stays under NCCL's
+ * 2.7 us. The others have no published figure and are left out: the GPU's
+ * store reaching the host proxy and its polling, the flag's PCIe trip back
+ * to the GPU, and the kernel launch (the A100 profile has none). */
 START_TEST(validate_small_message_latency)
 {
 	static const struct vpoint pts[] = {
@@ -694,7 +812,8 @@ START_TEST(validate_small_message_latency)
 		{ 128, 19.5, -0.45, -0.30 },
 	};
 	fab_config fc = one_switch(2);
-	coll_config cc = { .transport = { .kind = COLL_RDMA_GDR }, .proto = COLL_PROTO_NCCL };
+	coll_config cc = { .transport = { .kind = COLL_RDMA_GDR, .msg_lat_ps = 1870 * SIM_NS },
+			   .proto = COLL_PROTO_NCCL };
 	struct world w;
 	fc.link_Bps = HDR_Bps;
 	fc.hop_lat_ps = 0;
@@ -738,6 +857,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, nccl_ring_closed_forms);
 	tcase_add_test(tc, nccl_picks_the_fastest_protocol);
 	tcase_add_test(tc, nccl_ring_mean_hop_latency);
+	tcase_add_test(tc, nccl_channels_per_size);
+	tcase_add_test(tc, nccl_partial_loop);
 	tcase_add_test(tc, nccl_hier_closed_form);
 	tcase_add_test(tc, nccl_protocol_rules);
 	suite_add_tcase(s, tc);
