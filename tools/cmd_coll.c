@@ -136,6 +136,8 @@ static int parse_one(int argc, char **argv, int *i, struct opts *o)
 		rc = parse_count(a, v, 1, &o->fc.gpus_per_node);
 	} else if (!strcmp(a, "--nics-per-node")) {
 		rc = parse_count(a, v, 1, &o->fc.nics_per_node);
+	} else if (!strcmp(a, "--channels")) {
+		rc = parse_count(a, v, 1, &o->cc.channels);
 	} else if (!strcmp(a, "--radix")) {
 		rc = parse_count(a, v, 2, &o->fc.radix);
 	} else if (!strcmp(a, "--root")) {

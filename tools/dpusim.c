@@ -76,6 +76,8 @@ const cli_cmd cli_commands[] = {
 	  "  --radix K --oversub R  switch ports (default 64), leaf down:up ratio\n"
 	  "  --routing ecmp|adaptive  --seed N (ECMP hash and jitter)\n"
 	  "  --gpus-per-node G --nics-per-node K  (default 1 and G)\n"
+	  "  --channels C         ring channels (default: one per NIC); under NCCL's\n"
+	  "                       protocols also NCCL's channel count\n"
 	  "  --nvlink RATE --nvlink-latency T     NVSwitch domain in the node\n"
 	  "  --pcie RATE --pcie-latency T --pcie-mode switch|root --host-mem RATE\n"
 	  "  --transport host-tcp|rdma|rdma-gdr   (default rdma)\n"

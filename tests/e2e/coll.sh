@@ -39,6 +39,15 @@ run_cmd "$DPUSIM" coll --algo nvls --nvls --bytes 8 --proto ll --gpus-per-node 8
 expect_rc 2 "nvls runs Simple only"
 expect_err "algorithm 'nvls' with protocol 'll' does not apply" "the refused pair is named"
 
+# NCCL's channels per size: 64 KiB of Simple runs on 2 of 8 channels (one
+# fewer while S < nc x 512 threads x 64 B, NCCL's enqueue.cc), so at 2/8 of
+# the link: 8.4 us + 14 x (8 KiB / 12.5 GB/s + 14 us) = 213.58 us.
+run_cmd "$DPUSIM" coll --bytes 64KiB --algo ring --proto simple --channels 8 "${COMMON[@]}"
+expect_rc 0 "--channels"
+expect_out '^ +65536 +ring/simple +213\.5[78][0-9]* ' "64 KiB runs on 2 of 8 channels"
+run_cmd "$DPUSIM" coll --bytes 64KiB --channels 0 "${COMMON[@]}"
+expect_rc 2 "zero channels"
+
 for op in reducescatter allgather broadcast alltoall sendrecv; do
 	run_cmd "$DPUSIM" coll --op "$op" --bytes 4MiB "${COMMON[@]}"
 	expect_rc 0 "$op runs"
