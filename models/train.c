@@ -740,6 +740,11 @@ static int tp_allreduce_s(const train_config *c, double bytes, double *out)
 	 * transport: no host, no adapter latency, no socket limit. */
 	cfg.transport = (coll_transport){ .kind = COLL_RDMA_GDR,
 					  .mtu_bytes = c->coll.transport.mtu_bytes };
+	/* NCCL's channels: one per NIC of the real node, as the data-parallel
+	 * rings have (coll.h), not the one NIC of this stand-alone node: under
+	 * NCCL's protocols the count sets how many loops a buffer takes. */
+	if (!cfg.channels)
+		cfg.channels = c->fabric.nics_per_node;
 	eng = sim_engine_new();
 	rc = eng ? SIM_OK : SIM_ENOMEM;
 	if (!rc && !(net = flow_net_new(eng)))
