@@ -181,8 +181,10 @@ START_TEST(dpu_needs_missing_fields)
 	diag *d = load_bad(BASE "  dpu: BlueField-3\n" WORK
 			   "variants:\n  - { name: dpu, network: rdma, vswitch: dpu }\n");
 	ck_assert(has_msg(d, "t.yaml:16:42: variant 'dpu' (vswitch: dpu) needs 'asap2_pps' of dpu profile "
-			     "'BlueField-3', which does not give it (missing: no published ASAP2 packet rate for "
-			     "BlueField-3); set it under 'dpu'"));
+			     "'BlueField-3', which does not give it (missing: no published ASAP2 packet "
+			     "rate for BlueField-3; XenoFlow (arXiv 2509.21656, 2025) reports in its abstract that "
+			     "the BlueField-3 eSwitch does not reach line rate with only 2 entries in a DOCA Flow "
+			     "pipe, without a packet rate there); set it under 'dpu'"));
 	diag_free(d);
 	scn_scenario *s = load_ok(BASE "  dpu: { profile: BlueField-3, asap2_pps: 100Mpps }\n" WORK
 				  "variants:\n  - { name: dpu, network: rdma, vswitch: dpu }\n");
