@@ -472,6 +472,7 @@ typedef struct crun {
 	coll_proto proto;  /* IDEAL, LL, LL128 or SIMPLE */
 	sim_time coll_lat_ps; /* NCCL's latency per collective (0: IDEAL) */
 	uint32_t nc, loops;   /* NCCL ring: channels it runs, loops (0: not an NCCL ring) */
+	bool tuner;           /* NCCL's own estimate: every channel, one loop */
 	stage *st;
 	uint32_t nst, stcap, arrived;
 	hopset *hs;
@@ -726,8 +727,10 @@ static uint32_t nccl_loops(crun *r, uint32_t prev, uint32_t hs, uint32_t steps, 
 static uint32_t ring_steps(crun *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t data,
 			   uint32_t members, uint32_t div)
 {
-	if (r->proto == COLL_PROTO_IDEAL)
+	if (r->proto == COLL_PROTO_IDEAL || r->tuner) {
+		r->nc = r->tuner ? r->c->channels : 0;
 		return chain(r, prev, hs, steps, div_up(div_up(data, members), div));
+	}
 	if (!r->nc)
 		r->nc = nccl_channels(r);
 	return nccl_loops(r, prev, hs, steps, data, members, div);
@@ -805,10 +808,14 @@ static bool applies(const coll_ctx *c, coll_op op, coll_algo a)
 }
 
 /* The stage graph of p under algo (hop sets not yet routed). */
-static int build(coll_ctx *c, const coll_params *p, coll_algo algo, coll_proto proto, crun *r)
+/* tuner: NCCL's protocols costed as NCCL's tuner costs them, on every
+ * channel in one loop (tuning.cc charges its latency once and leaves the
+ * channel count to enqueue), for choosing as NCCL chooses. */
+static int build(coll_ctx *c, const coll_params *p, coll_algo algo, coll_proto proto, bool tuner,
+		 crun *r)
 {
 	double f = proto_bw_factor(c, p->op, algo, proto);
-	*r = (crun){ .c = c, .p = *p, .algo = algo, .proto = proto,
+	*r = (crun){ .c = c, .p = *p, .algo = algo, .proto = proto, .tuner = tuner,
 		     .coll_lat_ps = proto_coll_lat(c, p->op, algo, proto) };
 	switch (algo) {
 	case COLL_RING:
@@ -816,7 +823,7 @@ static int build(coll_ctx *c, const coll_params *p, coll_algo algo, coll_proto p
 		break;
 	case COLL_TREE:
 		if (proto != COLL_PROTO_IDEAL)
-			r->nc = nccl_channels(r);
+			r->nc = tuner ? c->channels : nccl_channels(r);
 		build_tree(r);
 		break;
 	case COLL_HIER:
@@ -926,7 +933,7 @@ static int predict_on(coll_ctx *c, const coll_params *p, coll_algo algo, coll_pr
 		      sim_time *t_ps)
 {
 	crun r;
-	int rc = build(c, p, algo, proto, &r);
+	int rc = build(c, p, algo, proto, true, &r);
 	if (!rc)
 		rc = predict_graph(c, &r, t_ps);
 	free_run(&r);
@@ -936,7 +943,9 @@ static int predict_on(coll_ctx *c, const coll_params *p, coll_algo algo, coll_pr
 /* The algorithm and protocol of lowest predicted time: over every
  * algorithm that applies (or p->algo alone) and every protocol the context
  * allows. Ties go to the first (Ring before Tree, LL before Simple). A
- * single candidate is taken without predicting unless t_ps wants its time. */
+ * single candidate is taken without predicting unless t_ps wants its time.
+ * NCCL's protocols are costed as NCCL's tuner costs them (build's tuner):
+ * NCCL chooses without its per-size channels and loops, so the model does. */
 static int choose(coll_ctx *c, const coll_params *p, coll_algo *algo, coll_proto *proto,
 		  sim_time *t_ps)
 {
@@ -1120,7 +1129,7 @@ int coll_start(coll_ctx *c, const coll_params *p, coll_result *res, sim_handler 
 		view_free(v);
 		return rc;
 	}
-	if ((rc = build(c, p, algo, proto, r)) ||
+	if ((rc = build(c, p, algo, proto, false, r)) ||
 	    (rc = sim_schedule_in(c->eng, c->cfg.launch_lat_ps + r->coll_lat_ps, begin, r, 0,
 				  NULL))) {
 		free_run(r);

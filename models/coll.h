@@ -132,7 +132,8 @@ typedef struct coll_result {
 /* Closed-form estimate of the uncontended time of p under algo (used to
  * choose under COLL_AUTO; the simulation is what is reported), with the
  * context's protocol (under COLL_PROTO_NCCL, the fastest protocol for that
- * algorithm). Returns 0, or SIM_EUNSUPPORTED when algo does not apply to
+ * algorithm). NCCL's protocols are estimated as NCCL's tuner does it, on
+ * every channel in one loop, which is how NCCL chooses. Returns 0, or SIM_EUNSUPPORTED when algo does not apply to
  * this op or fabric. */
 int coll_predict(const coll_ctx *c, const coll_params *p, coll_algo algo, sim_time *t_ps);
 

@@ -637,6 +637,32 @@ START_TEST(nccl_partial_loop)
 }
 END_TEST
 
+/* NCCL chooses by its tuner's estimate, one loop on every channel: the
+ * prediction of 1 GiB of Simple over 8 ranks and one channel charges the
+ * 14 steps' latency once, the run 64 times (loops of 8 x 2 MiB). */
+START_TEST(nccl_chooses_as_its_tuner)
+{
+	uint32_t n = 8;
+	fab_config fc = one_switch(n);
+	coll_config cc = rdma;
+	struct world w;
+	uint64_t s = UINT64_C(1) << 30;
+	coll_params p = { .op = COLL_ALLREDUCE, .algo = COLL_RING, .bytes = s };
+	double bw_s = 14 * (double)s / n / 50e9;
+	sim_time t;
+	coll_result r;
+	cc.proto = COLL_PROTO_SIMPLE;
+	world_new(&w, &fc, &cc);
+	ck_assert_int_eq(coll_predict(w.c, &p, COLL_RING, &t), 0);
+	ck_assert_msg(WITHIN(sim_time_to_s(t), 8.4e-6 + bw_s + 14 * 14e-6, 1e-3), "predicted %.9g s",
+		      sim_time_to_s(t));
+	r = run(&w, COLL_ALLREDUCE, COLL_RING, s);
+	ck_assert_uint_eq(r.loops, 64);
+	ck_assert(WITHIN(sim_time_to_s(r.time_ps), 8.4e-6 + bw_s + 64 * 14 * 14e-6, 1e-3));
+	world_free(&w);
+}
+END_TEST
+
 /* Hierarchical, 2 nodes x 2 GPUs, Simple, one channel: NVLink step (S/2 at
  * 100 GB/s; 3.4 us in each of S / (2 ranks x 2 MiB) = 16 loops), two rail
  * steps (S/4 at 50 GB/s; the network's 14 us in each of S/2 / 4 MiB = 8
@@ -859,6 +885,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, nccl_ring_mean_hop_latency);
 	tcase_add_test(tc, nccl_channels_per_size);
 	tcase_add_test(tc, nccl_partial_loop);
+	tcase_add_test(tc, nccl_chooses_as_its_tuner);
 	tcase_add_test(tc, nccl_hier_closed_form);
 	tcase_add_test(tc, nccl_protocol_rules);
 	suite_add_tcase(s, tc);
