@@ -15,40 +15,57 @@ double gpu_quantization_eff(const gpu_spec *g, const wl_gemm *gm)
 	return gm->m * gm->n * gm->count / (waves * g->sms * tm * tn);
 }
 
+double gpu_mem_Bps(const gpu_spec *g)
+{
+	return g->mem_Bps > 0 ? g->mem_Bps : g->hbm_Bps;
+}
+
 double gpu_gemm_s(const gpu_spec *g, const wl_gemm *gm)
 {
 	double compute = gm->flops / (g->peak_flops * g->eff_max * gpu_quantization_eff(g, gm));
-	double memory = gm->bytes / g->hbm_Bps;
+	double memory = gm->bytes / gpu_mem_Bps(g);
 	return (compute > memory ? compute : memory) + g->launch_s;
 }
 
 double gpu_mem_s(const gpu_spec *g, double bytes)
 {
-	return bytes / g->hbm_Bps + g->launch_s;
+	return bytes / gpu_mem_Bps(g) + g->launch_s;
+}
+
+double gpu_kernel_s(const gpu_spec *g, const wl_kernel *k)
+{
+	return gpu_mem_s(g, k->read_bytes + k->write_bytes);
 }
 
 void gpu_layer_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, uint32_t tp,
 		 double *fwd_s, double *bwd_s)
 {
 	wl_gemm gm[WL_LAYER_GEMMS];
-	double gemms = 0, act = wl_layer_act_bytes(t, mb, tp);
+	wl_kernel fk[WL_LAYER_FWD_KERNELS], bk[WL_LAYER_BWD_KERNELS];
+	double gemms = 0, fwd = 0, bwd = 0;
 	wl_layer_gemms(t, mb, tp, gm);
+	wl_layer_kernels(t, mb, tp, fk, bk);
 	for (int i = 0; i < WL_LAYER_GEMMS; i++)
 		gemms += gpu_gemm_s(g, &gm[i]);
-	*fwd_s = gemms + gpu_mem_s(g, act);
-	*bwd_s = 2 * gemms + gpu_mem_s(g, 2 * act);
+	for (int i = 0; i < WL_LAYER_FWD_KERNELS; i++)
+		fwd += gpu_kernel_s(g, &fk[i]);
+	for (int i = 0; i < WL_LAYER_BWD_KERNELS; i++)
+		bwd += gpu_kernel_s(g, &bk[i]);
+	*fwd_s = gemms + fwd;
+	*bwd_s = 2 * gemms + bwd;
 }
 
 void gpu_logits_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, uint32_t tp,
 		  double *fwd_s, double *bwd_s)
 {
-	double tokens = (double)mb * t->seq;
+	double tokens = (double)mb * t->seq, fwd_bytes, bwd_bytes;
 	wl_gemm gm = { .name = "logits", .m = tokens, .n = (double)t->vocab / tp,
 		       .k = t->hidden, .count = 1 };
 	gm.flops = 2 * gm.m * gm.n * gm.k;
 	gm.bytes = 2 * (gm.m * gm.k + gm.k * gm.n + gm.m * gm.n);
-	*fwd_s = gpu_gemm_s(g, &gm);
-	*bwd_s = 2 * gpu_gemm_s(g, &gm);
+	wl_logit_kernel_bytes(t, mb, tp, &fwd_bytes, &bwd_bytes);
+	*fwd_s = gpu_gemm_s(g, &gm) + gpu_mem_s(g, fwd_bytes);
+	*bwd_s = 2 * gpu_gemm_s(g, &gm) + gpu_mem_s(g, bwd_bytes);
 }
 
 double gpu_optimizer_s(const gpu_spec *g, double params)

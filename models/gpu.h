@@ -10,7 +10,8 @@
 
 typedef struct gpu_spec {
 	double peak_flops;   /* dense, at the training precision */
-	double hbm_Bps;
+	double hbm_Bps;      /* datasheet peak */
+	double mem_Bps;      /* achievable by streaming kernels; 0: hbm_Bps */
 	double eff_max;      /* best achieved fraction of peak, large GEMMs */
 	uint32_t sms;        /* streaming multiprocessors; 0: no quantization */
 	double tile_m, tile_n; /* output tile of one thread block */
@@ -32,22 +33,31 @@ typedef struct gpu_spec {
  * 1 when sms is 0. */
 double gpu_quantization_eff(const gpu_spec *g, const wl_gemm *gm);
 
+/* Bandwidth memory-bound work gets: mem_Bps, or hbm_Bps where it is 0. */
+double gpu_mem_Bps(const gpu_spec *g);
+
 /* Time of one GEMM: the larger of its compute time at
- * peak * eff_max * quantization and its memory time, plus launch. */
+ * peak * eff_max * quantization and its memory time (gpu_mem_Bps), plus
+ * launch. */
 double gpu_gemm_s(const gpu_spec *g, const wl_gemm *gm);
 
 /* Time of memory-bound work moving `bytes` through HBM, plus launch. */
 double gpu_mem_s(const gpu_spec *g, double bytes);
 
+/* Time of one memory-bound kernel: its read and written bytes, plus launch. */
+double gpu_kernel_s(const gpu_spec *g, const wl_kernel *k);
+
 /* Forward and backward time of one transformer layer for a microbatch of
  * mb sequences with tensor parallelism tp: its GEMMs (backward: each
- * twice) and its elementwise kernels, taken to move the layer's stored
- * activations through HBM once forward and twice backward (read and
- * gradient write). Tensor-parallel communication is not included. */
+ * twice, input and weight gradients) and its memory-bound kernels, each
+ * with the bytes it reads and writes (wl_layer_kernels). Tensor-parallel
+ * communication is not included. */
 void gpu_layer_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, uint32_t tp,
 		 double *fwd_s, double *bwd_s);
 
-/* Forward and backward time of the output layer (logits, vocab-parallel). */
+/* Forward and backward time of the output layer (logits, vocab-parallel):
+ * its GEMM (backward twice) and the final layer norm, fp32 cross-entropy
+ * and weight-gradient accumulation (wl_logit_kernel_bytes). */
 void gpu_logits_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, uint32_t tp,
 		  double *fwd_s, double *bwd_s);
 

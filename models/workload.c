@@ -182,6 +182,92 @@ double wl_layer_act_bytes(const wl_transformer *t, uint32_t mb, uint32_t tp)
 	return sbh * (10.0 + 24.0 / tp + 5.0 * t->heads * t->seq / ((double)t->hidden * tp));
 }
 
+static wl_kernel kern(const char *name, double read_bytes, double write_bytes)
+{
+	return (wl_kernel){ .name = name, .read_bytes = read_bytes, .write_bytes = write_bytes };
+}
+
+/* Element counts of one layer's tensors on one GPU, 16-bit unless noted. */
+typedef struct layer_sizes {
+	double n;      /* s*b*h: the [s, b, h] stream, whole on every rank */
+	double qkv;    /* s*b*(h + kv)/tp: QKV projection output */
+	double ctx;    /* s*b*h/tp: attention context */
+	double act;    /* s*b*f/tp: MLP activation output; its input is (mats-1) times it */
+	double att;    /* b*(a/tp)*s*s: attention scores, probabilities */
+	double tri;    /* (s+1)/(2s): the causal (lower) triangle's share of a score row */
+	double stats;  /* s*b*8 bytes: a layer norm's fp32 mean and 1/stddev per token */
+	double params; /* weights and biases on this GPU */
+} layer_sizes;
+
+static layer_sizes sizes_of(const wl_transformer *t, uint32_t mb, uint32_t tp)
+{
+	double s = t->seq, b = mb, h = t->hidden, p = tp, f = ffn_of(t), m = mats_of(t);
+	double kv = kv_width(t);
+	double split = h * (h + kv) + (h + kv) + h * h + m * h * f + (m - 1) * f;
+	return (layer_sizes){ .n = s * b * h, .qkv = s * b * (h + kv) / p, .ctx = s * b * h / p,
+			      .act = s * b * f / p, .att = b * (t->heads / p) * s * s,
+			      .tri = (s + 1) / (2 * s), .stats = 8 * s * b,
+			      .params = split / p + 6 * h };
+}
+
+/* The kernel list and its derivation: docs/gpu-kernels.md. Forward, in
+ * the order ParallelTransformerLayer.forward runs them. */
+static void fwd_kernels(const layer_sizes *z, double m, wl_kernel k[WL_LAYER_FWD_KERNELS])
+{
+	double n = z->n;
+	k[0] = kern("layernorm-1", 2 * n, 2 * n + z->stats);
+	k[1] = kern("qkv-bias-add", 2 * z->qkv, 2 * z->qkv);
+	k[2] = kern("scale-mask-softmax", 2 * z->att * z->tri, 2 * z->att);
+	k[3] = kern("attention-dropout", 2 * z->att, 3 * z->att);
+	k[4] = kern("context-transpose", 2 * z->ctx, 2 * z->ctx);
+	k[5] = kern("bias-dropout-add-1", 4 * n, 3 * n);
+	k[6] = kern("layernorm-2", 2 * n, 2 * n + z->stats);
+	k[7] = kern("bias-gelu", 2 * (m - 1) * z->act, 2 * z->act);
+	k[8] = kern("bias-dropout-add-2", 4 * n, 3 * n);
+}
+
+/* Backward, in the order autograd runs them (last layer op first). */
+static void bwd_kernels(const layer_sizes *z, double m, wl_kernel k[WL_LAYER_BWD_KERNELS])
+{
+	double n = z->n;
+	k[0] = kern("bias-dropout-add-2-bwd", 3 * n, 2 * n);
+	k[1] = kern("mlp-down-bias-grad", 2 * n, 0);
+	k[2] = kern("bias-gelu-bwd", 2 * z->act + 2 * (m - 1) * z->act, 2 * (m - 1) * z->act);
+	k[3] = kern("mlp-up-bias-grad", 2 * (m - 1) * z->act, 0);
+	k[4] = kern("layernorm-2-bwd", 8 * n + z->stats, 2 * n);
+	k[5] = kern("residual-grad-add-2", 4 * n, 2 * n);
+	k[6] = kern("bias-dropout-add-1-bwd", 3 * n, 2 * n);
+	k[7] = kern("proj-bias-grad", 2 * n, 0);
+	k[8] = kern("context-transpose-bwd", 2 * z->ctx, 2 * z->ctx);
+	k[9] = kern("attention-dropout-bwd", 3 * z->att, 2 * z->att);
+	k[10] = kern("scale-mask-softmax-bwd", 4 * z->att * z->tri, 2 * z->att);
+	k[11] = kern("qkv-bias-grad", 2 * z->qkv, 0);
+	k[12] = kern("layernorm-1-bwd", 8 * n + z->stats, 2 * n);
+	k[13] = kern("residual-grad-add-1", 4 * n, 2 * n);
+	k[14] = kern("weight-grad-accumulate", 4 * z->params, 2 * z->params);
+}
+
+void wl_layer_kernels(const wl_transformer *t, uint32_t mb, uint32_t tp,
+		      wl_kernel fwd[WL_LAYER_FWD_KERNELS], wl_kernel bwd[WL_LAYER_BWD_KERNELS])
+{
+	layer_sizes z = sizes_of(t, mb, tp);
+	fwd_kernels(&z, mats_of(t), fwd);
+	bwd_kernels(&z, mats_of(t), bwd);
+}
+
+/* Per logit element (fp32 after the cast): forward cast 2+4, max 4,
+ * subtract 4+4, exp 4+4, sum 4, divide 4+4 = 38 bytes; backward scale
+ * 4+4 and cast back 4+2 = 14 bytes (Megatron-LM mpu/cross_entropy.py). */
+void wl_logit_kernel_bytes(const wl_transformer *t, uint32_t mb, uint32_t tp,
+			   double *fwd_bytes, double *bwd_bytes)
+{
+	double n = (double)t->seq * mb * t->hidden, stats = 8.0 * t->seq * mb;
+	double logits = (double)t->seq * mb * t->vocab / tp;
+	double weights = (double)t->vocab * t->hidden / tp;
+	*fwd_bytes = (2 * n + 2 * n + stats) + 38 * logits;
+	*bwd_bytes = (8 * n + stats + 2 * n) + 14 * logits + 6 * weights;
+}
+
 double wl_stage_boundary_bytes(const wl_transformer *t, uint32_t mb)
 {
 	return 2.0 * t->seq * mb * t->hidden;

@@ -88,9 +88,43 @@ double wl_iter_flops(const wl_transformer *t, double batch, bool recompute);
  * GPU, 16-bit: s*b*h*(34 + 5*a*s/h) / tp (Korthikanti et al., "Reducing
  * Activation Recomputation in Large Transformer Models", MLSys 2023,
  * section 4.1, tensor parallel without sequence parallelism; the 10*s*b*h
- * outside the parallel regions is kept whole). Elementwise kernels (norms,
- * softmax, dropout, GeLU, residuals) move about this much through HBM. */
+ * outside the parallel regions is kept whole). Memory held, not HBM traffic:
+ * what the kernels read and write is wl_layer_kernels. */
 double wl_layer_act_bytes(const wl_transformer *t, uint32_t mb, uint32_t tp);
+
+/* One memory-bound (non-GEMM) kernel: the bytes it reads from and writes
+ * to HBM. */
+typedef struct wl_kernel {
+	const char *name;
+	double read_bytes, write_bytes;
+} wl_kernel;
+
+enum { WL_LAYER_FWD_KERNELS = 9, WL_LAYER_BWD_KERNELS = 15 };
+
+/* The memory-bound kernels of one Megatron-LM (2021) GPT layer, forward
+ * and backward, for a microbatch of mb sequences split tp ways (tensor
+ * parallel, no sequence parallelism), 16-bit activations, dropout masks of
+ * one byte per element. Each backward kernel reads its saved input(s) and
+ * the incoming gradient and writes the outgoing gradient; the last backward
+ * entry adds the layer's weight gradients into the gradient buffer (read
+ * buffer and new gradient, write buffer, 2 bytes each). Kernels on the
+ * [s, b, h] stream outside the parallel regions (layer norms, bias-dropout-
+ * adds, residual gradient sums) are replicated on every tensor-parallel
+ * rank; those inside (QKV bias, softmax, attention dropout, context
+ * transpose, bias-GeLU) are split by tp. Derivation and sources of every
+ * entry: docs/gpu-kernels.md. SwiGLU and GQA shapes reuse the list with
+ * their own widths. */
+void wl_layer_kernels(const wl_transformer *t, uint32_t mb, uint32_t tp,
+		      wl_kernel fwd[WL_LAYER_FWD_KERNELS], wl_kernel bwd[WL_LAYER_BWD_KERNELS]);
+
+/* Memory-bound kernels around the output logits on the last pipeline stage,
+ * per microbatch (Megatron-LM 2021): the final layer norm and the
+ * vocabulary-parallel cross-entropy in fp32 (logits cast to float, max,
+ * subtract, exp, sum, divide; backward: scale by the loss gradient, cast
+ * back), plus the output weight's gradient accumulation. Forward and
+ * backward totals in bytes (read + write). */
+void wl_logit_kernel_bytes(const wl_transformer *t, uint32_t mb, uint32_t tp,
+			   double *fwd_bytes, double *bwd_bytes);
 
 /* Bytes between pipeline stages for one microbatch: s*b*h 16-bit values. */
 double wl_stage_boundary_bytes(const wl_transformer *t, uint32_t mb);

@@ -101,6 +101,89 @@ START_TEST(activation_bytes_follow_korthikanti)
 }
 END_TEST
 
+/* A small layer worked by hand (docs/gpu-kernels.md): h 64, a 4, s 8,
+ * b 2, t 2, f 256, kv 128. n = sbh = 1024, q = sb(h+kv)/t = 1536,
+ * c = sbh/t = 512, F = sbf/t = 2048, A = b(a/t)s^2 = 256, tau = 9/16,
+ * statistics 8sb = 128, P = (12288 + 192 + 4096 + 32768 + 256)/2 + 6*64
+ * = 25184 parameters. */
+START_TEST(layer_kernel_bytes_by_hand)
+{
+	wl_transformer t = { .layers = 1, .hidden = 64, .heads = 4, .seq = 8, .vocab = 100 };
+	char why[64];
+	ck_assert_int_eq(wl_transformer_check(&t, why, sizeof why), 0);
+	static const double fwd[WL_LAYER_FWD_KERNELS][2] = {
+		{ 2048, 2176 },	  /* layernorm-1: 2n, 2n + stats */
+		{ 3072, 3072 },	  /* qkv-bias-add: 2q, 2q */
+		{ 288, 512 },	  /* softmax: 2A*9/16, 2A */
+		{ 512, 768 },	  /* attention dropout: 2A, 2A + A mask */
+		{ 1024, 1024 },	  /* context transpose: 2c, 2c */
+		{ 4096, 3072 },	  /* bias-dropout-add: 4n, 2n + n mask */
+		{ 2048, 2176 },	  /* layernorm-2 */
+		{ 4096, 4096 },	  /* bias-gelu: 2F, 2F */
+		{ 4096, 3072 },	  /* bias-dropout-add-2 */
+	};
+	static const double bwd[WL_LAYER_BWD_KERNELS][2] = {
+		{ 3072, 2048 },	   /* bias-dropout-add-2: grad 2n + mask n, 2n */
+		{ 2048, 0 },	   /* mlp-down bias grad */
+		{ 8192, 4096 },	   /* bias-gelu: grad 2F + input 2F, 2F */
+		{ 4096, 0 },	   /* mlp-up bias grad */
+		{ 8320, 2048 },	   /* layernorm-2: two passes 8n + stats, 2n */
+		{ 4096, 2048 },	   /* residual gradient sum */
+		{ 3072, 2048 },	   /* bias-dropout-add-1 */
+		{ 2048, 0 },	   /* proj bias grad */
+		{ 1024, 1024 },	   /* context transpose */
+		{ 768, 512 },	   /* attention dropout: 2A + A, 2A */
+		{ 576, 512 },	   /* softmax: 4A*9/16, 2A */
+		{ 3072, 0 },	   /* qkv bias grad */
+		{ 8320, 2048 },	   /* layernorm-1 */
+		{ 4096, 2048 },	   /* residual gradient sum */
+		{ 100736, 50368 }, /* weight gradients: 4P, 2P */
+	};
+	wl_kernel f[WL_LAYER_FWD_KERNELS], b[WL_LAYER_BWD_KERNELS];
+	wl_layer_kernels(&t, 2, 2, f, b);
+	for (int i = 0; i < WL_LAYER_FWD_KERNELS; i++) {
+		ck_assert_msg(f[i].read_bytes == fwd[i][0] && f[i].write_bytes == fwd[i][1],
+			      "forward %s: %g %g", f[i].name, f[i].read_bytes, f[i].write_bytes);
+	}
+	for (int i = 0; i < WL_LAYER_BWD_KERNELS; i++) {
+		ck_assert_msg(b[i].read_bytes == bwd[i][0] && b[i].write_bytes == bwd[i][1],
+			      "backward %s: %g %g", b[i].name, b[i].read_bytes, b[i].write_bytes);
+	}
+	ck_assert_str_eq(f[2].name, "scale-mask-softmax");
+	/* The replicated parameters and the split ones add up to the layer. */
+	ck_assert_double_eq(wl_layer_params(&t), (100736.0 / 4 - 6 * 64) * 2 + 6 * 64);
+	/* Logits: V = 100, L = sbV/t = 800, weights Vh/t = 3200: forward
+	 * 4n + stats + 38L, backward 10n + stats + 14L + 6*3200. */
+	double lf, lb;
+	wl_logit_kernel_bytes(&t, 2, 2, &lf, &lb);
+	ck_assert_double_eq(lf, 4096 + 128 + 38 * 800);
+	ck_assert_double_eq(lb, 10240 + 128 + 14 * 800 + 6 * 3200);
+}
+END_TEST
+
+/* What tensor parallelism splits and what it replicates. */
+START_TEST(kernels_split_inside_parallel_regions_only)
+{
+	wl_transformer t = shape("megatron-18.4b");
+	wl_kernel f1[WL_LAYER_FWD_KERNELS], b1[WL_LAYER_BWD_KERNELS];
+	wl_kernel f8[WL_LAYER_FWD_KERNELS], b8[WL_LAYER_BWD_KERNELS];
+	wl_layer_kernels(&t, 1, 1, f1, b1);
+	wl_layer_kernels(&t, 1, 8, f8, b8);
+	static const int split[] = { 1, 2, 3, 4, 7 }, whole[] = { 0, 5, 6, 8 };
+	for (size_t i = 0; i < sizeof split / sizeof split[0]; i++)
+		ck_assert_double_eq_tol(f1[split[i]].read_bytes / f8[split[i]].read_bytes, 8, 1e-12);
+	for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++)
+		ck_assert_double_eq(f1[whole[i]].write_bytes, f8[whole[i]].write_bytes);
+	ck_assert_double_eq_tol(b1[9].write_bytes / b8[9].write_bytes, 8, 1e-12);
+	ck_assert_double_eq(b1[12].read_bytes, b8[12].read_bytes);
+	/* SwiGLU: the activation reads both halves of the up projection. */
+	wl_transformer sw = shape("llama2-7b");
+	wl_layer_kernels(&sw, 1, 1, f1, b1);
+	ck_assert_double_eq(f1[7].read_bytes, 2 * f1[7].write_bytes);
+	ck_assert_double_eq(b1[2].write_bytes, 2 * 2.0 * 4096 * 11008);
+}
+END_TEST
+
 START_TEST(bad_shapes_are_refused)
 {
 	char why[128];
@@ -156,6 +239,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, parameter_counts_match_the_names);
 	tcase_add_test(tc, gemms_split_with_tensor_parallelism);
 	tcase_add_test(tc, activation_bytes_follow_korthikanti);
+	tcase_add_test(tc, layer_kernel_bytes_by_hand);
+	tcase_add_test(tc, kernels_split_inside_parallel_regions_only);
 	tcase_add_test(tc, bad_shapes_are_refused);
 	tcase_add_test(tc, per_gpu_flops_and_stage_params_add_up);
 	suite_add_tcase(s, tc);
