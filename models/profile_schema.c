@@ -35,6 +35,8 @@ const profile_field profile_fields[] = {
 	F(GPU, profile_gpu, "peak_fp8_flops", peak_fp8_flops, UNIT_FLOP_PER_S, 0, 1e18, true, "dense FP8 tensor-core peak"),
 	F(GPU, profile_gpu, "hbm_bytes", hbm_bytes, UNIT_BYTES, 0, 1e13, true, "memory size"),
 	F(GPU, profile_gpu, "hbm_bw", hbm_bw_Bps, UNIT_BYTES_PER_S, 0, 1e14, true, "memory bandwidth"),
+	F(GPU, profile_gpu, "hbm_bw_achieved", hbm_bw_achieved_Bps, UNIT_BYTES_PER_S, 0, 1e14, true,
+	  "memory bandwidth a streaming (copy-like) kernel achieves, measured"),
 	F(GPU, profile_gpu, "nvlink_bw", nvlink_bw_Bps, UNIT_BYTES_PER_S, 0, 1e13, true, "NVLink bandwidth per GPU, per direction"),
 	F(GPU, profile_gpu, "pcie_gen", pcie_gen, UNIT_COUNT, 1, 7, false, "PCIe generation"),
 	F(GPU, profile_gpu, "pcie_lanes", pcie_lanes, UNIT_COUNT, 1, 32, false, "PCIe lanes"),
