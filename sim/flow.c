@@ -1,12 +1,28 @@
 /* Max-min fair flow solver (see flow.h).
  *
- * Each resource keeps the list of (flow, path slot) entries crossing it and
- * each flow keeps, per path slot, its index in that list, so a flow joins
- * and leaves in O(path length) with swap-removal. Changes mark resources
- * dirty; one solve event per instant walks the component of each dirty
- * resource (resources <-> flows) and water-fills it. A flow's progress is
- * lazy: bytes_left is exact as of t_last, its last rate change, and its
- * completion event is moved only when its rate really changes. */
+ * A flow's path is kept as its distinct resources ("slots"), each with the
+ * number of times the path names it. Each resource keeps one (flow, slot)
+ * entry per distinct flow crossing it, and each slot keeps its index in
+ * that list, so a flow joins and leaves in O(distinct path) with
+ * swap-removal.
+ *
+ * A resource crossed by one flow only is "private" to it: it cannot tie
+ * that flow's rate to anyone else's, so it acts as a rate cap, cap/times.
+ * A flow keeps its shared slots first and its private ones after, and the
+ * least private cap cached; a join or leave that changes a resource's
+ * sharing moves the other flow's slot across in O(1). Components are then
+ * walked and water-filled over shared resources only: a collective whose
+ * flows each cross hundreds of NVLink, PCIe and NIC resources of their own
+ * but meet on a few switch links costs those few links per solve.
+ *
+ * A leave marks the resources the flow shared dirty, unless none was
+ * saturated (see quiet); a start or restart lists the flow as joined. One
+ * solve event per instant first places the joined flows that fit at their
+ * own limit without saturating anything (place_quietly), then walks the
+ * component of each dirty resource (shared resources <-> flows) and
+ * water-fills it. A flow's progress is lazy: bytes_left is exact as of
+ * t_last, its last rate change, and its completion event is moved only
+ * when its rate really changes. */
 #include "sim/flow.h"
 
 #include <math.h>
@@ -20,6 +36,7 @@
 #define NO_FLOW UINT32_MAX
 #define TIE_EPS 1e-12  /* shares this close (relative) are one level */
 #define CHECK_EPS 1e-9
+#define QUIET_EPS 1e-9 /* a resource this close to its capacity counts as saturated */
 
 typedef struct fentry {
 	uint32_t flow;
@@ -28,13 +45,27 @@ typedef struct fentry {
 
 typedef struct fres {
 	double cap_Bps;
-	fentry *ent;
-	uint32_t n, ent_cap;
+	fentry *ent;     /* one per distinct flow */
+	uint32_t nd, ent_cap;
 	uint32_t mark;   /* component walk epoch */
+	uint32_t stamp;  /* path dedup scratch: net->stamp when last seen, */
+	uint32_t at;     /* and the slot it got */
 	bool dirty;
-	double rem_Bps;  /* water-filling scratch */
-	uint32_t left;
+	double rem_Bps;  /* water-filling scratch: capacity not yet given out, */
+	uint32_t left;   /* occurrences of unfrozen flows, */
+	double share_Bps; /* rem_Bps / left at the start of the level */
 } fres;
+
+typedef struct fslot {
+	uint32_t res;
+	uint32_t times;  /* occurrences in the path */
+	uint32_t pos;    /* index of this flow's entry in res's list */
+} fslot;
+
+typedef struct fcapped {
+	double cap_Bps;
+	uint32_t flow;
+} fcapped;
 
 typedef struct fflow {
 	uint64_t bytes;
@@ -42,11 +73,14 @@ typedef struct fflow {
 	double rate_Bps;
 	double cap_Bps;
 	sim_time t_last;
-	uint32_t *path;     /* path_len ids, then path_len positions */
-	uint32_t path_len;
+	fslot *slot;        /* nslot distinct resources: nshared shared, then private */
+	uint32_t nslot, nshared;
+	double priv_Bps;    /* least cap/times over private slots, unless priv_stale */
+	bool priv_stale;
 	uint32_t mark;
 	bool live, frozen;
 	bool keep, attached, in_idle_list, solo;
+	bool joined;               /* in net->joined */
 	uint64_t solo_gen;         /* net->gen when solo was last set */
 	double solo_rate_Bps;      /* its rate when it went idle attached */
 	double new_Bps;
@@ -60,6 +94,7 @@ typedef struct fflow {
 struct flow_net {
 	sim_engine *eng;
 	fres *res;
+	uint32_t *nocc;            /* per resource: path occurrences over its flows */
 	uint32_t nres, res_cap;
 	fflow *flows;
 	uint32_t nflows, flows_cap, free_head;
@@ -67,10 +102,15 @@ struct flow_net {
 	uint32_t ndirty, dirty_cap;
 	uint32_t *cres, *cflow;  /* component scratch */
 	uint32_t cres_cap, cflow_cap;
-	uint32_t epoch;
+	uint32_t *act, act_cap;    /* water-filling: resources with unfrozen flows */
+	fcapped *capped;           /* a component's capped flows, sorted */
+	uint32_t capped_cap;
+	uint32_t epoch, stamp;
 	bool solve_pending;
 	uint64_t sent, delivered, solves;
 	uint64_t gen;              /* bumped by every join */
+	uint32_t *joined;          /* flows joined since the last solve */
+	uint32_t njoined, joined_cap;
 	uint32_t *idle;            /* kept flows idle but still joined */
 	uint32_t nidle, idle_cap;
 	size_t active;
@@ -111,13 +151,17 @@ void flow_net_free(flow_net *net)
 	for (uint32_t i = 0; i < net->nres; i++)
 		free(net->res[i].ent);
 	for (uint32_t i = 0; i < net->nflows; i++)
-		free(net->flows[i].path);
+		free(net->flows[i].slot);
 	free(net->res);
+	free(net->nocc);
 	free(net->flows);
 	free(net->dirty);
 	free(net->idle);
+	free(net->joined);
 	free(net->cres);
 	free(net->cflow);
+	free(net->act);
+	free(net->capped);
 	free(net);
 }
 
@@ -125,10 +169,13 @@ int flow_res_add(flow_net *net, double cap_Bps, uint32_t *id)
 {
 	if (!(cap_Bps > 0) || !isfinite(cap_Bps))
 		return SIM_EINVAL;
+	uint32_t cap = net->res_cap;
 	if (net->nres == UINT32_MAX - 1 ||
+	    grow((void **)&net->nocc, &cap, net->nres + 1, sizeof *net->nocc) ||
 	    grow((void **)&net->res, &net->res_cap, net->nres + 1, sizeof *net->res))
 		return SIM_ENOMEM;
 	net->res[net->nres] = (fres){ .cap_Bps = cap_Bps };
+	net->nocc[net->nres] = 0;
 	if (id)
 		*id = net->nres;
 	net->nres++;
@@ -138,21 +185,32 @@ int flow_res_add(flow_net *net, double cap_Bps, uint32_t *id)
 size_t flow_res_count(const flow_net *net) { return net->nres; }
 double flow_res_cap_Bps(const flow_net *net, uint32_t res) { return net->res[res].cap_Bps; }
 
-uint32_t flow_res_nflows(const flow_net *net, uint32_t res) { return net->res[res].n; }
+uint32_t flow_res_nflows(const flow_net *net, uint32_t res) { return net->nocc[res]; }
 
 double flow_res_load_Bps(const flow_net *net, uint32_t res)
 {
 	const fres *r = &net->res[res];
 	double sum = 0;
-	for (uint32_t i = 0; i < r->n; i++)
-		sum += net->flows[r->ent[i].flow].rate_Bps;
+	for (uint32_t i = 0; i < r->nd; i++) {
+		const fflow *f = &net->flows[r->ent[i].flow];
+		sum += f->rate_Bps * f->slot[r->ent[i].slot].times;
+	}
 	return sum;
 }
 
 static void solve_event(sim_engine *eng, void *obj, uint64_t data);
 
-/* Marks r for the next solve and makes sure one is scheduled now. */
-static void mark_dirty(flow_net *net, uint32_t r)
+/* Makes sure a solve is scheduled now. */
+static void want_solve(flow_net *net)
+{
+	if (!net->solve_pending) {
+		if (sim_schedule_at(net->eng, sim_now(net->eng), solve_event, net, 0, NULL))
+			SIM_DIE("out of memory in the flow solver");
+		net->solve_pending = true;
+	}
+}
+
+static void add_dirty(flow_net *net, uint32_t r)
 {
 	if (!net->res[r].dirty) {
 		if (grow((void **)&net->dirty, &net->dirty_cap, net->ndirty + 1, sizeof *net->dirty))
@@ -160,11 +218,28 @@ static void mark_dirty(flow_net *net, uint32_t r)
 		net->res[r].dirty = true;
 		net->dirty[net->ndirty++] = r;
 	}
-	if (!net->solve_pending) {
-		if (sim_schedule_at(net->eng, sim_now(net->eng), solve_event, net, 0, NULL))
+}
+
+/* Marks r for the next solve and makes sure one is scheduled now. */
+static void mark_dirty(flow_net *net, uint32_t r)
+{
+	add_dirty(net, r);
+	want_solve(net);
+}
+
+/* fid (live, rate not yet set) waits for the solve of this instant, which
+ * first tries to place it without re-solving its component. */
+static void mark_joined(flow_net *net, uint32_t fid)
+{
+	fflow *f = &net->flows[fid];
+	if (!f->joined) {
+		if (grow((void **)&net->joined, &net->joined_cap, net->njoined + 1,
+			 sizeof *net->joined))
 			SIM_DIE("out of memory in the flow solver");
-		net->solve_pending = true;
+		f->joined = true;
+		net->joined[net->njoined++] = fid;
 	}
+	want_solve(net);
 }
 
 static int alloc_flow(flow_net *net, uint32_t *fid)
@@ -184,38 +259,102 @@ static int alloc_flow(flow_net *net, uint32_t *fid)
 static void release_flow(flow_net *net, uint32_t fid)
 {
 	fflow *f = &net->flows[fid];
-	free(f->path);
+	free(f->slot);
 	*f = (fflow){ .next_free = net->free_head };
 	net->free_head = fid;
 }
 
-/* Adds fid's entries to its resources. On failure, the slots before
- * *joined are in and must be taken out. */
+/* Swaps slots a and b of flow fid, keeping their resources' entries
+ * pointing at them. */
+static void swap_slots(flow_net *net, uint32_t fid, uint32_t a, uint32_t b)
+{
+	fslot *s = net->flows[fid].slot, t;
+	if (a == b)
+		return;
+	t = s[a], s[a] = s[b], s[b] = t;
+	net->res[s[a].res].ent[s[a].pos].slot = a;
+	net->res[s[b].res].ent[s[b].pos].slot = b;
+}
+
+static double slot_cap_Bps(const flow_net *net, const fslot *s)
+{
+	return net->res[s->res].cap_Bps / s->times;
+}
+
+/* Slot k of fid's (private until now) becomes shared: moved into the
+ * shared part. If it may have been the least private cap, that is
+ * recomputed at the next solve. */
+static void make_shared(flow_net *net, uint32_t fid, uint32_t k)
+{
+	fflow *f = &net->flows[fid];
+	if (!f->priv_stale && slot_cap_Bps(net, &f->slot[k]) <= f->priv_Bps)
+		f->priv_stale = true;
+	swap_slots(net, fid, k, f->nshared++);
+}
+
+/* Slot k of fid's (shared until now) is left to fid alone. */
+static void make_private(flow_net *net, uint32_t fid, uint32_t k)
+{
+	fflow *f = &net->flows[fid];
+	f->nshared--;
+	swap_slots(net, fid, k, f->nshared);
+	if (!f->priv_stale)
+		f->priv_Bps = fmin(f->priv_Bps, slot_cap_Bps(net, &f->slot[f->nshared]));
+}
+
+static double priv_cap_Bps(flow_net *net, fflow *f)
+{
+	if (f->priv_stale) {
+		f->priv_Bps = INFINITY;
+		for (uint32_t k = f->nshared; k < f->nslot; k++)
+			f->priv_Bps = fmin(f->priv_Bps, slot_cap_Bps(net, &f->slot[k]));
+		f->priv_stale = false;
+	}
+	return f->priv_Bps;
+}
+
+/* Adds fid's entries to its resources, sorting its slots into shared and
+ * private as it goes (and the other flow's, on a resource it makes
+ * shared). On failure, the slots before *joined are in and must be taken
+ * out. */
 static int join_resources(flow_net *net, uint32_t fid, uint32_t *joined)
 {
 	fflow *f = &net->flows[fid];
-	for (*joined = 0; *joined < f->path_len; (*joined)++) {
-		uint32_t s = *joined;
-		fres *r = &net->res[f->path[s]];
-		if (grow((void **)&r->ent, &r->ent_cap, r->n + 1, sizeof *r->ent))
+	f->nshared = 0;
+	f->priv_stale = true;
+	for (*joined = 0; *joined < f->nslot; (*joined)++) {
+		uint32_t k = *joined;
+		fslot *s = &f->slot[k];
+		fres *r = &net->res[s->res];
+		if (grow((void **)&r->ent, &r->ent_cap, r->nd + 1, sizeof *r->ent))
 			return SIM_ENOMEM;
-		f->path[f->path_len + s] = r->n;
-		r->ent[r->n++] = (fentry){ .flow = fid, .slot = s };
+		s->pos = r->nd;
+		r->ent[r->nd++] = (fentry){ .flow = fid, .slot = k };
+		net->nocc[s->res] += s->times;
+		if (r->nd == 2)
+			make_shared(net, r->ent[0].flow, r->ent[0].slot);
+		if (r->nd >= 2)
+			make_shared(net, fid, k);
 	}
 	return 0;
 }
 
-/* Takes fid's entries out of its resources (the first `upto` slots). */
+/* Takes fid's entries out of its resources (the first `upto` slots); a
+ * resource left with one flow becomes private to it. */
 static void leave_resources(flow_net *net, uint32_t fid, uint32_t upto)
 {
 	fflow *f = &net->flows[fid];
-	for (uint32_t s = 0; s < upto; s++) {
-		fres *r = &net->res[f->path[s]];
-		uint32_t at = f->path[f->path_len + s];
-		fentry moved = r->ent[--r->n];
-		r->ent[at] = moved;
-		net->flows[moved.flow].path[net->flows[moved.flow].path_len + moved.slot] = at;
+	for (uint32_t k = 0; k < upto; k++) {
+		const fslot *s = &f->slot[k];
+		fres *r = &net->res[s->res];
+		fentry moved = r->ent[--r->nd];
+		r->ent[s->pos] = moved;
+		net->flows[moved.flow].slot[moved.slot].pos = s->pos;
+		net->nocc[s->res] -= s->times;
+		if (r->nd == 1)
+			make_private(net, r->ent[0].flow, r->ent[0].slot);
 	}
+	f->nshared = 0;
 }
 
 /* A join is about to happen: solo flags from before are stale, and kept
@@ -229,7 +368,7 @@ static void bump(flow_net *net)
 		fflow *f = &net->flows[fid];
 		f->in_idle_list = false;
 		if (f->keep && f->attached && !f->live) {
-			leave_resources(net, fid, f->path_len);
+			leave_resources(net, fid, f->nslot);
 			f->attached = false;
 		}
 	}
@@ -250,6 +389,32 @@ static bool spec_ok(const flow_net *net, const flow_spec *spec)
 	return true;
 }
 
+/* The distinct resources of a path with their counts, in order of first
+ * appearance, into f->slot (allocated here; 0 or SIM_ENOMEM). */
+static int set_slots(flow_net *net, fflow *f, const uint32_t *path, uint32_t len)
+{
+	f->slot = malloc((size_t)(len ? len : 1) * sizeof *f->slot);
+	if (!f->slot)
+		return SIM_ENOMEM;
+	if (++net->stamp == 0) { /* wrapped: no resource may look seen */
+		for (uint32_t i = 0; i < net->nres; i++)
+			net->res[i].stamp = 0;
+		net->stamp = 1;
+	}
+	f->nslot = 0;
+	for (uint32_t i = 0; i < len; i++) {
+		fres *r = &net->res[path[i]];
+		if (r->stamp == net->stamp) {
+			f->slot[r->at].times++;
+			continue;
+		}
+		r->stamp = net->stamp;
+		r->at = f->nslot;
+		f->slot[f->nslot++] = (fslot){ .res = path[i], .times = 1 };
+	}
+	return 0;
+}
+
 static void apply_rate(flow_net *net, uint32_t fid, double rate_Bps);
 
 int flow_start(flow_net *net, const flow_spec *spec, uint32_t *fid)
@@ -263,16 +428,12 @@ int flow_start(flow_net *net, const flow_spec *spec, uint32_t *fid)
 	f = &net->flows[id];
 	*f = (fflow){ .bytes = spec->bytes, .left_bytes = (double)spec->bytes,
 		      .cap_Bps = spec->cap_Bps, .t_last = sim_now(net->eng),
-		      .path_len = spec->path_len, .live = true, .fn = spec->done,
+		      .live = true, .fn = spec->done, .keep = spec->keep,
 		      .obj = spec->obj, .data = spec->data, .mark = net->epoch };
-	f->path = malloc(2 * (size_t)(spec->path_len ? spec->path_len : 1) * sizeof *f->path);
-	if (!f->path) {
+	if (set_slots(net, f, spec->path, spec->path_len)) {
 		release_flow(net, id);
 		return SIM_ENOMEM;
 	}
-	if (spec->path_len)
-		memcpy(f->path, spec->path, spec->path_len * sizeof *f->path);
-	f->keep = spec->keep;
 	bump(net);
 	f = &net->flows[id];
 	if (join_resources(net, id, &joined)) {
@@ -285,10 +446,10 @@ int flow_start(flow_net *net, const flow_spec *spec, uint32_t *fid)
 	net->active++;
 	if (fid)
 		*fid = id;
-	if (f->path_len == 0)
+	if (f->nslot == 0)
 		apply_rate(net, id, f->cap_Bps); /* alone: its cap is its rate */
 	else
-		mark_dirty(net, f->path[0]);
+		mark_joined(net, id);
 	return 0;
 }
 
@@ -324,6 +485,57 @@ static void apply_rate(flow_net *net, uint32_t fid, double rate_Bps)
 		SIM_DIE("out of memory in the flow solver");
 }
 
+/* True when no resource fid shares with others is saturated (to within
+ * QUIET_EPS) at the current rates. In a max-min fair allocation every flow
+ * is bottlenecked on a saturated resource or at its own cap; so such a
+ * flow is nobody's bottleneck: it can leave, or join at its own cap
+ * (extra_Bps, counted once per occurrence), without moving any other
+ * rate. */
+static bool quiet(const flow_net *net, const fflow *f, double extra_Bps)
+{
+	for (uint32_t k = 0; k < f->nshared; k++) {
+		const fres *r = &net->res[f->slot[k].res];
+		double load = flow_res_load_Bps(net, f->slot[k].res) + extra_Bps * f->slot[k].times;
+		if (!(load <= r->cap_Bps * (1 - QUIET_EPS)))
+			return false;
+	}
+	return true;
+}
+
+/* fid leaves its resources. The ones it had to itself are empty now, and
+ * when none it shares was saturated nobody else's rate moves (see quiet);
+ * otherwise those it shared are re-solved. Changes still unsolved at this
+ * instant are re-solved with their whole component anyway. */
+static void leave_and_mark(flow_net *net, uint32_t fid)
+{
+	fflow *f = &net->flows[fid];
+	uint32_t nshared = f->nshared;
+	if (!quiet(net, f, 0))
+		for (uint32_t k = 0; k < nshared; k++)
+			mark_dirty(net, f->slot[k].res);
+	leave_resources(net, fid, f->nslot);
+	f->attached = false;
+}
+
+/* A flow joined at this instant runs at its own cap (its cap or its
+ * tightest private resource) when that fits on every resource it shares
+ * without saturating one: the max-min allocation of the others stays as
+ * it is. A flow sharing nothing, or with no cap of its own, is solved. If
+ * a flow of its component is re-solved at this instant, so is it, which
+ * makes up for the flows still at rate 0 when it was placed. */
+static bool place_quietly(flow_net *net, uint32_t fid)
+{
+	fflow *f = &net->flows[fid];
+	double rate_Bps = priv_cap_Bps(net, f);
+	if (f->cap_Bps > 0)
+		rate_Bps = fmin(rate_Bps, f->cap_Bps);
+	if (f->nshared == 0 || rate_Bps == INFINITY || !quiet(net, f, rate_Bps))
+		return false;
+	f->solo = false;
+	apply_rate(net, fid, rate_Bps);
+	return true;
+}
+
 /* A kept flow finished: alone in its component since its last solve, it
  * stays on its resources (nobody's rate changes); otherwise it leaves. */
 static void go_idle(flow_net *net, uint32_t fid)
@@ -342,12 +554,8 @@ static void go_idle(flow_net *net, uint32_t fid)
 		}
 		return;
 	}
+	leave_and_mark(net, fid); /* at its rate: the test of saturation counts it */
 	f->rate_Bps = 0;
-	leave_resources(net, fid, f->path_len);
-	f->attached = false;
-	for (uint32_t s = 0; s < f->path_len; s++)
-		if (net->res[f->path[s]].n > 0)
-			mark_dirty(net, f->path[s]);
 }
 
 static void done_event(sim_engine *eng, void *obj, uint64_t data)
@@ -363,10 +571,7 @@ static void done_event(sim_engine *eng, void *obj, uint64_t data)
 	if (f->keep) {
 		go_idle(net, fid);
 	} else {
-		leave_resources(net, fid, f->path_len);
-		for (uint32_t s = 0; s < f->path_len; s++)
-			if (net->res[f->path[s]].n > 0)
-				mark_dirty(net, f->path[s]);
+		leave_and_mark(net, fid);
 		release_flow(net, fid);
 	}
 	if (fn)
@@ -389,17 +594,21 @@ int flow_restart(flow_net *net, uint32_t fid, uint64_t bytes, uint64_t data)
 		f->attached = true;
 		f->solo = false;
 	}
-	*f = (fflow){ .bytes = bytes, .left_bytes = (double)bytes, .cap_Bps = f->cap_Bps,
-		      .t_last = sim_now(net->eng), .path = f->path, .path_len = f->path_len,
-		      .mark = f->mark, .live = true, .keep = true, .attached = true,
-		      .in_idle_list = f->in_idle_list, .solo = f->solo, .solo_gen = f->solo_gen,
-		      .solo_rate_Bps = f->solo_rate_Bps, .fn = f->fn, .obj = f->obj, .data = data };
+	f->bytes = bytes;
+	f->left_bytes = (double)bytes;
+	f->rate_Bps = 0;
+	f->t_last = sim_now(net->eng);
+	f->live = true;
+	f->frozen = false;
+	f->new_Bps = 0;
+	f->done_ev = SIM_EVENT_NONE;
+	f->data = data;
 	net->sent += bytes;
 	net->active++;
 	if (f->solo && f->solo_gen == net->gen)
 		apply_rate(net, fid, f->solo_rate_Bps); /* nothing changed around it: O(1) */
-	else if (f->path_len)
-		mark_dirty(net, f->path[0]);
+	else if (f->nslot)
+		mark_joined(net, fid);
 	else
 		apply_rate(net, fid, f->cap_Bps);
 	return 0;
@@ -411,7 +620,7 @@ int flow_release(flow_net *net, uint32_t fid)
 	if (fid >= net->nflows || !f->keep || f->live)
 		return SIM_EINVAL;
 	if (f->attached)
-		leave_resources(net, fid, f->path_len); /* alone there: nobody to re-solve */
+		leave_resources(net, fid, f->nslot); /* alone there: nobody to re-solve */
 	release_flow(net, fid);
 	return 0;
 }
@@ -423,98 +632,191 @@ static void push_cres(flow_net *net, uint32_t *n, uint32_t r)
 	net->cres[(*n)++] = r;
 }
 
-/* The component of resource `start`: resources into cres, flows into cflow. */
+/* Adds fid to the component being walked, and its shared resources not
+ * seen yet. */
+static void visit_flow(flow_net *net, uint32_t fid, uint32_t *nr, uint32_t *nf)
+{
+	fflow *f = &net->flows[fid];
+	if (f->mark == net->epoch)
+		return;
+	SIM_ASSERT(f->live, "idle flow %u found in a component", fid);
+	f->mark = net->epoch;
+	if (grow((void **)&net->cflow, &net->cflow_cap, *nf + 1, sizeof *net->cflow))
+		SIM_DIE("out of memory in the flow solver");
+	net->cflow[(*nf)++] = fid;
+	for (uint32_t k = 0; k < f->nshared; k++)
+		if (net->res[f->slot[k].res].mark != net->epoch)
+			push_cres(net, nr, f->slot[k].res);
+}
+
+/* The component of resource `start`: its shared resources into cres, its
+ * flows into cflow (none when they were walked already this solve). */
 static void walk_component(flow_net *net, uint32_t start, uint32_t *nr, uint32_t *nf)
 {
+	const fres *s = &net->res[start];
 	*nr = *nf = 0;
-	push_cres(net, nr, start);
+	if (s->nd == 1)
+		visit_flow(net, s->ent[0].flow, nr, nf);
+	else if (s->mark != net->epoch)
+		push_cres(net, nr, start);
 	for (uint32_t i = 0; i < *nr; i++) {
-		fres *r = &net->res[net->cres[i]];
-		for (uint32_t e = 0; e < r->n; e++) {
-			uint32_t fid = r->ent[e].flow;
-			fflow *f = &net->flows[fid];
-			if (f->mark == net->epoch)
-				continue;
-			SIM_ASSERT(f->live, "idle flow %u found in a component", fid);
-			f->mark = net->epoch;
-			if (grow((void **)&net->cflow, &net->cflow_cap, *nf + 1, sizeof *net->cflow))
-				SIM_DIE("out of memory in the flow solver");
-			net->cflow[(*nf)++] = fid;
-			for (uint32_t s = 0; s < f->path_len; s++)
-				if (net->res[f->path[s]].mark != net->epoch)
-					push_cres(net, nr, f->path[s]);
-		}
+		const fres *r = &net->res[net->cres[i]];
+		for (uint32_t e = 0; e < r->nd; e++)
+			visit_flow(net, r->ent[e].flow, nr, nf);
 	}
 }
 
+/* Freezes f at rate_Bps, taking it off its shared resources once per
+ * occurrence: one subtraction each, as when every occurrence was an entry
+ * of its own, so the remaining capacities round as they did then. */
 static void freeze(flow_net *net, fflow *f, double rate_Bps)
 {
 	f->frozen = true;
 	f->new_Bps = rate_Bps;
-	for (uint32_t s = 0; s < f->path_len; s++) {
-		fres *r = &net->res[f->path[s]];
-		r->rem_Bps -= rate_Bps;
-		if (r->rem_Bps < 0)
-			r->rem_Bps = 0;
-		r->left--;
+	for (uint32_t k = 0; k < f->nshared; k++) {
+		fres *r = &net->res[f->slot[k].res];
+		for (uint32_t t = 0; t < f->slot[k].times; t++) {
+			r->rem_Bps -= rate_Bps;
+			if (r->rem_Bps < 0)
+				r->rem_Bps = 0;
+		}
+		r->left -= f->slot[k].times;
 	}
 }
 
+static int by_cap(const void *a, const void *b)
+{
+	const fcapped *x = a, *y = b;
+	if (x->cap_Bps != y->cap_Bps)
+		return x->cap_Bps < y->cap_Bps ? -1 : 1;
+	return (x->flow > y->flow) - (x->flow < y->flow);
+}
+
+/* The component's flows' own caps into net->capped[0, *ncap) and their
+ * least private resources into net->capped[nf, nf + *npriv), each sorted
+ * by cap then flow id. */
+static void sort_caps(flow_net *net, uint32_t nf, uint32_t *ncap, uint32_t *npriv)
+{
+	fcapped *own, *priv;
+	if (grow((void **)&net->capped, &net->capped_cap, 2 * nf, sizeof *net->capped))
+		SIM_DIE("out of memory in the flow solver");
+	own = net->capped, priv = net->capped + nf;
+	*ncap = *npriv = 0;
+	for (uint32_t i = 0; i < nf; i++) {
+		uint32_t fid = net->cflow[i];
+		fflow *f = &net->flows[fid];
+		double p = priv_cap_Bps(net, f);
+		f->frozen = false;
+		if (f->cap_Bps > 0)
+			own[(*ncap)++] = (fcapped){ .cap_Bps = f->cap_Bps, .flow = fid };
+		if (p < INFINITY)
+			priv[(*npriv)++] = (fcapped){ .cap_Bps = p, .flow = fid };
+	}
+	qsort(own, *ncap, sizeof *own, by_cap);
+	qsort(priv, *npriv, sizeof *priv, by_cap);
+}
+
+/* The first unfrozen entry of a sorted cap list from *at on, or INFINITY. */
+static double least_cap(const flow_net *net, const fcapped *c, uint32_t n, uint32_t *at)
+{
+	while (*at < n && net->flows[c[*at].flow].frozen)
+		(*at)++;
+	return *at < n ? c[*at].cap_Bps : INFINITY;
+}
+
+/* Alone in its component (the common case of independent transfers): its
+ * own caps, or the tightest resource it shares (with an idle kept flow). */
+static void fill_one(flow_net *net, uint32_t nr)
+{
+	fflow *f = &net->flows[net->cflow[0]];
+	double rate = priv_cap_Bps(net, f);
+	if (f->cap_Bps > 0)
+		rate = fmin(rate, f->cap_Bps);
+	for (uint32_t i = 0; i < nr; i++) {
+		const fres *r = &net->res[net->cres[i]];
+		rate = fmin(rate, r->cap_Bps / net->nocc[net->cres[i]]);
+	}
+	f->new_Bps = rate;
+}
+
+/* The least share over the shared resources still carrying unfrozen flows
+ * (from act[0, *nact), dropping those that carry none) and over the
+ * unfrozen flows' private caps (priv from *pi on); INFINITY when none. */
+static double least_share(flow_net *net, uint32_t *nact, const fcapped *priv, uint32_t npriv,
+			  uint32_t *pi)
+{
+	double share = least_cap(net, priv, npriv, pi);
+	uint32_t *act = net->act, j = 0;
+	for (uint32_t i = 0; i < *nact; i++) {
+		fres *r = &net->res[act[i]];
+		if (!r->left)
+			continue;
+		act[j++] = act[i];
+		r->share_Bps = r->rem_Bps / r->left;
+		if (r->share_Bps < share)
+			share = r->share_Bps;
+	}
+	*nact = j;
+	return share;
+}
+
+/* Freezes at `share` every unfrozen flow with a private cap or a shared
+ * resource at that level (to within TIE_EPS); returns how many. */
+static uint32_t freeze_level(flow_net *net, double share, uint32_t nact, const fcapped *priv,
+			     uint32_t npriv, uint32_t pi)
+{
+	double level = share * (1 + TIE_EPS);
+	uint32_t n = 0;
+	for (uint32_t k = pi; k < npriv && priv[k].cap_Bps <= level; k++)
+		if (!net->flows[priv[k].flow].frozen)
+			freeze(net, &net->flows[priv[k].flow], share), n++;
+	for (uint32_t i = 0; i < nact; i++) {
+		fres *r = &net->res[net->act[i]];
+		/* Shares only grow as flows freeze at the least (but for
+		 * rounding): the start-of-level one rules most out cheaply. */
+		if (!r->left || r->share_Bps > level || r->rem_Bps / r->left > level)
+			continue;
+		for (uint32_t e = 0; e < r->nd; e++) {
+			fflow *f = &net->flows[r->ent[e].flow];
+			if (!f->frozen)
+				freeze(net, f, share), n++;
+		}
+	}
+	return n;
+}
+
 /* Progressive filling of the component in cres/cflow: raise every unfrozen
- * flow together; freeze the flows of the tightest resource (or the lowest
- * cap) at that level; repeat. */
+ * flow together; at the level of the tightest resource, freeze its flows
+ * (or, when a flow's own cap is lower, the flows at that cap); repeat. A
+ * private resource's share is its flow's cap/times until that flow
+ * freezes, so the private ones enter as one sorted list of their flows'
+ * least, and a level scans only the shared resources still in play: the
+ * same levels as scanning every resource of the component, for a fraction
+ * of the cost when flows meet on a few links of long paths. */
 static void water_fill(flow_net *net, uint32_t nr, uint32_t nf)
 {
-	uint32_t unfrozen = nf;
-	if (nf == 1) {
-		/* Alone in its component (the common case of independent
-		 * transfers): the tightest resource, counting repeats, or its cap. */
-		fflow *f = &net->flows[net->cflow[0]];
-		double rate = f->cap_Bps > 0 ? f->cap_Bps : INFINITY;
-		for (uint32_t i = 0; i < nr; i++) {
-			const fres *r = &net->res[net->cres[i]];
-			rate = fmin(rate, r->cap_Bps / r->n);
-		}
-		f->new_Bps = rate;
-		return;
-	}
+	uint32_t unfrozen = nf, ncap, npriv, ci = 0, pi = 0, nact = nr;
+	const fcapped *own, *priv;
+	if (nf == 1)
+		return fill_one(net, nr);
 	for (uint32_t i = 0; i < nr; i++) {
 		fres *r = &net->res[net->cres[i]];
 		r->rem_Bps = r->cap_Bps;
-		r->left = r->n;
+		r->left = net->nocc[net->cres[i]];
+		net->act[i] = net->cres[i];
 	}
-	for (uint32_t i = 0; i < nf; i++)
-		net->flows[net->cflow[i]].frozen = false;
+	sort_caps(net, nf, &ncap, &npriv);
+	own = net->capped, priv = net->capped + nf;
 	while (unfrozen > 0) {
-		double share = INFINITY, capmin = INFINITY;
-		for (uint32_t i = 0; i < nr; i++) {
-			fres *r = &net->res[net->cres[i]];
-			if (r->left && r->rem_Bps / r->left < share)
-				share = r->rem_Bps / r->left;
-		}
-		for (uint32_t i = 0; i < nf; i++) {
-			fflow *f = &net->flows[net->cflow[i]];
-			if (!f->frozen && f->cap_Bps > 0 && f->cap_Bps < capmin)
-				capmin = f->cap_Bps;
-		}
-		if (capmin <= share) {
-			for (uint32_t i = 0; i < nf; i++) {
-				fflow *f = &net->flows[net->cflow[i]];
-				if (!f->frozen && f->cap_Bps > 0 && f->cap_Bps <= capmin * (1 + TIE_EPS))
-					freeze(net, f, f->cap_Bps), unfrozen--;
-			}
+		double share = least_share(net, &nact, priv, npriv, &pi);
+		double capmin = least_cap(net, own, ncap, &ci);
+		if (capmin > share) {
+			unfrozen -= freeze_level(net, share, nact, priv, npriv, pi);
 			continue;
 		}
-		for (uint32_t i = 0; i < nr; i++) {
-			fres *r = &net->res[net->cres[i]];
-			if (!r->left || r->rem_Bps / r->left > share * (1 + TIE_EPS))
-				continue;
-			for (uint32_t e = 0; e < r->n; e++) {
-				fflow *f = &net->flows[r->ent[e].flow];
-				if (!f->frozen)
-					freeze(net, f, share), unfrozen--;
-			}
-		}
+		for (uint32_t k = ci; k < ncap && own[k].cap_Bps <= capmin * (1 + TIE_EPS); k++)
+			if (!net->flows[own[k].flow].frozen)
+				freeze(net, &net->flows[own[k].flow], own[k].cap_Bps), unfrozen--;
 	}
 }
 
@@ -523,16 +825,26 @@ static void solve_event(sim_engine *eng, void *obj, uint64_t data)
 	flow_net *net = obj;
 	(void)eng;
 	(void)data;
+	for (uint32_t i = 0; i < net->njoined; i++) {
+		uint32_t fid = net->joined[i];
+		net->flows[fid].joined = false;
+		if (!place_quietly(net, fid))
+			add_dirty(net, net->flows[fid].slot[0].res);
+	}
+	net->njoined = 0;
 	net->solve_pending = false;
 	net->epoch++; /* one epoch per solve: a component walked once is marked */
-	if (grow((void **)&net->cres, &net->cres_cap, net->nres, sizeof *net->cres))
+	if (grow((void **)&net->cres, &net->cres_cap, net->nres, sizeof *net->cres) ||
+	    grow((void **)&net->act, &net->act_cap, net->nres, sizeof *net->act))
 		SIM_DIE("out of memory in the flow solver");
 	for (uint32_t d = 0; d < net->ndirty; d++) {
 		uint32_t r = net->dirty[d], nr, nf;
 		net->res[r].dirty = false;
-		if (net->res[r].n == 0 || net->res[r].mark == net->epoch)
+		if (net->res[r].nd == 0)
 			continue;
 		walk_component(net, r, &nr, &nf);
+		if (nf == 0)
+			continue;
 		water_fill(net, nr, nf);
 		net->solves++;
 		for (uint32_t i = 0; i < nf; i++) {
@@ -565,13 +877,13 @@ uint64_t flow_solves(const flow_net *net) { return net->solves; }
  * faster than f: f's bottleneck. */
 static bool has_bottleneck(const flow_net *net, const fflow *f)
 {
-	for (uint32_t s = 0; s < f->path_len; s++) {
-		uint32_t rid = f->path[s];
+	for (uint32_t k = 0; k < f->nslot; k++) {
+		uint32_t rid = f->slot[k].res;
 		const fres *r = &net->res[rid];
 		bool fastest = true;
 		if (flow_res_load_Bps(net, rid) < r->cap_Bps * (1 - CHECK_EPS))
 			continue;
-		for (uint32_t e = 0; e < r->n && fastest; e++)
+		for (uint32_t e = 0; e < r->nd && fastest; e++)
 			fastest = net->flows[r->ent[e].flow].rate_Bps <= f->rate_Bps * (1 + CHECK_EPS);
 		if (fastest)
 			return true;

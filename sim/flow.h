@@ -7,7 +7,13 @@
  * (progressive filling). Every change at one instant (starts, finishes) is
  * batched into one solve event at that instant, and a solve only touches
  * the connected component of flows and resources the changes reach, so
- * independent transfers cost O(path length) each, not O(flows).
+ * independent transfers cost O(path length) each, not O(flows). Flows are
+ * connected only through resources two or more of them cross; one a flow
+ * has to itself acts as a cap on it, so a solve costs the links that flows
+ * share, not the length of their paths. A flow that can run at its own
+ * limit (its cap or such a resource) without saturating any resource it
+ * shares joins, and one crossing no saturated shared resource leaves,
+ * without a solve: no other rate moves then.
  *
  * A path may name a resource more than once: the flow then uses its rate
  * that many times on it (one flow standing for a lock-step set of hops,
@@ -75,7 +81,8 @@ double flow_rate_Bps(const flow_net *net, uint32_t fid);
 double flow_bytes_left(const flow_net *net, uint32_t fid);
 
 /* Totals: bytes of every flow started, bytes of every flow completed,
- * flows active now, and the number of component solves so far. */
+ * flows active now, and the number of component solves so far (joins and
+ * leaves placed without one not counted). */
 uint64_t flow_bytes_sent(const flow_net *net);
 uint64_t flow_bytes_delivered(const flow_net *net);
 size_t flow_active(const flow_net *net);

@@ -1,6 +1,7 @@
 /* sim/flow: max-min hand cases, exact completion times, batching, local
- * re-solving, conservation, and a randomized check against a plain
- * whole-network water-filling. */
+ * re-solving, private and shared resources, changes placed without a
+ * solve, conservation, and randomized checks (one instant, and flows
+ * coming and going) against a plain whole-network water-filling. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -388,6 +389,170 @@ START_TEST(random_against_reference)
 }
 END_TEST
 
+/* Flows starting and finishing at random times over random paths (with
+ * repeats, caps, and resources passing between private and shared): after
+ * the solve of every instant, each running flow's rate is the reference
+ * water-filling's over the flows running then. */
+struct dyn {
+	flow_net *net;
+	struct rnet rn;
+	uint32_t fid[RF];
+	uint32_t path[RF][6], len[RF];
+	uint64_t bytes[RF];
+	int active[RF];
+	int compared;
+};
+
+static void dyn_compare(sim_engine *eng, void *obj, uint64_t data)
+{
+	struct dyn *d = obj;
+	struct rnet now = { .nf = 0 };
+	int who[RF];
+	double want[RF];
+	(void)eng;
+	(void)data;
+	for (int r = 0; r < RN; r++)
+		now.cap[r] = d->rn.cap[r];
+	for (int f = 0; f < d->rn.nf; f++) {
+		if (!d->active[f])
+			continue;
+		for (int r = 0; r < RN; r++)
+			now.use[now.nf][r] = d->rn.use[f][r];
+		now.fcap[now.nf] = d->rn.fcap[f];
+		who[now.nf++] = f;
+	}
+	reference_rates(&now, want);
+	for (int i = 0; i < now.nf; i++)
+		ck_assert_msg(fabs(flow_rate_Bps(d->net, d->fid[who[i]]) - want[i]) <= 1e-9 * want[i],
+			      "flow %d at %lld ps: %.12g vs reference %.12g", who[i],
+			      (long long)sim_now(eng), flow_rate_Bps(d->net, d->fid[who[i]]), want[i]);
+	check_ok(d->net);
+	d->compared++;
+}
+
+static void dyn_done(sim_engine *eng, void *obj, uint64_t data)
+{
+	struct dyn *d = obj;
+	d->active[data] = 0;
+	sim_schedule_in(eng, 0, dyn_compare, d, 0, NULL); /* after this instant's solve */
+}
+
+static void dyn_start(sim_engine *eng, void *obj, uint64_t data)
+{
+	struct dyn *d = obj;
+	flow_spec fs = { .bytes = d->bytes[data], .path = d->path[data], .path_len = d->len[data],
+			 .cap_Bps = d->rn.fcap[data], .done = dyn_done, .obj = d, .data = data };
+	ck_assert_int_eq(flow_start(d->net, &fs, &d->fid[data]), 0);
+	d->active[data] = 1;
+	sim_schedule_in(eng, 0, dyn_compare, d, 0, NULL);
+}
+
+START_TEST(random_churn_against_reference)
+{
+	sim_rng *rng = sim_rng_new(13, "test.flow.dyn");
+	for (int trial = 0; trial < 200; trial++) {
+		sim_engine *eng = sim_engine_new();
+		struct dyn d = { .net = flow_net_new(eng), .rn = { .nf = 1 + (int)sim_rng_below(rng, RF) } };
+		for (int r = 0; r < RN; r++) {
+			/* Roomy resources too, so flows often run at their own caps. */
+			d.rn.cap[r] = 1e9 * (double)(1 + sim_rng_below(rng, r < 4 ? 40 : 8));
+			flow_res_add(d.net, d.rn.cap[r], NULL);
+		}
+		for (int f = 0; f < d.rn.nf; f++) {
+			d.len[f] = 1 + (uint32_t)sim_rng_below(rng, 6);
+			for (uint32_t s = 0; s < d.len[f]; s++) {
+				d.path[f][s] = (uint32_t)sim_rng_below(rng, RN);
+				d.rn.use[f][d.path[f][s]]++;
+			}
+			d.rn.fcap[f] = sim_rng_bernoulli(rng, 0.3) ? 1e8 * (double)(1 + sim_rng_below(rng, 40)) : 0;
+			d.bytes[f] = 1000 + sim_rng_below(rng, 1000000);
+			/* A few distinct instants, so several flows often start together. */
+			sim_schedule_at(eng, (sim_time)sim_rng_below(rng, 4) * 100 * SIM_US, dyn_start, &d,
+					(uint64_t)f, NULL);
+		}
+		sim_run(eng);
+		ck_assert_int_ge(d.compared, 2 * d.rn.nf);
+		ck_assert_uint_eq(flow_bytes_sent(d.net), flow_bytes_delivered(d.net));
+		ck_assert_uint_eq(flow_active(d.net), 0);
+		flow_net_free(d.net);
+		sim_engine_free(eng);
+	}
+	sim_rng_free(rng);
+}
+END_TEST
+
+/* A resource crossed by one flow acts as its cap; when a second flow
+ * comes, it is shared like any other, and when that one goes, a cap again. */
+START_TEST(private_resource_becomes_shared_and_back)
+{
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = flow_net_new(eng);
+	struct log lg = { .n = 0 };
+	uint32_t pa, s, p[2], a, b, c;
+	flow_res_add(net, 5e8, &pa);
+	flow_res_add(net, 2e9, &s);
+	p[0] = pa, p[1] = s;
+	a = start(net, 10000000, p, 2, 0, &lg, 0);
+	b = start(net, 1000000, &s, 1, 0, &lg, 1);
+	settle(eng);
+	ck_assert(REL(flow_rate_Bps(net, a), 5e8));  /* its own link */
+	ck_assert(REL(flow_rate_Bps(net, b), 1.5e9)); /* the rest of the shared one */
+	check_ok(net);
+	c = start(net, 250000, &pa, 1, 0, &lg, 2);
+	settle(eng);
+	ck_assert(REL(flow_rate_Bps(net, a), 2.5e8)); /* pa now shared with c */
+	ck_assert(REL(flow_rate_Bps(net, c), 2.5e8));
+	ck_assert(REL(flow_rate_Bps(net, b), 1.75e9));
+	check_ok(net);
+	sim_run_until(eng, SIM_MS); /* c done at 1 ms; b went at 2/3 ms */
+	sim_schedule_in(eng, 0, check_event, net, 0, NULL);
+	sim_run_until(eng, SIM_MS);
+	ck_assert_uint_eq(lg.n, 2);
+	ck_assert(REL(flow_rate_Bps(net, a), 5e8)); /* pa its own again */
+	sim_run(eng);
+	ck_assert_uint_eq(flow_bytes_sent(net), flow_bytes_delivered(net));
+	flow_net_free(net);
+	sim_engine_free(eng);
+}
+END_TEST
+
+/* Flows held by their own links on a roomy shared one: they join at their
+ * own rate and leave without a solve. On a tight shared link, the same
+ * joins and leaves are solved. */
+START_TEST(quiet_joins_and_leaves_skip_the_solve)
+{
+	for (int tight = 0; tight < 2; tight++) {
+		sim_engine *eng = sim_engine_new();
+		flow_net *net = flow_net_new(eng);
+		struct log lg = { .n = 0 };
+		uint32_t pa, pb, big, p[2], a, b, solves;
+		flow_res_add(net, 1e9, &pa);
+		flow_res_add(net, 1e9, &pb);
+		flow_res_add(net, tight ? 1.5e9 : 1e10, &big);
+		p[0] = pa, p[1] = big;
+		a = start(net, 2000000, p, 2, 0, &lg, 0);
+		p[0] = pb;
+		b = start(net, 1000000, p, 2, 0, &lg, 1);
+		settle(eng);
+		ck_assert(REL(flow_rate_Bps(net, a), tight ? 7.5e8 : 1e9));
+		ck_assert(REL(flow_rate_Bps(net, b), tight ? 7.5e8 : 1e9));
+		check_ok(net);
+		ck_assert_uint_eq(flow_solves(net), tight ? 1 : 0);
+		solves = (uint32_t)flow_solves(net);
+		sim_run_until(eng, tight ? 1334 * SIM_US : SIM_MS); /* b done (at 4/3 ms or 1 ms) */
+		sim_schedule_in(eng, 0, check_event, net, 0, NULL);
+		sim_run_until(eng, sim_now(eng));
+		ck_assert_uint_eq(lg.n, 1);
+		ck_assert(REL(flow_rate_Bps(net, a), 1e9));
+		ck_assert_uint_eq(flow_solves(net), solves + (tight ? 1 : 0));
+		sim_run(eng);
+		assert_finish(lg.t[0], tight ? 4e-3 / 3 + (2e6 - 1e6) / 1e9 : 2e-3);
+		flow_net_free(net);
+		sim_engine_free(eng);
+	}
+}
+END_TEST
+
 /* A kept flow alone on its path restarts at O(1): no solve, same rate,
  * exact times. */
 static void restart_later(sim_engine *eng, void *obj, uint64_t data)
@@ -545,6 +710,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, only_the_touched_component);
 	tcase_add_test(tc, edge_cases);
 	tcase_add_test(tc, random_against_reference);
+	tcase_add_test(tc, random_churn_against_reference);
+	tcase_add_test(tc, private_resource_becomes_shared_and_back);
+	tcase_add_test(tc, quiet_joins_and_leaves_skip_the_solve);
 	tcase_add_test(tc, kept_flow_restarts_in_o1);
 	tcase_add_test(tc, kept_flow_restart_after_a_change);
 	tcase_add_test(tc, kept_flows_random_churn);
