@@ -381,7 +381,9 @@ static void pick(const fab *f, uint64_t h, uint32_t la, uint32_t lb, uint32_t pa
 	*k = start % kc;
 	if (f->cfg.routing != FAB_ADAPTIVE)
 		return;
-	for (uint32_t i = 0; i < n; i++) {
+	/* The first least-loaded from start wins, so an idle candidate ends the
+	 * search: none after it can score below 0. */
+	for (uint32_t i = 0; i < n && best != 0; i++) {
 		uint32_t c = (start + i) % n, cj = c / kc, ck = c % kc, links[4], score;
 		links[0] = f->leaf_up[la * f->u + cj];
 		links[1] = f->leaf_up[lb * f->u + cj] + 1;
