@@ -37,6 +37,7 @@
 #define TIE_EPS 1e-12  /* shares this close (relative) are one level */
 #define CHECK_EPS 1e-9
 #define QUIET_EPS 1e-9 /* a resource this close to its capacity counts as saturated */
+#define QUIET_SCAN 256 /* most entries a test for a change without a solve reads */
 
 typedef struct fentry {
 	uint32_t flow;
@@ -493,9 +494,16 @@ static void apply_rate(flow_net *net, uint32_t fid, double rate_Bps)
  * rate. */
 static bool quiet(const flow_net *net, const fflow *f, double extra_Bps)
 {
+	uint32_t seen = 0;
 	for (uint32_t k = 0; k < f->nshared; k++) {
 		const fres *r = &net->res[f->slot[k].res];
-		double load = flow_res_load_Bps(net, f->slot[k].res) + extra_Bps * f->slot[k].times;
+		double load;
+		/* Re-solved at this instant anyway; and a check costlier than
+		 * QUIET_SCAN entries is left to the solve, so that n changes on
+		 * one link at one instant cost one solve, not n^2. */
+		if (r->dirty || (seen += r->nd) > QUIET_SCAN)
+			return false;
+		load = flow_res_load_Bps(net, f->slot[k].res) + extra_Bps * f->slot[k].times;
 		if (!(load <= r->cap_Bps * (1 - QUIET_EPS)))
 			return false;
 	}
