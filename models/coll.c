@@ -79,6 +79,53 @@ double coll_busbw_factor(coll_op op, uint32_t n)
 	}
 }
 
+/* Per-resource scratch, all zero between uses, so a prediction costs what
+ * its paths touch, not the network's size. One per root context; its views
+ * borrow it (everything runs on one thread, and no use outlives a call). */
+struct scratch {
+	uint32_t *mult;    /* crossings of one hop set (hopset_rate) */
+	double *load;      /* bytes over one stage graph (predict_graph) */
+	uint8_t *seen;     /* load's resource is in touched */
+	uint32_t *touched; /* resources with load, in first-touch order */
+	size_t n, ntouched;
+};
+
+/* Room for nres resources; new entries start zero. */
+static int scratch_fit(struct scratch *sc, size_t nres)
+{
+	uint32_t *m, *t;
+	double *l;
+	uint8_t *s;
+	if (sc->n >= nres)
+		return 0;
+	if ((m = realloc(sc->mult, nres * sizeof *m)))
+		sc->mult = m;
+	if ((l = realloc(sc->load, nres * sizeof *l)))
+		sc->load = l;
+	if ((s = realloc(sc->seen, nres * sizeof *s)))
+		sc->seen = s;
+	if ((t = realloc(sc->touched, nres * sizeof *t)))
+		sc->touched = t;
+	if (!m || !l || !s || !t)
+		return SIM_ENOMEM;
+	memset(m + sc->n, 0, (nres - sc->n) * sizeof *m);
+	memset(l + sc->n, 0, (nres - sc->n) * sizeof *l);
+	memset(s + sc->n, 0, (nres - sc->n) * sizeof *s);
+	sc->n = nres;
+	return 0;
+}
+
+static void scratch_free(struct scratch *sc)
+{
+	if (!sc)
+		return;
+	free(sc->mult);
+	free(sc->load);
+	free(sc->seen);
+	free(sc->touched);
+	free(sc);
+}
+
 struct coll_ctx {
 	sim_engine *eng;
 	flow_net *net;
@@ -86,8 +133,7 @@ struct coll_ctx {
 	coll_config cfg;
 	sim_rng *rng;
 	uint32_t n, gpn, nodes, channels;
-	uint32_t *mult;  /* per resource scratch for step rates */
-	size_t mult_n;
+	struct scratch *sc; /* the root context's; its views share it */
 	uint32_t *map;   /* a view's group: position -> fabric rank; NULL: identity */
 	bool is_view;
 };
@@ -121,7 +167,7 @@ static int view_new(const coll_ctx *c, const coll_params *p, coll_ctx **out)
 	*v = *c;
 	v->n = n, v->gpn = g, v->nodes = n / g;
 	v->channels = g > 1 ? (c->channels < g ? c->channels : g) : 1;
-	v->mult = NULL, v->mult_n = 0, v->is_view = true;
+	v->is_view = true;
 	if (!(v->map = malloc(n * sizeof *v->map))) {
 		free(v);
 		return SIM_ENOMEM;
@@ -136,7 +182,6 @@ static void view_free(coll_ctx *v)
 	if (!v || !v->is_view)
 		return;
 	free(v->map);
-	free(v->mult);
 	free(v);
 }
 
@@ -157,7 +202,10 @@ int coll_ctx_new(sim_engine *eng, flow_net *net, fab *f, const coll_config *cfg,
 	c->channels = cfg->channels ? cfg->channels
 				    : c->gpn > 1 ? fab_cfg(f)->nics_per_node : 1;
 	c->rng = sim_rng_new(cfg->seed, "coll.jitter");
-	if (!c->rng) {
+	c->sc = calloc(1, sizeof *c->sc);
+	if (!c->rng || !c->sc) {
+		sim_rng_free(c->rng);
+		free(c->sc);
 		free(c);
 		return SIM_ENOMEM;
 	}
@@ -170,7 +218,7 @@ void coll_ctx_free(coll_ctx *c)
 	if (!c)
 		return;
 	sim_rng_free(c->rng);
-	free(c->mult);
+	scratch_free(c->sc);
 	free(c);
 }
 
@@ -420,21 +468,17 @@ static void drop_hopset(coll_ctx *c, hopset *h)
 static double hopset_rate(coll_ctx *c, const hopset *h)
 {
 	double rate = INFINITY;
-	size_t nres = flow_res_count(c->net);
-	if (c->mult_n < nres) {
-		free(c->mult);
-		c->mult = calloc(nres, sizeof *c->mult);
-		c->mult_n = c->mult ? nres : 0;
-		if (!c->mult)
-			return 0;
-	}
+	uint32_t *mult;
+	if (scratch_fit(c->sc, flow_res_count(c->net)))
+		return 0;
+	mult = c->sc->mult;
 	for (uint32_t i = 0; i < h->len; i++)
-		c->mult[h->path[i]]++;
+		mult[h->path[i]]++;
 	for (uint32_t i = 0; i < h->len; i++) {
 		uint32_t r = h->path[i];
-		if (c->mult[r]) {
-			rate = fmin(rate, flow_res_cap_Bps(c->net, r) / c->mult[r]);
-			c->mult[r] = 0;
+		if (mult[r]) {
+			rate = fmin(rate, flow_res_cap_Bps(c->net, r) / mult[r]);
+			mult[r] = 0;
 		}
 	}
 	if (c->cfg.transport.conn_cap_Bps > 0)
@@ -872,30 +916,39 @@ static int check_params(const coll_ctx *c, const coll_params *p)
 	return 0;
 }
 
-/* The busiest resource's total bytes over its capacity: no schedule can
- * beat it, and it is what pipelined stages sharing links come to. */
-static double load_bound_ps(coll_ctx *c, crun *r, const double *hs_bytes)
+/* Adds a hop set's bytes to the load of every resource on its path,
+ * noting each resource the first time it gets any. */
+static void load_add(struct scratch *sc, const hopset *h, double bytes)
 {
-	size_t nres = flow_res_count(c->net);
-	double *load = calloc(nres ? nres : 1, sizeof *load), worst = 0;
-	if (!load)
-		return -1;
-	for (uint32_t h = 0; h < r->nhs; h++) {
-		if (build_hopset(c, &r->hs[h], r->p.root))
-			worst = -1;
-		for (uint32_t i = 0; i < r->hs[h].len; i++)
-			load[r->hs[h].path[i]] += hs_bytes[h];
-		drop_hopset(c, &r->hs[h]);
+	for (uint32_t i = 0; i < h->len; i++) {
+		uint32_t r = h->path[i];
+		if (!sc->seen[r])
+			sc->seen[r] = 1, sc->touched[sc->ntouched++] = r;
+		sc->load[r] += bytes;
 	}
-	for (size_t i = 0; i < nres && worst >= 0; i++)
-		worst = fmax(worst, load[i] / flow_res_cap_Bps(c->net, (uint32_t)i) * 1e12);
-	free(load);
+}
+
+/* The busiest resource's total bytes over its capacity: no schedule can
+ * beat it, and it is what pipelined stages sharing links come to. Only
+ * the resources load_add touched can have load, so only they are scanned
+ * (an untouched one's 0 / cap never raises the maximum), then cleared. */
+static double load_bound_ps(coll_ctx *c)
+{
+	struct scratch *sc = c->sc;
+	double worst = 0;
+	for (size_t i = 0; i < sc->ntouched; i++) {
+		uint32_t r = sc->touched[i];
+		worst = fmax(worst, sc->load[r] / flow_res_cap_Bps(c->net, r) * 1e12);
+		sc->load[r] = 0, sc->seen[r] = 0;
+	}
+	sc->ntouched = 0;
 	return worst;
 }
 
 /* Estimate: the longer of the critical path (every stage at its
  * uncontended rate plus its latency; stages are numbered in dependency
- * order) and the busiest resource's load. */
+ * order) and the busiest resource's load. Each hop set is routed once,
+ * for both its rate and its share of the load. */
 static int predict_graph(coll_ctx *c, crun *r, sim_time *t_ps)
 {
 	uint32_t nh = r->nhs ? r->nhs : 1;
@@ -903,23 +956,28 @@ static int predict_graph(coll_ctx *c, crun *r, sim_time *t_ps)
 	double *end = calloc(r->nst, sizeof *end), *start = calloc(r->nst, sizeof *start);
 	double total = 0, bound;
 	int rc = rate && hs_bytes && end && start ? 0 : SIM_ENOMEM;
+	if (!rc)
+		rc = scratch_fit(c->sc, flow_res_count(c->net));
+	for (uint32_t s = 0; s < r->nst && !rc; s++)
+		hs_bytes[r->st[s].hs] += (double)r->st[s].bytes;
 	for (uint32_t h = 0; h < r->nhs && !rc; h++)
-		if (!(rc = build_hopset(c, &r->hs[h], r->p.root)))
-			rate[h] = hopset_rate(c, &r->hs[h]), drop_hopset(c, &r->hs[h]);
+		if (!(rc = build_hopset(c, &r->hs[h], r->p.root))) {
+			rate[h] = hopset_rate(c, &r->hs[h]);
+			load_add(c->sc, &r->hs[h], hs_bytes[h]);
+			drop_hopset(c, &r->hs[h]);
+		}
+	bound = load_bound_ps(c); /* also clears the scratch, on error too */
 	for (uint32_t h = 0; h < r->nhs && !rc; h++)
 		rc = rate[h] > 0 ? 0 : SIM_ENOMEM;
 	for (uint32_t s = 0; s < r->nst && !rc; s++) {
 		const stage *st = &r->st[s];
 		const hopset *h = &r->hs[st->hs];
-		hs_bytes[st->hs] += (double)st->bytes;
 		end[s] = start[s] + (double)st->bytes / rate[st->hs] * 1e12 +
 			 (double)step_lat(c, h) * st->reps;
 		for (uint32_t k = 0; k < st->nsucc; k++)
 			start[st->succ[k]] = fmax(start[st->succ[k]], end[s]);
 		total = fmax(total, end[s]);
 	}
-	if (!rc && (bound = load_bound_ps(c, r, hs_bytes)) < 0)
-		rc = SIM_ENOMEM;
 	if (!rc)
 		*t_ps = (sim_time)ceil(fmax(total, bound)) + c->cfg.launch_lat_ps + r->coll_lat_ps;
 	free(rate);

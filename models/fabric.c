@@ -39,6 +39,8 @@ struct fab {
 	uint32_t (*attached)[FAB_ATTACH_MAX]; /* per node: resources on its NIC paths */
 	uint8_t *nattached;
 	uint32_t *held;            /* per our resource: paths routed since fab_hold_begin */
+	uint32_t *held_ids;        /* the resources held counts, so fab_hold_end clears */
+	uint32_t nheld;            /* only those, not the whole fabric */
 	bool holding;
 };
 
@@ -238,6 +240,7 @@ void fab_free(fab *f)
 	free(f->sw_pcie);
 	free(f->mem);
 	free(f->held);
+	free(f->held_ids);
 	free(f->attached);
 	free(f->nattached);
 	free(f);
@@ -263,24 +266,34 @@ static void push_attached(const fab *f, uint32_t node, fab_path *p);
 
 int fab_hold_begin(fab *f)
 {
-	if (!f->held && !(f->held = calloc(f->nres ? f->nres : 1, sizeof *f->held)))
-		return SIM_ENOMEM;
+	if (!f->held) {
+		f->held = calloc(f->nres ? f->nres : 1, sizeof *f->held);
+		f->held_ids = malloc((f->nres ? f->nres : 1) * sizeof *f->held_ids);
+		if (!f->held || !f->held_ids) {
+			free(f->held);
+			free(f->held_ids);
+			f->held = f->held_ids = NULL;
+			return SIM_ENOMEM;
+		}
+	}
 	f->holding = true;
 	return 0;
 }
 
 void fab_hold_end(fab *f)
 {
-	if (f->held)
-		memset(f->held, 0, f->nres * sizeof *f->held);
+	for (uint32_t i = 0; i < f->nheld; i++)
+		f->held[f->held_ids[i]] = 0;
+	f->nheld = 0;
 	f->holding = false;
 }
 
 static void hold_path(fab *f, const fab_path *p)
 {
 	for (uint32_t i = 0; f->holding && i < p->len; i++)
-		if (p->res[i] >= f->base && p->res[i] < f->base + f->nres)
-			f->held[p->res[i] - f->base]++;
+		if (p->res[i] >= f->base && p->res[i] < f->base + f->nres &&
+		    f->held[p->res[i] - f->base]++ == 0)
+			f->held_ids[f->nheld++] = p->res[i] - f->base;
 }
 
 uint32_t fab_ranks(const fab *f) { return f->ranks; }

@@ -104,6 +104,34 @@ START_TEST(bad_groups_are_refused)
 }
 END_TEST
 
+/* Predictions share one per-resource scratch (a group's view borrows its
+ * context's) and leave it clear: a small group's prediction after a large
+ * collective's over the same NICs equals it on a context that made none,
+ * and so does the large one after it. */
+START_TEST(predictions_leave_no_trace)
+{
+	struct world used, fresh;
+	static const uint32_t grp[] = { 3, 11, 19, 27 };
+	coll_params small = { .op = COLL_ALLREDUCE, .bytes = 1 << 20, .ranks = grp, .nranks = 4 };
+	coll_params large = { .op = COLL_ALLREDUCE, .bytes = (uint64_t)1 << 30 };
+	sim_time want_small, want_large, t;
+	world_new(&fresh, 4, 8);
+	ck_assert_int_eq(coll_predict(fresh.c, &small, COLL_RING, &want_small), 0);
+	world_free(&fresh);
+	world_new(&fresh, 4, 8);
+	ck_assert_int_eq(coll_predict(fresh.c, &large, COLL_RING, &want_large), 0);
+	world_free(&fresh);
+	world_new(&used, 4, 8);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(coll_predict(used.c, &large, COLL_RING, &t), 0);
+		ck_assert_int_eq(t, want_large);
+		ck_assert_int_eq(coll_predict(used.c, &small, COLL_RING, &t), 0);
+		ck_assert_int_eq(t, want_small);
+	}
+	world_free(&used);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("coll_group");
@@ -112,6 +140,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, group_equals_small_fabric);
 	tcase_add_test(tc, disjoint_groups_run_in_parallel);
 	tcase_add_test(tc, bad_groups_are_refused);
+	tcase_add_test(tc, predictions_leave_no_trace);
 	suite_add_tcase(s, tc);
 	return s;
 }

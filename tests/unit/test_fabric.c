@@ -301,6 +301,35 @@ START_TEST(attached_node_resources)
 }
 END_TEST
 
+/* fab_hold_end forgets everything the hold counted: a route in a new hold
+ * takes the path it took alone in the first, though inside one hold the
+ * same route moves to the other spine (the counts are seen). */
+START_TEST(hold_end_forgets_the_hold)
+{
+	flow_net *net = flow_net_new(NULL);
+	fab *f;
+	fab_config c = base_cfg(FAB_FAT_TREE2, 4, 4, 1); /* 2 leaves, 2 spines */
+	fab_path first, fresh, again;
+	c.routing = FAB_ADAPTIVE;
+	ck_assert_int_eq(fab_new(&c, net, &f), 0);
+	ck_assert_int_eq(fab_hold_begin(f), 0);
+	ck_assert_int_eq(fab_route(f, 0, 3, 0, FAB_END_GPU, FAB_END_GPU, &first), 0);
+	fab_hold_end(f);
+	for (int round = 0; round < 2; round++) {
+		ck_assert_int_eq(fab_hold_begin(f), 0);
+		ck_assert_int_eq(fab_route(f, 0, 3, 0, FAB_END_GPU, FAB_END_GPU, &fresh), 0);
+		ck_assert_int_eq(fab_route(f, 0, 3, 0, FAB_END_GPU, FAB_END_GPU, &again), 0);
+		fab_hold_end(f);
+		ck_assert_uint_eq(fresh.len, first.len);
+		ck_assert_int_eq(memcmp(fresh.res, first.res, first.len * sizeof *first.res), 0);
+		ck_assert_uint_eq(again.len, first.len);
+		ck_assert_int_ne(memcmp(again.res, first.res, first.len * sizeof *first.res), 0);
+	}
+	fab_free(f);
+	flow_net_free(net);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("fabric");
@@ -314,6 +343,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, oversubscribed_contention);
 	tcase_add_test(tc, node_ends);
 	tcase_add_test(tc, attached_node_resources);
+	tcase_add_test(tc, hold_end_forgets_the_hold);
 	suite_add_tcase(s, tc);
 	return s;
 }
