@@ -55,6 +55,10 @@ E2E_TESTS :=
 ALL_BINS :=
 EXTRA_CHECKS :=
 
+# The fragments below define rules (bench-calib, check-rdma, ...): plain `make`
+# must still build, not run the first of them.
+.DEFAULT_GOAL := all
+
 include sim/sim.mk
 include models/models.mk
 include tools/tools.mk
