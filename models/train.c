@@ -104,8 +104,22 @@ typedef struct world {
 	double *node_core_s;       /* host core-seconds of stack work, per node */
 	double *node_bytes;        /* bytes out and in through the DPU's network engines, per node */
 	double *node_snap_bytes;   /* bytes read through the DPU's SNAP engine, per node */
+	uint32_t jobs_left;        /* training jobs still iterating */
+	struct bench_run *bench;   /* nbench background benchmarks */
+	uint32_t nbench;
 	int err;
 } world;
+
+/* A collective benchmark's state in the world: where it is in its pass,
+ * its ranks in the cluster, and the configuration that sizes its nodes. */
+typedef struct bench_run {
+	world *w;
+	train_bench *b;
+	train_config node_cfg;
+	uint32_t *ranks;
+	uint32_t size, it, passes;
+	coll_result res;
+} bench_run;
 
 /* One job: its replicas' stages, gradient groups and loaders, on the nodes
  * node_of[0 .. nodes-1] of the world. */
@@ -551,7 +565,7 @@ static void stage_finished(sim_engine *eng, void *obj, uint64_t data)
 	if (tr->iter < tr->cfg->warmup + tr->cfg->iterations)
 		iteration_start(tr);
 	else
-		tr->end = sim_now(eng);
+		tr->end = sim_now(eng), tr->w->jobs_left--;
 }
 
 /* ---- the data loader ---- */
@@ -984,6 +998,9 @@ static void world_teardown(world *w)
 	free(w->node_core_s);
 	free(w->node_bytes);
 	free(w->node_snap_bytes);
+	for (uint32_t k = 0; w->bench && k < w->nbench; k++)
+		free(w->bench[k].ranks);
+	free(w->bench);
 }
 
 static int job_build(trainer *tr)
@@ -1024,6 +1041,81 @@ static void job_teardown(trainer *tr)
 		}
 	free(tr->ld);
 	free(tr->params_stage);
+}
+
+/* ---- collective benchmarks beside the jobs ---- */
+
+static void bench_done(sim_engine *eng, void *obj, uint64_t data);
+
+static void bench_start(bench_run *br)
+{
+	const train_bench *b = br->b;
+	coll_params cp = { .op = b->op, .algo = b->algo, .bytes = b->bytes[br->size],
+			   .ranks = br->ranks, .nranks = b->ranks };
+	int rc;
+	if (!br->w->jobs_left)
+		br->b->after++;
+	if ((rc = coll_start(br->w->coll, &cp, &br->res, bench_done, br, 0)) && !br->w->err) {
+		diag_add(br->w->d, NULL, 0, 0, "collective benchmark: %s of %llu bytes on %u "
+			 "ranks: %s", coll_op_name(b->op), (unsigned long long)cp.bytes, b->ranks,
+			 sim_strerror(rc));
+		br->w->err = rc;
+	}
+}
+
+/* One collective over: count it, then the next of the pass, or a new pass
+ * while a training job still runs. */
+static void bench_done(sim_engine *eng, void *obj, uint64_t data)
+{
+	bench_run *br = obj;
+	train_bench *b = br->b;
+	(void)eng, (void)data;
+	b->time_s[br->size] += sim_time_to_s(br->res.time_ps); /* as coll_run reports it */
+	b->count[br->size]++;
+	b->used[br->size] = br->res.algo;
+	if (br->w->err)
+		return;
+	if (++br->it == b->iterations) {
+		br->it = 0;
+		if (++br->size == b->nsizes)
+			br->size = 0, br->passes++;
+	}
+	if (br->passes && !br->w->jobs_left)
+		return;
+	bench_start(br);
+}
+
+/* A benchmark's ranks and node configuration (job 0's hosts, the data
+ * loader and storage client idle, the benchmark's own cores kept). */
+static int bench_prepare(world *w, const train_config *c0, train_bench *b, bench_run *br)
+{
+	*br = (bench_run){ .w = w, .b = b, .node_cfg = *c0 };
+	br->node_cfg.data = false;
+	br->node_cfg.workers = 0;
+	br->node_cfg.framework_cores_per_gpu = b->cores_per_gpu;
+	br->node_cfg.storage_Bps = br->node_cfg.local_Bps = 0;
+	br->node_cfg.storage_core_s_per_byte = br->node_cfg.storage_engine_Bps = 0;
+	br->node_cfg.storage_nic_Bps = 0;
+	if (!b->nsizes || !b->iterations || !b->ranks || b->nsizes > SCN_MAX_SIZES ||
+	    b->nodes != (b->ranks + w->gpn - 1) / w->gpn) {
+		diag_add(w->d, NULL, 0, 0, "collective benchmark: nothing to run, or its %u ranks "
+			 "do not fill its %u nodes of %u GPUs", b->ranks, b->nodes, w->gpn);
+		return SIM_EINVAL;
+	}
+	if (!(br->ranks = malloc(b->ranks * sizeof *br->ranks)))
+		return SIM_ENOMEM;
+	for (uint32_t r = 0; r < b->ranks; r++)
+		br->ranks[r] = b->node_of[r / w->gpn] * w->gpn + r % w->gpn;
+	for (uint32_t i = 0; i < b->nodes; i++) {
+		uint32_t n = b->node_of[i];
+		if (n >= w->nodes || w->node_cfg[n]) {
+			diag_add(w->d, NULL, 0, 0, "collective benchmark: node %u is %s", n,
+				 n >= w->nodes ? "outside the cluster" : "taken");
+			return SIM_EINVAL;
+		}
+		w->node_cfg[n] = &br->node_cfg;
+	}
+	return SIM_OK;
 }
 
 /* ---- results ---- */
@@ -1146,6 +1238,11 @@ static int check_jobs(world *w, const train_config *const *cfgs, const uint32_t 
 			w->node_cfg[n] = c;
 		}
 	}
+	for (uint32_t k = 0; k < w->nbench; k++) {
+		int rc = bench_prepare(w, cfgs[0], w->bench[k].b, &w->bench[k]);
+		if (rc)
+			return rc;
+	}
 	for (uint32_t n = 0; n < w->nodes; n++)
 		if (!w->node_cfg[n])
 			w->node_cfg[n] = cfgs[0];
@@ -1169,6 +1266,9 @@ static int run_jobs(world *w, trainer *trs, uint32_t njobs)
 			loader_fill(&trs[j], &trs[j].ld[l]);
 		iteration_start(&trs[j]);
 	}
+	w->jobs_left = njobs;
+	for (uint32_t k = 0; k < w->nbench; k++)
+		bench_start(&w->bench[k]);
 	sim_run(w->eng);
 	for (uint32_t j = 0; j < njobs && !w->err; j++)
 		if (trs[j].res->iters != trs[j].cfg->iterations) {
@@ -1177,17 +1277,29 @@ static int run_jobs(world *w, trainer *trs, uint32_t njobs)
 				 trs[j].cfg->iterations);
 			return SIM_EINVAL;
 		}
+	for (uint32_t k = 0; k < w->nbench && !w->err; k++)
+		if (!w->bench[k].passes) {
+			diag_add(w->d, NULL, 0, 0, "collective benchmark %u stalled in its first "
+				 "pass (a model bug)", k);
+			return SIM_EINVAL;
+		}
 	for (uint32_t j = 0; j < njobs && !w->err; j++)
 		finish(&trs[j], trs[j].res);
 	return w->err;
 }
 
-int train_sim_multi(const train_config *const *cfgs, const uint32_t *const *node_of,
-		    uint32_t njobs, uint32_t nodes, train_result *res, diag *d)
+int train_sim_shared(const train_config *const *cfgs, const uint32_t *const *node_of,
+		     uint32_t njobs, train_bench *bench, uint32_t nbench, uint32_t nodes,
+		     train_result *res, diag *d)
 {
-	world w = { .d = d, .nodes = nodes, .gpn = njobs ? cfgs[0]->fabric.gpus_per_node : 0 };
+	world w = { .d = d, .nodes = nodes, .gpn = njobs ? cfgs[0]->fabric.gpus_per_node : 0,
+		    .bench = calloc(nbench ? nbench : 1, sizeof *w.bench), .nbench = nbench };
 	trainer *trs = calloc(njobs ? njobs : 1, sizeof *trs);
-	int rc = trs ? check_jobs(&w, cfgs, node_of, njobs) : SIM_ENOMEM;
+	int rc = trs && w.bench ? SIM_OK : SIM_ENOMEM;
+	for (uint32_t k = 0; k < nbench && w.bench; k++)
+		w.bench[k].b = &bench[k];
+	if (!rc)
+		rc = check_jobs(&w, cfgs, node_of, njobs);
 	for (uint32_t j = 0; j < njobs; j++)
 		res[j] = (train_result){ .host_cpu_util = NAN, .dpu_util = NAN };
 	for (uint32_t j = 0; j < njobs && !rc; j++) {
@@ -1207,6 +1319,12 @@ int train_sim_multi(const train_config *const *cfgs, const uint32_t *const *node
 	for (uint32_t j = 0; rc && j < njobs; j++)
 		train_result_release(&res[j]);
 	return rc;
+}
+
+int train_sim_multi(const train_config *const *cfgs, const uint32_t *const *node_of,
+		    uint32_t njobs, uint32_t nodes, train_result *res, diag *d)
+{
+	return train_sim_shared(cfgs, node_of, njobs, NULL, 0, nodes, res, d);
 }
 
 int train_sim(const train_config *cfg, train_result *res, diag *d)

@@ -135,6 +135,37 @@ void train_result_release(train_result *res);
 int train_sim_multi(const train_config *const *cfgs, const uint32_t *const *node_of,
 		    uint32_t njobs, uint32_t nodes, train_result *res, diag *d);
 
+/* A collective benchmark beside the training jobs of train_sim_shared, as
+ * a background tenant: from time 0 it runs its pass (each size `iterations`
+ * times in a row, as nccl-tests does) over and over while any training job
+ * is still iterating, and stops at the first collective boundary after the
+ * last one has finished, but not before its first pass is complete (so
+ * every size has a figure). Its local rank r is the cluster's rank
+ * node_of[r / gpn] * gpn + r % gpn; its nodes' host cores keep
+ * cores_per_gpu per GPU for the benchmark process and give the rest to the
+ * network stack. Results are added to (zero them before the first run),
+ * so replications accumulate. */
+typedef struct train_bench {
+	coll_op op;
+	coll_algo algo;                     /* COLL_AUTO to choose */
+	uint64_t bytes[SCN_MAX_SIZES];
+	uint32_t nsizes, iterations;        /* iterations: per size and pass, >= 1 */
+	uint32_t ranks, nodes;              /* nodes: ceil(ranks / gpn) entries of node_of */
+	const uint32_t *node_of;
+	double cores_per_gpu;
+	/* results */
+	double time_s[SCN_MAX_SIZES];       /* sum of the measured times of each size */
+	uint64_t count[SCN_MAX_SIZES];      /* how many were measured */
+	coll_algo used[SCN_MAX_SIZES];      /* the algorithm that ran */
+	uint64_t after;                     /* started after every training job had ended */
+} train_bench;
+
+/* train_sim_multi with nbench benchmarks (their nodes distinct from the
+ * jobs' and each other's) sharing the simulation. */
+int train_sim_shared(const train_config *const *cfgs, const uint32_t *const *node_of,
+		     uint32_t njobs, train_bench *bench, uint32_t nbench, uint32_t nodes,
+		     train_result *res, diag *d);
+
 /* Builds the configuration of job/variant from the scenario. notes (may be
  * NULL) collects what could not be modelled for lack of a published figure. */
 int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant *v,

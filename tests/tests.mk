@@ -22,3 +22,4 @@ fuzz: build/fuzz/fuzz_scenario
 	    -print_final_stats=1 tests/fuzz/corpus-run tests/fuzz/corpus
 # training scale benchmark lines (lead)
 E2E_TESTS += bench-train.sh run-train.sh validate.sh run-scenarios.sh
+E2E_TESTS += shared-bench.sh

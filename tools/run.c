@@ -18,6 +18,7 @@
 #include "sim/err.h"
 #include "sim/flow.h"
 #include "sim/stats.h"
+#include "models/train.h"
 #include "tools/run_train.h"
 #include "tools/trace.h"
 
@@ -247,9 +248,19 @@ static int one_variant(const scn_scenario *s, const scn_job *job, const scn_vari
 	return traced_variant(s, job, v, o, seed, name, rv, rep, d);
 }
 
+/* Whether any job of s trains: then its collective benchmarks run beside
+ * the training jobs (multi_variant), else each on its own. */
+static bool any_training(const scn_scenario *s)
+{
+	for (size_t j = 0; j < s->njobs; j++)
+		if (s->jobs[j].wl.kind != SCN_WL_COLLECTIVE)
+			return true;
+	return false;
+}
+
 /* The report variant "JOB/VARIANT" of every job and variant, in job order
- * as for one job at a time; collective jobs run there and then, on their
- * own (a benchmark, not a tenant). */
+ * as for one job at a time; collective jobs of a scenario without training
+ * run there and then, each on its own. */
 static int multi_add_variants(const scn_scenario *s, const run_opts *o, rep_report *rep,
 			      rep_variant **rvs, diag *d)
 {
@@ -263,7 +274,7 @@ static int multi_add_variants(const scn_scenario *s, const run_opts *o, rep_repo
 			if (!(rv = rvs[j * s->nvariants + v] = rep_add_variant(rep, name)))
 				return SIM_ENOMEM;
 			if (!(rc = set_offload(rv, &s->variants[v])) &&
-			    s->jobs[j].wl.kind == SCN_WL_COLLECTIVE)
+			    s->jobs[j].wl.kind == SCN_WL_COLLECTIVE && !any_training(s))
 				rc = coll_variant(s, &s->jobs[j], &s->variants[v], seed, rv, d);
 		}
 	return rc;
@@ -283,32 +294,62 @@ static int multi_write_traces(const scn_scenario *s, const run_opts *o, trace *c
 	return rc;
 }
 
+/* Collective job j as a benchmark beside the training jobs: what it runs
+ * (as coll_variant would), its results zeroed; train_variant_shared
+ * places it. */
+static int bench_of(const scn_scenario *s, const scn_job *job, train_bench *b, diag *d)
+{
+	const scn_collective *sc = &job->wl.coll;
+	uint32_t gpn = (uint32_t)s->cluster.gpus_per_node;
+	*b = (train_bench){ .nsizes = (uint32_t)sc->nsizes,
+			    .iterations = (uint32_t)(sc->iterations > 0 ? sc->iterations : 1),
+			    .ranks = (uint32_t)(sc->ranks > 0 ? sc->ranks : job->wl.gpus),
+			    .cores_per_gpu = BENCH_CORES_PER_GPU };
+	if (coll_op_parse(coll_names[sc->op], &b->op)) {
+		diag_add(d, NULL, 0, 0, "collective '%s' is not simulated", coll_names[sc->op]);
+		return SIM_EUNSUPPORTED;
+	}
+	b->nodes = (b->ranks + gpn - 1) / gpn;
+	b->algo = algo_of(sc->algo, b->nodes);
+	for (size_t i = 0; i < sc->nsizes; i++)
+		b->bytes[i] = (uint64_t)sc->sizes_bytes[i];
+	return SIM_OK;
+}
+
 /* Per variant, every training job of the scenario together on the one
- * cluster (tools/run_train.h train_variant_multi). */
+ * cluster, with its collective benchmarks beside them as background
+ * tenants (tools/run_train.h train_variant_shared). */
 static int multi_variant(const scn_scenario *s, const run_opts *o, size_t v,
 			 rep_variant *const *rvs, rep_report *rep, diag *d)
 {
 	uint64_t seed = o && o->has_seed ? o->seed : s->seed;
-	size_t jobs[SCN_MAX_JOBS], n = 0;
-	rep_variant *rv[SCN_MAX_JOBS];
+	size_t jobs[SCN_MAX_JOBS], bjobs[SCN_MAX_JOBS], n = 0, nb = 0;
+	rep_variant *rv[SCN_MAX_JOBS], *brv[SCN_MAX_JOBS];
 	trace *tr[SCN_MAX_JOBS] = { 0 };
 	bool traced = o && o->trace_path;
-	int rc = 0;
-	for (size_t j = 0; j < s->njobs; j++)
+	train_bench *bench = calloc(s->njobs, sizeof *bench);
+	int rc = bench ? SIM_OK : SIM_ENOMEM;
+	for (size_t j = 0; j < s->njobs && !rc; j++)
 		if (s->jobs[j].wl.kind != SCN_WL_COLLECTIVE)
 			rv[n] = rvs[j * s->nvariants + v], jobs[n++] = j;
-	if (!n)
-		return SIM_OK;
+		else if (!(rc = bench_of(s, &s->jobs[j], &bench[nb], d)))
+			brv[nb] = rvs[j * s->nvariants + v], bjobs[nb++] = j;
+	if (rc || !n) {
+		free(bench);
+		return rc;
+	}
 	for (size_t j = 0; j < n && traced && !rc; j++)
 		if (!(tr[j] = trace_new()))
 			rc = SIM_ENOMEM;
 	if (!rc)
-		rc = train_variant_multi(s, jobs, n, &s->variants[v], o ? o->replications : 0, seed,
-					 o ? o->progress : NULL, traced ? tr : NULL, rv, rep, d);
+		rc = train_variant_shared(s, jobs, n, bjobs, bench, nb, &s->variants[v],
+					  o ? o->replications : 0, seed, o ? o->progress : NULL,
+					  traced ? tr : NULL, rv, brv, rep, d);
 	if (!rc && traced)
 		rc = multi_write_traces(s, o, tr, rv, n, d);
 	for (size_t j = 0; j < n; j++)
 		trace_free(tr[j]);
+	free(bench);
 	return rc;
 }
 

@@ -323,14 +323,16 @@ int train_variant(const scn_scenario *s, const scn_job *job, const scn_variant *
 /* One replication of every job together; each job's result goes to its
  * aggregate (or is released on failure). */
 static int multi_replication(const scn_scenario *s, job_acc *ja, size_t n,
-			     const uint32_t *const *maps, diag *d)
+			     const uint32_t *const *maps, train_bench *bench, size_t nbench,
+			     diag *d)
 {
 	const train_config *cfgs[SCN_MAX_JOBS] = { 0 };
 	train_result res[SCN_MAX_JOBS];
 	int rc;
 	for (size_t j = 0; j < n; j++)
 		cfgs[j] = &ja[j].c;
-	rc = train_sim_multi(cfgs, maps, (uint32_t)n, (uint32_t)s->cluster.nodes, res, d);
+	rc = train_sim_shared(cfgs, maps, (uint32_t)n, bench, (uint32_t)nbench,
+			      (uint32_t)s->cluster.nodes, res, d);
 	for (size_t j = 0; j < n && !rc; j++)
 		if ((rc = agg_add(&ja[j].a, &res[j])))
 			for (size_t k = j + 1; k < n; k++)
@@ -338,11 +340,54 @@ static int multi_replication(const scn_scenario *s, job_acc *ja, size_t n,
 	return rc;
 }
 
+/* Benchmark b's figures into its report variant: per size the mean of
+ * every run, and one pass (the sum of the means) as its iteration time. */
+static int bench_put(const train_bench *b, rep_variant *rv, rep_report *rep, diag *d)
+{
+	double pass_s = 0;
+	uint64_t runs = 0;
+	int rc = 0;
+	for (uint32_t i = 0; i < b->nsizes && !rc; i++) {
+		double t = b->time_s[i] / (double)b->count[i];
+		double algbw = (double)b->bytes[i] / t / 1e9;
+		rep_collective rc_ = { .op = run_report_op(coll_op_name(b->op)),
+				       .algo = coll_algo_name(b->used[i]), .ranks = b->ranks,
+				       .bytes = b->bytes[i], .time_s = t, .algbw_GBps = algbw,
+				       .busbw_GBps = algbw * coll_busbw_factor(b->op, b->ranks) };
+		rc = rep_variant_add_collective(rv, &rc_);
+		pass_s += t;
+		runs += b->count[i];
+	}
+	if (!rc)
+		rc = rep_variant_set_stat(rv, "iteration_s", pass_s, NAN, NAN, NAN);
+	if (rc)
+		diag_add(d, NULL, 0, 0, "variant '%s': the report refused its collectives: %s",
+			 rep_variant_name(rv), sim_strerror(rc));
+	if (!rc && b->after) {
+		char key[96], msg[200];
+		snprintf(key, sizeof key, "%s.note1", rep_variant_name(rv));
+		snprintf(msg, sizeof msg, "%llu of its %llu collectives ran after the training "
+			 "jobs had ended (to finish its first pass), on a quieter fabric",
+			 (unsigned long long)b->after, (unsigned long long)runs);
+		rep_set_info(rep, key, msg);
+	}
+	return rc;
+}
+
 int train_variant_multi(const scn_scenario *s, const size_t *jobs, size_t njobs,
 			const scn_variant *v, int replications, uint64_t seed, FILE *progress,
 			struct trace *const *tr, rep_variant *const *rv, rep_report *rep, diag *d)
 {
-	int reps = replications_of(s, replications);
+	return train_variant_shared(s, jobs, njobs, NULL, NULL, 0, v, replications, seed,
+				    progress, tr, rv, NULL, rep, d);
+}
+
+int train_variant_shared(const scn_scenario *s, const size_t *jobs, size_t njobs,
+			 const size_t *bjobs, train_bench *bench, size_t nbench,
+			 const scn_variant *v, int replications, uint64_t seed, FILE *progress,
+			 struct trace *const *tr, rep_variant *const *rv,
+			 rep_variant *const *brv, rep_report *rep, diag *d)
+{	int reps = replications_of(s, replications);
 	uint32_t *place = malloc(((size_t)s->cluster.nodes + 1) * sizeof *place), off[SCN_MAX_JOBS];
 	const uint32_t *maps[SCN_MAX_JOBS];
 	job_acc *ja = calloc(njobs ? njobs : 1, sizeof *ja);
@@ -352,6 +397,8 @@ int train_variant_multi(const scn_scenario *s, const size_t *jobs, size_t njobs,
 		rc = train_place_jobs(s, place, d);
 	for (size_t j = 0, total = 0; j < s->njobs; j++)
 		off[j] = (uint32_t)total, total += (size_t)s->jobs[j].nodes;
+	for (size_t k = 0; k < nbench && place; k++)
+		bench[k].node_of = place + off[bjobs[k]];
 	for (; inited < njobs && !rc; inited++) {
 		rc = job_acc_init(&ja[inited], s, &s->jobs[jobs[inited]], v, seed,
 				  tr ? tr[inited] : NULL, rv[inited], d);
@@ -363,10 +410,12 @@ int train_variant_multi(const scn_scenario *s, const size_t *jobs, size_t njobs,
 		if (progress)
 			fprintf(progress, "dpusim: %s, %zu jobs together: replication %d of %d\n",
 				v->name, njobs, r + 1, reps);
-		rc = multi_replication(s, ja, njobs, maps, d);
+		rc = multi_replication(s, ja, njobs, maps, bench, nbench, d);
 	}
 	for (size_t j = 0; j < njobs && !rc; j++)
 		rc = job_acc_put(&ja[j], s, rep, d);
+	for (size_t k = 0; k < nbench && !rc; k++)
+		rc = bench_put(&bench[k], brv[k], rep, d);
 	for (size_t j = 0; j < inited && ja; j++)
 		job_acc_free(&ja[j]);
 	free(ja);

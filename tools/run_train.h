@@ -35,4 +35,19 @@ int train_variant_multi(const scn_scenario *s, const size_t *jobs, size_t njobs,
 			const scn_variant *v, int replications, uint64_t seed, FILE *progress,
 			struct trace *const *tr, rep_variant *const *rv, rep_report *rep, diag *d);
 
+/* train_variant_multi with the collective benchmarks bjobs[0 .. nbench-1]
+ * (indices into s->jobs; bench[k] their operation, sizes, ranks and
+ * host cores, results zeroed) as background tenants in the same
+ * simulation (models/train.h train_bench), placed as train_place_jobs
+ * says: brv[k] receives benchmark k's collectives (mean time of each size
+ * over every run of it in every replication, algbw and busbw from it) and
+ * its iteration_s (one pass: the sum of the sizes' means), and rep's info
+ * a note when some of its collectives ran after the training had ended. */
+struct train_bench;
+int train_variant_shared(const scn_scenario *s, const size_t *jobs, size_t njobs,
+			 const size_t *bjobs, struct train_bench *bench, size_t nbench,
+			 const scn_variant *v, int replications, uint64_t seed, FILE *progress,
+			 struct trace *const *tr, rep_variant *const *rv,
+			 rep_variant *const *brv, rep_report *rep, diag *d);
+
 #endif

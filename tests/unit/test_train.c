@@ -432,6 +432,89 @@ START_TEST(multi_job_is_deterministic)
 }
 END_TEST
 
+/* ---- a collective benchmark beside the jobs ---- */
+
+/* An all-reduce benchmark of bytes on two single-GPU nodes, iterations
+ * per size. */
+static train_bench bench_on(const uint32_t *nodes, uint64_t bytes, uint32_t iterations)
+{
+	return (train_bench){ .op = COLL_ALLREDUCE, .algo = COLL_RING, .bytes = { bytes },
+			      .nsizes = 1, .iterations = iterations, .ranks = 2, .nodes = 2,
+			      .node_of = nodes, .cores_per_gpu = 1 };
+}
+
+static int run_shared(const train_config *c, const uint32_t *map, train_bench *b,
+		      uint32_t nodes, train_result *r)
+{
+	const train_config *cfgs[] = { c };
+	const uint32_t *maps[] = { map };
+	diag *d = diag_new();
+	int rc = train_sim_shared(cfgs, maps, 1, b, 1, nodes, r, d);
+	ck_assert_msg(rc == 0, "%s", diag_count(d) ? diag_msg(d, 0) : "");
+	diag_free(d);
+	return rc;
+}
+
+/* On a non-blocking switch a benchmark on other nodes leaves the job as
+ * it is alone, bit for bit; on the fat tree of radix 4 at 3:1 (job on 0
+ * and 3, benchmark on 1 and 4) their rings share the uplinks. The job's
+ * 268 MB all-reduce (5.4 ms alone at 50 GB/s, all exposed: one bucket)
+ * gets a fair share of the uplinks while the benchmark sends, up to half:
+ * between 1.3x and 2x (the benchmark pauses between its collectives, and
+ * its flows and the job's need not be as many). The benchmark's 64 MiB
+ * (1.3 ms alone) is slowed, by up to 2x, while the gradients flow, about
+ * 8 ms of each ~44 ms iteration (a fifth): its mean time 1.05x to 1.3x. */
+START_TEST(bench_beside_a_job_shares_the_uplinks)
+{
+	static const uint32_t ja[] = { 0, 3 }, jb[] = { 1, 4 }, sa[] = { 0, 1 }, sb[] = { 2, 3 };
+	train_config ss = dp_job(2, FAB_SINGLE_SWITCH, 0, 1), ft = dp_job(2, FAB_FAT_TREE2, 4, 3);
+	train_bench b_ss = bench_on(sb, 64 << 20, 2), b_ft = bench_on(jb, 64 << 20, 2);
+	train_result alone_ss, with_ss, alone_ft, with_ft;
+	ck_assert_int_eq(run_jobs(&ss, 1, (const uint32_t *[]){ sa }, 4, &alone_ss), 0);
+	ck_assert_int_eq(run_shared(&ss, sa, &b_ss, 4, &with_ss), 0);
+	for (uint32_t i = 0; i < alone_ss.iters; i++)
+		ck_assert_double_eq_tol(with_ss.iter_s[i], alone_ss.iter_s[i], 1e-12 * alone_ss.iter_s[i]);
+	ck_assert_int_eq(run_jobs(&ft, 1, (const uint32_t *[]){ ja }, 6, &alone_ft), 0);
+	ck_assert_int_eq(run_shared(&ft, ja, &b_ft, 6, &with_ft), 0);
+	ck_assert_msg(mean_iter(&with_ft) > mean_iter(&alone_ft) + 1.5e-3, "job %g s shared, %g s alone",
+		      mean_iter(&with_ft), mean_iter(&alone_ft));
+	ck_assert_msg(with_ft.coll[0].time_s > 1.3 * alone_ft.coll[0].time_s &&
+		      with_ft.coll[0].time_s < 2.05 * alone_ft.coll[0].time_s,
+		      "all-reduce %g s shared, %g s alone", with_ft.coll[0].time_s,
+		      alone_ft.coll[0].time_s);
+	ck_assert_double_eq_tol(sum_parts(&with_ft), mean_iter(&with_ft), 1e-9);
+	/* it kept sending for the whole run: many passes, none after the end */
+	ck_assert(b_ss.count[0] > 4 && b_ft.count[0] > 4);
+	ck_assert_uint_eq(b_ft.after, 0);
+	ck_assert_int_eq(b_ft.used[0], COLL_RING);
+	double t_ss = b_ss.time_s[0] / (double)b_ss.count[0];
+	double t_ft = b_ft.time_s[0] / (double)b_ft.count[0];
+	ck_assert_msg(t_ft > 1.05 * t_ss && t_ft < 1.3 * t_ss, "benchmark %g s shared, %g s apart",
+		      t_ft, t_ss);
+	train_result_release(&alone_ss);
+	train_result_release(&with_ss);
+	train_result_release(&alone_ft);
+	train_result_release(&with_ft);
+}
+END_TEST
+
+/* A pass longer than the training run is still finished (every size gets
+ * a figure), and what ran after the training ended is counted: 12 GiB
+ * at 50 GB/s is 258 ms, against 4 iterations of about 41 ms. */
+START_TEST(bench_finishes_its_first_pass)
+{
+	static const uint32_t ja[] = { 0, 1 }, jb[] = { 2, 3 };
+	train_config c = dp_job(2, FAB_SINGLE_SWITCH, 0, 1);
+	train_bench b = bench_on(jb, 12ull << 30, 2);
+	train_result r;
+	ck_assert_int_eq(run_shared(&c, ja, &b, 4, &r), 0);
+	ck_assert_msg(b.count[0] == 2 && b.after == 1, "%g s run, %llu collectives of %g s, %llu after",
+		      r.run_s, (unsigned long long)b.count[0], b.time_s[0] / 2, (unsigned long long)b.after);
+	ck_assert(r.run_s < b.time_s[0]);
+	train_result_release(&r);
+}
+END_TEST
+
 /* A node given to two jobs, or outside the cluster: refused. */
 START_TEST(bad_node_maps_are_refused)
 {
@@ -489,6 +572,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, jobs_sharing_an_oversubscribed_uplink_slow_each_other);
 	tcase_add_test(tc, multi_job_is_deterministic);
 	tcase_add_test(tc, bad_node_maps_are_refused);
+	tcase_add_test(tc, bench_beside_a_job_shares_the_uplinks);
+	tcase_add_test(tc, bench_finishes_its_first_pass);
 	tcase_add_test(tc, jobs_are_placed_packed_then_spread);
 	suite_add_tcase(s, tc);
 	return s;
