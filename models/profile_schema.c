@@ -38,6 +38,8 @@ const profile_field profile_fields[] = {
 	F(GPU, profile_gpu, "hbm_bw_achieved", hbm_bw_achieved_Bps, UNIT_BYTES_PER_S, 0, 1e14, true,
 	  "memory bandwidth a streaming (copy-like) kernel achieves, measured"),
 	F(GPU, profile_gpu, "nvlink_bw", nvlink_bw_Bps, UNIT_BYTES_PER_S, 0, 1e13, true, "NVLink bandwidth per GPU, per direction"),
+	F(GPU, profile_gpu, "nvlink_bw_achieved", nvlink_bw_achieved_Bps, UNIT_BYTES_PER_S, 0, 1e13, true,
+	  "NVLink bandwidth per GPU, per direction, that data movement achieves (links x per-link figure)"),
 	F(GPU, profile_gpu, "pcie_gen", pcie_gen, UNIT_COUNT, 1, 7, false, "PCIe generation"),
 	F(GPU, profile_gpu, "pcie_lanes", pcie_lanes, UNIT_COUNT, 1, 32, false, "PCIe lanes"),
 	F(GPU, profile_gpu, "kernel_launch", kernel_launch_s, UNIT_SECONDS, 0, 1e-3, false, "launch overhead per kernel"),

@@ -202,6 +202,16 @@ static fab_topo topo_of(const scn_fabric *f)
 	return FAB_RAIL;
 }
 
+/* NVLink per GPU and direction: what data movement achieves where the
+ * profile gives it (NCCL's per-link figure times the links), else the
+ * signalling rate of the datasheet (setup_gpu notes which). */
+static double nvlink_Bps(const profile_gpu *g)
+{
+	if (profile_has(g->nvlink_bw_achieved_Bps))
+		return g->nvlink_bw_achieved_Bps;
+	return profile_has(g->nvlink_bw_Bps) ? g->nvlink_bw_Bps : 0;
+}
+
 int setup_fabric(const scn_scenario *s, uint32_t gpus, fab_config *out, diag *d)
 {
 	const scn_cluster *c = &s->cluster;
@@ -221,8 +231,7 @@ int setup_fabric(const scn_scenario *s, uint32_t gpus, fab_config *out, diag *d)
 		.switch_lat_ps = ps_of(f->sw.v.sw.latency_s),
 		.radix = profile_has(f->sw.v.sw.radix) ? (uint32_t)f->sw.v.sw.radix : 0,
 		.oversub = f->oversubscription >= 1 ? f->oversubscription : 1,
-		.nvlink_Bps = profile_has(c->gpu.v.gpu.nvlink_bw_Bps) && gpn > 1
-				      ? c->gpu.v.gpu.nvlink_bw_Bps : 0,
+		.nvlink_Bps = gpn > 1 ? nvlink_Bps(&c->gpu.v.gpu) : 0,
 		.pcie_Bps = gpu_pcie > 0 && nic_pcie > 0 ? fmin(gpu_pcie, nic_pcie) : 0,
 		.pcie = FAB_PCIE_SWITCH,
 		.routing = f->routing == SCN_ROUTE_ADAPTIVE ? FAB_ADAPTIVE : FAB_ECMP,
@@ -309,6 +318,9 @@ int setup_gpu(const scn_scenario *s, scn_precision prec, gpu_spec *out, diag *d,
 	if (notes && !profile_has(g->hbm_bw_achieved_Bps))
 		diag_add(notes, NULL, 0, 0, "gpu: memory-bound kernels run at the datasheet hbm_bw "
 			 "(no measured hbm_bw_achieved for '%s')", hw->name);
+	if (notes && profile_has(g->nvlink_bw_Bps) && !profile_has(g->nvlink_bw_achieved_Bps))
+		diag_add(notes, NULL, 0, 0, "gpu: NVLink runs at the datasheet nvlink_bw "
+			 "(no nvlink_bw_achieved for '%s')", hw->name);
 	if (notes && !profile_has(g->kernel_launch_s))
 		diag_add(notes, NULL, 0, 0, "gpu: kernel-launch overhead not modelled (no "
 			 "published kernel_launch for '%s')", hw->name);

@@ -155,6 +155,39 @@ START_TEST(arm_vswitch_needs_a_dpu)
 }
 END_TEST
 
+/* NVLink in the fabric: the profile's achieved figure where it has one
+ * (H100-SXM5: NCCL's 20.6 GB/s per link x 18 links = 370.8 GB/s), the
+ * datasheet's signalling rate (450 GB/s) where a scenario's override
+ * leaves only that, with a note saying so; none for one GPU per node. */
+START_TEST(nvlink_achieved_over_datasheet)
+{
+	scn_scenario *s = load(CLUSTER("") "variants: [{ name: a, network: rdma }]\n");
+	fab_config f;
+	gpu_spec g;
+	diag *d = diag_new(), *notes = diag_new();
+	ck_assert_int_eq(setup_fabric(s, 16, &f, d), SIM_OK);
+	ck_assert_double_eq_tol(f.nvlink_Bps, 18 * 20.6e9, 1e3);
+	ck_assert_int_eq(setup_gpu(s, SCN_FP16, &g, d, notes), SIM_OK);
+	for (size_t i = 0; i < diag_count(notes); i++)
+		ck_assert_ptr_null(strstr(diag_msg(notes, i), "NVLink"));
+	s->cluster.gpu.v.gpu.nvlink_bw_achieved_Bps = NAN;
+	ck_assert_int_eq(setup_fabric(s, 16, &f, d), SIM_OK);
+	ck_assert_double_eq_tol(f.nvlink_Bps, 450e9, 1e3);
+	ck_assert_int_eq(setup_gpu(s, SCN_FP16, &g, d, notes), SIM_OK);
+	bool noted = false;
+	for (size_t i = 0; i < diag_count(notes); i++)
+		noted |= strstr(diag_msg(notes, i), "NVLink runs at the datasheet nvlink_bw "
+				"(no nvlink_bw_achieved for 'H100-SXM5')") != NULL;
+	ck_assert(noted);
+	s->cluster.gpus_per_node = 1;
+	ck_assert_int_eq(setup_fabric(s, 2, &f, d), SIM_OK);
+	ck_assert_double_eq(f.nvlink_Bps, 0);
+	diag_free(d);
+	diag_free(notes);
+	scn_free(s);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("setup");
@@ -166,6 +199,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, arm_vswitch_scales_with_dpus);
 	tcase_add_test(tc, arm_vswitch_needs_published_figures);
 	tcase_add_test(tc, arm_vswitch_needs_a_dpu);
+	tcase_add_test(tc, nvlink_achieved_over_datasheet);
 	suite_add_tcase(s, tc);
 	return s;
 }
