@@ -147,32 +147,75 @@ static void breakdown_rows(const rep_report *r)
 	}
 }
 
+/* The k-th collective of v with this op and size, counting repeats, or NULL. */
+static const rep_collective *coll_match(const rep_variant *v, const char *op, uint64_t bytes,
+					size_t occ)
+{
+	for (size_t j = 0; j < rep_variant_ncollectives(v); j++) {
+		const rep_collective *c = rep_variant_collective(v, j);
+		if (c->bytes == bytes && !strcmp(c->op, op) && occ-- == 0)
+			return c;
+	}
+	return NULL;
+}
+
+/* How many collectives before index k of v share its op and size. */
+static size_t coll_occurrence(const rep_variant *v, size_t k)
+{
+	const rep_collective *c = rep_variant_collective(v, k);
+	size_t occ = 0;
+	for (size_t j = 0; j < k; j++) {
+		const rep_collective *p = rep_variant_collective(v, j);
+		occ += p->bytes == c->bytes && !strcmp(p->op, c->op);
+	}
+	return occ;
+}
+
+/* One row per (op, size, repeat) over all columns, in the order first
+ * seen: columns of different jobs list different collectives, so a row is
+ * never labelled by one column and filled from another's. The label names
+ * the algorithm of the first column that has the row; a column that chose
+ * another one names its own in the cell. */
 static void collective_rows(const rep_report *r)
 {
-	const rep_variant *v0 = rep_variant_at(r, 0);
-	size_t n = rep_variant_ncollectives(v0);
-	if (!n)
+	size_t nv = rep_nvariants(r);
+	bool any = false;
+	for (size_t i = 0; i < nv; i++)
+		any |= rep_variant_ncollectives(rep_variant_at(r, i)) > 0;
+	if (!any)
 		return;
 	printf("\n%-26s", "collective (busbw GB/s)");
-	for (size_t i = 0; i < rep_nvariants(r); i++)
+	for (size_t i = 0; i < nv; i++)
 		printf(" %18s", rep_variant_name(rep_variant_at(r, i)));
 	putchar('\n');
-	for (size_t k = 0; k < n; k++) {
-		const rep_collective *c0 = rep_variant_collective(v0, k);
-		char label[64];
-		snprintf(label, sizeof label, "%s %s %llu B", c0->op, c0->algo,
-			 (unsigned long long)c0->bytes);
-		printf("%-26s", label);
-		for (size_t i = 0; i < rep_nvariants(r); i++) {
-			const rep_variant *v = rep_variant_at(r, i);
-			char buf[48] = "-";
-			if (k < rep_variant_ncollectives(v)) {
-				const rep_collective *c = rep_variant_collective(v, k);
-				snprintf(buf, sizeof buf, "%.3g (%.4g us)", c->busbw_GBps, c->time_s * 1e6);
+	for (size_t i = 0; i < nv; i++) {
+		const rep_variant *vi = rep_variant_at(r, i);
+		for (size_t k = 0; k < rep_variant_ncollectives(vi); k++) {
+			const rep_collective *c0 = rep_variant_collective(vi, k);
+			size_t occ = coll_occurrence(vi, k);
+			bool seen = false;
+			for (size_t e = 0; e < i && !seen; e++)
+				seen = coll_match(rep_variant_at(r, e), c0->op, c0->bytes, occ) != NULL;
+			if (seen)
+				continue;
+			char label[64];
+			snprintf(label, sizeof label, "%s %s %llu B", c0->op, c0->algo,
+				 (unsigned long long)c0->bytes);
+			printf("%-26s", label);
+			for (size_t j = 0; j < nv; j++) {
+				const rep_collective *c =
+					coll_match(rep_variant_at(r, j), c0->op, c0->bytes, occ);
+				char buf[64] = "-";
+				if (c && strcmp(c->algo, c0->algo))
+					snprintf(buf, sizeof buf, "%.3g %s (%.4g us)", c->busbw_GBps,
+						 c->algo, c->time_s * 1e6);
+				else if (c)
+					snprintf(buf, sizeof buf, "%.3g (%.4g us)", c->busbw_GBps,
+						 c->time_s * 1e6);
+				printf(" %18s", buf);
 			}
-			printf(" %18s", buf);
+			putchar('\n');
 		}
-		putchar('\n');
 	}
 }
 

@@ -49,6 +49,13 @@ then ok "training slower beside the benchmark, benchmark busbw lower beside trai
 else not_ok "shared training and benchmark"; fi
 run_cmd "$DPUSIM" compare "$E2E_TMP/shared-bench.json" "$E2E_TMP/shared-bench.json" --tolerance 0%
 expect_rc 0 "the shared report validates against dpusim-report/1"
+run_cmd "$DPUSIM" run "$D/shared-bench.yaml"
+expect_rc 0 "the shared scenario's table"
+# Each job's collectives on rows of their own: the benchmark's sizes are not
+# shown under the training job's gradient all-reduce label, nor the reverse.
+expect_out '^allreduce ring 16777216 B +- +[0-9.]+ \([0-9.]+ us\)$' "the benchmark's 16 MiB row, '-' under the training job"
+expect_out '^allreduce ring 67108864 B +- +[0-9.]+ \([0-9.]+ us\)$' "the benchmark's 64 MiB row"
+expect_out '^allreduce hier [0-9]+ B +[0-9.]+ \([0-9.]+ us\) +-$' "the training job's all-reduce row, '-' under the benchmark"
 run_cmd "$DPUSIM" run "$D/shared-bench.yaml" --json
 if [ "$OUT" = "$(cat "$E2E_TMP/shared-bench.json")" ]; then ok "same seed, byte-identical report"
 else not_ok "shared run not deterministic"; fi
