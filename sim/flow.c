@@ -6,6 +6,17 @@
  * that list, so a flow joins and leaves in O(distinct path) with
  * swap-removal.
  *
+ * A kept flow that finishes "parks" (park) instead of leaving: it leaves
+ * the resources it shares, and stays in the lists of its private ones,
+ * where leaving would change nothing, flagged so that nobody counts it
+ * (flow_res_nflows, solves). A flow joining such a resource evicts it
+ * (attach_slot), and the restart (unpark) adds back only the slots out of
+ * their lists, in slot order, exactly as a join over all its slots would;
+ * its least private cap is found in its slots sorted by cap, past the
+ * shared ones. So a ring's step costs the resources it shares and those
+ * others took meanwhile, not the hundreds of links of its whole ring:
+ * every list, slot order and rate is as if it had left and joined.
+ *
  * A resource crossed by one flow only is "private" to it: it cannot tie
  * that flow's rate to anyone else's, so it acts as a rate cap, cap/times.
  * A flow keeps its shared slots first and its private ones after, and the
@@ -34,6 +45,7 @@
 #include "sim/err.h"
 
 #define NO_FLOW UINT32_MAX
+#define NO_POS UINT32_MAX /* a slot not in its resource's list */
 #define TIE_EPS 1e-12  /* shares this close (relative) are one level */
 #define CHECK_EPS 1e-9
 #define QUIET_EPS 1e-9 /* a resource this close to its capacity counts as saturated */
@@ -60,7 +72,7 @@ typedef struct fres {
 typedef struct fslot {
 	uint32_t res;
 	uint32_t times;  /* occurrences in the path */
-	uint32_t pos;    /* index of this flow's entry in res's list */
+	uint32_t pos;    /* index of this flow's entry in res's list, or NO_POS */
 } fslot;
 
 typedef struct fcapped {
@@ -78,6 +90,10 @@ typedef struct fflow {
 	uint32_t nslot, nshared;
 	double priv_Bps;    /* least cap/times over private slots, unless priv_stale */
 	bool priv_stale;
+	fcapped *bycap;     /* kept flows: (cap/times, resource) of every slot, by cap */
+	uint32_t *det;      /* parked: slots out of their resources' lists */
+	uint32_t ndet;
+	bool parked;        /* idle kept flow, in the lists of its private slots only */
 	uint32_t mark;
 	bool live, frozen;
 	bool keep, attached, in_idle_list, solo;
@@ -151,8 +167,11 @@ void flow_net_free(flow_net *net)
 		return;
 	for (uint32_t i = 0; i < net->nres; i++)
 		free(net->res[i].ent);
-	for (uint32_t i = 0; i < net->nflows; i++)
+	for (uint32_t i = 0; i < net->nflows; i++) {
 		free(net->flows[i].slot);
+		free(net->flows[i].bycap);
+		free(net->flows[i].det);
+	}
 	free(net->res);
 	free(net->nocc);
 	free(net->flows);
@@ -186,7 +205,17 @@ int flow_res_add(flow_net *net, double cap_Bps, uint32_t *id)
 size_t flow_res_count(const flow_net *net) { return net->nres; }
 double flow_res_cap_Bps(const flow_net *net, uint32_t res) { return net->res[res].cap_Bps; }
 
-uint32_t flow_res_nflows(const flow_net *net, uint32_t res) { return net->nocc[res]; }
+/* A parked flow in res's list has left it, as far as anyone outside can
+ * tell. */
+static bool parked_only(const flow_net *net, const fres *r)
+{
+	return r->nd == 1 && net->flows[r->ent[0].flow].parked;
+}
+
+uint32_t flow_res_nflows(const flow_net *net, uint32_t res)
+{
+	return parked_only(net, &net->res[res]) ? 0 : net->nocc[res];
+}
 
 double flow_res_load_Bps(const flow_net *net, uint32_t res)
 {
@@ -261,6 +290,8 @@ static void release_flow(flow_net *net, uint32_t fid)
 {
 	fflow *f = &net->flows[fid];
 	free(f->slot);
+	free(f->bycap);
+	free(f->det);
 	*f = (fflow){ .next_free = net->free_head };
 	net->free_head = fid;
 }
@@ -303,15 +334,60 @@ static void make_private(flow_net *net, uint32_t fid, uint32_t k)
 		f->priv_Bps = fmin(f->priv_Bps, slot_cap_Bps(net, &f->slot[f->nshared]));
 }
 
+/* The least cap/times over f's private slots (of a live flow, on all its
+ * resources: private ones are those it is alone on). A kept flow finds it
+ * in its slots sorted by cap, past at most its shared ones. */
 static double priv_cap_Bps(flow_net *net, fflow *f)
 {
 	if (f->priv_stale) {
 		f->priv_Bps = INFINITY;
-		for (uint32_t k = f->nshared; k < f->nslot; k++)
-			f->priv_Bps = fmin(f->priv_Bps, slot_cap_Bps(net, &f->slot[k]));
+		if (f->bycap) {
+			for (uint32_t i = 0; i < f->nslot; i++)
+				if (net->res[f->bycap[i].flow].nd == 1) {
+					f->priv_Bps = f->bycap[i].cap_Bps;
+					break;
+				}
+		} else {
+			for (uint32_t k = f->nshared; k < f->nslot; k++)
+				f->priv_Bps = fmin(f->priv_Bps, slot_cap_Bps(net, &f->slot[k]));
+		}
 		f->priv_stale = false;
 	}
 	return f->priv_Bps;
+}
+
+/* Parked flow fid's entry, alone on resource r, goes: it has left r as it
+ * would have when it finished, and rejoins it at its restart. */
+static void evict(flow_net *net, fres *r, uint32_t rid)
+{
+	fentry e = r->ent[0];
+	fflow *f = &net->flows[e.flow];
+	r->nd = 0;
+	net->nocc[rid] -= f->slot[e.slot].times;
+	f->slot[e.slot].pos = NO_POS;
+	f->det[f->ndet++] = e.slot;
+}
+
+/* Adds fid's entry for slot k to its resource (not in its list), sorting
+ * it into shared or private (and the other flow's, on a resource it makes
+ * shared): as at a join, slot k is the last shared one after those
+ * before it. */
+static int attach_slot(flow_net *net, uint32_t fid, uint32_t k)
+{
+	fslot *s = &net->flows[fid].slot[k];
+	fres *r = &net->res[s->res];
+	if (parked_only(net, r))
+		evict(net, r, s->res);
+	if (grow((void **)&r->ent, &r->ent_cap, r->nd + 1, sizeof *r->ent))
+		return SIM_ENOMEM;
+	s->pos = r->nd;
+	r->ent[r->nd++] = (fentry){ .flow = fid, .slot = k };
+	net->nocc[s->res] += s->times;
+	if (r->nd == 2)
+		make_shared(net, r->ent[0].flow, r->ent[0].slot);
+	if (r->nd >= 2)
+		make_shared(net, fid, k);
+	return 0;
 }
 
 /* Adds fid's entries to its resources, sorting its slots into shared and
@@ -323,39 +399,90 @@ static int join_resources(flow_net *net, uint32_t fid, uint32_t *joined)
 	fflow *f = &net->flows[fid];
 	f->nshared = 0;
 	f->priv_stale = true;
-	for (*joined = 0; *joined < f->nslot; (*joined)++) {
-		uint32_t k = *joined;
-		fslot *s = &f->slot[k];
-		fres *r = &net->res[s->res];
-		if (grow((void **)&r->ent, &r->ent_cap, r->nd + 1, sizeof *r->ent))
+	for (*joined = 0; *joined < f->nslot; (*joined)++)
+		if (attach_slot(net, fid, *joined))
 			return SIM_ENOMEM;
-		s->pos = r->nd;
-		r->ent[r->nd++] = (fentry){ .flow = fid, .slot = k };
-		net->nocc[s->res] += s->times;
-		if (r->nd == 2)
-			make_shared(net, r->ent[0].flow, r->ent[0].slot);
-		if (r->nd >= 2)
-			make_shared(net, fid, k);
-	}
 	return 0;
 }
 
-/* Takes fid's entries out of its resources (the first `upto` slots); a
- * resource left with one flow becomes private to it. */
+/* Takes fid's entries out of its resources (the first `upto` slots, those
+ * in their lists); a resource left with one flow becomes private to it. */
 static void leave_resources(flow_net *net, uint32_t fid, uint32_t upto)
 {
 	fflow *f = &net->flows[fid];
 	for (uint32_t k = 0; k < upto; k++) {
-		const fslot *s = &f->slot[k];
+		fslot *s = &f->slot[k];
 		fres *r = &net->res[s->res];
-		fentry moved = r->ent[--r->nd];
+		fentry moved;
+		if (s->pos == NO_POS)
+			continue;
+		moved = r->ent[--r->nd];
 		r->ent[s->pos] = moved;
 		net->flows[moved.flow].slot[moved.slot].pos = s->pos;
 		net->nocc[s->res] -= s->times;
+		s->pos = NO_POS;
 		if (r->nd == 1)
 			make_private(net, r->ent[0].flow, r->ent[0].slot);
 	}
 	f->nshared = 0;
+}
+
+/* Kept flow fid, idle, leaves the resources it shares (as leave_resources
+ * would, in the same order) and parks on its private ones: in their lists
+ * but counted nowhere. It would leave those alone, so nobody can tell,
+ * and it costs O(shared slots), not O(path). A flow joining one of them
+ * evicts it (attach_slot). */
+static void park(flow_net *net, uint32_t fid)
+{
+	fflow *f = &net->flows[fid];
+	uint32_t nshared = f->nshared;
+	if (!f->det && !(f->det = malloc((size_t)(f->nslot ? f->nslot : 1) * sizeof *f->det)))
+		SIM_DIE("out of memory in the flow solver");
+	leave_resources(net, fid, nshared);
+	f->ndet = 0;
+	for (uint32_t k = 0; k < nshared; k++)
+		f->det[f->ndet++] = k;
+	f->attached = false;
+	f->parked = true;
+}
+
+static int by_slot(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Parked fid joins again, as join_resources over all its slots would: the
+ * ones still in their lists stay private and unmoved, the others are
+ * added in slot order. O(slots out), not O(path). */
+static int unpark(flow_net *net, uint32_t fid)
+{
+	fflow *f = &net->flows[fid];
+	f->parked = false;
+	f->nshared = 0;
+	f->priv_stale = true;
+	/* Out of their lists: slots with pos NO_POS, listed in det; when
+	 * they are many, reading them off the slots in order beats sorting. */
+	if (f->ndet >= f->nslot / 16) {
+		uint32_t n = 0;
+		for (uint32_t k = 0; k < f->nslot; k++)
+			if (f->slot[k].pos == NO_POS)
+				f->det[n++] = k;
+		SIM_ASSERT(n == f->ndet, "parked flow %u: %u slots out, %u listed", fid, n, f->ndet);
+	} else {
+		qsort(f->det, f->ndet, sizeof *f->det, by_slot);
+	}
+	for (uint32_t i = 0; i < f->ndet; i++)
+		if (attach_slot(net, fid, f->det[i])) {
+			/* Out of memory: parked again, in no list. */
+			leave_resources(net, fid, f->nslot);
+			for (f->ndet = 0; f->ndet < f->nslot; f->ndet++)
+				f->det[f->ndet] = f->ndet;
+			f->parked = true;
+			return SIM_ENOMEM;
+		}
+	f->ndet = 0;
+	return 0;
 }
 
 /* A join is about to happen: solo flags from before are stale, and kept
@@ -368,10 +495,8 @@ static void bump(flow_net *net)
 		uint32_t fid = net->idle[i];
 		fflow *f = &net->flows[fid];
 		f->in_idle_list = false;
-		if (f->keep && f->attached && !f->live) {
-			leave_resources(net, fid, f->nslot);
-			f->attached = false;
-		}
+		if (f->keep && f->attached && !f->live)
+			park(net, fid);
 	}
 	net->nidle = 0;
 }
@@ -416,6 +541,22 @@ static int set_slots(flow_net *net, fflow *f, const uint32_t *path, uint32_t len
 	return 0;
 }
 
+static int by_cap(const void *a, const void *b);
+
+/* A kept flow's slots by cap/times, so that priv_cap_Bps need not read
+ * all of them at each restart (0 or SIM_ENOMEM). */
+static int sort_slot_caps(const flow_net *net, fflow *f)
+{
+	f->bycap = malloc((size_t)(f->nslot ? f->nslot : 1) * sizeof *f->bycap);
+	if (!f->bycap)
+		return SIM_ENOMEM;
+	for (uint32_t k = 0; k < f->nslot; k++)
+		f->bycap[k] = (fcapped){ .cap_Bps = slot_cap_Bps(net, &f->slot[k]),
+					 .flow = f->slot[k].res };
+	qsort(f->bycap, f->nslot, sizeof *f->bycap, by_cap);
+	return 0;
+}
+
 static void apply_rate(flow_net *net, uint32_t fid, double rate_Bps);
 
 int flow_start(flow_net *net, const flow_spec *spec, uint32_t *fid)
@@ -431,7 +572,8 @@ int flow_start(flow_net *net, const flow_spec *spec, uint32_t *fid)
 		      .cap_Bps = spec->cap_Bps, .t_last = sim_now(net->eng),
 		      .live = true, .fn = spec->done, .keep = spec->keep,
 		      .obj = spec->obj, .data = spec->data, .mark = net->epoch };
-	if (set_slots(net, f, spec->path, spec->path_len)) {
+	if (set_slots(net, f, spec->path, spec->path_len) ||
+	    (spec->keep && sort_slot_caps(net, f))) {
 		release_flow(net, id);
 		return SIM_ENOMEM;
 	}
@@ -562,7 +704,11 @@ static void go_idle(flow_net *net, uint32_t fid)
 		}
 		return;
 	}
-	leave_and_mark(net, fid); /* at its rate: the test of saturation counts it */
+	/* At its rate: the test of saturation counts it. */
+	if (!quiet(net, f, 0))
+		for (uint32_t k = 0; k < f->nshared; k++)
+			mark_dirty(net, f->slot[k].res);
+	park(net, fid);
 	f->rate_Bps = 0;
 }
 
@@ -589,16 +735,13 @@ static void done_event(sim_engine *eng, void *obj, uint64_t data)
 int flow_restart(flow_net *net, uint32_t fid, uint64_t bytes, uint64_t data)
 {
 	fflow *f = &net->flows[fid];
-	uint32_t joined;
 	if (fid >= net->nflows || !f->keep || f->live)
 		return SIM_EINVAL;
 	if (!f->attached) {
 		bump(net);
 		f = &net->flows[fid];
-		if (join_resources(net, fid, &joined)) {
-			leave_resources(net, fid, joined);
+		if (unpark(net, fid))
 			return SIM_ENOMEM;
-		}
 		f->attached = true;
 		f->solo = false;
 	}
@@ -627,8 +770,7 @@ int flow_release(flow_net *net, uint32_t fid)
 	fflow *f = &net->flows[fid];
 	if (fid >= net->nflows || !f->keep || f->live)
 		return SIM_EINVAL;
-	if (f->attached)
-		leave_resources(net, fid, f->nslot); /* alone there: nobody to re-solve */
+	leave_resources(net, fid, f->nslot); /* alone where still in: nobody to re-solve */
 	release_flow(net, fid);
 	return 0;
 }
@@ -848,7 +990,7 @@ static void solve_event(sim_engine *eng, void *obj, uint64_t data)
 	for (uint32_t d = 0; d < net->ndirty; d++) {
 		uint32_t r = net->dirty[d], nr, nf;
 		net->res[r].dirty = false;
-		if (net->res[r].nd == 0)
+		if (net->res[r].nd == 0 || parked_only(net, &net->res[r]))
 			continue;
 		walk_component(net, r, &nr, &nf);
 		if (nf == 0)

@@ -70,7 +70,8 @@ int flow_start(flow_net *net, const flow_spec *spec, uint32_t *fid);
  * with `bytes`, its handler getting `data`. When nothing has joined the
  * network since its last solve found it alone in its component, it keeps
  * its rate at O(1) cost (a ring's next step); otherwise it is solved like a
- * new flow. Returns 0, SIM_EINVAL (not kept, or still running) or
+ * new flow, joining at the cost of the resources it shared and those other
+ * flows took since it finished, not of its whole path. Returns 0, SIM_EINVAL (not kept, or still running) or
  * SIM_ENOMEM. */
 int flow_restart(flow_net *net, uint32_t fid, uint64_t bytes, uint64_t data);
 /* Frees a kept flow that has completed. 0 or SIM_EINVAL. */

@@ -1,7 +1,8 @@
 /* sim/flow: max-min hand cases, exact completion times, batching, local
  * re-solving, private and shared resources, changes placed without a
- * solve, conservation, and randomized checks (one instant, and flows
- * coming and going) against a plain whole-network water-filling. */
+ * solve, conservation, and randomized checks (one instant, flows coming
+ * and going, and kept flows restarting among them) against a plain
+ * whole-network water-filling. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -695,6 +696,123 @@ START_TEST(kept_flows_random_churn)
 }
 END_TEST
 
+/* Kept flows restarted after random gaps among plain flows that start on
+ * their resources meanwhile (so idle kept flows are parked, and evicted
+ * from the resources others join), with caps and repeated resources:
+ * after every instant each running flow's rate is the reference
+ * water-filling's over the flows running then; and after a start, which
+ * takes every idle kept flow off its resources, each resource counts the
+ * running flows' occurrences only. */
+struct kdyn {
+	struct dyn d; /* first: dyn_compare gets &kdyn.d */
+	sim_rng *rng;
+	int keep[RF], rounds[RF], restarted;
+};
+
+static void kdyn_counts(struct kdyn *k, int exact)
+{
+	for (int r = 0; r < RN; r++) {
+		uint32_t live = 0, idle = 0;
+		for (int f = 0; f < k->d.rn.nf; f++) {
+			if (k->d.active[f])
+				live += (uint32_t)k->d.rn.use[f][r];
+			else if (k->keep[f])
+				idle += (uint32_t)k->d.rn.use[f][r];
+		}
+		if (exact)
+			ck_assert_uint_eq(flow_res_nflows(k->d.net, (uint32_t)r), live);
+		else
+			ck_assert(flow_res_nflows(k->d.net, (uint32_t)r) >= live &&
+				  flow_res_nflows(k->d.net, (uint32_t)r) <= live + idle);
+	}
+}
+
+static void kdyn_restart(sim_engine *eng, void *obj, uint64_t data)
+{
+	struct kdyn *k = obj;
+	k->d.bytes[data] = 1000 + sim_rng_below(k->rng, 1000000);
+	ck_assert_int_eq(flow_restart(k->d.net, k->d.fid[data], k->d.bytes[data], data), 0);
+	k->d.active[data] = 1;
+	k->restarted++;
+	kdyn_counts(k, 0);
+	sim_schedule_in(eng, 0, dyn_compare, &k->d, 0, NULL);
+}
+
+static void kdyn_done(sim_engine *eng, void *obj, uint64_t data)
+{
+	struct kdyn *k = obj;
+	uint64_t gap;
+	k->d.active[data] = 0;
+	if (!k->keep[data] || k->rounds[data]-- <= 0) {
+		sim_schedule_in(eng, 0, dyn_compare, &k->d, 0, NULL);
+		return;
+	}
+	gap = sim_rng_below(k->rng, 4);
+	if (gap != 0) /* (a restart now compares after its own solve) */
+		sim_schedule_in(eng, 0, dyn_compare, &k->d, 0, NULL);
+	if (gap == 0) /* at once, from the handler: a ring's next step */
+		kdyn_restart(eng, k, data);
+	else
+		sim_schedule_in(eng, (sim_time)(gap - 1) * 50 * SIM_US, kdyn_restart, k, data, NULL);
+}
+
+static void kdyn_start(sim_engine *eng, void *obj, uint64_t data)
+{
+	struct kdyn *k = obj;
+	struct dyn *d = &k->d;
+	flow_spec fs = { .bytes = d->bytes[data], .path = d->path[data], .path_len = d->len[data],
+			 .cap_Bps = d->rn.fcap[data], .done = kdyn_done, .obj = k, .data = data,
+			 .keep = k->keep[data] };
+	ck_assert_int_eq(flow_start(d->net, &fs, &d->fid[data]), 0);
+	d->active[data] = 1;
+	kdyn_counts(k, 1);
+	sim_schedule_in(eng, 0, dyn_compare, d, 0, NULL);
+}
+
+START_TEST(kept_flows_churn_against_reference)
+{
+	sim_rng *rng = sim_rng_new(17, "test.flow.kept");
+	int restarted = 0;
+	for (int trial = 0; trial < 300; trial++) {
+		sim_engine *eng = sim_engine_new();
+		struct kdyn k = { .d = { .net = flow_net_new(eng),
+					 .rn = { .nf = 2 + (int)sim_rng_below(rng, RF - 1) } },
+				  .rng = rng };
+		struct dyn *d = &k.d;
+		for (int r = 0; r < RN; r++) {
+			d->rn.cap[r] = 1e9 * (double)(1 + sim_rng_below(rng, r < 4 ? 40 : 8));
+			flow_res_add(d->net, d->rn.cap[r], NULL);
+		}
+		for (int f = 0; f < d->rn.nf; f++) {
+			d->len[f] = 1 + (uint32_t)sim_rng_below(rng, 6);
+			for (uint32_t s = 0; s < d->len[f]; s++) {
+				d->path[f][s] = (uint32_t)sim_rng_below(rng, RN);
+				d->rn.use[f][d->path[f][s]]++;
+			}
+			d->rn.fcap[f] = sim_rng_bernoulli(rng, 0.3) ? 1e8 * (double)(1 + sim_rng_below(rng, 40)) : 0;
+			d->bytes[f] = 1000 + sim_rng_below(rng, 1000000);
+			k.keep[f] = sim_rng_bernoulli(rng, 0.5);
+			k.rounds[f] = (int)sim_rng_below(rng, 6);
+			sim_schedule_at(eng, (sim_time)sim_rng_below(rng, 8) * 100 * SIM_US, kdyn_start, &k,
+					(uint64_t)f, NULL);
+		}
+		sim_run(eng);
+		ck_assert_uint_eq(flow_bytes_sent(d->net), flow_bytes_delivered(d->net));
+		ck_assert_uint_eq(flow_active(d->net), 0);
+		for (int f = 0; f < d->rn.nf; f++)
+			if (k.keep[f])
+				ck_assert_int_eq(flow_release(d->net, d->fid[f]), 0);
+		for (int r = 0; r < RN; r++)
+			ck_assert_uint_eq(flow_res_nflows(d->net, (uint32_t)r), 0);
+		restarted += k.restarted;
+		flow_net_free(d->net);
+		sim_engine_free(eng);
+	}
+	ck_assert_int_ge(restarted, 1000); /* the test exercised restarts */
+	sim_rng_free(rng);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("flow");
@@ -716,6 +834,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, kept_flow_restarts_in_o1);
 	tcase_add_test(tc, kept_flow_restart_after_a_change);
 	tcase_add_test(tc, kept_flows_random_churn);
+	tcase_add_test(tc, kept_flows_churn_against_reference);
 	suite_add_tcase(s, tc);
 	return s;
 }
