@@ -865,6 +865,21 @@ static double net_cpu_cap_Bps(const train_config *c)
 	return setup_stack_cap_Bps(&c->net_costs, stack_cores(c));
 }
 
+/* A device's byte rate under its IO rate: the loader reads one IO per
+ * sample (a dataset of one file per sample, as ImageNet's JPEGs, read by
+ * the loader one sample at a time), so iops IO/s move at most
+ * iops x io_bytes bytes/s; small samples make the device IOPS-bound, large
+ * ones leave its bandwidth binding (a roofline: the datasheet's small-IO
+ * IOPS taken as independent of the IO size). A sample larger than the
+ * protocol's largest IO (Linux NFS client: 1 MiB, NFS_MAX_FILE_IO_SIZE in
+ * the kernel's include/linux/nfs_xdr.h) is several IOs, but any IO over
+ * Bps / iops bytes (30 kB for a DDN AI400X2, 4.2 kB for a Micron 9200 PRO)
+ * leaves the bandwidth binding either way. */
+static double io_capped_Bps(double Bps, double iops, double io_bytes)
+{
+	return iops > 0 && io_bytes > 0 ? fmin(Bps, iops * io_bytes) : Bps;
+}
+
 /* Node n's decoders (host cores), storage ingress and client work, and the
  * host-stack and DPU-engine capacities on its network paths, sized by the
  * configuration of the job it belongs to. */
@@ -898,7 +913,8 @@ static int world_node(world *w, uint32_t n)
 	    c->host.mem_Bps > 0)
 		rc = flow_res_add(w->net, c->host.mem_Bps / 2, &w->stor_bounce[n]);
 	if (!rc && c->local_Bps > 0)
-		rc = flow_res_add(w->net, c->local_Bps, &w->local_drv[n]);
+		rc = flow_res_add(w->net, io_capped_Bps(c->local_Bps, c->local_iops, c->sample_bytes),
+				  &w->local_drv[n]);
 	return rc;
 }
 
@@ -907,6 +923,7 @@ static int world_node(world *w, uint32_t n)
 static int world_nodes(world *w, const train_config *const *cfgs, uint32_t njobs)
 {
 	const train_config *sc = NULL;
+	double io_bytes = INFINITY, cap;
 	int rc = 0;
 	w->decoders = calloc(w->nodes, sizeof *w->decoders);
 	w->stor_res = malloc(w->nodes * sizeof *w->stor_res);
@@ -926,10 +943,18 @@ static int world_nodes(world *w, const train_config *const *cfgs, uint32_t njobs
 			sc = cfgs[j];
 	if (!sc)
 		return rc;
+	/* Each server's IO rate bounds it as a byte rate at the read size
+	 * (io_capped_Bps). Jobs reading samples of different sizes share the
+	 * servers: the bound takes the smallest, so the servers never exceed
+	 * their IOPS (pessimistic for the larger reads of such a mix). */
+	for (uint32_t j = 0; j < njobs; j++)
+		if (cfgs[j]->storage_Bps > 0 && cfgs[j]->sample_bytes > 0)
+			io_bytes = fmin(io_bytes, cfgs[j]->sample_bytes);
+	cap = io_capped_Bps(sc->storage_Bps, sc->storage_iops, isfinite(io_bytes) ? io_bytes : 0);
 	w->stor_servers = sc->storage_servers;
 	for (uint32_t k = 0; k < sc->storage_servers && !rc; k++) {
 		uint32_t id;
-		rc = flow_res_add(w->net, sc->storage_Bps / sc->storage_servers, &id);
+		rc = flow_res_add(w->net, cap / sc->storage_servers, &id);
 		if (k == 0)
 			w->stor_servers0 = id;
 	}
@@ -1134,13 +1159,32 @@ static void explain(trainer *tr, train_result *r)
 		if (r->part_s[k] > r->part_s[top])
 			top = k;
 	}
-	int n = snprintf(r->critical, sizeof r->critical, "%s %.0f%% of the iteration",
+	const train_config *c = tr->cfg;
+	size_t n = 0, size = sizeof r->critical;
+	int k = snprintf(r->critical, size, "%s %.0f%% of the iteration",
 			 what[top], total > 0 ? 100 * r->part_s[top] / total : 0);
-	if (r->net_cpu_cap_Bps > 0 && n > 0 && (size_t)n < sizeof r->critical)
-		snprintf(r->critical + n, sizeof r->critical - (size_t)n,
+	n = k < 0 ? 0 : (size_t)k < size ? (size_t)k : size - 1;
+	/* Waiting for storage (the top part, or a tenth of the iteration)
+	 * whose IO rate binds before its bandwidth: say so, with the two
+	 * rates (io_capped_Bps). */
+	double iops = c->local_Bps > 0 ? c->local_iops : c->storage_iops;
+	double Bps = c->local_Bps > 0 ? c->local_Bps : c->storage_Bps;
+	double stall = total > 0 ? r->part_s[TRAIN_DATA_STALL] / total : 0;
+	if ((top == TRAIN_DATA_STALL || stall >= 0.1) && iops > 0 &&
+	    iops * c->sample_bytes < Bps && n < size - 1) {
+		char share[40] = "";
+		if (top != TRAIN_DATA_STALL)
+			snprintf(share, sizeof share, " (waiting for storage %.0f%%)", 100 * stall);
+		k = snprintf(r->critical + n, size - n, "; the data loader is IOPS-bound%s: %s "
+			     "%.3g IO/s x %.4g kB samples = %.3g GB/s < %.3g GB/s bandwidth", share,
+			     c->local_Bps > 0 ? "local NVMe" : "storage", iops,
+			     c->sample_bytes / 1e3, iops * c->sample_bytes / 1e9, Bps / 1e9);
+		n = k < 0 ? n : n + (size_t)k < size ? n + (size_t)k : size - 1;
+	}
+	if (r->net_cpu_cap_Bps > 0 && n < size - 1)
+		snprintf(r->critical + n, size - n,
 			 "; host cores cap each node's network traffic at %.1f GB/s",
 			 r->net_cpu_cap_Bps / 1e9);
-	(void)tr;
 }
 
 static double boundary_bytes(const train_config *c)

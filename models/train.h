@@ -73,11 +73,16 @@ typedef struct train_config {
 	double storage_write_Bps;           /* all servers together (checkpoints); NAN: unknown */
 	uint32_t storage_servers;
 	double storage_io_lat_s;
+	double storage_iops;                /* all servers together; 0: not a bound. One
+					       IO per sample read, so the servers move at
+					       most storage_iops x sample_bytes bytes/s */
 	double storage_core_s_per_byte;     /* host client work per byte read */
 	double storage_engine_Bps;          /* DPU SNAP bound per node; 0: none */
 	bool storage_direct;                /* GDS: no host bounce */
 	double local_Bps;                   /* node-local NVMe, all drives of a node; 0: the
 					       loader reads from the storage servers */
+	double local_iops;                  /* a node's drives together; 0: not a bound
+					       (one IO per sample, as storage_iops) */
 	uint32_t local_switch;              /* the drives sit on NIC local_switch's PCIe switch */
 	double storage_nic_Bps;             /* a node's storage-network NIC; 0: reads share
 					       the compute NICs */

@@ -31,11 +31,17 @@ static int local_of(const scn_scenario *s, const scn_variant *v, const setup_hos
 		return SIM_EINVAL;
 	}
 	c->local_Bps = l->drives * fmin(drv->bw_Bps, link);
+	/* The drives' IO rate bounds the reads, one IO per sample (train.c
+	 * io_capped_Bps). */
+	c->local_iops = profile_has(drv->iops) ? l->drives * drv->iops : 0;
 	c->local_switch = (uint32_t)l->pcie_switch;
 	c->storage_direct = v->storage == SCN_STOR_GDS;
 	if (notes) {
 		diag_add(notes, NULL, 0, 0, "local NVMe: host CPU work per IO not modelled (no "
-			 "published figure); drive IOPS and per-IO latency not a bound");
+			 "published figure); per-IO latency not a bound");
+		if (!c->local_iops)
+			diag_add(notes, NULL, 0, 0, "local NVMe: drive profile '%s' gives no 'iops': "
+				 "drive IOPS not a bound", l->drive.name);
 		diag_add(notes, NULL, 0, 0, "local NVMe: peer-to-peer through the root complex bound "
 			 "only by the PCIe links (no published root-complex P2P rate)");
 	}
@@ -84,6 +90,13 @@ static int storage_of(const scn_scenario *s, const scn_variant *v, const setup_h
 		}
 		c->storage_nic_Bps = nic->port_rate_Bps;
 	}
+	/* Every server's IO rate bounds the loader's reads, one IO per sample
+	 * (train.c io_capped_Bps). */
+	c->storage_iops = profile_has(st->server.v.storage.iops)
+				  ? st->server.v.storage.iops * c->storage_servers : 0;
+	if (!c->storage_iops && notes)
+		diag_add(notes, NULL, 0, 0, "cluster.storage: profile '%s' gives no 'iops': server "
+			 "IOPS not a bound", st->server.name);
 	c->storage_io_lat_s = profile_has(st->server.v.storage.io_latency_s)
 				      ? st->server.v.storage.io_latency_s : 0;
 	switch (v->storage) {

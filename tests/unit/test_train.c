@@ -329,6 +329,56 @@ START_TEST(storage_reads_spread_over_nics)
 }
 END_TEST
 
+/* Storage IOPS as a bound (train.c io_capped_Bps): one IO per sample, so
+ * servers of 10 IO/s move at most 10 x sample bytes per second.
+ * - 1 MB samples, one per microbatch: 10 MB/s, far below the 1 TB/s of
+ *   bandwidth and the 50 GB/s NIC: each microbatch takes 1 MB / 10 MB/s =
+ *   0.1 s, 4 per iteration 0.4 s, and stage 0 waits for storage all of it
+ *   but its compute (about 17 ms per microbatch);
+ * - 100 MB samples with servers of 0.5 GB/s: 10 x 100 MB = 1 GB/s of IO
+ *   rate, so the bandwidth binds: 4 x 0.1 GB / 0.5 GB/s = 0.8 s, the
+ *   same as without an IOPS figure.
+ * The node's own NVMe drives (20 GB/s, PCIe 5 GB/s) with 10 IO/s: the
+ * same 0.4 s for the 1 MB samples. */
+START_TEST(storage_iops_bound_small_reads)
+{
+	for (int local = 0; local < 2; local++)
+		for (int big = 0; big < 2; big++) {
+			double want = big ? 0.8 : 0.4;
+			train_config c = base(1, 1, 1, 4);
+			c.data = true;
+			c.workers = 1;
+			c.storage_direct = true;
+			c.sample_bytes = big ? 1e8 : 1e6;
+			if (local) {
+				c.fabric.pcie_Bps = 5e9;
+				c.local_Bps = big ? 0.5e9 : 20e9;
+				c.local_iops = 10;
+			} else {
+				c.storage_servers = 1;
+				c.storage_Bps = big ? 0.5e9 : 1e12;
+				c.storage_iops = 10;
+			}
+			train_result r = run(&c);
+			double stall = want - r.part_s[TRAIN_COMPUTE];
+			ck_assert_msg(fabs(mean_iter(&r) / want - 1) < 0.02, "local %d big %d: %g s, "
+				      "want %g s", local, big, mean_iter(&r), want);
+			ck_assert_msg(fabs(r.part_s[TRAIN_DATA_STALL] / stall - 1) < 0.03,
+				      "local %d big %d: stall %g s, want %g s", local, big,
+				      r.part_s[TRAIN_DATA_STALL], stall);
+			ck_assert_msg((strstr(r.critical, "IOPS-bound") != NULL) == !big,
+				      "local %d big %d: %s", local, big, r.critical);
+			if (big) { /* without the IOPS figure: the same */
+				c.storage_iops = c.local_iops = 0;
+				train_result r0 = run(&c);
+				ck_assert_double_eq_tol(mean_iter(&r0), mean_iter(&r), 1e-12);
+				train_result_release(&r0);
+			}
+			train_result_release(&r);
+		}
+}
+END_TEST
+
 /* ---- several jobs on one cluster ---- */
 
 /* A data-parallel job of dp single-GPU nodes, 2 microbatches, one gradient
@@ -568,6 +618,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, bounce_buffer_bounds_storage_reads);
 	tcase_add_test(tc, local_nvme_reads_share_pcie_links);
 	tcase_add_test(tc, storage_reads_spread_over_nics);
+	tcase_add_test(tc, storage_iops_bound_small_reads);
 	tcase_add_test(tc, disjoint_jobs_on_one_switch_do_not_interact);
 	tcase_add_test(tc, jobs_sharing_an_oversubscribed_uplink_slow_each_other);
 	tcase_add_test(tc, multi_job_is_deterministic);
