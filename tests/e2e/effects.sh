@@ -294,4 +294,33 @@ check(tg <= tb, f"GDS iteration {tg:.4f} s not slower than the bounce buffer {tb
 check(any("root-complex" in x for x in rep["info"].values()), "the report says the root-complex P2P rate is not modelled")
 '
 
+# 8. Storage IOPS as a bound (models/train.c io_capped_Bps): the loader reads
+# one IO per sample, so the servers move at most iops x sample bytes/s. By
+# hand from the resolved scenarios (DDN AI400X2: 3e6 IO/s, 90 GB/s):
+#   4 KiB samples:  3e6 x 4096 = 12.3 GB/s < 90 GB/s: 3e6 samples/s, IOPS-bound;
+#   110 kB samples: 3e6 x 110e3 = 330 GB/s > 90 GB/s: 90e9 / 110e3 = 818e3
+#                   samples/s, bandwidth-bound.
+# The GPUs alone (global batch / (compute + exposed communication)) take
+# more than either, so the loader sets the rate.
+run_py storage-iops '
+for size, iops_bound in (("small", True), ("large", False)):
+    f = f"'$EFF'/storage-iops-{size}-samples.yaml"
+    s = dump(f)
+    st = s["cluster"]["storage"]; srv = st["server"]
+    n = si(st["servers"]); iops = n * si(srv["iops"]); bw = n * si(srv["bw"])
+    sample = si(s["workload"]["data"]["sample_bytes"])
+    check((iops * sample < bw) == iops_bound, f"{size}: {iops:.3g} IO/s x {sample:g} B = {iops*sample/1e9:.3g} GB/s vs {bw/1e9:g} GB/s")
+    want = iops if iops_bound else bw / sample
+    rep, v = run(f)
+    var = rep["variants"][0]; m = var["metrics"]; b = var["breakdown_s"]
+    rate = m["samples_per_s"]
+    kind, says = ("IOPS", "says") if iops_bound else ("bandwidth", "does not say")
+    check(0.97 * want <= rate <= 1.0001 * want, f"{size}: {rate:.4g} samples/s = the {kind} bound {want:.4g}")
+    gpus = si(s["workload"]["batch"]["global"]) / (b["compute"] + b["exposed_comm"])
+    check(gpus > 2 * want, f"{size}: the GPUs alone would take {gpus:.3g} samples/s")
+    crit = rep["info"][var["name"] + ".critical_path"]
+    check(crit.startswith("waiting for storage"), f"{size}: critical path: {crit}")
+    check(("IOPS-bound" in crit) == iops_bound, f"{size}: the report {says} the loader is IOPS-bound")
+'
+
 finish
