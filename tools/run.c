@@ -37,6 +37,18 @@ const char *run_report_op(const char *coll_op_name)
 	return strcmp(coll_op_name, "reducescatter") ? coll_op_name : "reduce_scatter";
 }
 
+int run_put_collective(rep_variant *rv, const char *op, const char *algo, uint32_t ranks,
+		       uint64_t bytes, double time_s)
+{
+	coll_op o;
+	double algbw = time_s > 0 ? (double)bytes / time_s / 1e9 : 0;
+	double factor = coll_op_parse(op, &o) ? 1 : coll_busbw_factor(o, ranks);
+	rep_collective c = { .op = run_report_op(op), .algo = algo, .ranks = ranks,
+			     .bytes = bytes, .time_s = time_s, .algbw_GBps = algbw,
+			     .busbw_GBps = algbw * factor };
+	return rep_variant_add_collective(rv, &c);
+}
+
 static coll_algo algo_of(scn_coll_algo a, uint32_t nodes)
 {
 	switch (a) {
@@ -165,12 +177,8 @@ static int coll_variant(const scn_scenario *s, const scn_job *job, const scn_var
 				 coll_algo_name(p.algo), ranks, sim_strerror(rc));
 			break;
 		}
-		double algbw = (double)p.bytes / t / 1e9;
-		rep_collective rcoll = { .op = run_report_op(coll_names[sc->op]), .algo = coll_algo_name(res.algo),
-					 .ranks = ranks, .bytes = p.bytes, .time_s = t,
-					 .algbw_GBps = algbw,
-					 .busbw_GBps = algbw * coll_busbw_factor(op, ranks) };
-		rc = rep_variant_add_collective(rv, &rcoll);
+		rc = run_put_collective(rv, coll_names[sc->op], coll_algo_name(res.algo), ranks,
+					p.bytes, t);
 		pass_s += t;
 	}
 	world_free(&w);

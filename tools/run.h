@@ -25,6 +25,12 @@ typedef struct run_opts {
  * the same). */
 const char *run_report_op(const char *coll_op_name);
 
+/* Adds one collective to rv as nccl-tests reports it: algbw = bytes / time
+ * (0 when time_s is not positive), busbw = algbw times the op's bus factor
+ * (1 for an op models/coll does not know). op is models/coll's name. */
+int run_put_collective(rep_variant *rv, const char *op, const char *algo, uint32_t ranks,
+		       uint64_t bytes, double time_s);
+
 /* Simulates s. On success *out is a report with source "sim", the scenario
  * block filled from s (name, file; sha256 is the caller's to set since it
  * hashes the file text), one variant per scenario variant (per job and

@@ -190,13 +190,7 @@ static int put_collectives(rep_variant *rv, const train_result *r)
 	int rc = 0;
 	for (uint32_t i = 0; i < r->ncoll && !rc; i++) {
 		const train_coll_stat *c = &r->coll[i];
-		double algbw = c->time_s > 0 ? (double)c->bytes / c->time_s / 1e9 : 0;
-		coll_op op;
-		double factor = coll_op_parse(c->op, &op) ? 1 : coll_busbw_factor(op, c->ranks);
-		rep_collective rc_ = { .op = run_report_op(c->op), .algo = c->algo, .ranks = c->ranks,
-				       .bytes = c->bytes, .time_s = c->time_s,
-				       .algbw_GBps = algbw, .busbw_GBps = algbw * factor };
-		rc = rep_variant_add_collective(rv, &rc_);
+		rc = run_put_collective(rv, c->op, c->algo, c->ranks, c->bytes, c->time_s);
 	}
 	return rc;
 }
@@ -349,12 +343,8 @@ static int bench_put(const train_bench *b, rep_variant *rv, rep_report *rep, dia
 	int rc = 0;
 	for (uint32_t i = 0; i < b->nsizes && !rc; i++) {
 		double t = b->time_s[i] / (double)b->count[i];
-		double algbw = (double)b->bytes[i] / t / 1e9;
-		rep_collective rc_ = { .op = run_report_op(coll_op_name(b->op)),
-				       .algo = coll_algo_name(b->used[i]), .ranks = b->ranks,
-				       .bytes = b->bytes[i], .time_s = t, .algbw_GBps = algbw,
-				       .busbw_GBps = algbw * coll_busbw_factor(b->op, b->ranks) };
-		rc = rep_variant_add_collective(rv, &rc_);
+		rc = run_put_collective(rv, coll_op_name(b->op), coll_algo_name(b->used[i]),
+					b->ranks, b->bytes[i], t);
 		pass_s += t;
 		runs += b->count[i];
 	}
