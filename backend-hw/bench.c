@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <gsl/gsl_sort.h>
+
 #include "backend-hw/cmd.h"
 #include "backend-hw/comm.h"
 #include "backend-hw/log.h"
@@ -26,15 +28,9 @@ double hw_now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 double hw_median(double *v, size_t n)
 {
-	qsort(v, n, sizeof *v, cmp_double);
+	gsl_sort(v, 1, n);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 

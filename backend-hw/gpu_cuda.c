@@ -16,6 +16,7 @@
 #ifdef HW_HAVE_CUFILE
 #include <cufile.h>
 #endif
+#include <gsl/gsl_sort.h>
 
 #include "backend-hw/gemm.h"
 #include "backend-hw/kernels.h"
@@ -84,12 +85,6 @@ int hw_gpu_probe(hw_gpu_info *out, int max, char *why, size_t why_cap)
 	return n < max ? n : max;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* Times `reps` runs of one GEMM with CUDA events; median seconds in *s. */
 static int time_gemm(cublasHandle_t h, cudaDataType_t t, cublasComputeType_t ct, int n,
 		     const void *a, const void *b, void *c, int reps, double *s)
@@ -113,7 +108,7 @@ static int time_gemm(cublasHandle_t h, cudaDataType_t t, cublasComputeType_t ct,
 	}
 	cudaEventDestroy(e0);
 	cudaEventDestroy(e1);
-	qsort(times, (size_t)(reps < 64 ? reps : 64), sizeof times[0], cmp_double);
+	gsl_sort(times, 1, (size_t)(reps < 64 ? reps : 64));
 	*s = times[(reps < 64 ? reps : 64) / 2];
 	return 0;
 }
@@ -170,7 +165,7 @@ static int time_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKi
 	}
 	cudaEventDestroy(e0);
 	cudaEventDestroy(e1);
-	qsort(times, (size_t)(reps < 64 ? reps : 64), sizeof times[0], cmp_double);
+	gsl_sort(times, 1, (size_t)(reps < 64 ? reps : 64));
 	*s = times[(reps < 64 ? reps : 64) / 2];
 	return 0;
 }

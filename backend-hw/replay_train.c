@@ -27,6 +27,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <gsl/gsl_sort.h>
+
 #include "backend-hw/allreduce.h"
 #include "backend-hw/bench.h"
 #include "backend-hw/comm.h"
@@ -494,12 +496,6 @@ static int run_iterations(hw_xport *x, hw_gemm *g, loader *l, const plan *p, mea
 
 /* ---- the report -------------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 static int set_info_f(rep_report *r, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static int set_info_f(rep_report *r, const char *key, const char *fmt, ...)
@@ -522,7 +518,7 @@ static int put_variant(rep_variant *rv, const scn_scenario *s, const plan *p,
 	for (uint32_t i = 0; i < m->n && !err; i++)
 		sorted[i] = m->iter_s[i], mean += m->iter_s[i] / m->n;
 	if (!err) {
-		qsort(sorted, m->n, sizeof *sorted, cmp_double);
+		gsl_sort(sorted, 1, m->n);
 		err = rep_variant_set_stat(rv, "iteration_s", mean, hw_quantile_sorted(sorted, m->n, 0.5),
 					   hw_quantile_sorted(sorted, m->n, 0.99), NAN);
 	}
