@@ -330,13 +330,20 @@ static int load(const replay_opts *o, scn_scenario **s)
 	return err;
 }
 
+hw_xport *hw_replay_transport(const replay_opts *o, size_t max_msg)
+{
+	hw_xport_opts xo = { .timeout_ms = o->timeout_ms, .mem = o->mem, .gid_index = -1,
+			     .max_msg = max_msg };
+	return strcmp(o->transport, "verbs") ? hw_tcp_new(&xo) : hw_verbs_new(&xo);
+}
+
 static hw_xport *open_transport(const replay_opts *o, const scn_collective *c)
 {
-	hw_xport_opts xo = { .timeout_ms = o->timeout_ms, .mem = o->mem, .gid_index = -1 };
+	size_t max_msg = 0;
 	for (size_t i = 0; i < c->nsizes; i++)  /* a ring chunk never exceeds the whole */
-		if ((size_t)c->sizes_bytes[i] > xo.max_msg)
-			xo.max_msg = (size_t)c->sizes_bytes[i];
-	return strcmp(o->transport, "verbs") ? hw_tcp_new(&xo) : hw_verbs_new(&xo);
+		if ((size_t)c->sizes_bytes[i] > max_msg)
+			max_msg = (size_t)c->sizes_bytes[i];
+	return hw_replay_transport(o, max_msg);
 }
 
 int hw_cmd_replay(int argc, char **argv)

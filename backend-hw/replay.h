@@ -4,6 +4,7 @@
 #ifndef DPUSIM_HW_REPLAY_H
 #define DPUSIM_HW_REPLAY_H
 
+#include "backend-hw/xport.h"
 #include "models/scenario.h"
 #include "tools/report.h"
 
@@ -31,5 +32,9 @@ int hw_replay_write(const rep_report *r, const replay_opts *o);
  * scenario loaded). Exit status: 0; 1 when a GEMM or all-reduce result was
  * wrong; 2 bad input or failure. Every rank returns the same status. */
 int hw_replay_train(const scn_scenario *s, const replay_opts *o);
+
+/* The replay's transport (o->transport: tcp or verbs) for messages of up
+ * to max_msg bytes, or NULL (the error is logged). */
+hw_xport *hw_replay_transport(const replay_opts *o, size_t max_msg);
 
 #endif

@@ -635,9 +635,7 @@ static int report(const scn_scenario *s, const replay_opts *o, const plan *p,
 
 static hw_xport *open_transport(const replay_opts *o, const plan *p)
 {
-	hw_xport_opts xo = { .timeout_ms = o->timeout_ms, .mem = o->mem, .gid_index = -1,
-			     .max_msg = p->grad_count * sizeof(float) };
-	return strcmp(o->transport, "verbs") ? hw_tcp_new(&xo) : hw_verbs_new(&xo);
+	return hw_replay_transport(o, p->grad_count * sizeof(float));
 }
 
 int hw_replay_train(const scn_scenario *s, const replay_opts *o)
