@@ -413,18 +413,35 @@ static void set_nccl_lat(struct build_ctx *b)
 	b->h->nccl_lat_ps = b->h->np ? us_ps(us) : 0;
 }
 
+/* The resources of a node-end path (fab_node_path) onto h. */
+static int push_node_path(hopset *h, const fab_path *p)
+{
+	int rc = 0;
+	for (uint32_t i = 0; i < p->len && !rc; i++)
+		rc = hs_push(h, p->res[i]);
+	return rc;
+}
+
 /* In-network reduction: every rank's links to the reducing switch and back
- * (and, on two tiers, every leaf's first uplink to the aggregation root). */
+ * (and, on two tiers, every leaf's first uplink to the aggregation root).
+ * SHARP's bytes leave and enter each node as any network transfer of the
+ * transport does: from host memory (rdma) they cross PCIe and the memory
+ * bus, and the node's attached resources (stack, DPU engines) see them. */
 static int build_innet(coll_ctx *c, hopset *h)
 {
+	fab_end end = coll_transport_end(c->cfg.transport.kind);
 	int rc = 0;
 	fab_path p;
 	for (uint32_t r = 0; r < c->n && !rc; r++) {
 		uint32_t up = h->kind == H_NVLS ? fab_nvl_up(c->f, gr(c, r)) : fab_nic_up(c->f, gr(c, r));
 		uint32_t down = h->kind == H_NVLS ? fab_nvl_down(c->f, gr(c, r))
 						 : fab_nic_down(c->f, gr(c, r));
-		if (!(rc = hs_push(h, up)))
+		if (h->kind == H_SHARP && !fab_node_path(c->f, gr(c, r), end, false, &p))
+			rc = push_node_path(h, &p);
+		if (!rc && !(rc = hs_push(h, up)))
 			rc = hs_push(h, down);
+		if (!rc && h->kind == H_SHARP && !fab_node_path(c->f, gr(c, r), end, true, &p))
+			rc = push_node_path(h, &p);
 	}
 	for (uint32_t l = 0; h->kind == H_SHARP && l < fab_leaves(c->f) && !rc; l++) {
 		uint32_t up = fab_leaf_up(c->f, l, 0);
@@ -433,7 +450,7 @@ static int build_innet(coll_ctx *c, hopset *h)
 	}
 	if (!rc && c->n > 1) {
 		/* Up to the top of the reduction and back down: the longest route, twice. */
-		fab_route(c->f, gr(c, 0), gr(c, c->n - 1), 0, FAB_END_GPU, FAB_END_GPU, &p);
+		fab_route(c->f, gr(c, 0), gr(c, c->n - 1), 0, end, end, &p);
 		h->lat_ps = 2 * p.lat_ps;
 	}
 	return rc;
@@ -832,6 +849,14 @@ static void build_p2p(crun *r)
 	}
 }
 
+/* SHARP reaches NCCL through the NCCL-RDMA-SHARP plugin's CollNet
+ * transport, an RDMA (InfiniBand verbs) transport (NVIDIA HPC-X 2.21
+ * documentation, "NCCL-RDMA-SHARP Plugins"): never over the host's TCP. */
+static bool sharp_transport(const coll_ctx *c)
+{
+	return c->cfg.transport.kind != COLL_HOST_TCP;
+}
+
 static bool applies(const coll_ctx *c, coll_op op, coll_algo a)
 {
 	const fab_config *fc = fab_cfg(c->f);
@@ -839,7 +864,7 @@ static bool applies(const coll_ctx *c, coll_op op, coll_algo a)
 	case COLL_ALLREDUCE:
 		return a == COLL_RING || a == COLL_TREE ||
 		       (a == COLL_HIER && c->gpn > 1 && fc->nvlink_Bps > 0) ||
-		       (a == COLL_SHARP && c->cfg.sharp &&
+		       (a == COLL_SHARP && c->cfg.sharp && sharp_transport(c) &&
 			(fc->topo == FAB_SINGLE_SWITCH || fc->topo == FAB_FAT_TREE2)) ||
 		       (a == COLL_NVLS && c->cfg.nvls && c->nodes == 1 && fc->nvlink_Bps > 0);
 	case COLL_REDUCE_SCATTER:

@@ -478,6 +478,15 @@ static void node_end(const fab *f, uint32_t rank, uint32_t port, fab_end end, bo
 	p->lat_ps += (sim_time)hops * f->cfg.pcie_lat_ps;
 }
 
+int fab_node_path(const fab *f, uint32_t rank, fab_end end, bool in, fab_path *out)
+{
+	if (rank >= f->ranks)
+		return SIM_EINVAL;
+	*out = (fab_path){ .len = 0 };
+	node_end(f, rank, port_of(f, rank), end, in, out);
+	return 0;
+}
+
 int fab_route(fab *f, uint32_t src, uint32_t dst, uint64_t key, fab_end src_end,
 	      fab_end dst_end, fab_path *out)
 {

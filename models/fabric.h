@@ -96,6 +96,14 @@ typedef struct fab_path {
 int fab_route(fab *f, uint32_t src, uint32_t dst, uint64_t key, fab_end src_end,
 	      fab_end dst_end, fab_path *out);
 
+/* The part of a fab_route path inside rank's node, on the way out
+ * (in false: from where `end` puts the data to the NIC) or in (from the
+ * NIC to the data): PCIe and host-memory resources as fab_route crosses
+ * them, the node's attached resources, and their PCIe latency; no network
+ * link and no NVLink. For traffic that leaves a node for the switch itself
+ * (in-network reduction). Returns 0 or SIM_EINVAL (rank out of range). */
+int fab_node_path(const fab *f, uint32_t rank, fab_end end, bool in, fab_path *out);
+
 /* Attaches resource res (any flow-net resource, e.g. a node's host-stack or
  * DPU-engine capacity) to node: every path fab_route returns that leaves or
  * enters the node through its NICs crosses res, once per end on that node

@@ -288,8 +288,10 @@ int cmd_coll(int argc, char **argv)
 				printf("\n  ]\n}\n");
 			if (rc == SIM_EUNSUPPORTED)
 				return cli_usage_error("coll: algorithm '%s' with protocol '%s' does not "
-						       "apply to %s on this fabric", coll_algo_name(o.p.algo),
-						       coll_proto_name(o.cc.proto), coll_op_name(o.p.op));
+						       "apply to %s on this fabric over transport '%s'",
+						       coll_algo_name(o.p.algo), coll_proto_name(o.cc.proto),
+						       coll_op_name(o.p.op),
+						       coll_tkind_name(o.cc.transport.kind));
 			return cli_usage_error("coll: %s (fabric or collective rejected the options)",
 					       sim_strerror(rc));
 		}

@@ -67,6 +67,15 @@ run_cmd "$DPUSIM" coll --op allgather --algo tree --bytes 1MiB "${COMMON[@]}"
 expect_rc 2 "tree all-gather does not apply"
 run_cmd "$DPUSIM" coll --algo nvls --bytes 1MiB "${COMMON[@]}"
 expect_rc 2 "nvls without an NVSwitch"
+# SHARP needs an RDMA transport (NCCL reaches it through the RDMA-SHARP
+# plugin); from host memory it crosses the node's memory bus both ways.
+run_cmd "$DPUSIM" coll --sharp --algo sharp --transport host-tcp --bytes 64MiB "${COMMON[@]}"
+expect_rc 2 "no SHARP over host TCP"
+expect_err "algorithm 'sharp' .* over transport 'host-tcp'" "the transport is named"
+run_cmd "$DPUSIM" coll --sharp --algo sharp --transport rdma --pcie 64GBps --host-mem 60GBps --bytes 64MiB "${COMMON[@]}"
+expect_rc 0 "SHARP from host memory"
+# 64 MiB / 30 GB/s + 2 x (2 x 60 ns + 130 ns) + 1.5 us = 2238.962 us
+expect_out '^ +67108864 +sharp +2238\.96[0-9] ' "the memory bus crossed twice binds SHARP at 30 GB/s"
 run_cmd "$DPUSIM" coll --topology fat-tree --radix 4 --ranks 64 --bytes 1MiB --link 400Gbps
 expect_rc 2 "two tiers too small for 64 ports of radix 4"
 run_cmd "$DPUSIM" coll --frob --bytes 1MiB "${COMMON[@]}"

@@ -299,6 +299,44 @@ START_TEST(sharp_and_nvls)
 }
 END_TEST
 
+/* SHARP from host memory (rdma): each rank's bytes leave through the
+ * node's memory bus and PCIe and come back the same way, so a 60 GB/s
+ * memory bus crossed twice per node (out, then the result in) runs the
+ * reduction at 30 GB/s, not at the 50 GB/s link: S/30e9 + latency. Over
+ * host TCP there is no SHARP (NCCL reaches it through an RDMA plugin). */
+START_TEST(sharp_crosses_the_node_ends)
+{
+	uint32_t n = 8;
+	uint64_t s = UINT64_C(256) << 20;
+	fab_config fc = one_switch(n);
+	coll_config cc = rdma;
+	struct world w;
+	coll_result r;
+	coll_params p = { .op = COLL_ALLREDUCE, .algo = COLL_SHARP, .bytes = s };
+	fc.pcie_Bps = 64e9;
+	fc.host_mem_Bps = 60e9;
+	cc.sharp = true;
+	cc.transport.kind = COLL_RDMA;
+	world_new(&w, &fc, &cc);
+	r = run(&w, COLL_ALLREDUCE, COLL_SHARP, s);
+	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), (double)s / 30e9 + 2 * (2 * 60e-9 + 130e-9) + 1500e-9,
+			     1e-3), "%.9g", sim_time_to_s(r.time_ps));
+	world_free(&w);
+	cc.transport.kind = COLL_RDMA_GDR; /* GPU memory: PCIe only, the link binds */
+	world_new(&w, &fc, &cc);
+	r = run(&w, COLL_ALLREDUCE, COLL_SHARP, s);
+	ck_assert(WITHIN(sim_time_to_s(r.time_ps), (double)s / 50e9 + 2 * (2 * 60e-9 + 130e-9) + 1500e-9, 1e-3));
+	world_free(&w);
+	cc.transport.kind = COLL_HOST_TCP;
+	world_new(&w, &fc, &cc);
+	ck_assert_int_eq(coll_run(w.c, &p, &r), SIM_EUNSUPPORTED);
+	p.algo = COLL_AUTO;
+	ck_assert_int_eq(coll_run(w.c, &p, &r), 0);
+	ck_assert_int_ne(r.algo, COLL_SHARP);
+	world_free(&w);
+}
+END_TEST
+
 /* Hierarchical: NVLink reduce-scatter in the node, a ring per rail across
  * nodes on 1/g of the data, NVLink all-gather: phases one after another. */
 START_TEST(hierarchical)
@@ -872,6 +910,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, other_ops_closed_forms);
 	tcase_add_test(tc, sharp_and_nvls);
+	tcase_add_test(tc, sharp_crosses_the_node_ends);
 	tcase_add_test(tc, hierarchical);
 	tcase_add_test(tc, auto_picks_the_fastest);
 	tcase_add_test(tc, host_tcp_costs);
