@@ -164,7 +164,9 @@ typedef struct scn_noise {
 
 typedef struct scn_failures {
 	bool enabled;
-	double node_mtbf_s;
+	double node_mtbf_s;         /* the rest of a server: CPU, memory, board, PSU, OS */
+	double gpu_mtbf_s;          /* one GPU; NAN: GPUs counted in node_mtbf */
+	double nic_mtbf_s;          /* one NIC or DPU; NAN: counted in node_mtbf */
 	double checkpoint_interval_s;
 	double checkpoint_bytes;    /* 0: derived from the model by the models */
 	double restart_s;

@@ -248,6 +248,7 @@ static void print_table(const rep_report *r)
 	row(r, "goodput", "goodput", 100, "%.1f%%");
 	row(r, "energy (kWh)", "energy_kwh", 1, "%.5g");
 	row(r, "cost (USD)", "cost_usd", 1, "%.5g");
+	row(r, "tokens per USD", "tokens_per_usd", 1, "%.5g");
 	printf("%-26s", "breakdown of an iteration");
 	putchar('\n');
 	breakdown_rows(r);

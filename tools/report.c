@@ -12,7 +12,7 @@
 #include "sim/err.h"
 #include "tools/atomic.h"
 
-#define REP_NMETRICS 12
+#define REP_NMETRICS 13
 #define REP_NBREAKDOWN 6
 #define REP_NOFFLOAD 4
 
@@ -62,6 +62,7 @@ static const rep_metric_def metric_defs[REP_NMETRICS] = {
 	{ .name = "goodput", .unit = "fraction", .kind = REP_SCALAR, .max = 1.0 },
 	{ .name = "energy_kwh", .unit = "kWh", .kind = REP_SCALAR, .max = INFINITY },
 	{ .name = "cost_usd", .unit = "USD", .kind = REP_SCALAR, .max = INFINITY },
+	{ .name = "tokens_per_usd", .unit = "1/USD", .kind = REP_SCALAR, .max = INFINITY },
 };
 
 static const char *const breakdown_names[REP_NBREAKDOWN] = {

@@ -126,10 +126,111 @@ static int put_throughput(const scn_job *job, const train_config *c, rep_variant
 	return rc;
 }
 
+/* What the job's failure rate counts: its nodes (node_mtbf), and where the
+ * scenario gives them, its GPUs and its adapters (every NIC and DPU of its
+ * nodes) as parts of their own; without gpu_mtbf or nic_mtbf those are
+ * taken to be inside node_mtbf. Switches are shared by the jobs and not
+ * counted (no key). */
+static void rel_parts(const scn_scenario *s, const train_config *c, double gpus, rel_params *rp)
+{
+	const scn_failures *f = &s->failures;
+	uint64_t adapters = (uint64_t)c->fabric.nics_per_node +
+			    (s->cluster.has_dpu ? (uint64_t)s->cluster.dpus_per_node : 0);
+	rp->part[REL_NODE] = (rel_part){ .count = c->fabric.nodes, .mtbf_s = f->node_mtbf_s };
+	if (f->gpu_mtbf_s > 0)
+		rp->part[REL_GPU] = (rel_part){ .count = (uint64_t)gpus, .mtbf_s = f->gpu_mtbf_s };
+	if (f->nic_mtbf_s > 0)
+		rp->part[REL_NIC] = (rel_part){ .count = c->fabric.nodes * adapters,
+						.mtbf_s = f->nic_mtbf_s };
+}
+
+/* Appends ", what" (or "what" first) to the list in buf. */
+static void list_add(char *buf, size_t n, const char *what)
+{
+	size_t len = strlen(buf);
+	if (len < n)
+		snprintf(buf + len, n - len, "%s%s", len ? ", " : "", what);
+}
+
+/* The job's power draw by component (models/power.h): its GPUs at their
+ * utilisation; its nodes' CPU sockets at the host CPU utilisation (the
+ * busiest node's: an upper bound for the others), when the CPU profile
+ * gives tdp_w and idle_w; its NICs and DPUs at their typical power_w (a
+ * draw that does not follow the load), when given. A component without its
+ * figures is left out and named in left (never a guessed watt figure);
+ * switches and storage servers, shared by the jobs, are not counted. */
+static void energy_parts(const scn_scenario *s, const train_config *c, double gpus,
+			 double gpu_util, double cpu_util, pwr_cluster *pc,
+			 double util[PWR_KINDS], char *left, size_t n)
+{
+	const profile_cpu *cpu = &s->cluster.cpu.v.cpu;
+	double nodes = c->fabric.nodes;
+	pwr_cluster_init(pc);
+	pc->pue = s->cost.pue >= 1 ? s->cost.pue : 1;
+	pc->part[PWR_GPU] = (pwr_part){ .count = (uint64_t)gpus, .max_w = s->cluster.gpu.v.gpu.tdp_w,
+					.idle_w = s->cluster.gpu.v.gpu.idle_w };
+	util[PWR_GPU] = gpu_util;
+	left[0] = 0;
+	if (profile_has(cpu->tdp_w) && profile_has(cpu->idle_w) && isfinite(cpu_util)) {
+		pc->part[PWR_CPU] = (pwr_part){ .count = (uint64_t)(nodes * cpu->sockets),
+						.max_w = cpu->tdp_w, .idle_w = cpu->idle_w };
+		util[PWR_CPU] = cpu_util;
+	} else {
+		list_add(left, n, "CPUs (no tdp_w and idle_w)");
+	}
+	double nic_w = s->cluster.nic.v.nic.power_w;
+	if (profile_has(nic_w))
+		pc->part[PWR_NIC] = (pwr_part){ .count = (uint64_t)(nodes * c->fabric.nics_per_node),
+						.max_w = nic_w, .idle_w = nic_w };
+	else
+		list_add(left, n, "NICs (no power_w)");
+	util[PWR_NIC] = 1;
+	if (s->cluster.has_dpu) {
+		double dpu_w = s->cluster.dpu.v.dpu.nic.power_w;
+		if (profile_has(dpu_w))
+			pc->part[PWR_DPU] = (pwr_part){ .count = (uint64_t)(nodes * s->cluster.dpus_per_node),
+							.max_w = dpu_w, .idle_w = dpu_w };
+		else
+			list_add(left, n, "DPUs (no power_w)");
+		util[PWR_DPU] = 1;
+	}
+	list_add(left, n, "switches and storage servers (shared by the jobs)");
+}
+
+/* Energy of the run and, with an energy price, what it costs: information
+ * only, as the GPU price is all-in (power included), so it is not added to
+ * cost_usd. */
+static int put_energy(const scn_scenario *s, const train_config *c, rep_variant *rv,
+		      rep_report *rep, double gpus, double gpu_util, double cpu_util, double wall_s)
+{
+	pwr_cluster pc;
+	double util[PWR_KINDS] = { 0 }, kwh;
+	char why[160], left[160], key[96], buf[320];
+	energy_parts(s, c, gpus, gpu_util, cpu_util, &pc, util, left, sizeof left);
+	if (pwr_cluster_check(&pc, why, sizeof why)) {
+		rep_set_info(rep, "energy", why);
+		return SIM_OK;
+	}
+	kwh = pwr_energy_kwh(&pc, util, wall_s);
+	snprintf(key, sizeof key, "%s.energy", rep_variant_name(rv));
+	snprintf(buf, sizeof buf, "facility draw %.0f W (PUE %.2f x IT %.0f W); left out: %s",
+		 pwr_it_w(&pc, util) * pc.pue, pc.pue, pwr_it_w(&pc, util), left);
+	rep_set_info(rep, key, buf);
+	if (isfinite(s->cost.energy_usd_per_j)) {
+		snprintf(key, sizeof key, "%s.energy_cost", rep_variant_name(rv));
+		snprintf(buf, sizeof buf, "%.6g kWh x %.4g USD/kWh = %.6g USD, inside the all-in "
+			 "GPU price (not added to cost_usd)", kwh, s->cost.energy_usd_per_j * 3.6e6,
+			 kwh * s->cost.energy_usd_per_j * 3.6e6);
+		rep_set_info(rep, key, buf);
+	}
+	return rep_variant_set_metric(rv, "energy_kwh", kwh);
+}
+
 /* Time to train, goodput, energy and cost: only those the scenario gives
  * what they need for. */
 static int put_run_totals(const scn_scenario *s, const scn_job *job, const train_config *c,
-			  rep_variant *rv, rep_report *rep, double tokens_per_s, double gpu_util)
+			  rep_variant *rv, rep_report *rep, double tokens_per_s, double gpu_util,
+			  double cpu_util)
 {
 	const scn_training *t = &job->wl.train;
 	double gpus = (double)c->tp * c->pp * c->dp, useful_s, wall_s;
@@ -146,8 +247,7 @@ static int put_run_totals(const scn_scenario *s, const scn_job *job, const train
 							: 16.0 * wl_params(&c->model),
 				  .ckpt_write_Bps = c->storage_write_Bps };
 		rel_plan plan;
-		rp.part[REL_NODE] = (rel_part){ .count = c->fabric.nodes,
-						.mtbf_s = s->failures.node_mtbf_s };
+		rel_parts(s, c, gpus, &rp);
 		if (rel_plan_for(&rp, useful_s, s->failures.checkpoint_interval_s, &plan, why,
 				 sizeof why)) {
 			rep_set_info(rep, "goodput", why);
@@ -156,32 +256,26 @@ static int put_run_totals(const scn_scenario *s, const scn_job *job, const train
 			rc = rep_variant_set_metric(rv, "goodput", plan.goodput);
 			char buf[160];
 			snprintf(buf, sizeof buf, "checkpoint every %.0f s; Young suggests %.0f s, "
-				 "Daly %.0f s (goodput %.3f)", plan.interval_s, plan.young_s,
-				 plan.daly_s, plan.daly_goodput);
+				 "Daly %.0f s (goodput %.3f); job MTBF %.4g h", plan.interval_s,
+				 plan.young_s, plan.daly_s, plan.daly_goodput, plan.mtbf_s / 3600);
 			rep_set_info(rep, "checkpoint_interval", buf);
 		}
 	}
 	if (!rc)
 		rc = rep_variant_set_metric(rv, "time_to_train_s", wall_s);
 	if (!rc && s->cost.present && s->cost.gpu_usd_per_s > 0) {
-		double dpus = s->cluster.has_dpu ? c->fabric.nodes * (double)s->cluster.dpus_per_node : 0;
-		double usd = wall_s * (gpus * s->cost.gpu_usd_per_s + dpus * s->cost.dpu_usd_per_s);
+		/* dpu_price is NAN (not given) without a DPU: no term, not 0 x NAN. */
+		double usd = wall_s * gpus * s->cost.gpu_usd_per_s;
+		if (s->cluster.has_dpu)
+			usd += wall_s * c->fabric.nodes * (double)s->cluster.dpus_per_node *
+			       s->cost.dpu_usd_per_s;
 		rc = rep_variant_set_metric(rv, "cost_usd", usd);
+		if (!rc && usd > 0)
+			rc = rep_variant_set_metric(rv, "tokens_per_usd",
+						    pwr_tokens_per_usd(t->target_tokens, usd));
 	}
-	if (!rc && s->cost.present && profile_has(s->cluster.gpu.v.gpu.tdp_w)) {
-		pwr_cluster pc;
-		double util[PWR_KINDS] = { [PWR_GPU] = gpu_util };
-		pwr_cluster_init(&pc);
-		pc.part[PWR_GPU] = (pwr_part){ .count = (uint64_t)gpus,
-					       .max_w = s->cluster.gpu.v.gpu.tdp_w,
-					       .idle_w = s->cluster.gpu.v.gpu.idle_w };
-		pc.pue = s->cost.pue >= 1 ? s->cost.pue : 1;
-		if (pwr_cluster_check(&pc, why, sizeof why))
-			rep_set_info(rep, "energy", why);
-		else
-			rc = rep_variant_set_metric(rv, "energy_kwh",
-						    pwr_energy_kwh(&pc, util, wall_s));
-	}
+	if (!rc && s->cost.present && profile_has(s->cluster.gpu.v.gpu.tdp_w))
+		rc = put_energy(s, c, rv, rep, gpus, gpu_util, cpu_util, wall_s);
 	return rc;
 }
 
@@ -269,7 +363,8 @@ static int job_acc_put(job_acc *ja, const scn_scenario *s, rep_report *rep, diag
 	if (!rc && (what = "throughput and utilisation"))
 		rc = put_throughput(ja->job, &ja->c, ja->rv, &ja->a, mean, &tps);
 	if (!rc && (what = "time to train, goodput, energy or cost"))
-		rc = put_run_totals(s, ja->job, &ja->c, ja->rv, rep, tps, ja->a.gpu / ja->a.reps);
+		rc = put_run_totals(s, ja->job, &ja->c, ja->rv, rep, tps, ja->a.gpu / ja->a.reps,
+				    ja->a.has_cpu ? ja->a.cpu / ja->a.reps : NAN);
 	if (!rc && (what = "collectives"))
 		rc = put_collectives(ja->rv, &ja->a.last);
 	if (!rc)

@@ -118,6 +118,11 @@ START_TEST(units_and_ranges)
 	ck_assert(has_msg(d, "t.yaml:18:21: 'os_jitter' must be at most 0.5 (got '80%')"));
 	ck_assert(has_msg(d, "t.yaml:18:34: 'gpu_cv' needs 'gpu_dist' (lognormal or normal)"));
 	diag_free(d);
+	d = load_bad(BASE WORK VARIANTS "failures: { node_mtbf: 1h, nic_mtbf: 0h, gpu_mtbf: 3, "
+			 "checkpoint_interval: 1h, restart: 0s }\n");
+	ck_assert(has_msg(d, "t.yaml:17:38: 'nic_mtbf' must be positive (got '0h')"));
+	ck_assert(has_msg(d, "t.yaml:17:52: missing unit in '3', expected a time such as 1.5us or 3ms in 'gpu_mtbf'"));
+	diag_free(d);
 }
 END_TEST
 
@@ -311,7 +316,7 @@ START_TEST(dump_round_trips)
 				  "variants:\n  - { name: b, network: host-tcp, crypto: host }\n"
 				  "  - { name: d, network: rdma-gdr, crypto: dpu-inline }\n"
 				  "cost: { gpu_price: 2.5USD/h, dpu_price: 0.1USD/h, energy_price: 0.12USD/kWh }\n"
-				  "failures: { node_mtbf: 50000h, checkpoint_interval: 2h, restart: 10min }\n"
+				  "failures: { node_mtbf: 50000h, gpu_mtbf: 30000h, checkpoint_interval: 2h, restart: 10min }\n"
 				  "sweep: { cluster.nodes: [4, 8] }\n");
 	char *one = dump_of(s), *two;
 	scn_scenario *again = load_ok(one);
@@ -319,6 +324,9 @@ START_TEST(dump_round_trips)
 	ck_assert_str_eq(one, two);
 	ck_assert_double_eq(again->cluster.dpu.v.dpu.crypto_rate_Bps, 50e9);
 	ck_assert_double_eq(again->cost.gpu_usd_per_s, 2.5 / 3600);
+	ck_assert_double_eq(again->failures.gpu_mtbf_s, 30000.0 * 3600);
+	ck_assert(isnan(again->failures.nic_mtbf_s)); /* not given: inside node_mtbf */
+	ck_assert(strstr(one, "gpu_mtbf: ") && !strstr(one, "nic_mtbf"));
 	ck_assert_uint_eq(again->sweep.points, 2);
 	free(one);
 	free(two);
