@@ -40,6 +40,9 @@ const profile_field profile_fields[] = {
 	F(GPU, profile_gpu, "nvlink_bw", nvlink_bw_Bps, UNIT_BYTES_PER_S, 0, 1e13, true, "NVLink bandwidth per GPU, per direction"),
 	F(GPU, profile_gpu, "nvlink_bw_achieved", nvlink_bw_achieved_Bps, UNIT_BYTES_PER_S, 0, 1e13, true,
 	  "NVLink bandwidth per GPU, per direction, that data movement achieves (links x per-link figure)"),
+	/* At most NCCL's MAXCHANNELS, 64 (NVIDIA/nccl src/include/device.h, commit 0524aef7). */
+	F(GPU, profile_gpu, "nccl_channels", nccl_channels, UNIT_COUNT, 1, 64, false,
+	  "channels (rings) NCCL runs among the node's GPUs on NVLink, as its NCCL_DEBUG=INFO log prints them"),
 	F(GPU, profile_gpu, "pcie_gen", pcie_gen, UNIT_COUNT, 1, 7, false, "PCIe generation"),
 	F(GPU, profile_gpu, "pcie_lanes", pcie_lanes, UNIT_COUNT, 1, 32, false, "PCIe lanes"),
 	F(GPU, profile_gpu, "kernel_launch", kernel_launch_s, UNIT_SECONDS, 0, 1e-3, false, "launch overhead per kernel"),

@@ -101,6 +101,15 @@ START_TEST(malformed_profiles)
 		      "  bw: { value: 90GB/s, source: \"a datasheet\" }\n", SIM_EPARSE);
 	ck_assert(has_suffix(d, ": field 'iops' is neither given under fields nor listed under missing"));
 	diag_free(d);
+	/* NCCL's channel count is a whole number of at most MAXCHANNELS, 64. */
+	d = load_text("kind: gpu\nname: x\nsummary: s\nfields:\n"
+		      "  nccl_channels: { value: 24.5, source: \"a log\" }\n", SIM_EPARSE);
+	ck_assert(has_suffix(d, ":5:27: '24.5' is not a whole number in 'nccl_channels'"));
+	diag_free(d);
+	d = load_text("kind: gpu\nname: x\nsummary: s\nfields:\n"
+		      "  nccl_channels: { value: 65, source: \"a log\" }\n", SIM_EPARSE);
+	ck_assert(has_suffix(d, ":5:27: '65' is out of range for 'nccl_channels' (accepted: [1, 64])"));
+	diag_free(d);
 	d = load_text("kind: tpu\nname: x\nsummary: s\nfields: {}\n", SIM_EPARSE);
 	ck_assert(has_suffix(d, ":1:7: unknown kind 'tpu' (expected gpu, cpu, nic, dpu, switch, storage or host-costs)"));
 	diag_free(d);
