@@ -139,6 +139,35 @@ static int attach_node_caps(struct world *w, const scn_scenario *s, const scn_va
 	return rc;
 }
 
+/* Whether a collective benchmark can run `algo: in-network` here: SHARP
+ * across nodes, which needs switches whose profile says they reduce, a
+ * topology the model reduces on (one switch, two tiers) and an RDMA
+ * network (coll.c). NVLS, its one-node form, needs an NVSwitch that
+ * reduces, which no profile field states yet. 0 or SIM_EUNSUPPORTED with
+ * the reason in d. */
+static int in_network_ok(const scn_scenario *s, const scn_variant *v, const fab_config *fc,
+			 diag *d)
+{
+	const scn_hw *sw = &s->cluster.fabric.sw;
+	const char *why = NULL;
+	if (fc->nodes == 1)
+		why = "on one node it is NVLS, and no GPU profile field says whether the "
+		      "NVSwitch reduces ('dpusim coll --nvls' models it)";
+	else if (!profile_has(sw->v.sw.sharp) || !(sw->v.sw.sharp > 0))
+		why = profile_has(sw->v.sw.sharp) ? "the switch profile says 'sharp: false'"
+						   : "the switch profile gives no 'sharp'";
+	else if (fc->topo != FAB_SINGLE_SWITCH && fc->topo != FAB_FAT_TREE2)
+		why = "SHARP is modelled on a single switch or a two-tier fat-tree only";
+	else if (v->network == SCN_NET_HOST_TCP)
+		why = "SHARP needs an RDMA network (NCCL reaches it through its RDMA-SHARP "
+		      "plugin), and this variant's is host-tcp";
+	if (!why)
+		return SIM_OK;
+	diag_add(d, NULL, 0, 0, "variant '%s': collective algo 'in-network' on %u node%s (switch "
+		 "'%s') cannot run: %s", v->name, fc->nodes, fc->nodes == 1 ? "" : "s", sw->name, why);
+	return SIM_EUNSUPPORTED;
+}
+
 static int coll_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,
 			uint64_t seed, rep_variant *rv, diag *d)
 {
@@ -158,6 +187,12 @@ static int coll_variant(const scn_scenario *s, const scn_job *job, const scn_var
 		diag_add(d, NULL, 0, 0, "collective '%s' is not simulated", coll_names[sc->op]);
 		return SIM_EUNSUPPORTED;
 	}
+	/* SHARP only when asked for: NCCL uses it only with its plugin and
+	 * NCCL_COLLNET_ENABLE=1 (NVIDIA HPC-X 2.21 documentation,
+	 * "NCCL-RDMA-SHARP Plugins"), so auto never picks it. */
+	if (sc->algo == SCN_ALGO_IN_NETWORK && (rc = in_network_ok(s, v, &fc, d)))
+		return rc;
+	cc.sharp = sc->algo == SCN_ALGO_IN_NETWORK;
 	fc.seed = seed;
 	if ((rc = world_new(&w, &fc, &cc))) {
 		diag_add(d, NULL, 0, 0, "cannot build the fabric for %u ranks: %s", ranks,

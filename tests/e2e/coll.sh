@@ -80,6 +80,48 @@ run_cmd "$DPUSIM" coll --topology fat-tree --radix 4 --ranks 64 --bytes 1MiB --l
 expect_rc 2 "two tiers too small for 64 ports of radix 4"
 run_cmd "$DPUSIM" coll --frob --bytes 1MiB "${COMMON[@]}"
 expect_rc 2 "unknown option"
+# A scenario's 'algo: in-network' runs SHARP where the switch profile says
+# the switches reduce (QM9700: SHARPv3, its datasheet): every byte up once
+# and down once, so algbw is the 50 GB/s port, where a 4-rank ring's is
+# 50 x 4/6 = 33 GB/s. Auto never picks it (NCCL needs NCCL_COLLNET_ENABLE).
+cat >"$E2E_TMP/innet.yaml" <<'EOF'
+name: innet
+cluster:
+  nodes: 4
+  gpus_per_node: 1
+  gpu: H100-SXM5
+  cpu: Xeon-8480C
+  host_costs: host-costs-linux
+  nic: { profile: ConnectX-7-NDR, rdma_latency: 0.6us }
+  fabric:
+    topology: single-switch
+    switch: { profile: QM9700-NDR, latency: 130ns }
+workload:
+  kind: collective
+  collective: { op: allreduce, algo: in-network, sizes: [64MiB], iterations: 1 }
+variants:
+  - { name: rdma, network: rdma }
+EOF
+algbw_of() { python3 -c 'import json,sys; c=json.load(sys.stdin)["variants"][0]["collectives"][0]; print(c["algo"], c["algbw_GBps"])'; }
+run_cmd "$DPUSIM" run "$E2E_TMP/innet.yaml" --json
+expect_rc 0 "scenario in-network runs"
+read -r algo bw <<<"$(algbw_of <<<"$OUT")"
+if [ "$algo" = sharp ] && awk -v b="$bw" 'BEGIN { exit !(b > 49 && b <= 50) }'; then
+	ok "in-network runs SHARP at the port rate ($bw GB/s)"
+else not_ok "in-network ran '$algo' at $bw GB/s"; fi
+sed 's/algo: in-network/algo: auto/' "$E2E_TMP/innet.yaml" >"$E2E_TMP/auto.yaml"
+run_cmd "$DPUSIM" run "$E2E_TMP/auto.yaml" --json
+read -r algo bw <<<"$(algbw_of <<<"$OUT")"
+if [ "$algo" != sharp ]; then ok "auto does not pick SHARP ($algo)"; else not_ok "auto picked SHARP"; fi
+sed 's/latency: 130ns }/latency: 130ns, sharp: false }/' "$E2E_TMP/innet.yaml" >"$E2E_TMP/nosharp.yaml"
+run_cmd "$DPUSIM" run "$E2E_TMP/nosharp.yaml"
+expect_rc 2 "in-network on switches that do not reduce"
+expect_err "in-network' on 4 nodes .* the switch profile says 'sharp: false'" "the reason is given"
+sed 's/network: rdma }/network: host-tcp }/' "$E2E_TMP/innet.yaml" >"$E2E_TMP/tcp.yaml"
+run_cmd "$DPUSIM" run "$E2E_TMP/tcp.yaml"
+expect_rc 2 "in-network over host TCP"
+expect_err "SHARP needs an RDMA network" "the reason is given"
+
 run_cmd "$DPUSIM" coll --help
 expect_rc 0 "coll --help"
 expect_out 'busbw' "help documents the columns"
