@@ -92,14 +92,36 @@ static int check_cfg(const fab_config *c)
 	return 0;
 }
 
-/* Leaf shape: d host ports, u uplinks, d / u as close to oversub as integers allow. */
+/* Host ports per leaf: d / (radix - d) as close to oversub as integers allow. */
+static uint32_t leaf_hosts(const fab_config *c)
+{
+	uint32_t d = (uint32_t)lround((double)c->radix * c->oversub / (1 + c->oversub));
+	return d >= c->radix ? c->radix - 1 : d;
+}
+
+/* Leaf shape: d host ports, u uplinks. */
 static void leaf_shape(fab *f)
 {
-	double k = f->cfg.radix, o = f->cfg.oversub;
-	f->d = (uint32_t)lround(k * o / (1 + o));
-	if (f->d >= f->cfg.radix)
-		f->d = f->cfg.radix - 1;
+	f->d = leaf_hosts(&f->cfg);
 	f->u = f->cfg.radix - f->d;
+}
+
+/* As place_ports and build_network refuse: one switch holds radix ports;
+ * two tiers and rails at most radix leaves (a spine has a port for each);
+ * three tiers at most radix pods of radix/2 leaves. */
+uint64_t fab_max_ports(const fab_config *c)
+{
+	uint64_t d;
+	if (c->topo == FAB_SINGLE_SWITCH)
+		return c->radix ? c->radix : UINT64_MAX;
+	if (c->radix < 2 || !(c->oversub >= 1))
+		return 0;
+	d = leaf_hosts(c);
+	if (c->topo == FAB_FAT_TREE3)
+		return (uint64_t)c->radix * (c->radix / 2) * d;
+	if (c->topo == FAB_RAIL)
+		return c->nics_per_node ? (uint64_t)(c->radix / c->nics_per_node) * d * c->nics_per_node : 0;
+	return (uint64_t)c->radix * d;
 }
 
 /* Which leaf each NIC port sits on, and how many leaves. */

@@ -67,6 +67,12 @@ typedef struct fab_config {
 int fab_new(const fab_config *cfg, flow_net *net, fab **out);
 void fab_free(fab *f);
 
+/* The most NIC ports (nodes x nics_per_node) a fabric of cfg's topology,
+ * radix and oversubscription can connect: fab_new builds it with this
+ * many and refuses one node more. UINT64_MAX: no limit (a single switch
+ * of radix 0). For saying why a fabric was refused. */
+uint64_t fab_max_ports(const fab_config *cfg);
+
 uint32_t fab_ranks(const fab *f);
 uint32_t fab_switches(const fab *f);
 /* Full-duplex links in the network (switch and NIC links, NVLink, PCIe). */

@@ -292,6 +292,12 @@ int cmd_coll(int argc, char **argv)
 						       coll_algo_name(o.p.algo), coll_proto_name(o.cc.proto),
 						       coll_op_name(o.p.op),
 						       coll_tkind_name(o.cc.transport.kind));
+			if (rc == SIM_EINVAL && (uint64_t)o.fc.nodes * o.fc.nics_per_node > fab_max_ports(&o.fc))
+				return cli_usage_error("coll: %u NIC ports do not fit this topology: radix %u at "
+						       "%g:1 connects at most %llu (a larger --radix%s)",
+						       o.fc.nodes * o.fc.nics_per_node, o.fc.radix, o.fc.oversub,
+						       (unsigned long long)fab_max_ports(&o.fc),
+						       o.fc.topo == FAB_FAT_TREE3 ? "" : ", or --topology fat-tree3");
 			return cli_usage_error("coll: %s (fabric or collective rejected the options)",
 					       sim_strerror(rc));
 		}

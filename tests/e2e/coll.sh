@@ -78,6 +78,7 @@ expect_rc 0 "SHARP from host memory"
 expect_out '^ +67108864 +sharp +2238\.96[0-9] ' "the memory bus crossed twice binds SHARP at 30 GB/s"
 run_cmd "$DPUSIM" coll --topology fat-tree --radix 4 --ranks 64 --bytes 1MiB --link 400Gbps
 expect_rc 2 "two tiers too small for 64 ports of radix 4"
+expect_err "64 NIC ports do not fit this topology: radix 4 at 1:1 connects at most 8 " "the fabric's limit is named"
 run_cmd "$DPUSIM" coll --frob --bytes 1MiB "${COMMON[@]}"
 expect_rc 2 "unknown option"
 # A scenario's 'algo: in-network' runs SHARP where the switch profile says

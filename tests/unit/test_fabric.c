@@ -87,6 +87,34 @@ START_TEST(fat_tree_sizes_and_oversubscription)
 }
 END_TEST
 
+/* fab_max_ports is where fab_new stops: it builds that many NIC ports and
+ * refuses one node more, for every topology (k = 4: the classic k-ary
+ * fat-tree's k^3/4 = 16 hosts on three tiers). */
+START_TEST(max_ports_is_the_limit)
+{
+	static const struct { fab_topo topo; uint32_t radix, nics; double oversub; uint64_t want; } cs[] = {
+		{ FAB_SINGLE_SWITCH, 8, 1, 1, 8 },  { FAB_FAT_TREE2, 8, 1, 1, 32 },
+		{ FAB_FAT_TREE2, 8, 1, 3, 48 },     { FAB_FAT_TREE3, 4, 1, 1, 16 },
+		{ FAB_FAT_TREE3, 8, 1, 3, 192 },    { FAB_RAIL, 8, 4, 1, 32 },
+		{ FAB_RAIL, 8, 2, 3, 48 },
+	};
+	flow_net *net = flow_net_new(NULL);
+	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+		fab_config c = base_cfg(cs[i].topo, 1, cs[i].radix, cs[i].oversub);
+		fab *f;
+		c.gpus_per_node = c.nics_per_node = cs[i].nics;
+		ck_assert_uint_eq(fab_max_ports(&c), cs[i].want);
+		c.nodes = (uint32_t)(cs[i].want / cs[i].nics);
+		ck_assert_msg(fab_new(&c, net, &f) == 0, "case %zu: %u nodes refused", i, c.nodes);
+		fab_free(f);
+		c.nodes++;
+		ck_assert_int_eq(fab_new(&c, net, &f), SIM_EINVAL);
+	}
+	ck_assert(fab_max_ports(&(fab_config){ .topo = FAB_SINGLE_SWITCH }) == UINT64_MAX);
+	flow_net_free(net);
+}
+END_TEST
+
 START_TEST(three_tier)
 {
 	flow_net *net = flow_net_new(NULL);
@@ -337,6 +365,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, single_switch);
 	tcase_add_test(tc, fat_tree_sizes_and_oversubscription);
+	tcase_add_test(tc, max_ports_is_the_limit);
 	tcase_add_test(tc, three_tier);
 	tcase_add_test(tc, rail_optimised);
 	tcase_add_test(tc, ecmp_deterministic_per_seed);
