@@ -133,6 +133,7 @@ struct trainer {
 	dpgroup *dg;               /* P */
 	loader *ld;                /* D */
 	double tp_fwd_s, tp_ar_s;  /* per layer per op: all-reduces on NVLink */
+	uint32_t tp_channels;      /* the channels NCCL ran tp_ar_s on (0: not NCCL's) */
 	double layer_f_s, layer_b_s, logit_f_s, logit_b_s;
 	double *params_stage;      /* per GPU, per stage */
 	uint32_t iter, stages_done;
@@ -732,7 +733,7 @@ static void iteration_start(trainer *tr)
 
 /* Tensor-parallel all-reduce of one layer's activations on a node's
  * NVSwitch, simulated once on its own one-node fabric. */
-static int tp_allreduce_s(const train_config *c, double bytes, double *out)
+static int tp_allreduce_s(const train_config *c, double bytes, double *out, uint32_t *channels)
 {
 	fab_config fc = c->fabric;
 	sim_engine *eng;
@@ -743,6 +744,7 @@ static int tp_allreduce_s(const train_config *c, double bytes, double *out)
 	coll_config cfg = c->coll;
 	int rc;
 	*out = 0;
+	*channels = 0;
 	if (c->tp == 1)
 		return SIM_OK;
 	fc.nodes = 1;
@@ -754,11 +756,13 @@ static int tp_allreduce_s(const train_config *c, double bytes, double *out)
 	 * transport: no host, no adapter latency, no socket limit. */
 	cfg.transport = (coll_transport){ .kind = COLL_RDMA_GDR,
 					  .mtu_bytes = c->coll.transport.mtu_bytes };
-	/* NCCL's channels: one per NIC of the real node, as the data-parallel
-	 * rings have (coll.h), not the one NIC of this stand-alone node: under
+	/* NCCL's channels on the node's NVLink: the GPU profile's count from
+	 * NCCL's own log where it gives one (tp_channels), else one per NIC of
+	 * the real node, as the data-parallel rings have (coll.h), not the one
+	 * NIC of this stand-alone node (train_config_of notes which). Under
 	 * NCCL's protocols the count sets how many loops a buffer takes. */
 	if (!cfg.channels)
-		cfg.channels = c->fabric.nics_per_node;
+		cfg.channels = c->tp_channels ? c->tp_channels : c->fabric.nics_per_node;
 	eng = sim_engine_new();
 	rc = eng ? SIM_OK : SIM_ENOMEM;
 	if (!rc && !(net = flow_net_new(eng)))
@@ -770,8 +774,10 @@ static int tp_allreduce_s(const train_config *c, double bytes, double *out)
 	if (!rc)
 		rc = coll_run(cc, &(coll_params){ .op = COLL_ALLREDUCE, .algo = COLL_AUTO,
 						  .bytes = (uint64_t)bytes }, &r);
-	if (!rc)
+	if (!rc) {
 		*out = sim_time_to_s(r.time_ps);
+		*channels = r.channels;
+	}
 	coll_ctx_free(cc);
 	fab_free(f);
 	flow_net_free(net);
@@ -795,7 +801,8 @@ static int build_compute(trainer *tr)
 	gpu_layer_s(&c->gpu, t, c->micro_batch, c->tp, &tr->layer_f_s, &tr->layer_b_s);
 	gpu_logits_s(&c->gpu, t, c->micro_batch, c->tp, &tr->logit_f_s, &tr->logit_b_s);
 	/* Megatron: two all-reduces per layer forward (attention, MLP). */
-	rc = tp_allreduce_s(c, wl_stage_boundary_bytes(t, c->micro_batch), &tr->tp_ar_s);
+	rc = tp_allreduce_s(c, wl_stage_boundary_bytes(t, c->micro_batch), &tr->tp_ar_s,
+			    &tr->tp_channels);
 	tr->tp_fwd_s = 2 * tr->tp_ar_s;
 	return rc;
 }
@@ -1194,13 +1201,14 @@ static double boundary_bytes(const train_config *c)
 }
 
 static void add_coll(train_result *r, const char *op, const char *algo, const char *what,
-		     uint32_t ranks, double bytes, double time_s, uint64_t count)
+		     uint32_t ranks, double bytes, double time_s, uint64_t count, uint32_t channels)
 {
 	if (r->ncoll == TRAIN_MAX_COLLS || count == 0)
 		return;
 	r->coll[r->ncoll++] = (train_coll_stat){ .op = op, .algo = algo, .what = what,
 						 .ranks = ranks, .bytes = (uint64_t)bytes,
-						 .time_s = time_s, .count = count };
+						 .time_s = time_s, .count = count,
+						 .channels = channels };
 }
 
 static void finish(trainer *tr, train_result *r)
@@ -1236,14 +1244,15 @@ static void finish(trainer *tr, train_result *r)
 		r->dpu_util = node_max_snap / (c->storage_engine_Bps * run_s);
 	if (tr->T > 1)
 		add_coll(r, "allreduce", "auto", "tensor-parallel activations (NVLink)", tr->T,
-			 boundary_bytes(c), tr->tp_ar_s, 1);
+			 boundary_bytes(c), tr->tp_ar_s, 1, tr->tp_channels);
 	if (tr->dp_count)
 		add_coll(r, c->zero_stage >= 1 ? "reducescatter" : "allreduce",
 			 coll_algo_name(tr->dg[0].res[0].algo), "gradient bucket across replicas",
-			 tr->D, tr->dg[0].bucket_bytes, tr->dp_time_s / (double)tr->dp_count, tr->dp_count);
+			 tr->D, tr->dg[0].bucket_bytes, tr->dp_time_s / (double)tr->dp_count, tr->dp_count,
+			 tr->dg[0].res[0].channels);
 	if (tr->pp_count)
 		add_coll(r, "sendrecv", "p2p", "pipeline activations and gradients", 2,
-			 boundary_bytes(c), tr->pp_time_s / (double)tr->pp_count, tr->pp_count);
+			 boundary_bytes(c), tr->pp_time_s / (double)tr->pp_count, tr->pp_count, 0);
 	r->events = sim_events_run(tr->w->eng);
 	explain(tr, r);
 	(void)T;

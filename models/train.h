@@ -62,6 +62,10 @@ typedef struct train_config {
 	gpu_spec gpu;
 	fab_config fabric;
 	coll_config coll;
+	uint32_t tp_channels;               /* NCCL's channels for the tensor-parallel
+					       all-reduce on NVLink (the GPU profile's
+					       nccl_channels); 0: one per NIC of the node,
+					       as the data-parallel rings (coll.h) */
 	setup_host host;
 	setup_host_costs net_costs;
 	double framework_cores_per_gpu;     /* the training process's own thread */
@@ -101,6 +105,9 @@ typedef struct train_coll_stat {
 	uint64_t bytes;
 	double time_s;                      /* mean over the measured iterations */
 	uint64_t count;
+	uint32_t channels;                  /* NCCL ring, hier or tree: the channels it ran
+					       on (coll_result.channels; gradients: stage 0's
+					       last bucket, as algo); else 0 */
 } train_coll_stat;
 
 enum { TRAIN_MAX_COLLS = 4 };

@@ -137,6 +137,26 @@ static int storage_of(const scn_scenario *s, const scn_variant *v, const setup_h
 	return SIM_OK;
 }
 
+/* NCCL's channels for the tensor-parallel all-reduce on NVLink (train.c
+ * tp_allreduce_s): the GPU profile's nccl_channels, NCCL's count on one
+ * node of 8 such GPUs, taken for a tensor-parallel group of any size on the
+ * node (ASSUMPTION: no published log of a smaller group). Without it, one
+ * per NIC, as the data-parallel rings, and a note says so. */
+static void tp_channels_of(const scn_scenario *s, train_config *c, diag *notes)
+{
+	const scn_hw *hw = &s->cluster.gpu;
+	if (c->tp < 2)
+		return;
+	if (profile_has(hw->v.gpu.nccl_channels)) {
+		c->tp_channels = (uint32_t)hw->v.gpu.nccl_channels;
+		return;
+	}
+	if (notes)
+		diag_add(notes, NULL, 0, 0, "tensor-parallel all-reduce: NCCL channels taken as one "
+			 "per NIC, %u (no published nccl_channels for '%s')", c->fabric.nics_per_node,
+			 hw->name);
+}
+
 static void noise_of(const scn_scenario *s, uint32_t gpus, train_config *c)
 {
 	const scn_noise *n = &s->noise;
@@ -184,6 +204,7 @@ int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant
 	c->fabric.seed = seed;
 	c->coll.seed = seed;
 	c->coll.proto = COLL_PROTO_NCCL; /* training runs NCCL: its protocols' costs (coll.h) */
+	tp_channels_of(s, c, notes);
 	if (t->data.present) {
 		c->data = true;
 		c->sample_bytes = t->data.sample_bytes;

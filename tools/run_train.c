@@ -300,6 +300,27 @@ static void put_notes(rep_report *rep, const char *variant, diag *notes, const t
 	rep_set_info(rep, key, r->critical);
 }
 
+/* Which NCCL channel count the tensor-parallel all-reduce ran with and
+ * where it came from: the GPU profile's nccl_channels, or one per NIC (a
+ * note then says the profile gives none). */
+static void put_tp_channels(rep_report *rep, const char *variant, const train_config *c,
+			    const train_result *r)
+{
+	char key[96], buf[200];
+	for (uint32_t i = 0; c->tp > 1 && i < r->ncoll; i++) {
+		const train_coll_stat *t = &r->coll[i];
+		if (strncmp(t->what, "tensor-parallel", 15))
+			continue;
+		snprintf(key, sizeof key, "%s.tp_channels", variant);
+		snprintf(buf, sizeof buf, "%u NCCL channels, %s; the %llu B all-reduce runs on %u",
+			 c->tp_channels ? c->tp_channels : c->fabric.nics_per_node,
+			 c->tp_channels ? "the GPU profile's nccl_channels"
+					: "one per NIC (the GPU profile gives no nccl_channels)",
+			 (unsigned long long)t->bytes, t->channels);
+		rep_set_info(rep, key, buf);
+	}
+}
+
 static void to_trace(void *ctx, const train_span *sp)
 {
 	static const trace_cat cats[] = { [TRAIN_SPAN_COMPUTE] = TRACE_COMPUTE,
@@ -367,11 +388,13 @@ static int job_acc_put(job_acc *ja, const scn_scenario *s, rep_report *rep, diag
 				    ja->a.has_cpu ? ja->a.cpu / ja->a.reps : NAN);
 	if (!rc && (what = "collectives"))
 		rc = put_collectives(ja->rv, &ja->a.last);
-	if (!rc)
+	if (!rc) {
 		put_notes(rep, rep_variant_name(ja->rv), ja->notes, &ja->a.last);
-	else
+		put_tp_channels(rep, rep_variant_name(ja->rv), &ja->c, &ja->a.last);
+	} else {
 		diag_add(d, NULL, 0, 0, "variant '%s': the report refused its %s: %s",
 			 rep_variant_name(ja->rv), what, sim_strerror(rc));
+	}
 	return rc;
 }
 

@@ -8,6 +8,8 @@ expect_rc 0 "run prints the table"
 expect_out '^iteration \(mean, s\)' "the table has the iteration row"
 expect_out '^speedup over first +1\.000x +[0-9.]+x$' "the table has speedups"
 expect_out 'critical_path' "the critical path is explained"
+expect_out "^gdr\.tp_channels: 24 NCCL channels, the GPU profile's nccl_channels; the 4194304 B all-reduce runs on 24\$" \
+	"the tensor-parallel all-reduce runs on the A100 profile's 24 NCCL channels"
 
 run_cmd "$DPUSIM" run "$S" --json -o "$E2E_TMP/rep" --db "$E2E_TMP/r.db" --trace "$E2E_TMP/t.json"
 expect_rc 0 "run --json -o --db --trace"

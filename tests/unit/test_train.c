@@ -601,6 +601,86 @@ START_TEST(jobs_are_placed_packed_then_spread)
 }
 END_TEST
 
+/* The tensor-parallel all-reduce runs on the channels it is given: the
+ * GPU profile's nccl_channels (train_config.tp_channels), else one per NIC.
+ * 2 MiB (1024 x 1024 x 2 B) is above every protocol's channel-dropping
+ * threshold at 24 channels (Simple 24 x 512 x 64 B = 768 KiB), so NCCL
+ * runs all of them. */
+START_TEST(tp_allreduce_runs_on_the_given_channels)
+{
+	train_config c = base(8, 1, 1, 2);
+	train_result r;
+	c.coll.proto = COLL_PROTO_NCCL;
+	c.tp_channels = 24;
+	r = run(&c);
+	ck_assert_uint_ge(r.ncoll, 1);
+	ck_assert_str_eq(r.coll[0].what, "tensor-parallel activations (NVLink)");
+	ck_assert_uint_eq(r.coll[0].bytes, 2u << 20);
+	ck_assert_uint_eq(r.coll[0].channels, 24);
+	train_result_release(&r);
+	c.tp_channels = 0;
+	r = run(&c);
+	ck_assert_uint_eq(r.coll[0].channels, 8); /* nics_per_node */
+	train_result_release(&r);
+}
+END_TEST
+
+#define TP_SCENARIO(GPU)                                                                   \
+	"cluster:\n"                                                                        \
+	"  nodes: 1\n"                                                                      \
+	"  gpus_per_node: 8\n"                                                              \
+	"  gpu: " GPU "\n"                                                                  \
+	"  cpu: EPYC-7742\n"                                                                \
+	"  nic: ConnectX-6-HDR\n"                                                           \
+	"  nics_per_node: 8\n"                                                              \
+	"  fabric: { topology: single-switch, switch: QM8700-HDR }\n"                       \
+	"workload: { model: llama2-7b, parallelism: { tp: 8, pp: 1 }, batch: { global: 8, micro: 1 } }\n" \
+	"variants: [{ name: a, network: rdma-gdr }]\n"
+
+/* train_config_of's tp_channels from the scenario's GPU: the A100
+ * profile's 24 (nccl-tests issue 100), an override, and none for the H100
+ * profile, with a note saying one per NIC is taken instead. */
+static uint32_t tp_channels_of(const char *text, diag *notes)
+{
+	diag *d = diag_new();
+	scn_scenario *s = NULL;
+	train_config c;
+	int rc = scn_load_buffer("t.yaml", text, strlen(text), NULL, &s, d);
+	if (!rc)
+		rc = train_config_of(s, &s->jobs[0], &s->variants[0], 1, &c, d, notes);
+	if (rc)
+		diag_print(d, stderr);
+	ck_assert_int_eq(rc, SIM_OK);
+	scn_free(s);
+	diag_free(d);
+	return c.tp_channels;
+}
+
+static bool noted(const diag *notes, const char *want)
+{
+	for (size_t i = 0; i < diag_count(notes); i++)
+		if (strstr(diag_msg(notes, i), want))
+			return true;
+	return false;
+}
+
+START_TEST(tp_channels_come_from_the_gpu_profile)
+{
+	static const char *const fallback = "tensor-parallel all-reduce: NCCL channels taken "
+					    "as one per NIC, 8 (no published nccl_channels";
+	diag *notes = diag_new();
+	ck_assert_uint_eq(tp_channels_of(TP_SCENARIO("A100-SXM4-80GB"), notes), 24);
+	ck_assert(!noted(notes, "nccl_channels"));
+	ck_assert_uint_eq(tp_channels_of(TP_SCENARIO("{ profile: H100-SXM5, nccl_channels: 16 }"),
+					 notes), 16);
+	ck_assert(!noted(notes, "nccl_channels"));
+	ck_assert_uint_eq(tp_channels_of(TP_SCENARIO("H100-SXM5"), notes), 0);
+	ck_assert(noted(notes, fallback));
+	ck_assert(noted(notes, "for 'H100-SXM5')"));
+	diag_free(notes);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("train");
@@ -626,6 +706,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, bench_beside_a_job_shares_the_uplinks);
 	tcase_add_test(tc, bench_finishes_its_first_pass);
 	tcase_add_test(tc, jobs_are_placed_packed_then_spread);
+	tcase_add_test(tc, tp_allreduce_runs_on_the_given_channels);
+	tcase_add_test(tc, tp_channels_come_from_the_gpu_profile);
 	suite_add_tcase(s, tc);
 	return s;
 }
