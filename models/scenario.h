@@ -160,6 +160,7 @@ typedef struct scn_noise {
 	double slow_node_fraction;
 	double slow_node_factor;    /* >= 1: slowdown of a slow node */
 	double os_jitter;           /* fraction of host-core time lost */
+	double os_jitter_delay_s;   /* mean extra delay of each host-stack message (0: none) */
 } scn_noise;
 
 typedef struct scn_failures {

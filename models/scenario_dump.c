@@ -223,6 +223,7 @@ static void dump_extras(FILE *f, const scn_scenario *s)
 	put_q(f, 2, "slow_nodes", z->slow_node_fraction, UNIT_FRACTION);
 	put_q(f, 2, "slow_factor", z->slow_node_factor, UNIT_NUMBER);
 	put_q(f, 2, "os_jitter", z->os_jitter, UNIT_FRACTION);
+	put_q(f, 2, "os_jitter_delay", z->os_jitter_delay_s, UNIT_SECONDS);
 	if (s->failures.enabled) {
 		fputs("failures:\n", f);
 		put_q(f, 2, "node_mtbf", s->failures.node_mtbf_s, UNIT_SECONDS);

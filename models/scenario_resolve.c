@@ -740,7 +740,8 @@ static void read_variants(rs *c, const yt_node *vs)
 
 static void read_noise(rs *c, const yt_node *n, scn_noise *z)
 {
-	static const char *const keys[] = { "gpu_dist", "gpu_cv", "slow_nodes", "slow_factor", "os_jitter", NULL };
+	static const char *const keys[] = { "gpu_dist", "gpu_cv", "slow_nodes", "slow_factor", "os_jitter",
+					    "os_jitter_delay", NULL };
 	int v;
 	scn_only_keys(c->r, n, keys, "noise");
 	if (scn_get_enum(c->r, n, "gpu_dist", false, scn_slowdown_words, &v))
@@ -749,6 +750,7 @@ static void read_noise(rs *c, const yt_node *n, scn_noise *z)
 	scn_get_q(c->r, n, "slow_nodes", false, UNIT_FRACTION, 0, 1, false, &z->slow_node_fraction);
 	scn_get_q(c->r, n, "slow_factor", false, UNIT_NUMBER, 1, 100, false, &z->slow_node_factor);
 	scn_get_q(c->r, n, "os_jitter", false, UNIT_FRACTION, 0, 0.5, false, &z->os_jitter);
+	scn_get_q(c->r, n, "os_jitter_delay", false, UNIT_SECONDS, 0, 1, false, &z->os_jitter_delay_s);
 	if (z->gpu_cv > 0 && z->gpu_dist == SCN_SLOW_NONE)
 		scn_err(c->r, yt_get(n, "gpu_cv"), "'gpu_cv' needs 'gpu_dist' (lognormal or normal)");
 	if (z->slow_node_fraction > 0 && z->slow_node_factor == 1)

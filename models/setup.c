@@ -270,6 +270,10 @@ int setup_transport(const scn_scenario *s, const scn_variant *v, const setup_hos
 		 * NCCL_NSOCKS_PERTHREAD sockets per connection, 1 x 1 by default
 		 * (NCCL documentation, Environment Variables): one core's worth. */
 		out->conn_cap_Bps = 1.0 / costs.total_core_s_per_byte;
+		/* OS jitter: each message through the kernel stack waits an
+		 * exponential extra delay (models/noise.h); kernel-bypass RDMA
+		 * does not. A step waits for its slowest member's. */
+		out->jitter_mean_ps = ps_of(s->noise.os_jitter_delay_s);
 		break;
 	case SCN_NET_RDMA:
 	case SCN_NET_RDMA_GDR:

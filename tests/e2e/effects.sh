@@ -323,4 +323,42 @@ for size, iops_bound in (("small", True), ("large", False)):
     check(("IOPS-bound" in crit) == iops_bound, f"{size}: the report {says} the loader is IOPS-bound")
 '
 
+
+# 9. OS jitter on the host stack (models/setup.c: host-tcp messages wait an
+# exponential extra delay of mean mu, noise.os_jitter_delay; RDMA none). A
+# ring step waits for the slowest of its n members, so a ring all-reduce
+# gains 2 (n - 1) x mu x H_n (H_n = 1 + 1/2 + ... + 1/n, the mean of the
+# largest of n exponentials in units of their mean) over the same run
+# without jitter; RDMA gains nothing; the cost grows with n. 10 % allows for
+# the sample mean of 20 runs x 2 (n - 1) steps. In training, host-tcp
+# iterations spread (p99 above p50) while rdma-gdr ones stay identical.
+cat >"$E2E_TMP/nojitter.yaml.in" <<'YEOF'
+extends: @BASE@
+noise: null
+YEOF
+run_py os-jitter '
+import os
+prev = 0
+for name in ("os-jitter-host-tcp", "os-jitter-host-tcp-64"):
+    f = f"'$EFF'/{name}.yaml"
+    base = os.path.join("'$E2E_TMP'", f"{name}-nojitter.yaml")
+    open(base, "w").write(open("'$E2E_TMP'/nojitter.yaml.in").read().replace("@BASE@", os.path.abspath(f)))
+    s = dump(f)
+    n, mu = s["cluster"]["nodes"], si(s["noise"]["os_jitter_delay"])
+    want = 2 * (n - 1) * mu * sum(1 / k for k in range(1, n + 1))
+    _, v = run(f); _, v0 = run(base)
+    t = lambda var: var["collectives"][0]["time_s"]
+    extra = t(v["host-tcp"]) - t(v0["host-tcp"])
+    check(near(extra, want, 0.10), f"{n} ranks: host-tcp all-reduce {extra*1e3:.3f} ms longer, 2 x {n-1} steps x {mu*1e6:g} us x H_{n} = {want*1e3:.3f} ms")
+    tr = t(v["rdma"])
+    check(tr == t(v0["rdma"]), f"{n} ranks: rdma all-reduce unchanged ({tr*1e6:.2f} us)")
+    check(extra > prev, f"{n} ranks: the jitter costs more than on fewer ranks ({prev*1e3:.3f} ms)")
+    prev = extra
+rep, v = run("'$EFF'/os-jitter-training.yaml")
+tcp, gdr = v["host-tcp"]["metrics"]["iteration_s"], v["rdma-gdr"]["metrics"]["iteration_s"]
+p99, p50, g50 = tcp["p99"], tcp["p50"], gdr["p50"]
+check(p99 > p50 * 1.001, f"training: host-tcp iterations spread: p99 {p99*1e3:.3f} ms above p50 {p50*1e3:.3f} ms")
+check(gdr["p99"] == g50, f"training: rdma-gdr iterations identical (p99 = p50 = {g50*1e3:.3f} ms)")
+'
+
 finish

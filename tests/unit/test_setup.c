@@ -188,6 +188,26 @@ START_TEST(nvlink_achieved_over_datasheet)
 }
 END_TEST
 
+/* OS jitter (noise.os_jitter_delay) lands on host-tcp messages only: the
+ * transport's mean extra delay is the scenario's, in picoseconds; RDMA's
+ * kernel-bypass path has none. */
+START_TEST(os_jitter_delay_on_host_tcp_only)
+{
+	scn_scenario *s = load(CLUSTER("") "noise: { os_jitter_delay: 20us }\n"
+				  "variants: [{ name: t, network: host-tcp }, { name: r, network: rdma }]\n");
+	setup_host h;
+	coll_transport t;
+	diag *d = diag_new();
+	ck_assert_int_eq(setup_host_of(s, &h, d), SIM_OK);
+	ck_assert_int_eq(setup_transport(s, &s->variants[0], &h, &t, d, NULL), SIM_OK);
+	ck_assert_int_eq(t.jitter_mean_ps, 20 * SIM_US);
+	ck_assert_int_eq(setup_transport(s, &s->variants[1], &h, &t, d, NULL), SIM_OK);
+	ck_assert_int_eq(t.jitter_mean_ps, 0);
+	diag_free(d);
+	scn_free(s);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("setup");
@@ -200,6 +220,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, arm_vswitch_needs_published_figures);
 	tcase_add_test(tc, arm_vswitch_needs_a_dpu);
 	tcase_add_test(tc, nvlink_achieved_over_datasheet);
+	tcase_add_test(tc, os_jitter_delay_on_host_tcp_only);
 	suite_add_tcase(s, tc);
 	return s;
 }
