@@ -352,6 +352,14 @@ static int bench_of(const scn_scenario *s, const scn_job *job, train_bench *b, d
 		diag_add(d, NULL, 0, 0, "collective '%s' is not simulated", coll_names[sc->op]);
 		return SIM_EUNSUPPORTED;
 	}
+	/* The benchmarks share the training jobs' collective context, whose
+	 * algorithms are what NCCL uses by default: no SHARP there. */
+	if (sc->algo == SCN_ALGO_IN_NETWORK) {
+		diag_add(d, NULL, 0, 0, "collective job '%s': algo 'in-network' is not simulated "
+			 "beside training jobs (they share one collective context, without SHARP)",
+			 job->name);
+		return SIM_EUNSUPPORTED;
+	}
 	b->nodes = (b->ranks + gpn - 1) / gpn;
 	b->algo = algo_of(sc->algo, b->nodes);
 	for (size_t i = 0; i < sc->nsizes; i++)

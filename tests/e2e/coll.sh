@@ -123,6 +123,13 @@ run_cmd "$DPUSIM" run "$E2E_TMP/tcp.yaml"
 expect_rc 2 "in-network over host TCP"
 expect_err "SHARP needs an RDMA network" "the reason is given"
 
+# Beside training jobs a benchmark shares their collective context: no SHARP.
+sed -e "s#extends: ../../data/#extends: $PWD/tests/data/#" -e 's/algo: ring/algo: in-network/' \
+	tests/e2e/data/shared-bench.yaml >"$E2E_TMP/shared.yaml"
+run_cmd "$DPUSIM" run "$E2E_TMP/shared.yaml"
+expect_rc 2 "in-network beside training jobs"
+expect_err "collective job '[a-z]+': algo 'in-network' is not simulated beside training jobs" "the reason is given"
+
 run_cmd "$DPUSIM" coll --help
 expect_rc 0 "coll --help"
 expect_out 'busbw' "help documents the columns"
