@@ -119,6 +119,30 @@ static double arm_vswitch_Bps(const scn_scenario *s, const setup_host *h, double
 	       (s->cluster.dpus_per_node > 0 ? s->cluster.dpus_per_node : 1);
 }
 
+/* tcp_cycles_per_packet, per side on top of the per-byte costs (as dpusim
+ * calibrate fits them: cycles = c_pkt ceil(S / mtu) + c_byte S,
+ * docs/calibration.md): c_pkt / mtu per byte of a bulk transfer, added to
+ * each side whose cost is given in cycles per byte. A clock-free
+ * throughput (tcp_rx_bw_per_core) is measured with its packets included,
+ * so it takes none. */
+static void tcp_packet_costs(const scn_scenario *s, const setup_host *h, double mtu,
+			     setup_host_costs *out, diag *d)
+{
+	const profile_host_costs *hc = &s->cluster.host_costs.v.host;
+	double per_byte;
+	if (!profile_has(hc->tcp_cycles_per_packet))
+		return;
+	if (!isfinite(mtu)) {
+		need(NAN, &s->cluster.host_costs, "mtu", "cluster.host_costs", d);
+		return;
+	}
+	per_byte = hc->tcp_cycles_per_packet / mtu / h->freq_Hz;
+	if (profile_has(hc->tcp_rx_cycles_per_byte))
+		out->tcp_core_s_per_byte += per_byte;
+	if (isfinite(out->tcp_tx_core_s_per_byte))
+		out->tcp_tx_core_s_per_byte += per_byte;
+}
+
 int setup_net_costs(const scn_scenario *s, const scn_variant *v, const setup_host *h,
 		    setup_host_costs *out, diag *d, diag *notes)
 {
@@ -134,6 +158,7 @@ int setup_net_costs(const scn_scenario *s, const scn_variant *v, const setup_hos
 			     "cluster.host_costs", d);
 		out->tcp_tx_core_s_per_byte = core_s_per_byte(hc->tcp_tx_cycles_per_byte, NAN,
 							      h->freq_Hz);
+		tcp_packet_costs(s, h, mtu, out, d);
 		if (!isfinite(out->tcp_tx_core_s_per_byte)) {
 			/* ASSUMPTION, said in the report: no published send-side cost, so
 			 * a byte sent costs what a byte received does, an upper bound

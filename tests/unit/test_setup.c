@@ -79,6 +79,29 @@ START_TEST(tcp_send_and_receive_costs_apart)
 }
 END_TEST
 
+/* tcp_cycles_per_packet (what dpusim calibrate fits beside the per-byte
+ * costs) reaches the node: at MTU 1500 and 2.0 GHz, 3000 cycles a packet
+ * are 2 cycles = 1 ns a byte on each side given in cycles per byte. A
+ * clock-free receive throughput includes its packets and takes none. */
+START_TEST(tcp_packet_cost_reaches_the_node)
+{
+	setup_host_costs c;
+	diag *d = diag_new();
+	ck_assert_int_eq(costs_of(CLUSTER_HC("{ profile: host-costs-linux, tcp_rx_cycles_per_byte: "
+					     "1cycles/byte, tcp_tx_cycles_per_byte: 0.1cycles/byte, "
+					     "tcp_cycles_per_packet: 3000cycles/packet }", "")
+				  "variants: [{ name: t, network: host-tcp }]\n", &c, d), SIM_OK);
+	ck_assert_double_eq_tol(c.total_core_s_per_byte, (1 + 2) / 2.0e9, 1e-18);
+	ck_assert_double_eq_tol(c.total_tx_core_s_per_byte, (0.1 + 2) / 2.0e9, 1e-18);
+	ck_assert_int_eq(costs_of(CLUSTER_HC("{ profile: host-costs-linux, tcp_cycles_per_packet: "
+					     "3000cycles/packet }", "")
+				  "variants: [{ name: t, network: host-tcp }]\n", &c, d), SIM_OK);
+	ck_assert_double_eq_tol(c.total_core_s_per_byte, 1 / 8.553e9, 1e-18);
+	ck_assert_double_eq_tol(c.total_tx_core_s_per_byte, 1 / 8.553e9, 1e-18);
+	diag_free(d);
+}
+END_TEST
+
 START_TEST(arm_vswitch_capacity_by_hand)
 {
 	setup_host_costs c;
@@ -215,6 +238,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, arm_vswitch_capacity_by_hand);
 	tcase_add_test(tc, tcp_send_and_receive_costs_apart);
+	tcase_add_test(tc, tcp_packet_cost_reaches_the_node);
 	tcase_add_test(tc, host_vswitch_costs_cores);
 	tcase_add_test(tc, arm_vswitch_scales_with_dpus);
 	tcase_add_test(tc, arm_vswitch_needs_published_figures);
