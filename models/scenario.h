@@ -104,6 +104,7 @@ typedef struct scn_data {
 	double decode_s_per_sample; /* on one host core */
 	int workers;                /* loader processes per node */
 	int prefetch;               /* batches in flight per worker */
+	double page_cache_hit;      /* fraction of sample reads served by the node's page cache */
 } scn_data;
 
 typedef struct scn_training {

@@ -157,6 +157,7 @@ static void dump_training(FILE *f, int ind, const scn_training *t)
 		put_q(f, ind + 2, "decode", t->data.decode_s_per_sample, UNIT_S_PER_SAMPLE);
 		put_q(f, ind + 2, "workers", t->data.workers, UNIT_COUNT);
 		put_q(f, ind + 2, "prefetch", t->data.prefetch, UNIT_COUNT);
+		put_q(f, ind + 2, "page_cache_hit", t->data.page_cache_hit, UNIT_FRACTION);
 	}
 	put_q(f, ind, "iterations", t->iterations, UNIT_COUNT);
 	if (t->target_tokens > 0)

@@ -368,7 +368,8 @@ static void read_model(rs *c, const yt_node *w, scn_training *t)
 		scn_err(r, tn ? tn : mn, "impossible transformer shape: %s", why);
 }
 
-static const char *const data_keys[] = { "sample_bytes", "decode", "workers", "prefetch", NULL };
+static const char *const data_keys[] = { "sample_bytes", "decode", "workers", "prefetch",
+					 "page_cache_hit", NULL };
 
 static void read_data(rs *c, const yt_node *dn, scn_training *t)
 {
@@ -383,6 +384,7 @@ static void read_data(rs *c, const yt_node *dn, scn_training *t)
 	scn_get_int(r, dn, "workers", true, 1, 4096, &d->workers);
 	d->prefetch = 2; /* PyTorch DataLoader's default prefetch_factor */
 	scn_get_int(r, dn, "prefetch", false, 1, 1024, &d->prefetch);
+	scn_get_q(r, dn, "page_cache_hit", false, UNIT_FRACTION, 0, 1, false, &d->page_cache_hit);
 }
 
 static void read_parallelism(rs *c, const yt_node *pn, scn_training *t)

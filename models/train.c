@@ -664,6 +664,17 @@ static void local_issue(trainer *tr, loader *l, uint64_t k, double bytes)
 		fail(tr, rc, "local storage read");
 }
 
+/* Whether read k of loader l is served by the page cache: page_cache_hit
+ * of each loader's reads, spread evenly (read i = k + l->d hits when
+ * floor((i + 1) h) passes floor(i h)), so the share is exact over any run
+ * and needs no random stream; the offset by replica keeps the loaders' hits
+ * out of step, so the servers see the misses spread over the iterations. */
+static bool page_cache_hit(const train_config *c, const loader *l, uint64_t k)
+{
+	double h = c->page_cache_hit, i = (double)(k + l->d);
+	return h > 0 && floor((i + 1) * h) > floor(i * h);
+}
+
 static void loader_issue(trainer *tr, loader *l, uint64_t k)
 {
 	const train_config *c = tr->cfg;
@@ -671,6 +682,8 @@ static void loader_issue(trainer *tr, loader *l, uint64_t k)
 	uint32_t path[8], len = 0;
 	l->ready[k % l->ring] = 0;
 	l->read_done[k % l->ring] = SIM_TIME_MAX;
+	if (page_cache_hit(c, l, k))
+		return storage_read(tr->w->eng, l, k);
 	if (c->local_Bps > 0 && bytes >= 1)
 		return local_issue(tr, l, k, bytes);
 	if (c->storage_Bps <= 0 || bytes < 1)

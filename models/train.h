@@ -73,6 +73,8 @@ typedef struct train_config {
 	bool data;
 	double sample_bytes, decode_core_s; /* per sample */
 	uint32_t workers, prefetch;         /* decode processes; microbatches ahead */
+	double page_cache_hit;              /* fraction of reads served from host memory
+					       (never with GDS: O_DIRECT) */
 	double storage_Bps;                 /* all servers together; 0: no storage reads */
 	double storage_write_Bps;           /* all servers together (checkpoints); NAN: unknown */
 	uint32_t storage_servers;

@@ -157,6 +157,31 @@ static void tp_channels_of(const scn_scenario *s, train_config *c, diag *notes)
 			 hw->name);
 }
 
+/* The node's page cache serves data.page_cache_hit of the loader's reads
+ * from host memory, when the loader reads through the host's file system
+ * (storage host or dpu-snap, or node-local drives without GDS). GDS reads
+ * bypass it: cuFile needs the file opened with O_DIRECT (cuda-python
+ * cufile.handle_register: "the file needs to be opened in O_DIRECT mode to
+ * support GPUDirect Storage"; Linux open(2), O_DIRECT: "Try to minimize
+ * cache effects of the I/O to and from this file"). */
+static void page_cache_of(const scn_training *t, train_config *c, diag *notes)
+{
+	double h = t->data.present ? t->data.page_cache_hit : 0;
+	c->page_cache_hit = 0;
+	if (!(h > 0) || !(c->storage_Bps > 0 || c->local_Bps > 0))
+		return;
+	if (c->storage_direct) {
+		if (notes)
+			diag_add(notes, NULL, 0, 0, "page cache: GDS reads bypass it (O_DIRECT), so "
+				 "page_cache_hit %.3g does not apply", h);
+		return;
+	}
+	c->page_cache_hit = h;
+	if (notes)
+		diag_add(notes, NULL, 0, 0, "page cache: %.3g of the reads served from host memory, "
+			 "spread evenly; their copy to the GPU is not charged", h);
+}
+
 static void noise_of(const scn_scenario *s, uint32_t gpus, train_config *c)
 {
 	const scn_noise *n = &s->noise;
@@ -216,6 +241,7 @@ int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant
 	}
 	if ((rc = storage_of(s, v, &c->host, c, d, notes)))
 		return rc;
+	page_cache_of(t, c, notes);
 	noise_of(s, gpus, c);
 	return SIM_OK;
 }

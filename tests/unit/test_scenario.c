@@ -123,6 +123,10 @@ START_TEST(units_and_ranges)
 	ck_assert(has_msg(d, "t.yaml:17:38: 'nic_mtbf' must be positive (got '0h')"));
 	ck_assert(has_msg(d, "t.yaml:17:52: missing unit in '3', expected a time such as 1.5us or 3ms in 'gpu_mtbf'"));
 	diag_free(d);
+	d = load_bad(BASE "workload: { model: resnet50, batch: { global: 64 }, data: { decode: 1ms/sample, "
+			 "workers: 2, page_cache_hit: 150% } }\n" VARIANTS);
+	ck_assert(has_msg(d, "t.yaml:10:109: 'page_cache_hit' must be at most 1 (got '150%')"));
+	diag_free(d);
 }
 END_TEST
 
