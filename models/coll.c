@@ -236,6 +236,7 @@ typedef struct hopset {
 	uint32_t refs;
 	uint32_t kept;           /* a kept flow on this path, reused step after step */
 	bool has_kept, kept_busy;
+	bool net;                /* a hop leaves its node: the transport's costs apply */
 } hopset;
 
 /* ---- NCCL's protocol costs ----
@@ -382,6 +383,15 @@ static int hs_push(hopset *h, uint32_t res)
 	return 0;
 }
 
+/* Whether the hop from group position src to dst goes through the NICs
+ * (fab_route: every hop but one inside a node with NVLink). */
+static bool hop_is_net(const coll_ctx *c, uint32_t src, uint32_t dst)
+{
+	const fab_config *fc = fab_cfg(c->f);
+	return gr(c, src) / fc->gpus_per_node != gr(c, dst) / fc->gpus_per_node ||
+	       !(fc->nvlink_Bps > 0);
+}
+
 static void add_hop(void *obj, uint32_t src, uint32_t dst, uint32_t tag)
 {
 	struct build_ctx *b = obj;
@@ -389,6 +399,8 @@ static void add_hop(void *obj, uint32_t src, uint32_t dst, uint32_t tag)
 	fab_path p;
 	if (b->rc || src == dst)
 		return;
+	if (hop_is_net(b->c, src, dst))
+		b->h->net = true;
 	b->rc = fab_route(b->c->f, gr(b->c, src), gr(b->c, dst), b->key << 32 | tag, end, end,
 			  &p);
 	for (uint32_t i = 0; i < p.len && !b->rc; i++)
@@ -432,6 +444,7 @@ static int build_innet(coll_ctx *c, hopset *h)
 	fab_end end = coll_transport_end(c->cfg.transport.kind);
 	int rc = 0;
 	fab_path p;
+	h->net = h->kind == H_SHARP;
 	for (uint32_t r = 0; r < c->n && !rc; r++) {
 		uint32_t up = h->kind == H_NVLS ? fab_nvl_up(c->f, gr(c, r)) : fab_nic_up(c->f, gr(c, r));
 		uint32_t down = h->kind == H_NVLS ? fab_nvl_down(c->f, gr(c, r))
@@ -498,7 +511,7 @@ static double hopset_rate(coll_ctx *c, const hopset *h)
 			mult[r] = 0;
 		}
 	}
-	if (c->cfg.transport.conn_cap_Bps > 0)
+	if (h->net && c->cfg.transport.conn_cap_Bps > 0)
 		rate = fmin(rate, c->cfg.transport.conn_cap_Bps);
 	return rate;
 }
@@ -1094,6 +1107,8 @@ static void charge_cpu(void *obj, uint32_t src, uint32_t dst, uint32_t tag)
 {
 	struct cpu_ctx *cc = obj;
 	(void)tag;
+	if (!hop_is_net(cc->c, src, dst))
+		return; /* NVLink inside the node: no host stack */
 	cc->t->cpu(cc->t->cpu_ctx, gr(cc->c, src), cc->cycles);
 	cc->t->cpu(cc->t->cpu_ctx, gr(cc->c, dst), cc->cycles);
 }
@@ -1106,7 +1121,7 @@ static void launch(crun *r, uint32_t s)
 	if (!h->path && h->len == 0 && build_hopset(r->c, h, r->p.root))
 		SIM_DIE("out of memory routing a collective");
 	flow_spec fs = { .bytes = st->bytes, .path = h->path, .path_len = h->len,
-			 .cap_Bps = t->conn_cap_Bps, .done = stage_flowed, .obj = r, .data = s,
+			 .cap_Bps = h->net ? t->conn_cap_Bps : 0, .done = stage_flowed, .obj = r, .data = s,
 			 .keep = !h->has_kept };
 	/* Consecutive steps on one hop set reuse one kept flow: when nothing
 	 * else changed meanwhile, the next step costs O(1), not O(hops). */

@@ -28,7 +28,9 @@ typedef struct coll_transport {
 	uint32_t mtu_bytes;        /* packet payload for the per-packet cost */
 	/* Fastest one connection (one hop of a step) can go; 0: no limit. Kernel
 	 * TCP processes a connection's bytes on one core at a time, so host-tcp
-	 * hops are bounded by what a core moves, whatever the link rate. */
+	 * hops are bounded by what a core moves, whatever the link rate. A hop
+	 * over NVLink inside a node is no connection of the transport: neither
+	 * this cap nor the CPU work (cpu) applies to it. */
 	double conn_cap_Bps;
 	sim_time jitter_mean_ps;   /* 0: none; else an exponential extra latency per message */
 	coll_cpu_fn *cpu;          /* may be NULL */

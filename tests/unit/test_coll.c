@@ -422,6 +422,35 @@ START_TEST(host_tcp_costs)
 }
 END_TEST
 
+/* The transport's costs are on the network hops only: under host TCP the
+ * hierarchical all-reduce's NVLink phases run at NVLink's rate, not at
+ * the 10 GB/s a TCP connection gets, and only the rail hops cost CPU:
+ * 2(nodes-1) = 2 steps, each sending and receiving S/(g nodes) per rank. */
+START_TEST(host_tcp_costs_stay_off_nvlink)
+{
+	uint32_t g = 4, nodes = 2, n = g * nodes;
+	uint64_t s = UINT64_C(256) << 20;
+	fab_config fc = nvswitch_node(nodes, g, 200e9);
+	double cycles[8] = { 0 }, per = (double)s / n;
+	coll_config cc = { .transport = { .kind = COLL_HOST_TCP, .msg_lat_ps = 1500 * SIM_NS,
+					  .cycles_per_byte = 1.0, .conn_cap_Bps = 10e9,
+					  .cpu = add_cycles, .cpu_ctx = cycles },
+			   .channels = 1 };
+	struct world w;
+	coll_result r;
+	double want = 2.0 * (g - 1) * ((double)s / g / 200e9 + 500e-9 + 1500e-9) +
+		      2.0 * (nodes - 1) * (per / 10e9 + ALPHA_NET);
+	world_new(&w, &fc, &cc);
+	r = run(&w, COLL_ALLREDUCE, COLL_HIER, s);
+	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
+		      sim_time_to_s(r.time_ps), want);
+	for (uint32_t i = 0; i < n; i++)
+		ck_assert_msg(WITHIN(cycles[i], 2.0 * (nodes - 1) * 2 * per, 1e-9), "rank %u: %g cycles", i,
+			      cycles[i]);
+	world_free(&w);
+}
+END_TEST
+
 START_TEST(jitter_is_seeded)
 {
 	fab_config fc = one_switch(16);
@@ -914,6 +943,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, hierarchical);
 	tcase_add_test(tc, auto_picks_the_fastest);
 	tcase_add_test(tc, host_tcp_costs);
+	tcase_add_test(tc, host_tcp_costs_stay_off_nvlink);
 	tcase_add_test(tc, jitter_is_seeded);
 	tcase_add_test(tc, bad_requests);
 	suite_add_tcase(s, tc);
