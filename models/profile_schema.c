@@ -43,6 +43,8 @@ const profile_field profile_fields[] = {
 	/* At most NCCL's MAXCHANNELS, 64 (NVIDIA/nccl src/include/device.h, commit 0524aef7). */
 	F(GPU, profile_gpu, "nccl_channels", nccl_channels, UNIT_COUNT, 1, 64, false,
 	  "channels (rings) NCCL runs among the node's GPUs on NVLink, as its NCCL_DEBUG=INFO log prints them"),
+	B(GPU, profile_gpu, "nvls", nvls,
+	  "the NVSwitch the GPU's NVLink attaches to reduces and multicasts (NVLink SHARP, NCCL's NVLS)"),
 	F(GPU, profile_gpu, "pcie_gen", pcie_gen, UNIT_COUNT, 1, 7, false, "PCIe generation"),
 	F(GPU, profile_gpu, "pcie_lanes", pcie_lanes, UNIT_COUNT, 1, 32, false, "PCIe lanes"),
 	F(GPU, profile_gpu, "kernel_launch", kernel_launch_s, UNIT_SECONDS, 0, 1e-3, false, "launch overhead per kernel"),

@@ -139,32 +139,49 @@ static int attach_node_caps(struct world *w, const scn_scenario *s, const scn_va
 	return rc;
 }
 
-/* Whether a collective benchmark can run `algo: in-network` here: SHARP
- * across nodes, which needs switches whose profile says they reduce, a
- * topology the model reduces on (one switch, two tiers) and an RDMA
- * network (coll.c). NVLS, its one-node form, needs an NVSwitch that
- * reduces, which no profile field states yet. 0 or SIM_EUNSUPPORTED with
- * the reason in d. */
+/* Why NVLS, in-network reduction on one node, cannot run here (NULL: it
+ * can): it needs NVLink and GPUs on an NVSwitch that reduces (the GPU
+ * profile's nvls). */
+static const char *nvls_why(const scn_hw *gpu, const fab_config *fc)
+{
+	if (!profile_has(gpu->v.gpu.nvls))
+		return "on one node it is NVLS, and the GPU profile gives no 'nvls'";
+	if (!(gpu->v.gpu.nvls > 0))
+		return "on one node it is NVLS, and the GPU profile says 'nvls: false'";
+	if (!(fc->nvlink_Bps > 0))
+		return "on one node it is NVLS, which needs NVLink between the node's GPUs";
+	return NULL;
+}
+
+/* Why SHARP, in-network reduction across nodes, cannot run here (NULL: it
+ * can): it needs switches whose profile says they reduce, a topology the
+ * model reduces on (one switch, two tiers) and an RDMA network (coll.c). */
+static const char *sharp_why(const scn_hw *sw, const scn_variant *v, const fab_config *fc)
+{
+	if (!profile_has(sw->v.sw.sharp))
+		return "the switch profile gives no 'sharp'";
+	if (!(sw->v.sw.sharp > 0))
+		return "the switch profile says 'sharp: false'";
+	if (fc->topo != FAB_SINGLE_SWITCH && fc->topo != FAB_FAT_TREE2)
+		return "SHARP is modelled on a single switch or a two-tier fat-tree only";
+	if (v->network == SCN_NET_HOST_TCP)
+		return "SHARP needs an RDMA network (NCCL reaches it through its RDMA-SHARP "
+		       "plugin), and this variant's is host-tcp";
+	return NULL;
+}
+
+/* Whether a collective benchmark can run `algo: in-network` here: 0, or
+ * SIM_EUNSUPPORTED with the reason in d. */
 static int in_network_ok(const scn_scenario *s, const scn_variant *v, const fab_config *fc,
 			 diag *d)
 {
-	const scn_hw *sw = &s->cluster.fabric.sw;
-	const char *why = NULL;
-	if (fc->nodes == 1)
-		why = "on one node it is NVLS, and no GPU profile field says whether the "
-		      "NVSwitch reduces ('dpusim coll --nvls' models it)";
-	else if (!profile_has(sw->v.sw.sharp) || !(sw->v.sw.sharp > 0))
-		why = profile_has(sw->v.sw.sharp) ? "the switch profile says 'sharp: false'"
-						   : "the switch profile gives no 'sharp'";
-	else if (fc->topo != FAB_SINGLE_SWITCH && fc->topo != FAB_FAT_TREE2)
-		why = "SHARP is modelled on a single switch or a two-tier fat-tree only";
-	else if (v->network == SCN_NET_HOST_TCP)
-		why = "SHARP needs an RDMA network (NCCL reaches it through its RDMA-SHARP "
-		      "plugin), and this variant's is host-tcp";
+	const scn_hw *hw = fc->nodes == 1 ? &s->cluster.gpu : &s->cluster.fabric.sw;
+	const char *why = fc->nodes == 1 ? nvls_why(hw, fc) : sharp_why(hw, v, fc);
 	if (!why)
 		return SIM_OK;
-	diag_add(d, NULL, 0, 0, "variant '%s': collective algo 'in-network' on %u node%s (switch "
-		 "'%s') cannot run: %s", v->name, fc->nodes, fc->nodes == 1 ? "" : "s", sw->name, why);
+	diag_add(d, NULL, 0, 0, "variant '%s': collective algo 'in-network' on %u node%s (%s '%s') "
+		 "cannot run: %s", v->name, fc->nodes, fc->nodes == 1 ? "" : "s",
+		 fc->nodes == 1 ? "GPU" : "switch", hw->name, why);
 	return SIM_EUNSUPPORTED;
 }
 
@@ -192,7 +209,8 @@ static int coll_variant(const scn_scenario *s, const scn_job *job, const scn_var
 	 * "NCCL-RDMA-SHARP Plugins"), so auto never picks it. */
 	if (sc->algo == SCN_ALGO_IN_NETWORK && (rc = in_network_ok(s, v, &fc, d)))
 		return rc;
-	cc.sharp = sc->algo == SCN_ALGO_IN_NETWORK;
+	cc.sharp = sc->algo == SCN_ALGO_IN_NETWORK && fc.nodes > 1;
+	cc.nvls = sc->algo == SCN_ALGO_IN_NETWORK && fc.nodes == 1;
 	fc.seed = seed;
 	if ((rc = world_new(&w, &fc, &cc))) {
 		diag_add(d, NULL, 0, 0, "cannot build the fabric for %u ranks: %s", ranks,

@@ -123,6 +123,18 @@ run_cmd "$DPUSIM" run "$E2E_TMP/tcp.yaml"
 expect_rc 2 "in-network over host TCP"
 expect_err "SHARP needs an RDMA network" "the reason is given"
 
+# On one node in-network is NVLS: the H100 profile says its NVSwitch
+# reduces (nvls: true, third-generation NVSwitch); the A100's gives no nvls.
+sed -e 's/nodes: 4/nodes: 1/' -e 's/gpus_per_node: 1/gpus_per_node: 8/' "$E2E_TMP/innet.yaml" >"$E2E_TMP/nvls.yaml"
+run_cmd "$DPUSIM" run "$E2E_TMP/nvls.yaml" --json
+expect_rc 0 "in-network on one H100 node"
+read -r algo bw <<<"$(algbw_of <<<"$OUT")"
+if [ "$algo" = nvls ]; then ok "one node runs NVLS"; else not_ok "one node ran '$algo'"; fi
+sed 's/gpu: H100-SXM5/gpu: A100-SXM4-80GB/' "$E2E_TMP/nvls.yaml" >"$E2E_TMP/nvls-a100.yaml"
+run_cmd "$DPUSIM" run "$E2E_TMP/nvls-a100.yaml"
+expect_rc 2 "no NVLS without the GPU profile's nvls"
+expect_err "on 1 node \(GPU 'A100-SXM4-80GB'\) cannot run: .*gives no 'nvls'" "the reason is given"
+
 # Beside training jobs a benchmark shares their collective context: no SHARP.
 sed -e "s#extends: ../../data/#extends: $PWD/tests/data/#" -e 's/algo: ring/algo: in-network/' \
 	tests/e2e/data/shared-bench.yaml >"$E2E_TMP/shared.yaml"
