@@ -169,6 +169,7 @@ typedef struct scn_failures {
 	double node_mtbf_s;         /* the rest of a server: CPU, memory, board, PSU, OS */
 	double gpu_mtbf_s;          /* one GPU; NAN: GPUs counted in node_mtbf */
 	double nic_mtbf_s;          /* one NIC or DPU; NAN: counted in node_mtbf */
+	double switch_mtbf_s;       /* one fabric switch; NAN: switches not counted */
 	double checkpoint_interval_s;
 	double checkpoint_bytes;    /* 0: derived from the model by the models */
 	double restart_s;

@@ -230,6 +230,7 @@ static void dump_extras(FILE *f, const scn_scenario *s)
 		put_q(f, 2, "node_mtbf", s->failures.node_mtbf_s, UNIT_SECONDS);
 		put_q(f, 2, "gpu_mtbf", s->failures.gpu_mtbf_s, UNIT_SECONDS);
 		put_q(f, 2, "nic_mtbf", s->failures.nic_mtbf_s, UNIT_SECONDS);
+		put_q(f, 2, "switch_mtbf", s->failures.switch_mtbf_s, UNIT_SECONDS);
 		put_q(f, 2, "checkpoint_interval", s->failures.checkpoint_interval_s, UNIT_SECONDS);
 		if (s->failures.checkpoint_bytes > 0)
 			put_q(f, 2, "checkpoint_size", s->failures.checkpoint_bytes, UNIT_BYTES);

@@ -761,14 +761,15 @@ static void read_noise(rs *c, const yt_node *n, scn_noise *z)
 
 static void read_failures(rs *c, const yt_node *n, scn_failures *f)
 {
-	static const char *const keys[] = { "node_mtbf", "gpu_mtbf", "nic_mtbf", "checkpoint_interval",
-					    "checkpoint_size", "restart", NULL };
+	static const char *const keys[] = { "node_mtbf", "gpu_mtbf", "nic_mtbf", "switch_mtbf",
+					    "checkpoint_interval", "checkpoint_size", "restart", NULL };
 	scn_only_keys(c->r, n, keys, "failures");
 	f->enabled = true;
-	f->gpu_mtbf_s = f->nic_mtbf_s = NAN;
+	f->gpu_mtbf_s = f->nic_mtbf_s = f->switch_mtbf_s = NAN;
 	scn_get_q(c->r, n, "node_mtbf", true, UNIT_SECONDS, 0, INF, true, &f->node_mtbf_s);
 	scn_get_q(c->r, n, "gpu_mtbf", false, UNIT_SECONDS, 0, INF, true, &f->gpu_mtbf_s);
 	scn_get_q(c->r, n, "nic_mtbf", false, UNIT_SECONDS, 0, INF, true, &f->nic_mtbf_s);
+	scn_get_q(c->r, n, "switch_mtbf", false, UNIT_SECONDS, 0, INF, true, &f->switch_mtbf_s);
 	scn_get_q(c->r, n, "checkpoint_interval", true, UNIT_SECONDS, 0, INF, true, &f->checkpoint_interval_s);
 	scn_get_q(c->r, n, "checkpoint_size", false, UNIT_BYTES, 0, 1e18, true, &f->checkpoint_bytes);
 	scn_get_q(c->r, n, "restart", true, UNIT_SECONDS, 0, INF, false, &f->restart_s);

@@ -13,10 +13,12 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "models/fabric.h"
 #include "models/power.h"
 #include "models/reliab.h"
 #include "models/train.h"
 #include "sim/err.h"
+#include "sim/flow.h"
 #include "sim/rng.h"
 #include "sim/stats.h"
 #include "tools/trace.h"
@@ -126,12 +128,35 @@ static int put_throughput(const scn_job *job, const train_config *c, rep_variant
 	return rc;
 }
 
+/* The network switches of the job's fabric (leaves, spines, cores), built
+ * as the simulation builds it; not the nodes' NVSwitches, which
+ * fab_switches adds one per node when the fabric has NVLink. 0 when the
+ * scenario runs several jobs: they share the switches. */
+static int net_switches(const scn_scenario *s, const train_config *c, uint64_t *out)
+{
+	flow_net *net;
+	fab *f;
+	int rc;
+	*out = 0;
+	if (s->njobs != 1)
+		return SIM_OK;
+	if (!(net = flow_net_new(NULL)))
+		return SIM_ENOMEM;
+	if (!(rc = fab_new(&c->fabric, net, &f))) {
+		*out = fab_switches(f) - (c->fabric.nvlink_Bps > 0 ? c->fabric.nodes : 0);
+		fab_free(f);
+	}
+	flow_net_free(net);
+	return rc;
+}
+
 /* What the job's failure rate counts: its nodes (node_mtbf), and where the
  * scenario gives them, its GPUs and its adapters (every NIC and DPU of its
- * nodes) as parts of their own; without gpu_mtbf or nic_mtbf those are
- * taken to be inside node_mtbf. Switches are shared by the jobs and not
- * counted (no key). */
-static void rel_parts(const scn_scenario *s, const train_config *c, double gpus, rel_params *rp)
+ * nodes) as parts of their own (without gpu_mtbf or nic_mtbf those are
+ * taken to be inside node_mtbf), and its fabric's switches (switch_mtbf;
+ * a scenario with several jobs, which share them, counts none). */
+static void rel_parts(const scn_scenario *s, const train_config *c, double gpus,
+		      uint64_t switches, rel_params *rp)
 {
 	const scn_failures *f = &s->failures;
 	uint64_t adapters = (uint64_t)c->fabric.nics_per_node +
@@ -142,6 +167,8 @@ static void rel_parts(const scn_scenario *s, const train_config *c, double gpus,
 	if (f->nic_mtbf_s > 0)
 		rp->part[REL_NIC] = (rel_part){ .count = c->fabric.nodes * adapters,
 						.mtbf_s = f->nic_mtbf_s };
+	if (f->switch_mtbf_s > 0)
+		rp->part[REL_SWITCH] = (rel_part){ .count = switches, .mtbf_s = f->switch_mtbf_s };
 }
 
 /* Appends ", what" (or "what" first) to the list in buf. */
@@ -156,11 +183,13 @@ static void list_add(char *buf, size_t n, const char *what)
  * utilisation; its nodes' CPU sockets at the host CPU utilisation (the
  * busiest node's: an upper bound for the others), when the CPU profile
  * gives tdp_w and idle_w; its NICs and DPUs at their typical power_w (a
- * draw that does not follow the load), when given. A component without its
- * figures is left out and named in left (never a guessed watt figure);
- * switches and storage servers, shared by the jobs, are not counted. */
+ * draw that does not follow the load), when given; its fabric's switches
+ * (net_switches) at the switch profile's typical power_w. A component
+ * without its figures is left out and named in left (never a guessed watt
+ * figure); storage servers, and the switches of a scenario with several
+ * jobs, shared by the jobs, are not counted. */
 static void energy_parts(const scn_scenario *s, const train_config *c, double gpus,
-			 double gpu_util, double cpu_util, pwr_cluster *pc,
+			 uint64_t switches, double gpu_util, double cpu_util, pwr_cluster *pc,
 			 double util[PWR_KINDS], char *left, size_t n)
 {
 	const profile_cpu *cpu = &s->cluster.cpu.v.cpu;
@@ -194,19 +223,28 @@ static void energy_parts(const scn_scenario *s, const train_config *c, double gp
 			list_add(left, n, "DPUs (no power_w)");
 		util[PWR_DPU] = 1;
 	}
-	list_add(left, n, "switches and storage servers (shared by the jobs)");
+	double sw_w = s->cluster.fabric.sw.v.sw.power_w;
+	if (!switches)
+		list_add(left, n, "switches (shared by the jobs)");
+	else if (profile_has(sw_w))
+		pc->part[PWR_SWITCH] = (pwr_part){ .count = switches, .max_w = sw_w, .idle_w = sw_w };
+	else
+		list_add(left, n, "switches (no power_w)");
+	util[PWR_SWITCH] = 1;
+	list_add(left, n, "storage servers (shared by the jobs)");
 }
 
 /* Energy of the run and, with an energy price, what it costs: information
  * only, as the GPU price is all-in (power included), so it is not added to
  * cost_usd. */
 static int put_energy(const scn_scenario *s, const train_config *c, rep_variant *rv,
-		      rep_report *rep, double gpus, double gpu_util, double cpu_util, double wall_s)
+		      rep_report *rep, double gpus, uint64_t switches, double gpu_util,
+		      double cpu_util, double wall_s)
 {
 	pwr_cluster pc;
 	double util[PWR_KINDS] = { 0 }, kwh;
 	char why[160], left[160], key[96], buf[320];
-	energy_parts(s, c, gpus, gpu_util, cpu_util, &pc, util, left, sizeof left);
+	energy_parts(s, c, gpus, switches, gpu_util, cpu_util, &pc, util, left, sizeof left);
 	if (pwr_cluster_check(&pc, why, sizeof why)) {
 		rep_set_info(rep, "energy", why);
 		return SIM_OK;
@@ -234,10 +272,13 @@ static int put_run_totals(const scn_scenario *s, const scn_job *job, const train
 {
 	const scn_training *t = &job->wl.train;
 	double gpus = (double)c->tp * c->pp * c->dp, useful_s, wall_s;
+	uint64_t switches = 0;
 	char why[160];
 	int rc = 0;
 	if (!(t->target_tokens > 0) || !isfinite(tokens_per_s))
 		return SIM_OK;
+	if ((s->failures.enabled || s->cost.present) && (rc = net_switches(s, c, &switches)))
+		return rc;
 	useful_s = t->target_tokens / tokens_per_s;
 	wall_s = useful_s;
 	if (s->failures.enabled) {
@@ -247,17 +288,22 @@ static int put_run_totals(const scn_scenario *s, const scn_job *job, const train
 							: 16.0 * wl_params(&c->model),
 				  .ckpt_write_Bps = c->storage_write_Bps };
 		rel_plan plan;
-		rel_parts(s, c, gpus, &rp);
+		rel_parts(s, c, gpus, switches, &rp);
 		if (rel_plan_for(&rp, useful_s, s->failures.checkpoint_interval_s, &plan, why,
 				 sizeof why)) {
 			rep_set_info(rep, "goodput", why);
 		} else {
 			wall_s = plan.wall_s;
 			rc = rep_variant_set_metric(rv, "goodput", plan.goodput);
-			char buf[160];
+			char buf[256];
 			snprintf(buf, sizeof buf, "checkpoint every %.0f s; Young suggests %.0f s, "
-				 "Daly %.0f s (goodput %.3f); job MTBF %.4g h", plan.interval_s,
-				 plan.young_s, plan.daly_s, plan.daly_goodput, plan.mtbf_s / 3600);
+				 "Daly %.0f s (goodput %.3f); job MTBF %.4g h (%llu nodes, %llu GPUs, "
+				 "%llu adapters, %llu switches with an MTBF of their own)",
+				 plan.interval_s, plan.young_s, plan.daly_s, plan.daly_goodput,
+				 plan.mtbf_s / 3600, (unsigned long long)rp.part[REL_NODE].count,
+				 (unsigned long long)rp.part[REL_GPU].count,
+				 (unsigned long long)rp.part[REL_NIC].count,
+				 (unsigned long long)rp.part[REL_SWITCH].count);
 			rep_set_info(rep, "checkpoint_interval", buf);
 		}
 	}
@@ -275,7 +321,7 @@ static int put_run_totals(const scn_scenario *s, const scn_job *job, const train
 						    pwr_tokens_per_usd(t->target_tokens, usd));
 	}
 	if (!rc && s->cost.present && profile_has(s->cluster.gpu.v.gpu.tdp_w))
-		rc = put_energy(s, c, rv, rep, gpus, gpu_util, cpu_util, wall_s);
+		rc = put_energy(s, c, rv, rep, gpus, switches, gpu_util, cpu_util, wall_s);
 	return rc;
 }
 

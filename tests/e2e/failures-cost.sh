@@ -31,14 +31,20 @@ def near(a, b, rel=1e-6):
 c, fl, k = s["cluster"], s["failures"], s["cost"]
 nodes, gpn, nics = c["nodes"], c["gpus_per_node"], c["nics_per_node"]
 gpus = nodes * gpn
-# Job failure rate: nodes, GPUs and adapters each as parts (models/reliab.h).
-rate = nodes / si(fl["node_mtbf"]) + gpus / si(fl["gpu_mtbf"]) + nodes * nics / si(fl["nic_mtbf"])
+# Job failure rate: nodes, GPUs, adapters and switches each as parts
+# (models/reliab.h). A single-switch fabric has one switch (the nodes'
+# NVSwitches are not fabric switches).
+assert c["fabric"]["topology"] == "single-switch"
+switches = 1
+rate = (nodes / si(fl["node_mtbf"]) + gpus / si(fl["gpu_mtbf"]) + nodes * nics / si(fl["nic_mtbf"])
+        + switches / si(fl["switch_mtbf"]))
 M = 1 / rate
 tau, R = si(fl["checkpoint_interval"]), si(fl["restart"])
 delta = si(fl["checkpoint_size"]) / (si(c["storage"]["server"]["write_bw"]) * si(c["storage"]["servers"]))
 want = tau / (M * math.exp(R / M) * (math.exp((tau + delta) / M) - 1))
-check("job MTBF %.4g h" % (M / 3600) in rep["info"]["checkpoint_interval"],
-      f"the report gives the job MTBF {M/3600:.4g} h (nodes, GPUs and NICs)")
+check("job MTBF %.4g h (%d nodes, %d GPUs, %d adapters, %d switches " % (M / 3600, nodes, gpus, nodes * nics, switches)
+      in rep["info"]["checkpoint_interval"],
+      f"the report gives the job MTBF {M/3600:.4g} h (nodes, GPUs, NICs and the switch)")
 g0 = base["variants"][0]["metrics"]["goodput"]
 price, e_price, pue = si(k["gpu_price"]), si(k["energy_price"]), si(k["pue"])
 gpu, cpu, nic = c["gpu"], c["cpu"], c["nic"]
@@ -53,8 +59,11 @@ for v in rep["variants"]:
     w_gpu = gpus * (si(gpu["idle_w"]) + (si(gpu["tdp_w"]) - si(gpu["idle_w"])) * m["gpu_util"])
     w_cpu = nodes * si(cpu["sockets"]) * (si(cpu["idle_w"]) + (si(cpu["tdp_w"]) - si(cpu["idle_w"])) * m["host_cpu_util"])
     w_nic = nodes * nics * si(nic["power_w"])
-    kwh = pue * (w_gpu + w_cpu + w_nic) * ttt / 3.6e6
-    check(near(m["energy_kwh"], kwh), f"{n}: energy {m['energy_kwh']:.2f} kWh = PUE x (GPUs {w_gpu:.0f} W + CPUs {w_cpu:.0f} W + NICs {w_nic:.0f} W) x time")
+    w_sw = switches * si(c["fabric"]["switch"]["power_w"])
+    kwh = pue * (w_gpu + w_cpu + w_nic + w_sw) * ttt / 3.6e6
+    check(near(m["energy_kwh"], kwh), f"{n}: energy {m['energy_kwh']:.2f} kWh = PUE x (GPUs {w_gpu:.0f} W + CPUs {w_cpu:.0f} W + NICs {w_nic:.0f} W + switch {w_sw:.0f} W) x time")
+    left = rep["info"][f"{n}.energy"].split("left out: ")[1]
+    check(left == "storage servers (shared by the jobs)", f"{n}: energy leaves out only: {left}")
     cost_line = rep["info"][f"{n}.energy_cost"]
     usd = float(re.search(r"= ([0-9.e+]+) USD", cost_line).group(1))
     check(near(usd, kwh * e_price * 3.6e6, 1e-5) and "not added to cost_usd" in cost_line,

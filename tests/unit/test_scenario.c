@@ -320,7 +320,7 @@ START_TEST(dump_round_trips)
 				  "variants:\n  - { name: b, network: host-tcp, crypto: host }\n"
 				  "  - { name: d, network: rdma-gdr, crypto: dpu-inline }\n"
 				  "cost: { gpu_price: 2.5USD/h, dpu_price: 0.1USD/h, energy_price: 0.12USD/kWh }\n"
-				  "failures: { node_mtbf: 50000h, gpu_mtbf: 30000h, checkpoint_interval: 2h, restart: 10min }\n"
+				  "failures: { node_mtbf: 50000h, gpu_mtbf: 30000h, switch_mtbf: 100000h, checkpoint_interval: 2h, restart: 10min }\n"
 				  "sweep: { cluster.nodes: [4, 8] }\n");
 	char *one = dump_of(s), *two;
 	scn_scenario *again = load_ok(one);
@@ -330,7 +330,8 @@ START_TEST(dump_round_trips)
 	ck_assert_double_eq(again->cost.gpu_usd_per_s, 2.5 / 3600);
 	ck_assert_double_eq(again->failures.gpu_mtbf_s, 30000.0 * 3600);
 	ck_assert(isnan(again->failures.nic_mtbf_s)); /* not given: inside node_mtbf */
-	ck_assert(strstr(one, "gpu_mtbf: ") && !strstr(one, "nic_mtbf"));
+	ck_assert_double_eq(again->failures.switch_mtbf_s, 100000.0 * 3600);
+	ck_assert(strstr(one, "gpu_mtbf: ") && strstr(one, "switch_mtbf: ") && !strstr(one, "nic_mtbf"));
 	ck_assert_uint_eq(again->sweep.points, 2);
 	free(one);
 	free(two);
