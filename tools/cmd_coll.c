@@ -2,6 +2,7 @@
  * generated fabric, one row per size as nccl-tests prints them (time,
  * algorithm bandwidth, bus bandwidth). Each size runs on a fresh network,
  * like separate nccl-tests iterations. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,15 @@
 #define MAX_SIZES 64
 /* NVIDIA Quantum-2 QM9700 InfiniBand switch: 64 ports of 400 Gb/s (datasheet). */
 #define DEFAULT_RADIX 64
+/* Upper bounds that keep a run in memory: a ring needs about 450 B per rank
+ * (262144 ranks: 118 MB peak RSS, measured with `dpusim coll --ranks 262144
+ * --bytes 1MiB --link 400Gbps --algo ring`), so 2^20 ranks stay under 1 GB
+ * where 1e9 would want hundreds of GB. Radix and channels take the ranges
+ * the switch and GPU profiles accept (models/profile_schema.c: radix 2..4096,
+ * nccl_channels 1..64). */
+#define MAX_RANKS 1048576u
+#define MAX_RADIX 4096u
+#define MAX_CHANNELS 64u
 
 struct opts {
 	coll_params p;
@@ -51,13 +61,35 @@ static int parse_time(const char *opt, const char *v, sim_time *out)
 	return 0;
 }
 
-static int parse_count(const char *opt, const char *v, uint32_t lo, uint32_t *out)
+static int parse_count(const char *opt, const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
 {
 	unsigned long long n;
-	if (!cli_parse_u64(v, &n) || n < lo || n > UINT32_MAX / 2)
-		return cli_usage_error("coll: %s wants a whole number >= %u, not '%s'", opt, lo,
-				       v ? v : "(nothing)");
+	if (!cli_parse_u64(v, &n) || n < lo || n > hi)
+		return cli_usage_error("coll: %s wants a whole number from %u to %u, not '%s'", opt, lo,
+				       hi, v ? v : "(nothing)");
 	*out = (uint32_t)n;
+	return 0;
+}
+
+/* A byte count: plain bytes as nccl-tests writes them, or a quantity
+ * (64MiB) that comes to a whole number of bytes that fits 64 bits; a
+ * cast of anything else would be undefined (1e30B) or silently round
+ * (0.5B to 0). */
+static int parse_bytes(const char *opt, const char *v, uint64_t *out)
+{
+	unsigned long long b;
+	double d;
+	int rc;
+	if (cli_parse_u64(v, &b))
+		return *out = b, 0;
+	if ((rc = parse_qty(opt, v, UNIT_BYTES, &d)))
+		return rc;
+	if (d >= 18446744073709551616.0) /* 2^64 */
+		return cli_usage_error("coll: '%s' is out of range in '%s' (at most 2^64-1 bytes)",
+				       v, opt);
+	if (d != floor(d))
+		return cli_usage_error("coll: '%s' is not a whole number of bytes in '%s'", v, opt);
+	*out = (uint64_t)d;
 	return 0;
 }
 
@@ -70,14 +102,10 @@ static int parse_sizes(const char *v, struct opts *o)
 		return cli_usage_error("coll: --bytes needs a value");
 	copy = strdup(v);
 	for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
-		unsigned long long b;
-		double d;
 		if (o->nsizes == MAX_SIZES)
 			rc = cli_usage_error("coll: at most %d sizes in --bytes", MAX_SIZES);
-		else if (cli_parse_u64(t, &b))
-			o->sizes[o->nsizes++] = b;
-		else if (!(rc = parse_qty("--bytes", t, UNIT_BYTES, &d)))
-			o->sizes[o->nsizes++] = (uint64_t)d;
+		else if (!(rc = parse_bytes("--bytes", t, &o->sizes[o->nsizes])))
+			o->nsizes++;
 	}
 	free(copy);
 	if (!rc && o->nsizes == 0)
@@ -111,7 +139,6 @@ static int parse_enum(const char *opt, const char *v, const char *a, const char 
 static int parse_one(int argc, char **argv, int *i, struct opts *o)
 {
 	const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-	double d;
 	bool flag;
 	int rc = 0;
 	if (!strcmp(a, "--json"))
@@ -130,18 +157,18 @@ static int parse_one(int argc, char **argv, int *i, struct opts *o)
 			rc = cli_usage_error("coll: unknown algorithm '%s' (auto, ring, tree, hier, "
 					     "sharp, nvls, p2p)", v ? v : "");
 	} else if (!strcmp(a, "--ranks")) {
-		rc = parse_count(a, v, 2, &o->ranks);
+		rc = parse_count(a, v, 2, MAX_RANKS, &o->ranks);
 		o->have_ranks = true;
 	} else if (!strcmp(a, "--gpus-per-node")) {
-		rc = parse_count(a, v, 1, &o->fc.gpus_per_node);
+		rc = parse_count(a, v, 1, MAX_RANKS, &o->fc.gpus_per_node);
 	} else if (!strcmp(a, "--nics-per-node")) {
-		rc = parse_count(a, v, 1, &o->fc.nics_per_node);
+		rc = parse_count(a, v, 1, MAX_RANKS, &o->fc.nics_per_node);
 	} else if (!strcmp(a, "--channels")) {
-		rc = parse_count(a, v, 1, &o->cc.channels);
+		rc = parse_count(a, v, 1, MAX_CHANNELS, &o->cc.channels);
 	} else if (!strcmp(a, "--radix")) {
-		rc = parse_count(a, v, 2, &o->fc.radix);
+		rc = parse_count(a, v, 2, MAX_RADIX, &o->fc.radix);
 	} else if (!strcmp(a, "--root")) {
-		rc = parse_count(a, v, 0, &o->p.root);
+		rc = parse_count(a, v, 0, MAX_RANKS - 1, &o->p.root);
 	} else if (!strcmp(a, "--seed")) {
 		unsigned long long s;
 		if (!cli_parse_u64(v, &s))
@@ -151,8 +178,8 @@ static int parse_one(int argc, char **argv, int *i, struct opts *o)
 		rc = parse_sizes(v, o);
 		o->have_bytes = true;
 	} else if (!strcmp(a, "--chunk")) {
-		if (!(rc = parse_qty(a, v, UNIT_BYTES, &d)))
-			o->cc.chunk_bytes = (uint64_t)d;
+		if (!(rc = parse_bytes(a, v, &o->cc.chunk_bytes)) && !o->cc.chunk_bytes)
+			rc = cli_usage_error("coll: --chunk wants at least 1 byte, not '%s'", v);
 	} else if (!strcmp(a, "--oversub")) {
 		if (!(rc = parse_qty(a, v, UNIT_NUMBER, &o->fc.oversub)) && o->fc.oversub < 1)
 			rc = cli_usage_error("coll: --oversub is a ratio >= 1, not '%s'", v);
@@ -169,7 +196,8 @@ static int parse_one(int argc, char **argv, int *i, struct opts *o)
 		if (!(rc = parse_enum(a, v, "switch", "root", &flag)))
 			o->fc.pcie = flag ? FAB_PCIE_ROOT : FAB_PCIE_SWITCH;
 	} else if (!strcmp(a, "--link")) {
-		rc = parse_qty(a, v, UNIT_BYTES_PER_S, &o->fc.link_Bps);
+		if (!(rc = parse_qty(a, v, UNIT_BYTES_PER_S, &o->fc.link_Bps)) && !(o->fc.link_Bps > 0))
+			rc = cli_usage_error("coll: --link wants a rate above zero, not '%s'", v);
 		o->have_link = true;
 	} else if (!strcmp(a, "--nvlink")) {
 		rc = parse_qty(a, v, UNIT_BYTES_PER_S, &o->fc.nvlink_Bps);
@@ -220,8 +248,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	if (o->ranks % o->fc.gpus_per_node)
 		return cli_usage_error("coll: --ranks %u is not a multiple of --gpus-per-node %u",
 				       o->ranks, o->fc.gpus_per_node);
+	if (o->p.op == COLL_BROADCAST && o->p.root >= o->ranks)
+		return cli_usage_error("coll: --root %u is not one of the %u ranks (0 to %u)", o->p.root,
+				       o->ranks, o->ranks - 1);
 	if (!o->fc.nics_per_node)
 		o->fc.nics_per_node = o->fc.gpus_per_node;
+	if (o->fc.nics_per_node > o->fc.gpus_per_node && o->fc.topo != FAB_RAIL)
+		return cli_usage_error("coll: --nics-per-node %u is more than --gpus-per-node %u "
+				       "(only --topology rail takes more NICs than GPUs)",
+				       o->fc.nics_per_node, o->fc.gpus_per_node);
 	if (o->fc.topo == FAB_SINGLE_SWITCH && o->fc.radix == DEFAULT_RADIX)
 		o->fc.radix = 0; /* a single switch of any size unless --radix says */
 	o->fc.nodes = o->ranks / o->fc.gpus_per_node;

@@ -51,4 +51,32 @@ run_cmd "$DPUSIM" check scenarios/demo.yaml --profile tests/bad/base/valid.yaml
 expect_rc 2 "--profile with a file that is not a profile"
 expect_err "tests/bad/base/valid.yaml:2:1: missing 'kind'" "--profile errors are positioned"
 
+# dpusim coll: sizes that a cast would turn into garbage (2^64 and more is
+# undefined, 0.5 B silently 0), counts that would exhaust memory or spin
+# (1e9 ranks, 1e9 channels, a radix beyond any switch profile), and values
+# the fabric would refuse only after the header: refused by name, exit 2,
+# nothing on stdout.
+coll_bad() { # DESCRIPTION STDERR-REGEX ARGS...
+	local d=$1 re=$2
+	shift 2
+	run_cmd timeout 60 "$DPUSIM" coll "$@"
+	expect_rc 2 "coll $d"
+	expect_err "$re" "coll $d is named"
+	if [ -z "$OUT" ]; then ok "coll $d prints nothing on stdout"
+	else not_ok "coll $d printed on stdout: ${OUT:0:200}"; fi
+}
+CB=(--ranks 4 --link 400Gbps)
+coll_bad "--bytes 1e30B" "'1e30B' is out of range in '--bytes' \\(at most 2\\^64-1 bytes\\)" "${CB[@]}" --bytes 1e30B
+coll_bad "--bytes 0.5B" "'0.5B' is not a whole number of bytes in '--bytes'" "${CB[@]}" --bytes 0.5B
+coll_bad "--chunk 0B" "--chunk wants at least 1 byte, not '0B'" "${CB[@]}" --bytes 1MiB --chunk 0B --algo tree
+coll_bad "--ranks 1e9" "--ranks wants a whole number from 2 to 1048576, not '1000000000'" --ranks 1000000000 --bytes 1MiB --link 400Gbps
+coll_bad "--channels 1e9" "--channels wants a whole number from 1 to 64, not '1000000000'" "${CB[@]}" --bytes 1MiB --channels 1000000000
+coll_bad "--radix 5000" "--radix wants a whole number from 2 to 4096, not '5000'" "${CB[@]}" --bytes 1MiB --radix 5000 --topology fat-tree
+coll_bad "--link 0Gbps" "--link wants a rate above zero, not '0Gbps'" --ranks 4 --bytes 1MiB --link 0Gbps
+coll_bad "--root 99" "--root 99 is not one of the 4 ranks \\(0 to 3\\)" "${CB[@]}" --bytes 1MiB --op broadcast --root 99
+coll_bad "--nics-per-node 16" "--nics-per-node 16 is more than --gpus-per-node 8" --ranks 8 --gpus-per-node 8 --nics-per-node 16 --bytes 1MiB --link 400Gbps
+run_cmd "$DPUSIM" coll "${CB[@]}" --bytes 1.5KiB,512 --chunk 512 --algo tree
+expect_rc 0 "coll takes whole byte counts written as quantities or plain bytes"
+expect_out '^ +1536 +tree ' "1.5KiB is 1536 bytes"
+
 finish
