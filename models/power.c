@@ -56,6 +56,14 @@ int pwr_cluster_check(const pwr_cluster *c, char *why, size_t n)
 	return SIM_OK;
 }
 
+bool pwr_part_bound_above(pwr_part *p)
+{
+	if (!isnan(p->idle_w) || !nonneg(p->max_w))
+		return false;
+	p->idle_w = p->max_w;
+	return true;
+}
+
 double pwr_part_w(const pwr_part *p, double util)
 {
 	SIM_ASSERT(util >= 0 && util <= 1, "power: utilisation %g outside [0, 1]", util);

@@ -11,11 +11,15 @@
  * TDP), there is no published idle power to derive one from (see
  * docs/profile-sources.md: NVIDIA publishes none for the A100, H100 or
  * H200), so idle_w must be given by the scenario; this module does not
- * guess a fraction. For a part whose draw does not follow utilisation
- * (a switch at its typical power, a storage server), give idle_w = max_w. */
+ * guess a fraction. A caller may instead bound such a part from above
+ * (pwr_part_bound_above: its maximum at every utilisation) and must then
+ * say that the energy is an upper bound. For a part whose draw does not
+ * follow utilisation (a switch at its typical power, a storage server),
+ * give idle_w = max_w. */
 #ifndef DPUSIM_MODELS_POWER_H
 #define DPUSIM_MODELS_POWER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,6 +52,14 @@ void pwr_cluster_init(pwr_cluster *c);
 /* Returns 0, or SIM_EINVAL with the reason in why (n bytes): a counted
  * part without max_w or idle_w, idle above max, a PUE below 1. */
 int pwr_cluster_check(const pwr_cluster *c, char *why, size_t n);
+
+/* Bounds a part whose idle power is not given (idle_w NAN) from above:
+ * sets idle_w = max_w, so the part draws its maximum at every utilisation
+ * and its energy is an upper bound (max_w is the most it draws: a GPU's
+ * datasheet 'Max thermal design power'). Returns true when it did; a part
+ * with an idle power, or without a maximum, is left as it is (false). The
+ * caller must report the bound: it is not a measured draw. */
+bool pwr_part_bound_above(pwr_part *p);
 
 /* Draw of one unit at utilisation util (in [0, 1]), watts. */
 double pwr_part_w(const pwr_part *p, double util);

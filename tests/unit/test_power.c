@@ -147,6 +147,43 @@ START_TEST(missing_or_bad_inputs_say_why)
 }
 END_TEST
 
+/* A GPU without a published idle power, bounded from above: it draws its
+ * TDP whatever its utilisation. 1,024 GPUs x 700 W x PUE 1.3 for 10 days
+ * = 1024 * 700 * 1.3 * 240 h / 1000 = 223,641.6 kWh; with an idle power of
+ * 100 W at utilisation 0.7 it would be 1024 * 520 * 1.3 * 240 / 1000 =
+ * 166,133.76 kWh, below the bound. */
+START_TEST(unknown_idle_bounded_above_by_hand)
+{
+	pwr_cluster c;
+	pwr_cluster_init(&c);
+	c.part[PWR_GPU] = (pwr_part){ .count = 1024, .max_w = 700, .idle_w = NAN };
+	c.pue = 1.3;
+	char why[160];
+	ck_assert_int_eq(pwr_cluster_check(&c, why, sizeof why), SIM_EINVAL);
+	ck_assert(pwr_part_bound_above(&c.part[PWR_GPU]));
+	ck_assert_double_eq(c.part[PWR_GPU].idle_w, 700);
+	ck_assert_int_eq(pwr_cluster_check(&c, why, sizeof why), 0);
+	double u[PWR_KINDS] = { [PWR_GPU] = 0.7 };
+	double s = 10 * 24 * 3600.0;
+	ck_assert_double_eq(pwr_part_w(&c.part[PWR_GPU], 0), 700);
+	ck_assert_double_eq(pwr_part_w(&c.part[PWR_GPU], 0.7), 700);
+	ck_assert_double_eq_tol(pwr_energy_kwh(&c, u, s), 223641.6, 1e-6);
+	/* Already bounded, or with a published idle power: left alone. */
+	ck_assert(!pwr_part_bound_above(&c.part[PWR_GPU]));
+	pwr_part given = { .count = 1024, .max_w = 700, .idle_w = 100 };
+	ck_assert(!pwr_part_bound_above(&given));
+	ck_assert_double_eq(given.idle_w, 100);
+	c.part[PWR_GPU] = given;
+	double below = pwr_energy_kwh(&c, u, s);
+	ck_assert_double_eq_tol(below, 166133.76, 1e-6);
+	ck_assert(below < 223641.6);
+	/* No maximum: nothing to bound with, the check still refuses it. */
+	pwr_part none = { .count = 1, .max_w = NAN, .idle_w = NAN };
+	ck_assert(!pwr_part_bound_above(&none));
+	ck_assert(isnan(none.idle_w));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("power");
@@ -156,6 +193,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, owned_cost_by_hand);
 	tcase_add_test(tc, gpu_hour_cost_by_hand);
 	tcase_add_test(tc, missing_or_bad_inputs_say_why);
+	tcase_add_test(tc, unknown_idle_bounded_above_by_hand);
 	suite_add_tcase(s, tc);
 	return s;
 }
