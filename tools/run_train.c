@@ -243,16 +243,23 @@ static int put_energy(const scn_scenario *s, const train_config *c, rep_variant 
 {
 	pwr_cluster pc;
 	double util[PWR_KINDS] = { 0 }, kwh;
-	char why[160], left[160], key[96], buf[320];
+	char why[160], left[160], key[96], buf[480];
 	energy_parts(s, c, gpus, switches, gpu_util, cpu_util, &pc, util, left, sizeof left);
+	/* No published GPU idle power (docs/profile-sources.md): the GPUs at
+	 * their TDP throughout, an upper bound, said in the line below. */
+	bool gpu_bound = pwr_part_bound_above(&pc.part[PWR_GPU]);
 	if (pwr_cluster_check(&pc, why, sizeof why)) {
 		rep_set_info(rep, "energy", why);
 		return SIM_OK;
 	}
 	kwh = pwr_energy_kwh(&pc, util, wall_s);
 	snprintf(key, sizeof key, "%s.energy", rep_variant_name(rv));
-	snprintf(buf, sizeof buf, "facility draw %.0f W (PUE %.2f x IT %.0f W); left out: %s",
-		 pwr_it_w(&pc, util) * pc.pue, pc.pue, pwr_it_w(&pc, util), left);
+	snprintf(buf, sizeof buf, "facility draw %.0f W (PUE %.2f x IT %.0f W)%s; left out: %s",
+		 pwr_it_w(&pc, util) * pc.pue, pc.pue, pwr_it_w(&pc, util),
+		 gpu_bound ? "; an UPPER BOUND: GPUs at their TDP throughout, whatever their "
+			     "utilisation (no idle_w published; give one to follow gpu_util)"
+			   : "",
+		 left);
 	rep_set_info(rep, key, buf);
 	if (isfinite(s->cost.energy_usd_per_j)) {
 		snprintf(key, sizeof key, "%s.energy_cost", rep_variant_name(rv));
