@@ -35,11 +35,29 @@ typedef struct rel_part {
 	double mtbf_s;
 } rel_part;
 
+/* How a checkpoint is taken. REL_SYNC: training stops while the
+ * checkpoint is written to storage (delta = bytes / write_Bps). REL_ASYNC,
+ * as CheckFreq (Mohan, Phanishayee, Chidambaram, FAST 2021) and PyTorch's
+ * async distributed checkpoint take it: training stops only for a snapshot
+ * of the GPU state into host memory (delta = snapshot bytes / snapshot
+ * rate), and the snapshot is persisted to storage in the background
+ * (W = bytes / write_Bps) while training goes on; a persist must end
+ * before the next snapshot begins, so training waits max(0, W - tau) at
+ * each checkpoint, and a failure loses the work since the last *persisted*
+ * checkpoint. Closed forms: the comment above rel_async_segment_s. */
+typedef enum rel_ckpt_mode {
+	REL_SYNC,
+	REL_ASYNC,
+} rel_ckpt_mode;
+
 typedef struct rel_params {
 	rel_part part[REL_KINDS];
 	double restart_s;      /* failure to resumed compute: detect, replace, reload (>= 0) */
 	double ckpt_bytes;     /* one checkpoint (> 0) */
 	double ckpt_write_Bps; /* storage write bandwidth the checkpoint gets (> 0) */
+	rel_ckpt_mode mode;    /* REL_SYNC unless set */
+	double snapshot_bytes; /* REL_ASYNC: what one GPU copies to host memory (> 0) */
+	double snapshot_Bps;   /* REL_ASYNC: the rate it copies at (> 0) */
 } rel_params;
 
 /* Returns 0, or SIM_EINVAL with the reason in why (n bytes). */
@@ -78,22 +96,90 @@ double rel_wall_s(double useful_s, double interval_s, double delta_s, double res
  * (0, 1]; it does not depend on T_s. */
 double rel_goodput(double interval_s, double delta_s, double restart_s, double mtbf_s);
 
+/* Asynchronous checkpoints: a failure-free job computes tau, snapshots
+ * for snap_s (blocking), and persists for persist_s in the background while
+ * it computes the next tau; the next snapshot waits for that persist.
+ * Failures are a Poisson process of rate 1/M striking in any phase,
+ * restarts included (a failed restart starts over, as in Daly's model); a
+ * failure loses everything since the last persisted checkpoint (the
+ * snapshot in host memory and the persist in flight die with the job) and
+ * the job restarts from it after R.
+ *
+ * Derivation (exact under those assumptions). Let P = max(tau, W) +
+ * delta_s, the time between two persist completions ("commits") without
+ * failures, and A = tau + delta_s + W, the time from a restart to the
+ * first commit (no compute was overlapped with a persist yet). Between
+ * commits the durable progress grows by tau. Write L = 1/M.
+ *  - From a restart (state "fresh"): the job needs A failure-free; this is
+ *    Daly's segment, E_fresh = M e^{R/M} (e^{A/M} - 1).
+ *  - From a commit (state "steady"): the next commit comes after P unless
+ *    a failure strikes first (probability 1 - e^{-P/M}); then the job has
+ *    spent E[min(X, P)] = M (1 - e^{-P/M}), restarts (expected M (e^{R/M}
+ *    - 1) with failures during restarts) and is fresh again:
+ *      E_steady = (1 - e^{-P/M}) (M + M (e^{R/M} - 1) + E_fresh)
+ *               = M (1 - e^{-P/M}) e^{R/M} e^{A/M}.
+ *  - The job starts fresh and ends at the commit of its last segment:
+ *      T_w = E_fresh + (T_s / tau - 1) E_steady
+ *    (exact for a whole number of segments); long-run goodput tau /
+ *    E_steady. With W = 0, P = A and E_steady is Daly's segment.
+ * First order (tau, W, delta_s, R << M, tau >= W): E_steady / tau ~ (1 +
+ * delta_s / tau)(1 + (R + A - P / 2) / M), so the waste is
+ *      1 - goodput ~ delta_s / tau + (tau / 2 + W + R) / M:
+ * a failure loses on average half an interval plus the persist in flight.
+ * Minimising it gives Young's tau* = sqrt(2 delta_s M); for tau < W the
+ * waste is (W + delta_s) / tau - 1 + (tau + (W + delta_s) / 2 + R) / M,
+ * falling while tau^2 < (W + delta_s) M, so tau* = max(sqrt(2 delta_s M), W)
+ * when W^2 <= (W + delta_s) M, else sqrt((W + delta_s) M). No higher-order
+ * closed form like Daly's is derived: the plan gives the exact optimum of
+ * tau / E_steady, found numerically, in its place. */
+
+/* E_steady above: expected time from one commit to the next (> 0 args,
+ * INFINITE M allowed: then P). */
+double rel_async_segment_s(double interval_s, double snap_s, double persist_s,
+			   double restart_s, double mtbf_s);
+
+/* E_fresh above: expected time from a restart's end to the first commit. */
+double rel_async_first_s(double interval_s, double snap_s, double persist_s,
+			 double restart_s, double mtbf_s);
+
+/* T_w above for useful_s of compute. */
+double rel_async_wall_s(double useful_s, double interval_s, double snap_s, double persist_s,
+			double restart_s, double mtbf_s);
+
+/* Long-run goodput tau / E_steady, in (0, 1]. */
+double rel_async_goodput(double interval_s, double snap_s, double persist_s, double restart_s,
+			 double mtbf_s);
+
+/* Young's first-order interval for async checkpoints (above); INFINITY
+ * when M is. */
+double rel_async_young_interval_s(double snap_s, double persist_s, double mtbf_s);
+
+/* The interval that maximises rel_async_goodput, found by a log-spaced scan
+ * and golden-section refinement (relative precision 1e-9); INFINITY when M
+ * is. */
+double rel_async_best_interval_s(double snap_s, double persist_s, double restart_s,
+				 double mtbf_s);
+
 /* Everything the report shows for one job. */
 typedef struct rel_plan {
+	rel_ckpt_mode mode;
 	double mtbf_s;       /* system MTBF (INFINITY: no failure model) */
-	double ckpt_s;       /* delta */
+	double ckpt_s;       /* delta: training's stop per checkpoint (async: the snapshot) */
+	double persist_s;    /* async: W, the background write; sync: 0 */
+	double wait_s;       /* async: training's wait per checkpoint for the previous
+			      * persist, max(0, W - tau); sync: 0 */
 	double interval_s;   /* the interval used */
-	double goodput;      /* at the interval used */
+	double goodput;      /* at the interval used (async: useful_s / wall_s) */
 	double wall_s;       /* time to train at the interval used */
 	double young_s;      /* suggested intervals (INFINITY without failures) */
-	double daly_s;
-	double daly_goodput; /* at Daly's interval */
+	double daly_s;       /* sync: Daly's; async: the exact optimum (rel_async_best_interval_s) */
+	double daly_goodput; /* at that interval */
 	double daly_wall_s;
 } rel_plan;
 
 /* Fills *out for params p (checked first), useful_s (> 0) of compute
  * and the interval the scenario uses (interval_s > 0; 0 means use Daly's,
- * which then must be finite). Returns 0, or SIM_EINVAL with the reason in
+ * or the async optimum, which then must be finite). Returns 0, or SIM_EINVAL with the reason in
  * why. */
 int rel_plan_for(const rel_params *p, double useful_s, double interval_s, rel_plan *out,
 		 char *why, size_t n);

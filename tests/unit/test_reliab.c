@@ -1,9 +1,11 @@
 /* models/reliab: closed forms against hand-computed values, Daly's interval
  * against the exact optimum of his own wall-time model, goodput against
  * MTBF, and a Monte Carlo checkpoint/restart job on the engine whose mean
- * wall time must contain Daly's T_w in its 95% confidence interval. */
+ * wall time must contain Daly's T_w in its 95% confidence interval; the
+ * same for asynchronous checkpoints (snapshot, background persist). */
 #include <check.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include <gsl/gsl_sf_lambert.h>
@@ -290,6 +292,289 @@ START_TEST(monte_carlo_needs_failures_during_restart)
 }
 END_TEST
 
+START_TEST(async_closed_forms_by_hand)
+{
+	/* M 50,000 s, snapshot 20 s, persist 400 s, restart 600 s, tau 6000 s:
+	 * P = 6000 + 20 = 6020, A = 6000 + 20 + 400 = 6420;
+	 * E_steady = 50000 (1 - e^-0.1204) e^{(600 + 6420) / 50000}
+	 *          = 50000 x 0.1134343 x 1.1507340 = 6526.633 s,
+	 * E_fresh = 50000 e^0.012 (e^0.1284 - 1) = 6933.086 s;
+	 * 100 h of compute = 60 segments: T_w = 6933.086 + 59 x 6526.633 =
+	 * 392,004.43 s; long-run goodput 6000 / 6526.633 = 0.91931, against
+	 * 0.86830 for the same job checkpointing synchronously (delta 400 s). */
+	ck_assert_double_eq_tol(rel_async_segment_s(6000, 20, 400, 600, 50000), 6526.633019209453,
+				1e-8);
+	ck_assert_double_eq_tol(rel_async_first_s(6000, 20, 400, 600, 50000), 6933.085577243352,
+				1e-8);
+	ck_assert_double_eq_tol(rel_async_wall_s(360000, 6000, 20, 400, 600, 50000),
+				392004.43371060106, 1e-6);
+	ck_assert_double_eq_tol(rel_async_goodput(6000, 20, 400, 600, 50000), 0.91931015308208,
+				1e-12);
+	/* Persist longer than the interval: tau 300 s, P = 400 + 20 = 420 (the
+	 * training waits 100 s per checkpoint), A = 720:
+	 * E_steady = 50000 (1 - e^-0.0084) e^0.0264 = 429.4295 s. */
+	ck_assert_double_eq_tol(rel_async_segment_s(300, 20, 400, 600, 50000), 429.42952906311757,
+				1e-9);
+	/* Young, first order: sqrt(2 x 20 x 50000) = 1414.21 >= W = 400;
+	 * snapshot 2 s, persist 1000 s: sqrt(2e5) = 447.2 < W, so W;
+	 * W^2 = 1e10 > (W + delta) M = 5e9: sqrt(5e9) = 70710.68. */
+	ck_assert_double_eq_tol(rel_async_young_interval_s(20, 400, 50000), 1414.213562373095,
+				1e-9);
+	ck_assert_double_eq(rel_async_young_interval_s(2, 1000, 50000), 1000);
+	ck_assert_double_eq_tol(rel_async_young_interval_s(0, 1e5, 5e4), 70710.67811865475, 1e-6);
+	ck_assert(isinf(rel_async_young_interval_s(20, 400, INFINITY)));
+	/* No failures: the persist only adds to the first segment and the
+	 * wait, never to the others. */
+	ck_assert_double_eq(rel_async_segment_s(6000, 20, 400, 600, INFINITY), 6020);
+	ck_assert_double_eq(rel_async_segment_s(300, 20, 400, 600, INFINITY), 420);
+	ck_assert_double_eq(rel_async_wall_s(36000, 6000, 20, 400, 600, INFINITY),
+			    6420 + 5 * 6020);
+}
+END_TEST
+
+START_TEST(async_without_persist_is_daly)
+{
+	/* W = 0: P = A, E_steady and E_fresh are both Daly's segment. */
+	static const double cases[][4] = { /* tau, delta, R, M */
+		{ 6000, 400, 600, 50000 }, { 3600, 1800, 1800, 3600 }, { 100, 1, 0, 1e6 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		double t = cases[i][0], d = cases[i][1], r = cases[i][2], m = cases[i][3];
+		double daly = rel_wall_s(10 * t, t, d, r, m);
+		ck_assert_double_eq_tol(rel_async_wall_s(10 * t, t, d, 0, r, m), daly, daly * 1e-12);
+		ck_assert_double_eq_tol(rel_async_goodput(t, d, 0, r, m), rel_goodput(t, d, r, m),
+					1e-12);
+		/* And the optimum is the exact one of Daly's model. */
+		if (r == 0)
+			ck_assert_double_eq_tol(rel_async_best_interval_s(d, 0, 0, m),
+						exact_best_interval_s(d, m),
+						exact_best_interval_s(d, m) * 1e-6);
+	}
+}
+END_TEST
+
+START_TEST(async_best_interval_beats_a_grid)
+{
+	static const double cases[][4] = { /* snapshot, persist, R, M */
+		{ 20, 400, 600, 50000 }, { 2, 1000, 600, 50000 }, { 1, 3000, 300, 20000 },
+		{ 60, 60, 0, 3600 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		double d = cases[i][0], w = cases[i][1], r = cases[i][2], m = cases[i][3];
+		double best = rel_async_best_interval_s(d, w, r, m);
+		double g = rel_async_goodput(best, d, w, r, m), young;
+		for (double t = m * 1e-4; t < 3 * m; t *= 1.001)
+			ck_assert_msg(rel_async_goodput(t, d, w, r, m) <= g * (1 + 1e-12),
+				      "case %zu: tau %g beats the optimum %g", i, t, best);
+		/* Young's first-order interval is close while everything is
+		 * small next to M (within 10 % in goodput lost). */
+		young = rel_async_young_interval_s(d, w, m);
+		if (w < 0.05 * m && d < 0.01 * m)
+			ck_assert_msg(1 - rel_async_goodput(young, d, w, r, m) < 1.1 * (1 - g),
+				      "case %zu: Young %g", i, young);
+	}
+	ck_assert(isinf(rel_async_best_interval_s(20, 400, 600, INFINITY)));
+}
+END_TEST
+
+START_TEST(async_plan_fields_and_errors)
+{
+	rel_params p = job;
+	rel_plan pl, sync;
+	char why[96];
+	p.mode = REL_ASYNC;
+	p.snapshot_bytes = 1.6e12 / 512; /* 3.125 GB per GPU at 156.25 MB/s: 20 s */
+	p.snapshot_Bps = 1.5625e8;
+	ck_assert_int_eq(rel_plan_for(&p, 360000, 6000, &pl, why, sizeof why), 0);
+	ck_assert_int_eq(pl.mode, REL_ASYNC);
+	ck_assert_double_eq_tol(pl.ckpt_s, 20, 1e-12);
+	ck_assert_double_eq_tol(pl.persist_s, 400, 1e-12);
+	ck_assert_double_eq(pl.wait_s, 0);
+	ck_assert_double_eq_tol(pl.wall_s, 392004.43371060106, 1e-6);
+	ck_assert_double_eq_tol(pl.goodput, 360000 / 392004.43371060106, 1e-12);
+	ck_assert_double_eq_tol(pl.young_s, 1414.213562373095, 1e-9);
+	ck_assert(pl.daly_goodput >= rel_async_goodput(6000, 20, 400, 600, 50000));
+	ck_assert_int_eq(rel_plan_for(&job, 360000, 6000, &sync, why, sizeof why), 0);
+	ck_assert(pl.goodput > sync.goodput && pl.wall_s < sync.wall_s);
+	/* Interval below the persist: the training waits for it. */
+	ck_assert_int_eq(rel_plan_for(&p, 360000, 300, &pl, why, sizeof why), 0);
+	ck_assert_double_eq_tol(pl.wait_s, 100, 1e-12);
+	/* Interval 0: the optimum. */
+	ck_assert_int_eq(rel_plan_for(&p, 360000, 0, &pl, why, sizeof why), 0);
+	ck_assert_double_eq(pl.interval_s, pl.daly_s);
+	p.snapshot_Bps = 0;
+	ck_assert_int_eq(rel_plan_for(&p, 360000, 0, &pl, why, sizeof why), SIM_EINVAL);
+	ck_assert_str_eq(why, "async checkpoint: snapshot size and rate must be positive");
+	p.snapshot_Bps = 1;
+	p.snapshot_bytes = NAN;
+	ck_assert_int_eq(rel_params_check(&p, why, sizeof why), SIM_EINVAL);
+}
+END_TEST
+
+/* An asynchronous checkpoint/restart job on the engine, simulated as it
+ * runs rather than through the renewal argument of reliab.h: compute tau;
+ * snapshot delta_s (blocking) once the previous persist is done; then the
+ * persist W runs beside the next compute; a failure (Poisson, any phase)
+ * cancels compute, snapshot, persist and restart in flight, and the job
+ * restarts after R from the last persisted segment. It ends when the last
+ * segment is persisted. */
+typedef struct mc_async {
+	sim_rng *fail;
+	double mtbf_s;
+	sim_time tau_ps, snap_ps, persist_ps, restart_ps;
+	uint32_t segments, persisted, computed;
+	bool persisting, waiting;
+	sim_event_id phase, persist, next_fail;
+	sim_time finish;
+} mc_async;
+
+static void as_compute(sim_engine *eng, mc_async *j);
+static void as_on_failure(sim_engine *eng, void *obj, uint64_t data);
+
+static void as_on_snapshot_end(sim_engine *eng, void *obj, uint64_t data);
+
+static void as_snapshot(sim_engine *eng, mc_async *j)
+{
+	ck_assert(!j->persisting);
+	ck_assert_int_eq(sim_schedule_in(eng, j->snap_ps, as_on_snapshot_end, j, j->computed,
+					 &j->phase), 0);
+}
+
+static void as_on_compute_end(sim_engine *eng, void *obj, uint64_t data)
+{
+	mc_async *j = obj;
+	(void)data;
+	j->computed++;
+	if (j->persisting)
+		j->waiting = true;
+	else
+		as_snapshot(eng, j);
+}
+
+static void as_on_persist_end(sim_engine *eng, void *obj, uint64_t data)
+{
+	mc_async *j = obj;
+	j->persisted = (uint32_t)data;
+	j->persisting = false;
+	if (j->persisted == j->segments) {
+		j->finish = sim_now(eng);
+		ck_assert(sim_cancel(eng, j->next_fail));
+		return;
+	}
+	if (j->waiting) {
+		j->waiting = false;
+		as_snapshot(eng, j);
+	}
+}
+
+static void as_on_snapshot_end(sim_engine *eng, void *obj, uint64_t data)
+{
+	mc_async *j = obj;
+	j->persisting = true;
+	ck_assert_int_eq(sim_schedule_in(eng, j->persist_ps, as_on_persist_end, j, data,
+					 &j->persist), 0);
+	if (data < j->segments)
+		as_compute(eng, j);
+}
+
+static void as_compute(sim_engine *eng, mc_async *j)
+{
+	ck_assert_int_eq(sim_schedule_in(eng, j->tau_ps, as_on_compute_end, j, 0, &j->phase), 0);
+}
+
+static void as_on_restart_end(sim_engine *eng, void *obj, uint64_t data)
+{
+	(void)data;
+	as_compute(eng, obj);
+}
+
+static void as_schedule_failure(sim_engine *eng, mc_async *j)
+{
+	sim_time gap = ps(sim_rng_exponential(j->fail, j->mtbf_s));
+	ck_assert_int_eq(sim_schedule_in(eng, gap, as_on_failure, j, 0, &j->next_fail), 0);
+}
+
+static void as_on_failure(sim_engine *eng, void *obj, uint64_t data)
+{
+	mc_async *j = obj;
+	(void)data;
+	/* Waiting for a persist, or persisting the last segment, the job has
+	 * no phase event of its own. */
+	ck_assert(sim_cancel(eng, j->phase) || j->waiting ||
+		  (j->persisting && j->computed == j->segments));
+	ck_assert(sim_cancel(eng, j->persist) == j->persisting);
+	j->persisting = j->waiting = false;
+	j->computed = j->persisted;
+	ck_assert_int_eq(sim_schedule_in(eng, j->restart_ps, as_on_restart_end, j, 0, &j->phase), 0);
+	as_schedule_failure(eng, j);
+}
+
+static double mc_async_wall_s(uint64_t seed, double tau, double snap, double persist, double r,
+			      double m, uint32_t segments)
+{
+	sim_engine *eng = sim_engine_new();
+	mc_async j = { .fail = sim_rng_new(seed, "rel.mc.async"), .mtbf_s = m,
+		       .tau_ps = ps(tau), .snap_ps = ps(snap), .persist_ps = ps(persist),
+		       .restart_ps = ps(r), .segments = segments };
+	ck_assert(eng && j.fail);
+	as_compute(eng, &j);
+	as_schedule_failure(eng, &j);
+	sim_run(eng);
+	ck_assert_uint_eq(j.persisted, segments);
+	sim_engine_free(eng);
+	sim_rng_free(j.fail);
+	return sim_time_to_s(j.finish);
+}
+
+/* Mean wall time of reps replications, its 95 % half-width in *half. */
+static double mc_async_mean(double tau, double snap, double persist, double r, double m,
+			    uint32_t segments, uint32_t reps, double *half)
+{
+	stats_acc w;
+	stats_acc_init(&w);
+	for (uint64_t rep = 0; rep < reps; rep++)
+		stats_acc_add(&w, mc_async_wall_s(rep, tau, snap, persist, r, m, segments));
+	ck_assert_int_eq(stats_acc_ci95(&w, half), 0);
+	return stats_acc_mean(&w);
+}
+
+START_TEST(monte_carlo_contains_async)
+{
+	/* M 4 h, snapshot 2 min, persist 30 min, restart 20 min, 1 h between
+	 * checkpoints, 48 h of compute: closed form 253,021 s (a run gave a
+	 * mean of 252,678 +- 966 s). It must sit in the 95 % interval; the sync
+	 * model with the snapshot as delta (a failure losing only the work
+	 * since the last snapshot), 221,452 s, 12 % lower, must not. */
+	double half, mean = mc_async_mean(3600, 120, 1800, 1200, 14400, 48, 2000, &half);
+	double want = rel_async_wall_s(48 * 3600, 3600, 120, 1800, 1200, 14400);
+	double snap_only = rel_wall_s(48 * 3600, 3600, 120, 1200, 14400);
+	ck_assert_msg(fabs(mean - want) <= half, "mean %.1f s, closed form %.1f s, CI +-%.1f",
+		      mean, want, half);
+	ck_assert(half / want < 0.01);
+	ck_assert_msg(mean - snap_only > 3 * half, "mean %.1f s, snapshot-only %.1f s", mean,
+		      snap_only);
+}
+END_TEST
+
+START_TEST(monte_carlo_async_waits_for_persist)
+{
+	/* Persist 40 min longer than the 30 min interval: the training waits
+	 * 10 min per checkpoint (P = 40 min + snapshot 2 min). M 4 h, restart
+	 * 20 min, 24 h of compute: closed form 164,892 s (a run gave 164,765
+	 * +- 677 s). A model that forgets the wait (P = tau + delta_s),
+	 * 129,426 s, must fall outside the interval. */
+	double half, mean = mc_async_mean(1800, 120, 2400, 1200, 14400, 48, 2000, &half);
+	double want = rel_async_wall_s(48 * 1800, 1800, 120, 2400, 1200, 14400);
+	/* Without the wait: P = tau + delta_s; same A. */
+	double m = 14400, p = 1800 + 120, a = 1800 + 120 + 2400;
+	double no_wait = rel_async_first_s(1800, 120, 2400, 1200, m) +
+			 47 * -m * expm1(-p / m) * exp((1200 + a) / m);
+	ck_assert_msg(fabs(mean - want) <= half, "mean %.1f s, closed form %.1f s, CI +-%.1f",
+		      mean, want, half);
+	ck_assert(want - no_wait > 3 * half);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("reliab");
@@ -302,6 +587,12 @@ static Suite *suite(void)
 	tcase_add_test(tc, plan_fields_and_errors);
 	tcase_add_test(tc, monte_carlo_contains_daly);
 	tcase_add_test(tc, monte_carlo_needs_failures_during_restart);
+	tcase_add_test(tc, async_closed_forms_by_hand);
+	tcase_add_test(tc, async_without_persist_is_daly);
+	tcase_add_test(tc, async_best_interval_beats_a_grid);
+	tcase_add_test(tc, async_plan_fields_and_errors);
+	tcase_add_test(tc, monte_carlo_contains_async);
+	tcase_add_test(tc, monte_carlo_async_waits_for_persist);
 	suite_add_tcase(s, tc);
 	return s;
 }
