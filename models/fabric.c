@@ -468,7 +468,7 @@ static void node_end(const fab *f, uint32_t rank, uint32_t port, fab_end end, bo
 {
 	bool sw = f->cfg.pcie == FAB_PCIE_SWITCH;
 	uint32_t gpu = f->gpu_pcie[rank], nic = f->nic_pcie[port], swl = f->sw_pcie[port];
-	uint32_t mem = f->mem[rank / f->cfg.gpus_per_node], seq[6], n = 0, hops;
+	uint32_t mem = f->mem[rank / f->cfg.gpus_per_node], seq[8], n = 0, hops;
 	if (end == FAB_END_GPU) {
 		seq[n++] = in ? down_of(gpu) : gpu;
 		hops = sw ? 2 : 3; /* root complex: one more crossing */
@@ -482,6 +482,8 @@ static void node_end(const fab *f, uint32_t rank, uint32_t port, fab_end end, bo
 		if (sw)
 			seq[n++] = in ? down_of(swl) : swl;
 		seq[n++] = mem, seq[n++] = mem; /* written, then read back */
+		if (end == FAB_END_SOCKET) /* the socket copy: read, and written */
+			seq[n++] = mem, seq[n++] = mem;
 		if (sw)
 			seq[n++] = in ? swl : down_of(swl);
 		hops = sw ? 4 : 2;

@@ -38,6 +38,11 @@ typedef enum fab_end {
 	FAB_END_GPU,     /* GPU memory read/written by the NIC directly (GPUDirect) */
 	FAB_END_HOST,    /* host memory (verbs from host buffers) */
 	FAB_END_STAGED,  /* GPU memory copied through host memory: PCIe twice, memory twice */
+	FAB_END_SOCKET,  /* GPU memory through a kernel socket (TCP): staged, and the
+			  * kernel's copy between the socket buffer and the staging
+			  * buffer reads and writes memory: PCIe twice, memory four
+			  * times (the GPU's write or read, the copy's read and write,
+			  * the NIC's DMA) */
 } fab_end;
 
 typedef struct fab_config {

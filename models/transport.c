@@ -31,7 +31,7 @@ fab_end coll_transport_end(coll_tkind kind)
 {
 	switch (kind) {
 	case COLL_HOST_TCP:
-		return FAB_END_STAGED;
+		return FAB_END_SOCKET;
 	case COLL_RDMA:
 		return FAB_END_HOST;
 	case COLL_RDMA_GDR:

@@ -293,6 +293,103 @@ START_TEST(node_ends)
 }
 END_TEST
 
+/* Rate of one flow from rank 0 (node 0) to rank 1 (node 1) with these
+ * ends, alone in the fabric (max-min: its tightest resource, counted once
+ * per crossing). */
+static double one_flow_Bps(const fab_config *c, fab_end src, fab_end dst)
+{
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = flow_net_new(eng);
+	fab *f;
+	fab_path p;
+	uint32_t fid;
+	double r;
+	ck_assert_int_eq(fab_new(c, net, &f), 0);
+	ck_assert_int_eq(fab_route(f, 0, 1, 0, src, dst, &p), 0);
+	flow_spec fs = { .bytes = 1000000, .path = p.res, .path_len = p.len };
+	ck_assert_int_eq(flow_start(net, &fs, &fid), 0);
+	sim_run_until(eng, 0);
+	r = flow_rate_Bps(net, fid);
+	fab_free(f);
+	flow_net_free(net);
+	sim_engine_free(eng);
+	return r;
+}
+
+/* A kernel socket (host TCP) end: staged through host memory, and the
+ * kernel's copy between socket and staging buffer reads and writes it, so
+ * memory four times per end (PCIe as staged). With the network and PCIe
+ * far faster, a 100 GB/s memory bus gives one flow 100 / 4 = 25 GB/s with
+ * a socket at one end (the other in GPU memory), 100 / 2 = 50 GB/s staged,
+ * 100 GB/s from host memory (the NIC's DMA only); GPU to GPU: the link. */
+START_TEST(socket_end)
+{
+	flow_net *net = flow_net_new(NULL);
+	fab *f;
+	fab_config c = base_cfg(FAB_SINGLE_SWITCH, 2, 0, 1);
+	fab_path p;
+	uint32_t mem, n = 0;
+	char a[64];
+	c.gpus_per_node = c.nics_per_node = 1;
+	c.link_Bps = 400 * GBPS;
+	c.pcie_Bps = 400 * GBPS;
+	c.pcie_lat_ps = 100 * SIM_NS;
+	c.host_mem_Bps = 100 * GBPS;
+	ck_assert_int_eq(fab_new(&c, net, &f), 0);
+	ck_assert_int_eq(fab_route(f, 0, 1, 0, FAB_END_SOCKET, FAB_END_SOCKET, &p), 0);
+	ck_assert_uint_eq(p.len, 2 * 9); /* GPU, switch uplink, memory x 4, uplink, NIC, port */
+	mem = p.res[2];
+	ck_assert_str_eq(fab_res_name(f, mem, a, sizeof a), "n0.mem");
+	for (uint32_t i = 0; i < p.len; i++)
+		n += p.res[i] == mem;
+	ck_assert_uint_eq(n, 4);
+	ck_assert_int_eq(p.lat_ps, 8 * c.pcie_lat_ps + 2 * c.hop_lat_ps + c.switch_lat_ps);
+	ck_assert_int_eq(fab_node_path(f, 1, FAB_END_SOCKET, true, &p), 0);
+	ck_assert_uint_eq(p.len, 8);
+	ck_assert_str_eq(fab_res_name(f, p.res[3], a, sizeof a), "n1.mem");
+	fab_free(f);
+	c.pcie = FAB_PCIE_ROOT; /* no switch uplink: memory still four times */
+	ck_assert_int_eq(fab_new(&c, net, &f), 0);
+	ck_assert_int_eq(fab_route(f, 0, 1, 0, FAB_END_SOCKET, FAB_END_GPU, &p), 0);
+	ck_assert_uint_eq(p.len, 6 + 2 + 2); /* GPU, memory x 4, NIC; port, port; NIC, GPU */
+	/* PCIe latency: 2 hops at the socket end, 3 at the GPU end (root complex). */
+	ck_assert_int_eq(p.lat_ps, 5 * c.pcie_lat_ps + 2 * c.hop_lat_ps + c.switch_lat_ps);
+	fab_free(f);
+	flow_net_free(net);
+	c.pcie = FAB_PCIE_SWITCH;
+	ck_assert_double_eq_tol(one_flow_Bps(&c, FAB_END_SOCKET, FAB_END_GPU), 25 * GBPS, 1e-3);
+	ck_assert_double_eq_tol(one_flow_Bps(&c, FAB_END_STAGED, FAB_END_GPU), 50 * GBPS, 1e-3);
+	ck_assert_double_eq_tol(one_flow_Bps(&c, FAB_END_HOST, FAB_END_GPU), 100 * GBPS, 1e-3);
+	ck_assert_double_eq_tol(one_flow_Bps(&c, FAB_END_GPU, FAB_END_GPU), 400 * GBPS, 1e-3);
+	c.host_mem_Bps = 0; /* not modelled: the socket end runs at the link */
+	ck_assert_double_eq_tol(one_flow_Bps(&c, FAB_END_SOCKET, FAB_END_SOCKET), 400 * GBPS, 1e-3);
+}
+END_TEST
+
+/* The longest path: socket ends on a three-tier fat-tree with the most
+ * attached resources per node fits in FAB_PATH_MAX. */
+START_TEST(longest_path_fits)
+{
+	flow_net *net = flow_net_new(NULL);
+	fab *f;
+	fab_config c = base_cfg(FAB_FAT_TREE3, 16, 4, 1);
+	fab_path p;
+	uint32_t cpu;
+	c.pcie_Bps = 64 * GBPS;
+	c.host_mem_Bps = 100 * GBPS;
+	ck_assert_int_eq(fab_new(&c, net, &f), 0);
+	ck_assert_int_eq(flow_res_add(net, 10 * GBPS, &cpu), 0);
+	for (uint32_t node = 0; node < 16; node += 15)
+		for (int i = 0; i < FAB_ATTACH_MAX; i++)
+			ck_assert_int_eq(fab_attach(f, node, cpu), 0);
+	ck_assert_int_eq(fab_route(f, 0, 15, 0, FAB_END_SOCKET, FAB_END_SOCKET, &p), 0);
+	ck_assert_uint_eq(p.len, 2 * (7 + 1 + FAB_ATTACH_MAX) + 6);
+	ck_assert_uint_le(p.len, FAB_PATH_MAX);
+	fab_free(f);
+	flow_net_free(net);
+}
+END_TEST
+
 /* Attached node resources sit on every NIC path leaving or entering the
  * node, and on no NVLink path. */
 START_TEST(attached_node_resources)
@@ -371,6 +468,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, ecmp_deterministic_per_seed);
 	tcase_add_test(tc, oversubscribed_contention);
 	tcase_add_test(tc, node_ends);
+	tcase_add_test(tc, socket_end);
+	tcase_add_test(tc, longest_path_fits);
 	tcase_add_test(tc, attached_node_resources);
 	tcase_add_test(tc, hold_end_forgets_the_hold);
 	suite_add_tcase(s, tc);
