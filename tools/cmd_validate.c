@@ -153,6 +153,16 @@ static int load_cases(const char *file, yt_node **root, vcase **cases, size_t *n
 	return rc;
 }
 
+/* True when name is a case's name or group: --only that matches nothing
+ * would otherwise print an empty table and pass. */
+static bool names_case(const vcase *cases, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(name, cases[i].name) || (cases[i].group && !strcmp(name, cases[i].group)))
+			return true;
+	return false;
+}
+
 int cmd_validate(int argc, char **argv)
 {
 	const char *file = DEFAULT_CASES, *only = NULL, *profile_dir = NULL;
@@ -176,6 +186,11 @@ int cmd_validate(int argc, char **argv)
 		yt_free(root);
 		free(cases);
 		return cli_usage_error("'%s' is not a valid list of validation cases", file);
+	}
+	if (only && !names_case(cases, ncases, only)) {
+		yt_free(root);
+		free(cases);
+		return cli_usage_error("validate: no case or group named '%s' in '%s'", only, file);
 	}
 	dir_of(file, dir, sizeof dir);
 	printf("%-20s %-16s %12s %12s %9s %6s  %s\n", "case", "metric", "predicted", "published",

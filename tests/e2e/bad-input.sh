@@ -79,4 +79,8 @@ run_cmd "$DPUSIM" coll "${CB[@]}" --bytes 1.5KiB,512 --chunk 512 --algo tree
 expect_rc 0 "coll takes whole byte counts written as quantities or plain bytes"
 expect_out '^ +1536 +tree ' "1.5KiB is 1536 bytes"
 
+run_cmd "$DPUSIM" validate --only no-such-case
+expect_rc 2 "validate --only naming no case"
+expect_err "no case or group named 'no-such-case'" "validate --only names what matched nothing"
+
 finish
