@@ -83,4 +83,10 @@ run_cmd "$DPUSIM" validate --only no-such-case
 expect_rc 2 "validate --only naming no case"
 expect_err "no case or group named 'no-such-case'" "validate --only names what matched nothing"
 
+run_cmd "$DPUSIM" bench engine --events 10 --reps 1 --pending 10000000000
+expect_rc 2 "bench engine --pending 1e10 (would exhaust memory)"
+expect_err "--pending wants sizes from 1 to 50000000" "bench engine --pending says its range"
+run_cmd "$DPUSIM" bench
+expect_err "which benchmark\\? \\(engine, flows, scale\\)" "bench names all three benchmarks"
+
 finish
