@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <libfyaml.h>
 
@@ -510,37 +511,64 @@ int rep_read_string(const char *name, const char *text, size_t len, rep_report *
 	return err;
 }
 
-int rep_read_file(const char *path, rep_report **out, char *errbuf, size_t errlen)
+/* Reports are kilobytes; the cap keeps /dev/zero or a stray huge file from
+ * eating memory until the allocator fails. */
+#define REP_MAX_FILE_BYTES ((size_t)64 << 20)
+
+static int read_fail(char *errbuf, size_t errlen, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int read_fail(char *errbuf, size_t errlen, int err, const char *fmt, ...)
 {
-	FILE *f = fopen(path, "rb");
-	char *text = NULL;
-	size_t len = 0, cap = 0, n;
-	int err;
-	*out = NULL;
-	if (!f) {
-		if (errbuf && errlen)
-			snprintf(errbuf, errlen, "%s: cannot open: %s", path, strerror(errno));
-		return SIM_EIO;
+	va_list ap;
+	if (errbuf && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(errbuf, errlen, fmt, ap);
+		va_end(ap);
 	}
+	return err;
+}
+
+/* The whole of f into *text (malloc'd, *len bytes), or an error in errbuf. */
+static int slurp(FILE *f, const char *path, char **text, size_t *len, char *errbuf, size_t errlen)
+{
+	size_t cap = 0, n;
+	struct stat st;
+	*text = NULL;
+	*len = 0;
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode))
+		return read_fail(errbuf, errlen, SIM_EIO, "%s: is a directory, expected a %s JSON file",
+				 path, REP_SCHEMA);
 	for (;;) {
-		if (len == cap) {
-			char *p = realloc(text, cap = cap ? cap * 2 : 8192);
-			if (!p) {
-				free(text);
-				fclose(f);
-				return SIM_ENOMEM;
-			}
-			text = p;
+		if (*len == cap) {
+			char *p;
+			if (cap >= REP_MAX_FILE_BYTES)
+				return read_fail(errbuf, errlen, SIM_EIO, "%s: file too large (more than "
+						 "%zu bytes)", path, REP_MAX_FILE_BYTES);
+			if (!(p = realloc(*text, cap = cap ? cap * 2 : 8192)))
+				return read_fail(errbuf, errlen, SIM_ENOMEM, "%s: out of memory", path);
+			*text = p;
 		}
-		n = fread(text + len, 1, cap - len, f);
-		len += n;
+		n = fread(*text + *len, 1, cap - *len, f);
+		*len += n;
 		if (n == 0)
 			break;
 	}
-	err = ferror(f) ? SIM_EIO : 0;
+	if (ferror(f))
+		return read_fail(errbuf, errlen, SIM_EIO, "%s: read error: %s", path, strerror(errno));
+	return 0;
+}
+
+int rep_read_file(const char *path, rep_report **out, char *errbuf, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	char *text;
+	size_t len;
+	int err;
+	*out = NULL;
+	if (!f)
+		return read_fail(errbuf, errlen, SIM_EIO, "%s: cannot open: %s", path, strerror(errno));
+	err = slurp(f, path, &text, &len, errbuf, errlen);
 	fclose(f);
-	if (err && errbuf && errlen)
-		snprintf(errbuf, errlen, "%s: read error", path);
 	if (!err)
 		err = rep_read_string(path, text, len, out, errbuf, errlen);
 	free(text);

@@ -89,4 +89,13 @@ expect_err "--pending wants sizes from 1 to 50000000" "bench engine --pending sa
 run_cmd "$DPUSIM" bench
 expect_err "which benchmark\\? \\(engine, flows, scale\\)" "bench names all three benchmarks"
 
+# Report readers: a directory, and /dev/zero (once read until memory ran
+# out, then printed an uninitialised error buffer).
+run_cmd "$DPUSIM" compare "$E2E_TMP" "$E2E_TMP"
+expect_rc 2 "compare of a directory"
+expect_err "^dpusim: error: $E2E_TMP: is a directory, expected a dpusim-report/1 JSON file\$" "a directory report is named as such"
+run_cmd timeout 60 "$DPUSIM" compare /dev/zero /dev/zero
+expect_rc 2 "compare of /dev/zero"
+expect_err "^dpusim: error: /dev/zero: file too large \\(more than 67108864 bytes\\)\$" "an endless report is refused by size"
+
 finish
