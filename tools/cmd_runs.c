@@ -101,6 +101,14 @@ int cmd_runs(int argc, char **argv)
 	return CLI_OK;
 }
 
+/* A command that failed before storing anything leaves no database it
+ * created behind: an empty one would pass for a results database. */
+static void drop_if_new(const char *path, bool existed, int rc, unsigned stored)
+{
+	if (rc && !existed && !stored)
+		unlink(path);
+}
+
 static int import_one(db *d, const char *file)
 {
 	char err[1024];
@@ -125,6 +133,8 @@ int cmd_import(int argc, char **argv)
 	const char *path = DB_DEFAULT_PATH;
 	char err[1024];
 	int first = 0, rc = 0;
+	unsigned stored = 0;
+	bool existed;
 	db *d = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--db")) {
@@ -139,6 +149,7 @@ int cmd_import(int argc, char **argv)
 	}
 	if (!first)
 		return cli_usage_error("import wants at least one report file");
+	existed = access(path, F_OK) == 0;
 	if (db_make_parent(path, err, sizeof err) || db_open(path, &d, err, sizeof err)) {
 		cli_error("%s", err);
 		return CLI_USAGE;
@@ -148,17 +159,19 @@ int cmd_import(int argc, char **argv)
 	for (int i = first; !rc && i < argc; i++) {
 		if (!strcmp(argv[i], "--db"))
 			i++;
-		else
-			rc = import_one(d, argv[i]);
+		else if (!(rc = import_one(d, argv[i])))
+			stored++;
 	}
 	db_close(d);
+	drop_if_new(path, existed, rc, stored);
 	return rc;
 }
 
 int cmd_merge(int argc, char **argv)
 {
 	char err[1024];
-	unsigned added, skipped;
+	unsigned added, skipped, merged = 0;
+	bool existed;
 	db *d = NULL;
 	int rc = 0;
 	for (int i = 1; i < argc; i++)
@@ -169,6 +182,7 @@ int cmd_merge(int argc, char **argv)
 	for (int i = 2; i < argc; i++)
 		if (access(argv[i], R_OK))
 			return cli_usage_error("%s: cannot read: %s", argv[i], strerror(errno));
+	existed = access(argv[1], F_OK) == 0;
 	if (db_make_parent(argv[1], err, sizeof err) || db_open(argv[1], &d, err, sizeof err)) {
 		cli_error("%s", err);
 		return CLI_USAGE;
@@ -182,8 +196,10 @@ int cmd_merge(int argc, char **argv)
 		} else {
 			printf("%s: %u runs added, %u already in %s\n", argv[i], added, skipped,
 			       argv[1]);
+			merged++;
 		}
 	}
 	db_close(d);
+	drop_if_new(argv[1], existed, rc, merged);
 	return rc;
 }

@@ -221,11 +221,37 @@ static int setup(db *d)
 	return 0;
 }
 
+/* SQLite takes a short file that is no database (a 1-byte JSON file) as a
+ * new one and writes its schema over it; so an existing file must be a
+ * SQLite file, or empty where allow_empty (a new database made with touch). */
+static int check_header(const char *path, bool allow_empty, char *errbuf, size_t errlen)
+{
+	static const char magic[16] = "SQLite format 3";
+	char head[16];
+	size_t n = 0;
+	bool unreadable;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0; /* missing or unreadable (a folder): SQLite creates it or says why not */
+	n = fread(head, 1, sizeof head, f);
+	unreadable = ferror(f);
+	fclose(f);
+	if (unreadable || (n == 0 && allow_empty) || (n == sizeof head && !memcmp(head, magic, sizeof head)))
+		return 0;
+	if (errbuf && errlen)
+		snprintf(errbuf, errlen, "%s: not a results database (%s)", path,
+			 n ? "no SQLite header" : "an empty file");
+	return SIM_EDB;
+}
+
 int db_open(const char *path, db **out, char *errbuf, size_t errlen)
 {
-	db *d = calloc(1, sizeof *d);
+	db *d;
 	int err;
 	*out = NULL;
+	if ((err = check_header(path, true, errbuf, errlen)))
+		return err;
+	d = calloc(1, sizeof *d);
 	if (!d || !(d->path = strdup(path))) {
 		free(d);
 		return SIM_ENOMEM;
@@ -588,7 +614,8 @@ int db_merge(db *d, const char *src_path, unsigned *added, unsigned *skipped, ch
 	db *s = NULL;
 	int err;
 	*added = *skipped = 0;
-	if ((err = db_open(src_path, &s, errbuf, errlen)))
+	if ((err = check_header(src_path, false, errbuf, errlen)) ||
+	    (err = db_open(src_path, &s, errbuf, errlen)))
 		return err;
 	s->errbuf = d->errbuf = errbuf;
 	s->errlen = d->errlen = errlen;

@@ -98,4 +98,24 @@ run_cmd timeout 60 "$DPUSIM" compare /dev/zero /dev/zero
 expect_rc 2 "compare of /dev/zero"
 expect_err "^dpusim: error: /dev/zero: file too large \\(more than 67108864 bytes\\)\$" "an endless report is refused by size"
 
+# import and merge that fail before storing anything leave no new database.
+printf '{' >"$E2E_TMP/trunc.json"
+run_cmd "$DPUSIM" import "$E2E_TMP/trunc.json" --db "$E2E_TMP/new-import.db"
+expect_rc 2 "import of a malformed report"
+if [ ! -e "$E2E_TMP/new-import.db" ]; then ok "a failed import creates no database"
+else not_ok "a failed import left $E2E_TMP/new-import.db"; fi
+# SQLite takes a 1-byte file for a new database and wrote its schema over
+# it: a source given to merge was overwritten.
+run_cmd "$DPUSIM" merge "$E2E_TMP/new-merge.db" "$E2E_TMP/trunc.json"
+expect_rc 2 "merge of a file that is no database"
+expect_err "^dpusim: error: $E2E_TMP/trunc.json: not a results database \\(no SQLite header\\)\$" "merge names the source that is no database"
+if [ "$(cat "$E2E_TMP/trunc.json")" = "{" ]; then ok "merge leaves a source that is no database untouched"
+else not_ok "merge overwrote $E2E_TMP/trunc.json"; fi
+if [ ! -e "$E2E_TMP/new-merge.db" ]; then ok "a failed merge creates no database"
+else not_ok "a failed merge left $E2E_TMP/new-merge.db"; fi
+run_cmd "$DPUSIM" runs --db "$E2E_TMP/trunc.json"
+expect_rc 2 "runs --db on a file that is no database"
+if [ "$(cat "$E2E_TMP/trunc.json")" = "{" ]; then ok "runs leaves a file that is no database untouched"
+else not_ok "runs overwrote $E2E_TMP/trunc.json"; fi
+
 finish
