@@ -3,6 +3,7 @@
  * runs gnuplot on them, and renames the picture into place only when
  * gnuplot succeeded, so a failed plot leaves nothing half-written. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -44,6 +45,7 @@ static bool is_svg(const char *out)
 int plot_begin(struct plot *p, const struct plot_opts *o)
 {
 	size_t n = strlen(o->out) + 32;
+	int fd;
 	strcpy(p->dir, "/tmp/dpusim-plot.XXXXXX");
 	if (!mkdtemp(p->dir))
 		return cli_error("cannot create a temporary folder: %s", strerror(errno)), CLI_USAGE;
@@ -52,6 +54,10 @@ int plot_begin(struct plot *p, const struct plot_opts *o)
 	if (!(p->tmp_out = malloc(n)) || !(p->f = fopen(p->script, "w")))
 		return cli_error("cannot write %s: %s", p->script, strerror(errno)), CLI_USAGE;
 	snprintf(p->tmp_out, n, "%s.tmp.%ld", o->out, (long)getpid());
+	/* Find out now, not from gnuplot's own message after the plot is drawn. */
+	if ((fd = open(p->tmp_out, O_WRONLY | O_CREAT | O_EXCL, 0666)) < 0)
+		return cli_error("cannot create '%s': %s", o->out, strerror(errno)), CLI_USAGE;
+	close(fd);
 	if (is_svg(o->out))
 		fprintf(p->f, "set terminal svg size %u,%u dynamic noenhanced font 'sans,12'\n",
 			o->w, o->h);

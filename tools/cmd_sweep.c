@@ -110,10 +110,22 @@ static void init_sweep(sweep *c, const struct args *a)
 		      .progress = stderr, .tty = isatty(STDERR_FILENO) == 1 };
 }
 
+/* The report folder, made or checked before the database is opened and
+ * any point runs: an -o naming a file once failed only at the first point
+ * written, after the database had been created. */
 static int make_out_dir(const char *dir)
 {
+	struct stat st;
 	if (mkdir(dir, 0777) && errno != EEXIST) {
 		cli_error("%s: cannot create the report folder: %s", dir, strerror(errno));
+		return SIM_EIO;
+	}
+	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		cli_error("%s: not a folder, expected one for the reports (-o)", dir);
+		return SIM_EIO;
+	}
+	if (access(dir, W_OK | X_OK)) {
+		cli_error("%s: cannot write reports there: %s", dir, strerror(errno));
 		return SIM_EIO;
 	}
 	return 0;

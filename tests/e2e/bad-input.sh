@@ -118,4 +118,16 @@ expect_rc 2 "runs --db on a file that is no database"
 if [ "$(cat "$E2E_TMP/trunc.json")" = "{" ]; then ok "runs leaves a file that is no database untouched"
 else not_ok "runs overwrote $E2E_TMP/trunc.json"; fi
 
+# Output places that cannot be written are found before the work is done.
+printf 'x' >"$E2E_TMP/plain-file"
+"$DPUSIM" run scenarios/demo.yaml --json >"$E2E_TMP/demo.json" 2>/dev/null
+run_cmd "$DPUSIM" plot "$E2E_TMP/demo.json" --kind breakdown -o "$E2E_TMP/no-dir/b.png"
+expect_rc 2 "plot -o into a missing folder"
+expect_err "^dpusim: error: cannot create '$E2E_TMP/no-dir/b.png': No such file or directory\$" "plot names the output it cannot create"
+run_cmd "$DPUSIM" sweep scenarios/demo.yaml --db "$E2E_TMP/sweep-o.db" -o "$E2E_TMP/plain-file"
+expect_rc 2 "sweep -o naming a file"
+expect_err "plain-file: not a folder, expected one for the reports \\(-o\\)" "sweep -o says it wants a folder"
+if [ ! -e "$E2E_TMP/sweep-o.db" ]; then ok "sweep with a bad -o creates no database"
+else not_ok "sweep with a bad -o left $E2E_TMP/sweep-o.db"; fi
+
 finish
