@@ -164,6 +164,11 @@ typedef struct scn_noise {
 	double os_jitter_delay_s;   /* mean extra delay of each host-stack message (0: none) */
 } scn_noise;
 
+typedef enum scn_ckpt_mode {
+	SCN_CKPT_SYNC,  /* training stops while the checkpoint is written */
+	SCN_CKPT_ASYNC, /* snapshot to host memory, persisted in the background */
+} scn_ckpt_mode;
+
 typedef struct scn_failures {
 	bool enabled;
 	double node_mtbf_s;         /* the rest of a server: CPU, memory, board, PSU, OS */
@@ -173,6 +178,7 @@ typedef struct scn_failures {
 	double checkpoint_interval_s;
 	double checkpoint_bytes;    /* 0: derived from the model by the models */
 	double restart_s;
+	scn_ckpt_mode checkpoint_mode;
 } scn_failures;
 
 typedef struct scn_cost {

@@ -235,6 +235,7 @@ static void dump_extras(FILE *f, const scn_scenario *s)
 		if (s->failures.checkpoint_bytes > 0)
 			put_q(f, 2, "checkpoint_size", s->failures.checkpoint_bytes, UNIT_BYTES);
 		put_q(f, 2, "restart", s->failures.restart_s, UNIT_SECONDS);
+		put_word(f, 2, "checkpoint_mode", scn_ckpt_mode_words[s->failures.checkpoint_mode]);
 	}
 	if (s->cost.present) {
 		fputs("cost:\n", f);

@@ -22,6 +22,7 @@ const char *const scn_storage_words[] = { "host", "dpu-snap", "gds", NULL };
 const char *const scn_crypto_words[] = { "none", "host", "dpu-inline", NULL };
 const char *const scn_vswitch_words[] = { "none", "host", "dpu", "dpu-arm", NULL };
 const char *const scn_slowdown_words[] = { "none", "lognormal", "normal", NULL };
+const char *const scn_ckpt_mode_words[] = { "sync", "async", NULL };
 
 #define INF HUGE_VAL
 
@@ -762,7 +763,9 @@ static void read_noise(rs *c, const yt_node *n, scn_noise *z)
 static void read_failures(rs *c, const yt_node *n, scn_failures *f)
 {
 	static const char *const keys[] = { "node_mtbf", "gpu_mtbf", "nic_mtbf", "switch_mtbf",
-					    "checkpoint_interval", "checkpoint_size", "restart", NULL };
+					    "checkpoint_interval", "checkpoint_size", "restart",
+					    "checkpoint_mode", NULL };
+	int v;
 	scn_only_keys(c->r, n, keys, "failures");
 	f->enabled = true;
 	f->gpu_mtbf_s = f->nic_mtbf_s = f->switch_mtbf_s = NAN;
@@ -773,6 +776,8 @@ static void read_failures(rs *c, const yt_node *n, scn_failures *f)
 	scn_get_q(c->r, n, "checkpoint_interval", true, UNIT_SECONDS, 0, INF, true, &f->checkpoint_interval_s);
 	scn_get_q(c->r, n, "checkpoint_size", false, UNIT_BYTES, 0, 1e18, true, &f->checkpoint_bytes);
 	scn_get_q(c->r, n, "restart", true, UNIT_SECONDS, 0, INF, false, &f->restart_s);
+	if (scn_get_enum(c->r, n, "checkpoint_mode", false, scn_ckpt_mode_words, &v))
+		f->checkpoint_mode = (scn_ckpt_mode)v;
 }
 
 static void read_cost(rs *c, const yt_node *n, scn_cost *k)
