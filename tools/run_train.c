@@ -16,6 +16,7 @@
 #include "models/fabric.h"
 #include "models/power.h"
 #include "models/reliab.h"
+#include "models/setup.h"
 #include "models/train.h"
 #include "sim/err.h"
 #include "sim/flow.h"
@@ -171,6 +172,67 @@ static void rel_parts(const scn_scenario *s, const train_config *c, double gpus,
 		rp->part[REL_SWITCH] = (rel_part){ .count = switches, .mtbf_s = f->switch_mtbf_s };
 }
 
+/* An asynchronous checkpoint's snapshot: each GPU copies an equal share of
+ * the checkpoint (PyTorch's distributed checkpoint gives each replicated
+ * tensor to the rank with the least to write so far:
+ * torch/distributed/checkpoint/_dedup_save_plans.py) into host memory over
+ * its own PCIe link (setup_pcie_Bps from the GPU profile's pcie_gen and
+ * pcie_lanes), all GPUs of a node at once, so at most the node's memory
+ * bandwidth (CPU profile: sockets x mem_bw) over its GPUs. PCIe switch
+ * uplinks shared by GPUs are not modelled. Writes what binds into bound;
+ * SIM_EINVAL with the reason in why when the GPU profile gives no PCIe
+ * link. */
+static int snapshot_rate(const scn_scenario *s, const train_config *c, double gpus,
+			 rel_params *rp, char *bound, size_t bn, char *why, size_t n)
+{
+	const profile_gpu *g = &s->cluster.gpu.v.gpu;
+	const profile_cpu *cpu = &s->cluster.cpu.v.cpu;
+	double pcie = setup_pcie_Bps(g->pcie_gen, g->pcie_lanes);
+	double gpn = c->fabric.gpus_per_node, mem = NAN;
+	if (!(pcie > 0)) {
+		snprintf(why, n, "async checkpoint: GPU profile '%s' gives no pcie_gen and "
+			 "pcie_lanes (the snapshot's rate)", s->cluster.gpu.name);
+		return SIM_EINVAL;
+	}
+	if (s->cluster.cpu.name[0] && profile_has(cpu->mem_bw_Bps) && profile_has(cpu->sockets))
+		mem = cpu->sockets * cpu->mem_bw_Bps / gpn;
+	rp->mode = REL_ASYNC;
+	rp->snapshot_bytes = rp->ckpt_bytes / gpus;
+	rp->snapshot_Bps = mem < pcie ? mem : pcie;
+	if (mem < pcie)
+		snprintf(bound, bn, "host memory %.4g GB/s over %.0f GPUs", mem * gpn / 1e9, gpn);
+	else
+		snprintf(bound, bn, "PCIe Gen%.0f x%.0f%s", g->pcie_gen, g->pcie_lanes,
+			 isfinite(mem) ? "" : "; host memory not bound: no CPU mem_bw");
+	return SIM_OK;
+}
+
+/* The report's checkpoint_interval line. */
+static void put_ckpt_info(rep_report *rep, const rel_params *rp, const rel_plan *plan,
+			  const char *bound)
+{
+	char buf[640], mode[320] = "";
+	if (plan->mode == REL_ASYNC) {
+		int len = snprintf(mode, sizeof mode, ", async: snapshot %.3g s (%.4g GB per GPU at "
+				   "%.4g GB/s, %s), persist %.4g s in the background",
+				   plan->ckpt_s, rp->snapshot_bytes / 1e9, rp->snapshot_Bps / 1e9,
+				   bound, plan->persist_s);
+		if (plan->wait_s > 0 && len > 0 && (size_t)len < sizeof mode)
+			snprintf(mode + len, sizeof mode - (size_t)len, ", longer than the interval: "
+				 "the training waits %.4g s per checkpoint for it", plan->wait_s);
+	}
+	snprintf(buf, sizeof buf, "checkpoint every %.0f s%s; Young suggests %.0f s, %s %.0f s "
+		 "(goodput %.3f); job MTBF %.4g h (%llu nodes, %llu GPUs, "
+		 "%llu adapters, %llu switches with an MTBF of their own)",
+		 plan->interval_s, mode, plan->young_s,
+		 plan->mode == REL_ASYNC ? "the async model's optimum" : "Daly", plan->daly_s,
+		 plan->daly_goodput, plan->mtbf_s / 3600, (unsigned long long)rp->part[REL_NODE].count,
+		 (unsigned long long)rp->part[REL_GPU].count,
+		 (unsigned long long)rp->part[REL_NIC].count,
+		 (unsigned long long)rp->part[REL_SWITCH].count);
+	rep_set_info(rep, "checkpoint_interval", buf);
+}
+
 /* Appends ", what" (or "what" first) to the list in buf. */
 static void list_add(char *buf, size_t n, const char *what)
 {
@@ -295,23 +357,17 @@ static int put_run_totals(const scn_scenario *s, const scn_job *job, const train
 							: 16.0 * wl_params(&c->model),
 				  .ckpt_write_Bps = c->storage_write_Bps };
 		rel_plan plan;
+		char bound[96] = "";
 		rel_parts(s, c, gpus, switches, &rp);
-		if (rel_plan_for(&rp, useful_s, s->failures.checkpoint_interval_s, &plan, why,
+		if ((s->failures.checkpoint_mode == SCN_CKPT_ASYNC &&
+		     snapshot_rate(s, c, gpus, &rp, bound, sizeof bound, why, sizeof why)) ||
+		    rel_plan_for(&rp, useful_s, s->failures.checkpoint_interval_s, &plan, why,
 				 sizeof why)) {
 			rep_set_info(rep, "goodput", why);
 		} else {
 			wall_s = plan.wall_s;
 			rc = rep_variant_set_metric(rv, "goodput", plan.goodput);
-			char buf[256];
-			snprintf(buf, sizeof buf, "checkpoint every %.0f s; Young suggests %.0f s, "
-				 "Daly %.0f s (goodput %.3f); job MTBF %.4g h (%llu nodes, %llu GPUs, "
-				 "%llu adapters, %llu switches with an MTBF of their own)",
-				 plan.interval_s, plan.young_s, plan.daly_s, plan.daly_goodput,
-				 plan.mtbf_s / 3600, (unsigned long long)rp.part[REL_NODE].count,
-				 (unsigned long long)rp.part[REL_GPU].count,
-				 (unsigned long long)rp.part[REL_NIC].count,
-				 (unsigned long long)rp.part[REL_SWITCH].count);
-			rep_set_info(rep, "checkpoint_interval", buf);
+			put_ckpt_info(rep, &rp, &plan, bound);
 		}
 	}
 	if (!rc)
