@@ -46,6 +46,13 @@ static bool need(double v, const scn_hw *hw, const char *field, const char *wher
 	return false;
 }
 
+/* A node's host memory bandwidth: the CPU profile's mem_bw per socket
+ * times its sockets; 0 (no bound) where the profile gives no mem_bw. */
+static double host_mem_Bps(const profile_cpu *c)
+{
+	return profile_has(c->mem_bw_Bps) && profile_has(c->sockets) ? c->mem_bw_Bps * c->sockets : 0;
+}
+
 int setup_host_of(const scn_scenario *s, setup_host *out, diag *d)
 {
 	const scn_hw *cpu = &s->cluster.cpu;
@@ -56,7 +63,7 @@ int setup_host_of(const scn_scenario *s, setup_host *out, diag *d)
 	if (!ok)
 		return SIM_EINVAL;
 	*out = (setup_host){ .cores = c->sockets * c->cores_per_socket, .freq_Hz = c->freq_hz,
-			     .mem_Bps = profile_has(c->mem_bw_Bps) ? c->mem_bw_Bps * c->sockets : 0 };
+			     .mem_Bps = host_mem_Bps(c) };
 	return SIM_OK;
 }
 
@@ -259,12 +266,36 @@ int setup_fabric(const scn_scenario *s, uint32_t gpus, fab_config *out, diag *d)
 		.nvlink_Bps = gpn > 1 ? nvlink_Bps(&c->gpu.v.gpu) : 0,
 		.pcie_Bps = gpu_pcie > 0 && nic_pcie > 0 ? fmin(gpu_pcie, nic_pcie) : 0,
 		.pcie = FAB_PCIE_SWITCH,
+		.host_mem_Bps = host_mem_Bps(&c->cpu.v.cpu),
 		.routing = f->routing == SCN_ROUTE_ADAPTIVE ? FAB_ADAPTIVE : FAB_ECMP,
 		.seed = s->seed,
 	};
 	if (out->topo == FAB_SINGLE_SWITCH)
 		out->radix = 0; /* one switch of whatever size the cluster needs */
 	return SIM_OK;
+}
+
+/* What host memory does to a variant's transfers (setup_fabric gives the
+ * fabric the node's bandwidth): how often a byte crosses it (fabric.h,
+ * fab_end), and whether it binds at all. GPUDirect RDMA does not touch it. */
+static void host_mem_note(const scn_scenario *s, const scn_variant *v, diag *notes)
+{
+	const scn_hw *cpu = &s->cluster.cpu;
+	double mem = host_mem_Bps(&cpu->v.cpu);
+	bool tcp = v->network == SCN_NET_HOST_TCP;
+	if (!notes || v->network == SCN_NET_RDMA_GDR)
+		return;
+	if (mem > 0)
+		diag_add(notes, NULL, 0, 0, "host memory: %.1f GB/s per node (mem_bw x sockets of "
+			 "'%s', a peak: no sustained figure); each byte %s moves crosses it %s; "
+			 "cache hits (Intel DDIO) not modelled", mem / 1e9, cpu->name,
+			 tcp ? "host-tcp" : "rdma", tcp ? "four times per end (the GPU's copy, the "
+			 "kernel's socket copy reading and writing, the NIC's DMA)"
+			 : "once per end (the NIC's DMA)");
+	else
+		diag_add(notes, NULL, 0, 0, "host memory: not a bound on %s transfers (CPU profile "
+			 "'%s' gives no mem_bw): they may run faster than the node's memory allows",
+			 tcp ? "host-tcp" : "rdma", cpu->name);
 }
 
 int setup_transport(const scn_scenario *s, const scn_variant *v, const setup_host *h,
@@ -308,6 +339,7 @@ int setup_transport(const scn_scenario *s, const scn_variant *v, const setup_hos
 		break;
 	}
 	out->cycles_per_byte = costs.total_core_s_per_byte * h->freq_Hz;
+	host_mem_note(s, v, notes);
 	return SIM_OK;
 }
 

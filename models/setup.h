@@ -63,10 +63,14 @@ int setup_net_costs(const scn_scenario *s, const scn_variant *v, const setup_hos
 		    setup_host_costs *out, diag *d, diag *notes);
 
 /* The fabric for `gpus` GPUs of the scenario's cluster (packed onto
- * ceil(gpus / gpus_per_node) nodes). 0 or SIM_EINVAL with messages. */
+ * ceil(gpus / gpus_per_node) nodes), host memory per node the CPU
+ * profile's mem_bw x sockets (0, not a bound, without mem_bw:
+ * setup_transport notes it). 0 or SIM_EINVAL with messages. */
 int setup_fabric(const scn_scenario *s, uint32_t gpus, fab_config *out, diag *d);
 
-/* The transport of a variant (latency, host cycles at the node's clock). */
+/* The transport of a variant (latency, host cycles at the node's clock).
+ * Fills notes (may be NULL) with what was assumed or not modelled,
+ * host memory included. */
 int setup_transport(const scn_scenario *s, const scn_variant *v, const setup_host *h,
 		    coll_transport *out, diag *d, diag *notes);
 

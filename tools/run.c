@@ -185,8 +185,21 @@ static int in_network_ok(const scn_scenario *s, const scn_variant *v, const fab_
 	return SIM_EUNSUPPORTED;
 }
 
-static int coll_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,
-			uint64_t seed, rep_variant *rv, diag *d)
+/* A collective job's notes (what setup assumed or could not model) into
+ * the report's info, as a training job's: "VARIANT.noteN". */
+static int coll_notes(rep_report *rep, const rep_variant *rv, const diag *notes)
+{
+	char key[96];
+	int rc = 0;
+	for (size_t i = 0; i < diag_count(notes) && i < DIAG_MAX && !rc; i++) {
+		snprintf(key, sizeof key, "%s.note%zu", rep_variant_name(rv), i + 1);
+		rc = rep_set_info(rep, key, diag_msg(notes, i));
+	}
+	return rc;
+}
+
+static int coll_sizes(const scn_scenario *s, const scn_job *job, const scn_variant *v,
+		      uint64_t seed, rep_variant *rv, diag *d, diag *notes)
 {
 	const scn_collective *sc = &job->wl.coll;
 	uint32_t ranks = (uint32_t)(sc->ranks > 0 ? sc->ranks : job->wl.gpus);
@@ -198,7 +211,7 @@ static int coll_variant(const scn_scenario *s, const scn_job *job, const scn_var
 	int rc;
 	coll_op op;
 	if ((rc = setup_host_of(s, &host, d)) || (rc = setup_fabric(s, ranks, &fc, d)) ||
-	    (rc = setup_transport(s, v, &host, &cc.transport, d, NULL)))
+	    (rc = setup_transport(s, v, &host, &cc.transport, d, notes)))
 		return rc;
 	if (coll_op_parse(coll_names[sc->op], &op)) {
 		diag_add(d, NULL, 0, 0, "collective '%s' is not simulated", coll_names[sc->op]);
@@ -237,6 +250,18 @@ static int coll_variant(const scn_scenario *s, const scn_job *job, const scn_var
 	world_free(&w);
 	if (!rc)
 		rc = rep_variant_set_stat(rv, "iteration_s", pass_s, NAN, NAN, NAN);
+	return rc;
+}
+
+/* One collective job's variant: its sizes into rv, its notes into rep. */
+static int coll_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,
+			uint64_t seed, rep_variant *rv, rep_report *rep, diag *d)
+{
+	diag *notes = diag_new();
+	int rc = notes ? coll_sizes(s, job, v, seed, rv, d, notes) : SIM_ENOMEM;
+	if (!rc)
+		rc = coll_notes(rep, rv, notes);
+	diag_free(notes);
 	return rc;
 }
 
@@ -302,7 +327,7 @@ static int one_variant(const scn_scenario *s, const scn_job *job, const scn_vari
 	if ((rc = set_offload(rv, v)))
 		return rc;
 	if (job->wl.kind == SCN_WL_COLLECTIVE)
-		return coll_variant(s, job, v, seed, rv, d);
+		return coll_variant(s, job, v, seed, rv, rep, d);
 	if (!o || !o->trace_path)
 		return train_variant(s, job, v, o ? o->replications : 0, seed,
 				     o ? o->progress : NULL, NULL, rv, rep, d);
@@ -336,7 +361,7 @@ static int multi_add_variants(const scn_scenario *s, const run_opts *o, rep_repo
 				return SIM_ENOMEM;
 			if (!(rc = set_offload(rv, &s->variants[v])) &&
 			    s->jobs[j].wl.kind == SCN_WL_COLLECTIVE && !any_training(s))
-				rc = coll_variant(s, &s->jobs[j], &s->variants[v], seed, rv, d);
+				rc = coll_variant(s, &s->jobs[j], &s->variants[v], seed, rv, rep, d);
 		}
 	return rc;
 }

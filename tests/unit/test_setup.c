@@ -231,6 +231,57 @@ START_TEST(os_jitter_delay_on_host_tcp_only)
 }
 END_TEST
 
+static bool has_note(const diag *notes, const char *text)
+{
+	for (size_t i = 0; i < diag_count(notes); i++)
+		if (strstr(diag_msg(notes, i), text))
+			return true;
+	return false;
+}
+
+/* Host memory in the fabric: the CPU profile's mem_bw per socket times the
+ * sockets (Xeon-8480C: 8 x 4800 MT/s x 8 B = 307.2 GB/s per socket, 2
+ * sockets: 614.4 GB/s; a scenario's one socket: 307.2 GB/s). The notes of
+ * host-tcp and rdma say how often a byte crosses it, rdma-gdr's nothing.
+ * Without mem_bw: no bound, and the note says so. */
+START_TEST(host_memory_from_cpu_profile)
+{
+	scn_scenario *s = load(CLUSTER("") "variants: [{ name: t, network: host-tcp }, "
+				  "{ name: r, network: rdma }, { name: g, network: rdma-gdr }]\n");
+	setup_host h;
+	coll_transport t;
+	fab_config f;
+	diag *d = diag_new(), *notes[3] = { diag_new(), diag_new(), diag_new() };
+	ck_assert_int_eq(setup_host_of(s, &h, d), SIM_OK);
+	ck_assert_int_eq(setup_fabric(s, 16, &f, d), SIM_OK);
+	ck_assert_double_eq_tol(f.host_mem_Bps, 614.4e9, 1);
+	ck_assert_double_eq_tol(h.mem_Bps, 614.4e9, 1);
+	for (int v = 0; v < 3; v++)
+		ck_assert_int_eq(setup_transport(s, &s->variants[v], &h, &t, d, notes[v]), SIM_OK);
+	ck_assert(has_note(notes[0], "host memory: 614.4 GB/s per node (mem_bw x sockets of "
+			   "'Xeon-8480C'"));
+	ck_assert(has_note(notes[0], "host-tcp moves crosses it four times per end"));
+	ck_assert(has_note(notes[1], "rdma moves crosses it once per end (the NIC's DMA)"));
+	ck_assert(!has_note(notes[2], "host memory"));
+	s->cluster.cpu.v.cpu.sockets = 1;
+	ck_assert_int_eq(setup_fabric(s, 16, &f, d), SIM_OK);
+	ck_assert_double_eq_tol(f.host_mem_Bps, 307.2e9, 1);
+	s->cluster.cpu.v.cpu.mem_bw_Bps = NAN;
+	ck_assert_int_eq(setup_fabric(s, 16, &f, d), SIM_OK);
+	ck_assert_double_eq(f.host_mem_Bps, 0);
+	ck_assert_int_eq(setup_host_of(s, &h, d), SIM_OK);
+	ck_assert_double_eq(h.mem_Bps, 0);
+	ck_assert_int_eq(setup_transport(s, &s->variants[0], &h, &t, d, notes[2]), SIM_OK);
+	ck_assert(has_note(notes[2], "host memory: not a bound on host-tcp transfers (CPU "
+			   "profile 'Xeon-8480C' gives no mem_bw)"));
+	ck_assert_uint_eq(diag_count(d), 0);
+	for (int v = 0; v < 3; v++)
+		diag_free(notes[v]);
+	diag_free(d);
+	scn_free(s);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("setup");
@@ -245,6 +296,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, arm_vswitch_needs_a_dpu);
 	tcase_add_test(tc, nvlink_achieved_over_datasheet);
 	tcase_add_test(tc, os_jitter_delay_on_host_tcp_only);
+	tcase_add_test(tc, host_memory_from_cpu_profile);
 	suite_add_tcase(s, tc);
 	return s;
 }
