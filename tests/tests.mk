@@ -24,4 +24,5 @@ fuzz: build/fuzz/fuzz_scenario
 E2E_TESTS += bench-train.sh run-train.sh validate.sh run-scenarios.sh
 E2E_TESTS += shared-bench.sh
 E2E_TESTS += failures-cost.sh
+E2E_TESTS += async-checkpoint.sh
 E2E_TESTS += energy-bound.sh
