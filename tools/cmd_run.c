@@ -49,8 +49,19 @@ static int parse_args(int argc, char **argv, run_args *a)
 		else if (!strcmp(argv[i], "--replications") && cli_parse_u64(v, &n) && n > 0 &&
 			 n <= 10000)
 			a->ro.replications = (int)n, i++;
+		else if (!strcmp(argv[i], "--seed"))
+			return cli_usage_error("run: --seed wants a whole number >= 0, not '%s'",
+					       v ? v : "(nothing)");
+		else if (!strcmp(argv[i], "--replications"))
+			return cli_usage_error("run: --replications wants a count from 1 to 10000 (as "
+					       "in a scenario), not '%s'", v ? v : "(nothing)");
+		else if (!v && (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--db") ||
+				!strcmp(argv[i], "--trace")))
+			return cli_usage_error("run: %s needs a value (see 'dpusim run --help')",
+					       argv[i]);
 		else if (argv[i][0] == '-' && argv[i][1])
-			return cli_usage_error("run: bad option '%s' (see 'dpusim run --help')", argv[i]);
+			return cli_usage_error("run: unknown option '%s' (see 'dpusim run --help')",
+					       argv[i]);
 		else if (a->c.file)
 			return cli_usage_error("run: one scenario file at a time ('%s' and '%s')",
 					       a->c.file, argv[i]);

@@ -130,4 +130,15 @@ expect_err "plain-file: not a folder, expected one for the reports \\(-o\\)" "sw
 if [ ! -e "$E2E_TMP/sweep-o.db" ]; then ok "sweep with a bad -o creates no database"
 else not_ok "sweep with a bad -o left $E2E_TMP/sweep-o.db"; fi
 
+# dpusim run: a bad option value says what was wanted ('bad option' did not).
+run_cmd "$DPUSIM" run scenarios/demo.yaml --seed -1
+expect_rc 2 "run --seed -1"
+expect_err "^dpusim: error: run: --seed wants a whole number >= 0, not '-1'\$" "run --seed says what it wants"
+run_cmd "$DPUSIM" run scenarios/demo.yaml --replications 0
+expect_rc 2 "run --replications 0"
+expect_err "--replications wants a count from 1 to 10000 \\(as in a scenario\\), not '0'" "run --replications says its range"
+run_cmd "$DPUSIM" run scenarios/demo.yaml -o
+expect_rc 2 "run -o without a folder"
+expect_err "^dpusim: error: run: -o needs a value" "run -o says it needs a value"
+
 finish
