@@ -19,6 +19,10 @@
 #include "tools/cli.h"
 
 #define MAX_REPS 101
+/* 1 PiB: a ring all-reduce of it on the 50 GB/s links below takes about
+ * 2 x 2^50 / 50e9 = 45000 simulated seconds, well inside the engine's
+ * 106 days; 2^64-1 bytes ran past the end of time and aborted. */
+#define MAX_SCALE_BYTES (UINT64_C(1) << 50)
 
 static double median(double *v, size_t n)
 {
@@ -36,9 +40,12 @@ static int parse_reps(int argc, char **argv, const char *what, unsigned long lon
 			i++;
 		else if (!strcmp(argv[i], "--quick"))
 			*ncases = 1;
+		else if (!strcmp(argv[i], "--reps"))
+			return cli_usage_error("bench %s: --reps wants a count from 1 to %d, not '%s'", what,
+					       MAX_REPS, v ? v : "(nothing)");
 		else
-			return cli_usage_error("bench %s: bad option '%s' (see 'dpusim bench --help')", what,
-					       argv[i]);
+			return cli_usage_error("bench %s: unknown option '%s' (see 'dpusim bench --help')",
+					       what, argv[i]);
 	}
 	return 0;
 }
@@ -146,7 +153,8 @@ int bench_scale(int argc, char **argv)
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(argv[i], "--reps") && cli_parse_u64(v, &reps) && reps > 0 && reps <= MAX_REPS)
 			i++;
-		else if (!strcmp(argv[i], "--bytes") && cli_parse_u64(v, &bytes) && bytes > 0)
+		else if (!strcmp(argv[i], "--bytes") && cli_parse_u64(v, &bytes) && bytes > 0 &&
+			 bytes <= MAX_SCALE_BYTES)
 			i++;
 		else if (!strcmp(argv[i], "--ranks") && (nranks = parse_ranks(v, ranks, 16)) > 0)
 			i++;
@@ -154,8 +162,20 @@ int bench_scale(int argc, char **argv)
 			ngpus = 0, i++;
 		else if (!strcmp(argv[i], "--train-gpus") && (ngpus = parse_ranks(v, gpus, 16)) > 0)
 			i++;
+		else if (!strcmp(argv[i], "--reps"))
+			return cli_usage_error("bench scale: --reps wants a count from 1 to %d, not '%s'",
+					       MAX_REPS, v ? v : "(nothing)");
+		else if (!strcmp(argv[i], "--bytes"))
+			return cli_usage_error("bench scale: --bytes wants whole bytes from 1 to %llu, "
+					       "not '%s'", (unsigned long long)MAX_SCALE_BYTES,
+					       v ? v : "(nothing)");
+		else if (!strcmp(argv[i], "--ranks") || !strcmp(argv[i], "--train-gpus"))
+			return cli_usage_error("bench scale: %s wants counts from 2 to 1000000, comma "
+					       "separated (at most 16)%s, not '%s'", argv[i],
+					       strcmp(argv[i], "--ranks") ? ", or none" : "",
+					       v ? v : "(nothing)");
 		else
-			return cli_usage_error("bench scale: bad option '%s' (see 'dpusim bench --help')",
+			return cli_usage_error("bench scale: unknown option '%s' (see 'dpusim bench --help')",
 					       argv[i]);
 	}
 	for (int i = 0; i < nranks; i++) {

@@ -90,12 +90,16 @@ static int bench_engine(int argc, char **argv)
 			i++;
 		else if (!strcmp(argv[i], "--pending") && v && (nsizes = parse_sizes(v, sizes, 16)) > 0)
 			i++;
+		else if (!strcmp(argv[i], "--events") || !strcmp(argv[i], "--reps"))
+			return cli_usage_error("bench engine: %s wants a count from 1 to %s, not '%s'",
+					       argv[i], strcmp(argv[i], "--reps") ? "2^64-1" : "101",
+					       v ? v : "(nothing)");
 		else if (!strcmp(argv[i], "--pending"))
 			return cli_usage_error("bench engine: --pending wants sizes from 1 to %u, comma "
 					       "separated (at most 16), not '%s'", MAX_PENDING,
 					       v ? v : "");
 		else
-			return cli_usage_error("bench engine: bad option '%s' (see 'dpusim bench --help')",
+			return cli_usage_error("bench engine: unknown option '%s' (see 'dpusim bench --help')",
 					       argv[i]);
 	}
 	r = sim_rng_new(1, "bench.hold");

@@ -141,4 +141,15 @@ run_cmd "$DPUSIM" run scenarios/demo.yaml -o
 expect_rc 2 "run -o without a folder"
 expect_err "^dpusim: error: run: -o needs a value" "run -o says it needs a value"
 
+# dpusim bench: values refused with their range; bench scale --bytes 2^64-1
+# ran past the engine's end of time and aborted.
+run_cmd "$DPUSIM" bench scale --ranks 4 --reps 1 --bytes 18446744073709551615 --train-gpus none
+expect_rc 2 "bench scale --bytes 2^64-1"
+expect_err "--bytes wants whole bytes from 1 to 1125899906842624, not '18446744073709551615'" "bench scale --bytes says its range"
+run_cmd "$DPUSIM" bench flows --reps 0
+expect_rc 2 "bench flows --reps 0"
+expect_err "bench flows: --reps wants a count from 1 to 101, not '0'" "bench flows --reps says its range"
+run_cmd "$DPUSIM" bench engine --events 0
+expect_err "bench engine: --events wants a count from 1 to 2\\^64-1, not '0'" "bench engine --events says its range"
+
 finish
