@@ -116,8 +116,25 @@ static int cmp_track(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
+/* Span times in microseconds: from 0 to the simulator's end of time (2^63
+ * ps, 106 days). Outside it gnuplot's axis breaks ("x range is invalid")
+ * and a negative duration draws a box backwards. */
+#define SPAN_MAX_US 9.223372036854775807e12
+
+/* A span outside that range: its 'ts' placed in the file; SIM_ERANGE. */
+static int bad_span(const char *path, struct fy_node *ev, double ts, double dur)
+{
+	struct fy_node *n = fy_node_mapping_lookup_value_by_simple_key(ev, "ts", (size_t)-1);
+	struct fy_token *tok = n ? fy_node_get_scalar_token(n) : NULL;
+	const struct fy_mark *m = tok ? fy_token_start_mark(tok) : NULL;
+	cli_error("%s:%d:%d: span with ts %g us and dur %g us, expected both >= 0 and ending "
+		  "by %g us (the simulator's end of time)", path, m ? m->line + 1 : 0,
+		  m ? m->column + 1 : 0, ts, dur, SPAN_MAX_US);
+	return SIM_ERANGE;
+}
+
 /* First pass: tracks from metadata and from spans; order and rows. */
-static int scan(struct tl *t, struct fy_node *events, unsigned max_tracks)
+static int scan(struct tl *t, const char *path, struct fy_node *events, unsigned max_tracks)
 {
 	struct fy_node *ev;
 	void *it = NULL;
@@ -130,6 +147,8 @@ static int scan(struct tl *t, struct fy_node *events, unsigned max_tracks)
 		if (!strcmp(ph, "M") && (err = meta_event(t, ev, (long)pid, (long)tid)))
 			return err;
 		if (!strcmp(ph, "X") && num_of(ev, "ts", &ts) && num_of(ev, "dur", &dur)) {
+			if (!(ts >= 0 && dur >= 0 && ts + dur <= SPAN_MAX_US))
+				return bad_span(path, ev, ts, dur);
 			if (!track_of(t, (long)pid, (long)tid))
 				return SIM_ENOMEM;
 			t->t_max_us = fmax(t->t_max_us, ts + dur);
@@ -140,7 +159,8 @@ static int scan(struct tl *t, struct fy_node *events, unsigned max_tracks)
 	for (size_t i = 0; i < t->ntr; i++)
 		if (t->tr[i].pid >= 0 && t->tr[i].pid < 64 && t->has_psort[t->tr[i].pid])
 			t->tr[i].psort = t->psort[t->tr[i].pid];
-	qsort(t->tr, t->ntr, sizeof *t->tr, cmp_track);
+	if (t->ntr) /* qsort's array may not be NULL, even for no elements */
+		qsort(t->tr, t->ntr, sizeof *t->tr, cmp_track);
 	for (size_t i = 0; i < t->ntr && i < max_tracks; i++)
 		t->tr[i].row = (int)i;
 	return 0;
@@ -251,8 +271,8 @@ int plot_timeline(const struct plot_opts *o)
 		rc = doc ? (cli_error("out of memory"), CLI_USAGE) : CLI_USAGE;
 	else if (!events)
 		rc = (cli_error("%s: not a trace (no traceEvents list)", o->src[0]), CLI_USAGE);
-	else if (scan(t, events, o->max_tracks))
-		rc = (cli_error("out of memory"), CLI_USAGE);
+	else if ((rc = scan(t, o->src[0], events, o->max_tracks)))
+		rc = rc == SIM_ERANGE ? CLI_USAGE : (cli_error("out of memory"), CLI_USAGE);
 	else if (t->nspans == 0)
 		rc = (cli_error("%s: the trace has no spans (\"ph\": \"X\" events)", o->src[0]),
 		      CLI_USAGE);

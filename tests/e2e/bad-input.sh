@@ -152,4 +152,18 @@ expect_err "bench flows: --reps wants a count from 1 to 101, not '0'" "bench flo
 run_cmd "$DPUSIM" bench engine --events 0
 expect_err "bench engine: --events wants a count from 1 to 2\\^64-1, not '0'" "bench engine --events says its range"
 
+# plot --kind timeline: a trace with no span sorted a NULL array (undefined
+# behaviour under UBSan); a span beyond any time gnuplot can draw gave its
+# 'x range is invalid'.
+printf '{"traceEvents": []}' >"$E2E_TMP/no-spans.json"
+run_cmd "$DPUSIM" plot "$E2E_TMP/no-spans.json" --kind timeline -o "$E2E_TMP/t.png"
+expect_rc 2 "timeline of a trace without spans"
+expect_err "no-spans.json: the trace has no spans" "a trace without spans is named"
+printf '{"traceEvents": [\n {"ph": "X", "ts": 0, "dur": 1e300, "pid": 1, "tid": 1}]}' >"$E2E_TMP/far-span.json"
+run_cmd "$DPUSIM" plot "$E2E_TMP/far-span.json" --kind timeline -o "$E2E_TMP/t.png"
+expect_rc 2 "timeline of a span ending past the end of time"
+expect_err "far-span.json:2:20: span with ts 0 us and dur 1e\\+300 us, expected both >= 0" "the span is placed and the range said"
+if [ ! -e "$E2E_TMP/t.png" ]; then ok "no picture left by the failed timelines"
+else not_ok "a failed timeline left $E2E_TMP/t.png"; fi
+
 finish
