@@ -178,13 +178,18 @@ static int load_report(const struct plot_opts *o, const char *path, rep_report *
 	}
 	if ((rc = open_db_source(path, &d)))
 		return rc;
-	if (!id && db_list_runs(d, &(db_filter){ .limit = 1 }, newest_run, &newest, err,
-				sizeof err) < 0)
+	/* --scenario picks the newest run of that scenario (it was ignored,
+	 * and a misspelt name drew another scenario's run) */
+	if (!id && db_list_runs(d, &(db_filter){ .scenario = o->scenario, .limit = 1 }, newest_run,
+				&newest, err, sizeof err) < 0)
 		cli_error("%s", err);
 	free(newest.scenario);
 	id = id ? id : newest.id;
 	rc = id ? db_load_report(d, id, r, err, sizeof err) : SIM_ENOENT;
-	if (rc)
+	if (rc && !id && o->scenario)
+		cli_error("%s: no run of scenario '%s' (see 'dpusim runs --db %s')", path,
+			  o->scenario, path);
+	else if (rc)
 		cli_error("%s", id ? err : "the database holds no runs");
 	db_close(d);
 	return rc ? CLI_USAGE : 0;

@@ -166,4 +166,11 @@ expect_err "far-span.json:2:20: span with ts 0 us and dur 1e\\+300 us, expected 
 if [ ! -e "$E2E_TMP/t.png" ]; then ok "no picture left by the failed timelines"
 else not_ok "a failed timeline left $E2E_TMP/t.png"; fi
 
+# plot --scenario on a database picks that scenario's newest run; it was
+# ignored, so a misspelt name drew another scenario's breakdown.
+"$DPUSIM" import "$E2E_TMP/demo.json" --db "$E2E_TMP/one.db" >/dev/null
+run_cmd "$DPUSIM" plot "$E2E_TMP/one.db" --kind breakdown --scenario no-such -o "$E2E_TMP/b.png"
+expect_rc 2 "plot --scenario naming no stored scenario"
+expect_err "one.db: no run of scenario 'no-such'" "plot --scenario names what it did not find"
+
 finish
