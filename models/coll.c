@@ -1016,8 +1016,13 @@ static int predict_graph(coll_ctx *c, crun *r, sim_time *t_ps)
 			start[st->succ[k]] = fmax(start[st->succ[k]], end[s]);
 		total = fmax(total, end[s]);
 	}
-	if (!rc)
-		*t_ps = (sim_time)ceil(fmax(total, bound)) + c->cfg.launch_lat_ps + r->coll_lat_ps;
+	/* An estimate past the end of time (1e19 bytes, a 1e-300 B/s link) is
+	 * SIM_TIME_MAX: the cast of a larger double is undefined. */
+	if (!rc) {
+		total = ceil(fmax(total, bound)) + (double)c->cfg.launch_lat_ps +
+			(double)r->coll_lat_ps;
+		*t_ps = total < (double)SIM_TIME_MAX ? (sim_time)total : SIM_TIME_MAX;
+	}
 	free(rate);
 	free(hs_bytes);
 	free(end);

@@ -50,14 +50,22 @@ static int parse_qty(const char *opt, const char *v, unit_dim dim, double *out)
 	return 0;
 }
 
+/* Latencies and the jitter mean at most 1 s: 2^20 ranks of ring steps at
+ * that still end inside the engine's 106 days, where --msg-latency 9e6s
+ * overflowed the collective's time estimate (undefined) and --jitter 1e6s
+ * aborted scheduling past the end of time. Scenarios allow far less
+ * (hop_latency 1 ms, a switch's latency 100 us). */
+#define MAX_TIME_S 1.0
+
 static int parse_time(const char *opt, const char *v, sim_time *out)
 {
 	double s;
 	int rc = parse_qty(opt, v, UNIT_SECONDS, &s);
 	if (rc)
 		return rc;
-	if (sim_time_from_s(s, out))
-		return cli_usage_error("coll: '%s' is out of range in '%s'", v, opt);
+	if (!(s <= MAX_TIME_S) || sim_time_from_s(s, out))
+		return cli_usage_error("coll: '%s' is out of range in '%s' (at most %gs)", v, opt,
+				       MAX_TIME_S);
 	return 0;
 }
 

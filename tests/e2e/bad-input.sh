@@ -173,4 +173,9 @@ run_cmd "$DPUSIM" plot "$E2E_TMP/one.db" --kind breakdown --scenario no-such -o 
 expect_rc 2 "plot --scenario naming no stored scenario"
 expect_err "one.db: no run of scenario 'no-such'" "plot --scenario names what it did not find"
 
+# coll latencies at most 1 s: --msg-latency 9e6s overflowed the time
+# estimate (undefined), --jitter 1e6s aborted past the end of time.
+coll_bad "--msg-latency 9e6s" "'9e6s' is out of range in '--msg-latency' \\(at most 1s\\)" "${CB[@]}" --bytes 1MiB --msg-latency 9e6s
+coll_bad "--jitter 1e6s" "'1e6s' is out of range in '--jitter' \\(at most 1s\\)" "${CB[@]}" --bytes 1MiB --jitter 1e6s
+
 finish

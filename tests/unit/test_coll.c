@@ -502,6 +502,22 @@ START_TEST(concurrent_collectives_share)
 }
 END_TEST
 
+/* An estimate past the end of time is the end of time: the cast of the
+ * double (1.5e20 ps here) to sim_time was undefined, on x86 a negative
+ * time that made such an algorithm look fastest. */
+START_TEST(predict_past_the_end_of_time)
+{
+	fab_config fc = one_switch(4);
+	coll_params p = { .op = COLL_ALLREDUCE, .algo = COLL_RING, .bytes = UINT64_MAX };
+	struct world w;
+	sim_time t = 0;
+	world_new(&w, &fc, &rdma);
+	ck_assert_int_eq(coll_predict(w.c, &p, COLL_RING, &t), 0);
+	ck_assert_int_eq(t, SIM_TIME_MAX);
+	world_free(&w);
+}
+END_TEST
+
 START_TEST(bad_requests)
 {
 	fab_config fc = one_switch(1);
@@ -967,6 +983,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, validate_a100_nvswitch_busbw);
 	tcase_add_test(tc, validate_ndr_busbw_per_nic);
 	tcase_add_test(tc, validate_small_message_latency);
+	tcase_add_test(tc, predict_past_the_end_of_time);
 	suite_add_tcase(s, tc);
 	return s;
 }
