@@ -51,6 +51,13 @@ static bool num_of(struct fy_node *ev, const char *key, double *out)
 	return !*end && isfinite(*out);
 }
 
+/* An id or sort index: a whole number within +-2^53, so the cast to long
+ * below is defined (1e300 was not); false skips the event as unreadable. */
+static bool id_of(struct fy_node *ev, const char *key, double *out)
+{
+	return num_of(ev, key, out) && *out == floor(*out) && fabs(*out) <= 9007199254740992.0;
+}
+
 static struct track *track_of(struct tl *t, long pid, long tid)
 {
 	for (size_t i = 0; i < t->ntr; i++)
@@ -83,7 +90,7 @@ static int meta_event(struct tl *t, struct fy_node *ev, long pid, long tid)
 	if (!strcmp(what, "process_name") && name && pid >= 0 && pid < 64)
 		snprintf(t->pname[pid], sizeof t->pname[pid], "%s", name);
 	if (!strcmp(what, "process_sort_index") && pid >= 0 && pid < 64 &&
-	    num_of(args, "sort_index", &idx)) {
+	    id_of(args, "sort_index", &idx)) {
 		t->psort[pid] = (long)idx;
 		t->has_psort[pid] = true;
 	}
@@ -93,7 +100,7 @@ static int meta_event(struct tl *t, struct fy_node *ev, long pid, long tid)
 		return SIM_ENOMEM;
 	if (!strcmp(what, "thread_name") && name)
 		snprintf(k->name, sizeof k->name, "%s", name);
-	else if (num_of(args, "sort_index", &idx))
+	else if (id_of(args, "sort_index", &idx))
 		k->tsort = (long)idx;
 	return 0;
 }
@@ -142,7 +149,7 @@ static int scan(struct tl *t, const char *path, struct fy_node *events, unsigned
 	int err;
 	while ((ev = fy_node_sequence_iterate(events, &it))) {
 		const char *ph = fy_node_is_mapping(ev) ? str_of(ev, "ph") : NULL;
-		if (!ph || !num_of(ev, "pid", &pid) || !num_of(ev, "tid", &tid))
+		if (!ph || !id_of(ev, "pid", &pid) || !id_of(ev, "tid", &tid))
 			continue;
 		if (!strcmp(ph, "M") && (err = meta_event(t, ev, (long)pid, (long)tid)))
 			return err;
@@ -166,9 +173,14 @@ static int scan(struct tl *t, const char *path, struct fy_node *events, unsigned
 	return 0;
 }
 
-/* Second pass: one data block per category: x_mid y half_width half_height. */
-static void write_spans(struct tl *t, struct fy_node *events, FILE *d, bool used[NCATS])
+/* Second pass: one data block per category that has spans (x_mid y
+ * half_width half_height); block[c] is its gnuplot index, -1 for none.
+ * Empty blocks are not written: gnuplot counts a run of blank lines as one
+ * separator, so a trace with no 'compute' spans pointed 'other' at a block
+ * that did not exist ("x range is invalid"). */
+static void write_spans(struct tl *t, struct fy_node *events, FILE *d, int block[NCATS])
 {
+	int nblocks = 0;
 	for (int c = 0; c < NCATS; c++) {
 		struct fy_node *ev;
 		void *it = NULL;
@@ -177,7 +189,7 @@ static void write_spans(struct tl *t, struct fy_node *events, FILE *d, bool used
 			const char *ph = fy_node_is_mapping(ev) ? str_of(ev, "ph") : NULL;
 			struct track *k;
 			if (!ph || strcmp(ph, "X") || cat_index(str_of(ev, "cat")) != c ||
-			    !num_of(ev, "pid", &pid) || !num_of(ev, "tid", &tid) ||
+			    !id_of(ev, "pid", &pid) || !id_of(ev, "tid", &tid) ||
 			    !num_of(ev, "ts", &ts) || !num_of(ev, "dur", &dur))
 				continue;
 			k = track_of(t, (long)pid, (long)tid);
@@ -185,14 +197,15 @@ static void write_spans(struct tl *t, struct fy_node *events, FILE *d, bool used
 				continue;
 			/* microseconds in the file, milliseconds on the axis */
 			fprintf(d, "%.17g %d %.17g 0.35\n", (ts + dur / 2) / 1e3, k->row, dur / 2e3);
-			used[c] = true;
+			block[c] = block[c] < 0 ? nblocks++ : block[c];
 		}
-		fputs("\n\n", d);
+		if (block[c] >= 0)
+			fputs("\n\n", d);
 	}
 }
 
 static void write_script(struct tl *t, const struct plot_opts *o, struct plot *p,
-			 const bool used[NCATS])
+			 const int block[NCATS])
 {
 	size_t rows = t->ntr < o->max_tracks ? t->ntr : o->max_tracks;
 	bool first = true;
@@ -215,10 +228,10 @@ static void write_script(struct tl *t, const struct plot_opts *o, struct plot *p
 	}
 	fputs(")\nplot ", p->f);
 	for (int c = 0; c < NCATS; c++) {
-		if (!used[c])
+		if (block[c] < 0)
 			continue;
 		fprintf(p->f, "%s'%s' index %d using 1:2:3:4 with boxxyerror lc rgb '%s' title '%s'",
-			first ? "" : ", ", p->data, c, cat_colors[c], cats[c]);
+			first ? "" : ", ", p->data, block[c], cat_colors[c], cats[c]);
 		first = false;
 	}
 	fputc('\n', p->f);
@@ -264,7 +277,7 @@ int plot_timeline(const struct plot_opts *o)
 	struct fy_node *events = doc ? events_of(doc) : NULL;
 	struct tl *t = calloc(1, sizeof *t);
 	struct plot p = { .f = NULL };
-	bool used[NCATS] = { false };
+	int block[NCATS] = { -1, -1, -1, -1, -1 };
 	FILE *d = NULL;
 	int rc = 0;
 	if (!doc || !t)
@@ -279,9 +292,9 @@ int plot_timeline(const struct plot_opts *o)
 	else if (!(rc = plot_begin(&p, o)) && !(d = plot_open_data(&p)))
 		rc = CLI_USAGE;
 	if (!rc) {
-		write_spans(t, events, d, used);
+		write_spans(t, events, d, block);
 		fclose(d);
-		write_script(t, o, &p, used);
+		write_script(t, o, &p, block);
 	}
 	if (t)
 		free(t->tr);
