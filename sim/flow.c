@@ -17,8 +17,17 @@
  * others took meanwhile, not the hundreds of links of its whole ring:
  * every list, slot order and rate is as if it had left and joined.
  *
+ * A weighted flow keeps each slot's weights summed (wt); every use of a
+ * slot's count as what the flow takes of it per unit of rate goes through
+ * slot_w, so an unweighted flow computes exactly as before weights were.
+ * A resource counts its entries of weighted flows (nw); water-filling adds
+ * their weights beyond their occurrences (wextra, 0 when nw is) to its
+ * count of unfrozen occurrences, so an unweighted resource divides by the
+ * very count it did before, and an unweighted flow freezes as before.
+ *
  * A resource crossed by one flow only is "private" to it: it cannot tie
- * that flow's rate to anyone else's, so it acts as a rate cap, cap/times.
+ * that flow's rate to anyone else's, so it acts as a rate cap, cap/times
+ * (cap/weight).
  * A flow keeps its shared slots first and its private ones after, and the
  * least private cap cached; a join or leave that changes a resource's
  * sharing moves the other flow's slot across in O(1). Components are then
@@ -56,17 +65,19 @@ typedef struct fentry {
 	uint32_t slot;
 } fentry;
 
-typedef struct fres {
+typedef struct fres {  /* (ordered to pack, what a level reads first: 72 bytes) */
 	double cap_Bps;
 	fentry *ent;     /* one per distinct flow */
 	uint32_t nd, ent_cap;
 	uint32_t mark;   /* component walk epoch */
-	uint32_t stamp;  /* path dedup scratch: net->stamp when last seen, */
-	uint32_t at;     /* and the slot it got */
+	uint32_t stamp;  /* path dedup scratch: net->stamp when last seen */
+	uint32_t left;   /* water-filling scratch: occurrences of unfrozen flows, */
+	uint32_t nw;     /* (entries of weighted flows: fflow.wt) */
+	double rem_Bps;  /* capacity not yet given out, */
+	double share_Bps; /* res_share at the start of the level, */
+	double wextra;   /* unfrozen weighted flows' weights beyond their occurrences */
+	uint32_t at;     /* path dedup scratch: the slot it got */
 	bool dirty;
-	double rem_Bps;  /* water-filling scratch: capacity not yet given out, */
-	uint32_t left;   /* occurrences of unfrozen flows, */
-	double share_Bps; /* rem_Bps / left at the start of the level */
 } fres;
 
 typedef struct fslot {
@@ -87,14 +98,15 @@ typedef struct fflow {
 	double cap_Bps;
 	sim_time t_last;
 	fslot *slot;        /* nslot distinct resources: nshared shared, then private */
+	double *wt;         /* per slot, its occurrences' weights summed; NULL: all 1 */
 	uint32_t nslot, nshared;
 	double priv_Bps;    /* least cap/times over private slots, unless priv_stale */
-	bool priv_stale;
 	fcapped *bycap;     /* kept flows: (cap/times, resource) of every slot, by cap */
 	uint32_t *det;      /* parked: slots out of their resources' lists */
 	uint32_t ndet;
-	bool parked;        /* idle kept flow, in the lists of its private slots only */
 	uint32_t mark;
+	bool priv_stale;    /* (the flags together: 176 bytes with wt, as without) */
+	bool parked;        /* idle kept flow, in the lists of its private slots only */
 	bool live, frozen;
 	bool keep, attached, in_idle_list, solo;
 	bool joined;               /* in net->joined */
@@ -169,6 +181,7 @@ void flow_net_free(flow_net *net)
 		free(net->res[i].ent);
 	for (uint32_t i = 0; i < net->nflows; i++) {
 		free(net->flows[i].slot);
+		free(net->flows[i].wt);
 		free(net->flows[i].bycap);
 		free(net->flows[i].det);
 	}
@@ -205,6 +218,29 @@ int flow_res_add(flow_net *net, double cap_Bps, uint32_t *id)
 size_t flow_res_count(const flow_net *net) { return net->nres; }
 double flow_res_cap_Bps(const flow_net *net, uint32_t res) { return net->res[res].cap_Bps; }
 
+/* What f's slot k takes of its resource per unit of f's rate: its
+ * occurrences, or their weights summed. Unweighted, exactly the count. */
+static double slot_w(const fflow *f, uint32_t k)
+{
+	return f->wt ? f->wt[k] : (double)f->slot[k].times;
+}
+
+/* Sum over res's weighted entries of their weights beyond their
+ * occurrences, so that nocc + this is what a common rate of all its flows
+ * takes of it per unit (callers skip it, 0, on resources with none, so
+ * unweighted that is nocc to the bit). */
+static double res_extra(const flow_net *net, uint32_t res)
+{
+	const fres *r = &net->res[res];
+	double sum = 0;
+	for (uint32_t i = 0; i < r->nd; i++) {
+		const fflow *f = &net->flows[r->ent[i].flow];
+		if (f->wt)
+			sum += f->wt[r->ent[i].slot] - f->slot[r->ent[i].slot].times;
+	}
+	return sum;
+}
+
 /* A parked flow in res's list has left it, as far as anyone outside can
  * tell. */
 static bool parked_only(const flow_net *net, const fres *r)
@@ -223,7 +259,7 @@ double flow_res_load_Bps(const flow_net *net, uint32_t res)
 	double sum = 0;
 	for (uint32_t i = 0; i < r->nd; i++) {
 		const fflow *f = &net->flows[r->ent[i].flow];
-		sum += f->rate_Bps * f->slot[r->ent[i].slot].times;
+		sum += f->rate_Bps * slot_w(f, r->ent[i].slot);
 	}
 	return sum;
 }
@@ -290,6 +326,7 @@ static void release_flow(flow_net *net, uint32_t fid)
 {
 	fflow *f = &net->flows[fid];
 	free(f->slot);
+	free(f->wt);
 	free(f->bycap);
 	free(f->det);
 	*f = (fflow){ .next_free = net->free_head };
@@ -300,17 +337,24 @@ static void release_flow(flow_net *net, uint32_t fid)
  * pointing at them. */
 static void swap_slots(flow_net *net, uint32_t fid, uint32_t a, uint32_t b)
 {
-	fslot *s = net->flows[fid].slot, t;
+	fflow *f = &net->flows[fid];
+	fslot *s = f->slot, t;
 	if (a == b)
 		return;
 	t = s[a], s[a] = s[b], s[b] = t;
+	if (f->wt) {
+		double w = f->wt[a];
+		f->wt[a] = f->wt[b], f->wt[b] = w;
+	}
 	net->res[s[a].res].ent[s[a].pos].slot = a;
 	net->res[s[b].res].ent[s[b].pos].slot = b;
 }
 
-static double slot_cap_Bps(const flow_net *net, const fslot *s)
+/* The rate f's slot k alone allows: its resource's capacity over the
+ * slot's weight. */
+static double slot_cap_Bps(const flow_net *net, const fflow *f, uint32_t k)
 {
-	return net->res[s->res].cap_Bps / s->times;
+	return net->res[f->slot[k].res].cap_Bps / slot_w(f, k);
 }
 
 /* Slot k of fid's (private until now) becomes shared: moved into the
@@ -319,7 +363,7 @@ static double slot_cap_Bps(const flow_net *net, const fslot *s)
 static void make_shared(flow_net *net, uint32_t fid, uint32_t k)
 {
 	fflow *f = &net->flows[fid];
-	if (!f->priv_stale && slot_cap_Bps(net, &f->slot[k]) <= f->priv_Bps)
+	if (!f->priv_stale && slot_cap_Bps(net, f, k) <= f->priv_Bps)
 		f->priv_stale = true;
 	swap_slots(net, fid, k, f->nshared++);
 }
@@ -331,7 +375,7 @@ static void make_private(flow_net *net, uint32_t fid, uint32_t k)
 	f->nshared--;
 	swap_slots(net, fid, k, f->nshared);
 	if (!f->priv_stale)
-		f->priv_Bps = fmin(f->priv_Bps, slot_cap_Bps(net, &f->slot[f->nshared]));
+		f->priv_Bps = fmin(f->priv_Bps, slot_cap_Bps(net, f, f->nshared));
 }
 
 /* The least cap/times over f's private slots (of a live flow, on all its
@@ -349,7 +393,7 @@ static double priv_cap_Bps(flow_net *net, fflow *f)
 				}
 		} else {
 			for (uint32_t k = f->nshared; k < f->nslot; k++)
-				f->priv_Bps = fmin(f->priv_Bps, slot_cap_Bps(net, &f->slot[k]));
+				f->priv_Bps = fmin(f->priv_Bps, slot_cap_Bps(net, f, k));
 		}
 		f->priv_stale = false;
 	}
@@ -363,6 +407,7 @@ static void evict(flow_net *net, fres *r, uint32_t rid)
 	fentry e = r->ent[0];
 	fflow *f = &net->flows[e.flow];
 	r->nd = 0;
+	r->nw -= f->wt != NULL;
 	net->nocc[rid] -= f->slot[e.slot].times;
 	f->slot[e.slot].pos = NO_POS;
 	f->det[f->ndet++] = e.slot;
@@ -376,6 +421,7 @@ static int attach_slot(flow_net *net, uint32_t fid, uint32_t k)
 {
 	fslot *s = &net->flows[fid].slot[k];
 	fres *r = &net->res[s->res];
+	bool weighted = net->flows[fid].wt != NULL;
 	if (parked_only(net, r))
 		evict(net, r, s->res);
 	if (grow((void **)&r->ent, &r->ent_cap, r->nd + 1, sizeof *r->ent))
@@ -383,6 +429,7 @@ static int attach_slot(flow_net *net, uint32_t fid, uint32_t k)
 	s->pos = r->nd;
 	r->ent[r->nd++] = (fentry){ .flow = fid, .slot = k };
 	net->nocc[s->res] += s->times;
+	r->nw += weighted;
 	if (r->nd == 2)
 		make_shared(net, r->ent[0].flow, r->ent[0].slot);
 	if (r->nd >= 2)
@@ -420,6 +467,7 @@ static void leave_resources(flow_net *net, uint32_t fid, uint32_t upto)
 		r->ent[s->pos] = moved;
 		net->flows[moved.flow].slot[moved.slot].pos = s->pos;
 		net->nocc[s->res] -= s->times;
+		r->nw -= f->wt != NULL;
 		s->pos = NO_POS;
 		if (r->nd == 1)
 			make_private(net, r->ent[0].flow, r->ent[0].slot);
@@ -510,14 +558,36 @@ static bool spec_ok(const flow_net *net, const flow_spec *spec)
 	if (!spec->path)
 		return false;
 	for (uint32_t s = 0; s < spec->path_len; s++)
-		if (spec->path[s] >= net->nres)
+		if (spec->path[s] >= net->nres ||
+		    (spec->weights && !(spec->weights[s] > 0 && isfinite(spec->weights[s]))))
 			return false;
 	return true;
 }
 
-/* The distinct resources of a path with their counts, in order of first
- * appearance, into f->slot (allocated here; 0 or SIM_ENOMEM). */
-static int set_slots(flow_net *net, fflow *f, const uint32_t *path, uint32_t len)
+/* The weights of a path, summed per slot into f->wt (allocated here), unless
+ * every one is 1: then f->wt stays NULL and the flow is solved as an
+ * unweighted one, to the bit. 0 or SIM_ENOMEM. */
+static int set_weights(const flow_net *net, fflow *f, const uint32_t *path,
+		       const double *weights, uint32_t len)
+{
+	bool unit = true;
+	for (uint32_t i = 0; i < len && weights && unit; i++)
+		unit = weights[i] == 1;
+	if (unit)
+		return 0;
+	f->wt = calloc(f->nslot, sizeof *f->wt);
+	if (!f->wt)
+		return SIM_ENOMEM;
+	for (uint32_t i = 0; i < len; i++)
+		f->wt[net->res[path[i]].at] += weights[i];
+	return 0;
+}
+
+/* The distinct resources of a path with their counts (and weights), in
+ * order of first appearance, into f->slot (allocated here; 0 or
+ * SIM_ENOMEM). */
+static int set_slots(flow_net *net, fflow *f, const uint32_t *path, const double *weights,
+		     uint32_t len)
 {
 	f->slot = malloc((size_t)(len ? len : 1) * sizeof *f->slot);
 	if (!f->slot)
@@ -538,7 +608,7 @@ static int set_slots(flow_net *net, fflow *f, const uint32_t *path, uint32_t len
 		r->at = f->nslot;
 		f->slot[f->nslot++] = (fslot){ .res = path[i], .times = 1 };
 	}
-	return 0;
+	return set_weights(net, f, path, weights, len);
 }
 
 static int by_cap(const void *a, const void *b);
@@ -551,7 +621,7 @@ static int sort_slot_caps(const flow_net *net, fflow *f)
 	if (!f->bycap)
 		return SIM_ENOMEM;
 	for (uint32_t k = 0; k < f->nslot; k++)
-		f->bycap[k] = (fcapped){ .cap_Bps = slot_cap_Bps(net, &f->slot[k]),
+		f->bycap[k] = (fcapped){ .cap_Bps = slot_cap_Bps(net, f, k),
 					 .flow = f->slot[k].res };
 	qsort(f->bycap, f->nslot, sizeof *f->bycap, by_cap);
 	return 0;
@@ -572,7 +642,7 @@ int flow_start(flow_net *net, const flow_spec *spec, uint32_t *fid)
 		      .cap_Bps = spec->cap_Bps, .t_last = sim_now(net->eng),
 		      .live = true, .fn = spec->done, .keep = spec->keep,
 		      .obj = spec->obj, .data = spec->data, .mark = net->epoch };
-	if (set_slots(net, f, spec->path, spec->path_len) ||
+	if (set_slots(net, f, spec->path, spec->weights, spec->path_len) ||
 	    (spec->keep && sort_slot_caps(net, f))) {
 		release_flow(net, id);
 		return SIM_ENOMEM;
@@ -645,7 +715,7 @@ static bool quiet(const flow_net *net, const fflow *f, double extra_Bps)
 		 * one link at one instant cost one solve, not n^2. */
 		if (r->dirty || (seen += r->nd) > QUIET_SCAN)
 			return false;
-		load = flow_res_load_Bps(net, f->slot[k].res) + extra_Bps * f->slot[k].times;
+		load = flow_res_load_Bps(net, f->slot[k].res) + extra_Bps * slot_w(f, k);
 		if (!(load <= r->cap_Bps * (1 - QUIET_EPS)))
 			return false;
 	}
@@ -816,13 +886,53 @@ static void walk_component(flow_net *net, uint32_t start, uint32_t *nr, uint32_t
 	}
 }
 
+/* res_extra over r's unfrozen flows, summed afresh: for when subtracting
+ * them one by one has rounded the total weight to nothing while some are
+ * left. */
+static double unfrozen_extra(const flow_net *net, const fres *r)
+{
+	double sum = 0;
+	for (uint32_t e = 0; e < r->nd; e++) {
+		const fflow *f = &net->flows[r->ent[e].flow];
+		if (!f->frozen && f->wt)
+			sum += f->wt[r->ent[e].slot] - f->slot[r->ent[e].slot].times;
+	}
+	return sum;
+}
+
+/* What each unfrozen flow on r may still get per unit of weight: its
+ * capacity left over their weights. Unweighted, wextra is 0 and the
+ * weights are the occurrences: rem / left to the bit. */
+static double res_share(const fres *r)
+{
+	return r->rem_Bps / (r->left + r->wextra);
+}
+
+/* freeze for a weighted flow: weight x rate off each shared resource. */
+static void freeze_weighted(flow_net *net, fflow *f, double rate_Bps)
+{
+	for (uint32_t k = 0; k < f->nshared; k++) {
+		fres *r = &net->res[f->slot[k].res];
+		r->rem_Bps -= rate_Bps * f->wt[k];
+		if (r->rem_Bps < 0)
+			r->rem_Bps = 0;
+		r->left -= f->slot[k].times;
+		r->wextra -= f->wt[k] - f->slot[k].times;
+		if (r->left && !(r->left + r->wextra > 0))
+			r->wextra = unfrozen_extra(net, r);
+	}
+}
+
 /* Freezes f at rate_Bps, taking it off its shared resources once per
  * occurrence: one subtraction each, as when every occurrence was an entry
- * of its own, so the remaining capacities round as they did then. */
+ * of its own, so the remaining capacities round as they did then (a
+ * weighted flow: weight x rate, once per slot). */
 static void freeze(flow_net *net, fflow *f, double rate_Bps)
 {
 	f->frozen = true;
 	f->new_Bps = rate_Bps;
+	if (f->wt)
+		return freeze_weighted(net, f, rate_Bps);
 	for (uint32_t k = 0; k < f->nshared; k++) {
 		fres *r = &net->res[f->slot[k].res];
 		for (uint32_t t = 0; t < f->slot[k].times; t++) {
@@ -884,7 +994,8 @@ static void fill_one(flow_net *net, uint32_t nr)
 		rate = fmin(rate, f->cap_Bps);
 	for (uint32_t i = 0; i < nr; i++) {
 		const fres *r = &net->res[net->cres[i]];
-		rate = fmin(rate, r->cap_Bps / net->nocc[net->cres[i]]);
+		double extra = r->nw ? res_extra(net, net->cres[i]) : 0;
+		rate = fmin(rate, r->cap_Bps / (net->nocc[net->cres[i]] + extra));
 	}
 	f->new_Bps = rate;
 }
@@ -902,7 +1013,7 @@ static double least_share(flow_net *net, uint32_t *nact, const fcapped *priv, ui
 		if (!r->left)
 			continue;
 		act[j++] = act[i];
-		r->share_Bps = r->rem_Bps / r->left;
+		r->share_Bps = res_share(r);
 		if (r->share_Bps < share)
 			share = r->share_Bps;
 	}
@@ -924,7 +1035,7 @@ static uint32_t freeze_level(flow_net *net, double share, uint32_t nact, const f
 		fres *r = &net->res[net->act[i]];
 		/* Shares only grow as flows freeze at the least (but for
 		 * rounding): the start-of-level one rules most out cheaply. */
-		if (!r->left || r->share_Bps > level || r->rem_Bps / r->left > level)
+		if (!r->left || r->share_Bps > level || res_share(r) > level)
 			continue;
 		for (uint32_t e = 0; e < r->nd; e++) {
 			fflow *f = &net->flows[r->ent[e].flow];
@@ -953,6 +1064,7 @@ static void water_fill(flow_net *net, uint32_t nr, uint32_t nf)
 		fres *r = &net->res[net->cres[i]];
 		r->rem_Bps = r->cap_Bps;
 		r->left = net->nocc[net->cres[i]];
+		r->wextra = r->nw ? res_extra(net, net->cres[i]) : 0;
 		net->act[i] = net->cres[i];
 	}
 	sort_caps(net, nf, &ncap, &npriv);

@@ -17,7 +17,15 @@
  *
  * A path may name a resource more than once: the flow then uses its rate
  * that many times on it (one flow standing for a lock-step set of hops,
- * such as one step of a ring, uses this). Knows nothing of what flows mean. */
+ * such as one step of a ring, uses this). An entry of a path may weigh w
+ * (flow_spec.weights): a flow at rate r then takes w x r of that
+ * resource, so one resource can stand for work of several kinds at
+ * different costs per byte (a host's cores, in cycles/s, crossed by
+ * flows at their cycles per byte). Filling is the same with weights:
+ * every unfrozen rate rises together, a resource saturates when the sum
+ * of w x r over its flows reaches its capacity, and a resource one flow
+ * has to itself caps it at capacity / w. Knows nothing of what flows
+ * mean. */
 #ifndef DPUSIM_SIM_FLOW_H
 #define DPUSIM_SIM_FLOW_H
 
@@ -41,7 +49,7 @@ int flow_res_add(flow_net *net, double cap_Bps, uint32_t *id);
 size_t flow_res_count(const flow_net *net);
 double flow_res_cap_Bps(const flow_net *net, uint32_t res);
 /* Sum of the current rates of the flows crossing res (counted once per
- * occurrence in their paths). */
+ * occurrence in their paths, times its weight): in res's own units. */
 double flow_res_load_Bps(const flow_net *net, uint32_t res);
 /* Number of (flow, occurrence) entries crossing res now: O(1), for
  * load-aware routing. */
@@ -50,6 +58,9 @@ uint32_t flow_res_nflows(const flow_net *net, uint32_t res);
 typedef struct flow_spec {
 	uint64_t bytes;
 	const uint32_t *path;  /* resource ids, copied; may repeat */
+	const double *weights; /* NULL, or path_len weights (finite, > 0), copied:
+				* entry i takes weights[i] x the rate of path[i].
+				* NULL or all 1: unweighted */
 	uint32_t path_len;
 	double cap_Bps;        /* rate cap; 0 means none. Needed when path_len is 0 */
 	sim_handler *done;     /* called at completion with (eng, obj, data); may be NULL */
@@ -62,8 +73,8 @@ typedef struct flow_spec {
  * reads 0 until that has run. *fid (if not NULL) names it until its
  * handler returns (a kept flow: until flow_release); ids are reused
  * afterwards. Returns 0, SIM_EINVAL (bad
- * resource id, no path and no cap, negative or non-finite cap) or
- * SIM_ENOMEM. */
+ * resource id or weight, no path and no cap, negative or non-finite cap)
+ * or SIM_ENOMEM. */
 int flow_start(flow_net *net, const flow_spec *spec, uint32_t *fid);
 
 /* A kept flow (spec.keep) that has completed runs again over the same path

@@ -1,8 +1,8 @@
 /* sim/flow: max-min hand cases, exact completion times, batching, local
  * re-solving, private and shared resources, changes placed without a
- * solve, conservation, and randomized checks (one instant, flows coming
- * and going, and kept flows restarting among them) against a plain
- * whole-network water-filling. */
+ * solve, conservation, weighted paths, and randomized checks (one instant,
+ * flows coming and going, and kept flows restarting among them; unweighted
+ * and weighted) against a plain whole-network water-filling. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -160,6 +160,80 @@ START_TEST(repeated_resource_counts_twice)
 }
 END_TEST
 
+/* Weighted progressive filling, by hand. Resource H (12 GB/s worth) is
+ * crossed by a at weight 1, b at 2 and c at 3; link L (2 GB/s) by a and d.
+ * All rise together: L's share is 2 / 2 = 1 GB/s, H's 12 / (1 + 2 + 3) =
+ * 2 GB/s, so L saturates first and freezes a and d at 1 GB/s; H has
+ * 12 - 1 x 1 = 11 left for b and c at weights 2 + 3: 2.2 GB/s each
+ * (H: 1 + 4.4 + 6.6 = 12). e, alone on P (5 GB/s) at weight 2.5, runs at
+ * 2 GB/s, so its 4 GB take 2 s. Weights of exactly 1 are no weights. */
+START_TEST(weighted_resources_by_hand)
+{
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = flow_net_new(eng);
+	struct log lg = { .n = 0 };
+	uint32_t h, l, p, path[2], fa, fb, fc, fd, fe, fu;
+	double w1[2] = { 1, 1 }, w2 = 2, w3 = 3, w25 = 2.5;
+	flow_res_add(net, 12e9, &h);
+	flow_res_add(net, 2e9, &l);
+	flow_res_add(net, 5e9, &p);
+	path[0] = h, path[1] = l;
+	flow_spec fs = { .bytes = 1000000, .path = path, .path_len = 2, .weights = w1,
+			 .done = note_done, .obj = &lg, .data = 0 };
+	ck_assert_int_eq(flow_start(net, &fs, &fa), 0);
+	fs = (flow_spec){ .bytes = 1000000, .path = &h, .path_len = 1, .weights = &w2,
+			  .done = note_done, .obj = &lg, .data = 1 };
+	ck_assert_int_eq(flow_start(net, &fs, &fb), 0);
+	fs.weights = &w3, fs.data = 2;
+	ck_assert_int_eq(flow_start(net, &fs, &fc), 0);
+	fd = start(net, 1000000, &l, 1, 0, &lg, 3);
+	fs = (flow_spec){ .bytes = 4000000000, .path = &p, .path_len = 1, .weights = &w25,
+			  .done = note_done, .obj = &lg, .data = 4 };
+	ck_assert_int_eq(flow_start(net, &fs, &fe), 0);
+	settle(eng);
+	ck_assert(REL(flow_rate_Bps(net, fa), 1e9));
+	ck_assert(REL(flow_rate_Bps(net, fd), 1e9));
+	ck_assert(REL(flow_rate_Bps(net, fb), 2.2e9));
+	ck_assert(REL(flow_rate_Bps(net, fc), 2.2e9));
+	ck_assert(REL(flow_res_load_Bps(net, h), 12e9));
+	ck_assert(REL(flow_rate_Bps(net, fe), 2e9));
+	ck_assert(REL(flow_res_load_Bps(net, p), 5e9));
+	check_ok(net);
+	/* A path naming P twice at weights 0.5 and 2 takes 2.5 x its rate. */
+	double w2x[2] = { 0.5, 2 };
+	path[0] = path[1] = p;
+	fs = (flow_spec){ .bytes = 1000, .path = path, .path_len = 2, .weights = w2x,
+			  .done = note_done, .obj = &lg, .data = 5 };
+	ck_assert_int_eq(flow_start(net, &fs, &fu), 0);
+	settle(eng);
+	ck_assert(REL(flow_rate_Bps(net, fe), 1e9)); /* 5 / (2.5 + 2.5) */
+	ck_assert(REL(flow_rate_Bps(net, fu), 1e9));
+	check_ok(net);
+	sim_run(eng);
+	ck_assert_uint_eq(lg.n, 6);
+	flow_net_free(net);
+	sim_engine_free(eng);
+}
+END_TEST
+
+/* Weights must be finite and positive. */
+START_TEST(bad_weights_are_refused)
+{
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = flow_net_new(eng);
+	uint32_t r;
+	double bad[] = { 0, -1, NAN, INFINITY };
+	flow_res_add(net, 1e9, &r);
+	for (int i = 0; i < 4; i++) {
+		flow_spec fs = { .bytes = 10, .path = &r, .path_len = 1, .weights = &bad[i] };
+		ck_assert_int_eq(flow_start(net, &fs, NULL), SIM_EINVAL);
+	}
+	ck_assert_uint_eq(flow_active(net), 0);
+	flow_net_free(net);
+	sim_engine_free(eng);
+}
+END_TEST
+
 static void join_later(sim_engine *eng, void *obj, uint64_t data)
 {
 	flow_net *net = obj;
@@ -292,12 +366,12 @@ START_TEST(edge_cases)
 END_TEST
 
 /* Reference: plain progressive filling over the whole network, by levels,
- * with an explicit usage matrix. */
+ * with an explicit usage matrix (a weight of w: w x the rate). */
 #define RN 12
 #define RF 30
 struct rnet {
 	double cap[RN];
-	int use[RF][RN]; /* multiplicity of resource r on flow f's path */
+	double use[RF][RN]; /* weight of resource r on flow f's path, summed */
 	double fcap[RF];
 	int nf;
 };
@@ -348,9 +422,16 @@ static void check_again(sim_engine *eng, void *obj, uint64_t data)
 	sim_schedule_in(eng, 0, check_event, obj, 0, NULL);
 }
 
-START_TEST(random_against_reference)
+/* A path entry's weight in the weighted tests: 1 for some (so weighted
+ * and unweighted entries mix), else anything in [0.1, 4.1). */
+static double draw_weight(sim_rng *rng)
 {
-	sim_rng *rng = sim_rng_new(7, "test.flow");
+	return sim_rng_bernoulli(rng, 0.3) ? 1 : 0.1 + 4 * sim_rng_uniform(rng);
+}
+
+static void against_reference(uint64_t seed, const char *stream, bool weighted)
+{
+	sim_rng *rng = sim_rng_new(seed, stream);
 	for (int trial = 0; trial < 200; trial++) {
 		sim_engine *eng = sim_engine_new();
 		flow_net *net = flow_net_new(eng);
@@ -363,14 +444,16 @@ START_TEST(random_against_reference)
 		}
 		for (int f = 0; f < rn.nf; f++) {
 			uint32_t path[6], len = 1 + (uint32_t)sim_rng_below(rng, 6);
+			double w[6];
 			for (uint32_t s = 0; s < len; s++) {
 				path[s] = (uint32_t)sim_rng_below(rng, RN);
-				rn.use[f][path[s]]++;
+				w[s] = weighted ? draw_weight(rng) : 1;
+				rn.use[f][path[s]] += w[s];
 			}
 			rn.fcap[f] = sim_rng_bernoulli(rng, 0.3) ? 1e8 * (double)(1 + sim_rng_below(rng, 40)) : 0;
 			flow_spec fs = { .bytes = 1000 + sim_rng_below(rng, 1000000), .path = path,
-					 .path_len = len, .cap_Bps = rn.fcap[f],
-					 .done = check_again, .obj = net };
+					 .weights = weighted ? w : NULL, .path_len = len,
+					 .cap_Bps = rn.fcap[f], .done = check_again, .obj = net };
 			ck_assert_int_eq(flow_start(net, &fs, &fid[f]), 0);
 		}
 		settle(eng);
@@ -388,6 +471,17 @@ START_TEST(random_against_reference)
 	}
 	sim_rng_free(rng);
 }
+
+START_TEST(random_against_reference)
+{
+	against_reference(7, "test.flow", false);
+}
+END_TEST
+
+START_TEST(weighted_random_against_reference)
+{
+	against_reference(19, "test.flow.weighted", true);
+}
 END_TEST
 
 /* Flows starting and finishing at random times over random paths (with
@@ -399,6 +493,9 @@ struct dyn {
 	struct rnet rn;
 	uint32_t fid[RF];
 	uint32_t path[RF][6], len[RF];
+	double w[RF][6];
+	bool weighted;       /* pass w as the paths' weights */
+	int occ[RF][RN];     /* occurrences of resource r on flow f's path */
 	uint64_t bytes[RF];
 	int active[RF];
 	int compared;
@@ -442,29 +539,40 @@ static void dyn_start(sim_engine *eng, void *obj, uint64_t data)
 {
 	struct dyn *d = obj;
 	flow_spec fs = { .bytes = d->bytes[data], .path = d->path[data], .path_len = d->len[data],
-			 .cap_Bps = d->rn.fcap[data], .done = dyn_done, .obj = d, .data = data };
+			 .weights = d->weighted ? d->w[data] : NULL, .cap_Bps = d->rn.fcap[data],
+			 .done = dyn_done, .obj = d, .data = data };
 	ck_assert_int_eq(flow_start(d->net, &fs, &d->fid[data]), 0);
 	d->active[data] = 1;
 	sim_schedule_in(eng, 0, dyn_compare, d, 0, NULL);
 }
 
-START_TEST(random_churn_against_reference)
+/* A random path for flow f of d, its weights (when d is weighted) and
+ * usage. */
+static void dyn_path(struct dyn *d, sim_rng *rng, int f)
 {
-	sim_rng *rng = sim_rng_new(13, "test.flow.dyn");
+	d->len[f] = 1 + (uint32_t)sim_rng_below(rng, 6);
+	for (uint32_t s = 0; s < d->len[f]; s++) {
+		uint32_t r = d->path[f][s] = (uint32_t)sim_rng_below(rng, RN);
+		d->w[f][s] = d->weighted ? draw_weight(rng) : 1;
+		d->rn.use[f][r] += d->w[f][s];
+		d->occ[f][r]++;
+	}
+}
+
+static void churn_against_reference(uint64_t seed, const char *stream, bool weighted)
+{
+	sim_rng *rng = sim_rng_new(seed, stream);
 	for (int trial = 0; trial < 200; trial++) {
 		sim_engine *eng = sim_engine_new();
-		struct dyn d = { .net = flow_net_new(eng), .rn = { .nf = 1 + (int)sim_rng_below(rng, RF) } };
+		struct dyn d = { .net = flow_net_new(eng), .rn = { .nf = 1 + (int)sim_rng_below(rng, RF) },
+				 .weighted = weighted };
 		for (int r = 0; r < RN; r++) {
 			/* Roomy resources too, so flows often run at their own caps. */
 			d.rn.cap[r] = 1e9 * (double)(1 + sim_rng_below(rng, r < 4 ? 40 : 8));
 			flow_res_add(d.net, d.rn.cap[r], NULL);
 		}
 		for (int f = 0; f < d.rn.nf; f++) {
-			d.len[f] = 1 + (uint32_t)sim_rng_below(rng, 6);
-			for (uint32_t s = 0; s < d.len[f]; s++) {
-				d.path[f][s] = (uint32_t)sim_rng_below(rng, RN);
-				d.rn.use[f][d.path[f][s]]++;
-			}
+			dyn_path(&d, rng, f);
 			d.rn.fcap[f] = sim_rng_bernoulli(rng, 0.3) ? 1e8 * (double)(1 + sim_rng_below(rng, 40)) : 0;
 			d.bytes[f] = 1000 + sim_rng_below(rng, 1000000);
 			/* A few distinct instants, so several flows often start together. */
@@ -479,6 +587,17 @@ START_TEST(random_churn_against_reference)
 		sim_engine_free(eng);
 	}
 	sim_rng_free(rng);
+}
+
+START_TEST(random_churn_against_reference)
+{
+	churn_against_reference(13, "test.flow.dyn", false);
+}
+END_TEST
+
+START_TEST(weighted_random_churn_against_reference)
+{
+	churn_against_reference(23, "test.flow.dyn.weighted", true);
 }
 END_TEST
 
@@ -715,9 +834,9 @@ static void kdyn_counts(struct kdyn *k, int exact)
 		uint32_t live = 0, idle = 0;
 		for (int f = 0; f < k->d.rn.nf; f++) {
 			if (k->d.active[f])
-				live += (uint32_t)k->d.rn.use[f][r];
+				live += (uint32_t)k->d.occ[f][r];
 			else if (k->keep[f])
-				idle += (uint32_t)k->d.rn.use[f][r];
+				idle += (uint32_t)k->d.occ[f][r];
 		}
 		if (exact)
 			ck_assert_uint_eq(flow_res_nflows(k->d.net, (uint32_t)r), live);
@@ -761,22 +880,23 @@ static void kdyn_start(sim_engine *eng, void *obj, uint64_t data)
 	struct kdyn *k = obj;
 	struct dyn *d = &k->d;
 	flow_spec fs = { .bytes = d->bytes[data], .path = d->path[data], .path_len = d->len[data],
-			 .cap_Bps = d->rn.fcap[data], .done = kdyn_done, .obj = k, .data = data,
-			 .keep = k->keep[data] };
+			 .weights = d->weighted ? d->w[data] : NULL, .cap_Bps = d->rn.fcap[data],
+			 .done = kdyn_done, .obj = k, .data = data, .keep = k->keep[data] };
 	ck_assert_int_eq(flow_start(d->net, &fs, &d->fid[data]), 0);
 	d->active[data] = 1;
 	kdyn_counts(k, 1);
 	sim_schedule_in(eng, 0, dyn_compare, d, 0, NULL);
 }
 
-START_TEST(kept_flows_churn_against_reference)
+static void kept_against_reference(uint64_t seed, const char *stream, bool weighted)
 {
-	sim_rng *rng = sim_rng_new(17, "test.flow.kept");
+	sim_rng *rng = sim_rng_new(seed, stream);
 	int restarted = 0;
 	for (int trial = 0; trial < 300; trial++) {
 		sim_engine *eng = sim_engine_new();
 		struct kdyn k = { .d = { .net = flow_net_new(eng),
-					 .rn = { .nf = 2 + (int)sim_rng_below(rng, RF - 1) } },
+					 .rn = { .nf = 2 + (int)sim_rng_below(rng, RF - 1) },
+					 .weighted = weighted },
 				  .rng = rng };
 		struct dyn *d = &k.d;
 		for (int r = 0; r < RN; r++) {
@@ -784,11 +904,7 @@ START_TEST(kept_flows_churn_against_reference)
 			flow_res_add(d->net, d->rn.cap[r], NULL);
 		}
 		for (int f = 0; f < d->rn.nf; f++) {
-			d->len[f] = 1 + (uint32_t)sim_rng_below(rng, 6);
-			for (uint32_t s = 0; s < d->len[f]; s++) {
-				d->path[f][s] = (uint32_t)sim_rng_below(rng, RN);
-				d->rn.use[f][d->path[f][s]]++;
-			}
+			dyn_path(d, rng, f);
 			d->rn.fcap[f] = sim_rng_bernoulli(rng, 0.3) ? 1e8 * (double)(1 + sim_rng_below(rng, 40)) : 0;
 			d->bytes[f] = 1000 + sim_rng_below(rng, 1000000);
 			k.keep[f] = sim_rng_bernoulli(rng, 0.5);
@@ -810,6 +926,17 @@ START_TEST(kept_flows_churn_against_reference)
 	}
 	ck_assert_int_ge(restarted, 1000); /* the test exercised restarts */
 	sim_rng_free(rng);
+}
+
+START_TEST(kept_flows_churn_against_reference)
+{
+	kept_against_reference(17, "test.flow.kept", false);
+}
+END_TEST
+
+START_TEST(weighted_kept_flows_churn_against_reference)
+{
+	kept_against_reference(29, "test.flow.kept.weighted", true);
 }
 END_TEST
 
@@ -835,6 +962,11 @@ static Suite *suite(void)
 	tcase_add_test(tc, kept_flow_restart_after_a_change);
 	tcase_add_test(tc, kept_flows_random_churn);
 	tcase_add_test(tc, kept_flows_churn_against_reference);
+	tcase_add_test(tc, weighted_resources_by_hand);
+	tcase_add_test(tc, bad_weights_are_refused);
+	tcase_add_test(tc, weighted_random_against_reference);
+	tcase_add_test(tc, weighted_random_churn_against_reference);
+	tcase_add_test(tc, weighted_kept_flows_churn_against_reference);
 	suite_add_tcase(s, tc);
 	return s;
 }
