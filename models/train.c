@@ -445,6 +445,36 @@ static void op_done(sim_engine *eng, void *obj, uint64_t data)
 
 static void bucket_done(sim_engine *eng, void *obj, uint64_t data);
 
+/* Host-stack work and DPU-engine bytes of replica d's ranks in one bucket
+ * of g. A ring (or tree) all-reduce moves 2 (D - 1) / D of the bucket over
+ * every hop of its ring (with ZeRO, its reduce-scatter and the parameters'
+ * all-gather, (D - 1) / D each, move as much). Only hops that leave a node
+ * cost the host stack and go through the DPU's engines: the ring visits a
+ * node's ranks in a row (as NCCL lays rings out, coll.c's ring_rank), so a
+ * node holding several replicas sends and receives once per ring, and a
+ * ring inside one node, over NVLink, not at all (as coll.c charges its
+ * collectives: network hops only). Charged to the node of d's first
+ * tensor rank, as before. */
+static void count_dp_hops(trainer *tr, const dpgroup *g, uint32_t d)
+{
+	const setup_host_costs *nc = &tr->cfg->net_costs;
+	uint32_t node = rank_of(tr, d, g->p, 0) / tr->gpn, out = 0, in = 0, D = tr->D;
+	double hop = g->bucket_bytes * 2.0 * (D - 1) / D;
+	for (uint32_t t = 0; t < tr->T; t++) {
+		const uint32_t *rk = g->ranks + (size_t)t * D;
+		uint32_t here = rk[d] / tr->gpn;
+		out += here != rk[(d + 1) % D] / tr->gpn;
+		in += here != rk[(d + D - 1) % D] / tr->gpn;
+	}
+	tr->w->node_bytes[node] += hop * (out + in);
+	if (out == in) /* one product, rounded as it was before hops were told apart */
+		tr->w->node_core_s[node] += hop * out * (nc->total_tx_core_s_per_byte +
+							 nc->total_core_s_per_byte);
+	else
+		tr->w->node_core_s[node] += hop * (out * nc->total_tx_core_s_per_byte +
+						   in * nc->total_core_s_per_byte);
+}
+
 static void bucket_start(trainer *tr, dpgroup *g)
 {
 	coll_op op = tr->cfg->zero_stage >= 1 ? COLL_REDUCE_SCATTER : COLL_ALLREDUCE;
@@ -458,17 +488,8 @@ static void bucket_start(trainer *tr, dpgroup *g)
 		if (rc)
 			return fail(tr, rc, "gradient all-reduce");
 	}
-	/* A ring (or tree) all-reduce sends and receives 2 (D - 1) / D of the
-	 * bucket on every rank (with ZeRO, its reduce-scatter and the
-	 * parameters' all-gather, (D - 1) / D each, move as much). */
-	for (uint32_t d = 0; d < tr->D; d++) {
-		const setup_host_costs *nc = &tr->cfg->net_costs;
-		uint32_t node = rank_of(tr, d, g->p, 0) / tr->gpn;
-		double each_way = g->bucket_bytes * 2.0 * (tr->D - 1) / tr->D * tr->T;
-		tr->w->node_bytes[node] += 2 * each_way;
-		tr->w->node_core_s[node] += each_way * (nc->total_tx_core_s_per_byte +
-							nc->total_core_s_per_byte);
-	}
+	for (uint32_t d = 0; d < tr->D; d++)
+		count_dp_hops(tr, g, d);
 }
 
 static void bucket_ready(sim_engine *eng, void *obj, uint64_t k)

@@ -195,6 +195,47 @@ START_TEST(dpu_and_host_count_both_directions)
 }
 END_TEST
 
+/* Host-stack and DPU-engine work of the gradient all-reduce count hops
+ * that leave a node only (NVLink inside it is no TCP). 16 replicas over
+ * host TCP: on 16 one-GPU nodes each node sends and receives 2 x 15/16 of
+ * the gradients per iteration; on 2 nodes of 8, the ring goes through each
+ * node once, so each node sends and receives just as much (not 8 times
+ * as much); on one node of 8 replicas, nothing. */
+START_TEST(dp_hops_inside_a_node_cost_no_host_cpu)
+{
+	train_config c = base(1, 1, 16, 2);
+	c.coll.transport.kind = COLL_HOST_TCP;
+	c.net_costs = (setup_host_costs){ .tcp_core_s_per_byte = 1 / 2e9,
+					  .tcp_tx_core_s_per_byte = 1 / 4e9,
+					  .total_core_s_per_byte = 1 / 2e9,
+					  .total_tx_core_s_per_byte = 1 / 4e9,
+					  .engine_cap_Bps = 20e9 };
+	train_result packed = run(&c);
+	c.fabric.gpus_per_node = c.noise.gpus_per_node = 1;
+	c.fabric.nics_per_node = 1;
+	c.fabric.nvlink_Bps = 0;
+	c.fabric.nodes = 16;
+	train_result spread = run(&c);
+	double core_s_packed = packed.host_cpu_util * c.host.cores * packed.run_s;
+	double core_s_spread = spread.host_cpu_util * c.host.cores * spread.run_s;
+	ck_assert(core_s_spread > 0);
+	ck_assert_double_eq_tol(core_s_packed, core_s_spread, 1e-9 * core_s_spread);
+	ck_assert_double_eq_tol(packed.dpu_util * 20e9 * packed.run_s,
+				spread.dpu_util * 20e9 * spread.run_s,
+				1e-9 * spread.dpu_util * 20e9 * spread.run_s);
+	train_config one = base(1, 1, 8, 2);
+	one.coll.transport.kind = COLL_HOST_TCP;
+	one.net_costs = c.net_costs;
+	train_result inside = run(&one);
+	ck_assert(inside.ncoll >= 1 && inside.run_s > 0);
+	ck_assert_double_eq(inside.host_cpu_util, 0);
+	ck_assert_double_eq(inside.dpu_util, 0);
+	train_result_release(&packed);
+	train_result_release(&spread);
+	train_result_release(&inside);
+}
+END_TEST
+
 START_TEST(same_seed_same_result)
 {
 	train_config c = base(2, 2, 4, 4);
@@ -694,6 +735,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, pipeline_bubble);
 	tcase_add_test(tc, data_parallel_exposes_allreduce);
 	tcase_add_test(tc, host_tcp_bound_by_cores);
+	tcase_add_test(tc, dp_hops_inside_a_node_cost_no_host_cpu);
 	tcase_add_test(tc, same_seed_same_result);
 	tcase_add_test(tc, dpu_and_host_count_both_directions);
 	tcase_add_test(tc, stragglers_grow_with_scale);
