@@ -175,6 +175,13 @@ bool scn_get_str(scn_rd *r, const yt_node *m, const char *key, bool required, ch
 		scn_err(r, v, "'%s' must be a non-empty name of at most %zu characters", key, n - 1);
 		return false;
 	}
+	/* Names become parts of file names (sweep -o DIR/NAME.pI.json): a '/'
+	 * once wrote outside DIR (name: ../../x), a newline split lines. */
+	for (const char *c = v->text; *c; c++)
+		if (*c == '/' || (unsigned char)*c < 0x20 || *c == 0x7f) {
+			scn_err(r, v, "'%s' must be a name without '/' or control characters", key);
+			return false;
+		}
 	snprintf(out, n, "%s", v->text);
 	return true;
 }
