@@ -459,7 +459,11 @@ static void read_sizes(rs *c, const yt_node *sn, scn_collective *k)
 			item.key = (char *)"sizes";
 			wrap.kids = kids;
 			wrap.nkids = 1;
-			scn_get_q(r, &wrap, "sizes", true, UNIT_BYTES, 0, 1e13, true, &k->sizes_bytes[k->nsizes++]);
+			double *b = &k->sizes_bytes[k->nsizes++];
+			/* a fraction was cut to whole bytes by the runs without a word */
+			if (scn_get_q(r, &wrap, "sizes", true, UNIT_BYTES, 0, 1e13, true, b) && *b != floor(*b))
+				scn_err(r, sn->kids[i], "'sizes' must be whole bytes (got '%s')",
+					sn->kids[i]->text);
 		}
 		return;
 	}
