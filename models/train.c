@@ -95,7 +95,8 @@ typedef struct world {
 	uint32_t nodes, gpn;
 	const train_config **node_cfg; /* per node: its job's (job 0's when idle) */
 	station **decoders;        /* per node */
-	uint32_t *stor_res;        /* per node: host stack, SNAP engine (or UINT32_MAX) */
+	uint32_t *stor_res;        /* per node: host cores, SNAP engine (or UINT32_MAX) */
+	double *stor_w;            /* per node: what a byte read takes of stor_res (world_node) */
 	uint32_t *stor_in;         /* per node: ingress for storage */
 	uint32_t *stor_bounce;     /* per node: host-memory bounce buffer (or UINT32_MAX) */
 	uint32_t *local_drv;       /* per node: its NVMe drives together (or UINT32_MAX) */
@@ -701,6 +702,7 @@ static void loader_issue(trainer *tr, loader *l, uint64_t k)
 	const train_config *c = tr->cfg;
 	double bytes = c->micro_batch * c->sample_bytes;
 	uint32_t path[8], len = 0;
+	double wt[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
 	l->ready[k % l->ring] = 0;
 	l->read_done[k % l->ring] = SIM_TIME_MAX;
 	if (page_cache_hit(c, l, k))
@@ -711,11 +713,13 @@ static void loader_issue(trainer *tr, loader *l, uint64_t k)
 		return storage_read(tr->w->eng, l, k);
 	path[len++] = tr->w->stor_servers0 + (uint32_t)(tr->w->stor_rr++ % tr->w->stor_servers);
 	path[len++] = stor_ingress(tr, l, k);
-	if (tr->w->stor_res[l->node] != UINT32_MAX)
+	if (tr->w->stor_res[l->node] != UINT32_MAX) {
+		wt[len] = tr->w->stor_w[l->node];
 		path[len++] = tr->w->stor_res[l->node];
+	}
 	if (tr->w->stor_bounce[l->node] != UINT32_MAX)
 		path[len++] = tr->w->stor_bounce[l->node];
-	flow_spec fs = { .bytes = (uint64_t)bytes, .path = path, .path_len = len,
+	flow_spec fs = { .bytes = (uint64_t)bytes, .path = path, .weights = wt, .path_len = len,
 			 .done = storage_flowed, .obj = l, .data = k };
 	tr->w->node_core_s[l->node] += bytes * c->storage_core_s_per_byte;
 	if (c->storage_engine_Bps > 0)
@@ -928,20 +932,36 @@ static int world_node(world *w, uint32_t n)
 {
 	const train_config *c = w->node_cfg[n];
 	double stack = stack_cores(c), cap = net_cpu_cap_Bps(c);
-	uint32_t id;
+	uint32_t id, cpu = UINT32_MAX;
 	int rc = 0;
 	w->stor_res[n] = w->stor_bounce[n] = w->local_drv[n] = UINT32_MAX;
+	w->stor_w[n] = 1;
 	if (!(w->decoders[n] = station_new(w->eng, c->workers ? c->workers : 1)))
 		return SIM_ENOMEM;
-	if (cap > 0 && !(rc = flow_res_add(w->net, cap, &id)))
-		rc = fab_attach(w->f, n, id);
+	if (cap > 0 && !(rc = flow_res_add(w->net, cap, &cpu)))
+		rc = fab_attach(w->f, n, cpu);
 	if (!rc && c->net_costs.engine_cap_Bps > 0 &&
 	    !(rc = flow_res_add(w->net, c->net_costs.engine_cap_Bps, &id)))
 		rc = fab_attach(w->f, n, id);
-	if (!rc && c->storage_core_s_per_byte > 0)
+	/* The stack cores are one contended station (issue 5: "when it
+	 * saturates, everything it serves slows down"): the storage client
+	 * crosses the network stack's resource at its own cost per byte, so
+	 * reads and gradients share the cores max-min fairly on the cycles
+	 * they take (flow.h's weights). In cycles/s the resource would be
+	 * stack cores x frequency, crossed at cycles per byte; the fabric puts
+	 * it on network paths at weight 1, so it stays in network bytes
+	 * (cycles/s over the stack's mean cycles per byte: cap) and a storage
+	 * byte weighs its cost over that mean: capacity and weights divided
+	 * by one number, the same rates. Without a network-stack cost (RDMA)
+	 * the cores serve the storage client alone, sized in its bytes. */
+	if (!rc && c->storage_core_s_per_byte > 0 && cpu != UINT32_MAX) {
+		w->stor_res[n] = cpu;
+		w->stor_w[n] = c->storage_core_s_per_byte * cap / stack;
+	} else if (!rc && c->storage_core_s_per_byte > 0) {
 		rc = flow_res_add(w->net, stack / c->storage_core_s_per_byte, &w->stor_res[n]);
-	else if (!rc && c->storage_engine_Bps > 0)
+	} else if (!rc && c->storage_engine_Bps > 0) {
 		rc = flow_res_add(w->net, c->storage_engine_Bps, &w->stor_res[n]);
+	}
 	/* A dedicated storage network enters the node through its own NIC;
 	 * otherwise reads share the compute NICs (stor_ingress). */
 	w->stor_in[n] = UINT32_MAX;
@@ -968,14 +988,15 @@ static int world_nodes(world *w, const train_config *const *cfgs, uint32_t njobs
 	int rc = 0;
 	w->decoders = calloc(w->nodes, sizeof *w->decoders);
 	w->stor_res = malloc(w->nodes * sizeof *w->stor_res);
+	w->stor_w = malloc(w->nodes * sizeof *w->stor_w);
 	w->stor_in = malloc(w->nodes * sizeof *w->stor_in);
 	w->stor_bounce = malloc(w->nodes * sizeof *w->stor_bounce);
 	w->local_drv = malloc(w->nodes * sizeof *w->local_drv);
 	w->node_core_s = calloc(w->nodes, sizeof *w->node_core_s);
 	w->node_bytes = calloc(w->nodes, sizeof *w->node_bytes);
 	w->node_snap_bytes = calloc(w->nodes, sizeof *w->node_snap_bytes);
-	if (!w->decoders || !w->stor_res || !w->stor_in || !w->stor_bounce || !w->local_drv ||
-	    !w->node_core_s || !w->node_bytes || !w->node_snap_bytes)
+	if (!w->decoders || !w->stor_res || !w->stor_w || !w->stor_in || !w->stor_bounce ||
+	    !w->local_drv || !w->node_core_s || !w->node_bytes || !w->node_snap_bytes)
 		return SIM_ENOMEM;
 	for (uint32_t n = 0; n < w->nodes && !rc; n++)
 		rc = world_node(w, n);
@@ -1058,6 +1079,7 @@ static void world_teardown(world *w)
 	sim_engine_free(w->eng);
 	free(w->node_cfg);
 	free(w->stor_res);
+	free(w->stor_w);
 	free(w->stor_in);
 	free(w->stor_bounce);
 	free(w->local_drv);

@@ -236,6 +236,67 @@ START_TEST(dp_hops_inside_a_node_cost_no_host_cpu)
 }
 END_TEST
 
+/* The host's stack cores are one station for the network stack and the
+ * storage client (issue 5). Two one-GPU nodes, 2 replicas over host TCP;
+ * 4 cores - 1 framework thread - 1 decode worker = 2 for the stack: at
+ * 0.5 ns/B (network, each side) that is C = 4 GB/s of network bytes, and
+ * a storage byte at 1 ns/B weighs ws = 1 / 0.5 = 2 of them. One 1 GB read
+ * per iteration; prefetch 1: read k + 1 runs from step k's forward on,
+ * through its gradient all-reduce of G bytes, which moves 2 G over each
+ * node's cores (G out, G in).
+ * - The cores never idle while a read is in flight (it alone takes
+ *   C / ws), so read k + 1 takes (ws x 1 GB + 2 G) / C, and so does
+ *   iteration k + 1 when its all-reduce and the previous one both overlap
+ *   a read: iterations 1 and 2 of 0..3 (warm-up 1). With the cores split
+ *   between the two, the read kept C / ws whatever the gradients took
+ *   (0.5 s); with storage bytes unweighted, (1 GB + 2 G) / C.
+ * - The rates: 2 replicas run NCCL's tree, two mirrored trees each
+ *   reducing up and broadcasting down G / 2, pipelined: four flows each
+ *   crossing each node's cores once. With the read, 4 r + ws r = C:
+ *   r = C / 6, the all-reduce takes (G / 2) / r = 3 G / C; alone, C / 4:
+ *   2 G / C. All-reduces 0..2 overlap a read, 3 does not, so the mean of
+ *   the four and the last iteration (shorter by the difference) give both;
+ *   within 2 % (the pipeline's fill and drain over its chunks, at most 64,
+ *   and per-chunk latencies). */
+START_TEST(storage_client_and_tcp_share_the_cores)
+{
+	train_config c = base(1, 1, 2, 1);
+	c.fabric.gpus_per_node = c.noise.gpus_per_node = 1;
+	c.fabric.nics_per_node = 1;
+	c.fabric.nvlink_Bps = 0;
+	c.fabric.nodes = 2;
+	c.fabric.link_Bps = 1e12;
+	c.coll.transport.kind = COLL_HOST_TCP;
+	c.net_costs.tcp_core_s_per_byte = 0.5e-9;
+	c.net_costs.total_core_s_per_byte = c.net_costs.total_tx_core_s_per_byte = 0.5e-9;
+	c.host.cores = 4;
+	c.workers = 1;
+	c.prefetch = 1;
+	c.data = true;
+	c.sample_bytes = 1e9;
+	c.storage_Bps = 1e12;
+	c.storage_servers = 1;
+	c.storage_core_s_per_byte = 1e-9;
+	train_result r = run(&c);
+	ck_assert_uint_eq(r.iters, 3);
+	ck_assert_double_eq_tol(r.net_cpu_cap_Bps, 4e9, 1);
+	ck_assert_uint_eq(r.ncoll, 1);
+	ck_assert_str_eq(r.coll[0].algo, "tree");
+	ck_assert_uint_eq(r.coll[0].count, 4);
+	double G = (double)r.coll[0].bytes, C = 4e9, P = (2 * 1e9 + 2 * G) / C;
+	ck_assert(G > 1e8);
+	for (uint32_t i = 0; i < 2; i++)
+		ck_assert_msg(fabs(r.iter_s[i] - P) <= 1e-6 * P, "iteration %u: %.9g s, want %.9g s",
+			      i, r.iter_s[i], P);
+	double d = P - r.iter_s[2], shared = r.coll[0].time_s + d / 4, alone = shared - d;
+	ck_assert_msg(fabs(shared - 3 * G / C) <= 0.02 * 3 * G / C, "all-reduce beside a read: "
+		      "%.6g s, want %.6g s", shared, 3 * G / C);
+	ck_assert_msg(fabs(alone - 2 * G / C) <= 0.02 * 2 * G / C, "all-reduce alone: %.6g s, "
+		      "want %.6g s", alone, 2 * G / C);
+	train_result_release(&r);
+}
+END_TEST
+
 START_TEST(same_seed_same_result)
 {
 	train_config c = base(2, 2, 4, 4);
@@ -736,6 +797,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, data_parallel_exposes_allreduce);
 	tcase_add_test(tc, host_tcp_bound_by_cores);
 	tcase_add_test(tc, dp_hops_inside_a_node_cost_no_host_cpu);
+	tcase_add_test(tc, storage_client_and_tcp_share_the_cores);
 	tcase_add_test(tc, same_seed_same_result);
 	tcase_add_test(tc, dpu_and_host_count_both_directions);
 	tcase_add_test(tc, stragglers_grow_with_scale);
