@@ -236,7 +236,8 @@ static int check_header(const char *path, bool allow_empty, char *errbuf, size_t
 	n = fread(head, 1, sizeof head, f);
 	unreadable = ferror(f);
 	fclose(f);
-	if (unreadable || (n == 0 && allow_empty) || (n == sizeof head && !memcmp(head, magic, sizeof head)))
+	if (unreadable || (n == 0 && allow_empty) ||
+	    (n == sizeof head && !memcmp(head, magic, sizeof head)))
 		return 0;
 	if (errbuf && errlen)
 		snprintf(errbuf, errlen, "%s: not a results database (%s)", path,

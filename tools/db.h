@@ -16,8 +16,9 @@ typedef struct db db;
 
 /* Open (creating if needed) the database at path, switch it to WAL mode and
  * migrate its schema to DB_SCHEMA_VERSION. The parent folder must exist.
- * 0 and *out set; else *out NULL, SIM_EDB (SQLite failure or a schema newer
- * than this program) or SIM_ENOMEM, errbuf "path: what went wrong". */
+ * 0 and *out set; else *out NULL, SIM_EDB (SQLite failure, a schema newer
+ * than this program, or a non-empty file without the SQLite header, which
+ * is left untouched) or SIM_ENOMEM, errbuf "path: what went wrong". */
 int db_open(const char *path, db **out, char *errbuf, size_t errlen);
 /* Create the folder that will hold `path` when it is missing (one level,
  * as for the default results/dpusim.db). 0, or SIM_EIO with errbuf set. */
@@ -59,7 +60,9 @@ int64_t db_find_run(db *d, const db_key *k, char *errbuf, size_t errlen);
  * time, scenario text and report, and skipping runs whose key d already
  * holds (so merging twice, or merging overlapping shards, adds nothing
  * twice). One transaction: on failure d is unchanged and the counts are 0.
- * 0, SIM_EDB, SIM_EPARSE (a stored report that no longer reads), SIM_ENOMEM. */
+ * src_path must be a SQLite file (an empty one is refused too, not made a
+ * database). 0, SIM_EDB, SIM_EPARSE (a stored report that no longer reads),
+ * SIM_ENOMEM. */
 int db_merge(db *d, const char *src_path, unsigned *added, unsigned *skipped, char *errbuf,
 	     size_t errlen);
 
