@@ -291,7 +291,8 @@ static void host_mem_note(const scn_scenario *s, const scn_variant *v, diag *not
 			 "cache hits (Intel DDIO) not modelled", mem / 1e9, cpu->name,
 			 tcp ? "host-tcp" : "rdma", tcp ? "four times per end (the GPU's copy, the "
 			 "kernel's socket copy reading and writing, the NIC's DMA)"
-			 : "once per end (the NIC's DMA)");
+			 : "twice per end (the GPU's copy into NCCL's host buffer over its PCIe "
+			 "link, the NIC's DMA)");
 	else
 		diag_add(notes, NULL, 0, 0, "host memory: not a bound on %s transfers (CPU profile "
 			 "'%s' gives no mem_bw): they may run faster than the node's memory allows",

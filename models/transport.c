@@ -33,7 +33,13 @@ fab_end coll_transport_end(coll_tkind kind)
 	case COLL_HOST_TCP:
 		return FAB_END_SOCKET;
 	case COLL_RDMA:
-		return FAB_END_HOST;
+		/* The buffers are GPU memory (a training job's gradients, an
+		 * nccl-tests buffer): without GPUDirect NCCL's network buffers
+		 * are host memory (src/transport/net.cc maps them to the GPU
+		 * only with useGdr), so the GPU writes or reads them over its
+		 * PCIe link and the NIC's verbs DMA reads or writes them: memory
+		 * twice, PCIe twice (FAB_END_STAGED). */
+		return FAB_END_STAGED;
 	case COLL_RDMA_GDR:
 		break;
 	}

@@ -37,7 +37,7 @@ info = json.load(open(sys.argv[1]))["info"]
 cpu = yaml.safe_load(open(sys.argv[2]))["cluster"]["cpu"]
 mem = float(cpu["sockets"]) * float(re.match(r"[0-9.e+]+", str(cpu["mem_bw"])).group(0))
 want = "host memory: %.1f GB/s per node" % (mem / 1e9)
-for v, times in (("host-tcp", "four times per end"), ("rdma", "once per end")):
+for v, times in (("host-tcp", "four times per end"), ("rdma", "twice per end")):
     notes = [x for k, x in info.items() if k.startswith(v + ".note")]
     assert any(want in x and times in x for x in notes), (v, want, notes)
 PY

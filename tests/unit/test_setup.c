@@ -261,7 +261,7 @@ START_TEST(host_memory_from_cpu_profile)
 	ck_assert(has_note(notes[0], "host memory: 614.4 GB/s per node (mem_bw x sockets of "
 			   "'Xeon-8480C'"));
 	ck_assert(has_note(notes[0], "host-tcp moves crosses it four times per end"));
-	ck_assert(has_note(notes[1], "rdma moves crosses it once per end (the NIC's DMA)"));
+	ck_assert(has_note(notes[1], "rdma moves crosses it twice per end (the GPU's copy into NCCL's host buffer"));
 	ck_assert(!has_note(notes[2], "host memory"));
 	s->cluster.cpu.v.cpu.sockets = 1;
 	ck_assert_int_eq(setup_fabric(s, 16, &f, d), SIM_OK);
