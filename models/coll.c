@@ -136,6 +136,8 @@ struct coll_ctx {
 	struct scratch *sc; /* the root context's; its views share it */
 	uint32_t *map;   /* a view's group: position -> fabric rank; NULL: identity */
 	bool is_view;
+	coll_ctx *root;  /* the context views are made from (itself for a root) */
+	struct crun *live; /* the root's: collectives started and not finished */
 };
 
 /* The fabric rank at group position r. */
@@ -201,6 +203,7 @@ int coll_ctx_new(sim_engine *eng, flow_net *net, fab *f, const coll_config *cfg,
 		c->cfg.chunk_bytes = DEFAULT_CHUNK;
 	c->channels = cfg->channels ? cfg->channels
 				    : c->gpn > 1 ? fab_cfg(f)->nics_per_node : 1;
+	c->root = c;
 	c->rng = sim_rng_new(cfg->seed, "coll.jitter");
 	c->sc = calloc(1, sizeof *c->sc);
 	if (!c->rng || !c->sc) {
@@ -213,10 +216,13 @@ int coll_ctx_new(sim_engine *eng, flow_net *net, fab *f, const coll_config *cfg,
 	return 0;
 }
 
+static void abandon_runs(coll_ctx *c);
+
 void coll_ctx_free(coll_ctx *c)
 {
 	if (!c)
 		return;
+	abandon_runs(c);
 	sim_rng_free(c->rng);
 	scratch_free(c->sc);
 	free(c);
@@ -557,6 +563,7 @@ typedef struct crun {
 	void *obj;
 	uint64_t data;
 	sim_time t0;
+	struct crun *prev, *next; /* in the root context's live list */
 } crun;
 
 static uint64_t div_up(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
@@ -1164,8 +1171,44 @@ static void stage_flowed(sim_engine *eng, void *obj, uint64_t data)
 	if (t->jitter_mean_ps > 0)
 		lat += (sim_time)max_exponential(r->c->rng, (double)t->jitter_mean_ps,
 						 h->kind == H_CHAIN ? 1 : r->c->n);
-	if (sim_schedule_in(eng, lat, stage_arrived, r, data, NULL))
-		SIM_DIE("cannot schedule a collective's arrival");
+	int rc = sim_schedule_in(eng, lat, stage_arrived, r, data, NULL);
+	if (rc == SIM_EOVERFLOW)
+		sim_fail(eng, rc, "simulated time passes the engine's horizon of %.2f days (int64 "
+			 "picoseconds): a collective step's latency of %.6g s after %.6g s ends past "
+			 "it; a latency, rate or size out of range?",
+			 (double)SIM_TIME_MAX * 1e-12 / 86400, sim_time_to_s(lat),
+			 sim_time_to_s(sim_now(eng)));
+	else if (rc)
+		SIM_DIE("cannot schedule a collective's arrival: %s", sim_strerror(rc));
+}
+
+static void live_unlink(crun *r)
+{
+	coll_ctx *root = r->c->root;
+	if (r->prev)
+		r->prev->next = r->next;
+	else
+		root->live = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+}
+
+/* Frees the collectives still running on c when it is freed: a run the
+ * engine stopped (sim_fail) never finishes. Their flows stay in the
+ * network, which drops them when it is freed; a kept flow still running
+ * is not released here (flow_release refuses it). */
+static void abandon_runs(coll_ctx *c)
+{
+	while (c->live) {
+		crun *r = c->live;
+		live_unlink(r);
+		for (uint32_t i = 0; i < r->nhs; i++)
+			if (r->hs[i].kept_busy)
+				r->hs[i].has_kept = false;
+		free_run(r);
+		view_free(r->c);
+		free(r);
+	}
 }
 
 static void finish(sim_engine *eng, crun *r)
@@ -1180,6 +1223,7 @@ static void finish(sim_engine *eng, crun *r)
 	t_s = sim_time_to_s(res->time_ps);
 	res->algbw_GBps = t_s > 0 ? (double)r->p.bytes / t_s / 1e9 : 0;
 	res->busbw_GBps = res->algbw_GBps * coll_busbw_factor(r->p.op, r->c->n);
+	live_unlink(r);
 	free_run(r);
 	view_free(r->c);
 	free(r);
@@ -1242,6 +1286,11 @@ int coll_start(coll_ctx *c, const coll_params *p, coll_result *res, sim_handler 
 	}
 	r->res = res, r->fn = done, r->obj = obj, r->data = data;
 	r->t0 = sim_now(c->eng);
+	r->prev = NULL;
+	r->next = c->root->live;
+	if (r->next)
+		r->next->prev = r;
+	c->root->live = r;
 	return 0;
 }
 
@@ -1258,8 +1307,11 @@ int coll_run(coll_ctx *c, const coll_params *p, coll_result *res)
 	int rc = coll_start(c, p, res, mark_done, &done, 0);
 	if (rc)
 		return rc;
-	while (!done && sim_events_pending(c->eng))
+	while (!done && !sim_error(c->eng) && sim_events_pending(c->eng))
 		sim_run(c->eng);
+	/* A failed engine (sim_fail): the run is left to coll_ctx_free. */
+	if ((rc = sim_error(c->eng)))
+		return rc;
 	SIM_ASSERT(done, "collective did not finish: its stage graph is stuck");
 	return 0;
 }

@@ -141,11 +141,15 @@ int coll_predict(const coll_ctx *c, const coll_params *p, coll_algo algo, sim_ti
  * stay valid until then) is filled and done(eng, obj, data) runs (done may
  * be NULL). Returns 0, SIM_EINVAL (fewer than 2 ranks, bad root),
  * SIM_EUNSUPPORTED (algo does not apply) or SIM_ENOMEM. Several may run at
- * once on one context; they share the network. */
+ * once on one context; they share the network. One the engine stopped
+ * before its end (sim_fail) is freed by coll_ctx_free. */
 int coll_start(coll_ctx *c, const coll_params *p, coll_result *res, sim_handler *done,
 	       void *obj, uint64_t data);
 
-/* coll_start, then run the engine until it is done (other events run too). */
+/* coll_start, then run the engine until it is done (other events run too).
+ * Returns coll_start's codes, or the engine's sim_error (SIM_EOVERFLOW: a
+ * transfer would end past SIM_TIME_MAX; sim_error_msg says which) with the
+ * run left unfinished: coll_ctx_free frees it. */
 int coll_run(coll_ctx *c, const coll_params *p, coll_result *res);
 
 #endif

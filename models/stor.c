@@ -171,7 +171,7 @@ int stor_gdsio(const stor_local *c, uint32_t gpu, stor_xfer x, uint32_t threads,
 				     NULL);
 	if (!rc) {
 		sim_run(b.eng);
-		rc = b.err;
+		rc = b.err ? b.err : sim_error(b.eng); /* SIM_EOVERFLOW: past the clock's end */
 	}
 	if (!rc)
 		*Bps = b.done * io_bytes / sim_time_to_s(b.end);

@@ -43,8 +43,9 @@ typedef struct stor_local {
  * `ios` IOs of io_bytes one after another (each IO waits for the previous
  * one of its thread, as gdsio's threads do) from the drives into GPU gpu's
  * memory by transfer type x. Returns 0, or SIM_EINVAL (a zero count or
- * rate, gpu or drive_switch outside the node, p2p_overhead < 1) or
- * SIM_ENOMEM. */
+ * rate, gpu or drive_switch outside the node, p2p_overhead < 1),
+ * SIM_EOVERFLOW (rates so low or IOs so large that the run passes the
+ * engine's SIM_TIME_MAX) or SIM_ENOMEM. */
 int stor_gdsio(const stor_local *c, uint32_t gpu, stor_xfer x, uint32_t threads,
 	       double io_bytes, uint32_t ios, double *Bps);
 

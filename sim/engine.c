@@ -9,6 +9,8 @@
  * write instead of also chasing a back-pointer into the pool. */
 #include "sim/engine.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "sim/err.h"
@@ -40,6 +42,8 @@ struct sim_engine {
 	size_t live;
 	size_t stale;
 	bool stop;
+	int err;            /* first sim_fail code; 0 while the run may go on */
+	char err_msg[320];  /* its explanation */
 };
 
 sim_engine *sim_engine_new(void)
@@ -201,7 +205,7 @@ static uint64_t run_loop(sim_engine *eng, sim_time limit)
 {
 	uint64_t ran = 0;
 	const pq_entry *top;
-	eng->stop = false;
+	eng->stop = eng->err != 0; /* a failed run stays stopped */
 	while (!eng->stop && (top = pq_top(&eng->q)) && top->time <= limit) {
 		pq_entry e;
 		sim_event *ev;
@@ -246,6 +250,29 @@ uint64_t sim_run_until(sim_engine *eng, sim_time t)
 void sim_stop(sim_engine *eng)
 {
 	eng->stop = true;
+}
+
+void sim_fail(sim_engine *eng, int err, const char *fmt, ...)
+{
+	va_list ap;
+	SIM_ASSERT(err < 0, "sim_fail needs an error code, not %d", err);
+	eng->stop = true;
+	if (eng->err)
+		return; /* the first failure is the one to report */
+	eng->err = err;
+	va_start(ap, fmt);
+	vsnprintf(eng->err_msg, sizeof eng->err_msg, fmt, ap);
+	va_end(ap);
+}
+
+int sim_error(const sim_engine *eng)
+{
+	return eng->err;
+}
+
+const char *sim_error_msg(const sim_engine *eng)
+{
+	return eng->err ? eng->err_msg : "";
 }
 
 uint64_t sim_events_run(const sim_engine *eng)

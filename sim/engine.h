@@ -54,8 +54,9 @@ bool sim_cancel(sim_engine *eng, sim_event_id id);
 /* True while the event named by id is pending. */
 bool sim_pending_id(const sim_engine *eng, sim_event_id id);
 
-/* Runs events in order until the queue is empty or sim_stop is called.
- * Returns the number of events run by this call. */
+/* Runs events in order until the queue is empty, sim_stop is called or
+ * the run has failed (sim_fail). Returns the number of events run by this
+ * call. */
 uint64_t sim_run(sim_engine *eng);
 
 /* Runs every event with time <= t, then advances the clock to t (unless
@@ -64,6 +65,20 @@ uint64_t sim_run_until(sim_engine *eng, sim_time t);
 
 /* Asks the running loop to return after the current event. */
 void sim_stop(sim_engine *eng);
+
+/* Stops the simulation for good: a handler found it cannot go on (a time
+ * past SIM_TIME_MAX that input such as a rate or a size led to). The loop
+ * returns after the current event, and every later sim_run or
+ * sim_run_until returns at once, running nothing; pending events stay
+ * queued (freed with the engine). Only the first failure is kept: err (a
+ * SIM_E* code, < 0) and its one-line explanation (printf format; cut at
+ * about 300 characters). Whoever runs an engine checks sim_error after
+ * sim_run and returns the code up, with sim_error_msg for the user. */
+void sim_fail(sim_engine *eng, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The first sim_fail code, or 0; and its explanation ("" when none). */
+int sim_error(const sim_engine *eng);
+const char *sim_error_msg(const sim_engine *eng);
 
 /* Events run since creation, and events pending now (cancelled excluded). */
 uint64_t sim_events_run(const sim_engine *eng);

@@ -691,8 +691,22 @@ static void apply_rate(flow_net *net, uint32_t fid, double rate_Bps)
 	f->rate_Bps = rate_Bps;
 	sim_cancel(net->eng, f->done_ev);
 	dt_ps = ceil(f->left_bytes * 1e12 / rate_Bps);
-	if (!(dt_ps < (double)(SIM_TIME_MAX - now)))
-		SIM_DIE("flow %u would finish beyond the end of time (rate %g B/s)", fid, rate_Bps);
+	if (!(dt_ps < (double)(SIM_TIME_MAX - now))) {
+		/* Not a model bug: a rate or a size the user gave can take a
+		 * transfer past the clock's end. The flow keeps its rate but no
+		 * completion; the engine stops and the caller reports it. */
+		double end_s = ((double)now + dt_ps) * 1e-12;
+		char left[48] = "";
+		if (f->left_bytes < (double)f->bytes)
+			snprintf(left, sizeof left, " (%.6g left)", f->left_bytes);
+		sim_fail(net->eng, SIM_EOVERFLOW,
+			 "simulated time passes the engine's horizon of %.2f days (int64 "
+			 "picoseconds): a transfer of %llu bytes%s at %.6g B/s would end at "
+			 "%.6g s (%.6g days); a rate or size out of range?",
+			 (double)SIM_TIME_MAX * 1e-12 / 86400, (unsigned long long)f->bytes, left,
+			 rate_Bps, end_s, end_s / 86400);
+		return;
+	}
 	at = now + (sim_time)dt_ps;
 	if (sim_schedule_at(net->eng, at, done_event, net, fid, &f->done_ev))
 		SIM_DIE("out of memory in the flow solver");

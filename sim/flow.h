@@ -74,7 +74,10 @@ typedef struct flow_spec {
  * handler returns (a kept flow: until flow_release); ids are reused
  * afterwards. Returns 0, SIM_EINVAL (bad
  * resource id or weight, no path and no cap, negative or non-finite cap)
- * or SIM_ENOMEM. */
+ * or SIM_ENOMEM. A flow whose completion, at a rate a solve gives it,
+ * would fall past SIM_TIME_MAX (too many bytes for its rate) fails the
+ * engine: sim_fail(SIM_EOVERFLOW) with the transfer in its message; the
+ * flow is left without a completion and the run stops (sim/engine.h). */
 int flow_start(flow_net *net, const flow_spec *spec, uint32_t *fid);
 
 /* A kept flow (spec.keep) that has completed runs again over the same path

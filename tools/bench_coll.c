@@ -71,6 +71,7 @@ static double flows_run(uint32_t n, uint32_t links)
 	}
 	sim_run(eng);
 	t1 = cli_wall_s();
+	SIM_ASSERT(!sim_error(eng), "flow benchmark: %s", sim_error_msg(eng)); /* fixed sizes: a bug */
 	SIM_ASSERT(flow_bytes_sent(net) == flow_bytes_delivered(net), "flow benchmark lost bytes");
 	flow_net_free(net);
 	sim_engine_free(eng);
@@ -116,8 +117,9 @@ static double ring_run(uint32_t n, uint64_t bytes, double *sim_s)
 	fab *f = NULL;
 	coll_ctx *c = NULL;
 	double t0 = cli_wall_s(), t1;
-	if (!net || fab_new(&fc, net, &f) || coll_ctx_new(eng, net, f, &cc, &c) || coll_run(c, &p, &r))
-		SIM_DIE("out of memory in the scale benchmark");
+	int rc = net ? fab_new(&fc, net, &f) : SIM_ENOMEM;
+	if (rc || (rc = coll_ctx_new(eng, net, f, &cc, &c)) || (rc = coll_run(c, &p, &r)))
+		SIM_DIE("scale benchmark: %s", sim_error(eng) ? sim_error_msg(eng) : sim_strerror(rc));
 	t1 = cli_wall_s();
 	*sim_s = sim_time_to_s(r.time_ps);
 	coll_ctx_free(c);

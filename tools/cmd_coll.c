@@ -271,8 +271,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* Runs one size on a fresh network. */
-static int run_size(const struct opts *o, uint64_t bytes, coll_result *res)
+/* Runs one size on a fresh network. When the engine fails (sim_fail), its
+ * explanation goes to why (n bytes). */
+static int run_size(const struct opts *o, uint64_t bytes, coll_result *res, char *why, size_t n)
 {
 	sim_engine *eng = sim_engine_new();
 	flow_net *net = eng ? flow_net_new(eng) : NULL;
@@ -285,6 +286,8 @@ static int run_size(const struct opts *o, uint64_t bytes, coll_result *res)
 	p.bytes = bytes;
 	if (!rc)
 		rc = coll_run(c, &p, res);
+	if (eng && sim_error(eng))
+		snprintf(why, n, "%s", sim_error_msg(eng));
 	coll_ctx_free(c);
 	fab_free(f);
 	flow_net_free(net);
@@ -326,9 +329,14 @@ int cmd_coll(int argc, char **argv)
 		       "algbw_GBps", "busbw_GBps");
 	for (int i = 0; i < o.nsizes; i++) {
 		coll_result r;
-		if ((rc = run_size(&o, o.sizes[i], &r))) {
+		char why[400] = "";
+		if ((rc = run_size(&o, o.sizes[i], &r, why, sizeof why))) {
 			if (o.json)
 				printf("\n  ]\n}\n");
+			fflush(stdout);
+			if (*why) /* the sizes and rates given take it past the clock */
+				return cli_usage_error("coll: %llu bytes: %s",
+						       (unsigned long long)o.sizes[i], why);
 			if (rc == SIM_EUNSUPPORTED)
 				return cli_usage_error("coll: algorithm '%s' with protocol '%s' does not "
 						       "apply to %s on this fabric over transport '%s'",

@@ -240,7 +240,8 @@ static int coll_sizes(const scn_scenario *s, const scn_job *job, const scn_varia
 		if (rc) {
 			diag_add(d, NULL, 0, 0, "%s of %llu bytes with algorithm '%s' on %u ranks: %s",
 				 coll_names[sc->op], (unsigned long long)p.bytes,
-				 coll_algo_name(p.algo), ranks, sim_strerror(rc));
+				 coll_algo_name(p.algo), ranks,
+				 sim_error(w.eng) ? sim_error_msg(w.eng) : sim_strerror(rc));
 			break;
 		}
 		rc = run_put_collective(rv, coll_names[sc->op], coll_algo_name(res.algo), ranks,

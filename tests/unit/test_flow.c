@@ -2,11 +2,13 @@
  * re-solving, private and shared resources, changes placed without a
  * solve, conservation, weighted paths, and randomized checks (one instant,
  * flows coming and going, and kept flows restarting among them; unweighted
- * and weighted) against a plain whole-network water-filling. */
+ * and weighted) against a plain whole-network water-filling; a transfer
+ * past the clock's end fails the engine (sim_fail) instead of aborting. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/engine.h"
 #include "sim/err.h"
@@ -940,6 +942,86 @@ START_TEST(weighted_kept_flows_churn_against_reference)
 }
 END_TEST
 
+/* A transfer whose completion falls past SIM_TIME_MAX (about 106.75 days)
+ * is an input error, not an abort: the engine fails with SIM_EOVERFLOW and
+ * a message naming the transfer, stops after the event that started it,
+ * and stays stopped; the first failure is the one kept. One just inside
+ * the horizon still completes. */
+struct late {
+	flow_net *net;
+	uint32_t res;
+	int fired;
+};
+
+static void start_huge(sim_engine *eng, void *obj, uint64_t data)
+{
+	struct late *l = obj;
+	flow_spec fs = { .bytes = UINT64_C(10000000000000000000), .path = &l->res, .path_len = 1 };
+	(void)eng, (void)data;
+	ck_assert_int_eq(flow_start(l->net, &fs, NULL), 0);
+}
+
+static void count_fired(sim_engine *eng, void *obj, uint64_t data)
+{
+	(void)eng, (void)data;
+	((struct late *)obj)->fired++;
+}
+
+START_TEST(past_the_horizon_fails_the_engine)
+{
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = flow_net_new(eng);
+	struct log lg = { .n = 0 };
+	struct late l = { .net = net };
+	uint32_t slow, other;
+	ck_assert_ptr_nonnull(net);
+	ck_assert_int_eq(flow_res_add(net, 1, &slow), 0);  /* 1 B/s */
+	ck_assert_int_eq(flow_res_add(net, 1, &other), 0);
+	l.res = slow;
+	/* 9e6 s at 1 B/s: inside the horizon (9.22e6 s), completes. */
+	start(net, 9000000, &other, 1, 0, &lg, 0);
+	sim_run(eng);
+	ck_assert_int_eq(sim_error(eng), 0);
+	ck_assert_str_eq(sim_error_msg(eng), "");
+	ck_assert_uint_eq(lg.n, 1);
+	ck_assert_int_eq(lg.t[0], 9000000 * SIM_S);
+
+	/* A fresh run: at 10 s a flow of 1e19 bytes at 1 B/s joins. */
+	flow_net_free(net);
+	sim_engine_free(eng);
+	eng = sim_engine_new();
+	net = l.net = flow_net_new(eng);
+	ck_assert_ptr_nonnull(net);
+	ck_assert_int_eq(flow_res_add(net, 1, &slow), 0);
+	ck_assert_int_eq(flow_res_add(net, 1, &other), 0);
+	l.res = slow;
+	lg.n = 0;
+	start(net, 1000, &other, 1, 0, &lg, 1); /* would end at 1000 s */
+	ck_assert_int_eq(sim_schedule_at(eng, 10 * SIM_S, start_huge, &l, 0, NULL), 0);
+	ck_assert_int_eq(sim_schedule_at(eng, 20 * SIM_S, count_fired, &l, 0, NULL), 0);
+	sim_run(eng);
+	ck_assert_int_eq(sim_error(eng), SIM_EOVERFLOW);
+	ck_assert_ptr_nonnull(strstr(sim_error_msg(eng), "horizon of 106.75 days"));
+	ck_assert_ptr_nonnull(strstr(sim_error_msg(eng), "10000000000000000000 bytes at 1 B/s"));
+	ck_assert_ptr_nonnull(strstr(sim_error_msg(eng), "would end at 1e+19 s"));
+	ck_assert_int_eq(sim_now(eng), 10 * SIM_S); /* stopped at the solve's instant */
+	ck_assert_int_eq(l.fired, 0);
+	ck_assert_uint_eq(lg.n, 0);
+	ck_assert_uint_eq(flow_active(net), 2);
+	/* Sticky: later runs run nothing and the clock stays. */
+	ck_assert_uint_eq(sim_run(eng), 0);
+	ck_assert_uint_eq(sim_run_until(eng, 5000 * SIM_S), 0);
+	ck_assert_int_eq(sim_now(eng), 10 * SIM_S);
+	ck_assert_int_eq(l.fired, 0);
+	/* The first failure is kept. */
+	sim_fail(eng, SIM_ERANGE, "a later failure");
+	ck_assert_int_eq(sim_error(eng), SIM_EOVERFLOW);
+	ck_assert_ptr_null(strstr(sim_error_msg(eng), "later"));
+	flow_net_free(net); /* drops both flows: nothing leaks (ASan) */
+	sim_engine_free(eng);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("flow");
@@ -967,6 +1049,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, weighted_random_against_reference);
 	tcase_add_test(tc, weighted_random_churn_against_reference);
 	tcase_add_test(tc, weighted_kept_flows_churn_against_reference);
+	tcase_add_test(tc, past_the_horizon_fails_the_engine);
 	suite_add_tcase(s, tc);
 	return s;
 }
