@@ -1379,6 +1379,10 @@ static int run_jobs(world *w, trainer *trs, uint32_t njobs)
 	for (uint32_t k = 0; k < w->nbench; k++)
 		bench_start(&w->bench[k]);
 	sim_run(w->eng);
+	if ((rc = sim_error(w->eng))) { /* sim_fail: a rate or size took it past the clock */
+		diag_add(w->d, NULL, 0, 0, "training simulation: %s", sim_error_msg(w->eng));
+		return rc;
+	}
 	for (uint32_t j = 0; j < njobs && !w->err; j++)
 		if (trs[j].res->iters != trs[j].cfg->iterations) {
 			diag_add(w->d, NULL, 0, 0, "training simulation: job %u stalled after %u of "
