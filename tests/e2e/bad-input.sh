@@ -186,4 +186,50 @@ run_cmd "$DPUSIM" plot "$E2E_TMP/no-cat.json" --kind timeline -o "$E2E_TMP/no-ca
 expect_rc 0 "timeline of spans without a category"
 if [ -s "$E2E_TMP/no-cat.png" ]; then ok "the timeline picture is written"; else not_ok "no timeline picture"; fi
 
+# A transfer ending past the engine's clock (int64 picoseconds, 106.75
+# days), from a rate or size the command or scenario gave, aborted the
+# process (status 134; a sweep point 'killed by signal 6'). Now the reason,
+# exit 2, the sizes that fit, and no report, trace or database.
+HZ="simulated time passes the engine's horizon of 106\\.75 days \\(int64 picoseconds\\): a transfer of [0-9]+ bytes at 0\\.125 B/s would end at [0-9.e+]+ s \\([0-9.e+]+ days\\); a rate or size out of range\\?\$"
+run_cmd timeout 60 "$DPUSIM" coll --ranks 4 --bytes 1KiB,1GB --link 1bps --json
+expect_rc 2 "coll at 1 b/s"
+expect_err "^dpusim: error: coll: 1000000000 bytes: $HZ" "coll names the transfer past the horizon"
+expect_out '"bytes": 1024, "algo": "ring"' "coll prints the size that fits"
+expect_out '^}$' "coll closes its JSON"
+sed 's/rdma_latency: 0.6us }/rdma_latency: 0.6us, port_rate: 1bps }/' scenarios/demo.yaml >"$E2E_TMP/slow-nic.yaml"
+run_cmd "$DPUSIM" check "$E2E_TMP/slow-nic.yaml"
+expect_rc 0 "check takes a NIC of 1 b/s (in range)"
+run_cmd timeout 60 "$DPUSIM" run "$E2E_TMP/slow-nic.yaml" -o "$E2E_TMP/slow-rep" \
+	--trace "$E2E_TMP/slow-trace.json" --db "$E2E_TMP/slow.db"
+expect_rc 2 "run with a NIC of 1 b/s"
+expect_err "^dpusim: error: $E2E_TMP/slow-nic.yaml: training simulation: $HZ" "run names the transfer past the horizon"
+if [ -z "$OUT" ]; then ok "run prints nothing on stdout"; else not_ok "run printed: ${OUT:0:200}"; fi
+if [ ! -e "$E2E_TMP/slow-rep/report.json" ] && [ ! -e "$E2E_TMP/slow.db" ] &&
+   ! ls "$E2E_TMP"/slow-trace* >/dev/null 2>&1; then ok "run writes no report, trace or database"
+else not_ok "run left output: $(ls "$E2E_TMP")"; fi
+cat >"$E2E_TMP/slow-sweep.yaml" <<'YAML'
+name: horizon
+cluster:
+  nodes: 2
+  gpus_per_node: 1
+  gpu: H100-SXM5
+  cpu: Xeon-8480C
+  host_costs: host-costs-linux
+  nic: { profile: ConnectX-6-HDR, port_rate: 200Gbps }
+  nics_per_node: 1
+  fabric: { topology: single-switch, switch: QM8700-HDR }
+workload:
+  kind: collective
+  collective: { op: allreduce, algo: ring, sizes: [1GiB], iterations: 1 }
+variants:
+  - { name: rdma-gdr, network: rdma-gdr }
+sweep:
+  cluster.nic.port_rate: [200Gbps, 1bps]
+YAML
+run_cmd timeout 120 "$DPUSIM" sweep "$E2E_TMP/slow-sweep.yaml" --jobs 2 --db "$E2E_TMP/sweep.db"
+expect_rc 2 "sweep with a point at 1 b/s"
+expect_out "2 points; 1 run, 0 skipped \\(already stored\\), 1 failed" "sweep runs the other point"
+expect_err "^allreduce of 1073741824 bytes with algorithm 'ring' on 2 ranks: $HZ" "sweep names the transfer past the horizon"
+if grep -q "signal" <<<"$ERR"; then not_ok "a sweep point was killed: ${ERR:0:300}"; else ok "no sweep point killed by a signal"; fi
+
 finish
