@@ -371,6 +371,10 @@ uint32_t fab_gpu_pcie(const fab *f, uint32_t rank) { return f->gpu_pcie[rank]; }
 uint32_t fab_pcie_uplink(const fab *f, uint32_t rank) { return f->sw_pcie[port_of(f, rank)]; }
 uint32_t fab_nvl_up(const fab *f, uint32_t rank) { return f->nvl[rank]; }
 uint32_t fab_nvl_down(const fab *f, uint32_t rank) { return f->nvl[rank] == NONE ? NONE : f->nvl[rank] + 1; }
+uint32_t fab_host_mem(const fab *f, uint32_t node)
+{
+	return node < f->cfg.nodes ? f->mem[node] : NONE;
+}
 
 static void push(fab_path *p, uint32_t res)
 {

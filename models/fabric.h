@@ -138,6 +138,9 @@ uint32_t fab_nic_up(const fab *f, uint32_t rank);
 uint32_t fab_nic_down(const fab *f, uint32_t rank);
 uint32_t fab_nvl_up(const fab *f, uint32_t rank);
 uint32_t fab_nvl_down(const fab *f, uint32_t rank);
+/* Node's host-memory resource, which host and staged ends cross
+ * (UINT32_MAX when host_mem_Bps is 0 or node is out of range). */
+uint32_t fab_host_mem(const fab *f, uint32_t node);
 
 /* Resources of rank r's PCIe link (GPU towards its PCIe switch; + 1 is the
  * way back to the GPU), and of the uplink of the PCIe switch r sits on

@@ -33,7 +33,12 @@ typedef enum scn_coll_algo {
 } scn_coll_algo;
 typedef enum scn_placement { SCN_PLACE_PACKED, SCN_PLACE_SPREAD } scn_placement;
 typedef enum scn_network { SCN_NET_HOST_TCP, SCN_NET_RDMA, SCN_NET_RDMA_GDR } scn_network;
-typedef enum scn_storage_path { SCN_STOR_HOST, SCN_STOR_DPU_SNAP, SCN_STOR_GDS } scn_storage_path;
+/* host: NFS over TCP through the host's file-system client; dpu-snap:
+ * NVMe-oF/SNAP on the DPU; gds: GPUDirect Storage; host-rdma: the host's
+ * NVMe-oF over RDMA initiator (Linux nvme-rdma), into a host bounce buffer. */
+typedef enum scn_storage_path {
+	SCN_STOR_HOST, SCN_STOR_DPU_SNAP, SCN_STOR_GDS, SCN_STOR_HOST_RDMA
+} scn_storage_path;
 typedef enum scn_crypto { SCN_CRYPTO_NONE, SCN_CRYPTO_HOST, SCN_CRYPTO_DPU_INLINE } scn_crypto;
 /* SCN_VSW_DPU: ASAP2 offload in the DPU's switch; SCN_VSW_DPU_ARM: the
  * software switch run on the DPU's Arm cores. */

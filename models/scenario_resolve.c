@@ -18,7 +18,7 @@ const char *const scn_op_words[] = { "allreduce", "reduce-scatter", "allgather",
 const char *const scn_algo_words[] = { "auto", "ring", "tree", "hierarchical", "in-network", NULL };
 const char *const scn_placement_words[] = { "packed", "spread", NULL };
 const char *const scn_network_words[] = { "host-tcp", "rdma", "rdma-gdr", NULL };
-const char *const scn_storage_words[] = { "host", "dpu-snap", "gds", NULL };
+const char *const scn_storage_words[] = { "host", "dpu-snap", "gds", "host-rdma", NULL };
 const char *const scn_crypto_words[] = { "none", "host", "dpu-inline", NULL };
 const char *const scn_vswitch_words[] = { "none", "host", "dpu", "dpu-arm", NULL };
 const char *const scn_slowdown_words[] = { "none", "lognormal", "normal", NULL };
@@ -655,7 +655,8 @@ static void check_variant(rs *c, const yt_node *vn, const scn_variant *v)
 	if (v->network == SCN_NET_RDMA_GDR && need(c, &cl->nic, c->nic, net, "gpudirect", why) &&
 	    cl->nic.v.nic.gpudirect == 0)
 		scn_err(c->r, net, "%s needs GPUDirect RDMA, which NIC '%s' does not support", why, cl->nic.name);
-	if ((v->storage == SCN_STOR_DPU_SNAP && !cl->storage.present) ||
+	if (((v->storage == SCN_STOR_DPU_SNAP || v->storage == SCN_STOR_HOST_RDMA) &&
+	     !cl->storage.present) ||
 	    (v->storage == SCN_STOR_GDS && !cl->storage.present && !cl->local_nvme.present))
 		scn_err(c->r, st, "variant '%s' has storage: %s, but the cluster has no 'storage'%s",
 			v->name, scn_storage_words[v->storage],
@@ -670,6 +671,22 @@ static void check_variant(rs *c, const yt_node *vn, const scn_variant *v)
 		need(c, &cl->dpu, c->dpu, st, "snap_bw", why);
 		need(c, &cl->dpu, c->dpu, st, "snap_iops", why);
 	}
+	/* NVMe-oF over RDMA is an NVMe initiator talking to remote drives: the
+	 * node's own drives are local NVMe, not read over the fabric. */
+	if (v->storage == SCN_STOR_HOST_RDMA && cl->local_nvme.present)
+		scn_err(c->r, st, "variant '%s' has storage: host-rdma (NVMe-oF over RDMA from "
+			"'cluster.storage'), but with 'local_nvme' the loader reads the node's own "
+			"drives (storage: host or gds)", v->name);
+	/* RDMA packets are built and consumed by the NIC: the kernel's IPsec
+	 * (xfrm) never sees them, so AES-GCM on the host's cores cannot
+	 * encrypt NVMe-oF/RDMA in transit; IPsec over RoCE needs the NIC's or
+	 * DPU's packet offload (NVIDIA MLNX_OFED/DOCA docs, "IPsec Packet
+	 * Offload", crypto-enabled ConnectX-6 Dx/-7 and BlueField-2): crypto:
+	 * dpu-inline. */
+	if (v->storage == SCN_STOR_HOST_RDMA && v->crypto == SCN_CRYPTO_HOST)
+		scn_err(c->r, cr ? cr : st, "variant '%s' has storage: host-rdma with crypto: host, "
+			"but the host's IPsec never sees RDMA traffic (the NIC builds it): encrypt it "
+			"on the NIC or DPU (crypto: dpu-inline)", v->name);
 	snprintf(why, sizeof why, "variant '%s' (crypto: %s)", v->name, scn_crypto_words[v->crypto]);
 	if (v->crypto == SCN_CRYPTO_HOST)
 		need(c, &cl->host_costs, c->host, cr, "aes_gcm_cycles_per_byte", why);

@@ -98,7 +98,8 @@ typedef struct world {
 	uint32_t *stor_res;        /* per node: host cores, SNAP engine (or UINT32_MAX) */
 	double *stor_w;            /* per node: what a byte read takes of stor_res (world_node) */
 	uint32_t *stor_in;         /* per node: ingress for storage */
-	uint32_t *stor_bounce;     /* per node: host-memory bounce buffer (or UINT32_MAX) */
+	uint32_t *stor_bounce;     /* per node: the fabric's host memory, crossed by reads
+				    * through a bounce buffer (or UINT32_MAX) */
 	uint32_t *local_drv;       /* per node: its NVMe drives together (or UINT32_MAX) */
 	uint32_t stor_servers0, stor_servers;
 	uint64_t stor_rr, flow_key;
@@ -640,14 +641,47 @@ static void storage_flowed(sim_engine *eng, void *obj, uint64_t k)
  * into host memory (NFS, SNAP) take the node's NICs in turn, as multi-rail
  * storage clients spread them (Lustre LNet Multi-Rail, NFS session
  * trunking), rather than all through the first NIC. */
-static uint32_t stor_ingress(trainer *tr, const loader *l, uint64_t k)
+static uint32_t stor_ingress(trainer *tr, const loader *l, uint64_t k, uint32_t *nic_rank)
 {
 	world *w = tr->w;
+	*nic_rank = UINT32_MAX;
 	if (w->stor_in[l->node] != UINT32_MAX)
 		return w->stor_in[l->node];
-	if (tr->cfg->storage_direct)
-		return fab_nic_down(w->f, rank_of(tr, l->d, 0, 0));
-	return fab_nic_down(w->f, l->node * w->gpn + (uint32_t)((k + l->d) % w->gpn));
+	*nic_rank = tr->cfg->storage_direct ? rank_of(tr, l->d, 0, 0)
+					    : l->node * w->gpn + (uint32_t)((k + l->d) % w->gpn);
+	return fab_nic_down(w->f, *nic_rank);
+}
+
+/* A bounce buffer's two passes over host memory (the NIC's or drive's
+ * write, the copy to the GPU's read) on the fabric's per-node memory
+ * resource, which network transfers cross too (fabric.h FAB_END_*): one
+ * entry at weight 2, so storage and network share one memory budget. */
+enum { BOUNCE_CROSSINGS = 2 };
+
+static void push_pcie(uint32_t *path, double *wt, uint32_t *len, uint32_t res, double weight)
+{
+	if (res == UINT32_MAX)
+		return;
+	wt[*len] = weight;
+	path[(*len)++] = res;
+}
+
+/* Into the loading GPU over its own PCIe link (and, through a bounce
+ * buffer behind PCIe switches, up the NIC's switch uplink into memory and
+ * down the GPU's): the PCIe the fabric models (UINT32_MAX entries skipped;
+ * ids pair up, down = up + 1). */
+static void push_landing(world *w, uint32_t rank, uint32_t nic_rank, bool bounce,
+			 uint32_t *path, double *wt, uint32_t *len)
+{
+	uint32_t up, g = fab_gpu_pcie(w->f, rank);
+	if (bounce && nic_rank != UINT32_MAX)
+		push_pcie(path, wt, len, fab_pcie_uplink(w->f, nic_rank), 1);
+	if (bounce && w->stor_bounce[rank / w->gpn] != UINT32_MAX)
+		push_pcie(path, wt, len, w->stor_bounce[rank / w->gpn], BOUNCE_CROSSINGS);
+	if (bounce && (up = fab_pcie_uplink(w->f, rank)) != UINT32_MAX)
+		push_pcie(path, wt, len, up + 1, 1);
+	if (g != UINT32_MAX)
+		push_pcie(path, wt, len, g + 1, 1);
 }
 
 /* A read from the node's own NVMe drives into the loader GPU's memory
@@ -665,12 +699,15 @@ static void local_issue(trainer *tr, loader *l, uint64_t k, double bytes)
 	uint32_t rank = rank_of(tr, l->d, 0, 0), g = rank % w->gpn, nics = c->fabric.nics_per_node;
 	uint32_t near = l->node * w->gpn + (c->local_switch * w->gpn + nics - 1) / nics;
 	uint32_t path[8], len = 0;
+	double wt[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
 	bool same = g * nics / w->gpn == c->local_switch;
 	path[len++] = w->local_drv[l->node];
 	if (!c->storage_direct) {
 		path[len++] = fab_pcie_uplink(w->f, near);
-		if (w->stor_bounce[l->node] != UINT32_MAX)
+		if (w->stor_bounce[l->node] != UINT32_MAX) {
+			wt[len] = BOUNCE_CROSSINGS;
 			path[len++] = w->stor_bounce[l->node];
+		}
 		path[len++] = fab_pcie_uplink(w->f, rank) + 1;
 	} else if (!same) {
 		path[len++] = fab_gpu_pcie(w->f, near) + 1;
@@ -679,7 +716,7 @@ static void local_issue(trainer *tr, loader *l, uint64_t k, double bytes)
 		path[len++] = fab_pcie_uplink(w->f, rank) + 1;
 	}
 	path[len++] = fab_gpu_pcie(w->f, rank) + 1;
-	flow_spec fs = { .bytes = (uint64_t)bytes, .path = path, .path_len = len,
+	flow_spec fs = { .bytes = (uint64_t)bytes, .path = path, .weights = wt, .path_len = len,
 			 .done = storage_flowed, .obj = l, .data = k };
 	int rc = flow_start(w->net, &fs, NULL);
 	if (rc)
@@ -701,7 +738,7 @@ static void loader_issue(trainer *tr, loader *l, uint64_t k)
 {
 	const train_config *c = tr->cfg;
 	double bytes = c->micro_batch * c->sample_bytes;
-	uint32_t path[8], len = 0;
+	uint32_t path[8], len = 0, nic_rank;
 	double wt[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
 	l->ready[k % l->ring] = 0;
 	l->read_done[k % l->ring] = SIM_TIME_MAX;
@@ -712,13 +749,12 @@ static void loader_issue(trainer *tr, loader *l, uint64_t k)
 	if (c->storage_Bps <= 0 || bytes < 1)
 		return storage_read(tr->w->eng, l, k);
 	path[len++] = tr->w->stor_servers0 + (uint32_t)(tr->w->stor_rr++ % tr->w->stor_servers);
-	path[len++] = stor_ingress(tr, l, k);
+	path[len++] = stor_ingress(tr, l, k, &nic_rank);
 	if (tr->w->stor_res[l->node] != UINT32_MAX) {
 		wt[len] = tr->w->stor_w[l->node];
 		path[len++] = tr->w->stor_res[l->node];
 	}
-	if (tr->w->stor_bounce[l->node] != UINT32_MAX)
-		path[len++] = tr->w->stor_bounce[l->node];
+	push_landing(tr->w, rank_of(tr, l->d, 0, 0), nic_rank, !c->storage_direct, path, wt, &len);
 	flow_spec fs = { .bytes = (uint64_t)bytes, .path = path, .weights = wt, .path_len = len,
 			 .done = storage_flowed, .obj = l, .data = k };
 	tr->w->node_core_s[l->node] += bytes * c->storage_core_s_per_byte;
@@ -968,11 +1004,12 @@ static int world_node(world *w, uint32_t n)
 	if (!rc && c->storage_nic_Bps > 0)
 		rc = flow_res_add(w->net, c->storage_nic_Bps, &w->stor_in[n]);
 	/* Without GPUDirect Storage every byte read is written into a host
-	 * bounce buffer by the NIC and read out of it by the copy to the GPU:
-	 * two passes over host memory. */
-	if (!rc && (c->storage_Bps > 0 || c->local_Bps > 0) && !c->storage_direct &&
-	    c->host.mem_Bps > 0)
-		rc = flow_res_add(w->net, c->host.mem_Bps / 2, &w->stor_bounce[n]);
+	 * bounce buffer by the NIC (or drive) and read out of it by the copy
+	 * to the GPU: two passes over the node's host memory, the fabric's
+	 * resource that host-tcp and rdma transfers cross too (BOUNCE_CROSSINGS;
+	 * UINT32_MAX, not a bound, where the CPU profile gives no mem_bw). */
+	if (!rc && (c->storage_Bps > 0 || c->local_Bps > 0) && !c->storage_direct)
+		w->stor_bounce[n] = fab_host_mem(w->f, n);
 	if (!rc && c->local_Bps > 0)
 		rc = flow_res_add(w->net, io_capped_Bps(c->local_Bps, c->local_iops, c->sample_bytes),
 				  &w->local_drv[n]);
@@ -1208,6 +1245,23 @@ static int bench_prepare(world *w, const train_config *c0, train_bench *b, bench
 
 /* ---- results ---- */
 
+/* Passes over host memory per byte a node sends or receives, as the
+ * fabric routes the transport's ends (fabric.h FAB_END_*). */
+static double mem_crossings(coll_tkind kind)
+{
+	switch (coll_transport_end(kind)) {
+	case FAB_END_SOCKET:
+		return 4;
+	case FAB_END_STAGED:
+		return 2;
+	case FAB_END_HOST:
+		return 1;
+	case FAB_END_GPU:
+		break;
+	}
+	return 0;
+}
+
 static void explain(trainer *tr, train_result *r)
 {
 	static const char *const what[TRAIN_NPARTS] = {
@@ -1244,10 +1298,21 @@ static void explain(trainer *tr, train_result *r)
 			     c->sample_bytes / 1e3, iops * c->sample_bytes / 1e9, Bps / 1e9);
 		n = k < 0 ? n : n + (size_t)k < size ? n + (size_t)k : size - 1;
 	}
-	if (r->net_cpu_cap_Bps > 0 && n < size - 1)
+	/* The host's bound on a node's network traffic: its cores or its
+	 * memory, whichever is lower, named as such. */
+	double mem = c->fabric.host_mem_Bps, x = mem_crossings(c->coll.transport.kind);
+	double mem_cap = mem > 0 && x > 0 ? mem / x : 0, cpu_cap = r->net_cpu_cap_Bps;
+	if (mem_cap > 0 && (!(cpu_cap > 0) || mem_cap < cpu_cap) && n < size - 1) {
+		char cores[64] = "";
+		if (cpu_cap > 0)
+			snprintf(cores, sizeof cores, ", below the host cores' %.1f GB/s", cpu_cap / 1e9);
+		snprintf(r->critical + n, size - n, "; host memory caps each node's network traffic "
+			 "at %.1f GB/s (%.1f GB/s, crossed %.0f times per byte)%s", mem_cap / 1e9,
+			 mem / 1e9, x, cores);
+	} else if (cpu_cap > 0 && n < size - 1) {
 		snprintf(r->critical + n, size - n,
-			 "; host cores cap each node's network traffic at %.1f GB/s",
-			 r->net_cpu_cap_Bps / 1e9);
+			 "; host cores cap each node's network traffic at %.1f GB/s", cpu_cap / 1e9);
+	}
 }
 
 static double boundary_bytes(const train_config *c)

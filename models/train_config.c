@@ -20,9 +20,10 @@ static int local_of(const scn_scenario *s, const scn_variant *v, const setup_hos
 	const profile_storage *drv = &l->drive.v.storage;
 	double link = setup_pcie_Bps(drv->pcie_gen, drv->pcie_lanes);
 	(void)h;
-	if (v->storage == SCN_STOR_DPU_SNAP) {
-		diag_add(d, NULL, 0, 0, "storage: dpu-snap reads from the storage servers; with "
-			 "cluster.local_nvme the loader reads the node's own drives (host or gds)");
+	if (v->storage == SCN_STOR_DPU_SNAP || v->storage == SCN_STOR_HOST_RDMA) {
+		diag_add(d, NULL, 0, 0, "storage: %s reads from the storage servers; with "
+			 "cluster.local_nvme the loader reads the node's own drives (host or gds)",
+			 v->storage == SCN_STOR_DPU_SNAP ? "dpu-snap" : "host-rdma");
 		return SIM_EINVAL;
 	}
 	if (!(link > 0) || !c->fabric.pcie_Bps) {
@@ -132,6 +133,20 @@ static int storage_of(const scn_scenario *s, const scn_variant *v, const setup_h
 		break;
 	case SCN_STOR_GDS:
 		c->storage_direct = true;
+		break;
+	case SCN_STOR_HOST_RDMA:
+		/* NVMe-oF over RDMA (Linux nvme-rdma): the host registers the
+		 * read's pages and sends their key in the command's keyed SGL
+		 * data block descriptor (drivers/nvme/host/rdma.c,
+		 * nvme_rdma_map_data); the target moves the data with RDMA WRITE
+		 * into them (NVM Express over Fabrics 1.1, RDMA transport
+		 * binding), so the host's cores copy no byte: no cost per byte.
+		 * The data lands in a host bounce buffer (train.c: host memory
+		 * twice, written and read by the copy to the GPU). */
+		if (notes)
+			diag_add(notes, NULL, 0, 0, "storage host-rdma: NVMe-oF over RDMA, no host CPU "
+				 "copy per byte (the target RDMA-writes the data); host CPU work per IO "
+				 "not modelled (no published figure)");
 		break;
 	}
 	return SIM_OK;

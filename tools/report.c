@@ -73,7 +73,7 @@ static const char *const offload_keys[REP_NOFFLOAD] = { "network", "storage", "c
 /* Allowed values per offload key, NULL-terminated (DESIGN.md section 4). */
 static const char *const offload_values[REP_NOFFLOAD][5] = {
 	{ "host-tcp", "rdma", "rdma-gdr", NULL },
-	{ "host", "dpu-snap", "gds", NULL },
+	{ "host", "dpu-snap", "gds", "host-rdma", NULL },
 	{ "none", "host", "dpu-inline", NULL },
 	{ "none", "host", "dpu", "dpu-arm", NULL },
 };

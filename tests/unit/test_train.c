@@ -297,6 +297,54 @@ START_TEST(storage_client_and_tcp_share_the_cores)
 }
 END_TEST
 
+/* Storage reads through a bounce buffer and RDMA gradients share the
+ * node's host memory (the fabric's resource): the same two one-GPU nodes,
+ * 2 replicas, now over rdma without GPUDirect (FAB_END_STAGED: every byte
+ * crosses memory twice at each end) with M = 4 GB/s of host memory and no
+ * host-stack cost. A read crosses it twice (the NIC's write, the copy's
+ * read): weight 2. The tree's four flows each cross each node's memory
+ * twice (its end is staged on both nodes): 8 r + 2 r = M with the read,
+ * r = M / 10, the all-reduce (G / 2) / r = 5 G / M; alone 8 r = M,
+ * 4 G / M. Read k + 1 keeps memory busy: it takes (2 x 1 GB + 4 G) / M,
+ * and so do iterations 1 and 2. With a bounce buffer of its own (the
+ * former model) the read took 0.5 s whatever the gradients did. */
+START_TEST(storage_bounce_and_rdma_share_host_memory)
+{
+	train_config c = base(1, 1, 2, 1);
+	c.fabric.gpus_per_node = c.noise.gpus_per_node = 1;
+	c.fabric.nics_per_node = 1;
+	c.fabric.nvlink_Bps = 0;
+	c.fabric.nodes = 2;
+	c.fabric.link_Bps = 1e12;
+	c.coll.transport.kind = COLL_RDMA;
+	c.fabric.host_mem_Bps = c.host.mem_Bps = 4e9;
+	c.workers = 1;
+	c.prefetch = 1;
+	c.data = true;
+	c.sample_bytes = 1e9;
+	c.storage_Bps = 1e12;
+	c.storage_servers = 1;
+	train_result r = run(&c);
+	ck_assert_uint_eq(r.iters, 3);
+	ck_assert_uint_eq(r.ncoll, 1);
+	ck_assert_str_eq(r.coll[0].algo, "tree");
+	ck_assert_uint_eq(r.coll[0].count, 4);
+	double G = (double)r.coll[0].bytes, M = 4e9, P = (2 * 1e9 + 4 * G) / M;
+	ck_assert(G > 1e8);
+	for (uint32_t i = 0; i < 2; i++)
+		ck_assert_msg(fabs(r.iter_s[i] - P) <= 1e-6 * P, "iteration %u: %.9g s, want %.9g s",
+			      i, r.iter_s[i], P);
+	double d = P - r.iter_s[2], shared = r.coll[0].time_s + d / 4, alone = shared - d;
+	ck_assert_msg(fabs(shared - 5 * G / M) <= 0.02 * 5 * G / M, "all-reduce beside a read: "
+		      "%.6g s, want %.6g s", shared, 5 * G / M);
+	ck_assert_msg(fabs(alone - 4 * G / M) <= 0.02 * 4 * G / M, "all-reduce alone: %.6g s, "
+		      "want %.6g s", alone, 4 * G / M);
+	ck_assert_msg(strstr(r.critical, "host memory caps each node's network traffic at 2.0 GB/s"),
+		      "critical path: %s", r.critical);
+	train_result_release(&r);
+}
+END_TEST
+
 START_TEST(same_seed_same_result)
 {
 	train_config c = base(2, 2, 4, 4);
@@ -351,10 +399,10 @@ START_TEST(slow_decode_is_a_cpu_stall)
 }
 END_TEST
 
-/* Reads through a host bounce buffer cross host memory twice: with 2 GB/s
- * of memory the bounce carries 1 GB/s, so 4 microbatches of 100 MB take
- * 0.4 s per iteration; GPUDirect Storage skips it (the 50 GB/s NIC link
- * then takes 8 ms). */
+/* Reads through a host bounce buffer cross the node's host memory (the
+ * fabric's resource) twice: with 2 GB/s of memory the bounce carries
+ * 1 GB/s, so 4 microbatches of 100 MB take 0.4 s per iteration; GPUDirect
+ * Storage skips it (the 50 GB/s NIC link then takes 8 ms). */
 START_TEST(bounce_buffer_bounds_storage_reads)
 {
 	train_config c = base(1, 1, 1, 4);
@@ -363,7 +411,7 @@ START_TEST(bounce_buffer_bounds_storage_reads)
 	c.workers = 1;
 	c.storage_Bps = 1e12;
 	c.storage_servers = 1;
-	c.host.mem_Bps = 2e9;
+	c.fabric.host_mem_Bps = c.host.mem_Bps = 2e9;
 	train_result bounce = run(&c);
 	c.storage_direct = true;
 	train_result direct = run(&c);
@@ -786,6 +834,53 @@ START_TEST(tp_channels_come_from_the_gpu_profile)
 }
 END_TEST
 
+#define STOR_SCENARIO(VARIANT)                                                             \
+	"cluster:\n"                                                                        \
+	"  nodes: 1\n"                                                                      \
+	"  gpus_per_node: 8\n"                                                              \
+	"  gpu: A100-SXM4-80GB\n"                                                           \
+	"  cpu: EPYC-7742\n"                                                                \
+	"  host_costs: host-costs-linux\n"                                                  \
+	"  nic: ConnectX-6-HDR\n"                                                           \
+	"  nics_per_node: 8\n"                                                              \
+	"  fabric: { topology: single-switch, switch: QM8700-HDR }\n"                       \
+	"  storage: { server: DDN-AI400X2 }\n"                                              \
+	"workload: { model: resnet50, batch: { global: 2048, micro: 256 },\n"               \
+	"            data: { decode: 1ms/sample, workers: 8 } }\n"                          \
+	"variants: [" VARIANT "]\n"
+
+/* storage: host-rdma (NVMe-oF over RDMA) reads into the host's bounce
+ * buffer with no host copy per byte, and says per-IO work is not
+ * modelled; host crypto cannot cover RDMA traffic, and local drives are
+ * not read over NVMe-oF: both refused at the variant's place. */
+START_TEST(host_rdma_storage_costs_no_core_per_byte)
+{
+	diag *d = diag_new(), *notes = diag_new();
+	scn_scenario *s = NULL;
+	train_config c;
+	const char *ok = STOR_SCENARIO("{ name: a, network: rdma-gdr, storage: host-rdma }");
+	ck_assert_int_eq(scn_load_buffer("t.yaml", ok, strlen(ok), NULL, &s, d), SIM_OK);
+	ck_assert_int_eq(s->variants[0].storage, SCN_STOR_HOST_RDMA);
+	ck_assert_int_eq(train_config_of(s, &s->jobs[0], &s->variants[0], 1, &c, d, notes), SIM_OK);
+	ck_assert(c.storage_Bps > 0);
+	ck_assert(!c.storage_direct);
+	ck_assert(c.storage_core_s_per_byte == 0);
+	ck_assert(c.storage_engine_Bps == 0);
+	ck_assert(noted(notes, "storage host-rdma: NVMe-oF over RDMA, no host CPU copy per byte"));
+	ck_assert(noted(notes, "host CPU work per IO not modelled"));
+	scn_free(s);
+	s = NULL;
+	const char *enc = STOR_SCENARIO("{ name: a, network: rdma-gdr, storage: host-rdma, crypto: host }");
+	ck_assert_int_eq(scn_load_buffer("t.yaml", enc, strlen(enc), NULL, &s, d), SIM_EPARSE);
+	ck_assert(noted(d, "t.yaml:13:70:"));
+	ck_assert(noted(d, "storage: host-rdma with crypto: host, but the host's IPsec never sees "
+			   "RDMA traffic"));
+	scn_free(s);
+	diag_free(d);
+	diag_free(notes);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("train");
@@ -798,6 +893,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, host_tcp_bound_by_cores);
 	tcase_add_test(tc, dp_hops_inside_a_node_cost_no_host_cpu);
 	tcase_add_test(tc, storage_client_and_tcp_share_the_cores);
+	tcase_add_test(tc, storage_bounce_and_rdma_share_host_memory);
 	tcase_add_test(tc, same_seed_same_result);
 	tcase_add_test(tc, dpu_and_host_count_both_directions);
 	tcase_add_test(tc, stragglers_grow_with_scale);
@@ -815,6 +911,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, jobs_are_placed_packed_then_spread);
 	tcase_add_test(tc, tp_allreduce_runs_on_the_given_channels);
 	tcase_add_test(tc, tp_channels_come_from_the_gpu_profile);
+	tcase_add_test(tc, host_rdma_storage_costs_no_core_per_byte);
 	suite_add_tcase(s, tc);
 	return s;
 }
