@@ -80,6 +80,7 @@ typedef struct xfer {
 	uint32_t d, p_to, m;
 	bool fwd;
 	sim_time sent, lat;
+	struct xfer *prev, *next; /* in the world's list of transfers in flight */
 } xfer;
 
 /* What the jobs of one simulation share: the engine, the cluster's fabric
@@ -110,6 +111,7 @@ typedef struct world {
 	struct bench_run *bench;   /* nbench background benchmarks */
 	uint32_t nbench;
 	int err;
+	xfer *xfers;               /* in flight: freed by world_teardown if the run stopped */
 } world;
 
 /* A collective benchmark's state in the world: where it is in its pass,
@@ -354,6 +356,12 @@ static void xfer_arrived(sim_engine *eng, void *obj, uint64_t data)
 	}
 	tr->pp_time_s += sim_time_to_s(sim_now(tr->w->eng) - x->sent);
 	tr->pp_count++;
+	if (x->prev)
+		x->prev->next = x->next;
+	else
+		tr->w->xfers = x->next;
+	if (x->next)
+		x->next->prev = x->prev;
 	free(x);
 	try_run(tr, s);
 }
@@ -416,9 +424,14 @@ static int send_between(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to,
 	count_net(tr, rank_of(tr, d, p_from, 0) / tr->gpn, rank_of(tr, d, p_to, 0) / tr->gpn,
 		  (double)bytes * tr->T);
 	int rc = flow_start(tr->w->net, &fs, NULL);
-	if (rc)
+	if (rc) {
 		free(x);
-	return rc;
+		return rc;
+	}
+	if ((x->next = tr->w->xfers))
+		x->next->prev = x;
+	tr->w->xfers = x;
+	return SIM_OK;
 }
 
 static void op_done(sim_engine *eng, void *obj, uint64_t data)
@@ -1110,6 +1123,11 @@ static void world_teardown(world *w)
 		for (uint32_t n = 0; n < w->nodes; n++)
 			station_free(w->decoders[n]);
 	free(w->decoders);
+	while (w->xfers) { /* a run sim_fail stopped: its transfers never arrived */
+		xfer *x = w->xfers;
+		w->xfers = x->next;
+		free(x);
+	}
 	coll_ctx_free(w->coll);
 	fab_free(w->f);
 	flow_net_free(w->net);
