@@ -820,7 +820,8 @@ static void iteration_start(trainer *tr)
 
 /* Tensor-parallel all-reduce of one layer's activations on a node's
  * NVSwitch, simulated once on its own one-node fabric. */
-static int tp_allreduce_s(const train_config *c, double bytes, double *out, uint32_t *channels)
+static int tp_allreduce_s(const train_config *c, double bytes, double *out, uint32_t *channels,
+			  diag *d)
 {
 	fab_config fc = c->fabric;
 	sim_engine *eng;
@@ -861,6 +862,9 @@ static int tp_allreduce_s(const train_config *c, double bytes, double *out, uint
 	if (!rc)
 		rc = coll_run(cc, &(coll_params){ .op = COLL_ALLREDUCE, .algo = COLL_AUTO,
 						  .bytes = (uint64_t)bytes }, &r);
+	if (rc && sim_error(eng)) /* sim_fail: an NVLink rate or size past the clock */
+		diag_add(d, NULL, 0, 0, "training simulation: the tensor-parallel all-reduce "
+			 "inside a node: %s", sim_error_msg(eng));
 	if (!rc) {
 		*out = sim_time_to_s(r.time_ps);
 		*channels = r.channels;
@@ -889,7 +893,7 @@ static int build_compute(trainer *tr)
 	gpu_logits_s(&c->gpu, t, c->micro_batch, c->tp, &tr->logit_f_s, &tr->logit_b_s);
 	/* Megatron: two all-reduces per layer forward (attention, MLP). */
 	rc = tp_allreduce_s(c, wl_stage_boundary_bytes(t, c->micro_batch), &tr->tp_ar_s,
-			    &tr->tp_channels);
+			    &tr->tp_channels, tr->w->d);
 	tr->tp_fwd_s = 2 * tr->tp_ar_s;
 	return rc;
 }

@@ -207,6 +207,10 @@ if [ -z "$OUT" ]; then ok "run prints nothing on stdout"; else not_ok "run print
 if [ ! -e "$E2E_TMP/slow-rep/report.json" ] && [ ! -e "$E2E_TMP/slow.db" ] &&
    ! ls "$E2E_TMP"/slow-trace* >/dev/null 2>&1; then ok "run writes no report, trace or database"
 else not_ok "run left output: $(ls "$E2E_TMP")"; fi
+sed 's|^  gpu: H100-SXM5|  gpu: { profile: H100-SXM5, nvlink_bw: 1B/s, nvlink_bw_achieved: 1B/s }|' scenarios/demo.yaml >"$E2E_TMP/slow-nvl.yaml"
+run_cmd timeout 60 "$DPUSIM" run "$E2E_TMP/slow-nvl.yaml"
+expect_rc 2 "run with NVLink at 1 B/s"
+expect_err "^dpusim: error: $E2E_TMP/slow-nvl.yaml: training simulation: the tensor-parallel all-reduce inside a node: $HZ" "run names the NVLink transfer past the horizon"
 cat >"$E2E_TMP/slow-sweep.yaml" <<'YAML'
 name: horizon
 cluster:
