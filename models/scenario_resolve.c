@@ -687,6 +687,13 @@ static void check_variant(rs *c, const yt_node *vn, const scn_variant *v)
 		scn_err(c->r, cr ? cr : st, "variant '%s' has storage: host-rdma with crypto: host, "
 			"but the host's IPsec never sees RDMA traffic (the NIC builds it): encrypt it "
 			"on the NIC or DPU (crypto: dpu-inline)", v->name);
+	/* The same holds for the training traffic itself: over rdma or
+	 * rdma-gdr the host's cores cannot encrypt it (host-tcp can). */
+	if (v->network != SCN_NET_HOST_TCP && v->crypto == SCN_CRYPTO_HOST)
+		scn_err(c->r, cr ? cr : net, "variant '%s' has network: %s with crypto: host, but the "
+			"host's IPsec never sees RDMA traffic (the NIC builds it): encrypt it on the NIC "
+			"or DPU (crypto: dpu-inline), or use network: host-tcp", v->name,
+			scn_network_words[v->network]);
 	snprintf(why, sizeof why, "variant '%s' (crypto: %s)", v->name, scn_crypto_words[v->crypto]);
 	if (v->crypto == SCN_CRYPTO_HOST)
 		need(c, &cl->host_costs, c->host, cr, "aes_gcm_cycles_per_byte", why);
