@@ -225,17 +225,17 @@ static double slot_w(const fflow *f, uint32_t k)
 	return f->wt ? f->wt[k] : (double)f->slot[k].times;
 }
 
-/* Sum over res's weighted entries of their weights beyond their
- * occurrences, so that nocc + this is what a common rate of all its flows
- * takes of it per unit (callers skip it, 0, on resources with none, so
- * unweighted that is nocc to the bit). */
-static double res_extra(const flow_net *net, uint32_t res)
+/* Sum over r's weighted entries (only its unfrozen flows', with
+ * unfrozen_only) of their weights beyond their occurrences, so that nocc
+ * + this is what a common rate of all its flows takes of it per unit
+ * (callers skip it, 0, on resources with none, so unweighted that is nocc
+ * to the bit). */
+static double res_extra(const flow_net *net, const fres *r, bool unfrozen_only)
 {
-	const fres *r = &net->res[res];
 	double sum = 0;
 	for (uint32_t i = 0; i < r->nd; i++) {
 		const fflow *f = &net->flows[r->ent[i].flow];
-		if (f->wt)
+		if (f->wt && !(unfrozen_only && f->frozen))
 			sum += f->wt[r->ent[i].slot] - f->slot[r->ent[i].slot].times;
 	}
 	return sum;
@@ -900,20 +900,6 @@ static void walk_component(flow_net *net, uint32_t start, uint32_t *nr, uint32_t
 	}
 }
 
-/* res_extra over r's unfrozen flows, summed afresh: for when subtracting
- * them one by one has rounded the total weight to nothing while some are
- * left. */
-static double unfrozen_extra(const flow_net *net, const fres *r)
-{
-	double sum = 0;
-	for (uint32_t e = 0; e < r->nd; e++) {
-		const fflow *f = &net->flows[r->ent[e].flow];
-		if (!f->frozen && f->wt)
-			sum += f->wt[r->ent[e].slot] - f->slot[r->ent[e].slot].times;
-	}
-	return sum;
-}
-
 /* What each unfrozen flow on r may still get per unit of weight: its
  * capacity left over their weights. Unweighted, wextra is 0 and the
  * weights are the occurrences: rem / left to the bit. */
@@ -932,8 +918,10 @@ static void freeze_weighted(flow_net *net, fflow *f, double rate_Bps)
 			r->rem_Bps = 0;
 		r->left -= f->slot[k].times;
 		r->wextra -= f->wt[k] - f->slot[k].times;
+		/* Subtracting one by one rounded the weights left to nothing
+		 * while some flows are: sum them afresh. */
 		if (r->left && !(r->left + r->wextra > 0))
-			r->wextra = unfrozen_extra(net, r);
+			r->wextra = res_extra(net, r, true);
 	}
 }
 
@@ -1008,7 +996,7 @@ static void fill_one(flow_net *net, uint32_t nr)
 		rate = fmin(rate, f->cap_Bps);
 	for (uint32_t i = 0; i < nr; i++) {
 		const fres *r = &net->res[net->cres[i]];
-		double extra = r->nw ? res_extra(net, net->cres[i]) : 0;
+		double extra = r->nw ? res_extra(net, r, false) : 0;
 		rate = fmin(rate, r->cap_Bps / (net->nocc[net->cres[i]] + extra));
 	}
 	f->new_Bps = rate;
@@ -1078,7 +1066,7 @@ static void water_fill(flow_net *net, uint32_t nr, uint32_t nf)
 		fres *r = &net->res[net->cres[i]];
 		r->rem_Bps = r->cap_Bps;
 		r->left = net->nocc[net->cres[i]];
-		r->wextra = r->nw ? res_extra(net, net->cres[i]) : 0;
+		r->wextra = r->nw ? res_extra(net, r, false) : 0;
 		net->act[i] = net->cres[i];
 	}
 	sort_caps(net, nf, &ncap, &npriv);
