@@ -321,12 +321,16 @@ static void hold_path(fab *f, const fab_path *p)
 uint32_t fab_ranks(const fab *f) { return f->ranks; }
 const fab_config *fab_cfg(const fab *f) { return &f->cfg; }
 
+uint32_t fab_net_switches(const fab *f)
+{
+	if (f->cfg.topo == FAB_FAT_TREE3)
+		return f->leaves + f->pods * f->u + f->u * f->cores_per_group;
+	return f->leaves + f->spines;
+}
+
 uint32_t fab_switches(const fab *f)
 {
-	uint32_t n = f->leaves + f->spines;
-	if (f->cfg.topo == FAB_FAT_TREE3)
-		n = f->leaves + f->pods * f->u + f->u * f->cores_per_group;
-	return n + (f->cfg.nvlink_Bps > 0 ? f->cfg.nodes : 0);
+	return fab_net_switches(f) + (f->cfg.nvlink_Bps > 0 ? f->cfg.nodes : 0);
 }
 
 uint32_t fab_links(const fab *f)
@@ -467,6 +471,21 @@ static void route_network(const fab *f, uint32_t a, uint32_t b, uint64_t h, fab_
 
 static uint32_t down_of(uint32_t id) { return id == NONE ? NONE : id + 1; }
 
+uint32_t fab_end_mem_passes(fab_end end)
+{
+	switch (end) {
+	case FAB_END_HOST:
+		return 1; /* the NIC's DMA */
+	case FAB_END_STAGED:
+		return 2; /* written, then read back */
+	case FAB_END_SOCKET:
+		return 4; /* and the socket copy: read, and written */
+	case FAB_END_GPU:
+		break;
+	}
+	return 0;
+}
+
 /* From the data's place in node memory to the NIC (or back, when in). */
 static void node_end(const fab *f, uint32_t rank, uint32_t port, fab_end end, bool in, fab_path *p)
 {
@@ -477,7 +496,7 @@ static void node_end(const fab *f, uint32_t rank, uint32_t port, fab_end end, bo
 		seq[n++] = in ? down_of(gpu) : gpu;
 		hops = sw ? 2 : 3; /* root complex: one more crossing */
 	} else if (end == FAB_END_HOST) {
-		seq[n++] = mem;
+		seq[n++] = mem; /* fab_end_mem_passes: once */
 		if (sw)
 			seq[n++] = in ? swl : down_of(swl);
 		hops = sw ? 2 : 1;
@@ -485,9 +504,8 @@ static void node_end(const fab *f, uint32_t rank, uint32_t port, fab_end end, bo
 		seq[n++] = in ? down_of(gpu) : gpu;
 		if (sw)
 			seq[n++] = in ? down_of(swl) : swl;
-		seq[n++] = mem, seq[n++] = mem; /* written, then read back */
-		if (end == FAB_END_SOCKET) /* the socket copy: read, and written */
-			seq[n++] = mem, seq[n++] = mem;
+		for (uint32_t k = 0; k < fab_end_mem_passes(end); k++)
+			seq[n++] = mem;
 		if (sw)
 			seq[n++] = in ? swl : down_of(swl);
 		hops = sw ? 4 : 2;

@@ -45,6 +45,11 @@ typedef enum fab_end {
 			  * the NIC's DMA) */
 } fab_end;
 
+/* How many times a byte crosses its node's host-memory resource at an end
+ * of this kind (as fab_route routes it): GPU 0, host 1, staged 2,
+ * socket 4. */
+uint32_t fab_end_mem_passes(fab_end end);
+
 typedef struct fab_config {
 	fab_topo topo;
 	uint32_t nodes;
@@ -79,6 +84,9 @@ void fab_free(fab *f);
 uint64_t fab_max_ports(const fab_config *cfg);
 
 uint32_t fab_ranks(const fab *f);
+/* Switches: the network's (leaves, spines, cores), and with them each
+ * node's NVSwitch when the nodes have NVLink. */
+uint32_t fab_net_switches(const fab *f);
 uint32_t fab_switches(const fab *f);
 /* Full-duplex links in the network (switch and NIC links, NVLink, PCIe). */
 uint32_t fab_links(const fab *f);

@@ -665,11 +665,12 @@ static uint32_t stor_ingress(trainer *tr, const loader *l, uint64_t k, uint32_t 
 	return fab_nic_down(w->f, *nic_rank);
 }
 
-/* A bounce buffer's two passes over host memory (the NIC's or drive's
- * write, the copy to the GPU's read) on the fabric's per-node memory
- * resource, which network transfers cross too (fabric.h FAB_END_*): one
- * entry at weight 2, so storage and network share one memory budget. */
-enum { BOUNCE_CROSSINGS = 2 };
+/* A bounce buffer's passes over host memory (the NIC's or drive's write,
+ * the copy to the GPU's read: a staged end's, fab_end_mem_passes) on the
+ * fabric's per-node memory resource, which network transfers cross too:
+ * one entry at that weight, so storage and network share one memory
+ * budget. */
+#define BOUNCE_CROSSINGS ((double)fab_end_mem_passes(FAB_END_STAGED))
 
 static void push_pcie(uint32_t *path, double *wt, uint32_t *len, uint32_t res, double weight)
 {
@@ -1267,23 +1268,6 @@ static int bench_prepare(world *w, const train_config *c0, train_bench *b, bench
 
 /* ---- results ---- */
 
-/* Passes over host memory per byte a node sends or receives, as the
- * fabric routes the transport's ends (fabric.h FAB_END_*). */
-static double mem_crossings(coll_tkind kind)
-{
-	switch (coll_transport_end(kind)) {
-	case FAB_END_SOCKET:
-		return 4;
-	case FAB_END_STAGED:
-		return 2;
-	case FAB_END_HOST:
-		return 1;
-	case FAB_END_GPU:
-		break;
-	}
-	return 0;
-}
-
 static void explain(trainer *tr, train_result *r)
 {
 	static const char *const what[TRAIN_NPARTS] = {
@@ -1322,7 +1306,8 @@ static void explain(trainer *tr, train_result *r)
 	}
 	/* The host's bound on a node's network traffic: its cores or its
 	 * memory, whichever is lower, named as such. */
-	double mem = c->fabric.host_mem_Bps, x = mem_crossings(c->coll.transport.kind);
+	double mem = c->fabric.host_mem_Bps;
+	double x = fab_end_mem_passes(coll_transport_end(c->coll.transport.kind));
 	double mem_cap = mem > 0 && x > 0 ? mem / x : 0, cpu_cap = r->net_cpu_cap_Bps;
 	if (mem_cap > 0 && (!(cpu_cap > 0) || mem_cap < cpu_cap) && n < size - 1) {
 		char cores[64] = "";
@@ -1397,6 +1382,7 @@ static void finish(trainer *tr, train_result *r)
 		add_coll(r, "sendrecv", "p2p", "pipeline activations and gradients", 2,
 			 boundary_bytes(c), tr->pp_time_s / (double)tr->pp_count, tr->pp_count, 0);
 	r->events = sim_events_run(tr->w->eng);
+	r->net_switches = fab_net_switches(tr->w->f);
 	explain(tr, r);
 	(void)T;
 }

@@ -126,6 +126,9 @@ typedef struct train_result {
 	train_coll_stat coll[TRAIN_MAX_COLLS];
 	uint32_t ncoll;
 	uint64_t events;
+	uint32_t net_switches;              /* the simulated cluster's network switches
+					     * (leaves, spines, cores; not NVSwitches),
+					     * shared by all its jobs */
 } train_result;
 
 /* Runs cfg (warmup iterations then `iterations` measured ones) alone on its

@@ -37,6 +37,17 @@ const char *run_report_op(const char *coll_op_name)
 	return strcmp(coll_op_name, "reducescatter") ? coll_op_name : "reduce_scatter";
 }
 
+int run_put_notes(rep_report *rep, const char *variant, const diag *notes)
+{
+	char key[96];
+	int rc = 0;
+	for (size_t i = 0; i < diag_count(notes) && i < DIAG_MAX && !rc; i++) {
+		snprintf(key, sizeof key, "%s.note%zu", variant, i + 1);
+		rc = rep_set_info(rep, key, diag_msg(notes, i));
+	}
+	return rc;
+}
+
 int run_put_collective(rep_variant *rv, const char *op, const char *algo, uint32_t ranks,
 		       uint64_t bytes, double time_s)
 {
@@ -185,18 +196,6 @@ static int in_network_ok(const scn_scenario *s, const scn_variant *v, const fab_
 	return SIM_EUNSUPPORTED;
 }
 
-/* A collective job's notes (what setup assumed or could not model) into
- * the report's info, as a training job's: "VARIANT.noteN". */
-static int coll_notes(rep_report *rep, const rep_variant *rv, const diag *notes)
-{
-	char key[96];
-	int rc = 0;
-	for (size_t i = 0; i < diag_count(notes) && i < DIAG_MAX && !rc; i++) {
-		snprintf(key, sizeof key, "%s.note%zu", rep_variant_name(rv), i + 1);
-		rc = rep_set_info(rep, key, diag_msg(notes, i));
-	}
-	return rc;
-}
 
 static int coll_sizes(const scn_scenario *s, const scn_job *job, const scn_variant *v,
 		      uint64_t seed, rep_variant *rv, diag *d, diag *notes)
@@ -261,7 +260,7 @@ static int coll_variant(const scn_scenario *s, const scn_job *job, const scn_var
 	diag *notes = diag_new();
 	int rc = notes ? coll_sizes(s, job, v, seed, rv, d, notes) : SIM_ENOMEM;
 	if (!rc)
-		rc = coll_notes(rep, rv, notes);
+		rc = run_put_notes(rep, rep_variant_name(rv), notes);
 	diag_free(notes);
 	return rc;
 }

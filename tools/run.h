@@ -31,6 +31,11 @@ const char *run_report_op(const char *coll_op_name);
 int run_put_collective(rep_variant *rv, const char *op, const char *algo, uint32_t ranks,
 		       uint64_t bytes, double time_s);
 
+/* A variant's notes (what setup assumed or could not model) into the
+ * report's info, "VARIANT.note1" on; training and collective jobs alike.
+ * 0 or rep_set_info's code. */
+int run_put_notes(rep_report *rep, const char *variant, const diag *notes);
+
 /* Simulates s. On success *out is a report with source "sim", the scenario
  * block filled from s (name, file; sha256 is the caller's to set since it
  * hashes the file text), one variant per scenario variant (per job and

@@ -13,13 +13,11 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "models/fabric.h"
 #include "models/power.h"
 #include "models/reliab.h"
 #include "models/setup.h"
 #include "models/train.h"
 #include "sim/err.h"
-#include "sim/flow.h"
 #include "sim/rng.h"
 #include "sim/stats.h"
 #include "tools/trace.h"
@@ -129,28 +127,6 @@ static int put_throughput(const scn_job *job, const train_config *c, rep_variant
 	return rc;
 }
 
-/* The network switches of the job's fabric (leaves, spines, cores), built
- * as the simulation builds it; not the nodes' NVSwitches, which
- * fab_switches adds one per node when the fabric has NVLink. 0 when the
- * scenario runs several jobs: they share the switches. */
-static int net_switches(const scn_scenario *s, const train_config *c, uint64_t *out)
-{
-	flow_net *net;
-	fab *f;
-	int rc;
-	*out = 0;
-	if (s->njobs != 1)
-		return SIM_OK;
-	if (!(net = flow_net_new(NULL)))
-		return SIM_ENOMEM;
-	if (!(rc = fab_new(&c->fabric, net, &f))) {
-		*out = fab_switches(f) - (c->fabric.nvlink_Bps > 0 ? c->fabric.nodes : 0);
-		fab_free(f);
-	}
-	flow_net_free(net);
-	return rc;
-}
-
 /* What the job's failure rate counts: its nodes (node_mtbf), and where the
  * scenario gives them, its GPUs and its adapters (every NIC and DPU of its
  * nodes) as parts of their own (without gpu_mtbf or nic_mtbf those are
@@ -186,7 +162,6 @@ static int snapshot_rate(const scn_scenario *s, const train_config *c, double gp
 			 rel_params *rp, char *bound, size_t bn, char *why, size_t n)
 {
 	const profile_gpu *g = &s->cluster.gpu.v.gpu;
-	const profile_cpu *cpu = &s->cluster.cpu.v.cpu;
 	double pcie = setup_pcie_Bps(g->pcie_gen, g->pcie_lanes);
 	double gpn = c->fabric.gpus_per_node, mem = NAN;
 	if (!(pcie > 0)) {
@@ -194,8 +169,8 @@ static int snapshot_rate(const scn_scenario *s, const train_config *c, double gp
 			 "pcie_lanes (the snapshot's rate)", s->cluster.gpu.name);
 		return SIM_EINVAL;
 	}
-	if (s->cluster.cpu.name[0] && profile_has(cpu->mem_bw_Bps) && profile_has(cpu->sockets))
-		mem = cpu->sockets * cpu->mem_bw_Bps / gpn;
+	if (c->fabric.host_mem_Bps > 0) /* the node's, as the simulation ran it (setup_fabric) */
+		mem = c->fabric.host_mem_Bps / gpn;
 	rp->mode = REL_ASYNC;
 	rp->snapshot_bytes = rp->ckpt_bytes / gpus;
 	rp->snapshot_Bps = mem < pcie ? mem : pcie;
@@ -246,9 +221,9 @@ static void list_add(char *buf, size_t n, const char *what)
  * busiest node's: an upper bound for the others), when the CPU profile
  * gives tdp_w and idle_w; its NICs and DPUs at their typical power_w (a
  * draw that does not follow the load), when given; its fabric's switches
- * (net_switches) at the switch profile's typical power_w. A component
- * without its figures is left out and named in left (never a guessed watt
- * figure); storage servers, and the switches of a scenario with several
+ * (train_result.net_switches) at the switch profile's typical power_w. A
+ * component without its figures is left out and named in left (never a
+ * guessed watt figure); storage servers, and the switches of a scenario with several
  * jobs, shared by the jobs, are not counted. */
 static void energy_parts(const scn_scenario *s, const train_config *c, double gpus,
 			 uint64_t switches, double gpu_util, double cpu_util, pwr_cluster *pc,
@@ -336,18 +311,18 @@ static int put_energy(const scn_scenario *s, const train_config *c, rep_variant 
 /* Time to train, goodput, energy and cost: only those the scenario gives
  * what they need for. */
 static int put_run_totals(const scn_scenario *s, const scn_job *job, const train_config *c,
-			  rep_variant *rv, rep_report *rep, double tokens_per_s, double gpu_util,
-			  double cpu_util)
+			  const train_result *r, rep_variant *rv, rep_report *rep,
+			  double tokens_per_s, double gpu_util, double cpu_util)
 {
 	const scn_training *t = &job->wl.train;
 	double gpus = (double)c->tp * c->pp * c->dp, useful_s, wall_s;
-	uint64_t switches = 0;
+	/* The job's fabric switches; a scenario with several jobs, which
+	 * share them, counts none. */
+	uint64_t switches = s->njobs == 1 ? r->net_switches : 0;
 	char why[160];
 	int rc = 0;
 	if (!(t->target_tokens > 0) || !isfinite(tokens_per_s))
 		return SIM_OK;
-	if ((s->failures.enabled || s->cost.present) && (rc = net_switches(s, c, &switches)))
-		return rc;
 	useful_s = t->target_tokens / tokens_per_s;
 	wall_s = useful_s;
 	if (s->failures.enabled) {
@@ -401,10 +376,7 @@ static int put_collectives(rep_variant *rv, const train_result *r)
 static void put_notes(rep_report *rep, const char *variant, diag *notes, const train_result *r)
 {
 	char key[96];
-	for (size_t i = 0; i < diag_count(notes) && i < DIAG_MAX; i++) {
-		snprintf(key, sizeof key, "%s.note%zu", variant, i + 1);
-		rep_set_info(rep, key, diag_msg(notes, i));
-	}
+	run_put_notes(rep, variant, notes);
 	snprintf(key, sizeof key, "%s.critical_path", variant);
 	rep_set_info(rep, key, r->critical);
 }
@@ -493,7 +465,8 @@ static int job_acc_put(job_acc *ja, const scn_scenario *s, rep_report *rep, diag
 	if (!rc && (what = "throughput and utilisation"))
 		rc = put_throughput(ja->job, &ja->c, ja->rv, &ja->a, mean, &tps);
 	if (!rc && (what = "time to train, goodput, energy or cost"))
-		rc = put_run_totals(s, ja->job, &ja->c, ja->rv, rep, tps, ja->a.gpu / ja->a.reps,
+		rc = put_run_totals(s, ja->job, &ja->c, &ja->a.last, ja->rv, rep, tps,
+				    ja->a.gpu / ja->a.reps,
 				    ja->a.has_cpu ? ja->a.cpu / ja->a.reps : NAN);
 	if (!rc && (what = "collectives"))
 		rc = put_collectives(ja->rv, &ja->a.last);

@@ -263,6 +263,14 @@ START_TEST(node_ends)
 	c.pcie_lat_ps = 100 * SIM_NS;
 	c.host_mem_Bps = 200 * GBPS;
 	ck_assert_int_eq(fab_new(&c, net, &f), 0);
+	/* The network's one switch, and with NVLink each node's NVSwitch. */
+	ck_assert_uint_eq(fab_net_switches(f), 1);
+	ck_assert_uint_eq(fab_switches(f), 3);
+	/* Passes over host memory per end, as the routes below cross it. */
+	ck_assert_uint_eq(fab_end_mem_passes(FAB_END_GPU), 0);
+	ck_assert_uint_eq(fab_end_mem_passes(FAB_END_HOST), 1);
+	ck_assert_uint_eq(fab_end_mem_passes(FAB_END_STAGED), 2);
+	ck_assert_uint_eq(fab_end_mem_passes(FAB_END_SOCKET), 4);
 	/* Same node: NVLink only. */
 	ck_assert_int_eq(fab_route(f, 1, 6, 0, FAB_END_GPU, FAB_END_GPU, &p), 0);
 	ck_assert_uint_eq(p.len, 2);
