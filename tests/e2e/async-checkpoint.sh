@@ -91,13 +91,7 @@ check("waits" not in info, "interval above the persist: no wait reported")
 PYEOF
 
 out=$(python3 "$CHECK" "$DPUSIM" "$EFF/checkpoint-sync.yaml" "$EFF/async-checkpoint.yaml" 2>&1)
-while IFS= read -r line; do
-	case $line in
-	"ok - "*) ok "${line#ok - }" ;;
-	"not ok - "*) not_ok "${line#not ok - }" ;;
-	*) not_ok "check script: $line" ;;
-	esac
-done <<<"$out"
+tally_checks "$out"
 
 # A bad mode: exit 2 at the value's place.
 cat >"$E2E_TMP/bad.yaml" <<EOF

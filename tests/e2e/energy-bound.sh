@@ -97,11 +97,5 @@ for gv, uv in zip(g["variants"], u["variants"]):
           f"{n}: only the run without an idle power is called an upper bound")
 PYEOF
 )
-while IFS= read -r line; do
-	case $line in
-	"ok - "*) ok "${line#ok - }" ;;
-	"not ok - "*) not_ok "${line#not ok - }" ;;
-	*) not_ok "check script: $line" ;;
-	esac
-done <<<"$out"
+tally_checks "$out"
 finish

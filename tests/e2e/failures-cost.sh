@@ -76,13 +76,7 @@ b = base["variants"][0]["metrics"]
 check("cost_usd" not in b and "energy_kwh" not in b, "no cost section: no cost, no energy")
 PYEOF
 )
-while IFS= read -r line; do
-	case $line in
-	"ok - "*) ok "${line#ok - }" ;;
-	"not ok - "*) not_ok "${line#not ok - }" ;;
-	*) not_ok "check script: $line" ;;
-	esac
-done <<<"$out"
+tally_checks "$out"
 
 # A cost section on a CPU without idle power: energy covers the rest and
 # names what it left out.

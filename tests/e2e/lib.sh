@@ -29,6 +29,20 @@ expect_rc() {
 expect_out() { if grep -Eq -- "$1" <<<"$OUT"; then ok "$2"; else not_ok "$2: stdout lacks /$1/"; echo "   stdout: ${OUT:0:600}"; fi; }
 expect_err() { if grep -Eq -- "$1" <<<"$ERR"; then ok "$2"; else not_ok "$2: stderr lacks /$1/"; echo "   stderr: ${ERR:0:600}"; fi; }
 
+# Counts a check script's own "ok - " and "not ok - " lines (its stdout
+# and stderr in $1) as this test's; any other line is a failure of the
+# script itself.
+tally_checks() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "${line#ok - }" ;;
+		"not ok - "*) not_ok "${line#not ok - }" ;;
+		*) not_ok "check script: $line" ;;
+		esac
+	done <<<"$1"
+}
+
 finish() {
 	echo "$((E2E_COUNT - E2E_FAILS)) of $E2E_COUNT checks passed"
 	[ "$E2E_FAILS" -eq 0 ]
