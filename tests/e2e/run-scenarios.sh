@@ -1,12 +1,13 @@
 # Every shipped scenario (scenarios/ and scenarios/effects/) simulates with
-# dpusim run and yields a report that validates: what `check` accepts, `run`
-# must be able to run. One replication each, to keep this quick; capacity.yaml
-# is a sweep whose base point alone takes ~20 s here (its points run through
-# `dpusim sweep`), so it is left to `check`.
+# dpusim run, yields a report that validates (what `check` accepts, `run` must
+# be able to run), and matches its golden report in tests/golden/ (numbers
+# within a relative 1e-9, text exactly: tools/golden says how; a change that
+# moves a figure regenerates the golden file with `tools/golden update FILE`
+# in the same commit and says why). One replication each, to keep this quick;
+# capacity.yaml is a sweep: `run` simulates its base point.
 . tests/e2e/lib.sh
 
 for f in scenarios/*.yaml scenarios/effects/*.yaml; do
-	[ "$f" = scenarios/capacity.yaml ] && continue
 	run_cmd "$DPUSIM" run "$f" --json --replications 1
 	if [ "$RC" -ne 0 ]; then
 		not_ok "$f: exit $RC: ${ERR:0:300}"
@@ -25,7 +26,18 @@ for v in r["variants"]:
         assert abs(sum(bd.values()) - it) <= 1e-9 * it, "breakdown adds up"
 PY
 	then ok "$f runs and its report holds together"; else not_ok "$f: report"; fi
+	if g=$(python3 tools/golden cmp "$f" "$E2E_TMP/r.json"); then ok "${g#ok - }"
+	else not_ok "${g#not ok - }"; fi
 done
+
+# dpusim validate's whole table (12 s here) is pinned in the plain build; the
+# sanitizer build runs the same code on the same inputs, ~4x slower, and
+# tests/e2e/validate.sh covers it there with one case.
+case $BIN in
+*asan*) echo "# validate golden table: compared in the plain build only" ;;
+*) if g=$(python3 tools/golden validate --bin "$BIN"); then ok "${g#ok - }"
+   else not_ok "$(head -1 <<<"${g#not ok - }")"; echo "$g"; fi ;;
+esac
 
 # A collective job's notes reach the report as a training job's do: the
 # host memory its transports cross, sockets x mem_bw of the resolved CPU.
