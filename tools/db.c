@@ -18,8 +18,8 @@
 #include "sim/err.h"
 
 /* Schema version 1. A later version appends { 2, "ALTER TABLE ..." } to
- * `migrations`; db_open applies, in order and each in its own transaction,
- * every step above the file's version. Never edit a released step. */
+ * `migrations`; db_open applies, in order and in one transaction that also
+ * reads the file's version, every step above it. Never edit a released step. */
 static const char schema_v1[] =
 	"CREATE TABLE runs ("
 	" id INTEGER PRIMARY KEY,"
@@ -167,19 +167,20 @@ static int apply(db *d, const struct migration *m)
 {
 	char sql[128];
 	int err;
-	if ((err = exec(d, "BEGIN IMMEDIATE")))
-		return err;
 	snprintf(sql, sizeof sql, "%sINSERT INTO schema_version (version) VALUES (%d)",
 		 m->version == 1 ? "CREATE TABLE schema_version (version INTEGER NOT NULL);" : "",
 		 m->version);
-	if ((err = exec(d, m->sql)) || (err = exec(d, sql)) || (err = exec(d, "COMMIT"))) {
-		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+	if ((err = exec(d, m->sql)) || (err = exec(d, sql)))
 		return err;
-	}
 	return 0;
 }
 
-static int migrate(db *d)
+/* The version check is inside the write transaction: read outside it, two
+ * processes creating one new database both saw version 0 and the second
+ * failed on "table runs already exists". BEGIN IMMEDIATE takes the write
+ * lock first (waiting up to the busy timeout), so the second one reads the
+ * version the first committed. Every step applies in this one transaction. */
+static int migrate_locked(db *d)
 {
 	int version, err;
 	size_t n = sizeof migrations / sizeof migrations[0];
@@ -198,23 +199,50 @@ static int migrate(db *d)
 	return 0;
 }
 
-static int setup(db *d)
+static int migrate(db *d)
+{
+	int err;
+	if ((err = exec(d, "BEGIN IMMEDIATE")))
+		return err;
+	if ((err = migrate_locked(d)) || (err = exec(d, "COMMIT")))
+		sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
+	return err;
+}
+
+#define DB_BUSY_MS 10000  /* how long a call waits for another writer's lock */
+
+/* Switches the file to WAL. The switch needs the database to itself and,
+ * unlike other statements, does not wait through the busy handler: while
+ * another process creates the same new file it fails at once with
+ * SQLITE_BUSY, so it is retried here for as long as the busy timeout. */
+static int switch_wal(db *d)
 {
 	sqlite3_stmt *st = NULL;
 	const char *mode;
-	bool wal;
+	bool wal = false;
+	int rc = SQLITE_BUSY;
+	for (int waited_ms = 0; rc == SQLITE_BUSY && waited_ms < DB_BUSY_MS; waited_ms += 10) {
+		if (sqlite3_prepare_v2(d->h, "PRAGMA journal_mode = WAL", -1, &st, NULL) != SQLITE_OK)
+			return db_fail(d, "preparing the WAL switch");
+		if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			mode = (const char *)sqlite3_column_text(st, 0);
+			wal = mode && !strcmp(mode, "wal");
+		}
+		sqlite3_finalize(st);
+		if (rc == SQLITE_BUSY)
+			sqlite3_sleep(10);
+	}
+	if (rc != SQLITE_ROW)
+		return db_fail(d, "switching to WAL journal mode");
+	return wal ? 0 : db_fail(d, "cannot switch to WAL journal mode");
+}
+
+static int setup(db *d)
+{
 	int err;
-	DB_CHECK(d, sqlite3_busy_timeout(d->h, 10000));
-	if ((err = exec(d, "PRAGMA foreign_keys = ON")))
-		return err;
-	DB_CHECK(d, sqlite3_prepare_v2(d->h, "PRAGMA journal_mode = WAL", -1, &st, NULL));
-	DB_CHECK(d, sqlite3_step(st));
-	mode = (const char *)sqlite3_column_text(st, 0);
-	wal = mode && !strcmp(mode, "wal");
-	sqlite3_finalize(st);
-	if (!wal)
-		return db_fail(d, "cannot switch to WAL journal mode");
-	if ((err = migrate(d)))
+	DB_CHECK(d, sqlite3_busy_timeout(d->h, DB_BUSY_MS));
+	if ((err = exec(d, "PRAGMA foreign_keys = ON")) || (err = switch_wal(d)) ||
+	    (err = migrate(d)))
 		return err;
 	for (int i = 0; i < S_N; i++)
 		DB_CHECK(d, sqlite3_prepare_v2(d->h, stmt_sql[i], -1, &d->st[i], NULL));

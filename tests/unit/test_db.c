@@ -235,6 +235,53 @@ START_TEST(migration_from_empty_file)
 }
 END_TEST
 
+/* Eight processes create one new database at once, three of them storing
+ * a run (as concurrent `dpusim import`s do): every one succeeds. The schema version
+ * was once read before the write lock, and all but the first failed on
+ * "table runs already exists". Ten rounds, each on a fresh file. */
+START_TEST(concurrent_creation)
+{
+	enum { NPROC = 8, ROUNDS = 10 };
+	for (int round = 0; round < ROUNDS; round++) {
+		pid_t pids[NPROC];
+		int go[2], status, failed = 0;
+		char one;
+		unlink(path);
+		ck_assert_int_eq(pipe(go), 0);
+		for (int k = 0; k < NPROC; k++) {
+			ck_assert_int_ge(pids[k] = fork(), 0);
+			if (pids[k] == 0) {
+				char err[512] = "";
+				static const char *const names[] = { "report-sim.json", "report-hw.json",
+								     "report-bench.json" };
+				rep_report *r = k < 3 ? fixture(names[k]) : NULL;
+				db *d = NULL;
+				close(go[1]);
+				if (read(go[0], &one, 1) != 0) /* the start signal: the pipe closes */
+					_exit(4);
+				if (db_open(path, &d, err, sizeof err) ||
+				    (r && db_store_report(d, r, NULL, NULL, err, sizeof err))) {
+					fprintf(stderr, "process %d: %s\n", k, err);
+					_exit(1);
+				}
+				db_close(d);
+				rep_free(r);
+				_exit(0);
+			}
+		}
+		close(go[0]);
+		close(go[1]);
+		for (int k = 0; k < NPROC; k++) {
+			ck_assert_int_eq(waitpid(pids[k], &status, 0), pids[k]);
+			failed += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+		}
+		ck_assert_msg(failed == 0, "round %d: %d of %d processes failed", round, failed, NPROC);
+		ck_assert(sql_num("SELECT count(*) FROM runs") == 3);
+		ck_assert(sql_num("SELECT count(*) FROM schema_version") == 1);
+	}
+}
+END_TEST
+
 START_TEST(bad_paths_and_reports)
 {
 	db *d = NULL;
@@ -380,6 +427,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, aborted_store_leaves_nothing);
 	tcase_add_test(tc, killed_store_leaves_nothing);
 	tcase_add_test(tc, migration_from_empty_file);
+	tcase_add_test(tc, concurrent_creation);
 	tcase_add_test(tc, bad_paths_and_reports);
 	tcase_add_test(tc, benchmarks_are_stored);
 	tcase_add_test(tc, find_run_by_key);
