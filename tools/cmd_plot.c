@@ -142,7 +142,7 @@ static bool is_sqlite(const char *path)
 static int open_db_source(const char *path, db **d)
 {
 	char err[1024];
-	if (db_open(path, d, err, sizeof err)) {
+	if (db_open_ro(path, d, err, sizeof err)) {
 		cli_error("%s", err);
 		return CLI_USAGE;
 	}

@@ -13,7 +13,8 @@
 #include "tools/db.h"
 #include "tools/report.h"
 
-/* Open an existing database: listing must not create an empty one. */
+/* Open an existing database for reading: listing must not create an empty
+ * one, nor need write access (a read-only mount, another user's file). */
 static int open_existing(const char *path, db **d)
 {
 	char err[1024];
@@ -22,7 +23,7 @@ static int open_existing(const char *path, db **d)
 			  "create one", path, strerror(errno));
 		return CLI_USAGE;
 	}
-	if (db_open(path, d, err, sizeof err)) {
+	if (db_open_ro(path, d, err, sizeof err)) {
 		cli_error("%s", err);
 		return CLI_USAGE;
 	}

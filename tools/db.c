@@ -98,6 +98,7 @@ static const char *const stmt_sql[S_N] = {
 struct db {
 	sqlite3 *h;
 	char *path;
+	bool ro;        /* opened with db_open_ro: no statements to store with */
 	sqlite3_stmt *st[S_N];
 	int (*hook)(void *arg, unsigned step);
 	void *hook_arg;
@@ -290,11 +291,99 @@ int db_open(const char *path, db **out, char *errbuf, size_t errlen)
 	if (sqlite3_open_v2(path, &d->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
 	    SQLITE_OK)
 		err = db_fail(d, "cannot open database");
+	else if (sqlite3_db_readonly(d->h, "main") == 1)  /* SQLite fell back to reading */
+		err = db_fail(d, "cannot write to the database (a read-only file or mount)");
 	else
 		err = setup(d);
 	if (err && d->h && sqlite3_errcode(d->h) == SQLITE_NOTADB && errbuf && errlen)
 		snprintf(errbuf, errlen, "%s: not a results database (SQLite: %s)", path,
 			 sqlite3_errmsg(d->h));
+	if (err) {
+		db_close(d);
+		return err;
+	}
+	*out = d;
+	return 0;
+}
+
+/* "file:PATH?immutable=1" with PATH percent-encoded (a '?' or '#' in a
+ * file name would end the path part of the URI). malloc'd, or NULL. */
+static char *immutable_uri(const char *path)
+{
+	static const char keep[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789/._~-";
+	size_t n = strlen(path);
+	char *uri = malloc(3 * n + 32), *at = uri;
+	if (!uri)
+		return NULL;
+	at += sprintf(at, "file:");
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		at += strchr(keep, *p) ? sprintf(at, "%c", *p) : sprintf(at, "%%%02X", *p);
+	strcpy(at, "?immutable=1");
+	return uri;
+}
+
+/* True when PATH-wal holds frames that only a reader able to create or
+ * write PATH-shm can see (an immutable open would miss them). */
+static bool wal_has_frames(const char *path)
+{
+	char wal[4096];
+	struct stat st;
+	snprintf(wal, sizeof wal, "%s-wal", path);
+	return stat(wal, &st) == 0 && st.st_size > 0;
+}
+
+/* Opens d->h read-only and reads the schema version. A WAL file is read
+ * through PATH-shm, which a reader creates; where the folder is not
+ * writable (a read-only mount, another user's folder) SQLite says
+ * SQLITE_READONLY_DIRECTORY, and the file, when its log is empty (every
+ * writer closed), is read as immutable instead: no lock, no -shm. */
+static int open_readonly(db *d, int *version)
+{
+	char *uri;
+	int err;
+	if (sqlite3_open_v2(d->path, &d->h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+		return db_fail(d, "cannot open database");
+	DB_CHECK(d, sqlite3_busy_timeout(d->h, DB_BUSY_MS));
+	if (!(err = read_version(d, version)) ||
+	    sqlite3_extended_errcode(d->h) != SQLITE_READONLY_DIRECTORY)
+		return err;
+	if (wal_has_frames(d->path))
+		return db_fail(d, "cannot read: the folder is not writable and the write-ahead log "
+			       "%s-wal still holds runs (open it once where it is writable)", d->path);
+	sqlite3_close(d->h);
+	d->h = NULL;
+	if (!(uri = immutable_uri(d->path)))
+		return SIM_ENOMEM;
+	err = sqlite3_open_v2(uri, &d->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+	free(uri);
+	if (err != SQLITE_OK)
+		return db_fail(d, "cannot open database");
+	return read_version(d, version);
+}
+
+int db_open_ro(const char *path, db **out, char *errbuf, size_t errlen)
+{
+	db *d;
+	int err, version = 0;
+	*out = NULL;
+	if ((err = check_header(path, false, errbuf, errlen)))
+		return err;
+	if (!(d = calloc(1, sizeof *d)) || !(d->path = strdup(path))) {
+		free(d);
+		return SIM_ENOMEM;
+	}
+	*d = (db){ .path = d->path, .ro = true, .errbuf = errbuf, .errlen = errlen };
+	/* An older schema reads as well: the queries use no column that a
+	 * later step adds. A newer one might not mean what they expect. */
+	if (!(err = open_readonly(d, &version)) && version < 1) {
+		snprintf(errbuf, errlen, "%s: not a results database (no schema)", path);
+		err = SIM_EDB;
+	} else if (!err && version > DB_SCHEMA_VERSION) {
+		snprintf(errbuf, errlen, "%s: database schema version %d is newer than this dpusim "
+			 "understands (%d)", path, version, DB_SCHEMA_VERSION);
+		err = SIM_EDB;
+	}
 	if (err) {
 		db_close(d);
 		return err;
@@ -349,6 +438,15 @@ void db_set_fault_hook(db *d, int (*hook)(void *arg, unsigned step), void *arg)
 }
 
 /* ---- storing ------------------------------------------------------------ */
+
+/* A handle from db_open_ro cannot store: say so rather than crash on the
+ * statements it never prepared. */
+static int read_only(db *d)
+{
+	if (d->errbuf && d->errlen)
+		snprintf(d->errbuf, d->errlen, "%s: opened read-only, cannot store runs", d->path);
+	return SIM_EDB;
+}
 
 static int bind_text(db *d, sqlite3_stmt *st, int i, const char *s)
 {
@@ -533,6 +631,8 @@ int db_store_report(db *d, const rep_report *r, const char *scenario_text, int64
 	d->errbuf = errbuf;
 	d->errlen = errlen;
 	d->step = 0;
+	if (d->ro)
+		return read_only(d);
 	if (rep_validate(r, why, sizeof why)) {
 		if (errbuf && errlen)
 			snprintf(errbuf, errlen, "%s: refusing an invalid report: %s", d->path, why);
@@ -643,8 +743,11 @@ int db_merge(db *d, const char *src_path, unsigned *added, unsigned *skipped, ch
 	db *s = NULL;
 	int err;
 	*added = *skipped = 0;
-	if ((err = check_header(src_path, false, errbuf, errlen)) ||
-	    (err = db_open(src_path, &s, errbuf, errlen)))
+	d->errbuf = errbuf;
+	d->errlen = errlen;
+	if (d->ro)
+		return read_only(d);
+	if ((err = db_open_ro(src_path, &s, errbuf, errlen)))
 		return err;
 	s->errbuf = d->errbuf = errbuf;
 	s->errlen = d->errlen = errlen;

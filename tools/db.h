@@ -20,6 +20,14 @@ typedef struct db db;
  * than this program, or a non-empty file without the SQLite header, which
  * is left untouched) or SIM_ENOMEM, errbuf "path: what went wrong". */
 int db_open(const char *path, db **out, char *errbuf, size_t errlen);
+/* Open the existing database at path for reading only (runs, plot, a
+ * merge's sources): nothing is created, switched or migrated, so a file on
+ * a read-only mount, with mode 444 or in another user's folder is read
+ * (through SQLite's immutable mode where the folder is not writable and the
+ * write-ahead log is empty). db_store_report and db_merge into it fail.
+ * 0 and *out set; else *out NULL and SIM_EDB (missing, not a SQLite file,
+ * no schema, a schema newer than this program) or SIM_ENOMEM, errbuf set. */
+int db_open_ro(const char *path, db **out, char *errbuf, size_t errlen);
 /* Create the folder that will hold `path` when it is missing (one level,
  * as for the default results/dpusim.db). 0, or SIM_EIO with errbuf set. */
 int db_make_parent(const char *path, char *errbuf, size_t errlen);

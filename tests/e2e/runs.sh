@@ -74,6 +74,36 @@ run_cmd "$DPUSIM" runs --db "$E2E_TMP/m.db" --digest
 expect_out '^runs=2 sha256=[0-9a-f]{64}$' "runs --digest prints the run count and a SHA-256"
 [ "$OUT" = "$D1" ] && ok "merged shards and a direct import have the same digest" || not_ok "digests: $OUT vs $D1"
 
+# A database this user cannot write (another user's file in another user's
+# folder, as on a read-only mount) is read by runs, plot and merge (as a
+# source): they once failed on "attempt to write a readonly database".
+# Root ignores file modes, so as root the commands run as nobody (setpriv).
+as_other() {
+	if [ "$(id -u)" = 0 ]; then setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; else "$@"; fi
+}
+RO=$E2E_TMP/ro OUTD=$E2E_TMP/ro-out
+mkdir -p "$RO" "$OUTD/bin"
+cp "$DPUSIM" "$OUTD/bin/dpusim"  # a checkout under /root is not nobody's to run
+"$DPUSIM" sweep tests/data/sweep-small.yaml --shard 0/4 --db "$RO/ro.db" >/dev/null 2>&1
+chmod 711 "$E2E_TMP"; chmod 777 "$OUTD"; chmod 444 "$RO/ro.db"; chmod 555 "$RO"
+RODPUSIM=$OUTD/bin/dpusim
+run_cmd as_other "$RODPUSIM" runs --db "$RO/ro.db"
+expect_rc 0 "runs reads a database it cannot write"
+expect_out '^2 .* sweep-small +cluster.nodes=8,workload.collective.algo=ring ' "and lists its runs"
+run_cmd as_other "$RODPUSIM" runs --db "$RO/ro.db" --digest
+expect_out '^runs=2 sha256=' "runs --digest reads it"
+run_cmd as_other "$RODPUSIM" plot "$RO/ro.db" --kind capacity --metric iteration_s -o "$OUTD/cap.svg"
+expect_rc 0 "plot --kind capacity reads it"
+run_cmd as_other "$RODPUSIM" merge "$OUTD/m.db" "$RO/ro.db"
+expect_rc 0 "merge takes it as a source"
+expect_out 'ro.db: 2 runs added' "and copies its runs"
+run_cmd as_other "$RODPUSIM" import tests/data/report-hw.json --db "$RO/ro.db"
+expect_rc 2 "import into it is refused"
+expect_err 'ro.db: cannot write to the database' "with a message that says why"
+[ ! -e "$RO/ro.db-wal" ] && [ ! -e "$RO/ro.db-shm" ] && [ "$(ls "$RO")" = ro.db ] &&
+	ok "reading left nothing next to it" || not_ok "files: $(ls "$RO")"
+chmod 755 "$RO"; chmod 644 "$RO/ro.db"
+
 run_cmd "$DPUSIM" merge "$E2E_TMP/m.db" "$E2E_TMP/nosuch.db"
 expect_rc 2 "merging a missing database"
 run_cmd "$DPUSIM" merge "$E2E_TMP/m.db"

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -282,6 +283,74 @@ START_TEST(concurrent_creation)
 }
 END_TEST
 
+/* Reads the run count of a database through db_open_ro, in a child that
+ * cannot write the file or its folder: as root (which ignores modes) the
+ * child drops to nobody. The child's exit status is the count, or 100 +
+ * the error. */
+static int count_as_reader(const char *file)
+{
+	pid_t pid = fork();
+	int status;
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char err[512] = "";
+		db *d = NULL;
+		if (getuid() == 0 && (setgid(65534) || setuid(65534)))
+			_exit(99);
+		if (db_open_ro(file, &d, err, sizeof err)) {
+			fprintf(stderr, "%s\n", err);
+			_exit(100);
+		}
+		if (db_store_report(d, NULL, NULL, NULL, err, sizeof err) != SIM_EDB ||
+		    !strstr(err, "opened read-only"))
+			_exit(101);
+		status = (int)db_count(d, "runs");
+		db_close(d);
+		_exit(status);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+/* A database in a folder the reader cannot write, its file mode 444, is
+ * read read-only (through SQLite's immutable mode: it cannot create the
+ * -shm file), even with URI characters in its name; db_open for writing
+ * once failed there, so runs, plot and merge could not read it. */
+START_TEST(read_only_open)
+{
+	char sub[160], odd[200], err[512] = "";
+	rep_report *r = fixture("report-sim.json");
+	db *d = NULL;
+	unsigned added, skipped;
+	snprintf(sub, sizeof sub, "%s/ro", dir);
+	snprintf(odd, sizeof odd, "%s/r?x=1#%%20.db", sub);
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	ck_assert_msg(db_open(odd, &d, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(db_store_report(d, r, NULL, NULL, err, sizeof err), 0);
+	db_close(d);
+	ck_assert_int_eq(chmod(odd, 0444), 0);
+	ck_assert_int_eq(chmod(sub, 0555), 0);
+	ck_assert_int_eq(chmod(dir, 0711), 0);
+	ck_assert_int_eq(count_as_reader(odd), 1);
+	ck_assert_int_eq(chmod(sub, 0755), 0);
+	/* a read-only handle stores and merges nothing */
+	ck_assert_int_eq(db_open_ro(odd, &d, err, sizeof err), 0);
+	ck_assert_int_eq(db_merge(d, odd, &added, &skipped, err, sizeof err), SIM_EDB);
+	ck_assert_ptr_nonnull(strstr(err, "opened read-only"));
+	db_close(d);
+	/* missing, empty and schema-less files are refused, and left alone */
+	snprintf(odd, sizeof odd, "%s/none.db", sub);
+	ck_assert_int_eq(db_open_ro(odd, &d, err, sizeof err), SIM_EDB);
+	ck_assert_ptr_null(d);
+	ck_assert_int_eq(access(odd, F_OK), -1);
+	ck_assert_int_eq(close(open(odd, O_CREAT | O_WRONLY, 0600)), 0);
+	ck_assert_int_eq(db_open_ro(odd, &d, err, sizeof err), SIM_EDB);
+	ck_assert_ptr_nonnull(strstr(err, "an empty file"));
+	rep_free(r);
+}
+END_TEST
+
 START_TEST(bad_paths_and_reports)
 {
 	db *d = NULL;
@@ -428,6 +497,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, killed_store_leaves_nothing);
 	tcase_add_test(tc, migration_from_empty_file);
 	tcase_add_test(tc, concurrent_creation);
+	tcase_add_test(tc, read_only_open);
 	tcase_add_test(tc, bad_paths_and_reports);
 	tcase_add_test(tc, benchmarks_are_stored);
 	tcase_add_test(tc, find_run_by_key);
