@@ -17,7 +17,8 @@ UNIT_TESTS += workload gpu
 MODEL_OBJS += $(BUILD)/models/noise.o $(BUILD)/models/reliab.o $(BUILD)/models/power.o
 UNIT_TESTS += noise reliab power
 # scenario to model parameters, the training simulation (lead)
-MODEL_OBJS += $(BUILD)/models/setup.o $(BUILD)/models/train.o $(BUILD)/models/train_config.o
+MODEL_OBJS += $(BUILD)/models/setup.o $(BUILD)/models/train.o $(BUILD)/models/train_world.o \
+	$(BUILD)/models/train_loader.o $(BUILD)/models/train_explain.o $(BUILD)/models/train_config.o
 UNIT_TESTS += train
 UNIT_TESTS += setup
 # node-local NVMe under PCIe switches, GDS and bounce-buffer paths (h3)

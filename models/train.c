@@ -17,175 +17,7 @@
  * host cores and DPU engines) is built once, each job keeps its own stages,
  * gradient groups, loaders, noise and results, and its ranks are mapped
  * onto its nodes, so tenants contend for links, uplinks and storage. */
-#include "models/train.h"
-
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
-
-#include "sim/engine.h"
-#include "sim/err.h"
-#include "sim/flow.h"
-#include "sim/station.h"
-
-/* Gradient buckets per stage: enough to resolve how much of the all-reduce
- * hides behind the last backward (to 1/8 of it), few enough that the
- * flows of thousands of replicas stay cheap to solve. */
-#define MAX_BUCKETS 8
-
-typedef struct trainer trainer;
-
-typedef struct stage {
-	trainer *tr;
-	uint32_t d, p, first_rank, layers;
-	uint32_t op;               /* next op of the 2M-long 1F1B sequence */
-	bool busy, waiting, syncing, done;
-	sim_time wait_since, sync_since, done_at;
-	uint8_t *fwd_in, *bwd_in;  /* input of microbatch m has arrived */
-	sim_time *fwd_sent, *bwd_sent; /* when the transfer providing it started */
-	double part[TRAIN_NPARTS];
-	double compute_s;
-	double op_comm_s;          /* exposed comm inside the running op */
-	double op_compute_s;
-} stage;
-
-/* Gradient all-reduce of one pipeline stage across the replicas. */
-typedef struct dpgroup {
-	trainer *tr;
-	uint32_t p, nbuckets, next, running, done_tp;
-	uint32_t ready[MAX_BUCKETS];
-	sim_time all_ready_at[MAX_BUCKETS];
-	double bucket_bytes;
-	uint32_t *ranks;           /* tp x dp: the group of each tensor rank */
-	coll_result *res;          /* tp results of the running bucket */
-	sim_time started;
-} dpgroup;
-
-/* A replica's data loader on the node of its stage 0. */
-typedef struct loader {
-	trainer *tr;
-	uint32_t d, node;
-	uint64_t issued, consumed;
-	sim_time *read_done;       /* per ring slot: when storage delivered it */
-	uint8_t *ready;            /* per ring slot */
-	uint32_t ring;
-} loader;
-
-/* One point-to-point transfer between stages. */
-typedef struct xfer {
-	trainer *tr;
-	uint32_t d, p_to, m;
-	bool fwd;
-	sim_time sent, lat;
-	struct xfer *prev, *next; /* in the world's list of transfers in flight */
-} xfer;
-
-/* What the jobs of one simulation share: the engine, the cluster's fabric
- * and collectives, the storage servers, and each node's host cores (decode
- * workers, network and storage stacks) and DPU engines. Every node belongs
- * to at most one job, whose configuration sizes its host resources. */
-typedef struct world {
-	diag *d;
-	sim_engine *eng;
-	flow_net *net;
-	fab *f;
-	coll_ctx *coll;
-	uint32_t nodes, gpn;
-	const train_config **node_cfg; /* per node: its job's (job 0's when idle) */
-	station **decoders;        /* per node */
-	uint32_t *stor_res;        /* per node: host cores, SNAP engine (or UINT32_MAX) */
-	double *stor_w;            /* per node: what a byte read takes of stor_res (world_node) */
-	uint32_t *stor_in;         /* per node: ingress for storage */
-	uint32_t *stor_bounce;     /* per node: the fabric's host memory, crossed by reads
-				    * through a bounce buffer (or UINT32_MAX) */
-	uint32_t *local_drv;       /* per node: its NVMe drives together (or UINT32_MAX) */
-	uint32_t stor_servers0, stor_servers;
-	uint64_t stor_rr, flow_key;
-	double *node_core_s;       /* host core-seconds of stack work, per node */
-	double *node_bytes;        /* bytes out and in through the DPU's network engines, per node */
-	double *node_snap_bytes;   /* bytes read through the DPU's SNAP engine, per node */
-	uint32_t jobs_left;        /* training jobs still iterating */
-	struct bench_run *bench;   /* nbench background benchmarks */
-	uint32_t nbench;
-	int err;
-	xfer *xfers;               /* in flight: freed by world_teardown if the run stopped */
-} world;
-
-/* A collective benchmark's state in the world: where it is in its pass,
- * its ranks in the cluster, and the configuration that sizes its nodes. */
-typedef struct bench_run {
-	world *w;
-	train_bench *b;
-	train_config node_cfg;
-	uint32_t *ranks;
-	uint32_t size, it, passes;
-	coll_result res;
-} bench_run;
-
-/* One job: its replicas' stages, gradient groups and loaders, on the nodes
- * node_of[0 .. nodes-1] of the world. */
-struct trainer {
-	const train_config *cfg;
-	world *w;
-	const uint32_t *node_of;   /* the job's node i is the world's node node_of[i] */
-	noise_model *noise;
-	uint32_t P, D, T, M, gpn, nodes;
-	stage *st;                 /* D x P */
-	dpgroup *dg;               /* P */
-	loader *ld;                /* D */
-	double tp_fwd_s, tp_ar_s;  /* per layer per op: all-reduces on NVLink */
-	uint32_t tp_channels;      /* the channels NCCL ran tp_ar_s on (0: not NCCL's) */
-	double layer_f_s, layer_b_s, logit_f_s, logit_b_s;
-	double *params_stage;      /* per GPU, per stage */
-	uint32_t iter, stages_done;
-	sim_time iter_start, end;
-	uint64_t step;
-	/* results */
-	train_result *res;
-	double pp_time_s, dp_time_s;
-	uint64_t pp_count, dp_count;
-};
-
-/* The world's rank of the job's rank (d, p, t): its node mapped, its GPU
- * within the node kept. */
-static uint32_t rank_of(const trainer *tr, uint32_t d, uint32_t p, uint32_t t)
-{
-	uint32_t local = (d * tr->P + p) * tr->T + t;
-	return tr->node_of[local / tr->gpn] * tr->gpn + local % tr->gpn;
-}
-
-/* The job's own rank of a stage's first GPU, for its noise draws. */
-static uint32_t local_rank(const trainer *tr, const stage *s)
-{
-	return (s->d * tr->P + s->p) * tr->T;
-}
-
-static sim_time ps(double s)
-{
-	return (sim_time)llround(s * 1e12);
-}
-
-/* Spans are kept for replica 0 in the last iteration only. */
-static bool tracing(const trainer *tr, uint32_t d)
-{
-	return tr->cfg->span && d == 0 &&
-	       tr->iter + 1 == tr->cfg->warmup + tr->cfg->iterations;
-}
-
-static void span_gpus(trainer *tr, const struct stage *s, sim_time from, sim_time to,
-		      train_span_cat cat, const char *name);
-
-static void fail(trainer *tr, int rc, const char *what)
-{
-	if (!tr->w->err) {
-		tr->w->err = rc;
-		diag_add(tr->w->d, NULL, 0, 0, "training simulation: %s: %s", what, sim_strerror(rc));
-	}
-	sim_stop(tr->w->eng);
-}
+#include "models/train_int.h"
 
 /* ---- the 1F1B schedule ---- */
 
@@ -205,7 +37,6 @@ static void op_at(uint32_t P, uint32_t M, uint32_t p, uint32_t i, bool *fwd, uin
 	}
 }
 
-static void try_run(trainer *tr, stage *s);
 static void stage_synced(trainer *tr, uint32_t p);
 
 /* Every GPU of a stage (its tensor-parallel group) gets the span. */
@@ -273,7 +104,6 @@ static bool input_ready(trainer *tr, stage *s, bool fwd, uint32_t m)
 }
 
 static void op_done(sim_engine *eng, void *obj, uint64_t data);
-static void loader_consume(trainer *tr, loader *l);
 static void bucket_ready(sim_engine *eng, void *obj, uint64_t data);
 
 static double op_times(trainer *tr, stage *s, bool fwd, double *comm_s)
@@ -293,7 +123,7 @@ static double op_times(trainer *tr, stage *s, bool fwd, double *comm_s)
 	return c;
 }
 
-static void try_run(trainer *tr, stage *s)
+void train_try_run(trainer *tr, stage *s)
 {
 	bool fwd;
 	uint32_t m;
@@ -317,7 +147,7 @@ static void try_run(trainer *tr, stage *s)
 	}
 	end_wait(tr, s, fwd, m);
 	if (fwd && s->p == 0 && tr->cfg->data)
-		loader_consume(tr, &tr->ld[s->d]);
+		train_loader_consume(tr, &tr->ld[s->d]);
 	compute = op_times(tr, s, fwd, &comm);
 	s->busy = true;
 	s->op_compute_s = compute;
@@ -363,7 +193,7 @@ static void xfer_arrived(sim_engine *eng, void *obj, uint64_t data)
 	if (x->next)
 		x->next->prev = x->prev;
 	free(x);
-	try_run(tr, s);
+	train_try_run(tr, s);
 }
 
 static void xfer_flowed(sim_engine *eng, void *obj, uint64_t data)
@@ -453,7 +283,7 @@ static void op_done(sim_engine *eng, void *obj, uint64_t data)
 	if (rc)
 		return fail(tr, rc, "pipeline transfer");
 	s->op++;
-	try_run(tr, s);
+	train_try_run(tr, s);
 }
 
 /* ---- gradient all-reduce across replicas ---- */
@@ -605,194 +435,6 @@ static void stage_finished(sim_engine *eng, void *obj, uint64_t data)
 		tr->end = sim_now(eng), tr->w->jobs_left--;
 }
 
-/* ---- the data loader ---- */
-
-static void loader_fill(trainer *tr, loader *l);
-
-static void decoded(sim_engine *eng, void *obj, uint64_t k)
-{
-	loader *l = obj;
-	trainer *tr = l->tr;
-	sim_time rd = l->read_done[k % l->ring], now = sim_now(eng);
-	l->ready[k % l->ring] = 1;
-	if (k / tr->M == tr->iter && tracing(tr, l->d) && rd >= tr->iter_start && now > rd) {
-		train_span sp = { .track = TRAIN_TRACK_HOST, .node = l->node,
-				  .start_s = sim_time_to_s(rd - tr->iter_start),
-				  .dur_s = sim_time_to_s(now - rd), .cat = TRAIN_SPAN_DATA,
-				  .name = "decode microbatch" };
-		tr->cfg->span(tr->cfg->span_ctx, &sp);
-	}
-	if (k / tr->M == tr->iter)
-		try_run(tr, &tr->st[l->d * tr->P]);
-}
-
-static void storage_read(sim_engine *eng, void *obj, uint64_t k)
-{
-	loader *l = obj;
-	trainer *tr = l->tr;
-	const train_config *c = tr->cfg;
-	double work = c->micro_batch * c->decode_core_s;
-	l->read_done[k % l->ring] = sim_now(eng);
-	tr->w->node_core_s[l->node] += work;
-	if (station_submit(tr->w->decoders[l->node], ps(work), decoded, l, k))
-		fail(tr, SIM_ENOMEM, "data loader");
-}
-
-static void storage_flowed(sim_engine *eng, void *obj, uint64_t k)
-{
-	loader *l = obj;
-	if (sim_schedule_in(eng, ps(l->tr->cfg->storage_io_lat_s), storage_read, l, k, NULL))
-		fail(l->tr, SIM_ENOMEM, "scheduling");
-}
-
-/* Where storage read k of loader l enters its node: the storage network's
- * own NIC when the scenario has one; otherwise a compute NIC. GPUDirect
- * Storage lands in the loader GPU's memory through the NIC on that GPU's
- * PCIe switch (cuFile uses the NIC nearest the GPU buffer: NVIDIA GDS
- * Benchmarking and Configuration Guide, 4.1: for network storage "the NIC
- * becomes the storage controller", best on the GPU's own switch); reads
- * into host memory (NFS, SNAP) take the node's NICs in turn, as multi-rail
- * storage clients spread them (Lustre LNet Multi-Rail, NFS session
- * trunking), rather than all through the first NIC. */
-static uint32_t stor_ingress(trainer *tr, const loader *l, uint64_t k, uint32_t *nic_rank)
-{
-	world *w = tr->w;
-	*nic_rank = UINT32_MAX;
-	if (w->stor_in[l->node] != UINT32_MAX)
-		return w->stor_in[l->node];
-	*nic_rank = tr->cfg->storage_direct ? rank_of(tr, l->d, 0, 0)
-					    : l->node * w->gpn + (uint32_t)((k + l->d) % w->gpn);
-	return fab_nic_down(w->f, *nic_rank);
-}
-
-/* A bounce buffer's passes over host memory (the NIC's or drive's write,
- * the copy to the GPU's read: a staged end's, fab_end_mem_passes) on the
- * fabric's per-node memory resource, which network transfers cross too:
- * one entry at that weight, so storage and network share one memory
- * budget. */
-#define BOUNCE_CROSSINGS ((double)fab_end_mem_passes(FAB_END_STAGED))
-
-static void push_pcie(uint32_t *path, double *wt, uint32_t *len, uint32_t res, double weight)
-{
-	if (res == UINT32_MAX)
-		return;
-	wt[*len] = weight;
-	path[(*len)++] = res;
-}
-
-/* Into the loading GPU over its own PCIe link (and, through a bounce
- * buffer behind PCIe switches, up the NIC's switch uplink into memory and
- * down the GPU's): the PCIe the fabric models (UINT32_MAX entries skipped;
- * ids pair up, down = up + 1). */
-static void push_landing(world *w, uint32_t rank, uint32_t nic_rank, bool bounce,
-			 uint32_t *path, double *wt, uint32_t *len)
-{
-	uint32_t up, g = fab_gpu_pcie(w->f, rank);
-	if (bounce && nic_rank != UINT32_MAX)
-		push_pcie(path, wt, len, fab_pcie_uplink(w->f, nic_rank), 1);
-	if (bounce && w->stor_bounce[rank / w->gpn] != UINT32_MAX)
-		push_pcie(path, wt, len, w->stor_bounce[rank / w->gpn], BOUNCE_CROSSINGS);
-	if (bounce && (up = fab_pcie_uplink(w->f, rank)) != UINT32_MAX)
-		push_pcie(path, wt, len, up + 1, 1);
-	if (g != UINT32_MAX)
-		push_pcie(path, wt, len, g + 1, 1);
-}
-
-/* A read from the node's own NVMe drives into the loader GPU's memory
- * (models/stor.h), one flow over every PCIe link it crosses (its stages
- * pipelined across the reads in flight). The drives sit on NIC
- * local_switch's PCIe switch; "near" is the first GPU there. GDS on that
- * switch: peer to peer into the GPU. GDS elsewhere: staged in the near GPU
- * and copied through the root complex, as cuFile does (NVIDIA GDS
- * Benchmarking and Configuration Guide, 5.1). Bounce buffer: up into host
- * memory and down again, memory twice (the bounce resource). */
-static void local_issue(trainer *tr, loader *l, uint64_t k, double bytes)
-{
-	const train_config *c = tr->cfg;
-	world *w = tr->w;
-	uint32_t rank = rank_of(tr, l->d, 0, 0), g = rank % w->gpn, nics = c->fabric.nics_per_node;
-	uint32_t near = l->node * w->gpn + (c->local_switch * w->gpn + nics - 1) / nics;
-	uint32_t path[8], len = 0;
-	double wt[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
-	bool same = g * nics / w->gpn == c->local_switch;
-	path[len++] = w->local_drv[l->node];
-	if (!c->storage_direct) {
-		path[len++] = fab_pcie_uplink(w->f, near);
-		if (w->stor_bounce[l->node] != UINT32_MAX) {
-			wt[len] = BOUNCE_CROSSINGS;
-			path[len++] = w->stor_bounce[l->node];
-		}
-		path[len++] = fab_pcie_uplink(w->f, rank) + 1;
-	} else if (!same) {
-		path[len++] = fab_gpu_pcie(w->f, near) + 1;
-		path[len++] = fab_gpu_pcie(w->f, near);
-		path[len++] = fab_pcie_uplink(w->f, near);
-		path[len++] = fab_pcie_uplink(w->f, rank) + 1;
-	}
-	path[len++] = fab_gpu_pcie(w->f, rank) + 1;
-	flow_spec fs = { .bytes = (uint64_t)bytes, .path = path, .weights = wt, .path_len = len,
-			 .done = storage_flowed, .obj = l, .data = k };
-	int rc = flow_start(w->net, &fs, NULL);
-	if (rc)
-		fail(tr, rc, "local storage read");
-}
-
-/* Whether read k of loader l is served by the page cache: page_cache_hit
- * of each loader's reads, spread evenly (read i = k + l->d hits when
- * floor((i + 1) h) passes floor(i h)), so the share is exact over any run
- * and needs no random stream; the offset by replica keeps the loaders' hits
- * out of step, so the servers see the misses spread over the iterations. */
-static bool page_cache_hit(const train_config *c, const loader *l, uint64_t k)
-{
-	double h = c->page_cache_hit, i = (double)(k + l->d);
-	return h > 0 && floor((i + 1) * h) > floor(i * h);
-}
-
-static void loader_issue(trainer *tr, loader *l, uint64_t k)
-{
-	const train_config *c = tr->cfg;
-	double bytes = c->micro_batch * c->sample_bytes;
-	uint32_t path[8], len = 0, nic_rank;
-	double wt[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
-	l->ready[k % l->ring] = 0;
-	l->read_done[k % l->ring] = SIM_TIME_MAX;
-	if (page_cache_hit(c, l, k))
-		return storage_read(tr->w->eng, l, k);
-	if (c->local_Bps > 0 && bytes >= 1)
-		return local_issue(tr, l, k, bytes);
-	if (c->storage_Bps <= 0 || bytes < 1)
-		return storage_read(tr->w->eng, l, k);
-	path[len++] = tr->w->stor_servers0 + (uint32_t)(tr->w->stor_rr++ % tr->w->stor_servers);
-	path[len++] = stor_ingress(tr, l, k, &nic_rank);
-	if (tr->w->stor_res[l->node] != UINT32_MAX) {
-		wt[len] = tr->w->stor_w[l->node];
-		path[len++] = tr->w->stor_res[l->node];
-	}
-	push_landing(tr->w, rank_of(tr, l->d, 0, 0), nic_rank, !c->storage_direct, path, wt, &len);
-	flow_spec fs = { .bytes = (uint64_t)bytes, .path = path, .weights = wt, .path_len = len,
-			 .done = storage_flowed, .obj = l, .data = k };
-	tr->w->node_core_s[l->node] += bytes * c->storage_core_s_per_byte;
-	if (c->storage_engine_Bps > 0)
-		tr->w->node_snap_bytes[l->node] += bytes;
-	int rc = flow_start(tr->w->net, &fs, NULL);
-	if (rc)
-		fail(tr, rc, "storage read");
-}
-
-/* Keeps `prefetch` microbatches in flight ahead of consumption. */
-static void loader_fill(trainer *tr, loader *l)
-{
-	uint64_t end = (uint64_t)(tr->cfg->warmup + tr->cfg->iterations) * tr->M;
-	while (l->issued < end && l->issued < l->consumed + tr->cfg->prefetch)
-		loader_issue(tr, l, l->issued++);
-}
-
-static void loader_consume(trainer *tr, loader *l)
-{
-	l->consumed++;
-	loader_fill(tr, l);
-}
-
 /* ---- iterations ---- */
 
 static void iteration_start(trainer *tr)
@@ -814,7 +456,7 @@ static void iteration_start(trainer *tr)
 		g->next = g->running = 0;
 	}
 	for (uint32_t i = 0; i < tr->D * tr->P; i++)
-		try_run(tr, &tr->st[i]);
+		train_try_run(tr, &tr->st[i]);
 }
 
 /* ---- construction ---- */
@@ -948,209 +590,6 @@ static int alloc_groups(trainer *tr)
 	return SIM_OK;
 }
 
-/* Host cores a node of job c leaves to the network and storage stacks. */
-static double stack_cores(const train_config *c)
-{
-	double cores = c->host.cores * (1 - c->os_jitter);
-	double stack = cores - c->framework_cores_per_gpu * c->fabric.gpus_per_node -
-		       (c->data ? c->workers : 0);
-	return stack < 1 ? 1 : stack;
-}
-
-/* The host-CPU bound on a node's network traffic, in and out together, at
- * the mean of the send and receive costs (setup_stack_cap_Bps); 0: none. */
-static double net_cpu_cap_Bps(const train_config *c)
-{
-	return setup_stack_cap_Bps(&c->net_costs, stack_cores(c));
-}
-
-/* A device's byte rate under its IO rate: the loader reads one IO per
- * sample (a dataset of one file per sample, as ImageNet's JPEGs, read by
- * the loader one sample at a time), so iops IO/s move at most
- * iops x io_bytes bytes/s; small samples make the device IOPS-bound, large
- * ones leave its bandwidth binding (a roofline: the datasheet's small-IO
- * IOPS taken as independent of the IO size). A sample larger than the
- * protocol's largest IO (Linux NFS client: 1 MiB, NFS_MAX_FILE_IO_SIZE in
- * the kernel's include/linux/nfs_xdr.h) is several IOs, but any IO over
- * Bps / iops bytes (30 kB for a DDN AI400X2, 4.2 kB for a Micron 9200 PRO)
- * leaves the bandwidth binding either way. */
-static double io_capped_Bps(double Bps, double iops, double io_bytes)
-{
-	return iops > 0 && io_bytes > 0 ? fmin(Bps, iops * io_bytes) : Bps;
-}
-
-/* Node n's decoders (host cores), storage ingress and client work, and the
- * host-stack and DPU-engine capacities on its network paths, sized by the
- * configuration of the job it belongs to. */
-static int world_node(world *w, uint32_t n)
-{
-	const train_config *c = w->node_cfg[n];
-	double stack = stack_cores(c), cap = net_cpu_cap_Bps(c);
-	uint32_t id, cpu = UINT32_MAX;
-	int rc = 0;
-	w->stor_res[n] = w->stor_bounce[n] = w->local_drv[n] = UINT32_MAX;
-	w->stor_w[n] = 1;
-	if (!(w->decoders[n] = station_new(w->eng, c->workers ? c->workers : 1)))
-		return SIM_ENOMEM;
-	if (cap > 0 && !(rc = flow_res_add(w->net, cap, &cpu)))
-		rc = fab_attach(w->f, n, cpu);
-	if (!rc && c->net_costs.engine_cap_Bps > 0 &&
-	    !(rc = flow_res_add(w->net, c->net_costs.engine_cap_Bps, &id)))
-		rc = fab_attach(w->f, n, id);
-	/* The stack cores are one contended station (issue 5: "when it
-	 * saturates, everything it serves slows down"): the storage client
-	 * crosses the network stack's resource at its own cost per byte, so
-	 * reads and gradients share the cores max-min fairly on the cycles
-	 * they take (flow.h's weights). In cycles/s the resource would be
-	 * stack cores x frequency, crossed at cycles per byte; the fabric puts
-	 * it on network paths at weight 1, so it stays in network bytes
-	 * (cycles/s over the stack's mean cycles per byte: cap) and a storage
-	 * byte weighs its cost over that mean: capacity and weights divided
-	 * by one number, the same rates. Without a network-stack cost (RDMA)
-	 * the cores serve the storage client alone, sized in its bytes. */
-	if (!rc && c->storage_core_s_per_byte > 0 && cpu != UINT32_MAX) {
-		w->stor_res[n] = cpu;
-		w->stor_w[n] = c->storage_core_s_per_byte * cap / stack;
-	} else if (!rc && c->storage_core_s_per_byte > 0) {
-		rc = flow_res_add(w->net, stack / c->storage_core_s_per_byte, &w->stor_res[n]);
-	} else if (!rc && c->storage_engine_Bps > 0) {
-		rc = flow_res_add(w->net, c->storage_engine_Bps, &w->stor_res[n]);
-	}
-	/* A dedicated storage network enters the node through its own NIC;
-	 * otherwise reads share the compute NICs (stor_ingress). */
-	w->stor_in[n] = UINT32_MAX;
-	if (!rc && c->storage_nic_Bps > 0)
-		rc = flow_res_add(w->net, c->storage_nic_Bps, &w->stor_in[n]);
-	/* Without GPUDirect Storage every byte read is written into a host
-	 * bounce buffer by the NIC (or drive) and read out of it by the copy
-	 * to the GPU: two passes over the node's host memory, the fabric's
-	 * resource that host-tcp and rdma transfers cross too (BOUNCE_CROSSINGS;
-	 * UINT32_MAX, not a bound, where the CPU profile gives no mem_bw). */
-	if (!rc && (c->storage_Bps > 0 || c->local_Bps > 0) && !c->storage_direct)
-		w->stor_bounce[n] = fab_host_mem(w->f, n);
-	if (!rc && c->local_Bps > 0)
-		rc = flow_res_add(w->net, io_capped_Bps(c->local_Bps, c->local_iops, c->sample_bytes),
-				  &w->local_drv[n]);
-	return rc;
-}
-
-/* Every node's resources, then the storage servers (those of the first job
- * that reads from storage: the jobs share the scenario's storage). */
-static int world_nodes(world *w, const train_config *const *cfgs, uint32_t njobs)
-{
-	const train_config *sc = NULL;
-	double io_bytes = INFINITY, cap;
-	int rc = 0;
-	w->decoders = calloc(w->nodes, sizeof *w->decoders);
-	w->stor_res = malloc(w->nodes * sizeof *w->stor_res);
-	w->stor_w = malloc(w->nodes * sizeof *w->stor_w);
-	w->stor_in = malloc(w->nodes * sizeof *w->stor_in);
-	w->stor_bounce = malloc(w->nodes * sizeof *w->stor_bounce);
-	w->local_drv = malloc(w->nodes * sizeof *w->local_drv);
-	w->node_core_s = calloc(w->nodes, sizeof *w->node_core_s);
-	w->node_bytes = calloc(w->nodes, sizeof *w->node_bytes);
-	w->node_snap_bytes = calloc(w->nodes, sizeof *w->node_snap_bytes);
-	if (!w->decoders || !w->stor_res || !w->stor_w || !w->stor_in || !w->stor_bounce ||
-	    !w->local_drv || !w->node_core_s || !w->node_bytes || !w->node_snap_bytes)
-		return SIM_ENOMEM;
-	for (uint32_t n = 0; n < w->nodes && !rc; n++)
-		rc = world_node(w, n);
-	for (uint32_t j = 0; j < njobs && !sc; j++)
-		if (cfgs[j]->storage_Bps > 0)
-			sc = cfgs[j];
-	if (!sc)
-		return rc;
-	/* Each server's IO rate bounds it as a byte rate at the read size
-	 * (io_capped_Bps). Jobs reading samples of different sizes share the
-	 * servers: the bound takes the smallest, so the servers never exceed
-	 * their IOPS (pessimistic for the larger reads of such a mix). */
-	for (uint32_t j = 0; j < njobs; j++)
-		if (cfgs[j]->storage_Bps > 0 && cfgs[j]->sample_bytes > 0)
-			io_bytes = fmin(io_bytes, cfgs[j]->sample_bytes);
-	cap = io_capped_Bps(sc->storage_Bps, sc->storage_iops, isfinite(io_bytes) ? io_bytes : 0);
-	w->stor_servers = sc->storage_servers;
-	for (uint32_t k = 0; k < sc->storage_servers && !rc; k++) {
-		uint32_t id;
-		rc = flow_res_add(w->net, cap / sc->storage_servers, &id);
-		if (k == 0)
-			w->stor_servers0 = id;
-	}
-	return rc;
-}
-
-static int alloc_loaders(trainer *tr)
-{
-	tr->ld = calloc(tr->D, sizeof *tr->ld);
-	if (!tr->ld)
-		return SIM_ENOMEM;
-	for (uint32_t d = 0; d < tr->D; d++) {
-		loader *l = &tr->ld[d];
-		*l = (loader){ .tr = tr, .d = d, .node = rank_of(tr, d, 0, 0) / tr->gpn,
-			       .ring = 2 * tr->M + tr->cfg->prefetch + 1 };
-		l->read_done = calloc(l->ring, sizeof *l->read_done);
-		l->ready = calloc(l->ring, 1);
-		if (!l->read_done || !l->ready)
-			return SIM_ENOMEM;
-	}
-	return SIM_OK;
-}
-
-static void count_cycles(void *ctx, uint32_t rank, double cycles)
-{
-	(void)ctx, (void)rank, (void)cycles; /* counted per collective in bucket_start */
-}
-
-/* The shared machinery over `nodes` nodes: fabric, transport and
- * collectives of job 0's configuration (the jobs run one scenario under
- * one variant), node resources sized by each node's job. */
-static int world_build(world *w, uint32_t nodes, const train_config *const *cfgs,
-		       uint32_t njobs)
-{
-	const train_config *c = cfgs[0];
-	fab_config fc = c->fabric;
-	coll_config cc = c->coll;
-	int rc;
-	w->nodes = fc.nodes = nodes;
-	w->gpn = fc.gpus_per_node;
-	cc.transport.cpu = count_cycles;
-	if (!(w->eng = sim_engine_new()) || !(w->net = flow_net_new(w->eng)))
-		return SIM_ENOMEM;
-	if ((rc = fab_new(&fc, w->net, &w->f)) ||
-	    (rc = coll_ctx_new(w->eng, w->net, w->f, &cc, &w->coll)))
-		return rc;
-	return world_nodes(w, cfgs, njobs);
-}
-
-static void world_teardown(world *w)
-{
-	/* Stations and collectives hold engine events: free them first. */
-	if (w->decoders)
-		for (uint32_t n = 0; n < w->nodes; n++)
-			station_free(w->decoders[n]);
-	free(w->decoders);
-	while (w->xfers) { /* a run sim_fail stopped: its transfers never arrived */
-		xfer *x = w->xfers;
-		w->xfers = x->next;
-		free(x);
-	}
-	coll_ctx_free(w->coll);
-	fab_free(w->f);
-	flow_net_free(w->net);
-	sim_engine_free(w->eng);
-	free(w->node_cfg);
-	free(w->stor_res);
-	free(w->stor_w);
-	free(w->stor_in);
-	free(w->stor_bounce);
-	free(w->local_drv);
-	free(w->node_core_s);
-	free(w->node_bytes);
-	free(w->node_snap_bytes);
-	for (uint32_t k = 0; w->bench && k < w->nbench; k++)
-		free(w->bench[k].ranks);
-	free(w->bench);
-}
-
 static int job_build(trainer *tr)
 {
 	const train_config *c = tr->cfg;
@@ -1158,11 +597,11 @@ static int job_build(trainer *tr)
 	tr->P = c->pp, tr->D = c->dp, tr->T = c->tp, tr->M = c->microbatches;
 	tr->gpn = c->fabric.gpus_per_node;
 	tr->nodes = c->fabric.nodes;
-	tr->res->net_cpu_cap_Bps = net_cpu_cap_Bps(c);
+	tr->res->net_cpu_cap_Bps = train_net_cpu_cap_Bps(c);
 	if (!(tr->noise = noise_new(&c->noise, c->seed)))
 		return SIM_EINVAL;
 	if ((rc = build_compute(tr)) || (rc = alloc_stages(tr)) || (rc = alloc_groups(tr)) ||
-	    (rc = alloc_loaders(tr)))
+	    (rc = train_alloc_loaders(tr)))
 		return rc;
 	return SIM_OK;
 }
@@ -1189,202 +628,6 @@ static void job_teardown(trainer *tr)
 		}
 	free(tr->ld);
 	free(tr->params_stage);
-}
-
-/* ---- collective benchmarks beside the jobs ---- */
-
-static void bench_done(sim_engine *eng, void *obj, uint64_t data);
-
-static void bench_start(bench_run *br)
-{
-	const train_bench *b = br->b;
-	coll_params cp = { .op = b->op, .algo = b->algo, .bytes = b->bytes[br->size],
-			   .ranks = br->ranks, .nranks = b->ranks };
-	int rc;
-	if (!br->w->jobs_left)
-		br->b->after++;
-	if ((rc = coll_start(br->w->coll, &cp, &br->res, bench_done, br, 0)) && !br->w->err) {
-		diag_add(br->w->d, NULL, 0, 0, "collective benchmark: %s of %llu bytes on %u "
-			 "ranks: %s", coll_op_name(b->op), (unsigned long long)cp.bytes, b->ranks,
-			 sim_strerror(rc));
-		br->w->err = rc;
-	}
-}
-
-/* One collective over: count it, then the next of the pass, or a new pass
- * while a training job still runs. */
-static void bench_done(sim_engine *eng, void *obj, uint64_t data)
-{
-	bench_run *br = obj;
-	train_bench *b = br->b;
-	(void)eng, (void)data;
-	b->time_s[br->size] += sim_time_to_s(br->res.time_ps); /* as coll_run reports it */
-	b->count[br->size]++;
-	b->used[br->size] = br->res.algo;
-	if (br->w->err)
-		return;
-	if (++br->it == b->iterations) {
-		br->it = 0;
-		if (++br->size == b->nsizes)
-			br->size = 0, br->passes++;
-	}
-	if (br->passes && !br->w->jobs_left)
-		return;
-	bench_start(br);
-}
-
-/* A benchmark's ranks and node configuration (job 0's hosts, the data
- * loader and storage client idle, the benchmark's own cores kept). */
-static int bench_prepare(world *w, const train_config *c0, train_bench *b, bench_run *br)
-{
-	*br = (bench_run){ .w = w, .b = b, .node_cfg = *c0 };
-	br->node_cfg.data = false;
-	br->node_cfg.workers = 0;
-	br->node_cfg.framework_cores_per_gpu = b->cores_per_gpu;
-	br->node_cfg.storage_Bps = br->node_cfg.local_Bps = 0;
-	br->node_cfg.storage_core_s_per_byte = br->node_cfg.storage_engine_Bps = 0;
-	br->node_cfg.storage_nic_Bps = 0;
-	if (!b->nsizes || !b->iterations || !b->ranks || b->nsizes > SCN_MAX_SIZES ||
-	    b->nodes != (b->ranks + w->gpn - 1) / w->gpn) {
-		diag_add(w->d, NULL, 0, 0, "collective benchmark: nothing to run, or its %u ranks "
-			 "do not fill its %u nodes of %u GPUs", b->ranks, b->nodes, w->gpn);
-		return SIM_EINVAL;
-	}
-	if (!(br->ranks = malloc(b->ranks * sizeof *br->ranks)))
-		return SIM_ENOMEM;
-	for (uint32_t r = 0; r < b->ranks; r++)
-		br->ranks[r] = b->node_of[r / w->gpn] * w->gpn + r % w->gpn;
-	for (uint32_t i = 0; i < b->nodes; i++) {
-		uint32_t n = b->node_of[i];
-		if (n >= w->nodes || w->node_cfg[n]) {
-			diag_add(w->d, NULL, 0, 0, "collective benchmark: node %u is %s", n,
-				 n >= w->nodes ? "outside the cluster" : "taken");
-			return SIM_EINVAL;
-		}
-		w->node_cfg[n] = &br->node_cfg;
-	}
-	return SIM_OK;
-}
-
-/* ---- results ---- */
-
-static void explain(trainer *tr, train_result *r)
-{
-	static const char *const what[TRAIN_NPARTS] = {
-		"GPU compute", "exposed communication", "waiting for storage",
-		"waiting for host cores to decode data", "pipeline bubble",
-		"waiting for the slowest replica",
-	};
-	int top = 0;
-	double total = 0;
-	for (int k = 0; k < TRAIN_NPARTS; k++) {
-		total += r->part_s[k];
-		if (r->part_s[k] > r->part_s[top])
-			top = k;
-	}
-	const train_config *c = tr->cfg;
-	size_t n = 0, size = sizeof r->critical;
-	int k = snprintf(r->critical, size, "%s %.0f%% of the iteration",
-			 what[top], total > 0 ? 100 * r->part_s[top] / total : 0);
-	n = k < 0 ? 0 : (size_t)k < size ? (size_t)k : size - 1;
-	/* Waiting for storage (the top part, or a tenth of the iteration)
-	 * whose IO rate binds before its bandwidth: say so, with the two
-	 * rates (io_capped_Bps). */
-	double iops = c->local_Bps > 0 ? c->local_iops : c->storage_iops;
-	double Bps = c->local_Bps > 0 ? c->local_Bps : c->storage_Bps;
-	double stall = total > 0 ? r->part_s[TRAIN_DATA_STALL] / total : 0;
-	if ((top == TRAIN_DATA_STALL || stall >= 0.1) && iops > 0 &&
-	    iops * c->sample_bytes < Bps && n < size - 1) {
-		char share[40] = "";
-		if (top != TRAIN_DATA_STALL)
-			snprintf(share, sizeof share, " (waiting for storage %.0f%%)", 100 * stall);
-		k = snprintf(r->critical + n, size - n, "; the data loader is IOPS-bound%s: %s "
-			     "%.3g IO/s x %.4g kB samples = %.3g GB/s < %.3g GB/s bandwidth", share,
-			     c->local_Bps > 0 ? "local NVMe" : "storage", iops,
-			     c->sample_bytes / 1e3, iops * c->sample_bytes / 1e9, Bps / 1e9);
-		n = k < 0 ? n : n + (size_t)k < size ? n + (size_t)k : size - 1;
-	}
-	/* The host's bound on a node's network traffic: its cores or its
-	 * memory, whichever is lower, named as such. */
-	double mem = c->fabric.host_mem_Bps;
-	double x = fab_end_mem_passes(coll_transport_end(c->coll.transport.kind));
-	double mem_cap = mem > 0 && x > 0 ? mem / x : 0, cpu_cap = r->net_cpu_cap_Bps;
-	if (mem_cap > 0 && (!(cpu_cap > 0) || mem_cap < cpu_cap) && n < size - 1) {
-		char cores[64] = "";
-		if (cpu_cap > 0)
-			snprintf(cores, sizeof cores, ", below the host cores' %.1f GB/s", cpu_cap / 1e9);
-		snprintf(r->critical + n, size - n, "; host memory caps each node's network traffic "
-			 "at %.1f GB/s (%.1f GB/s, crossed %.0f times per byte)%s", mem_cap / 1e9,
-			 mem / 1e9, x, cores);
-	} else if (cpu_cap > 0 && n < size - 1) {
-		snprintf(r->critical + n, size - n,
-			 "; host cores cap each node's network traffic at %.1f GB/s", cpu_cap / 1e9);
-	}
-}
-
-static double boundary_bytes(const train_config *c)
-{
-	return c->model.kind == WL_TRANSFORMER ? wl_stage_boundary_bytes(&c->model.tf, c->micro_batch)
-					       : 0;
-}
-
-static void add_coll(train_result *r, const char *op, const char *algo, const char *what,
-		     uint32_t ranks, double bytes, double time_s, uint64_t count, uint32_t channels)
-{
-	if (r->ncoll == TRAIN_MAX_COLLS || count == 0)
-		return;
-	r->coll[r->ncoll++] = (train_coll_stat){ .op = op, .algo = algo, .what = what,
-						 .ranks = ranks, .bytes = (uint64_t)bytes,
-						 .time_s = time_s, .count = count,
-						 .channels = channels };
-}
-
-static void finish(trainer *tr, train_result *r)
-{
-	const train_config *c = tr->cfg;
-	double T = 0, node_max_core_s = 0, node_max_bytes = 0, node_max_snap = 0;
-	for (uint32_t i = 0; i < r->iters; i++)
-		T += r->iter_s[i];
-	for (int k = 0; k < TRAIN_NPARTS && r->iters; k++)
-		r->part_s[k] /= r->iters;
-	if (r->iters)
-		r->gpu_busy_frac /= r->iters;
-	for (uint32_t i = 0; i < tr->nodes; i++) {
-		uint32_t n = tr->node_of[i];
-		if (tr->w->node_core_s[n] > node_max_core_s)
-			node_max_core_s = tr->w->node_core_s[n];
-		if (tr->w->node_bytes[n] > node_max_bytes)
-			node_max_bytes = tr->w->node_bytes[n];
-		if (tr->w->node_snap_bytes[n] > node_max_snap)
-			node_max_snap = tr->w->node_snap_bytes[n];
-	}
-	/* The job's whole run (warm-up included): work over capacity on its
-	 * busiest node. */
-	double run_s = sim_time_to_s(tr->end);
-	r->host_cpu_util = run_s > 0 ? node_max_core_s / (c->host.cores * run_s) : NAN;
-	r->run_s = run_s;
-	/* The DPU's busiest engine: the network engine (both directions) or
-	 * SNAP (storage reads). */
-	if (c->net_costs.engine_cap_Bps > 0 && run_s > 0)
-		r->dpu_util = node_max_bytes / (c->net_costs.engine_cap_Bps * run_s);
-	if (c->storage_engine_Bps > 0 && run_s > 0 &&
-	    !(node_max_snap / (c->storage_engine_Bps * run_s) <= r->dpu_util))
-		r->dpu_util = node_max_snap / (c->storage_engine_Bps * run_s);
-	if (tr->T > 1)
-		add_coll(r, "allreduce", "auto", "tensor-parallel activations (NVLink)", tr->T,
-			 boundary_bytes(c), tr->tp_ar_s, 1, tr->tp_channels);
-	if (tr->dp_count)
-		add_coll(r, c->zero_stage >= 1 ? "reducescatter" : "allreduce",
-			 coll_algo_name(tr->dg[0].res[0].algo), "gradient bucket across replicas",
-			 tr->D, tr->dg[0].bucket_bytes, tr->dp_time_s / (double)tr->dp_count, tr->dp_count,
-			 tr->dg[0].res[0].channels);
-	if (tr->pp_count)
-		add_coll(r, "sendrecv", "p2p", "pipeline activations and gradients", 2,
-			 boundary_bytes(c), tr->pp_time_s / (double)tr->pp_count, tr->pp_count, 0);
-	r->events = sim_events_run(tr->w->eng);
-	r->net_switches = fab_net_switches(tr->w->f);
-	explain(tr, r);
-	(void)T;
 }
 
 /* Each job runnable, its nodes inside the cluster and no node given to two
@@ -1421,7 +664,7 @@ static int check_jobs(world *w, const train_config *const *cfgs, const uint32_t 
 		}
 	}
 	for (uint32_t k = 0; k < w->nbench; k++) {
-		int rc = bench_prepare(w, cfgs[0], w->bench[k].b, &w->bench[k]);
+		int rc = train_bench_prepare(w, cfgs[0], w->bench[k].b, &w->bench[k]);
 		if (rc)
 			return rc;
 	}
@@ -1445,12 +688,12 @@ static int run_jobs(world *w, trainer *trs, uint32_t njobs)
 	}
 	for (uint32_t j = 0; j < njobs; j++) {
 		for (uint32_t l = 0; l < trs[j].D && trs[j].cfg->data; l++)
-			loader_fill(&trs[j], &trs[j].ld[l]);
+			train_loader_fill(&trs[j], &trs[j].ld[l]);
 		iteration_start(&trs[j]);
 	}
 	w->jobs_left = njobs;
 	for (uint32_t k = 0; k < w->nbench; k++)
-		bench_start(&w->bench[k]);
+		train_bench_start(&w->bench[k]);
 	sim_run(w->eng);
 	if ((rc = sim_error(w->eng))) { /* sim_fail: a rate or size took it past the clock */
 		diag_add(w->d, NULL, 0, 0, "training simulation: %s", sim_error_msg(w->eng));
@@ -1470,7 +713,7 @@ static int run_jobs(world *w, trainer *trs, uint32_t njobs)
 			return SIM_EINVAL;
 		}
 	for (uint32_t j = 0; j < njobs && !w->err; j++)
-		finish(&trs[j], trs[j].res);
+		train_finish(&trs[j], trs[j].res);
 	return w->err;
 }
 
@@ -1493,14 +736,14 @@ int train_sim_shared(const train_config *const *cfgs, const uint32_t *const *nod
 		if (!(res[j].iter_s = calloc(cfgs[j]->iterations, sizeof *res[j].iter_s)))
 			rc = SIM_ENOMEM;
 	}
-	if (!rc && (rc = world_build(&w, nodes, cfgs, njobs)))
+	if (!rc && (rc = train_world_build(&w, nodes, cfgs, njobs)))
 		diag_add(d, NULL, 0, 0, "training simulation: building the cluster: %s",
 			 sim_strerror(rc));
 	if (!rc)
 		rc = run_jobs(&w, trs, njobs);
 	for (uint32_t j = 0; trs && j < njobs; j++)
 		job_teardown(&trs[j]);
-	world_teardown(&w);
+	train_world_teardown(&w);
 	free(trs);
 	for (uint32_t j = 0; rc && j < njobs; j++)
 		train_result_release(&res[j]);

@@ -32,7 +32,7 @@ static int local_of(const scn_scenario *s, const scn_variant *v, const setup_hos
 		return SIM_EINVAL;
 	}
 	c->local_Bps = l->drives * fmin(drv->bw_Bps, link);
-	/* The drives' IO rate bounds the reads, one IO per sample (train.c
+	/* The drives' IO rate bounds the reads, one IO per sample (train_world.c
 	 * io_capped_Bps). */
 	c->local_iops = profile_has(drv->iops) ? l->drives * drv->iops : 0;
 	c->local_switch = (uint32_t)l->pcie_switch;
@@ -92,7 +92,7 @@ static int storage_of(const scn_scenario *s, const scn_variant *v, const setup_h
 		c->storage_nic_Bps = nic->port_rate_Bps;
 	}
 	/* Every server's IO rate bounds the loader's reads, one IO per sample
-	 * (train.c io_capped_Bps). */
+	 * (train_world.c io_capped_Bps). */
 	c->storage_iops = profile_has(st->server.v.storage.iops)
 				  ? st->server.v.storage.iops * c->storage_servers : 0;
 	if (!c->storage_iops && notes)
@@ -141,7 +141,7 @@ static int storage_of(const scn_scenario *s, const scn_variant *v, const setup_h
 		 * nvme_rdma_map_data); the target moves the data with RDMA WRITE
 		 * into them (NVM Express over Fabrics 1.1, RDMA transport
 		 * binding), so the host's cores copy no byte: no cost per byte.
-		 * The data lands in a host bounce buffer (train.c: host memory
+		 * The data lands in a host bounce buffer (train_world.c: host memory
 		 * twice, written and read by the copy to the GPU). */
 		if (notes)
 			diag_add(notes, NULL, 0, 0, "storage host-rdma: NVMe-oF over RDMA, no host CPU "

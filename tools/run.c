@@ -127,7 +127,7 @@ static int run_size(struct world *w, const coll_params *p, int iters, double *me
  * reserves (train_config framework_cores_per_gpu). */
 #define BENCH_CORES_PER_GPU 1.0
 
-/* Per node, as in training (models/train.c build_nodes): the host cores
+/* Per node, as in training (models/train_world.c world_node): the host cores
  * left to the network stack bound the node's traffic, and the DPU engines
  * (inline crypto, ASAP2) bound it at their rate. Without this a collective
  * benchmark would ignore both. */

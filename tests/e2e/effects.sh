@@ -294,7 +294,7 @@ check(tg <= tb, f"GDS iteration {tg:.4f} s not slower than the bounce buffer {tb
 check(any("root-complex" in x for x in rep["info"].values()), "the report says the root-complex P2P rate is not modelled")
 '
 
-# 8. Storage IOPS as a bound (models/train.c io_capped_Bps): the loader reads
+# 8. Storage IOPS as a bound (models/train_world.c io_capped_Bps): the loader reads
 # one IO per sample, so the servers move at most iops x sample bytes/s. By
 # hand from the resolved scenarios (DDN AI400X2: 3e6 IO/s, 90 GB/s):
 #   4 KiB samples:  3e6 x 4096 = 12.3 GB/s < 90 GB/s: 3e6 samples/s, IOPS-bound;
@@ -362,7 +362,7 @@ check(gdr["p99"] == g50, f"training: rdma-gdr iterations identical (p99 = p50 = 
 '
 
 
-# 10. Page cache (models/train.c page_cache_hit): the node's page cache serves
+# 10. Page cache (models/train_loader.c page_cache_hit): the node's page cache serves
 # page_cache_hit of the reads, so only the misses reach the servers: a
 # bandwidth-bound loader goes 1 / (1 - h) times as fast through the host's
 # file system; GDS reads (O_DIRECT) bypass the cache and keep the bound. By
@@ -397,7 +397,7 @@ check("bypass" in notes, "GDS: the report says its reads bypass the page cache")
 #     (50 GB/s), the servers' share (2 x min(90, 50) / 2 = 50 GB/s) and host
 #     memory (204.8 GB/s / 2 passes) bound it: B / 50 GB/s = 41.0 ms;
 #   GDS: the port and the servers: the same 41.0 ms, with no bounce buffer.
-#   host-tcp gradients beside NFS: the stack cores are one station (train.c
+#   host-tcp gradients beside NFS: the stack cores are one station (train_world.c
 #     flow weights), and never idle while a read is in flight, so a step
 #     takes (B + N) / C, N the node's network bytes: NCCL's hierarchical
 #     all-reduce over 2 nodes sends the node's G = 25.6 M params x 2 B once

@@ -482,7 +482,7 @@ START_TEST(storage_reads_spread_over_nics)
 }
 END_TEST
 
-/* Storage IOPS as a bound (train.c io_capped_Bps): one IO per sample, so
+/* Storage IOPS as a bound (train_world.c io_capped_Bps): one IO per sample, so
  * servers of 10 IO/s move at most 10 x sample bytes per second.
  * - 1 MB samples, one per microbatch: 10 MB/s, far below the 1 TB/s of
  *   bandwidth and the 50 GB/s NIC: each microbatch takes 1 MB / 10 MB/s =

@@ -1,0 +1,125 @@
+/* A training job's results: per-iteration figures, collectives, engine
+ * utilisations, and the text that names what bounds the iteration. */
+#include "models/train_int.h"
+
+/* ---- results ---- */
+
+static void explain(trainer *tr, train_result *r)
+{
+	static const char *const what[TRAIN_NPARTS] = {
+		"GPU compute", "exposed communication", "waiting for storage",
+		"waiting for host cores to decode data", "pipeline bubble",
+		"waiting for the slowest replica",
+	};
+	int top = 0;
+	double total = 0;
+	for (int k = 0; k < TRAIN_NPARTS; k++) {
+		total += r->part_s[k];
+		if (r->part_s[k] > r->part_s[top])
+			top = k;
+	}
+	const train_config *c = tr->cfg;
+	size_t n = 0, size = sizeof r->critical;
+	int k = snprintf(r->critical, size, "%s %.0f%% of the iteration",
+			 what[top], total > 0 ? 100 * r->part_s[top] / total : 0);
+	n = k < 0 ? 0 : (size_t)k < size ? (size_t)k : size - 1;
+	/* Waiting for storage (the top part, or a tenth of the iteration)
+	 * whose IO rate binds before its bandwidth: say so, with the two
+	 * rates (io_capped_Bps). */
+	double iops = c->local_Bps > 0 ? c->local_iops : c->storage_iops;
+	double Bps = c->local_Bps > 0 ? c->local_Bps : c->storage_Bps;
+	double stall = total > 0 ? r->part_s[TRAIN_DATA_STALL] / total : 0;
+	if ((top == TRAIN_DATA_STALL || stall >= 0.1) && iops > 0 &&
+	    iops * c->sample_bytes < Bps && n < size - 1) {
+		char share[40] = "";
+		if (top != TRAIN_DATA_STALL)
+			snprintf(share, sizeof share, " (waiting for storage %.0f%%)", 100 * stall);
+		k = snprintf(r->critical + n, size - n, "; the data loader is IOPS-bound%s: %s "
+			     "%.3g IO/s x %.4g kB samples = %.3g GB/s < %.3g GB/s bandwidth", share,
+			     c->local_Bps > 0 ? "local NVMe" : "storage", iops,
+			     c->sample_bytes / 1e3, iops * c->sample_bytes / 1e9, Bps / 1e9);
+		n = k < 0 ? n : n + (size_t)k < size ? n + (size_t)k : size - 1;
+	}
+	/* The host's bound on a node's network traffic: its cores or its
+	 * memory, whichever is lower, named as such. */
+	double mem = c->fabric.host_mem_Bps;
+	double x = fab_end_mem_passes(coll_transport_end(c->coll.transport.kind));
+	double mem_cap = mem > 0 && x > 0 ? mem / x : 0, cpu_cap = r->net_cpu_cap_Bps;
+	if (mem_cap > 0 && (!(cpu_cap > 0) || mem_cap < cpu_cap) && n < size - 1) {
+		char cores[64] = "";
+		if (cpu_cap > 0)
+			snprintf(cores, sizeof cores, ", below the host cores' %.1f GB/s", cpu_cap / 1e9);
+		snprintf(r->critical + n, size - n, "; host memory caps each node's network traffic "
+			 "at %.1f GB/s (%.1f GB/s, crossed %.0f times per byte)%s", mem_cap / 1e9,
+			 mem / 1e9, x, cores);
+	} else if (cpu_cap > 0 && n < size - 1) {
+		snprintf(r->critical + n, size - n,
+			 "; host cores cap each node's network traffic at %.1f GB/s", cpu_cap / 1e9);
+	}
+}
+
+static double boundary_bytes(const train_config *c)
+{
+	return c->model.kind == WL_TRANSFORMER ? wl_stage_boundary_bytes(&c->model.tf, c->micro_batch)
+					       : 0;
+}
+
+static void add_coll(train_result *r, const char *op, const char *algo, const char *what,
+		     uint32_t ranks, double bytes, double time_s, uint64_t count, uint32_t channels)
+{
+	if (r->ncoll == TRAIN_MAX_COLLS || count == 0)
+		return;
+	r->coll[r->ncoll++] = (train_coll_stat){ .op = op, .algo = algo, .what = what,
+						 .ranks = ranks, .bytes = (uint64_t)bytes,
+						 .time_s = time_s, .count = count,
+						 .channels = channels };
+}
+
+void train_finish(trainer *tr, train_result *r)
+{
+	const train_config *c = tr->cfg;
+	double T = 0, node_max_core_s = 0, node_max_bytes = 0, node_max_snap = 0;
+	for (uint32_t i = 0; i < r->iters; i++)
+		T += r->iter_s[i];
+	for (int k = 0; k < TRAIN_NPARTS && r->iters; k++)
+		r->part_s[k] /= r->iters;
+	if (r->iters)
+		r->gpu_busy_frac /= r->iters;
+	for (uint32_t i = 0; i < tr->nodes; i++) {
+		uint32_t n = tr->node_of[i];
+		if (tr->w->node_core_s[n] > node_max_core_s)
+			node_max_core_s = tr->w->node_core_s[n];
+		if (tr->w->node_bytes[n] > node_max_bytes)
+			node_max_bytes = tr->w->node_bytes[n];
+		if (tr->w->node_snap_bytes[n] > node_max_snap)
+			node_max_snap = tr->w->node_snap_bytes[n];
+	}
+	/* The job's whole run (warm-up included): work over capacity on its
+	 * busiest node. */
+	double run_s = sim_time_to_s(tr->end);
+	r->host_cpu_util = run_s > 0 ? node_max_core_s / (c->host.cores * run_s) : NAN;
+	r->run_s = run_s;
+	/* The DPU's busiest engine: the network engine (both directions) or
+	 * SNAP (storage reads). */
+	if (c->net_costs.engine_cap_Bps > 0 && run_s > 0)
+		r->dpu_util = node_max_bytes / (c->net_costs.engine_cap_Bps * run_s);
+	if (c->storage_engine_Bps > 0 && run_s > 0 &&
+	    !(node_max_snap / (c->storage_engine_Bps * run_s) <= r->dpu_util))
+		r->dpu_util = node_max_snap / (c->storage_engine_Bps * run_s);
+	if (tr->T > 1)
+		add_coll(r, "allreduce", "auto", "tensor-parallel activations (NVLink)", tr->T,
+			 boundary_bytes(c), tr->tp_ar_s, 1, tr->tp_channels);
+	if (tr->dp_count)
+		add_coll(r, c->zero_stage >= 1 ? "reducescatter" : "allreduce",
+			 coll_algo_name(tr->dg[0].res[0].algo), "gradient bucket across replicas",
+			 tr->D, tr->dg[0].bucket_bytes, tr->dp_time_s / (double)tr->dp_count, tr->dp_count,
+			 tr->dg[0].res[0].channels);
+	if (tr->pp_count)
+		add_coll(r, "sendrecv", "p2p", "pipeline activations and gradients", 2,
+			 boundary_bytes(c), tr->pp_time_s / (double)tr->pp_count, tr->pp_count, 0);
+	r->events = sim_events_run(tr->w->eng);
+	r->net_switches = fab_net_switches(tr->w->f);
+	explain(tr, r);
+	(void)T;
+}
+

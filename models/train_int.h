@@ -1,0 +1,192 @@
+/* Internals shared by the training simulation's files (train.c: the 1F1B
+ * schedule, pipeline transfers, gradient buckets, the jobs; train_loader.c:
+ * the data loader and its storage reads; train_world.c: what the jobs share,
+ * each node's resources, background collective benchmarks;
+ * train_explain.c: results and the critical-path text). */
+#ifndef DPUSIM_MODELS_TRAIN_INT_H
+#define DPUSIM_MODELS_TRAIN_INT_H
+
+#include "models/train.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/engine.h"
+#include "sim/err.h"
+#include "sim/flow.h"
+#include "sim/station.h"
+
+/* Gradient buckets per stage: enough to resolve how much of the all-reduce
+ * hides behind the last backward (to 1/8 of it), few enough that the
+ * flows of thousands of replicas stay cheap to solve. */
+#define MAX_BUCKETS 8
+
+typedef struct trainer trainer;
+
+typedef struct stage {
+	trainer *tr;
+	uint32_t d, p, first_rank, layers;
+	uint32_t op;               /* next op of the 2M-long 1F1B sequence */
+	bool busy, waiting, syncing, done;
+	sim_time wait_since, sync_since, done_at;
+	uint8_t *fwd_in, *bwd_in;  /* input of microbatch m has arrived */
+	sim_time *fwd_sent, *bwd_sent; /* when the transfer providing it started */
+	double part[TRAIN_NPARTS];
+	double compute_s;
+	double op_comm_s;          /* exposed comm inside the running op */
+	double op_compute_s;
+} stage;
+
+/* Gradient all-reduce of one pipeline stage across the replicas. */
+typedef struct dpgroup {
+	trainer *tr;
+	uint32_t p, nbuckets, next, running, done_tp;
+	uint32_t ready[MAX_BUCKETS];
+	sim_time all_ready_at[MAX_BUCKETS];
+	double bucket_bytes;
+	uint32_t *ranks;           /* tp x dp: the group of each tensor rank */
+	coll_result *res;          /* tp results of the running bucket */
+	sim_time started;
+} dpgroup;
+
+/* A replica's data loader on the node of its stage 0. */
+typedef struct loader {
+	trainer *tr;
+	uint32_t d, node;
+	uint64_t issued, consumed;
+	sim_time *read_done;       /* per ring slot: when storage delivered it */
+	uint8_t *ready;            /* per ring slot */
+	uint32_t ring;
+} loader;
+
+/* One point-to-point transfer between stages. */
+typedef struct xfer {
+	trainer *tr;
+	uint32_t d, p_to, m;
+	bool fwd;
+	sim_time sent, lat;
+	struct xfer *prev, *next; /* in the world's list of transfers in flight */
+} xfer;
+
+/* What the jobs of one simulation share: the engine, the cluster's fabric
+ * and collectives, the storage servers, and each node's host cores (decode
+ * workers, network and storage stacks) and DPU engines. Every node belongs
+ * to at most one job, whose configuration sizes its host resources. */
+typedef struct world {
+	diag *d;
+	sim_engine *eng;
+	flow_net *net;
+	fab *f;
+	coll_ctx *coll;
+	uint32_t nodes, gpn;
+	const train_config **node_cfg; /* per node: its job's (job 0's when idle) */
+	station **decoders;        /* per node */
+	uint32_t *stor_res;        /* per node: host cores, SNAP engine (or UINT32_MAX) */
+	double *stor_w;            /* per node: what a byte read takes of stor_res (world_node) */
+	uint32_t *stor_in;         /* per node: ingress for storage */
+	uint32_t *stor_bounce;     /* per node: the fabric's host memory, crossed by reads
+				    * through a bounce buffer (or UINT32_MAX) */
+	uint32_t *local_drv;       /* per node: its NVMe drives together (or UINT32_MAX) */
+	uint32_t stor_servers0, stor_servers;
+	uint64_t stor_rr, flow_key;
+	double *node_core_s;       /* host core-seconds of stack work, per node */
+	double *node_bytes;        /* bytes out and in through the DPU's network engines, per node */
+	double *node_snap_bytes;   /* bytes read through the DPU's SNAP engine, per node */
+	uint32_t jobs_left;        /* training jobs still iterating */
+	struct bench_run *bench;   /* nbench background benchmarks */
+	uint32_t nbench;
+	int err;
+	xfer *xfers;               /* in flight: freed by train_world_teardown if the run stopped */
+} world;
+
+/* A collective benchmark's state in the world: where it is in its pass,
+ * its ranks in the cluster, and the configuration that sizes its nodes. */
+typedef struct bench_run {
+	world *w;
+	train_bench *b;
+	train_config node_cfg;
+	uint32_t *ranks;
+	uint32_t size, it, passes;
+	coll_result res;
+} bench_run;
+
+/* One job: its replicas' stages, gradient groups and loaders, on the nodes
+ * node_of[0 .. nodes-1] of the world. */
+struct trainer {
+	const train_config *cfg;
+	world *w;
+	const uint32_t *node_of;   /* the job's node i is the world's node node_of[i] */
+	noise_model *noise;
+	uint32_t P, D, T, M, gpn, nodes;
+	stage *st;                 /* D x P */
+	dpgroup *dg;               /* P */
+	loader *ld;                /* D */
+	double tp_fwd_s, tp_ar_s;  /* per layer per op: all-reduces on NVLink */
+	uint32_t tp_channels;      /* the channels NCCL ran tp_ar_s on (0: not NCCL's) */
+	double layer_f_s, layer_b_s, logit_f_s, logit_b_s;
+	double *params_stage;      /* per GPU, per stage */
+	uint32_t iter, stages_done;
+	sim_time iter_start, end;
+	uint64_t step;
+	/* results */
+	train_result *res;
+	double pp_time_s, dp_time_s;
+	uint64_t pp_count, dp_count;
+};
+
+/* The world's rank of the job's rank (d, p, t): its node mapped, its GPU
+ * within the node kept. */
+static inline uint32_t rank_of(const trainer *tr, uint32_t d, uint32_t p, uint32_t t)
+{
+	uint32_t local = (d * tr->P + p) * tr->T + t;
+	return tr->node_of[local / tr->gpn] * tr->gpn + local % tr->gpn;
+}
+
+/* The job's own rank of a stage's first GPU, for its noise draws. */
+static inline uint32_t local_rank(const trainer *tr, const stage *s)
+{
+	return (s->d * tr->P + s->p) * tr->T;
+}
+
+static inline sim_time ps(double s)
+{
+	return (sim_time)llround(s * 1e12);
+}
+
+/* Spans are kept for replica 0 in the last iteration only. */
+static inline bool tracing(const trainer *tr, uint32_t d)
+{
+	return tr->cfg->span && d == 0 &&
+	       tr->iter + 1 == tr->cfg->warmup + tr->cfg->iterations;
+}
+
+/* The first error stops the run; later ones are consequences. */
+static inline void fail(trainer *tr, int rc, const char *what)
+{
+	if (!tr->w->err) {
+		tr->w->err = rc;
+		diag_add(tr->w->d, NULL, 0, 0, "training simulation: %s: %s", what, sim_strerror(rc));
+	}
+	sim_stop(tr->w->eng);
+}
+
+/* train.c */
+void train_try_run(trainer *tr, stage *s);
+
+/* train_loader.c */
+int train_alloc_loaders(trainer *tr);
+void train_loader_fill(trainer *tr, loader *l);
+void train_loader_consume(trainer *tr, loader *l);
+
+/* train_world.c */
+double train_net_cpu_cap_Bps(const train_config *c);
+int train_world_build(world *w, uint32_t nodes, const train_config *const *cfgs, uint32_t njobs);
+void train_world_teardown(world *w);
+int train_bench_prepare(world *w, const train_config *c0, train_bench *b, bench_run *br);
+void train_bench_start(bench_run *br);
+
+/* train_explain.c */
+void train_finish(trainer *tr, train_result *r);
+
+#endif
