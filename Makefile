@@ -137,9 +137,16 @@ bench: all
 clean:
 	rm -rf build bin
 
+# The data the commands read (models/datadir.c finds it beside the installed
+# binary): PREFIX/share/dpusim/{profiles,validation,scenarios}.
+SHARE_DIR := $(DESTDIR)$(PREFIX)/share/dpusim
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/dpusim
+	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE_DIR)/profiles $(SHARE_DIR)/validation \
+	    $(SHARE_DIR)/scenarios/effects
 	install -m 755 $(ALL_BINS) $(DESTDIR)$(PREFIX)/bin/
-	cp -r models/profiles scenarios $(DESTDIR)$(PREFIX)/share/dpusim/
+	install -m 644 models/profiles/*.yaml $(SHARE_DIR)/profiles/
+	install -m 644 tests/validation/*.yaml $(SHARE_DIR)/validation/
+	install -m 644 scenarios/*.yaml $(SHARE_DIR)/scenarios/
+	install -m 644 scenarios/effects/*.yaml $(SHARE_DIR)/scenarios/effects/
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

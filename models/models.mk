@@ -4,8 +4,9 @@ MODEL_OBJS :=
 MODEL_OBJS += $(BUILD)/models/units.o $(BUILD)/models/diag.o $(BUILD)/models/ytree.o \
 	$(BUILD)/models/profile_schema.o $(BUILD)/models/profile.o \
 	$(BUILD)/models/scenario.o $(BUILD)/models/scenario_read.o \
-	$(BUILD)/models/scenario_resolve.o $(BUILD)/models/scenario_dump.o
-UNIT_TESTS += units diag ytree profile scenario
+	$(BUILD)/models/scenario_resolve.o $(BUILD)/models/scenario_dump.o \
+	$(BUILD)/models/datadir.o
+UNIT_TESTS += units diag ytree profile scenario datadir
 # fabric, transports, collectives (ME=fab)
 MODEL_OBJS += $(BUILD)/models/fabric.o $(BUILD)/models/transport.o $(BUILD)/models/coll.o
 UNIT_TESTS += fabric coll

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "models/datadir.h"
 #include "models/scenario_int.h"
 #include "sim/err.h"
 
@@ -53,46 +53,20 @@ static const char *src_file(scn_src *src, const char *name)
 	return f[src->nfiles++];
 }
 
-#ifndef DPUSIM_DATADIR
-#define DPUSIM_DATADIR "/usr/local/share/dpusim"
-#endif
-
-static bool is_dir(const char *path)
-{
-	struct stat st;
-	return !stat(path, &st) && S_ISDIR(st.st_mode);
-}
-
-const char *scn_default_profile_dir(void)
-{
-	static char beside[PATH_MAX + 32];
-	const char *env = getenv("DPUSIM_PROFILE_DIR");
-	ssize_t n;
-	if (env && *env)
-		return env;
-	if (is_dir("models/profiles"))
-		return "models/profiles";
-	/* An installed binary: PREFIX/bin/dpusim next to PREFIX/share/dpusim,
-	 * wherever PREFIX was when it was copied there. */
-	n = readlink("/proc/self/exe", beside, PATH_MAX);
-	if (n > 0) {
-		char *slash;
-		beside[n] = '\0';
-		if ((slash = strrchr(beside, '/'))) {
-			strcpy(slash, "/../share/dpusim/profiles");
-			if (is_dir(beside))
-				return beside;
-		}
-	}
-	return DPUSIM_DATADIR "/profiles";
-}
-
 static scn_src *src_new(const scn_opts *opts, diag *d)
 {
 	scn_src *src = calloc(1, sizeof *src);
-	const char *dir = opts && opts->profile_dir ? opts->profile_dir : scn_default_profile_dir();
+	const char *dir = opts && opts->profile_dir ? opts->profile_dir : datadir_profiles();
+	struct stat st;
 	if (!src)
 		return NULL;
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		/* One message, not one "unknown profile" per name the file uses. */
+		diag_add(d, NULL, 0, 0, "no hardware profiles: '%s' is not a folder (give "
+			 "--profile-dir DIR, or set DPUSIM_DATADIR to dpusim's data folder: its "
+			 "source tree or PREFIX/share/dpusim)", dir);
+		return free(src), NULL;
+	}
 	src->refs = 1;
 	if (!(src->ps = profile_set_new(dir)))
 		return free(src), NULL;

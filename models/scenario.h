@@ -234,13 +234,8 @@ typedef struct scn_scenario {
 	scn_src *src;               /* what sweeps need: the merged tree, profiles */
 } scn_scenario;
 
-/* Where profiles are found when no directory is given: $DPUSIM_PROFILE_DIR,
- * else ./models/profiles (a source tree), else the installed copy
- * (DPUSIM_DATADIR/profiles, set by make install's PREFIX). */
-const char *scn_default_profile_dir(void);
-
 typedef struct scn_opts {
-	const char *profile_dir;          /* NULL: scn_default_profile_dir() */
+	const char *profile_dir;          /* NULL: datadir_profiles() */
 	const char *const *profile_files; /* --profile FILE overrides */
 	size_t nprofile_files;
 } scn_opts;

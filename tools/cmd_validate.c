@@ -1,5 +1,6 @@
 /* dpusim validate: predictions against published measurements. Each case of
- * tests/validation/cases.yaml runs a scenario and compares one figure with
+ * the shipped tests/validation/cases.yaml (found by datadir_path, so an
+ * installed or out-of-tree binary runs them too) runs a scenario and compares one figure with
  * its published value; the table shows the error, exit 1 when a case is
  * outside its tolerance. */
 #include <math.h>
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/datadir.h"
 #include "models/diag.h"
 #include "models/scenario.h"
 #include "models/units.h"
@@ -15,8 +17,6 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/run.h"
-
-#define DEFAULT_CASES "tests/validation/cases.yaml"
 
 typedef struct vcase {
 	const char *name, *scenario, *variant, *metric, *group, *source;
@@ -165,7 +165,8 @@ static bool names_case(const vcase *cases, size_t n, const char *name)
 
 int cmd_validate(int argc, char **argv)
 {
-	const char *file = DEFAULT_CASES, *only = NULL, *profile_dir = NULL;
+	const char *file = NULL, *only = NULL, *profile_dir = NULL;
+	char shipped[4096];
 	yt_node *root = NULL;
 	vcase *cases = NULL;
 	size_t ncases = 0, bad = 0, failed = 0, ngroup = 0;
@@ -181,6 +182,11 @@ int cmd_validate(int argc, char **argv)
 		else
 			return cli_usage_error("validate: unexpected '%s' (see 'dpusim validate --help')",
 					       argv[i]);
+	}
+	if (!file) {
+		if (datadir_path("tests/validation/cases.yaml", shipped, sizeof shipped))
+			return cli_usage_error("validate: dpusim's data folder path is too long");
+		file = shipped;
 	}
 	if (load_cases(file, &root, &cases, &ncases)) {
 		yt_free(root);

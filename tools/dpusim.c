@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "models/datadir.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 
@@ -36,7 +37,8 @@ const cli_cmd cli_commands[] = {
 	  "        run nothing; the output is itself a valid scenario\n"
 	  "--profile FILE     a profile file that replaces the one of the same name\n"
 	  "--profile-dir DIR  where profiles named in the scenario are found (default\n"
-	  "                   $DPUSIM_PROFILE_DIR, else models/profiles)\n"
+	  "                   $DPUSIM_PROFILE_DIR, else the data folder's profiles:\n"
+	  "                   see 'dpusim --help')\n"
 	  "Scenario format: docs/scenarios.md. Exit 2 on any error in the scenario.\n",
 	  cmd_run },
 	{ "check", "validate a scenario file without running it",
@@ -50,14 +52,16 @@ const cli_cmd cli_commands[] = {
 	  "error as FILE:LINE:COLUMN: message on stderr and exits 2.\n"
 	  "--profile FILE     a profile file that replaces the one of the same name\n"
 	  "--profile-dir DIR  where profiles are found (default $DPUSIM_PROFILE_DIR,\n"
-	  "                   else models/profiles)\n",
+	  "                   else the data folder's profiles: see 'dpusim --help')\n",
 	  cmd_check },
 	{ "profiles", "list hardware profiles, or show one with its sources",
 	  "usage: dpusim profiles [NAME] [--profile-dir DIR]\n"
 	  "\n"
 	  "Without NAME: one line per profile (name, kind, summary). With NAME: every\n"
 	  "field of the profile's kind, its value in SI units, what it means, and its\n"
-	  "source, or why the profile does not give it. Format: docs/profiles.md.\n",
+	  "source, or why the profile does not give it. Format: docs/profiles.md.\n"
+	  "--profile-dir DIR  the profiles' folder (default $DPUSIM_PROFILE_DIR, else\n"
+	  "                   the data folder's profiles: see 'dpusim --help')\n",
 	  cmd_profiles },
 	{ "coll", "simulated nccl-tests: one collective over a size sweep",
 	  "usage: dpusim coll --ranks N --bytes S[,S...] --link RATE [options] [--json]\n"
@@ -203,7 +207,8 @@ const cli_cmd cli_commands[] = {
 	{ "validate", "check predictions against published measurements",
 	  "usage: dpusim validate [--cases FILE] [--only NAME|GROUP] [--profile-dir DIR]\n"
 	  "\n"
-	  "Runs every case of tests/validation/cases.yaml (or --cases FILE): a\n"
+	  "Runs every case of the shipped tests/validation/cases.yaml (installed\n"
+	  "as PREFIX/share/dpusim/validation; or --cases FILE): a\n"
 	  "scenario built from published hardware specifications, and one figure\n"
 	  "of its report compared with a published measurement (sources in the\n"
 	  "cases file and each scenario). Prints predicted, published, the error\n"
@@ -246,6 +251,9 @@ static void print_help(FILE *f)
 	for (unsigned i = 0; i < cli_ncommands; i++)
 		fprintf(f, "  %-10s %s%s\n", cli_commands[i].name, cli_commands[i].summary,
 			cli_commands[i].run ? "" : " (not built yet)");
+	fprintf(f, "\ndata (profiles, validation cases, scenarios): $DPUSIM_DATADIR, else the\n"
+		   "source tree the binary sits in (bin/..), else PREFIX/share/dpusim beside it;\n"
+		   "here: %s\n", datadir_root());
 }
 
 int main(int argc, char **argv)
@@ -256,7 +264,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))
 		return print_help(stdout), CLI_OK;
 	if (!strcmp(argv[1], "--version"))
-		return printf("dpusim %s\n", DPUSIM_VERSION), CLI_OK;
+		return printf("dpusim %s\ndata: %s\n", DPUSIM_VERSION, datadir_root()), CLI_OK;
 	for (unsigned i = 0; i < cli_ncommands; i++)
 		if (!strcmp(argv[1], cli_commands[i].name))
 			cmd = &cli_commands[i];

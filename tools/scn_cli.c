@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/datadir.h"
 #include "sim/err.h"
 #include "tools/cli.h"
 
@@ -31,7 +32,7 @@ int scn_cli_option(scn_cli *c, int argc, char **argv, int *i)
 
 const char *scn_cli_profile_dir(const scn_cli *c)
 {
-	return c->profile_dir ? c->profile_dir : scn_default_profile_dir();
+	return c->profile_dir ? c->profile_dir : datadir_profiles();
 }
 
 int scn_cli_load(const scn_cli *c, scn_scenario **out)

@@ -12,7 +12,7 @@
 
 typedef struct scn_cli {
 	const char *file;
-	const char *profile_dir; /* --profile-dir, else $DPUSIM_PROFILE_DIR, else models/profiles */
+	const char *profile_dir; /* --profile-dir, else datadir_profiles() */
 	const char *profiles[SCN_CLI_MAX_PROFILES];
 	size_t nprofiles;
 } scn_cli;

@@ -23,21 +23,6 @@ expect_rc 2 "unknown benchmark"
 run_cmd "$DPUSIM" bench engine --events 0
 expect_rc 2 "bench engine rejects --events 0"
 
-# An installed binary finds the profiles installed beside it
-# (PREFIX/bin/dpusim and PREFIX/share/dpusim/profiles), from any directory.
-mkdir -p "$E2E_TMP/prefix/bin" "$E2E_TMP/prefix/share/dpusim" "$E2E_TMP/elsewhere"
-cp "$DPUSIM" "$E2E_TMP/prefix/bin/dpusim"
-cp -r models/profiles "$E2E_TMP/prefix/share/dpusim/"
-cp scenarios/demo.yaml "$E2E_TMP/elsewhere/"
-run_cmd env -u DPUSIM_PROFILE_DIR sh -c "cd '$E2E_TMP/elsewhere' && '$E2E_TMP/prefix/bin/dpusim' check demo.yaml"
-expect_rc 0 "installed dpusim finds its profiles outside the source tree"
-rm -r "$E2E_TMP/prefix/share/dpusim/profiles"
-if [ -d /usr/local/share/dpusim/profiles ]; then
-	echo "# skip: /usr/local/share/dpusim/profiles exists here (the compiled-in fallback)"
-else
-	run_cmd env -u DPUSIM_PROFILE_DIR sh -c "cd '$E2E_TMP/elsewhere' && '$E2E_TMP/prefix/bin/dpusim' check demo.yaml"
-	expect_rc 2 "without them it says so"
-	expect_err "unknown gpu profile 'H100-SXM5' \\(no .*/H100-SXM5.yaml\\)" "naming where it looked"
-fi
+# Where data is found (installed, out of tree): tests/e2e/datadir.sh.
 
 finish

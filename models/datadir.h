@@ -1,0 +1,33 @@
+/* Where dpusim finds the data it ships (hardware profiles, validation cases,
+ * scenarios) wherever it is run from, as installed tools do: never relative
+ * to the current folder. */
+#ifndef DPUSIM_MODELS_DATADIR_H
+#define DPUSIM_MODELS_DATADIR_H
+
+#include <stddef.h>
+
+/* The data folder in effect, first found of:
+ *   1. $DPUSIM_DATADIR (a source tree or an installed share/dpusim);
+ *   2. the source tree the running binary sits in: the nearest of the
+ *      binary's parent folders, up to three levels up, that holds
+ *      models/profiles (bin/dpusim, build/asan/bin/dpusim, build/tests/...);
+ *   3. the installed copy beside the binary, BINDIR/../share/dpusim (a
+ *      relocated install), else the compiled-in PREFIX/share/dpusim.
+ * Computed once; the string is static, never NULL. */
+const char *datadir_root(void);
+
+/* Writes into buf (n bytes) the path of a shipped item named by its path in
+ * the source tree ("models/profiles", "tests/validation/cases.yaml",
+ * "scenarios/demo.yaml"); in an installed data folder the same item lives
+ * under its installed name (profiles/, validation/, scenarios/). A data
+ * folder at or below the current folder is named relative to it (run from
+ * the source tree: "models/profiles"). Returns 0, or -1 when buf is too
+ * small (buf then holds ""). */
+int datadir_path(const char *tree_path, char *buf, size_t n);
+
+/* Where hardware profiles are looked up when no folder is given:
+ * $DPUSIM_PROFILE_DIR, else datadir_path("models/profiles"). Static
+ * storage that the next call rewrites, never NULL. */
+const char *datadir_profiles(void);
+
+#endif

@@ -1,0 +1,107 @@
+/* models/datadir: the data folder beside the binary, $DPUSIM_DATADIR, and
+ * the installed layout's names. The root is computed once per process, so
+ * every test runs in a fresh fork (CHECK_MAIN_FORKED). */
+#include <check.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "models/datadir.h"
+#include "tests/unit/check_main.h"
+
+/* The source tree: make runs the suites from the repository root. */
+static void tree_root(char *buf, size_t n)
+{
+	ck_assert_ptr_nonnull(getcwd(buf, n));
+}
+
+START_TEST(finds_tree_of_binary)
+{
+	char cwd[PATH_MAX], want[PATH_MAX + 32], got[PATH_MAX + 32];
+	unsetenv("DPUSIM_DATADIR");
+	unsetenv("DPUSIM_PROFILE_DIR");
+	tree_root(cwd, sizeof cwd);
+	/* From the tree itself: named as before, relative. */
+	ck_assert_str_eq(datadir_profiles(), "models/profiles");
+	ck_assert_int_eq(chdir("models"), 0);
+	snprintf(want, sizeof want, "%s/models/profiles", cwd);
+	ck_assert_str_eq(datadir_profiles(), want);
+	/* From another folder: the binary (build/tests/test_datadir) still
+	 * finds the tree two levels above it, not the current folder. */
+	ck_assert_int_eq(chdir("/"), 0);
+	ck_assert_str_eq(datadir_root(), cwd);
+	snprintf(want, sizeof want, "%s/models/profiles", cwd);
+	ck_assert_str_eq(datadir_profiles(), want);
+	ck_assert_int_eq(datadir_path("tests/validation/cases.yaml", got, sizeof got), 0);
+	snprintf(want, sizeof want, "%s/tests/validation/cases.yaml", cwd);
+	ck_assert_str_eq(got, want);
+}
+END_TEST
+
+START_TEST(env_installed_layout)
+{
+	char dir[] = "/tmp/dpusim-datadir-XXXXXX", sub[64], got[128], want[128];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(sub, sizeof sub, "%s/profiles", dir);
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	setenv("DPUSIM_DATADIR", dir, 1);
+	unsetenv("DPUSIM_PROFILE_DIR");
+	ck_assert_str_eq(datadir_root(), dir);
+	ck_assert_str_eq(datadir_profiles(), sub);
+	ck_assert_int_eq(datadir_path("tests/validation/cases.yaml", got, sizeof got), 0);
+	snprintf(want, sizeof want, "%s/validation/cases.yaml", dir);
+	ck_assert_str_eq(got, want);
+	ck_assert_int_eq(datadir_path("scenarios/effects/x.yaml", got, sizeof got), 0);
+	snprintf(want, sizeof want, "%s/scenarios/effects/x.yaml", dir);
+	ck_assert_str_eq(got, want);
+	/* A name that merely starts like a mapped folder keeps its own name. */
+	ck_assert_int_eq(datadir_path("models/profilesX", got, sizeof got), 0);
+	snprintf(want, sizeof want, "%s/models/profilesX", dir);
+	ck_assert_str_eq(got, want);
+	rmdir(sub);
+	rmdir(dir);
+}
+END_TEST
+
+START_TEST(env_tree_and_profile_dir)
+{
+	char cwd[PATH_MAX], want[PATH_MAX + 32];
+	tree_root(cwd, sizeof cwd);
+	setenv("DPUSIM_DATADIR", cwd, 1);
+	setenv("DPUSIM_PROFILE_DIR", "/somewhere/else", 1);
+	ck_assert_str_eq(datadir_root(), cwd);
+	/* $DPUSIM_PROFILE_DIR still names the profiles alone. */
+	ck_assert_str_eq(datadir_profiles(), "/somewhere/else");
+	unsetenv("DPUSIM_PROFILE_DIR");
+	ck_assert_str_eq(datadir_profiles(), "models/profiles"); /* a tree keeps its names */
+	ck_assert_int_eq(chdir("/"), 0);
+	snprintf(want, sizeof want, "%s/models/profiles", cwd);
+	ck_assert_str_eq(datadir_profiles(), want);
+}
+END_TEST
+
+START_TEST(too_small)
+{
+	char buf[8] = "junk";
+	setenv("DPUSIM_DATADIR", "/a/rather/long/folder", 1);
+	ck_assert_int_eq(datadir_path("models/profiles", buf, sizeof buf), -1);
+	ck_assert_str_eq(buf, "");
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("datadir");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, finds_tree_of_binary);
+	tcase_add_test(tc, env_installed_layout);
+	tcase_add_test(tc, env_tree_and_profile_dir);
+	tcase_add_test(tc, too_small);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN_FORKED(suite)
