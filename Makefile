@@ -1,6 +1,8 @@
 # dpusim — top-level build. GNU make, C11, gcc.
 #
-#   make            build bin/dpusim (and bin/dpusim-hw)
+#   make            build bin/dpusim (and bin/dpusim-hw); says first which
+#                   Debian packages are missing, if any
+#   make deps       install the missing Debian packages (as root)
 #   make demo       install what is missing, build, run the default scenario
 #   make check      install what is missing, build, run every test (plain and sanitizer builds)
 #   make bench      engine / flow / scale benchmarks (figures, never pass/fail)
@@ -34,6 +36,13 @@ PKGS := gsl libfyaml sqlite3 libcrypto
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+# Open MPI's flags (backend-hw, tools/sweep_mpi.c), computed on first use and
+# then kept: `make deps` on a machine without Open MPI must not run mpicc
+# (it printed "mpicc: not found" once per use, four times, before installing).
+MPI_CFLAGS = $(eval MPI_CFLAGS := $$(shell pkg-config --cflags ompi 2>/dev/null || \
+	mpicc --showme:compile 2>/dev/null))$(MPI_CFLAGS)
+MPI_LIBS = $(eval MPI_LIBS := $$(shell pkg-config --libs ompi 2>/dev/null || \
+	mpicc --showme:link 2>/dev/null))$(MPI_LIBS)
 
 CPPFLAGS += -I. -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L \
 	    -DDPUSIM_DATADIR='"$(PREFIX)/share/dpusim"'
@@ -74,7 +83,15 @@ ALL_BINS += $(BIN)/dpusim
 .PHONY: all deps demo check check-unit check-e2e asan bench clean install fuzz
 all: $(ALL_BINS)
 
-$(BUILD)/%.o: %.c
+# Before compiling anything, the Debian packages the build needs: one message
+# naming what is missing and how to get it (tools/install-deps --check), not
+# a compiler error about mpi.h. Checked again when the package database changes.
+DEPS_OK = $(BUILD)/.deps-ok
+$(DEPS_OK): tools/install-deps $(wildcard /var/lib/dpkg/status)
+	@tools/install-deps --check
+	@mkdir -p $(dir $@) && touch $@
+
+$(BUILD)/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<

@@ -10,9 +10,8 @@ NVCC ?= $(CUDA_HOME)/bin/nvcc
 # Hopper (H100/H200) SASS plus PTX that newer GPUs JIT-compile.
 NVCC_ARCH ?= -gencode arch=compute_90,code=[sm_90,compute_90]
 
-HW_MPI_CFLAGS := $(shell pkg-config --cflags ompi 2>/dev/null || mpicc --showme:compile)
-HW_MPI_LIBS := $(shell pkg-config --libs ompi 2>/dev/null || mpicc --showme:link)
-HW_LIBS := $(HW_MPI_LIBS) -libverbs -luring -lcrypto
+# MPI_CFLAGS and MPI_LIBS (the top Makefile) are expanded only when used.
+HW_LIBS = $(MPI_LIBS) -libverbs -luring -lcrypto
 
 # Pure parts (no MPI, no verbs calls): unit-tested on their own.
 HW_PURE_OBJS := \
@@ -55,9 +54,9 @@ HW_LIBS += -lcufile
 endif
 
 $(HW_OBJS): CPPFLAGS += $(HW_CPPFLAGS)
-$(HW_OBJS): CFLAGS += $(HW_MPI_CFLAGS)
+$(HW_OBJS): CFLAGS += $(MPI_CFLAGS)
 
-$(BUILD)/backend-hw/%.o: backend-hw/%.cu
+$(BUILD)/backend-hw/%.o: backend-hw/%.cu | $(DEPS_OK)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  NVCC    $<")
 	$(Q)$(NVCC) $(NVCC_ARCH) -O2 -I. -MMD -MP -c -o $@ $<

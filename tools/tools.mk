@@ -35,11 +35,9 @@ DPUSIM_OBJS += $(BUILD)/tools/dpusim.o
 # sweeps under mpirun (swp): sweep_mpi.o is the one file that includes mpi.h;
 # it goes into bin/dpusim only, never the library, and bin/dpusim links Open
 # MPI (why: tools/sweep_mpi.c). MPI_Init runs only under mpirun.
-SWP_MPI_CFLAGS := $(shell pkg-config --cflags ompi 2>/dev/null || mpicc --showme:compile)
-SWP_MPI_LIBS := $(shell pkg-config --libs ompi 2>/dev/null || mpicc --showme:link)
 DPUSIM_OBJS += $(BUILD)/tools/sweep_mpi.o
-$(BUILD)/tools/sweep_mpi.o: CFLAGS += $(SWP_MPI_CFLAGS)
-$(BIN)/dpusim: LDLIBS += $(SWP_MPI_LIBS)
+$(BUILD)/tools/sweep_mpi.o: CFLAGS += $(MPI_CFLAGS)
+$(BIN)/dpusim: LDLIBS += $(MPI_LIBS)
 
 # the calibration loop on this machine as a benchmark: prediction error per size (cal)
 .PHONY: bench-calib
