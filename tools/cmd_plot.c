@@ -342,60 +342,204 @@ static int plot_compare(const struct plot_opts *o)
 
 #define MAX_SERIES 16
 #define MAX_POINTS 256
+#define MAX_KEYS 16
 
 struct series {
-	char name[64];
+	char name[160];
 	double x[MAX_POINTS], y[MAX_POINTS];
 	size_t n;
 };
 
-struct collect {
-	const char *xkey;       /* NULL: take the first key of the first point */
-	char key[64];
-	struct series s[MAX_SERIES];
-	size_t ns, skipped;
+/* A sweep point "k=v,k=v" split into its keys and values (in place). */
+struct point_kv {
+	char buf[1024];
+	const char *k[MAX_KEYS], *v[MAX_KEYS];
+	size_t n;
 };
 
-/* x = numeric value of `key` in a point "k=v,k=v" (a unit suffix is dropped). */
-static bool point_x(const char *point, const char *key, double *x)
+/* One stored value, kept until every point is seen: which keys vary is known
+ * only then. */
+struct raw_point {
+	char variant[64];
+	char point[1024];
+	double value;
+};
+
+struct collect {
+	const struct plot_opts *o;
+	char key[64];           /* the x key: --x, else the first key of the first point */
+	struct raw_point *raw;
+	size_t nraw, capraw;
+	bool oversized;         /* a point or variant name too long to keep */
+	struct series s[MAX_SERIES];
+	size_t ns, skipped, filtered, dropped;
+	char varying[512];      /* the other keys that take several values, "a,b" */
+};
+
+static bool split_point(const char *point, struct point_kv *kv)
+{
+	char *save = NULL;
+	if (snprintf(kv->buf, sizeof kv->buf, "%s", point) >= (int)sizeof kv->buf)
+		return false;
+	kv->n = 0;
+	for (char *tok = strtok_r(kv->buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		if (!eq || kv->n == MAX_KEYS)
+			return false;
+		*eq = '\0';
+		kv->k[kv->n] = tok;
+		kv->v[kv->n++] = eq + 1;
+	}
+	return kv->n > 0;
+}
+
+static const char *kv_get(const struct point_kv *kv, const char *key)
+{
+	for (size_t i = 0; i < kv->n; i++)
+		if (!strcmp(kv->k[i], key))
+			return kv->v[i];
+	return NULL;
+}
+
+/* Numeric value of a sweep value as written ("100Gbps" -> 100: the axis is in
+ * the unit the sweep was written in). */
+static bool value_x(const char *v, double *x)
+{
+	char *end;
+	*x = strtod(v, &end);
+	return end != v && isfinite(*x);
+}
+
+/* Two sweep values are the same as text, or as numbers with the same unit
+ * (2 and 2.0, 100Gbps and 100.0Gbps). */
+static bool same_value(const char *a, const char *b)
+{
+	char *ea, *eb;
+	double x = strtod(a, &ea), y = strtod(b, &eb);
+	return !strcmp(a, b) || (ea != a && eb != b && x == y && !strcmp(ea, eb));
+}
+
+/* Every --where KEY=VALUE holds for this point. */
+static bool where_holds(const struct plot_opts *o, const struct point_kv *kv)
+{
+	for (size_t i = 0; i < o->nwhere; i++) {
+		size_t kl = strcspn(o->where[i], "=");
+		const char *have = NULL;
+		for (size_t j = 0; j < kv->n && !have; j++)
+			if (strlen(kv->k[j]) == kl && !strncmp(kv->k[j], o->where[i], kl))
+				have = kv->v[j];
+		if (!have || !same_value(have, o->where[i] + kl + 1))
+			return false;
+	}
+	return true;
+}
+
+static bool in_list(const char *list, const char *key)
 {
 	size_t kl = strlen(key);
-	for (const char *p = point; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
-		char *end;
-		if (strncmp(p, key, kl) || p[kl] != '=')
-			continue;
-		*x = strtod(p + kl + 1, &end);
-		return end != p + kl + 1 && isfinite(*x);
-	}
+	for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 1 : 0))
+		if (!strncmp(p, key, kl) && (p[kl] == ',' || !p[kl]))
+			return true;
 	return false;
 }
 
-static int collect_point(const db_point *pt, void *arg)
+static int keep_point(const db_point *pt, void *arg)
 {
 	struct collect *c = arg;
-	struct series *s = NULL;
-	double x;
-	if (!c->key[0] && pt->point)
-		snprintf(c->key, sizeof c->key, "%.*s", (int)strcspn(pt->point, "=,"), pt->point);
-	if (!pt->point || !point_x(pt->point, c->key, &x))
+	struct raw_point *r;
+	if (!pt->point)
 		return c->skipped++, 0;
+	if (c->nraw == c->capraw) {
+		size_t cap = c->capraw ? 2 * c->capraw : 64;
+		void *n = realloc(c->raw, cap * sizeof *c->raw);
+		if (!n)
+			return SIM_ENOMEM;
+		c->raw = n, c->capraw = cap;
+	}
+	r = &c->raw[c->nraw];
+	if (snprintf(r->variant, sizeof r->variant, "%s", pt->variant) >= (int)sizeof r->variant ||
+	    snprintf(r->point, sizeof r->point, "%s", pt->point) >= (int)sizeof r->point)
+		return c->oversized = true, 0;
+	r->value = pt->value;
+	c->nraw++;
+	return 0;
+}
+
+/* The keys other than x and those --where pins that take more than one value
+ * among the points plotted: each combination of them is a line of its own,
+ * so a two-key sweep never joins points that differ in the second key. */
+static void find_varying(struct collect *c)
+{
+	struct point_kv a, b;
+	for (size_t i = 0; i < c->nraw; i++) {
+		if (!split_point(c->raw[i].point, &a) || !where_holds(c->o, &a))
+			continue;
+		for (size_t j = i + 1; j < c->nraw; j++) {
+			if (!split_point(c->raw[j].point, &b) || !where_holds(c->o, &b))
+				continue;
+			for (size_t k = 0; k < a.n; k++) {
+				const char *v = kv_get(&b, a.k[k]);
+				size_t ol = strlen(c->varying);
+				if (!strcmp(a.k[k], c->key) || in_list(c->varying, a.k[k]) ||
+				    (v && same_value(v, a.v[k])))
+					continue;
+				snprintf(c->varying + ol, sizeof c->varying - ol, "%s%s",
+					 ol ? "," : "", a.k[k]);
+			}
+		}
+	}
+}
+
+static void series_name(const struct collect *c, const struct raw_point *r,
+			const struct point_kv *kv, char *name, size_t len)
+{
+	size_t at = (size_t)snprintf(name, len, "%s", r->variant);
+	for (size_t i = 0; i < kv->n && at < len; i++) {
+		const char *dot = strrchr(kv->k[i], '.');
+		if (in_list(c->varying, kv->k[i]))
+			at += (size_t)snprintf(name + at, len - at, ", %s=%s",
+					       dot ? dot + 1 : kv->k[i], kv->v[i]);
+	}
+}
+
+static void add_point(struct collect *c, const struct raw_point *r)
+{
+	struct series *s = NULL;
+	struct point_kv kv;
+	char name[sizeof c->s[0].name];
+	const char *xv;
+	double x;
+	if (!split_point(r->point, &kv) || !(xv = kv_get(&kv, c->key)) || !value_x(xv, &x))
+		return (void)c->skipped++;
+	if (!where_holds(c->o, &kv))
+		return (void)c->filtered++;
+	series_name(c, r, &kv, name, sizeof name);
 	for (size_t i = 0; i < c->ns && !s; i++)
-		if (!strcmp(c->s[i].name, pt->variant))
+		if (!strcmp(c->s[i].name, name))
 			s = &c->s[i];
 	if (!s && c->ns < MAX_SERIES) {
 		s = &c->s[c->ns++];
-		snprintf(s->name, sizeof s->name, "%s", pt->variant);
+		snprintf(s->name, sizeof s->name, "%s", name);
 	}
 	if (!s)
-		return c->skipped++, 0;
+		return (void)c->dropped++;
 	for (size_t i = 0; i < s->n; i++)
 		if (s->x[i] == x)
-			return s->y[i] = pt->value, 0; /* a later run of the same point wins */
+			return (void)(s->y[i] = r->value); /* a later run of the same point wins */
 	if (s->n == MAX_POINTS)
-		return c->skipped++, 0;
+		return (void)c->dropped++;
 	s->x[s->n] = x;
-	s->y[s->n++] = pt->value;
-	return 0;
+	s->y[s->n++] = r->value;
+}
+
+static void build_series(struct collect *c)
+{
+	struct point_kv kv;
+	if (!c->key[0] && c->nraw && split_point(c->raw[0].point, &kv))
+		snprintf(c->key, sizeof c->key, "%s", kv.k[0]);
+	find_varying(c);
+	for (size_t i = 0; i < c->nraw; i++)
+		add_point(c, &c->raw[i]);
 }
 
 static void sort_series(struct series *s)
@@ -427,14 +571,24 @@ static int load_series(const struct plot_opts *o, const char *what, struct colle
 	free(newest.scenario);
 	if (o->xkey)
 		snprintf(c->key, sizeof c->key, "%s", o->xkey);
-	rc = db_series(d, scenario, what, collect_point, c, err, sizeof err);
+	rc = db_series(d, scenario, what, keep_point, c, err, sizeof err);
 	db_close(d);
 	if (rc)
-		return cli_error("%s", err), CLI_USAGE;
+		return cli_error("%s", rc == SIM_ENOMEM ? "out of memory" : err), CLI_USAGE;
+	if (c->oversized)
+		return cli_error("%s: a sweep point of scenario '%s' is too long to plot (over %zu "
+				 "characters)", o->src[0], scenario, sizeof c->raw->point - 1),
+		       CLI_USAGE;
+	build_series(c);
+	if (c->dropped)
+		return cli_error("%s: more than %d series (or %d points in one): the sweep's "
+				 "other keys (%s) split '%s' into too many lines; pin some with "
+				 "--where KEY=VALUE", o->src[0], MAX_SERIES, MAX_POINTS,
+				 c->varying, c->key), CLI_USAGE;
 	if (c->ns == 0)
 		return cli_error("%s: no sweep points of scenario '%s' with a numeric '%s' and a "
-				 "'%s' value", o->src[0], scenario, c->key[0] ? c->key : "point",
-				 what), CLI_USAGE;
+				 "'%s' value%s", o->src[0], scenario, c->key[0] ? c->key : "point",
+				 what, c->filtered ? " that match --where" : ""), CLI_USAGE;
 	return 0;
 }
 
@@ -444,6 +598,8 @@ static int plot_lines(const struct plot_opts *o, bool scaling)
 	const rep_metric_def *def = rep_metric_find(what);
 	struct collect *c = calloc(1, sizeof *c);
 	struct plot p = { .f = NULL };
+	if (c)
+		c->o = o;
 	char scenario[256], title[512];
 	FILE *d = NULL;
 	int rc;
@@ -455,7 +611,7 @@ static int plot_lines(const struct plot_opts *o, bool scaling)
 		 !(rc = plot_begin(&p, o)) && !(d = plot_open_data(&p)))
 		rc = CLI_USAGE;
 	if (rc) {
-		free(c);
+		free(c->raw), free(c);
 		return p.dir[0] ? plot_finish(&p, o->out, rc) : rc;
 	}
 	for (size_t i = 0; i < c->ns; i++) {
@@ -480,15 +636,16 @@ static int plot_lines(const struct plot_opts *o, bool scaling)
 	plot_gp_str(p.f, title);
 	fputs("\nset key outside right top vertical\nset yrange [0:*]\nplot ", p.f);
 	for (size_t i = 0; i < c->ns; i++) {
-		fprintf(p.f, "%s'%s' index %zu using 1:2 with linespoints lw 2 pt 7 title ",
-			i ? ", " : "", p.data, i);
+		/* Dash and point types cycle so equal series stay visible. */
+		fprintf(p.f, "%s'%s' index %zu using 1:2 with linespoints lw 2 dt %zu pt %zu "
+			"title ", i ? ", " : "", p.data, i, i % 5 + 1, (i * 2) % 14 + 5);
 		plot_gp_str(p.f, c->s[i].name);
 	}
 	fputc('\n', p.f);
 	if (c->skipped)
 		fprintf(stderr, "dpusim: note: %zu stored values had no numeric '%s' and are not "
 			"plotted\n", c->skipped, c->key);
-	free(c);
+	free(c->raw), free(c);
 	return plot_finish(&p, o->out, 0);
 }
 
@@ -546,6 +703,9 @@ static int parse_opts(int argc, char **argv, struct plot_opts *o)
 			o->scenario = v;
 		else if (!strcmp(a, "--x"))
 			o->xkey = v;
+		else if (!strcmp(a, "--where") && strchr(v, '=') && v[0] != '=' &&
+			 o->nwhere < sizeof o->where / sizeof o->where[0])
+			o->where[o->nwhere++] = v;
 		else if (!strcmp(a, "--run") && cli_parse_u64(v, &id) && id > 0 && id < (1ull << 62))
 			o->run = (long long)id;
 		else if (!strcmp(a, "--tracks") && cli_parse_u64(v, &id) && id > 0 && id <= 4096)

@@ -136,7 +136,8 @@ const cli_cmd cli_commands[] = {
 	  "  compare    relative error of report B against report A per variant and\n"
 	  "             metric (two sources; --tolerance P% draws the band)\n"
 	  "  capacity   --metric (default samples_per_s) against a sweep key, one\n"
-	  "             line per variant, from a database\n"
+	  "             line per variant and combination of the sweep's other\n"
+	  "             keys (named in the legend), from a database\n"
 	  "  scaling    speedup over the first variant against a sweep key, from a\n"
 	  "             database\n"
 	  "  timeline   per-track Gantt chart (GPUs, host CPUs, DPUs, link groups) of\n"
@@ -146,6 +147,8 @@ const cli_cmd cli_commands[] = {
 	  "  --scenario NAME  database plots: that scenario (default: the newest run's)\n"
 	  "  --x KEY          database plots: the sweep key on the x axis (default:\n"
 	  "                   the first key of the sweep point)\n"
+	  "  --where KEY=VALUE database plots: only points whose sweep KEY has VALUE\n"
+	  "                   (repeatable); the other keys each split the lines\n"
 	  "  --size WxH       picture size in pixels (default 1000x600)\n",
 	  cmd_plot },
 	{ "runs", "list the runs stored in a results database",

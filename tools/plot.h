@@ -13,6 +13,8 @@ struct plot_opts {
 	const char *metric;    /* capacity: default samples_per_s */
 	const char *scenario;  /* DB plots: default the newest run's */
 	const char *xkey;      /* DB plots: default the first key of the point */
+	const char *where[8];  /* DB plots: KEY=VALUE filters on the sweep point */
+	size_t nwhere;
 	long long run;         /* breakdown from a DB: run id, 0 newest */
 	double tol;            /* compare: tolerance band, NAN none */
 	unsigned max_tracks;   /* timeline: rows drawn at most */

@@ -81,6 +81,31 @@ expect_err 'bad-trace.json:2:[0-9]+: invalid JSON' "malformed trace error names 
 run_cmd "$DPUSIM" plot "$HW" --kind breakdown -o "$T/none.png"
 expect_rc 2 "breakdown of a report without breakdown"
 expect_err 'no variant has a breakdown_s' "says why"
+# A two-key sweep (cluster size x link rate): a line per variant and link
+# rate, never one line joining points of different link rates; --where pins
+# a key; --x on the other key splits by the first. The constant key of the
+# one-key sweep above names no line.
+grep -q ', link=' "$T/cap.svg" && not_ok "a key with one value split the lines" || ok "a key with one value names no line"
+for g in 8 16; do for l in 100 400; do
+	sed -e "s/\"seed\": 42/\"seed\": 42, \"point\": \"cluster.gpus=$g,fabric.link=${l}Gbps\"/" \
+	    -e "s/\"samples_per_s\": 2048/\"samples_per_s\": $((2048 * g * l / 800))/" \
+	    -e "s/\"samples_per_s\": 2560/\"samples_per_s\": $((2560 * g * l / 800))/" \
+	    "$SIM" > "$T/q$g-$l.json"
+done; done
+run_cmd "$DPUSIM" import "$T"/q*.json --db "$T/two.db"
+expect_rc 0 "import a two-key sweep"
+run_cmd "$DPUSIM" plot "$T/two.db" --kind capacity -o "$T/two.svg"
+expect_rc 0 "capacity of a two-key sweep"
+n=$(grep -oE '(baseline|dpu), link=(100|400)Gbps' "$T/two.svg" | sort -u | wc -l)
+[ "$n" -eq 4 ] && ok "a line per variant and link rate, named in the legend" || not_ok "two-key legend: $n lines named"
+run_cmd "$DPUSIM" plot "$T/two.db" --kind capacity --where fabric.link=400Gbps -o "$T/where.svg"
+expect_rc 0 "--where pins the link rate"
+[ -s "$T/where.svg" ] && ! grep -q ', link=' "$T/where.svg" && ok "--where: one line per variant" || not_ok "--where: a pinned key still names lines"
+run_cmd "$DPUSIM" plot "$T/two.db" --kind capacity --x fabric.link --where cluster.gpus=16 -o "$T/x.svg"
+expect_rc 0 "--x on the second key with the first pinned"
+run_cmd "$DPUSIM" plot "$T/two.db" --kind capacity --where fabric.link=200Gbps -o "$T/none.png"
+expect_rc 2 "--where that matches no point"
+expect_err "match --where" "the message says --where matched nothing"
 run_cmd "$DPUSIM" plot "$T/s.db" --kind capacity --x fabric.nodes -o "$T/none.png"
 expect_rc 2 "capacity against a key the sweep lacks"
 run_cmd "$DPUSIM" plot "$SIM" --kind capacity -o "$T/none.png"
