@@ -307,10 +307,15 @@ static int write_outputs(const run_args *a, rep_report *rep)
 	if (!rc && a->db_path) {
 		db *d = NULL;
 		int64_t id;
+		bool added = true;
 		if ((rc = db_make_parent(a->db_path, err, sizeof err)) ||
 		    (rc = db_open(a->db_path, &d, err, sizeof err)) ||
-		    (rc = db_store_report(d, rep, sw.text, &id, err, sizeof err)))
+		    (rc = db_store_report(d, rep, sw.text, &id, &added, err, sizeof err)))
 			cli_error("%s", err);
+		else if (!added)  /* said: with --profile the figures may differ from the stored */
+			fprintf(stderr, "dpusim: note: %s already holds this run as run %lld (same "
+				"scenario file, seed and source); not stored again\n", a->db_path,
+				(long long)id);
 		db_close(d);
 	}
 	free(sw.text);

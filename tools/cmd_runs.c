@@ -115,16 +115,21 @@ static int import_one(db *d, const char *file)
 	char err[1024];
 	rep_report *r = NULL;
 	int64_t id;
+	bool added;
 	if (rep_read_file(file, &r, err, sizeof err)) {
 		cli_error("%s", err);
 		return CLI_USAGE;
 	}
-	if (db_store_report(d, r, NULL, &id, err, sizeof err)) {
+	if (db_store_report(d, r, NULL, &id, &added, err, sizeof err)) {
 		cli_error("%s", err);
 		rep_free(r);
 		return CLI_USAGE;
 	}
-	printf("stored %s as run %lld\n", file, (long long)id);
+	if (added)
+		printf("stored %s as run %lld\n", file, (long long)id);
+	else
+		printf("%s: already stored as run %lld (same scenario, file hash, point, seed and "
+		       "source), not stored again\n", file, (long long)id);
 	rep_free(r);
 	return 0;
 }

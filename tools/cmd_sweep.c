@@ -157,7 +157,7 @@ static void summary(const sweep *c, const struct args *a)
 		printf(" (shard %zu/%zu: %zu of them)", a->shard, a->nshards,
 		       c->ntodo + c->skipped);
 	printf("; %zu run, %zu skipped (already stored), %zu failed; database %s\n", c->done,
-	       c->skipped, c->failed, c->db_path);
+	       c->skipped + c->late, c->failed, c->db_path);
 }
 
 /* This process coordinates: alone (serial or --jobs), or as MPI rank 0 of

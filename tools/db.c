@@ -17,7 +17,7 @@
 
 #include "sim/err.h"
 
-/* Schema version 1. A later version appends { 2, "ALTER TABLE ..." } to
+/* Schema version 1. A later version appends { N, "ALTER TABLE ..." } to
  * `migrations`; db_open applies, in order and in one transaction that also
  * reads the file's version, every step above it. Never edit a released step. */
 static const char schema_v1[] =
@@ -67,11 +67,27 @@ static const char schema_v1[] =
 	" value REAL NOT NULL, unit TEXT NOT NULL, p50 REAL, p99 REAL, stddev REAL,"
 	" PRIMARY KEY (run_id, idx));";
 
+/* Version 2: a run is stored once per key (scenario, file hash, point, seed,
+ * source); two sweeps of one scenario into one file stored every point
+ * twice. Copies stored before this step are kept, numbered 1, 2, ... in
+ * `copy` after the first (0), so the key holds without losing a row. Runs
+ * without a file hash have no key (NULL never collides in SQLite); the
+ * store finds them by their report instead. */
+static const char schema_v2[] =
+	"ALTER TABLE runs ADD COLUMN copy INTEGER NOT NULL DEFAULT 0;"
+	"UPDATE runs SET copy = (SELECT count(*) FROM runs o WHERE o.scenario = runs.scenario"
+	" AND o.scenario_sha256 = runs.scenario_sha256 AND ifnull(o.point, '') = ifnull(runs.point, '')"
+	" AND o.seed = runs.seed AND o.source = runs.source AND o.id < runs.id)"
+	" WHERE scenario_sha256 IS NOT NULL;"
+	"CREATE UNIQUE INDEX runs_key ON runs"
+	" (scenario, scenario_sha256, ifnull(point, ''), seed, source, copy);";
+
 static const struct migration {
 	int version;
 	const char *sql;
 } migrations[] = {
 	{ 1, schema_v1 },
+	{ 2, schema_v2 },
 };
 
 enum stmt {
@@ -621,12 +637,59 @@ static int store_run(db *d, const rep_report *r, const char *text, const char *j
 	return store_benchmarks(d, *run_id, r);
 }
 
+/* Id of the run stored as the same run as r (json: its report as text):
+ * the same key where r names its file hash; without one, nothing says
+ * which input r ran, and only the very same report is the same run.
+ * 0 when none, or a negative code. */
+static int64_t find_same(db *d, const rep_report *r, const char *json)
+{
+	static const char sql[] = "SELECT max(id) FROM runs WHERE scenario = ?1"
+				  " AND scenario_sha256 IS NULL AND report = ?2";
+	const rep_scenario *sc = rep_get_scenario(r);
+	db_key k = { .scenario = sc->name, .sha256 = sc->sha256, .point = sc->point,
+		     .seed = sc->seed, .source = rep_source_name(rep_get_source(r)) };
+	sqlite3_stmt *st = NULL;
+	int64_t id = 0;
+	int rc, err;
+	if (sc->sha256)
+		return db_find_run(d, &k, d->errbuf, d->errlen);
+	DB_CHECK(d, sqlite3_prepare_v2(d->h, sql, -1, &st, NULL));
+	if ((err = bind_text(d, st, 1, sc->name)) || (err = bind_text(d, st, 2, json))) {
+		sqlite3_finalize(st);
+		return err;
+	}
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? id : db_fail(d, "looking up a run");
+}
+
+/* Insert-or-skip, inside the caller's write transaction (so no other
+ * process stores the same run between the look-up and the insert). */
+static int store_once(db *d, const rep_report *r, const char *text, const char *json,
+		      const char *stamp, int64_t *run_id, bool *added)
+{
+	int64_t id = find_same(d, r, json);
+	int err;
+	*added = false;
+	if (id < 0)
+		return (int)id;
+	if (id > 0) {
+		*run_id = id;
+		return 0;
+	}
+	err = store_run(d, r, text, json, stamp, run_id);
+	*added = !err;
+	return err;
+}
+
 int db_store_report(db *d, const rep_report *r, const char *scenario_text, int64_t *run_id,
-		    char *errbuf, size_t errlen)
+		    bool *added, char *errbuf, size_t errlen)
 {
 	char why[256];
 	char *json;
 	int64_t id = 0;
+	bool fresh = false;
 	int err;
 	d->errbuf = errbuf;
 	d->errlen = errlen;
@@ -641,7 +704,7 @@ int db_store_report(db *d, const rep_report *r, const char *scenario_text, int64
 	if (!(json = report_json(r)))
 		return SIM_ENOMEM;
 	if (!(err = exec(d, "BEGIN IMMEDIATE"))) {
-		err = store_run(d, r, scenario_text, json, NULL, &id);
+		err = store_once(d, r, scenario_text, json, NULL, &id, &fresh);
 		if (!err)
 			err = exec(d, "COMMIT");
 		if (err)
@@ -650,6 +713,8 @@ int db_store_report(db *d, const rep_report *r, const char *scenario_text, int64
 	free(json);
 	if (!err && run_id)
 		*run_id = id;
+	if (added)
+		*added = !err && fresh;
 	return err;
 }
 
@@ -659,7 +724,7 @@ int64_t db_find_run(db *d, const db_key *k, char *errbuf, size_t errlen)
 {
 	static const char sql[] =
 		"SELECT max(id) FROM runs WHERE scenario = ?1 AND scenario_sha256 IS ?2"
-		" AND point IS ?3 AND seed = ?4 AND source = ?5";
+		" AND ifnull(point, '') = ifnull(?3, '') AND seed = ?4 AND source = ?5";
 	sqlite3_stmt *st = NULL;
 	int64_t id = 0;
 	int rc, err;
@@ -679,21 +744,14 @@ int64_t db_find_run(db *d, const db_key *k, char *errbuf, size_t errlen)
 	return rc == SQLITE_ROW ? id : db_fail(d, "looking up a run");
 }
 
-static db_key report_key(const rep_report *r)
-{
-	const rep_scenario *sc = rep_get_scenario(r);
-	return (db_key){ .scenario = sc->name, .sha256 = sc->sha256, .point = sc->point,
-			 .seed = sc->seed, .source = rep_source_name(rep_get_source(r)) };
-}
-
-/* Copy one source row (time, scenario text, report JSON) unless its key is
- * already stored. *added is set when it was copied. */
+/* Copy one source row (time, scenario text, report JSON) unless the same
+ * run is already stored (the rule of db_store_report). *added is set when
+ * it was copied. */
 static int merge_row(db *d, sqlite3_stmt *src, const char *src_path, bool *added)
 {
 	char name[64], why[512];
 	rep_report *r = NULL;
 	const char *json = (const char *)sqlite3_column_text(src, 3);
-	db_key key;
 	int64_t id;
 	int err;
 	*added = false;
@@ -703,17 +761,8 @@ static int merge_row(db *d, sqlite3_stmt *src, const char *src_path, bool *added
 			snprintf(d->errbuf, d->errlen, "%s: %s", src_path, why);
 		return SIM_EPARSE;
 	}
-	key = report_key(r);
-	id = db_find_run(d, &key, d->errbuf, d->errlen);
-	if (id < 0) {
-		err = (int)id;
-	} else if (id == 0) {
-		err = store_run(d, r, (const char *)sqlite3_column_text(src, 2), json,
-				(const char *)sqlite3_column_text(src, 1), &id);
-		*added = !err;
-	} else {
-		err = 0; /* already stored */
-	}
+	err = store_once(d, r, (const char *)sqlite3_column_text(src, 2), json,
+			 (const char *)sqlite3_column_text(src, 1), &id, added);
 	rep_free(r);
 	return err;
 }

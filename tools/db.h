@@ -4,13 +4,14 @@
 #ifndef DPUSIM_TOOLS_DB_H
 #define DPUSIM_TOOLS_DB_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 
 #include "tools/report.h"
 
 #define DB_DEFAULT_PATH "results/dpusim.db"
-#define DB_SCHEMA_VERSION 1  /* the version this code migrates up to */
+#define DB_SCHEMA_VERSION 2  /* the version this code migrates up to */
 
 typedef struct db db;
 
@@ -40,18 +41,27 @@ int db_schema_version(db *d);
 /* Store one run: the report (every variant, metric, breakdown component,
  * collective and benchmark, and the report's JSON) with the scenario text
  * (may be NULL), in one transaction: on any failure nothing of the run is
- * stored. *run_id (may be NULL) gets the new run's id. The run's time is
- * now, UTC. 0, SIM_EDB or SIM_ENOMEM with errbuf set. */
+ * stored. A run is stored once: when the database already holds the same
+ * run (the same db_key, or, for a report without a scenario file hash, the
+ * very same report), nothing is stored, *added is false and *run_id is the
+ * stored run's id; the first result stored under a key is kept (a
+ * simulation is deterministic; a later one is never silently swapped in).
+ * Otherwise *added is true and *run_id the new id (both may be NULL).
+ * The run's time is now, UTC. 0, SIM_EDB or SIM_ENOMEM with errbuf set. */
 int db_store_report(db *d, const rep_report *r, const char *scenario_text, int64_t *run_id,
-		    char *errbuf, size_t errlen);
+		    bool *added, char *errbuf, size_t errlen);
 
 /* Fault injection for tests: hook(arg, step) runs before each insert of
  * db_store_report (step counts from 0); a nonzero return aborts the store
  * as a failed SQLite call would. NULL removes the hook. */
 void db_set_fault_hook(db *d, int (*hook)(void *arg, unsigned step), void *arg);
 
-/* What identifies a sweep point's result: two runs with equal keys ran the
- * same input. NULL sha256 or point match only NULL. */
+/* What identifies a run's result: two runs with equal keys ran the same
+ * input (the scenario file, the sweep point, the seed) the same way (sim or
+ * hw). The database holds one run per key (a UNIQUE index since schema 2).
+ * A NULL point and "" are the same (no sweep); a NULL sha256 matches only
+ * NULL. The key does not cover --profile overrides, the files a scenario
+ * extends or the dpusim version: runs differing only there share a key. */
 typedef struct db_key {
 	const char *scenario;
 	const char *sha256;
@@ -64,10 +74,10 @@ typedef struct db_key {
  * SIM_EDB with errbuf set. `dpusim sweep` uses it to skip stored points. */
 int64_t db_find_run(db *d, const db_key *k, char *errbuf, size_t errlen);
 
-/* Copy every run of the database at src_path into d, keeping each run's
- * time, scenario text and report, and skipping runs whose key d already
- * holds (so merging twice, or merging overlapping shards, adds nothing
- * twice). One transaction: on failure d is unchanged and the counts are 0.
+/* Copy every run of the database at src_path (opened read-only) into d,
+ * keeping each run's time, scenario text and report, and skipping runs d
+ * already holds by the rule of db_store_report (so merging twice, or
+ * merging overlapping shards, adds nothing twice). One transaction: on failure d is unchanged and the counts are 0.
  * src_path must be a SQLite file (an empty one is refused too, not made a
  * database). 0, SIM_EDB, SIM_EPARSE (a stored report that no longer reads),
  * SIM_ENOMEM. */

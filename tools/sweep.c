@@ -232,7 +232,7 @@ int sweep_parse_header(const char *hdr, long *point, int *status, size_t *len)
 static void draw_bar(sweep *c)
 {
 	double el = cli_wall_s() - c->t0_s, rate = el > 0 ? (double)c->done / el : 0;
-	size_t n = c->done + c->failed, width = 30, fill = c->ntodo ? n * width / c->ntodo : width;
+	size_t n = c->done + c->failed + c->late, width = 30, fill = c->ntodo ? n * width / c->ntodo : width;
 	char bar[64];
 	memset(bar, '#', fill);
 	memset(bar + fill, '.', width - fill);
@@ -263,7 +263,7 @@ void sweep_progress_end(sweep *c)
 		fputc('\n', c->progress);
 }
 
-static void note_point(sweep *c, size_t i, int64_t run_id)
+static void note_point(sweep *c, size_t i, int64_t run_id, const char *what)
 {
 	char label[SWEEP_LABEL_MAX];
 	if (!c->progress)
@@ -271,9 +271,9 @@ static void note_point(sweep *c, size_t i, int64_t run_id)
 	if (c->tty)
 		return draw_bar(c);
 	sweep_label(c, i, label, sizeof label);
-	fprintf(c->progress, "sweep: point %zu/%zu stored as run %lld (%s) [%.1f s]\n",
-		c->done + c->failed, c->ntodo, (long long)run_id, label[0] ? label : "no sweep",
-		cli_wall_s() - c->t0_s);
+	fprintf(c->progress, "sweep: point %zu/%zu %s %lld (%s) [%.1f s]\n",
+		c->done + c->failed + c->late, c->ntodo, what, (long long)run_id,
+		label[0] ? label : "no sweep", cli_wall_s() - c->t0_s);
 }
 
 /* -o DIR: DIR/NAME.pINDEX.json */
@@ -292,6 +292,7 @@ int sweep_accept(sweep *c, size_t i, rep_report *report, const char *why)
 {
 	char label[SWEEP_LABEL_MAX], err[1024];
 	int64_t id = 0;
+	bool added = true;
 	int rc = 0;
 	if (!report) {
 		c->failed++;
@@ -307,12 +308,15 @@ int sweep_accept(sweep *c, size_t i, rep_report *report, const char *why)
 	}
 	if (c->out_dir)
 		rc = write_point_file(c, i, report);
-	if (!rc && (rc = db_store_report(c->d, report, c->text, &id, err, sizeof err)))
+	if (!rc && (rc = db_store_report(c->d, report, c->text, &id, &added, err, sizeof err)))
 		cli_error("%s", err);
 	rep_free(report);
-	if (!rc) {
+	if (!rc && !added) {
+		c->late++;  /* another sweep of the scenario stored it since the plan */
+		note_point(c, i, id, "already stored as run");
+	} else if (!rc) {
 		c->done++;
-		note_point(c, i, id);
+		note_point(c, i, id, "stored as run");
 	}
 	return rc;
 }

@@ -37,6 +37,7 @@ typedef struct sweep {
 	bool tty;
 	double t0_s;
 	size_t done, failed, skipped;
+	size_t late;               /* computed, but stored meanwhile by another sweep */
 } sweep;
 
 /* Reads c->file and sets c->text and c->sha256 (lowercase hex). 0, or

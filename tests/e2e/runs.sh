@@ -34,6 +34,12 @@ expect_err "bad.json:1:1: 'report' lacks required key 'source'" "bad report erro
 run_cmd "$DPUSIM" runs --db "$DB"
 [ "$(grep -c '^[0-9]' <<<"$OUT")" -eq 3 ] && ok "reports before the bad one stay stored, the bad one is not" || not_ok "after bad import: $OUT"
 
+# One run per key: importing a stored report again stores nothing and says so.
+run_cmd "$DPUSIM" import tests/data/report-sim.json --db "$DB"
+expect_rc 0 "importing a stored report again"
+expect_out '^tests/data/report-sim.json: already stored as run 1 \(same scenario, file hash, point, seed and source\), not stored again$' "says it is already stored"
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM runs")" = 3 ] && ok "still 3 runs" || not_ok "runs: $(sqlite3 "$DB" "SELECT count(*) FROM runs")"
+
 # The default database, results/dpusim.db, gets its folder created.
 ABS=$(cd "$(dirname "$DPUSIM")" && pwd)/dpusim
 mkdir "$E2E_TMP/cwd"

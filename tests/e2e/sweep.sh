@@ -123,6 +123,16 @@ run_cmd "$DPUSIM" sweep "$SCN" --db "$E2E_TMP/jobs.db" --jobs 2
 expect_rc 0 "sweep --jobs 2"
 same_rows "$E2E_TMP/jobs.db" "--jobs 2 stores the same rows as the serial sweep"
 
+# ---- two sweeps of one scenario into one database at once: each point once ----
+db=$E2E_TMP/both.db
+"$DPUSIM" sweep "$SCN" --db "$db" --jobs 2 >"$E2E_TMP/b1.out" 2>/dev/null & p1=$!
+"$DPUSIM" sweep "$SCN" --db "$db" --jobs 2 >"$E2E_TMP/b2.out" 2>/dev/null & p2=$!
+wait $p1; r1=$?; wait $p2; r2=$?
+runs=$(sed -n 's/.*; \([0-9]*\) run, .*/\1/p' "$E2E_TMP/b1.out" "$E2E_TMP/b2.out" | awk '{ s += $1 } END { print s }')
+[ $r1 = 0 ] && [ $r2 = 0 ] && [ "$runs" = 8 ] && ok "two sweeps at once: both succeed, 8 points run between them" ||
+	not_ok "two sweeps: rc $r1 $r2, runs '$runs': $(cat "$E2E_TMP/b1.out" "$E2E_TMP/b2.out")"
+same_rows "$db" "two sweeps at once store each point once, the rows of the serial sweep"
+
 # ---- a --jobs worker killed: its point fails, the rest are stored ----
 db=$E2E_TMP/worker.db
 "$DPUSIM" sweep "$SLOW" --db "$db" --jobs 2 >"$E2E_TMP/w.out" 2>"$E2E_TMP/w.err" &

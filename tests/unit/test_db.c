@@ -98,9 +98,9 @@ START_TEST(store_two_runs)
 	int64_t id1, id2, ids[8] = { 0 };
 	double acc[2] = { 0, 0 };
 	char err[512] = "";
-	ck_assert_msg(db_store_report(d, sim, "name: fixture\n", &id1, err, sizeof err) == 0,
+	ck_assert_msg(db_store_report(d, sim, "name: fixture\n", &id1, NULL, err, sizeof err) == 0,
 		      "%s", err);
-	ck_assert_msg(db_store_report(d, hw, NULL, &id2, err, sizeof err) == 0, "%s", err);
+	ck_assert_msg(db_store_report(d, hw, NULL, &id2, NULL, err, sizeof err) == 0, "%s", err);
 	ck_assert_int_lt(id1, id2);
 	/* sim: 9 + 10 metrics, 6 + 6 breakdown, 1 + 1 collectives;
 	 * hw: 7 + 8 + 1 metrics, no breakdown, 1 collective */
@@ -161,12 +161,12 @@ START_TEST(aborted_store_leaves_nothing)
 	for (size_t i = 0; i < 3; i++) {
 		at = where[i];
 		db_set_fault_hook(d, fail_at, &at);
-		ck_assert_int_eq(db_store_report(d, sim, NULL, NULL, err, sizeof err), SIM_EDB);
+		ck_assert_int_eq(db_store_report(d, sim, NULL, NULL, NULL, err, sizeof err), SIM_EDB);
 		ck_assert_ptr_nonnull(strstr(err, "fault hook"));
 		expect_counts(d, 0, 0, 0, 0, 0);
 	}
 	at = 36; /* past the end: the store completes */
-	ck_assert_int_eq(db_store_report(d, sim, NULL, NULL, err, sizeof err), 0);
+	ck_assert_int_eq(db_store_report(d, sim, NULL, NULL, NULL, err, sizeof err), 0);
 	expect_counts(d, 1, 2, 19, 12, 2);
 	rep_free(sim);
 	db_close(d);
@@ -188,12 +188,12 @@ START_TEST(killed_store_leaves_nothing)
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		unsigned at = 20;
-		rep_report *sim = fixture("report-sim.json");
+		unsigned at = 20; /* of the hw run's 21 inserts */
+		rep_report *sim = fixture("report-sim.json"), *hw = fixture("report-hw.json");
 		d = open_db();
-		db_store_report(d, sim, NULL, NULL, NULL, 0); /* stores a first run */
+		db_store_report(d, sim, NULL, NULL, NULL, NULL, 0); /* stores a first run */
 		db_set_fault_hook(d, die_at, &at);
-		db_store_report(d, sim, NULL, NULL, NULL, 0);
+		db_store_report(d, hw, NULL, NULL, NULL, NULL, 0);
 		_exit(0);
 	}
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
@@ -220,7 +220,7 @@ START_TEST(migration_from_empty_file)
 	d = open_db(); /* reopening migrates nothing twice */
 	ck_assert_int_eq(db_schema_version(d), DB_SCHEMA_VERSION);
 	db_close(d);
-	ck_assert(sql_num("SELECT count(*) FROM schema_version") == 1);
+	ck_assert(sql_num("SELECT count(*) FROM schema_version") == DB_SCHEMA_VERSION);
 	ck_assert(sql_num("SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'")
 		  == 1);
 	/* a file from a newer dpusim is refused, not clobbered */
@@ -261,7 +261,7 @@ START_TEST(concurrent_creation)
 				if (read(go[0], &one, 1) != 0) /* the start signal: the pipe closes */
 					_exit(4);
 				if (db_open(path, &d, err, sizeof err) ||
-				    (r && db_store_report(d, r, NULL, NULL, err, sizeof err))) {
+				    (r && db_store_report(d, r, NULL, NULL, NULL, err, sizeof err))) {
 					fprintf(stderr, "process %d: %s\n", k, err);
 					_exit(1);
 				}
@@ -278,7 +278,7 @@ START_TEST(concurrent_creation)
 		}
 		ck_assert_msg(failed == 0, "round %d: %d of %d processes failed", round, failed, NPROC);
 		ck_assert(sql_num("SELECT count(*) FROM runs") == 3);
-		ck_assert(sql_num("SELECT count(*) FROM schema_version") == 1);
+		ck_assert(sql_num("SELECT count(*) FROM schema_version") == DB_SCHEMA_VERSION);
 	}
 }
 END_TEST
@@ -301,7 +301,7 @@ static int count_as_reader(const char *file)
 			fprintf(stderr, "%s\n", err);
 			_exit(100);
 		}
-		if (db_store_report(d, NULL, NULL, NULL, err, sizeof err) != SIM_EDB ||
+		if (db_store_report(d, NULL, NULL, NULL, NULL, err, sizeof err) != SIM_EDB ||
 		    !strstr(err, "opened read-only"))
 			_exit(101);
 		status = (int)db_count(d, "runs");
@@ -327,7 +327,7 @@ START_TEST(read_only_open)
 	snprintf(odd, sizeof odd, "%s/r?x=1#%%20.db", sub);
 	ck_assert_int_eq(mkdir(sub, 0755), 0);
 	ck_assert_msg(db_open(odd, &d, err, sizeof err) == 0, "%s", err);
-	ck_assert_int_eq(db_store_report(d, r, NULL, NULL, err, sizeof err), 0);
+	ck_assert_int_eq(db_store_report(d, r, NULL, NULL, NULL, err, sizeof err), 0);
 	db_close(d);
 	ck_assert_int_eq(chmod(odd, 0444), 0);
 	ck_assert_int_eq(chmod(sub, 0555), 0);
@@ -351,6 +351,94 @@ START_TEST(read_only_open)
 }
 END_TEST
 
+/* One run per key: a second store of the same run (two sweeps of one
+ * scenario into one file, an import repeated) stores nothing and names the
+ * stored run; another seed or point is another run; a report without a
+ * file hash is the same run only when it is the very same report. Once,
+ * every store added a run. */
+START_TEST(same_run_stored_once)
+{
+	db *d = open_db();
+	rep_report *sim = fixture("report-sim.json"), *bench = fixture("report-bench.json");
+	const rep_scenario *sc = rep_get_scenario(sim);
+	int64_t id1 = 0, id = 0;
+	bool added = false;
+	char err[512] = "";
+	ck_assert_int_eq(db_store_report(d, sim, NULL, &id1, &added, err, sizeof err), 0);
+	ck_assert(added);
+	ck_assert_int_eq(db_store_report(d, sim, "other text", &id, &added, err, sizeof err), 0);
+	ck_assert(!added);
+	ck_assert_int_eq(id, id1);
+	expect_counts(d, 1, 2, 19, 12, 2);
+	/* the same key with another point, then the empty point (= none) */
+	ck_assert_int_eq(rep_set_scenario(sim, &(rep_scenario){ .name = sc->name,
+			 .sha256 = sc->sha256, .seed = 42, .point = "cluster.nodes=4" }), 0);
+	ck_assert_int_eq(db_store_report(d, sim, NULL, &id, &added, err, sizeof err), 0);
+	ck_assert(added && id > id1);
+	ck_assert_int_eq(rep_set_scenario(sim, &(rep_scenario){ .name = sc->name,
+			 .sha256 = sc->sha256, .seed = 42, .point = "" }), 0);
+	ck_assert_int_eq(db_store_report(d, sim, NULL, &id, &added, err, sizeof err), 0);
+	ck_assert(!added && id == id1);
+	ck_assert_int_eq(db_count(d, "runs"), 2);
+	/* no file hash: the same report is the same run, another one is not */
+	ck_assert_int_eq(db_store_report(d, bench, NULL, &id, &added, err, sizeof err), 0);
+	ck_assert(added);
+	ck_assert_int_eq(db_store_report(d, bench, NULL, &id1, &added, err, sizeof err), 0);
+	ck_assert(!added && id1 == id);
+	ck_assert_int_eq(rep_set_info(bench, "node", "b"), 0);
+	ck_assert_int_eq(db_store_report(d, bench, NULL, &id, &added, err, sizeof err), 0);
+	ck_assert(added && id > id1);
+	ck_assert_int_eq(db_count(d, "runs"), 4);
+	/* the key holds in the file itself, whoever writes it */
+	sqlite3 *h;
+	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(h, "INSERT INTO runs (time, scenario, scenario_sha256, seed,"
+				      " version, source, point, report) SELECT time, scenario,"
+				      " scenario_sha256, seed, version, source, point, report"
+				      " FROM runs WHERE id = 1", NULL, NULL, NULL), SQLITE_CONSTRAINT);
+	sqlite3_close(h);
+	rep_free(sim);
+	rep_free(bench);
+	db_close(d);
+}
+END_TEST
+
+/* A schema-1 file holding the same run twice (stored before the key
+ * existed) is migrated without losing a row: the later copy is numbered,
+ * the key then holds, and the run is not stored a third time. */
+START_TEST(migration_keeps_copies)
+{
+	db *d = open_db();
+	rep_report *sim = fixture("report-sim.json");
+	bool added = true;
+	char err[512] = "";
+	sqlite3 *h;
+	ck_assert_int_eq(db_store_report(d, sim, NULL, NULL, NULL, err, sizeof err), 0);
+	db_close(d);
+	/* back to schema 1 (as dpusim before this change wrote it), plus a copy */
+	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(h, "DROP INDEX runs_key; ALTER TABLE runs DROP COLUMN copy;"
+				      "DELETE FROM schema_version WHERE version = 2;"
+				      "INSERT INTO runs (time, scenario, scenario_sha256, seed, version,"
+				      " source, point, report) SELECT time, scenario, scenario_sha256,"
+				      " seed, version, source, point, report FROM runs WHERE id = 1;",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	ck_assert(sql_num("SELECT count(*) FROM runs") == 2);
+	d = open_db();
+	ck_assert_int_eq(db_schema_version(d), 2);
+	ck_assert_int_eq(db_count(d, "runs"), 2);
+	ck_assert_int_eq(db_count(d, "variants"), 2);
+	ck_assert(sql_num("SELECT copy FROM runs WHERE id = 1") == 0);
+	ck_assert(sql_num("SELECT copy FROM runs WHERE id = 2") == 1);
+	ck_assert_int_eq(db_store_report(d, sim, NULL, NULL, &added, err, sizeof err), 0);
+	ck_assert(!added);
+	ck_assert_int_eq(db_count(d, "runs"), 2);
+	rep_free(sim);
+	db_close(d);
+}
+END_TEST
+
 START_TEST(bad_paths_and_reports)
 {
 	db *d = NULL;
@@ -361,7 +449,7 @@ START_TEST(bad_paths_and_reports)
 	ck_assert_ptr_null(d);
 	ck_assert_ptr_nonnull(strstr(err, "cannot open database"));
 	d = open_db();
-	ck_assert_int_eq(db_store_report(d, r, NULL, NULL, err, sizeof err), SIM_EINVAL);
+	ck_assert_int_eq(db_store_report(d, r, NULL, NULL, NULL, err, sizeof err), SIM_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "invalid report"));
 	ck_assert_int_eq(db_count(d, "sqlite_master"), SIM_EINVAL);
 	rep_free(r);
@@ -375,7 +463,7 @@ START_TEST(benchmarks_are_stored)
 	db *d = open_db();
 	rep_report *b = fixture("report-bench.json");
 	char err[512] = "";
-	ck_assert_msg(db_store_report(d, b, NULL, NULL, err, sizeof err) == 0, "%s", err);
+	ck_assert_msg(db_store_report(d, b, NULL, NULL, NULL, err, sizeof err) == 0, "%s", err);
 	ck_assert_int_eq(db_count(d, "benchmarks"), 4);
 	ck_assert(sql_num("SELECT value FROM benchmarks WHERE name = 'rdma_write_lat'") == 1.9e-6);
 	ck_assert(sql_num("SELECT count(*) FROM benchmarks WHERE memory IS NULL") == 2);
@@ -394,7 +482,7 @@ START_TEST(find_run_by_key)
 	int64_t id;
 	char err[512] = "";
 	ck_assert_int_eq(db_find_run(d, &k, err, sizeof err), 0);
-	ck_assert_int_eq(db_store_report(d, sim, NULL, &id, err, sizeof err), 0);
+	ck_assert_int_eq(db_store_report(d, sim, NULL, &id, NULL, err, sizeof err), 0);
 	ck_assert_int_eq(db_find_run(d, &k, err, sizeof err), id);
 	k.point = "cluster.gpus=8";
 	ck_assert_int_eq(db_find_run(d, &k, err, sizeof err), 0);
@@ -415,7 +503,7 @@ static void make_shard(const char *file, const char *const *names, size_t n)
 	ck_assert_msg(db_open(file, &d, err, sizeof err) == 0, "%s", err);
 	for (size_t i = 0; i < n; i++) {
 		rep_report *r = fixture(names[i]);
-		ck_assert_msg(db_store_report(d, r, names[i], NULL, err, sizeof err) == 0, "%s", err);
+		ck_assert_msg(db_store_report(d, r, names[i], NULL, NULL, err, sizeof err) == 0, "%s", err);
 		rep_free(r);
 	}
 	db_close(d);
@@ -498,6 +586,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, migration_from_empty_file);
 	tcase_add_test(tc, concurrent_creation);
 	tcase_add_test(tc, read_only_open);
+	tcase_add_test(tc, same_run_stored_once);
+	tcase_add_test(tc, migration_keeps_copies);
 	tcase_add_test(tc, bad_paths_and_reports);
 	tcase_add_test(tc, benchmarks_are_stored);
 	tcase_add_test(tc, find_run_by_key);

@@ -185,6 +185,32 @@ START_TEST(jobs_store_each_point_once)
 }
 END_TEST
 
+/* Two sweeps of one scenario into one database, both planned before
+ * either stored anything (as when two start at once): each point is stored
+ * once, and the second sweep counts the points it finds stored as skipped.
+ * Once, every point was stored twice. */
+START_TEST(two_sweeps_store_each_point_once)
+{
+	sweep other = { .file = SCN, .s = scn, .db_path = path, .text = c.text };
+	char err[256] = "";
+	memcpy(other.sha256, c.sha256, sizeof c.sha256);
+	ck_assert_int_eq(db_open(path, &other.d, err, sizeof err), 0);
+	ck_assert_int_eq(sweep_plan(&c, 0, 4), 0);
+	ck_assert_int_eq(sweep_plan(&other, 0, 4), 0);
+	ck_assert_uint_eq(other.ntodo, 2);
+	ck_assert_int_eq(sweep_run_serial(&c), 0);
+	ck_assert_int_eq(sweep_run_serial(&other), 0);
+	ck_assert_uint_eq(c.done, 2);
+	ck_assert_uint_eq(other.done, 0);
+	ck_assert_uint_eq(other.late, 2);
+	ck_assert_uint_eq(other.failed, 0);
+	ck_assert_int_eq(db_count(c.d, "runs"), 2);
+	ck_assert_int_eq(db_count(c.d, "collectives"), 12);
+	db_close(other.d);
+	free(other.todo);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("sweep");
@@ -197,6 +223,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, shards_partition);
 	tcase_add_test(tc, failures_store_nothing);
 	tcase_add_test(tc, jobs_store_each_point_once);
+	tcase_add_test(tc, two_sweeps_store_each_point_once);
 	suite_add_tcase(s, tc);
 	return s;
 }
