@@ -1,11 +1,14 @@
-/* Collectives as stage graphs over the flow solver (coll.h).
+/* Collectives as stage graphs over the flow solver (coll.h). Each
+ * algorithm is one row of coll_algos (where it applies, its stage graph,
+ * and its NCCL costs, coll_nccl.c); adding one is a row and a build
+ * function.
  *
  * A hop set is the set of (src, dst) hops one step moves, named by a
  * pattern (ring shift, intra-node shift, rail shift, broadcast chain link,
  * tree level, in-network reduction); its union path is routed lazily at
  * its first use and freed after its last, so a ring's 2(n-1) steps route
  * once and an all-to-all never holds more than a window of shifts. */
-#include "models/coll.h"
+#include "models/coll_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -23,10 +26,6 @@ static const char *const op_names[] = {
 	[COLL_ALLGATHER] = "allgather", [COLL_BROADCAST] = "broadcast",
 	[COLL_ALLTOALL] = "alltoall",   [COLL_SENDRECV] = "sendrecv",
 };
-static const char *const algo_names[] = {
-	[COLL_AUTO] = "auto", [COLL_RING] = "ring", [COLL_TREE] = "tree", [COLL_HIER] = "hier",
-	[COLL_SHARP] = "sharp", [COLL_NVLS] = "nvls", [COLL_P2P] = "p2p",
-};
 
 int coll_op_parse(const char *s, coll_op *op)
 {
@@ -39,7 +38,7 @@ int coll_op_parse(const char *s, coll_op *op)
 int coll_algo_parse(const char *s, coll_algo *algo)
 {
 	for (int i = 0; i < COLL_NALGOS; i++)
-		if (s && !strcmp(s, algo_names[i]))
+		if (s && !strcmp(s, coll_algos[i].name))
 			return *algo = (coll_algo)i, 0;
 	return SIM_ENOENT;
 }
@@ -63,7 +62,7 @@ const char *coll_proto_name(coll_proto p)
 }
 
 const char *coll_op_name(coll_op op) { return (unsigned)op < COLL_NOPS ? op_names[op] : "?"; }
-const char *coll_algo_name(coll_algo a) { return (unsigned)a < COLL_NALGOS ? algo_names[a] : "?"; }
+const char *coll_algo_name(coll_algo a) { return (unsigned)a < COLL_NALGOS ? coll_algos[a].name : "?"; }
 
 double coll_busbw_factor(coll_op op, uint32_t n)
 {
@@ -78,17 +77,6 @@ double coll_busbw_factor(coll_op op, uint32_t n)
 		return 1.0;
 	}
 }
-
-/* Per-resource scratch, all zero between uses, so a prediction costs what
- * its paths touch, not the network's size. One per root context; its views
- * borrow it (everything runs on one thread, and no use outlives a call). */
-struct scratch {
-	uint32_t *mult;    /* crossings of one hop set (hopset_rate) */
-	double *load;      /* bytes over one stage graph (predict_graph) */
-	uint8_t *seen;     /* load's resource is in touched */
-	uint32_t *touched; /* resources with load, in first-touch order */
-	size_t n, ntouched;
-};
 
 /* Room for nres resources; new entries start zero. */
 static int scratch_fit(struct scratch *sc, size_t nres)
@@ -124,26 +112,6 @@ static void scratch_free(struct scratch *sc)
 	free(sc->seen);
 	free(sc->touched);
 	free(sc);
-}
-
-struct coll_ctx {
-	sim_engine *eng;
-	flow_net *net;
-	fab *f;
-	coll_config cfg;
-	sim_rng *rng;
-	uint32_t n, gpn, nodes, channels;
-	struct scratch *sc; /* the root context's; its views share it */
-	uint32_t *map;   /* a view's group: position -> fabric rank; NULL: identity */
-	bool is_view;
-	coll_ctx *root;  /* the context views are made from (itself for a root) */
-	struct crun *live; /* the root's: collectives started and not finished */
-};
-
-/* The fabric rank at group position r. */
-static inline uint32_t gr(const coll_ctx *c, uint32_t r)
-{
-	return c->map ? c->map[r] : r;
 }
 
 /* A collective over a group runs on a view: a copy of the context whose
@@ -230,68 +198,6 @@ void coll_ctx_free(coll_ctx *c)
 
 /* ---- hop sets ---- */
 
-enum hkind { H_SHIFT, H_RING, H_INTRA, H_RAIL, H_CHAIN, H_TREE, H_SHARP, H_NVLS };
-
-typedef struct hopset {
-	uint8_t kind;
-	uint32_t a, b, d;        /* pattern arguments */
-	uint32_t *path, len, cap;
-	sim_time lat_ps;
-	sim_time nccl_lat_ps;    /* NCCL's per-step latency of this step (0: IDEAL) */
-	uint8_t np;              /* NCCL protocol + 1 (NP_* + 1); 0: IDEAL */
-	uint32_t refs;
-	uint32_t kept;           /* a kept flow on this path, reused step after step */
-	bool has_kept, kept_busy;
-	bool net;                /* a hop leaves its node: the transport's costs apply */
-} hopset;
-
-/* ---- NCCL's protocol costs ----
- * NVIDIA/nccl v2.20.3, src/graph/tuning.cc (ncclTopoTuneModel,
- * ncclTopoGetAlgoTime): NCCL's own latency (us) and bandwidth model, which
- * its tuner uses to pick an algorithm and a protocol per call. Indices in
- * NCCL's order: protocols LL, LL128, Simple; algorithms Tree, Ring; links
- * NVLink, PCI, network. */
-enum { NP_LL, NP_LL128, NP_SIMPLE };
-enum { NA_TREE, NA_RING };
-enum { NHW_NVLINK, NHW_PCI, NHW_NET };
-
-static const double nccl_base_us[2][3] = { { 6.8, 14.0, 0 }, { 6.6, 14.0, 8.4 } }; /* baseLat */
-static const double nccl_hw_us[3][2][3] = {                                       /* hwLat */
-	{ { .6, 1.25, 28 }, { .6, 1.9, 3.4 } },
-	{ { 1.0, 1.9, 28 }, { 1.0, 2.5, 5.7 } },
-	{ { 5.0, 8.5, 28 }, { 2.7, 4.0, 14.0 } },
-};
-/* hwLat of CollNet Direct (Simple): NVLink and PCI 3.7, network 31, plus
- * 0.4 us of arity serialisation per local rank; of NVLS: NVLink 23. */
-#define NCCL_COLLNET_INTRA_US 3.7
-#define NCCL_COLLNET_NET_US 31.0
-#define NCCL_COLLNET_ARITY_US 0.4
-#define NCCL_NVLS_NVLINK_US 23.0
-
-static sim_time us_ps(double us) { return (sim_time)llround(us * 1e6); }
-
-/* ---- NCCL's ring at a given size ----
- * NVIDIA/nccl v2.21.5 (commit ab2b89c): src/enqueue.cc getChannnelThreadInfo
- * drops channels while nBytes < nc * nt * threadThreshold; the thresholds
- * (src/include/comm.h NCCL_{LL,LL128,SIMPLE}_THREAD_THRESHOLD 8, 8, 64, and
- * tuning.cc multiplies Ring LL's by nRanks) and thread counts
- * (src/include/device.h NCCL_LL_MAX_NTHREADS 512, NCCL_LL128_MAX_NTHREADS
- * 640, NCCL_SIMPLE_MAX_NTHREADS 512; tuning.cc gives Ring Simple 256 when
- * the ring's bandwidth is at most topo.h's PCI_BW, 12 GB/s). Its chunks
- * (enqueue.cc computeCollChunkInfo): stepSize = buffSize / NCCL_STEPS (8),
- * Ring Simple chunk = ALLREDUCE_CHUNKSTEPS (NCCL_STEPS/2, collectives.h)
- * steps of the 4 MiB buffer (init.cc DEFAULT_BUFFSIZE), LL half a step of
- * its 8 lines x 512 threads x 8 steps x 16 B buffer, LL128 15/16 of a step
- * of its 120 x 640 x 8 x 8 B buffer. A loop moves nc * nRanks chunks. */
-static const uint32_t nccl_ring_threads[3] = { 512, 640, 512 };
-static const uint32_t nccl_thread_threshold[3] = { 8, 8, 64 };
-static const uint64_t nccl_ring_chunk[3] = {
-	(8 * 512 * 8 * 16) / 8 / 2,          /* LL: 32,768 B */
-	(120 * 640 * 8 * 8) / 8 / 16 * 15,   /* LL128: 576,000 B */
-	((uint64_t)4 << 20) / 8 * 4,         /* Simple: 2 MiB */
-};
-#define NCCL_PCI_BW_Bps 12e9
-
 /* One hop; tag tells connections apart (a ring's channel) for ECMP. */
 typedef void hop_fn(void *ctx, uint32_t src, uint32_t dst, uint32_t tag);
 
@@ -366,16 +272,6 @@ struct build_ctx {
 	uint32_t hops;
 };
 
-/* NCCL's Ring per-step latency of one hop (tuning.cc's hwLat): the network
- * when it leaves the node, else NVLink when the node has it, else PCI. */
-static double hop_nccl_us(const coll_ctx *c, uint32_t np, uint32_t src, uint32_t dst)
-{
-	const fab_config *fc = fab_cfg(c->f);
-	int hw = gr(c, src) / fc->gpus_per_node != gr(c, dst) / fc->gpus_per_node ? NHW_NET
-		 : fc->nvlink_Bps > 0 ? NHW_NVLINK : NHW_PCI;
-	return nccl_hw_us[hw][NA_RING][np];
-}
-
 static int hs_push(hopset *h, uint32_t res)
 {
 	if (h->len == h->cap) {
@@ -414,7 +310,7 @@ static void add_hop(void *obj, uint32_t src, uint32_t dst, uint32_t tag)
 	if (p.lat_ps > b->h->lat_ps)
 		b->h->lat_ps = p.lat_ps;
 	if (b->h->np) {
-		double us = hop_nccl_us(b->c, b->h->np - 1u, src, dst);
+		double us = coll_nccl_hop_us(b->c, b->h->np - 1u, src, dst);
 		b->nccl_sum_us += us, b->hops++;
 		b->nccl_max_us = fmax(b->nccl_max_us, us);
 	}
@@ -475,7 +371,7 @@ static int build_innet(coll_ctx *c, hopset *h)
 	return rc;
 }
 
-static int build_hopset(coll_ctx *c, hopset *h, uint32_t root)
+int coll_hs_build(coll_ctx *c, hopset *h, uint32_t root)
 {
 	/* Ring channel ch routes with key ch (coll.h); others by pattern. */
 	struct build_ctx b = { .c = c, .h = h, .key = h->kind == H_RING ? 0 : h->kind };
@@ -489,7 +385,7 @@ static int build_hopset(coll_ctx *c, hopset *h, uint32_t root)
 	return b.rc;
 }
 
-static void drop_hopset(coll_ctx *c, hopset *h)
+void coll_hs_drop(coll_ctx *c, hopset *h)
 {
 	if (h->has_kept && flow_release(c->net, h->kept))
 		SIM_DIE("collective released a running flow");
@@ -501,7 +397,7 @@ static void drop_hopset(coll_ctx *c, hopset *h)
 
 /* Uncontended rate of a lock-step hop set: min over resources of capacity
  * over the number of times the set crosses it. */
-static double hopset_rate(coll_ctx *c, const hopset *h)
+double coll_hs_rate(coll_ctx *c, const hopset *h)
 {
 	double rate = INFINITY;
 	uint32_t *mult;
@@ -533,124 +429,6 @@ static sim_time step_lat(const coll_ctx *c, const hopset *h)
 
 /* ---- stage graphs ---- */
 
-#define NONE UINT32_MAX
-
-typedef struct stage {
-	uint32_t hs;
-	uint32_t deps;
-	uint32_t succ[2];
-	uint32_t nsucc;
-	uint64_t bytes;
-	uint32_t reps;   /* loops this stage stands for: its latency counts reps times */
-	bool on_kept;    /* runs on its hop set's kept flow */
-} stage;
-
-typedef struct crun {
-	coll_ctx *c;
-	coll_params p;
-	coll_algo algo;
-	coll_proto proto;  /* IDEAL, LL, LL128 or SIMPLE */
-	sim_time coll_lat_ps; /* NCCL's latency per collective (0: IDEAL) */
-	uint32_t nc, loops;   /* NCCL ring: channels it runs, loops (0: not an NCCL ring) */
-	bool tuner;           /* NCCL's own estimate: every channel, one loop */
-	stage *st;
-	uint32_t nst, stcap, arrived;
-	hopset *hs;
-	uint32_t nhs, hscap;
-	int rc;
-	coll_result *res;
-	sim_handler *fn;
-	void *obj;
-	uint64_t data;
-	sim_time t0;
-	struct crun *prev, *next; /* in the root context's live list */
-} crun;
-
-static uint64_t div_up(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
-
-/* NCCL's index of a concrete protocol. */
-static uint32_t proto_index(coll_proto p)
-{
-	return p == COLL_PROTO_LL ? NP_LL : p == COLL_PROTO_LL128 ? NP_LL128 : NP_SIMPLE;
-}
-
-/* Whether protocol pr can run algo here. NVLS, CollNet (SHARP) and
- * point-to-point run Simple only; LL128 is on by default only over NVLink
- * inside the node and a NIC that reaches GPU memory directly (tuning.cc:
- * typeIntra <= PATH_NVB, typeInter <= PATH_PXB). */
-static bool proto_applies(const coll_ctx *c, coll_algo algo, coll_proto pr)
-{
-	const fab_config *fc = fab_cfg(c->f);
-	if (pr == COLL_PROTO_IDEAL || c->cfg.proto == COLL_PROTO_IDEAL)
-		return pr == c->cfg.proto;
-	if (pr == COLL_PROTO_NCCL || (c->cfg.proto != COLL_PROTO_NCCL && pr != c->cfg.proto))
-		return false;
-	if (algo == COLL_NVLS || algo == COLL_SHARP || algo == COLL_P2P)
-		return pr == COLL_PROTO_SIMPLE;
-	if (pr == COLL_PROTO_LL128)
-		return (c->gpn == 1 || fc->nvlink_Bps > 0) &&
-		       (c->nodes == 1 || c->cfg.transport.kind == COLL_RDMA_GDR);
-	return true;
-}
-
-/* Data bytes per byte of link time (tuning.cc's "model refinements" of the
- * bus bandwidth): Ring LL 1/4 (all-reduce or several nodes) else 1/3,
- * Ring LL128 0.92 (0.7 with one GPU per node), Tree 0.92 times 1/3.8 (LL)
- * or 7/9 in one node and 120/128 across nodes (LL128). NCCL's caps on
- * these (llMaxBws, perCh*Bws: per architecture and CPU vendor) are not
- * applied. Others: 1. */
-static double proto_bw_factor(const coll_ctx *c, coll_op op, coll_algo algo, coll_proto pr)
-{
-	uint32_t np = proto_index(pr);
-	if (pr == COLL_PROTO_IDEAL)
-		return 1;
-	if (algo == COLL_RING || algo == COLL_HIER) {
-		if (np == NP_LL)
-			return c->nodes > 1 || op == COLL_ALLREDUCE ? 1.0 / 4 : 1.0 / 3;
-		return np == NP_LL128 ? (c->gpn < 2 ? 0.7 : 0.92) : 1;
-	}
-	if (algo == COLL_TREE)
-		return 0.92 * (np == NP_LL ? 1 / 3.8
-			       : np == NP_LL128 ? (c->nodes == 1 ? 7.0 / 9 : 120.0 / 128) : 1);
-	return 1;
-}
-
-static uint32_t log2_floor(uint32_t v)
-{
-	uint32_t l = 0;
-	while (v >>= 1)
-		l++;
-	return l;
-}
-
-/* NCCL's latency per collective (tuning.cc): baseLat, plus for the
- * pipelined algorithms, whose stages carry only physical latencies, the
- * whole per-step sum NCCL charges: Tree 2((ppn-1) intra + log2(nodes) net),
- * Ring broadcast one step (sameChannels), CollNet Direct
- * 2(min(1, ppn-1) intra + 0.4 (ppn-1)) + net, NVLS its NVLink figure. */
-static sim_time proto_coll_lat(const coll_ctx *c, coll_op op, coll_algo algo, coll_proto pr)
-{
-	uint32_t np = proto_index(pr), ppn = c->gpn;
-	int intra = fab_cfg(c->f)->nvlink_Bps > 0 ? NHW_NVLINK : NHW_PCI;
-	int hw = c->nodes == 1 ? intra : NHW_NET;
-	if (pr == COLL_PROTO_IDEAL || algo == COLL_P2P)
-		return 0;
-	switch (algo) {
-	case COLL_TREE:
-		return us_ps(nccl_base_us[NA_TREE][np] +
-			     2 * ((ppn - 1) * nccl_hw_us[intra][NA_TREE][np] +
-				  log2_floor(c->nodes) * nccl_hw_us[NHW_NET][NA_TREE][np]));
-	case COLL_SHARP:
-		return us_ps(2 * ((ppn > 1 ? 1 : 0) * NCCL_COLLNET_INTRA_US +
-				  (ppn - 1) * NCCL_COLLNET_ARITY_US) + NCCL_COLLNET_NET_US);
-	case COLL_NVLS:
-		return us_ps(NCCL_NVLS_NVLINK_US);
-	default:
-		return us_ps(nccl_base_us[NA_RING][np] +
-			     (op == COLL_BROADCAST ? nccl_hw_us[hw][NA_RING][np] : 0));
-	}
-}
-
 static uint32_t add_hs(crun *r, enum hkind kind, uint32_t a, uint32_t b, uint32_t d)
 {
 	if (r->rc)
@@ -666,7 +444,7 @@ static uint32_t add_hs(crun *r, enum hkind kind, uint32_t a, uint32_t b, uint32_
 	/* Lock-step steps carry NCCL's per-step latency; pipelined grids and
 	 * in-network reductions carry it per collective (proto_coll_lat). */
 	if (r->proto != COLL_PROTO_IDEAL && (kind == H_RING || kind == H_INTRA || kind == H_RAIL))
-		r->hs[r->nhs].np = (uint8_t)(proto_index(r->proto) + 1);
+		r->hs[r->nhs].np = (uint8_t)(coll_nccl_proto(r->proto) + 1);
 	return r->nhs++;
 }
 
@@ -698,7 +476,7 @@ static void link_stages(crun *r, uint32_t from, uint32_t to)
 }
 
 /* `steps` stages on hop set hs, one after another, after prev. */
-static uint32_t chain(crun *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t bytes)
+uint32_t coll_chain(crun *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t bytes)
 {
 	for (uint32_t i = 0; i < steps; i++) {
 		uint32_t s = add_stage(r, hs, bytes);
@@ -745,78 +523,6 @@ static void build_tree(crun *r)
 	}
 }
 
-/* NCCL's Ring bus bandwidth here: the uncontended rate of every channel's
- * ring at once (a ring's rate is its bus bandwidth). 0 when out of memory. */
-static double ring_busbw_Bps(coll_ctx *c)
-{
-	hopset h = { .kind = H_RING, .a = c->channels };
-	double rate = build_hopset(c, &h, 0) ? 0 : hopset_rate(c, &h) * c->channels;
-	drop_hopset(c, &h);
-	return rate;
-}
-
-/* The channels NCCL runs a ring or tree of r's size on (enqueue.cc: one
- * fewer while nBytes < nc * nt * threadThreshold, from the context's
- * channels down to 1). Tree: LL 512, LL128 640, Simple 512 threads, no
- * nRanks factor. */
-static uint32_t nccl_channels(crun *r)
-{
-	coll_ctx *c = r->c;
-	uint32_t np = proto_index(r->proto), nc = c->channels;
-	uint64_t nt = nccl_ring_threads[np], thr = nccl_thread_threshold[np];
-	if (np == NP_LL && r->algo != COLL_TREE)
-		thr *= c->n;
-	if (np == NP_SIMPLE && nc > 1 && r->algo != COLL_TREE) {
-		double bw = ring_busbw_Bps(c);
-		if (bw <= 0)
-			return r->rc = SIM_ENOMEM, 1;
-		if (bw <= NCCL_PCI_BW_Bps)
-			nt = 256;
-	}
-	while (nc > 1 && r->p.bytes < nc * nt * thr)
-		nc--;
-	return nc;
-}
-
-/* An NCCL ring of `members` ranks moving `data` bytes (each rank 1/members
- * of a loop per step, split over `div` rings of the hop set hs), after
- * prev: loops of nc * members chunks (the last one partial, spread evenly
- * as the kernel does), each loop `steps` ring steps that each wait for
- * their peer. The full loops are identical, so they run as one pass of
- * `steps` stages carrying all their bytes and `full` times each step's
- * latency; the partial loop follows. Returns the last stage. */
-static uint32_t nccl_loops(crun *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t data,
-			   uint32_t members, uint32_t div)
-{
-	uint64_t loop = (uint64_t)r->nc * members * nccl_ring_chunk[proto_index(r->proto)];
-	uint64_t full = data / loop, rem = data % loop;
-	uint32_t first = r->nst, loops = (uint32_t)(full + (rem > 0 || full == 0));
-	if (loops > r->loops)
-		r->loops = loops;
-	if (full > 0) {
-		prev = chain(r, prev, hs, steps, div_up(loop / members, div) * full);
-		for (uint32_t s = first; s < r->nst && !r->rc; s++)
-			r->st[s].reps = (uint32_t)full;
-	}
-	if (rem > 0 || full == 0)
-		prev = chain(r, prev, hs, steps, div_up(div_up(rem, members), div));
-	return prev;
-}
-
-/* `steps` lock-step ring steps moving `data` bytes among `members` ranks:
- * one pass of data/members per step (ideal), or NCCL's loops. */
-static uint32_t ring_steps(crun *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t data,
-			   uint32_t members, uint32_t div)
-{
-	if (r->proto == COLL_PROTO_IDEAL || r->tuner) {
-		r->nc = r->tuner ? r->c->channels : 0;
-		return chain(r, prev, hs, steps, div_up(div_up(data, members), div));
-	}
-	if (!r->nc)
-		r->nc = nccl_channels(r);
-	return nccl_loops(r, prev, hs, steps, data, members, div);
-}
-
 static void build_ring(crun *r)
 {
 	uint32_t n = r->c->n;
@@ -837,7 +543,7 @@ static void build_ring(crun *r)
 	}
 	uint32_t ch = r->c->channels;
 	/* Every channel moves its 1/ch share in lock-step with the others. */
-	ring_steps(r, NONE, add_hs(r, H_RING, ch, 0, 0),
+	coll_ring_steps(r, NONE, add_hs(r, H_RING, ch, 0, 0),
 		   r->p.op == COLL_ALLREDUCE ? 2 * (n - 1) : n - 1, r->p.bytes, n, ch);
 }
 
@@ -848,11 +554,11 @@ static void build_hier(crun *r)
 	/* Under NCCL each phase is a ring of its own with its own loops: the
 	 * node's reduce-scatter and all-gather over S, the rail all-reduce
 	 * over the node's 1/g share. */
-	last = ring_steps(r, NONE, intra, g - 1, r->p.bytes, g, 1);
+	last = coll_ring_steps(r, NONE, intra, g - 1, r->p.bytes, g, 1);
 	if (nodes > 1)
-		last = ring_steps(r, last, add_hs(r, H_RAIL, 1, 0, 0), 2 * (nodes - 1),
+		last = coll_ring_steps(r, last, add_hs(r, H_RAIL, 1, 0, 0), 2 * (nodes - 1),
 				  div_up(r->p.bytes, g), nodes, 1);
-	ring_steps(r, last, intra, g - 1, r->p.bytes, g, 1);
+	coll_ring_steps(r, last, intra, g - 1, r->p.bytes, g, 1);
 }
 
 static void build_p2p(crun *r)
@@ -877,59 +583,92 @@ static bool sharp_transport(const coll_ctx *c)
 	return c->cfg.transport.kind != COLL_HOST_TCP;
 }
 
-static bool applies(const coll_ctx *c, coll_op op, coll_algo a)
+static bool ring_applies(const coll_ctx *c, coll_op op)
 {
-	const fab_config *fc = fab_cfg(c->f);
-	switch (op) {
-	case COLL_ALLREDUCE:
-		return a == COLL_RING || a == COLL_TREE ||
-		       (a == COLL_HIER && c->gpn > 1 && fc->nvlink_Bps > 0) ||
-		       (a == COLL_SHARP && c->cfg.sharp && sharp_transport(c) &&
-			(fc->topo == FAB_SINGLE_SWITCH || fc->topo == FAB_FAT_TREE2)) ||
-		       (a == COLL_NVLS && c->cfg.nvls && c->nodes == 1 && fc->nvlink_Bps > 0);
-	case COLL_REDUCE_SCATTER:
-	case COLL_ALLGATHER:
-	case COLL_BROADCAST:
-		return a == COLL_RING;
-	default:
-		return a == COLL_P2P;
-	}
+	(void)c;
+	return op == COLL_ALLREDUCE || op == COLL_REDUCE_SCATTER || op == COLL_ALLGATHER ||
+	       op == COLL_BROADCAST;
 }
 
-/* The stage graph of p under algo (hop sets not yet routed). */
-/* tuner: NCCL's protocols costed as NCCL's tuner costs them, on every
- * channel in one loop (tuning.cc charges its latency once and leaves the
- * channel count to enqueue), for choosing as NCCL chooses. */
+static bool tree_applies(const coll_ctx *c, coll_op op)
+{
+	(void)c;
+	return op == COLL_ALLREDUCE;
+}
+
+static bool hier_applies(const coll_ctx *c, coll_op op)
+{
+	return op == COLL_ALLREDUCE && c->gpn > 1 && fab_cfg(c->f)->nvlink_Bps > 0;
+}
+
+static bool sharp_applies(const coll_ctx *c, coll_op op)
+{
+	const fab_config *fc = fab_cfg(c->f);
+	return op == COLL_ALLREDUCE && c->cfg.sharp && sharp_transport(c) &&
+	       (fc->topo == FAB_SINGLE_SWITCH || fc->topo == FAB_FAT_TREE2);
+}
+
+static bool nvls_applies(const coll_ctx *c, coll_op op)
+{
+	return op == COLL_ALLREDUCE && c->cfg.nvls && c->nodes == 1 &&
+	       fab_cfg(c->f)->nvlink_Bps > 0;
+}
+
+static bool p2p_applies(const coll_ctx *c, coll_op op)
+{
+	(void)c;
+	return op == COLL_ALLTOALL || op == COLL_SENDRECV;
+}
+
+/* Under NCCL's protocols the tree runs on the channels NCCL gives its size. */
+static void build_nccl_tree(crun *r)
+{
+	if (r->proto != COLL_PROTO_IDEAL)
+		r->nc = r->tuner ? r->c->channels : coll_nccl_channels(r);
+	build_tree(r);
+}
+
+static void build_sharp(crun *r)
+{
+	add_stage(r, add_hs(r, H_SHARP, 0, 0, 0), r->p.bytes);
+}
+
+/* Each GPU sends its whole buffer up to be reduced and its 1/n share of the
+ * result up to be multicast; receives the same amounts. */
+static void build_nvls(crun *r)
+{
+	add_stage(r, add_hs(r, H_NVLS, 0, 0, 0), div_up(r->p.bytes * (r->c->n + 1), r->c->n));
+}
+
+const coll_algo_ops coll_algos[COLL_NALGOS] = {
+	[COLL_AUTO] = { .name = "auto" },
+	[COLL_RING] = { "ring", ring_applies, build_ring, false, coll_nccl_ring_bw,
+			coll_nccl_ring_lat },
+	[COLL_TREE] = { "tree", tree_applies, build_nccl_tree, false, coll_nccl_tree_bw,
+			coll_nccl_tree_lat },
+	[COLL_HIER] = { "hier", hier_applies, build_hier, false, coll_nccl_ring_bw,
+			coll_nccl_ring_lat },
+	[COLL_SHARP] = { "sharp", sharp_applies, build_sharp, true, NULL, coll_nccl_sharp_lat },
+	[COLL_NVLS] = { "nvls", nvls_applies, build_nvls, true, NULL, coll_nccl_nvls_lat },
+	[COLL_P2P] = { "p2p", p2p_applies, build_p2p, true, NULL, NULL },
+};
+
+static bool applies(const coll_ctx *c, coll_op op, coll_algo a)
+{
+	return coll_algos[a].applies && coll_algos[a].applies(c, op);
+}
+
+/* The stage graph of p under algo (hop sets not yet routed). tuner:
+ * NCCL's protocols costed as NCCL's tuner costs them, on every channel in
+ * one loop (tuning.cc charges its latency once and leaves the channel
+ * count to enqueue), for choosing as NCCL chooses. */
 static int build(coll_ctx *c, const coll_params *p, coll_algo algo, coll_proto proto, bool tuner,
 		 crun *r)
 {
-	double f = proto_bw_factor(c, p->op, algo, proto);
+	double f = coll_nccl_bw_factor(c, p->op, algo, proto);
 	*r = (crun){ .c = c, .p = *p, .algo = algo, .proto = proto, .tuner = tuner,
-		     .coll_lat_ps = proto_coll_lat(c, p->op, algo, proto) };
-	switch (algo) {
-	case COLL_RING:
-		build_ring(r);
-		break;
-	case COLL_TREE:
-		if (proto != COLL_PROTO_IDEAL)
-			r->nc = tuner ? c->channels : nccl_channels(r);
-		build_tree(r);
-		break;
-	case COLL_HIER:
-		build_hier(r);
-		break;
-	case COLL_SHARP:
-		add_stage(r, add_hs(r, H_SHARP, 0, 0, 0), p->bytes);
-		break;
-	case COLL_NVLS:
-		/* Each GPU sends its whole buffer up to be reduced and its 1/n share
-		 * of the result up to be multicast; receives the same amounts. */
-		add_stage(r, add_hs(r, H_NVLS, 0, 0, 0), div_up(p->bytes * (c->n + 1), c->n));
-		break;
-	default:
-		build_p2p(r);
-		break;
-	}
+		     .coll_lat_ps = coll_nccl_coll_lat(c, p->op, algo, proto) };
+	coll_algos[algo].build(r);
 	/* A protocol that moves data at f of the link rate holds each link
 	 * 1/f as long: its stages weigh bytes / f on the network. An NCCL ring
 	 * or tree on nc of the context's channels moves at nc/channels of its rate:
@@ -946,7 +685,7 @@ static int build(coll_ctx *c, const coll_params *p, coll_algo algo, coll_proto p
 static void free_run(crun *r)
 {
 	for (uint32_t i = 0; i < r->nhs; i++)
-		drop_hopset(r->c, &r->hs[i]);
+		coll_hs_drop(r->c, &r->hs[i]);
 	free(r->hs);
 	free(r->st);
 }
@@ -1006,10 +745,10 @@ static int predict_graph(coll_ctx *c, crun *r, sim_time *t_ps)
 	for (uint32_t s = 0; s < r->nst && !rc; s++)
 		hs_bytes[r->st[s].hs] += (double)r->st[s].bytes;
 	for (uint32_t h = 0; h < r->nhs && !rc; h++)
-		if (!(rc = build_hopset(c, &r->hs[h], r->p.root))) {
-			rate[h] = hopset_rate(c, &r->hs[h]);
+		if (!(rc = coll_hs_build(c, &r->hs[h], r->p.root))) {
+			rate[h] = coll_hs_rate(c, &r->hs[h]);
 			load_add(c->sc, &r->hs[h], hs_bytes[h]);
-			drop_hopset(c, &r->hs[h]);
+			coll_hs_drop(c, &r->hs[h]);
 		}
 	bound = load_bound_ps(c); /* also clears the scratch, on error too */
 	for (uint32_t h = 0; h < r->nhs && !rc; h++)
@@ -1064,7 +803,7 @@ static int choose(coll_ctx *c, const coll_params *p, coll_algo *algo, coll_proto
 		for (int pr = COLL_PROTO_IDEAL; pr < COLL_NPROTOS; pr++)
 			if (applies(c, p->op, (coll_algo)a) &&
 			    (p->algo == COLL_AUTO || a == (int)p->algo) &&
-			    proto_applies(c, (coll_algo)a, (coll_proto)pr))
+			    coll_nccl_proto_applies(c, (coll_algo)a, (coll_proto)pr))
 				cand[n].a = (coll_algo)a, cand[n++].pr = (coll_proto)pr;
 	if (n == 0)
 		return SIM_EUNSUPPORTED;
@@ -1130,7 +869,7 @@ static void launch(crun *r, uint32_t s)
 	const stage *st = &r->st[s];
 	hopset *h = &r->hs[st->hs];
 	const coll_transport *t = &r->c->cfg.transport;
-	if (!h->path && h->len == 0 && build_hopset(r->c, h, r->p.root))
+	if (!h->path && h->len == 0 && coll_hs_build(r->c, h, r->p.root))
 		SIM_DIE("out of memory routing a collective");
 	flow_spec fs = { .bytes = st->bytes, .path = h->path, .path_len = h->len,
 			 .cap_Bps = h->net ? t->conn_cap_Bps : 0, .done = stage_flowed, .obj = r, .data = s,
@@ -1237,7 +976,7 @@ static void stage_arrived(sim_engine *eng, void *obj, uint64_t data)
 	stage *st = &r->st[data];
 	hopset *h = &r->hs[st->hs];
 	if (--h->refs == 0)
-		drop_hopset(r->c, h);
+		coll_hs_drop(r->c, h);
 	for (uint32_t k = 0; k < st->nsucc; k++)
 		if (--r->st[st->succ[k]].deps == 0)
 			launch(r, st->succ[k]);

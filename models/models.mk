@@ -8,7 +8,8 @@ MODEL_OBJS += $(BUILD)/models/units.o $(BUILD)/models/diag.o $(BUILD)/models/ytr
 	$(BUILD)/models/datadir.o
 UNIT_TESTS += units diag ytree profile scenario datadir
 # fabric, transports, collectives (ME=fab)
-MODEL_OBJS += $(BUILD)/models/fabric.o $(BUILD)/models/transport.o $(BUILD)/models/coll.o
+MODEL_OBJS += $(BUILD)/models/fabric.o $(BUILD)/models/transport.o $(BUILD)/models/coll.o \
+	$(BUILD)/models/coll_nccl.o
 UNIT_TESTS += fabric coll
 UNIT_TESTS += coll_group
 # training workloads (lead)

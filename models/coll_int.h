@@ -1,0 +1,137 @@
+/* Internals shared by the collectives' files (coll.c: contexts, hop sets,
+ * stage graphs, one row per algorithm, prediction and running;
+ * coll_nccl.c: NCCL's cost model, its protocol tables, channels and loops). */
+#ifndef DPUSIM_MODELS_COLL_INT_H
+#define DPUSIM_MODELS_COLL_INT_H
+
+#include "models/coll.h"
+
+#include <math.h>
+
+#include "sim/err.h"
+#include "sim/rng.h"
+
+/* Per-resource scratch, all zero between uses, so a prediction costs what
+ * its paths touch, not the network's size. One per root context; its views
+ * borrow it (everything runs on one thread, and no use outlives a call). */
+struct scratch {
+	uint32_t *mult;    /* crossings of one hop set (hopset_rate) */
+	double *load;      /* bytes over one stage graph (predict_graph) */
+	uint8_t *seen;     /* load's resource is in touched */
+	uint32_t *touched; /* resources with load, in first-touch order */
+	size_t n, ntouched;
+};
+
+struct coll_ctx {
+	sim_engine *eng;
+	flow_net *net;
+	fab *f;
+	coll_config cfg;
+	sim_rng *rng;
+	uint32_t n, gpn, nodes, channels;
+	struct scratch *sc; /* the root context's; its views share it */
+	uint32_t *map;   /* a view's group: position -> fabric rank; NULL: identity */
+	bool is_view;
+	coll_ctx *root;  /* the context views are made from (itself for a root) */
+	struct crun *live; /* the root's: collectives started and not finished */
+};
+
+/* The fabric rank at group position r. */
+static inline uint32_t gr(const coll_ctx *c, uint32_t r)
+{
+	return c->map ? c->map[r] : r;
+}
+
+enum hkind { H_SHIFT, H_RING, H_INTRA, H_RAIL, H_CHAIN, H_TREE, H_SHARP, H_NVLS };
+
+typedef struct hopset {
+	uint8_t kind;
+	uint32_t a, b, d;        /* pattern arguments */
+	uint32_t *path, len, cap;
+	sim_time lat_ps;
+	sim_time nccl_lat_ps;    /* NCCL's per-step latency of this step (0: IDEAL) */
+	uint8_t np;              /* NCCL protocol + 1 (NP_* + 1); 0: IDEAL */
+	uint32_t refs;
+	uint32_t kept;           /* a kept flow on this path, reused step after step */
+	bool has_kept, kept_busy;
+	bool net;                /* a hop leaves its node: the transport's costs apply */
+} hopset;
+
+static inline sim_time us_ps(double us) { return (sim_time)llround(us * 1e6); }
+
+/* NCCL's protocol indices, in NCCL's order (tuning.cc). */
+enum { NP_LL, NP_LL128, NP_SIMPLE };
+
+#define NONE UINT32_MAX
+
+typedef struct stage {
+	uint32_t hs;
+	uint32_t deps;
+	uint32_t succ[2];
+	uint32_t nsucc;
+	uint64_t bytes;
+	uint32_t reps;   /* loops this stage stands for: its latency counts reps times */
+	bool on_kept;    /* runs on its hop set's kept flow */
+} stage;
+
+typedef struct crun {
+	coll_ctx *c;
+	coll_params p;
+	coll_algo algo;
+	coll_proto proto;  /* IDEAL, LL, LL128 or SIMPLE */
+	sim_time coll_lat_ps; /* NCCL's latency per collective (0: IDEAL) */
+	uint32_t nc, loops;   /* NCCL ring: channels it runs, loops (0: not an NCCL ring) */
+	bool tuner;           /* NCCL's own estimate: every channel, one loop */
+	stage *st;
+	uint32_t nst, stcap, arrived;
+	hopset *hs;
+	uint32_t nhs, hscap;
+	int rc;
+	coll_result *res;
+	sim_handler *fn;
+	void *obj;
+	uint64_t data;
+	sim_time t0;
+	struct crun *prev, *next; /* in the root context's live list */
+} crun;
+
+static uint64_t div_up(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
+
+/* One row per algorithm: what it is called, where it applies, how its
+ * stage graph is built, and under NCCL's protocols (coll_nccl.c) which
+ * protocols run it, the data bytes it moves per byte of link time, and
+ * its latency per collective. A NULL bw_factor is 1, a NULL lat 0. */
+typedef struct coll_algo_ops {
+	const char *name;
+	bool (*applies)(const coll_ctx *c, coll_op op);
+	void (*build)(crun *r);
+	bool simple_only;
+	double (*bw_factor)(const coll_ctx *c, coll_op op, uint32_t np);
+	sim_time (*lat)(const coll_ctx *c, coll_op op, uint32_t np);
+} coll_algo_ops;
+
+extern const coll_algo_ops coll_algos[COLL_NALGOS];
+
+/* coll.c: hop sets and stage graphs */
+int coll_hs_build(coll_ctx *c, hopset *h, uint32_t root);
+void coll_hs_drop(coll_ctx *c, hopset *h);
+double coll_hs_rate(coll_ctx *c, const hopset *h);
+uint32_t coll_chain(crun *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t bytes);
+
+/* coll_nccl.c */
+uint32_t coll_nccl_proto(coll_proto p);
+bool coll_nccl_proto_applies(const coll_ctx *c, coll_algo algo, coll_proto pr);
+double coll_nccl_bw_factor(const coll_ctx *c, coll_op op, coll_algo algo, coll_proto pr);
+sim_time coll_nccl_coll_lat(const coll_ctx *c, coll_op op, coll_algo algo, coll_proto pr);
+double coll_nccl_hop_us(const coll_ctx *c, uint32_t np, uint32_t src, uint32_t dst);
+double coll_nccl_ring_bw(const coll_ctx *c, coll_op op, uint32_t np);
+double coll_nccl_tree_bw(const coll_ctx *c, coll_op op, uint32_t np);
+sim_time coll_nccl_ring_lat(const coll_ctx *c, coll_op op, uint32_t np);
+sim_time coll_nccl_tree_lat(const coll_ctx *c, coll_op op, uint32_t np);
+sim_time coll_nccl_sharp_lat(const coll_ctx *c, coll_op op, uint32_t np);
+sim_time coll_nccl_nvls_lat(const coll_ctx *c, coll_op op, uint32_t np);
+uint32_t coll_nccl_channels(crun *r);
+uint32_t coll_ring_steps(crun *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t data,
+			 uint32_t members, uint32_t div);
+
+#endif

@@ -1,0 +1,239 @@
+/* NCCL's cost model for the collectives (coll_int.h): its protocols'
+ * latencies and bandwidth factors per algorithm, and the channels and
+ * loops its ring runs at a given size. */
+#include "models/coll_int.h"
+
+/* ---- NCCL's protocol costs ----
+ * NVIDIA/nccl v2.20.3, src/graph/tuning.cc (ncclTopoTuneModel,
+ * ncclTopoGetAlgoTime): NCCL's own latency (us) and bandwidth model, which
+ * its tuner uses to pick an algorithm and a protocol per call. Indices in
+ * NCCL's order: protocols LL, LL128, Simple; algorithms Tree, Ring; links
+ * NVLink, PCI, network. */
+enum { NA_TREE, NA_RING };
+enum { NHW_NVLINK, NHW_PCI, NHW_NET };
+
+static const double nccl_base_us[2][3] = { { 6.8, 14.0, 0 }, { 6.6, 14.0, 8.4 } }; /* baseLat */
+static const double nccl_hw_us[3][2][3] = {                                       /* hwLat */
+	{ { .6, 1.25, 28 }, { .6, 1.9, 3.4 } },
+	{ { 1.0, 1.9, 28 }, { 1.0, 2.5, 5.7 } },
+	{ { 5.0, 8.5, 28 }, { 2.7, 4.0, 14.0 } },
+};
+/* hwLat of CollNet Direct (Simple): NVLink and PCI 3.7, network 31, plus
+ * 0.4 us of arity serialisation per local rank; of NVLS: NVLink 23. */
+#define NCCL_COLLNET_INTRA_US 3.7
+#define NCCL_COLLNET_NET_US 31.0
+#define NCCL_COLLNET_ARITY_US 0.4
+#define NCCL_NVLS_NVLINK_US 23.0
+
+/* ---- NCCL's ring at a given size ----
+ * NVIDIA/nccl v2.21.5 (commit ab2b89c): src/enqueue.cc getChannnelThreadInfo
+ * drops channels while nBytes < nc * nt * threadThreshold; the thresholds
+ * (src/include/comm.h NCCL_{LL,LL128,SIMPLE}_THREAD_THRESHOLD 8, 8, 64, and
+ * tuning.cc multiplies Ring LL's by nRanks) and thread counts
+ * (src/include/device.h NCCL_LL_MAX_NTHREADS 512, NCCL_LL128_MAX_NTHREADS
+ * 640, NCCL_SIMPLE_MAX_NTHREADS 512; tuning.cc gives Ring Simple 256 when
+ * the ring's bandwidth is at most topo.h's PCI_BW, 12 GB/s). Its chunks
+ * (enqueue.cc computeCollChunkInfo): stepSize = buffSize / NCCL_STEPS (8),
+ * Ring Simple chunk = ALLREDUCE_CHUNKSTEPS (NCCL_STEPS/2, collectives.h)
+ * steps of the 4 MiB buffer (init.cc DEFAULT_BUFFSIZE), LL half a step of
+ * its 8 lines x 512 threads x 8 steps x 16 B buffer, LL128 15/16 of a step
+ * of its 120 x 640 x 8 x 8 B buffer. A loop moves nc * nRanks chunks. */
+static const uint32_t nccl_ring_threads[3] = { 512, 640, 512 };
+static const uint32_t nccl_thread_threshold[3] = { 8, 8, 64 };
+static const uint64_t nccl_ring_chunk[3] = {
+	(8 * 512 * 8 * 16) / 8 / 2,          /* LL: 32,768 B */
+	(120 * 640 * 8 * 8) / 8 / 16 * 15,   /* LL128: 576,000 B */
+	((uint64_t)4 << 20) / 8 * 4,         /* Simple: 2 MiB */
+};
+#define NCCL_PCI_BW_Bps 12e9
+
+/* NCCL's Ring per-step latency of one hop (tuning.cc's hwLat): the network
+ * when it leaves the node, else NVLink when the node has it, else PCI. */
+double coll_nccl_hop_us(const coll_ctx *c, uint32_t np, uint32_t src, uint32_t dst)
+{
+	const fab_config *fc = fab_cfg(c->f);
+	int hw = gr(c, src) / fc->gpus_per_node != gr(c, dst) / fc->gpus_per_node ? NHW_NET
+		 : fc->nvlink_Bps > 0 ? NHW_NVLINK : NHW_PCI;
+	return nccl_hw_us[hw][NA_RING][np];
+}
+
+/* NCCL's index of a concrete protocol. */
+uint32_t coll_nccl_proto(coll_proto p)
+{
+	return p == COLL_PROTO_LL ? NP_LL : p == COLL_PROTO_LL128 ? NP_LL128 : NP_SIMPLE;
+}
+
+/* Whether protocol pr can run algo here. NVLS, CollNet (SHARP) and
+ * point-to-point run Simple only (their rows' simple_only); LL128 is on by
+ * default only over NVLink inside the node and a NIC that reaches GPU
+ * memory directly (tuning.cc: typeIntra <= PATH_NVB, typeInter <= PATH_PXB). */
+bool coll_nccl_proto_applies(const coll_ctx *c, coll_algo algo, coll_proto pr)
+{
+	const fab_config *fc = fab_cfg(c->f);
+	if (pr == COLL_PROTO_IDEAL || c->cfg.proto == COLL_PROTO_IDEAL)
+		return pr == c->cfg.proto;
+	if (pr == COLL_PROTO_NCCL || (c->cfg.proto != COLL_PROTO_NCCL && pr != c->cfg.proto))
+		return false;
+	if (coll_algos[algo].simple_only)
+		return pr == COLL_PROTO_SIMPLE;
+	if (pr == COLL_PROTO_LL128)
+		return (c->gpn == 1 || fc->nvlink_Bps > 0) &&
+		       (c->nodes == 1 || c->cfg.transport.kind == COLL_RDMA_GDR);
+	return true;
+}
+
+/* Data bytes per byte of link time (tuning.cc's "model refinements" of the
+ * bus bandwidth), by the algorithm's row. NCCL's caps on these (llMaxBws,
+ * perCh*Bws: per architecture and CPU vendor) are not applied. */
+double coll_nccl_bw_factor(const coll_ctx *c, coll_op op, coll_algo algo, coll_proto pr)
+{
+	if (pr == COLL_PROTO_IDEAL || !coll_algos[algo].bw_factor)
+		return 1;
+	return coll_algos[algo].bw_factor(c, op, coll_nccl_proto(pr));
+}
+
+/* Ring (and the hierarchical rings): LL 1/4 (all-reduce or several nodes)
+ * else 1/3, LL128 0.92 (0.7 with one GPU per node). */
+double coll_nccl_ring_bw(const coll_ctx *c, coll_op op, uint32_t np)
+{
+	if (np == NP_LL)
+		return c->nodes > 1 || op == COLL_ALLREDUCE ? 1.0 / 4 : 1.0 / 3;
+	return np == NP_LL128 ? (c->gpn < 2 ? 0.7 : 0.92) : 1;
+}
+
+/* Tree: 0.92 times 1/3.8 (LL) or 7/9 in one node and 120/128 across nodes
+ * (LL128). */
+double coll_nccl_tree_bw(const coll_ctx *c, coll_op op, uint32_t np)
+{
+	(void)op;
+	return 0.92 * (np == NP_LL ? 1 / 3.8
+		       : np == NP_LL128 ? (c->nodes == 1 ? 7.0 / 9 : 120.0 / 128) : 1);
+}
+
+static uint32_t log2_floor(uint32_t v)
+{
+	uint32_t l = 0;
+	while (v >>= 1)
+		l++;
+	return l;
+}
+
+/* NCCL's latency per collective (tuning.cc), by the algorithm's row:
+ * baseLat, plus for the pipelined algorithms, whose stages carry only
+ * physical latencies, the whole per-step sum NCCL charges. */
+sim_time coll_nccl_coll_lat(const coll_ctx *c, coll_op op, coll_algo algo, coll_proto pr)
+{
+	if (pr == COLL_PROTO_IDEAL || !coll_algos[algo].lat)
+		return 0;
+	return coll_algos[algo].lat(c, op, coll_nccl_proto(pr));
+}
+
+static int intra_hw(const coll_ctx *c)
+{
+	return fab_cfg(c->f)->nvlink_Bps > 0 ? NHW_NVLINK : NHW_PCI;
+}
+
+/* Ring: baseLat, broadcast one step more (sameChannels). */
+sim_time coll_nccl_ring_lat(const coll_ctx *c, coll_op op, uint32_t np)
+{
+	int hw = c->nodes == 1 ? intra_hw(c) : NHW_NET;
+	return us_ps(nccl_base_us[NA_RING][np] +
+		     (op == COLL_BROADCAST ? nccl_hw_us[hw][NA_RING][np] : 0));
+}
+
+/* Tree: 2((ppn-1) intra + log2(nodes) net) over baseLat. */
+sim_time coll_nccl_tree_lat(const coll_ctx *c, coll_op op, uint32_t np)
+{
+	(void)op;
+	return us_ps(nccl_base_us[NA_TREE][np] +
+		     2 * ((c->gpn - 1) * nccl_hw_us[intra_hw(c)][NA_TREE][np] +
+			  log2_floor(c->nodes) * nccl_hw_us[NHW_NET][NA_TREE][np]));
+}
+
+/* CollNet Direct: 2(min(1, ppn-1) intra + 0.4 (ppn-1)) + net. */
+sim_time coll_nccl_sharp_lat(const coll_ctx *c, coll_op op, uint32_t np)
+{
+	uint32_t ppn = c->gpn;
+	(void)op, (void)np;
+	return us_ps(2 * ((ppn > 1 ? 1 : 0) * NCCL_COLLNET_INTRA_US +
+			  (ppn - 1) * NCCL_COLLNET_ARITY_US) + NCCL_COLLNET_NET_US);
+}
+
+/* NVLS: its NVLink figure. */
+sim_time coll_nccl_nvls_lat(const coll_ctx *c, coll_op op, uint32_t np)
+{
+	(void)c, (void)op, (void)np;
+	return us_ps(NCCL_NVLS_NVLINK_US);
+}
+
+/* NCCL's Ring bus bandwidth here: the uncontended rate of every channel's
+ * ring at once (a ring's rate is its bus bandwidth). 0 when out of memory. */
+static double ring_busbw_Bps(coll_ctx *c)
+{
+	hopset h = { .kind = H_RING, .a = c->channels };
+	double rate = coll_hs_build(c, &h, 0) ? 0 : coll_hs_rate(c, &h) * c->channels;
+	coll_hs_drop(c, &h);
+	return rate;
+}
+
+/* The channels NCCL runs a ring or tree of r's size on (enqueue.cc: one
+ * fewer while nBytes < nc * nt * threadThreshold, from the context's
+ * channels down to 1). Tree: LL 512, LL128 640, Simple 512 threads, no
+ * nRanks factor. */
+uint32_t coll_nccl_channels(crun *r)
+{
+	coll_ctx *c = r->c;
+	uint32_t np = coll_nccl_proto(r->proto), nc = c->channels;
+	uint64_t nt = nccl_ring_threads[np], thr = nccl_thread_threshold[np];
+	if (np == NP_LL && r->algo != COLL_TREE)
+		thr *= c->n;
+	if (np == NP_SIMPLE && nc > 1 && r->algo != COLL_TREE) {
+		double bw = ring_busbw_Bps(c);
+		if (bw <= 0)
+			return r->rc = SIM_ENOMEM, 1;
+		if (bw <= NCCL_PCI_BW_Bps)
+			nt = 256;
+	}
+	while (nc > 1 && r->p.bytes < nc * nt * thr)
+		nc--;
+	return nc;
+}
+
+/* An NCCL ring of `members` ranks moving `data` bytes (each rank 1/members
+ * of a loop per step, split over `div` rings of the hop set hs), after
+ * prev: loops of nc * members chunks (the last one partial, spread evenly
+ * as the kernel does), each loop `steps` ring steps that each wait for
+ * their peer. The full loops are identical, so they run as one pass of
+ * `steps` stages carrying all their bytes and `full` times each step's
+ * latency; the partial loop follows. Returns the last stage. */
+static uint32_t nccl_loops(crun *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t data,
+			   uint32_t members, uint32_t div)
+{
+	uint64_t loop = (uint64_t)r->nc * members * nccl_ring_chunk[coll_nccl_proto(r->proto)];
+	uint64_t full = data / loop, rem = data % loop;
+	uint32_t first = r->nst, loops = (uint32_t)(full + (rem > 0 || full == 0));
+	if (loops > r->loops)
+		r->loops = loops;
+	if (full > 0) {
+		prev = coll_chain(r, prev, hs, steps, div_up(loop / members, div) * full);
+		for (uint32_t s = first; s < r->nst && !r->rc; s++)
+			r->st[s].reps = (uint32_t)full;
+	}
+	if (rem > 0 || full == 0)
+		prev = coll_chain(r, prev, hs, steps, div_up(div_up(rem, members), div));
+	return prev;
+}
+
+/* `steps` lock-step ring steps moving `data` bytes among `members` ranks:
+ * one pass of data/members per step (ideal), or NCCL's loops. */
+uint32_t coll_ring_steps(crun *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t data,
+			 uint32_t members, uint32_t div)
+{
+	if (r->proto == COLL_PROTO_IDEAL || r->tuner) {
+		r->nc = r->tuner ? r->c->channels : 0;
+		return coll_chain(r, prev, hs, steps, div_up(div_up(data, members), div));
+	}
+	if (!r->nc)
+		r->nc = coll_nccl_channels(r);
+	return nccl_loops(r, prev, hs, steps, data, members, div);
+}
