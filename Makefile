@@ -75,12 +75,25 @@ include backend-hw/hw.mk
 include tests/tests.mk
 
 LIB := $(BUILD)/libdpusim.a
+
+# The version (tools/version: git describe, else VERSION) in a generated
+# source that is rewritten only when the version changes, so a new commit
+# relinks the binaries and nothing is recompiled otherwise.
+LIB_OBJS += $(BUILD)/version.o
+$(BUILD)/version.c: FORCE
+	@mkdir -p $(dir $@)
+	@printf 'const char dpusim_version[] = "%s";\n' "$$(tools/version)" >$@.tmp
+	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
+$(BUILD)/version.o: $(BUILD)/version.c | $(DEPS_OK)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -include tools/version.h -c -o $@ $<
+FORCE:
 ALL_BINS += $(BIN)/dpusim
 
 # Keep test objects: they are intermediate files of the test binaries.
 .SECONDARY:
 
-.PHONY: all deps demo check check-unit check-e2e asan bench clean install fuzz
+.PHONY: all deps demo check check-unit check-e2e asan bench clean install fuzz FORCE
 all: $(ALL_BINS)
 
 # Before compiling anything, the Debian packages the build needs: one message

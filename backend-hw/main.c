@@ -5,10 +5,8 @@
 
 #include "backend-hw/cmd.h"
 #include "backend-hw/gpu.h"
+#include "tools/version.h"
 
-#ifndef DPUSIM_VERSION
-#define DPUSIM_VERSION "0.1.0"
-#endif
 
 typedef struct hw_cmd {
 	const char *name;
@@ -128,7 +126,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))
 		return print_help(stdout), 0;
 	if (!strcmp(argv[1], "--version"))
-		return printf("dpusim-hw %s\ncompiled-in paths: %s\n", DPUSIM_VERSION,
+		return printf("dpusim-hw %s\ncompiled-in paths: %s\n", dpusim_version,
 			      hw_compiled_paths()), 0;
 	for (unsigned i = 0; i < ncommands; i++)
 		if (!strcmp(argv[1], commands[i].name))

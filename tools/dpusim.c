@@ -5,10 +5,8 @@
 #include "models/datadir.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
+#include "tools/version.h"
 
-#ifndef DPUSIM_VERSION
-#define DPUSIM_VERSION "0.1.0"
-#endif
 
 const cli_cmd cli_commands[] = {
 	{ "run", "simulate a scenario under every offload variant",
@@ -267,7 +265,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))
 		return print_help(stdout), CLI_OK;
 	if (!strcmp(argv[1], "--version"))
-		return printf("dpusim %s\ndata: %s\n", DPUSIM_VERSION, datadir_root()), CLI_OK;
+		return printf("dpusim %s\ndata: %s\n", dpusim_version, datadir_root()), CLI_OK;
 	for (unsigned i = 0; i < cli_ncommands; i++)
 		if (!strcmp(argv[1], cli_commands[i].name))
 			cmd = &cli_commands[i];

@@ -11,6 +11,7 @@
 
 #include "sim/err.h"
 #include "tools/atomic.h"
+#include "tools/version.h"
 
 #define REP_NMETRICS 13
 #define REP_NBREAKDOWN 6
@@ -200,7 +201,7 @@ rep_report *rep_new(rep_source source)
 	if (!r)
 		return NULL;
 	r->source = source;
-	if (set_str(&r->version, DPUSIM_VERSION)) {
+	if (set_str(&r->version, dpusim_version)) {
 		free(r);
 		return NULL;
 	}

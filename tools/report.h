@@ -11,10 +11,6 @@
 
 #define REP_SCHEMA "dpusim-report/1"
 
-#ifndef DPUSIM_VERSION
-#define DPUSIM_VERSION "0.1.0"
-#endif
-
 typedef struct rep_report rep_report;
 typedef struct rep_variant rep_variant;
 
@@ -89,7 +85,7 @@ const char *const *rep_offload_keys(size_t *n);
 
 /* ---- building ---------------------------------------------------------- */
 
-/* A new empty report (version DPUSIM_VERSION, no scenario, no variants),
+/* A new empty report (version dpusim_version, no scenario, no variants),
  * or NULL when out of memory. Free with rep_free (NULL is a no-op). */
 rep_report *rep_new(rep_source source);
 void rep_free(rep_report *r);

@@ -21,10 +21,8 @@
 #include "models/train.h"
 #include "tools/run_train.h"
 #include "tools/trace.h"
+#include "tools/version.h"
 
-#ifndef DPUSIM_VERSION
-#define DPUSIM_VERSION "0.1.0"
-#endif
 
 static const char *const coll_names[] = {
 	[SCN_OP_ALLREDUCE] = "allreduce", [SCN_OP_REDUCE_SCATTER] = "reducescatter",
@@ -463,7 +461,7 @@ int run_scenario(const scn_scenario *s, const run_opts *o, rep_report **out, dia
 	int rc = rep ? SIM_OK : SIM_ENOMEM;
 	*out = NULL;
 	if (!rc)
-		rc = rep_set_version(rep, DPUSIM_VERSION);
+		rc = rep_set_version(rep, dpusim_version);
 	if (!rc)
 		rc = rep_set_scenario(rep, &(rep_scenario){
 						   .name = s->name, .file = s->file,
