@@ -5,6 +5,7 @@
 
 #include "backend-hw/cmd.h"
 #include "backend-hw/gpu.h"
+#include "tools/atomic.h"
 #include "tools/version.h"
 
 
@@ -118,7 +119,7 @@ static int wants_help(int argc, char **argv)
 	return 0;
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
 	const hw_cmd *cmd = NULL;
 	if (argc < 2)
@@ -144,4 +145,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	return cmd->run(argc - 1, argv + 1);
+}
+
+/* Reports and tables on stdout are checked here once: a full disk under
+ * `> FILE` is an error (exit 2), not a silent 0. */
+int main(int argc, char **argv)
+{
+	return atomic_close_stdout("dpusim-hw", dispatch(argc, argv));
 }

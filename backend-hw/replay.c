@@ -24,6 +24,7 @@
 #include "models/diag.h"
 #include "models/scenario.h"
 #include "tools/report.h"
+#include "tools/scn_cli.h"
 
 int hw_replay_usage(const char *fmt, ...)
 {
@@ -320,6 +321,9 @@ static int load(const replay_opts *o, scn_scenario **s)
 {
 	diag *d = diag_new();
 	int err = d ? scn_load(o->file, NULL, s, d) : SIM_ENOMEM;
+	/* -o must not replace the scenario or a profile it read */
+	if (!err && scn_cli_protect_inputs(&(scn_cli){ .file = o->file }, *s))
+		err = SIM_ENOMEM;
 	if (err && hw_comm_rank() == 0) {
 		if (d && diag_count(d))
 			diag_print(d, stderr);

@@ -459,6 +459,12 @@ int scn_load_buffer(const char *name, const char *buf, size_t len, const scn_opt
 	return load_any(name, buf ? buf : "", buf ? len : 0, opts, out, d);
 }
 
+const char *const *scn_files(const scn_scenario *s, size_t *n)
+{
+	*n = s->src ? s->src->nfiles : 0;
+	return s->src ? (const char *const *)s->src->files : NULL;
+}
+
 void scn_free(scn_scenario *s)
 {
 	if (!s)

@@ -251,6 +251,10 @@ int scn_load(const char *path, const scn_opts *opts, scn_scenario **out, diag *d
 int scn_load_buffer(const char *name, const char *buf, size_t len, const scn_opts *opts,
 		    scn_scenario **out, diag *d);
 
+/* Every file the scenario was read from: itself and each file it extends
+ * (names as given and as resolved, so some twice). *n of them, owned by s. */
+const char *const *scn_files(const scn_scenario *s, size_t *n);
+
 /* Frees a scenario; NULL is a no-op. */
 void scn_free(scn_scenario *s);
 

@@ -1,17 +1,22 @@
-/* Atomic file writes (atomic.h). */
+/* Writing files safely (atomic.h). */
 #include "tools/atomic.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sim/err.h"
 
-static int fail(char *errbuf, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *errbuf, size_t errlen, const char *fmt, ...)
+static int fail(char *errbuf, size_t errlen, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fail(char *errbuf, size_t errlen, int err, const char *fmt, ...)
 {
 	va_list ap;
 	if (errbuf && errlen) {
@@ -19,33 +24,295 @@ static int fail(char *errbuf, size_t errlen, const char *fmt, ...)
 		vsnprintf(errbuf, errlen, fmt, ap);
 		va_end(ap);
 	}
-	return SIM_EIO;
+	return err;
+}
+
+/* ---- inputs and outputs of this command ---- */
+
+/* Inputs by identity: a name compared as text misses "./a.yaml", links
+ * and bind mounts of the same file. */
+struct file_id {
+	dev_t dev;
+	ino_t ino;
+};
+
+static struct file_id *known;
+static size_t nknown, capknown;
+
+static int remember(const struct stat *st)
+{
+	if (nknown == capknown) {
+		size_t cap = capknown ? 2 * capknown : 16;
+		struct file_id *p = realloc(known, cap * sizeof *p);
+		if (!p)
+			return SIM_ENOMEM;
+		known = p;
+		capknown = cap;
+	}
+	known[nknown++] = (struct file_id){ .dev = st->st_dev, .ino = st->st_ino };
+	return 0;
+}
+
+static const struct file_id *find_known(const struct stat *st)
+{
+	for (size_t i = 0; i < nknown; i++)
+		if (known[i].dev == st->st_dev && known[i].ino == st->st_ino)
+			return &known[i];
+	return NULL;
+}
+
+int atomic_protect_input(const char *path)
+{
+	struct stat st;
+	if (!path || stat(path, &st))
+		return 0;
+	return find_known(&st) ? 0 : remember(&st);
+}
+
+int atomic_protect_dir(const char *dir)
+{
+	DIR *d = dir ? opendir(dir) : NULL;
+	struct dirent *e;
+	int err = 0;
+	if (!d)
+		return 0;
+	while (!err && (e = readdir(d))) {
+		char path[PATH_MAX];
+		struct stat st;
+		if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < sizeof path &&
+		    !stat(path, &st) && S_ISREG(st.st_mode) && !find_known(&st))
+			err = remember(&st);
+	}
+	closedir(d);
+	return err;
+}
+
+int atomic_check_target(const char *path, char *errbuf, size_t errlen)
+{
+	struct stat st;
+	if (stat(path, &st) || !find_known(&st))
+		return 0;
+	return fail(errbuf, errlen, SIM_EEXIST,
+		    "refusing to write '%s': it is an input of this command", path);
+}
+
+/* ---- temporaries, removed on interruption ---- */
+
+/* Fixed slots: the signal handler may only read what is already there. */
+#define MAX_TEMPS 8
+static struct temp_slot {
+	volatile sig_atomic_t used;
+	bool dir;
+	char path[PATH_MAX];
+} temps[MAX_TEMPS];
+static bool handlers_set;
+
+static void drop_slots(void)
+{
+	for (int pass = 0; pass < 2; pass++) /* files first, then their folders */
+		for (int i = 0; i < MAX_TEMPS; i++)
+			if (temps[i].used && temps[i].dir == (pass == 1)) {
+				if (temps[i].dir)
+					rmdir(temps[i].path);
+				else
+					unlink(temps[i].path);
+				temps[i].used = 0;
+			}
+}
+
+static void on_signal(int sig)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	int saved = errno;
+	drop_slots();
+	sigaction(sig, &dfl, NULL);
+	raise(sig);
+	errno = saved;
+}
+
+/* Installs on_signal where the signal would end the process; a signal the
+ * caller ignores (nohup) stays ignored. */
+static void set_handlers(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { .sa_handler = on_signal }, old;
+	if (handlers_set)
+		return;
+	handlers_set = true;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler == SIG_DFL)
+			sigaction(sigs[i], &sa, NULL);
+}
+
+int atomic_temp_register(const char *path, bool is_dir)
+{
+	set_handlers();
+	if (strlen(path) >= PATH_MAX)
+		return SIM_ENOMEM;
+	for (int i = 0; i < MAX_TEMPS; i++)
+		if (!temps[i].used) {
+			strcpy(temps[i].path, path);
+			temps[i].dir = is_dir;
+			temps[i].used = 1; /* last: the handler sees a whole slot or none */
+			return 0;
+		}
+	return SIM_ENOMEM;
+}
+
+static void forget(const char *path)
+{
+	for (int i = 0; i < MAX_TEMPS; i++)
+		if (temps[i].used && !strcmp(temps[i].path, path))
+			temps[i].used = 0;
+}
+
+void atomic_temp_drop(const char *tmp)
+{
+	if (!tmp)
+		return;
+	unlink(tmp);
+	forget(tmp);
+}
+
+void atomic_temp_drop_all(void)
+{
+	drop_slots();
+}
+
+/* What fopen("w") would have given a new file: mkstemp's 0600 would hide
+ * reports and pictures from the group that shares the folder. */
+static mode_t file_mode(void)
+{
+	mode_t mask = umask(0);
+	umask(mask);
+	return 0666 & ~mask;
+}
+
+/* A new temporary beside path, opened exclusively (mkstemp: O_CREAT |
+ * O_EXCL, so a planted link is an error, never followed). fd or -1. */
+static int make_temp(const char *path, char *tmp, size_t tmplen, char *errbuf, size_t errlen)
+{
+	int fd;
+	if ((size_t)snprintf(tmp, tmplen, "%s.tmp.XXXXXX", path) >= tmplen)
+		return fail(errbuf, errlen, -1, "cannot create '%s': name too long", path);
+	if ((fd = mkstemp(tmp)) < 0)
+		return fail(errbuf, errlen, -1, "cannot create '%s': %s", path, strerror(errno));
+	if (fchmod(fd, file_mode()) || fcntl(fd, F_SETFD, FD_CLOEXEC) ||
+	    atomic_temp_register(tmp, false)) {
+		int e = errno;
+		close(fd);
+		unlink(tmp);
+		return fail(errbuf, errlen, -1, "cannot create '%s': %s", path, strerror(e));
+	}
+	return fd;
+}
+
+int atomic_temp_create(const char *path, char *tmp, size_t tmplen, char *errbuf, size_t errlen)
+{
+	int fd, err = atomic_check_target(path, errbuf, errlen);
+	if (err)
+		return err;
+	if ((fd = make_temp(path, tmp, tmplen, errbuf, errlen)) < 0)
+		return SIM_EIO;
+	close(fd);
+	return 0;
+}
+
+/* Syncs the folder holding path, so the rename survives a crash. Some file
+ * systems cannot sync a folder (EINVAL): nothing more can be done there. */
+static int sync_dir_of(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int fd, rc;
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path) + (slash == path), path);
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return 0;
+	rc = fsync(fd) && errno != EINVAL && errno != EROFS ? -1 : 0;
+	close(fd);
+	return rc;
+}
+
+int atomic_commit(const char *tmp, const char *path, char *errbuf, size_t errlen)
+{
+	int fd = open(tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), err;
+	if (fd < 0 || fsync(fd)) {
+		err = fail(errbuf, errlen, SIM_EIO, "%s: cannot sync: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		atomic_temp_drop(tmp);
+		return err;
+	}
+	close(fd);
+	if ((err = atomic_check_target(path, errbuf, errlen))) {
+		atomic_temp_drop(tmp);
+		return err;
+	}
+	if (rename(tmp, path)) {
+		err = fail(errbuf, errlen, SIM_EIO, "%s: cannot rename into place: %s", path,
+			   strerror(errno));
+		atomic_temp_drop(tmp);
+		return err;
+	}
+	forget(tmp);
+	if (sync_dir_of(path))
+		return fail(errbuf, errlen, SIM_EIO, "%s: cannot sync its folder: %s", path,
+			    strerror(errno));
+	return 0;
 }
 
 int atomic_write_file(const char *path, atomic_writer *fn, const void *arg, char *errbuf,
 		      size_t errlen)
 {
-	size_t n = strlen(path) + 32;
-	char *tmp = malloc(n);
+	size_t n = strlen(path) + 16;
+	char *tmp;
 	FILE *f;
-	int err;
-	if (!tmp)
-		return SIM_ENOMEM;
-	snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-	if (!(f = fopen(tmp, "w"))) {
-		err = fail(errbuf, errlen, "%s: cannot create: %s", tmp, strerror(errno));
-		free(tmp);
-		return err;
-	}
-	if ((err = fn(f, arg)) || fflush(f) || fsync(fileno(f)))
-		err = err == SIM_ENOMEM ? err
-					: fail(errbuf, errlen, "%s: write failed: %s", tmp, strerror(errno));
-	if (fclose(f) && !err)
-		err = fail(errbuf, errlen, "%s: close failed: %s", tmp, strerror(errno));
-	if (!err && rename(tmp, path))
-		err = fail(errbuf, errlen, "%s: cannot rename into place: %s", path, strerror(errno));
+	int fd, err = atomic_check_target(path, errbuf, errlen);
 	if (err)
-		unlink(tmp);
+		return err;
+	if (!(tmp = malloc(n)))
+		return SIM_ENOMEM;
+	if ((fd = make_temp(path, tmp, n, errbuf, errlen)) < 0) {
+		free(tmp);
+		return SIM_EIO;
+	}
+	if (!(f = fdopen(fd, "w"))) {
+		close(fd);
+		err = SIM_ENOMEM;
+	} else if ((err = fn(f, arg)) || fflush(f) || ferror(f)) {
+		err = err == SIM_ENOMEM ? err
+					: fail(errbuf, errlen, SIM_EIO, "%s: cannot write: %s", path,
+					       strerror(errno));
+	}
+	if (f && fclose(f) && !err)
+		err = fail(errbuf, errlen, SIM_EIO, "%s: cannot write: %s", path, strerror(errno));
+	if (err)
+		atomic_temp_drop(tmp);
+	else
+		err = atomic_commit(tmp, path, errbuf, errlen);
 	free(tmp);
 	return err;
+}
+
+/* ---- standard output ---- */
+
+int atomic_close_stdout(const char *prog, int rc)
+{
+	int bad = ferror(stdout), e = 0;
+	if (fflush(stdout))
+		bad = 1, e = errno;
+	/* EBADF alone: started with stdout closed and wrote nothing to it */
+	if (fclose(stdout) && !bad && errno != EBADF)
+		bad = 1, e = errno;
+	if (!bad)
+		return rc;
+	/* ferror alone keeps no errno: an earlier flush failed and the reason
+	 * is gone, so say what is known */
+	fprintf(stderr, "%s: error: cannot write to standard output%s%s\n", prog, e ? ": " : "",
+		e ? strerror(e) : " (a full disk or a closed pipe?)");
+	return 2;
 }

@@ -1,9 +1,12 @@
-/* Writing a file so that it is either whole or absent: into a temporary
- * next to it, flushed and synced, then renamed into place. Reports, traces
- * and calibrated profiles all go through here. */
+/* Writing files safely: either whole or absent, never through a planted
+ * link, never over one of the command's own inputs, and temporaries that
+ * do not outlive an interrupted command. Reports, traces, calibrated
+ * profiles and pictures all go through here; so does the check that
+ * standard output was written. */
 #ifndef DPUSIM_TOOLS_ATOMIC_H
 #define DPUSIM_TOOLS_ATOMIC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -11,10 +14,56 @@
  * through as is; any other failure is reported as a write failure). */
 typedef int atomic_writer(FILE *f, const void *arg);
 
-/* Writes path with fn(f, arg). On any failure the temporary is removed,
- * path is untouched, and errbuf (errlen bytes) says what failed. Returns 0,
- * SIM_ENOMEM, or SIM_EIO. */
+/* Writes path with fn(f, arg): into a new temporary beside it (created
+ * exclusively, so a link planted there is never followed), flushed and
+ * synced, renamed into place, the folder synced. On any failure the
+ * temporary is removed, path is untouched, and errbuf (errlen bytes) says
+ * what failed. Refuses a path that is an input of this command
+ * (atomic_check_target). Returns 0, SIM_ENOMEM, SIM_EEXIST
+ * (refused) or SIM_EIO. */
 int atomic_write_file(const char *path, atomic_writer *fn, const void *arg, char *errbuf,
 		      size_t errlen);
+
+/* ---- inputs of this command ---- */
+
+/* Records path (by device and inode, so any other name of the same file
+ * matches too) as an input of this command: no output may replace it. A
+ * path that does not exist is ignored. 0 or SIM_ENOMEM. */
+int atomic_protect_input(const char *path);
+/* Records every regular file directly in folder dir as an input (a
+ * profile folder: what a sweep point may read). 0 or SIM_ENOMEM; a folder
+ * that cannot be read is ignored. */
+int atomic_protect_dir(const char *dir);
+/* 0 when path may be written: it does not exist, or it is no input of this
+ * command. Otherwise SIM_EEXIST with the reason in errbuf. */
+int atomic_check_target(const char *path, char *errbuf, size_t errlen);
+
+/* ---- temporaries for files another program writes (gnuplot) ---- */
+
+/* Creates an empty temporary beside path (PATH.tmp.XXXXXX, exclusively,
+ * mode 0666 less the umask) and writes its name to tmp (tmplen bytes).
+ * Until atomic_commit or atomic_temp_drop it is removed if the command is
+ * interrupted (SIGINT, SIGTERM, SIGHUP). 0, SIM_EEXIST (path refused, see
+ * atomic_check_target) or SIM_EIO, with errbuf set. */
+int atomic_temp_create(const char *path, char *tmp, size_t tmplen, char *errbuf, size_t errlen);
+/* Syncs tmp and renames it to path (then syncs the folder); on failure
+ * removes tmp. 0, SIM_EEXIST (path refused) or SIM_EIO with errbuf set. */
+int atomic_commit(const char *tmp, const char *path, char *errbuf, size_t errlen);
+/* Removes tmp (if it still exists) and forgets it. */
+void atomic_temp_drop(const char *tmp);
+/* Removes every registered temporary: what the signal handler does, for
+ * error paths that end the command. */
+void atomic_temp_drop_all(void);
+/* Registers an existing temporary file or (empty at the end) folder for
+ * removal on interruption, as atomic_temp_create does. 0 or SIM_ENOMEM (too
+ * many at once). */
+int atomic_temp_register(const char *path, bool is_dir);
+
+/* ---- standard output ---- */
+
+/* Flushes and closes standard output; on any write error (a full disk,
+ * /dev/full) prints "PROG: error: ..." on stderr and returns 2, else rc.
+ * Every command of dpusim and dpusim-hw ends through it. */
+int atomic_close_stdout(const char *prog, int rc);
 
 #endif

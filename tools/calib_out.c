@@ -7,20 +7,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "models/units.h"
 #include "sim/err.h"
 #include "tools/atomic.h"
-
-extern char **environ;
+#include "tools/gnuplot.h"
 
 struct cal_doc {
 	profile_kind kind;
@@ -240,30 +237,18 @@ int cal_write_atomic(const char *path, const char *text, char *errbuf, size_t er
 
 /* ---- pictures ---- */
 
-static int run_gnuplot(const char *script, char *errbuf, size_t errlen)
+static void write_script(gp_job *g, const cal_plot *p)
 {
-	char *argv[] = { (char *)"gnuplot", (char *)script, NULL };
-	pid_t pid;
-	int status, err = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
-	if (err) {
-		snprintf(errbuf, errlen, "cannot run gnuplot: %s (install gnuplot-nox)", strerror(err));
-		return SIM_EIO;
-	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-		snprintf(errbuf, errlen, "gnuplot failed on %s", script);
-		return SIM_EIO;
-	}
-	return SIM_OK;
-}
-
-static void write_script(FILE *f, const cal_plot *p, const char *png)
-{
+	FILE *f = g->f;
 	fputs("set terminal pngcairo size 900,600 noenhanced font 'sans,11'\n", f);
-	fprintf(f, "set output '%s'\n", png);
-	fputs("set logscale xy\nset grid\nset key top left\n", f);
-	fprintf(f, "set title \"%s\"\nset xlabel '%s'\nset ylabel '%s'\n", p->title, p->xlabel,
-		p->ylabel);
-	fputs("$points << EOD\n", f);
+	gp_set_output(g);
+	fputs("set logscale xy\nset grid\nset key top left\nset title ", f);
+	gp_put_str(f, p->title);
+	fputs("\nset xlabel ", f);
+	gp_put_str(f, p->xlabel);
+	fputs("\nset ylabel ", f);
+	gp_put_str(f, p->ylabel);
+	fputs("\n$points << EOD\n", f);
 	for (size_t i = 0; i < p->n; i++)
 		fprintf(f, "%.17g %.17g\n", p->x[i], p->y[i]);
 	fputs("EOD\n", f);
@@ -274,26 +259,12 @@ static void write_script(FILE *f, const cal_plot *p, const char *png)
 
 int cal_plot_png(const char *dir, const cal_plot *p, char *errbuf, size_t errlen)
 {
-	char png[4200], tmp_png[4300], script[4300];
-	FILE *f;
+	char png[4200];
+	gp_job g;
 	int rc;
 	snprintf(png, sizeof png, "%s/%s.png", dir, p->file_stem);
-	snprintf(tmp_png, sizeof tmp_png, "%s.tmp.%ld.png", png, (long)getpid());
-	snprintf(script, sizeof script, "%s/.%s.%ld.gp", dir, p->file_stem, (long)getpid());
-	if (strchr(dir, '\'') || !(f = fopen(script, "w"))) {
-		snprintf(errbuf, errlen, "%s: cannot write the gnuplot script: %s", dir,
-			 strchr(dir, '\'') ? "quote in the folder name" : strerror(errno));
-		return SIM_EIO;
-	}
-	write_script(f, p, tmp_png);
-	rc = fclose(f) ? SIM_EIO : run_gnuplot(script, errbuf, errlen);
-	if (rc == SIM_EIO && !errbuf[0])
-		snprintf(errbuf, errlen, "%s: %s", script, strerror(errno));
-	if (!rc && rename(tmp_png, png)) {
-		snprintf(errbuf, errlen, "%s: %s", png, strerror(errno));
-		rc = SIM_EIO;
-	}
-	unlink(script);
-	unlink(tmp_png);
+	if (!(rc = gp_begin(&g, png, errbuf, errlen)))
+		write_script(&g, p);
+	rc = gp_finish(&g, png, rc == 0, errbuf, errlen) || rc ? SIM_EIO : 0;
 	return rc;
 }

@@ -15,6 +15,7 @@
 #include "models/units.h"
 #include "sim/err.h"
 #include "tools/calib.h"
+#include "tools/atomic.h"
 #include "tools/calib_out.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
@@ -197,6 +198,8 @@ static int read_files(cal_run *r)
 	size_t npoints = 0;
 	for (size_t f = 0; f < r->nfiles; f++) {
 		bench_file *bf = &r->files[f];
+		if (atomic_protect_input(bf->path)) /* no profile written over a bench file */
+			return cli_usage_error("out of memory");
 		if (rep_read_file(bf->path, &bf->rep, why, sizeof why))
 			return cli_usage_error("%s", why);
 		describe_file(bf);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "sim/err.h"
+#include "tools/atomic.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/db.h"
@@ -24,98 +25,49 @@ extern char **environ;
 
 /* ---- gnuplot plumbing ---------------------------------------------------- */
 
-/* Write s as a gnuplot single-quoted string (only ' needs doubling). */
-void plot_gp_str(FILE *f, const char *s)
+int plot_begin(gp_job *p, const struct plot_opts *o)
 {
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		fputc(*s == '\n' ? ' ' : *s, f);
-	}
-	fputc('\'', f);
-}
-
-static bool is_svg(const char *out)
-{
-	size_t n = strlen(out);
-	return n > 4 && !strcmp(out + n - 4, ".svg");
-}
-
-int plot_begin(struct plot *p, const struct plot_opts *o)
-{
-	size_t n = strlen(o->out) + 32;
-	int fd;
-	strcpy(p->dir, "/tmp/dpusim-plot.XXXXXX");
-	if (!mkdtemp(p->dir))
-		return cli_error("cannot create a temporary folder: %s", strerror(errno)), CLI_USAGE;
-	snprintf(p->data, sizeof p->data, "%s/data", p->dir);
-	snprintf(p->script, sizeof p->script, "%s/plot.gp", p->dir);
-	if (!(p->tmp_out = malloc(n)) || !(p->f = fopen(p->script, "w")))
-		return cli_error("cannot write %s: %s", p->script, strerror(errno)), CLI_USAGE;
-	snprintf(p->tmp_out, n, "%s.tmp.%ld", o->out, (long)getpid());
-	/* Find out now, not from gnuplot's own message after the plot is drawn. */
-	if ((fd = open(p->tmp_out, O_WRONLY | O_CREAT | O_EXCL, 0666)) < 0)
-		return cli_error("cannot create '%s': %s", o->out, strerror(errno)), CLI_USAGE;
-	close(fd);
-	if (is_svg(o->out))
+	char err[1024];
+	size_t n = strlen(o->out);
+	if (gp_begin(p, o->out, err, sizeof err))
+		return cli_error("%s", err), CLI_USAGE;
+	if (n > 4 && !strcmp(o->out + n - 4, ".svg"))
 		fprintf(p->f, "set terminal svg size %u,%u dynamic noenhanced font 'sans,12'\n",
 			o->w, o->h);
 	else
 		fprintf(p->f, "set terminal pngcairo size %u,%u noenhanced font 'sans,11'\n", o->w,
 			o->h);
-	fputs("set output ", p->f);
-	plot_gp_str(p->f, p->tmp_out);
-	fputs("\nset grid ytics lc rgb '#d0d0d0'\nset border 3\nset tics nomirror\n", p->f);
+	gp_set_output(p);
+	fputs("set grid ytics lc rgb '#d0d0d0'\nset border 3\nset tics nomirror\n", p->f);
 	return 0;
 }
 
-static int run_gnuplot(const char *script)
+int plot_finish(gp_job *p, const char *out, int rc)
 {
-	char *argv[] = { (char *)"gnuplot", (char *)script, NULL };
-	pid_t pid;
-	int status, err = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
-	if (err) {
-		cli_error("cannot run gnuplot: %s (install gnuplot-nox)", strerror(err));
-		return CLI_USAGE;
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
-		cli_error("gnuplot failed on %s", script);
-		return CLI_USAGE;
-	}
-	return 0;
-}
-
-/* Run gnuplot, then move the picture into place. Always cleans up. */
-int plot_finish(struct plot *p, const char *out, int rc)
-{
-	struct stat st;
-	if (p->f && fclose(p->f) && !rc)
-		rc = (cli_error("cannot write %s", p->script), CLI_USAGE);
-	p->f = NULL;
-	if (!rc)
-		rc = run_gnuplot(p->script);
-	if (!rc && (stat(p->tmp_out, &st) || st.st_size == 0))
-		rc = (cli_error("gnuplot wrote no picture for %s", out), CLI_USAGE);
-	if (!rc && rename(p->tmp_out, out))
-		rc = (cli_error("%s: %s", out, strerror(errno)), CLI_USAGE);
-	if (p->tmp_out)
-		unlink(p->tmp_out);
-	unlink(p->data);
-	unlink(p->script);
-	rmdir(p->dir);
-	free(p->tmp_out);
+	char err[1024];
+	if (gp_finish(p, out, rc == 0, err, sizeof err) && !rc)
+		rc = (cli_error("%s", err), CLI_USAGE);
 	if (!rc)
 		printf("wrote %s\n", out);
 	return rc;
 }
 
-FILE *plot_open_data(struct plot *p)
+FILE *plot_open_data(gp_job *p)
 {
-	FILE *d = fopen(p->data, "w");
+	char err[1024];
+	FILE *d = gp_open_data(p, err, sizeof err);
 	if (!d)
-		cli_error("cannot write %s: %s", p->data, strerror(errno));
+		cli_error("%s", err);
 	return d;
+}
+
+int plot_close_data(FILE *d)
+{
+	/* a short data file draws a wrong picture without a word from gnuplot */
+	bool bad = ferror(d);
+	if (fclose(d) || bad)
+		return cli_error("cannot write the plot's data: %s", strerror(errno)), CLI_USAGE;
+	return 0;
 }
 
 /* A name as one gnuplot data-file token: quoted, with " replaced. */
@@ -200,7 +152,7 @@ static int load_report(const struct plot_opts *o, const char *path, rep_report *
 static int plot_breakdown(const struct plot_opts *o)
 {
 	rep_report *r = NULL;
-	struct plot p = { .f = NULL };
+	gp_job p = { .f = NULL };
 	size_t nb;
 	const char *const *bd = rep_breakdown_names(&nb);
 	bool used[16] = { false }, any = false;
@@ -233,11 +185,11 @@ static int plot_breakdown(const struct plot_opts *o)
 		}
 		fputc('\n', d);
 	}
-	fclose(d);
+	rc = plot_close_data(d);
 	snprintf(title, sizeof title, "Iteration time breakdown per variant: %s (%s)",
 		 rep_get_scenario(r)->name, rep_source_name(rep_get_source(r)));
 	fprintf(p.f, "set title ");
-	plot_gp_str(p.f, title);
+	gp_put_str(p.f, title);
 	fprintf(p.f, "\nset ylabel 'time per iteration (s)'\nset xlabel 'variant'\n"
 		"set yrange [0:*]\nset style data histograms\nset style histogram rowstacked\n"
 		"set style fill solid 0.85 border -1\nset boxwidth 0.6\n"
@@ -247,12 +199,12 @@ static int plot_breakdown(const struct plot_opts *o)
 			continue;
 		fprintf(p.f, "%s'%s' using %d%s title ", col > 2 ? ", " : "", p.data, col,
 			col == 2 ? ":xtic(1)" : "");
-		plot_gp_str(p.f, bd[i]);
+		gp_put_str(p.f, bd[i]);
 		col++;
 	}
 	fputc('\n', p.f);
 	rep_free(r);
-	return plot_finish(&p, o->out, 0);
+	return plot_finish(&p, o->out, rc);
 }
 
 static const char *base_name(const char *path)
@@ -299,7 +251,7 @@ static int write_compare_data(FILE *d, const rep_report *a, const rep_report *b)
 static int plot_compare(const struct plot_opts *o)
 {
 	rep_report *a = NULL, *b = NULL;
-	struct plot p = { .f = NULL };
+	gp_job p = { .f = NULL };
 	FILE *d = NULL;
 	char title[256];
 	int rc;
@@ -315,12 +267,12 @@ static int plot_compare(const struct plot_opts *o)
 		rep_free(b);
 		return p.dir[0] ? plot_finish(&p, o->out, rc ? rc : CLI_USAGE) : rc;
 	}
-	fclose(d);
+	rc = plot_close_data(d);
 	snprintf(title, sizeof title, "B = %s (%s) against A = %s (%s): relative error",
 		 base_name(o->src[1]), rep_source_name(rep_get_source(b)), base_name(o->src[0]),
 		 rep_source_name(rep_get_source(a)));
 	fputs("set title ", p.f);
-	plot_gp_str(p.f, title);
+	gp_put_str(p.f, title);
 	fputs("\nset ylabel 'relative error of B against A (%)'\nset xlabel 'variant and metric'\n"
 	      "set xtics rotate by -40 left\nset style fill solid 0.8 border -1\n"
 	      "set boxwidth 0.7\nset xzeroaxis lt -1\nset bmargin 10\nset rmargin 12\n"
@@ -335,7 +287,7 @@ static int plot_compare(const struct plot_opts *o)
 		isnan(o->tol) ? "" : ", NaN dt 2 lc rgb 'red' title 'tolerance'");
 	rep_free(a);
 	rep_free(b);
-	return plot_finish(&p, o->out, 0);
+	return plot_finish(&p, o->out, rc);
 }
 
 /* ---- capacity and scaling (from a database) ------------------------------ */
@@ -597,7 +549,7 @@ static int plot_lines(const struct plot_opts *o, bool scaling)
 	const char *what = scaling ? "speedup" : o->metric ? o->metric : "samples_per_s";
 	const rep_metric_def *def = rep_metric_find(what);
 	struct collect *c = calloc(1, sizeof *c);
-	struct plot p = { .f = NULL };
+	gp_job p = { .f = NULL };
 	if (c)
 		c->o = o;
 	char scenario[256], title[512];
@@ -620,33 +572,33 @@ static int plot_lines(const struct plot_opts *o, bool scaling)
 			fprintf(d, "%.17g %.17g\n", c->s[i].x[j], c->s[i].y[j]);
 		fputs("\n\n", d);
 	}
-	fclose(d);
+	rc = plot_close_data(d);
 	if (scaling)
 		snprintf(title, sizeof title, "Speedup over the first variant against %s: %s",
 			 c->key, scenario);
 	else
 		snprintf(title, sizeof title, "%s against %s: %s", what, c->key, scenario);
 	fputs("set title ", p.f);
-	plot_gp_str(p.f, title);
+	gp_put_str(p.f, title);
 	fputs("\nset xlabel ", p.f);
-	plot_gp_str(p.f, c->key);
+	gp_put_str(p.f, c->key);
 	fputs("\nset ylabel ", p.f);
 	snprintf(title, sizeof title, "%s (%s)", scaling ? "speedup" : what,
 		 scaling ? "x" : def->unit);
-	plot_gp_str(p.f, title);
+	gp_put_str(p.f, title);
 	fputs("\nset key outside right top vertical\nset yrange [0:*]\nplot ", p.f);
 	for (size_t i = 0; i < c->ns; i++) {
 		/* Dash and point types cycle so equal series stay visible. */
 		fprintf(p.f, "%s'%s' index %zu using 1:2 with linespoints lw 2 dt %zu pt %zu "
 			"title ", i ? ", " : "", p.data, i, i % 5 + 1, (i * 2) % 14 + 5);
-		plot_gp_str(p.f, c->s[i].name);
+		gp_put_str(p.f, c->s[i].name);
 	}
 	fputc('\n', p.f);
 	if (c->skipped)
 		fprintf(stderr, "dpusim: note: %zu stored values had no numeric '%s' and are not "
 			"plotted\n", c->skipped, c->key);
 	free(c->raw), free(c);
-	return plot_finish(&p, o->out, 0);
+	return plot_finish(&p, o->out, rc);
 }
 
 /* ---- command ------------------------------------------------------------- */
@@ -734,6 +686,9 @@ int cmd_plot(int argc, char **argv)
 		return cli_usage_error("plot: -o must name a .png or .svg file, not '%s'", o.out);
 	if (strcmp(o.kind, "compare") && o.nsrc != 1)
 		return cli_usage_error("plot --kind %s takes one source", o.kind);
+	for (int i = 0; i < o.nsrc; i++) /* -o must not replace a source */
+		if (atomic_protect_input(o.src[i]))
+			return cli_usage_error("out of memory");
 	if (!strcmp(o.kind, "breakdown"))
 		return plot_breakdown(&o);
 	if (!strcmp(o.kind, "compare"))

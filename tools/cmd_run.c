@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "sim/err.h"
+#include "tools/atomic.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/db.h"
@@ -299,9 +300,14 @@ static int write_outputs(const run_args *a, rep_report *rep)
 			cli_error("cannot create '%s': %s", a->out_dir, strerror(errno));
 			rc = SIM_EIO;
 		} else {
+			bool existed;
 			snprintf(path, sizeof path, "%s/report.json", a->out_dir);
+			existed = access(path, F_OK) == 0;
 			if ((rc = rep_write_file(rep, path, err, sizeof err)))
 				cli_error("%s", err);
+			else
+				fprintf(stderr, "dpusim: wrote report %s%s\n", path,
+					existed ? " (replaced the file there)" : "");
 		}
 	}
 	if (!rc && a->db_path) {
@@ -320,6 +326,22 @@ static int write_outputs(const run_args *a, rep_report *rep)
 	}
 	free(sw.text);
 	return rc ? CLI_USAGE : CLI_OK;
+}
+
+/* Before the simulation: the outputs can be written and none would
+ * replace an input (the scenario, a profile, the database). */
+static int check_outputs(const run_args *a, const scn_scenario *s, diag *d)
+{
+	char path[4096];
+	if (atomic_protect_input(a->db_path))
+		return cli_usage_error("out of memory");
+	if (a->out_dir)
+		snprintf(path, sizeof path, "%s/report.json", a->out_dir);
+	if (!run_check_outputs(s, &a->ro, a->out_dir ? path : NULL, d))
+		return CLI_OK;
+	for (size_t i = 0; i < diag_count(d) && i < DIAG_MAX; i++)
+		cli_error("%s", diag_msg(d, i));
+	return CLI_USAGE;
 }
 
 int cmd_run(int argc, char **argv)
@@ -343,7 +365,10 @@ int cmd_run(int argc, char **argv)
 		return cli_usage_error("out of memory");
 	}
 	a.ro.progress = !a.json && isatty(STDERR_FILENO) ? stderr : NULL;
-	if (run_scenario(s, &a.ro, &rep, d)) {
+	a.ro.written = stderr;
+	if ((rc = check_outputs(&a, s, d))) {
+		/* messages printed */
+	} else if (run_scenario(s, &a.ro, &rep, d)) {
 		for (size_t i = 0; i < diag_count(d) && i < DIAG_MAX; i++)
 			cli_error("%s: %s", a.c.file, diag_msg(d, i));
 		rc = CLI_USAGE;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "models/datadir.h"
+#include "tools/atomic.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/version.h"
@@ -257,7 +258,7 @@ static void print_help(FILE *f)
 		   "here: %s\n", datadir_root());
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
 	const cli_cmd *cmd = NULL;
 	if (argc < 2)
@@ -276,4 +277,11 @@ int main(int argc, char **argv)
 	if (!cmd->run)
 		return cli_usage_error("'%s' is not built yet in this version of dpusim", cmd->name);
 	return cmd->run(argc - 1, argv + 1);
+}
+
+/* Every command's output, tables and JSON alike, is checked here once: a
+ * full disk under `> FILE` is an error (exit 2), not a silent 0. */
+int main(int argc, char **argv)
+{
+	return atomic_close_stdout("dpusim", dispatch(argc, argv));
 }

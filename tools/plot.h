@@ -5,6 +5,8 @@
 
 #include <stdio.h>
 
+#include "tools/gnuplot.h"
+
 struct plot_opts {
 	const char *src[2];
 	int nsrc;
@@ -21,23 +23,18 @@ struct plot_opts {
 	unsigned w, h;
 };
 
-struct plot {
-	char dir[64];          /* private temporary folder */
-	char data[96], script[96];
-	char *tmp_out;         /* picture before the rename */
-	FILE *f;               /* the script */
-};
-
-/* Write s as a gnuplot single-quoted string. */
-void plot_gp_str(FILE *f, const char *s);
-/* Make the private temporary folder and start the script with the terminal
- * for o->out (pngcairo or svg, o->w x o->h). 0 or CLI_USAGE (message printed). */
-int plot_begin(struct plot *p, const struct plot_opts *o);
+/* Start the picture (tools/gnuplot.h) and its script with the terminal for
+ * o->out (pngcairo or svg, o->w x o->h). 0 or CLI_USAGE (message printed;
+ * call plot_finish all the same). */
+int plot_begin(gp_job *p, const struct plot_opts *o);
 /* Open p's data file for writing, or NULL (message printed). */
-FILE *plot_open_data(struct plot *p);
-/* When rc is 0: run gnuplot and rename the picture to `out`. Always removes
- * the temporary files. Returns rc, or CLI_USAGE when gnuplot failed. */
-int plot_finish(struct plot *p, const char *out, int rc);
+FILE *plot_open_data(gp_job *p);
+/* Closes a data file: 0, or CLI_USAGE (message printed) on a write error. */
+int plot_close_data(FILE *d);
+/* When rc is 0: run gnuplot and rename the picture to `out`, saying so on
+ * stdout. Always removes the temporary files. Returns rc, or CLI_USAGE when
+ * the picture could not be drawn. */
+int plot_finish(gp_job *p, const char *out, int rc);
 
 /* --kind timeline: a per-track Gantt chart of a Chrome/Perfetto trace file
  * (tools/trace.h writes them). */

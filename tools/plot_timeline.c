@@ -204,7 +204,7 @@ static void write_spans(struct tl *t, struct fy_node *events, FILE *d, int block
 	}
 }
 
-static void write_script(struct tl *t, const struct plot_opts *o, struct plot *p,
+static void write_script(struct tl *t, const struct plot_opts *o, gp_job *p,
 			 const int block[NCATS])
 {
 	size_t rows = t->ntr < o->max_tracks ? t->ntr : o->max_tracks;
@@ -213,7 +213,7 @@ static void write_script(struct tl *t, const struct plot_opts *o, struct plot *p
 	snprintf(title, sizeof title, "Timeline: %zu spans on %zu tracks%s", t->nspans, t->ntr,
 		 rows < t->ntr ? " (first tracks shown, see --tracks)" : "");
 	fputs("set title ", p->f);
-	plot_gp_str(p->f, title);
+	gp_put_str(p->f, title);
 	fprintf(p->f, "\nset xlabel 'time (ms)'\nset ylabel 'track'\nset yrange [%zu.5:-0.5]\n"
 		"set xrange [0:*]\nset style fill solid 0.9 noborder\nset grid xtics\n"
 		"set key outside right top vertical\nset ytics (", rows ? rows - 1 : 0);
@@ -223,7 +223,7 @@ static void write_script(struct tl *t, const struct plot_opts *o, struct plot *p
 		const char *pn = k->pid >= 0 && k->pid < 64 ? t->pname[k->pid] : "";
 		snprintf(label, sizeof label, "%s%s%s", pn, *pn ? " / " : "", k->name);
 		fputs(i ? ", " : "", p->f);
-		plot_gp_str(p->f, label);
+		gp_put_str(p->f, label);
 		fprintf(p->f, " %zu", i);
 	}
 	fputs(")\nplot ", p->f);
@@ -276,7 +276,7 @@ int plot_timeline(const struct plot_opts *o)
 	struct fy_document *doc = load_trace(o->src[0]);
 	struct fy_node *events = doc ? events_of(doc) : NULL;
 	struct tl *t = calloc(1, sizeof *t);
-	struct plot p = { .f = NULL };
+	gp_job p = { .f = NULL };
 	int block[NCATS] = { -1, -1, -1, -1, -1 };
 	FILE *d = NULL;
 	int rc = 0;
@@ -293,7 +293,7 @@ int plot_timeline(const struct plot_opts *o)
 		rc = CLI_USAGE;
 	if (!rc) {
 		write_spans(t, events, d, block);
-		fclose(d);
+		rc = plot_close_data(d);
 		write_script(t, o, &p, block);
 	}
 	if (t)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -19,6 +20,7 @@
 #include "sim/flow.h"
 #include "sim/stats.h"
 #include "models/train.h"
+#include "tools/atomic.h"
 #include "tools/run_train.h"
 #include "tools/trace.h"
 #include "tools/version.h"
@@ -296,18 +298,33 @@ static void trace_path_of(const scn_scenario *s, const char *path, const char *n
 		snprintf(out, n, "%.*s.%s%s", (int)(dot - path), path, safe, dot);
 }
 
+/* Writes one trace and says so on o->written (whether it replaced a file:
+ * an older run's trace of the same name is replaced, never silently). */
+static int write_trace(const trace *t, const char *path, const run_opts *o, diag *d)
+{
+	char err[512];
+	bool existed = access(path, F_OK) == 0;
+	int rc = trace_write_file(t, path, err, sizeof err);
+	if (rc)
+		diag_add(d, NULL, 0, 0, "%s", err);
+	else if (o->written)
+		fprintf(o->written, "dpusim: wrote trace %s%s\n", path,
+			existed ? " (replaced the file there)" : "");
+	return rc;
+}
+
 static int traced_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,
 			  const run_opts *o, uint64_t seed, const char *name, rep_variant *rv,
 			  rep_report *rep, diag *d)
 {
-	char path[4096], err[512];
+	char path[4096];
 	trace *t = trace_new();
 	int rc = t ? SIM_OK : SIM_ENOMEM;
 	if (!rc)
 		rc = train_variant(s, job, v, o->replications, seed, o->progress, t, rv, rep, d);
 	trace_path_of(s, o->trace_path, name, path, sizeof path);
-	if (!rc && (rc = trace_write_file(t, path, err, sizeof err)))
-		diag_add(d, NULL, 0, 0, "%s", err);
+	if (!rc)
+		rc = write_trace(t, path, o, d);
 	trace_free(t);
 	return rc;
 }
@@ -368,12 +385,11 @@ static int multi_add_variants(const scn_scenario *s, const run_opts *o, rep_repo
 static int multi_write_traces(const scn_scenario *s, const run_opts *o, trace *const *tr,
 			      rep_variant *const *rv, size_t n, diag *d)
 {
-	char path[4096], err[512];
+	char path[4096];
 	int rc = 0;
 	for (size_t j = 0; j < n && !rc; j++) {
 		trace_path_of(s, o->trace_path, rep_variant_name(rv[j]), path, sizeof path);
-		if ((rc = trace_write_file(tr[j], path, err, sizeof err)))
-			diag_add(d, NULL, 0, 0, "%s", err);
+		rc = write_trace(tr[j], path, o, d);
 	}
 	return rc;
 }
@@ -452,6 +468,48 @@ static int run_multi(const scn_scenario *s, const run_opts *o, rep_report *rep, 
 	for (size_t v = 0; v < s->nvariants && !rc; v++)
 		rc = multi_variant(s, o, v, rvs, rep, d);
 	free(rvs);
+	return rc;
+}
+
+/* Path i of the outputs run_check_outputs checks: the trace of each
+ * traced variant (training jobs only, named as run_scenario names them). */
+static size_t trace_paths(const scn_scenario *s, const run_opts *o, char (*paths)[4096],
+			  size_t max)
+{
+	char name[2 * SCN_NAME_MAX + 2];
+	size_t n = 0;
+	for (size_t j = 0; j < s->njobs; j++)
+		for (size_t v = 0; v < s->nvariants && n < max; v++) {
+			if (s->jobs[j].wl.kind == SCN_WL_COLLECTIVE)
+				continue;
+			snprintf(name, sizeof name, "%s%s%s", s->multi_job ? s->jobs[j].name : "",
+				 s->multi_job ? "/" : "", s->variants[v].name);
+			trace_path_of(s, o->trace_path, name, paths[n++], sizeof paths[0]);
+		}
+	return n;
+}
+
+int run_check_outputs(const scn_scenario *s, const run_opts *o, const char *report_path,
+		      diag *d)
+{
+	size_t max = SCN_MAX_JOBS * SCN_MAX_VARIANTS + 1, n = 0;
+	char (*paths)[4096] = calloc(max, sizeof *paths), err[512];
+	int rc = paths ? SIM_OK : SIM_ENOMEM;
+	if (!rc && o && o->trace_path)
+		n = trace_paths(s, o, paths, max - 1);
+	if (!rc && report_path)
+		snprintf(paths[n++], sizeof paths[0], "%s", report_path);
+	for (size_t i = 0; !rc && i < n; i++) {
+		if ((rc = atomic_check_target(paths[i], err, sizeof err)))
+			diag_add(d, NULL, 0, 0, "%s", err);
+		for (size_t k = 0; !rc && k < i; k++)
+			if (!strcmp(paths[i], paths[k])) {
+				diag_add(d, NULL, 0, 0, "two outputs of this run lead to one file, "
+					 "'%s' (names that differ only by '/' and '-'?)", paths[i]);
+				rc = SIM_EEXIST;
+			}
+	}
+	free(paths);
 	return rc;
 }
 

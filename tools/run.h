@@ -18,6 +18,7 @@ typedef struct run_opts {
 	int replications;         /* > 0: override the scenario's */
 	const char *trace_path;   /* Chrome/Perfetto trace of one iteration; NULL: none */
 	FILE *progress;           /* progress lines for long runs; NULL: silent */
+	FILE *written;            /* "dpusim: wrote trace FILE" per trace; NULL: silent */
 } run_opts;
 
 /* The report's name for a collective op named as models/coll names it
@@ -35,6 +36,14 @@ int run_put_collective(rep_variant *rv, const char *op, const char *algo, uint32
  * report's info, "VARIANT.note1" on; training and collective jobs alike.
  * 0 or rep_set_info's code. */
 int run_put_notes(rep_report *rep, const char *variant, const diag *notes);
+
+/* Before the run: the trace files o asks for (none without trace_path),
+ * and report_path (may be NULL), can all be written: none is an input of
+ * the command (atomic_check_target) and no two are the same file name
+ * (variant names that differ only by '/' and '-'). 0, or SIM_EEXIST with
+ * the reason in d. */
+int run_check_outputs(const scn_scenario *s, const run_opts *o, const char *report_path,
+		      diag *d);
 
 /* Simulates s. On success *out is a report with source "sim", the scenario
  * block filled from s (name, file; sha256 is the caller's to set since it

@@ -7,6 +7,7 @@
 
 #include "models/datadir.h"
 #include "sim/err.h"
+#include "tools/atomic.h"
 #include "tools/cli.h"
 
 int scn_cli_option(scn_cli *c, int argc, char **argv, int *i)
@@ -35,6 +36,22 @@ const char *scn_cli_profile_dir(const scn_cli *c)
 	return c->profile_dir ? c->profile_dir : datadir_profiles();
 }
 
+int scn_cli_protect_inputs(const scn_cli *c, const scn_scenario *s)
+{
+	size_t n;
+	const char *const *files = s ? scn_files(s, &n) : NULL;
+	int err = atomic_protect_input(c->file);
+	for (size_t i = 0; !err && files && i < n; i++)
+		err = atomic_protect_input(files[i]);
+	for (size_t i = 0; !err && i < c->nprofiles; i++)
+		err = atomic_protect_input(c->profiles[i]);
+	if (!err)
+		err = atomic_protect_dir(scn_cli_profile_dir(c));
+	if (err)
+		cli_error("out of memory");
+	return err ? CLI_USAGE : CLI_OK;
+}
+
 int scn_cli_load(const scn_cli *c, scn_scenario **out)
 {
 	scn_opts o = { .profile_dir = scn_cli_profile_dir(c), .profile_files = c->profiles,
@@ -54,5 +71,9 @@ int scn_cli_load(const scn_cli *c, scn_scenario **out)
 				  diag_count(d) == 1 ? "" : "s");
 	}
 	diag_free(d);
+	if (!rc && (rc = scn_cli_protect_inputs(c, *out))) {
+		scn_free(*out);
+		*out = NULL;
+	}
 	return rc ? CLI_USAGE : CLI_OK;
 }

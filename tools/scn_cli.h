@@ -27,7 +27,14 @@ const char *scn_cli_profile_dir(const scn_cli *c);
 
 /* Loads c->file. On failure prints every error, then one closing line, on
  * stderr and returns CLI_USAGE; on success *out (free with scn_free) and
- * CLI_OK. */
+ * CLI_OK. Every file read (scn_cli_protect_inputs) is then an input no
+ * output of the command may replace. */
 int scn_cli_load(const scn_cli *c, scn_scenario **out);
+
+/* Records c->file, what s was read from (extends:), the --profile files
+ * and every file of the profile folder as inputs of this command
+ * (atomic_protect_input). s may be NULL. CLI_OK, or CLI_USAGE (message
+ * printed) when out of memory. */
+int scn_cli_protect_inputs(const scn_cli *c, const scn_scenario *s);
 
 #endif

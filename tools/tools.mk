@@ -8,8 +8,8 @@ TOOL_OBJS := \
 # results layer (rep): report JSON, SQLite store, compare/runs/plot
 TOOL_OBJS += $(BUILD)/tools/report.o $(BUILD)/tools/report_read.o $(BUILD)/tools/db.o \
 	$(BUILD)/tools/cmd_compare.o $(BUILD)/tools/cmd_runs.o $(BUILD)/tools/cmd_plot.o \
-	$(BUILD)/tools/plot_timeline.o
-UNIT_TESTS += report db
+	$(BUILD)/tools/plot_timeline.o $(BUILD)/tools/gnuplot.o
+UNIT_TESTS += report db atomic
 E2E_TESTS += compare.sh runs.sh plot.sh report-schema.sh
 # simulated nccl-tests (fab)
 TOOL_OBJS += $(BUILD)/tools/cmd_coll.o $(BUILD)/tools/bench_coll.o
