@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <openssl/evp.h>
 #include <sqlite3.h>
@@ -349,7 +350,23 @@ static bool wal_has_frames(const char *path)
 	return stat(wal, &st) == 0 && st.st_size > 0;
 }
 
-/* Opens d->h read-only and reads the schema version. A WAL file is read
+/* True when this process may write path and the folder that holds it. A
+ * connection opened read-only cannot remove the -wal and -shm files when it
+ * closes, and left them beside every file it read; where writing is
+ * allowed, the connection is opened read-write (without creating, and this
+ * module never writes through it) so that closing tidies up as before. */
+static bool writable(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else
+		snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	return access(path, W_OK) == 0 && access(dir, W_OK | X_OK) == 0;
+}
+
+/* Opens d->h (for reading only) and reads the schema version. A WAL file is read
  * through PATH-shm, which a reader creates; where the folder is not
  * writable (a read-only mount, another user's folder) SQLite says
  * SQLITE_READONLY_DIRECTORY, and the file, when its log is empty (every
@@ -358,7 +375,8 @@ static int open_readonly(db *d, int *version)
 {
 	char *uri;
 	int err;
-	if (sqlite3_open_v2(d->path, &d->h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+	if (sqlite3_open_v2(d->path, &d->h, writable(d->path) ? SQLITE_OPEN_READWRITE :
+			    SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
 		return db_fail(d, "cannot open database");
 	DB_CHECK(d, sqlite3_busy_timeout(d->h, DB_BUSY_MS));
 	if (!(err = read_version(d, version)) ||

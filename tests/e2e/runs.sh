@@ -109,6 +109,12 @@ expect_err 'ro.db: cannot write to the database' "with a message that says why"
 [ ! -e "$RO/ro.db-wal" ] && [ ! -e "$RO/ro.db-shm" ] && [ "$(ls "$RO")" = ro.db ] &&
 	ok "reading left nothing next to it" || not_ok "files: $(ls "$RO")"
 chmod 755 "$RO"; chmod 644 "$RO/ro.db"
+# Where the reader may write, reading leaves no -wal/-shm behind either (a
+# read-only connection cannot remove them when it closes).
+run_cmd "$DPUSIM" runs --db "$RO/ro.db"
+run_cmd "$DPUSIM" plot "$RO/ro.db" --kind capacity --metric iteration_s -o "$OUTD/cap2.svg"
+[ "$(ls "$RO")" = ro.db ] && ok "runs and plot on a writable database leave nothing next to it" ||
+	not_ok "files: $(ls "$RO")"
 
 run_cmd "$DPUSIM" merge "$E2E_TMP/m.db" "$E2E_TMP/nosuch.db"
 expect_rc 2 "merging a missing database"
