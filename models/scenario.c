@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "models/canon.h"
 #include "models/datadir.h"
 #include "models/scenario_int.h"
 #include "sim/err.h"
@@ -277,15 +278,19 @@ static void read_sweep(scn_rd *r, scn_scenario *s, const yt_node *sw)
 	s->sweep.points = (size_t)points;
 }
 
+char *scn_sweep_value(const scn_scenario *s, size_t a, size_t i, char *buf, size_t n)
+{
+	return canon_value(axis_node(s->src, a)->kids[axis_index(s, a, i)], buf, n);
+}
+
 char *scn_sweep_label(const scn_scenario *s, size_t i, char *buf, size_t n)
 {
+	char value[CANON_MAX + 1];
 	size_t len = 0;
 	buf[0] = '\0';
-	for (size_t a = 0; a < s->sweep.naxes && len < n; a++) {
-		const yt_node *v = axis_node(s->src, a)->kids[axis_index(s, a, i)];
+	for (size_t a = 0; a < s->sweep.naxes && len < n; a++)
 		len += (size_t)snprintf(buf + len, n - len, "%s%s=%s", a ? " " : "", s->sweep.axes[a].key,
-					v->type == YT_SCALAR ? v->text : yt_type_name(v->type));
-	}
+					scn_sweep_value(s, a, i, value, sizeof value));
 	return buf;
 }
 

@@ -262,8 +262,12 @@ void scn_free(scn_scenario *s);
  * *out: free with scn_free. Messages in d. */
 int scn_sweep_point(const scn_scenario *s, size_t i, scn_scenario **out, diag *d);
 
-/* "cluster.nodes=16 cluster.fabric.link_rate=400Gbps" for point i, into buf. */
+/* "cluster.nodes=16 cluster.fabric.link_rate=400Gbps" for point i, into buf:
+ * each value's canonical text (models/canon.h), so that distinct points get
+ * distinct labels even where values are mappings or lists. */
 char *scn_sweep_label(const scn_scenario *s, size_t i, char *buf, size_t n);
+/* The canonical text of axis a's value at point i (buf: n >= CANON_MAX + 1). */
+char *scn_sweep_value(const scn_scenario *s, size_t a, size_t i, char *buf, size_t n);
 
 /* One paragraph: cluster, job(s), variants, sweep size. */
 void scn_summary(const scn_scenario *s, FILE *f);

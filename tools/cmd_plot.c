@@ -328,19 +328,46 @@ struct collect {
 	char varying[512];      /* the other keys that take several values, "a,b" */
 };
 
+/* The end of the value starting at p: the next ',' outside brackets and
+ * double quotes (a value that is a list or mapping is labelled by its
+ * canonical text, "{a: 1, b: 2}", models/canon.h). */
+static char *value_end(char *p)
+{
+	int depth = 0;
+	bool quoted = false;
+	for (; *p; p++) {
+		if (quoted && *p == '\\' && p[1])
+			p++;
+		else if (*p == '"')
+			quoted = !quoted;
+		else if (!quoted && (*p == '{' || *p == '['))
+			depth++;
+		else if (!quoted && (*p == '}' || *p == ']'))
+			depth--;
+		else if (!quoted && !depth && *p == ',')
+			return p;
+	}
+	return p;
+}
+
 static bool split_point(const char *point, struct point_kv *kv)
 {
-	char *save = NULL;
+	char *tok = kv->buf;
 	if (snprintf(kv->buf, sizeof kv->buf, "%s", point) >= (int)sizeof kv->buf)
 		return false;
 	kv->n = 0;
-	for (char *tok = strtok_r(kv->buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(tok, '=');
-		if (!eq || kv->n == MAX_KEYS)
+	while (*tok) {
+		char *eq = strchr(tok, '='), *end;
+		if (!eq || memchr(tok, ',', (size_t)(eq - tok)) || kv->n == MAX_KEYS)
 			return false;
+		end = value_end(eq + 1);
 		*eq = '\0';
 		kv->k[kv->n] = tok;
 		kv->v[kv->n++] = eq + 1;
+		if (!*end)
+			break;
+		*end = '\0';
+		tok = end + 1;
 	}
 	return kv->n > 0;
 }

@@ -16,6 +16,7 @@
 
 #include <openssl/evp.h>
 
+#include "models/canon.h"
 #include "sim/err.h"
 #include "tools/cli.h"
 
@@ -72,18 +73,13 @@ int sweep_hash_file(sweep *c)
 
 void sweep_label(const sweep *c, size_t i, char *buf, size_t n)
 {
-	const scn_sweep *sw = &c->s->sweep;
-	char *at = buf;
-	scn_sweep_label(c->s, i, buf, n);
-	/* scn_sweep_label joins "k=v" with spaces; reports join them with
-	 * commas. Find each later key after the previous one so a space inside
-	 * a value is left alone. */
-	for (size_t a = 1; a < sw->naxes && at; a++) {
-		char pat[sizeof sw->axes[a].key + 2];
-		snprintf(pat, sizeof pat, " %s=", sw->axes[a].key);
-		if ((at = strstr(at, pat)))
-			*at++ = ',';
-	}
+	char value[CANON_MAX + 1];
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t a = 0; a < c->s->sweep.naxes && len < n; a++)
+		len += (size_t)snprintf(buf + len, n - len, "%s%s=%s", a ? "," : "",
+					c->s->sweep.axes[a].key,
+					scn_sweep_value(c->s, a, i, value, sizeof value));
 }
 
 /* The seed point i runs with: --seed, else the scenario's, unless the

@@ -190,6 +190,24 @@ fi
 run_cmd "$DPUSIM" sweep "$SCN" --db "$E2E_TMP/serial.db" --seed 8 --shard 1/4
 expect_out "8 points \(shard 1/4: 2 of them\); 2 run, 0 skipped" "another seed is another result: not skipped"
 
+# ---- list and mapping values: one label each, so resume and merge keep all ----
+VALS=tests/data/sweep-values.yaml   # 4 points: 2 lists x 2 mappings
+run_cmd "$DPUSIM" sweep "$VALS" --db "$E2E_TMP/v0.db" --shard 0/2
+run_cmd "$DPUSIM" sweep "$VALS" --db "$E2E_TMP/v1.db" --shard 1/2
+run_cmd "$DPUSIM" merge "$E2E_TMP/v.db" "$E2E_TMP/v0.db" "$E2E_TMP/v1.db"
+expect_out 'v1.db: 2 runs added, 0 already in' "merge keeps the points of list and mapping values"
+[ "$(sql "$E2E_TMP/v.db" "SELECT count(DISTINCT point) FROM runs")" = 4 ] &&
+	ok "4 distinct point labels" || not_ok "labels: $(sql "$E2E_TMP/v.db" "SELECT point FROM runs")"
+sql "$E2E_TMP/v.db" "SELECT point FROM runs" | grep -qx 'cluster.nodes=2,workload.collective.algo=ring,workload.collective.sizes=\[64KiB, 1MiB\],cluster.nic={profile: ConnectX-6-HDR, rdma_latency: 1.5us}' &&
+	ok "a label is the values' canonical text (keys sorted)" || not_ok "labels: $(sql "$E2E_TMP/v.db" "SELECT point FROM runs")"
+run_cmd "$DPUSIM" sweep "$VALS" --db "$E2E_TMP/v0.db"
+expect_out '4 points; 2 run, 2 skipped' "resume runs the 2 points the shard did not, not 0"
+# plot splits a label at the commas between keys, not inside a value
+run_cmd "$DPUSIM" plot "$E2E_TMP/v.db" --kind capacity --metric iteration_s -o "$E2E_TMP/v.svg"
+expect_rc 0 "plot --kind capacity of list and mapping values"
+lines=$(grep -o '[a-z-]*, sizes=[^<]*' "$E2E_TMP/v.svg" | sort -u | wc -l)
+[ "$lines" = 8 ] && ok "the plot has a line per variant and value pair (8)" || not_ok "plot lines: $lines"
+
 # ---- bad input ----
 run_cmd "$DPUSIM" sweep "$SCN" --shard 2/2 --db "$E2E_TMP/x.db"
 expect_rc 2 "--shard 2/2 is refused"

@@ -211,6 +211,50 @@ START_TEST(two_sweeps_store_each_point_once)
 }
 END_TEST
 
+/* Points whose values are lists and mappings get distinct labels, the
+ * values' canonical text (sorted keys, "1.0us" as "1us"), and a plan over
+ * a database holding one of them skips that one only. They were all
+ * "...=a list,...=a mapping": resume skipped points never computed. */
+START_TEST(value_labels_distinct)
+{
+	scn_scenario *v = load("tests/data/sweep-values.yaml");
+	sweep w = { .file = "tests/data/sweep-values.yaml", .s = v, .db_path = path, .d = c.d };
+	char label[4][SWEEP_LABEL_MAX], spaced[SWEEP_LABEL_MAX];
+	rep_report *r = NULL;
+	diag *d = diag_new();
+	ck_assert_uint_eq(v->sweep.points, 4);
+	for (size_t i = 0; i < 4; i++) {
+		sweep_label(&w, i, label[i], sizeof label[i]);
+		for (size_t j = 0; j < i; j++)
+			ck_assert_str_ne(label[i], label[j]);
+	}
+	ck_assert_str_eq(label[0], "cluster.nodes=2,workload.collective.algo=ring,"
+			 "workload.collective.sizes=[64KiB],"
+			 "cluster.nic={profile: ConnectX-6-HDR, rdma_latency: 1us}");
+	ck_assert_str_eq(label[3], "cluster.nodes=2,workload.collective.algo=ring,"
+			 "workload.collective.sizes=[64KiB, 1MiB],"
+			 "cluster.nic={profile: ConnectX-6-HDR, rdma_latency: 1.5us}");
+	/* check's messages name points the same way, joined by spaces */
+	ck_assert_str_eq(scn_sweep_label(v, 1, spaced, sizeof spaced),
+			 "cluster.nodes=2 workload.collective.algo=ring "
+			 "workload.collective.sizes=[64KiB] "
+			 "cluster.nic={profile: ConnectX-6-HDR, rdma_latency: 1.5us}");
+	ck_assert_int_eq(sweep_hash_file(&w), 0);
+	ck_assert_int_eq(sweep_compute(&w, 2, &r, d), 0);
+	ck_assert_str_eq(rep_get_scenario(r)->point, label[2]);
+	ck_assert_int_eq(db_store_report(c.d, r, NULL, NULL, NULL, NULL, 0), 0);
+	ck_assert_int_eq(sweep_plan(&w, 0, 1), 0);
+	ck_assert_uint_eq(w.skipped, 1);
+	ck_assert_uint_eq(w.ntodo, 3);
+	ck_assert(w.todo[0] == 0 && w.todo[1] == 1 && w.todo[2] == 3);
+	rep_free(r);
+	diag_free(d);
+	free(w.todo);
+	free(w.text);
+	scn_free(v);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("sweep");
@@ -219,6 +263,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, headers);
 	tcase_add_test(tc, labels_and_hash);
+	tcase_add_test(tc, value_labels_distinct);
 	tcase_add_test(tc, message_stored_and_skipped);
 	tcase_add_test(tc, shards_partition);
 	tcase_add_test(tc, failures_store_nothing);
