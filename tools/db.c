@@ -701,6 +701,34 @@ static int store_once(db *d, const rep_report *r, const char *text, const char *
 	return err;
 }
 
+/* The counts stored in INTEGER columns (SQLite's are signed 64-bit): above
+ * 2^63-1 they would come back negative. The seed alone is stored as its bit
+ * pattern and read back as unsigned. true (why: the JSON path and value)
+ * when r holds one. */
+static bool too_large(const rep_report *r, char *why, size_t n)
+{
+	static const char fmt[] = "%s%zu%s = %llu is above the largest integer the database "
+				  "stores (2^63-1)";
+	for (size_t v = 0; v < rep_nvariants(r); v++)
+		for (size_t i = 0; i < rep_variant_ncollectives(rep_variant_at(r, v)); i++) {
+			const rep_collective *c = rep_variant_collective(rep_variant_at(r, v), i);
+			char at[64];
+			snprintf(at, sizeof at, "/variants/%zu/collectives/", v);
+			if (c->bytes > INT64_MAX)
+				return snprintf(why, n, fmt, at, i, "/bytes",
+						(unsigned long long)c->bytes), true;
+		}
+	for (size_t i = 0; i < rep_nbenchmarks(r); i++) {
+		const rep_benchmark *b = rep_benchmark_at(r, i);
+		if (b->bytes > INT64_MAX || b->iters > INT64_MAX)
+			return snprintf(why, n, fmt, "/benchmarks/", i,
+					b->bytes > INT64_MAX ? "/bytes" : "/iters",
+					(unsigned long long)(b->bytes > INT64_MAX ? b->bytes
+										  : b->iters)), true;
+	}
+	return false;
+}
+
 int db_store_report(db *d, const rep_report *r, const char *scenario_text, int64_t *run_id,
 		    bool *added, char *errbuf, size_t errlen)
 {
@@ -718,6 +746,11 @@ int db_store_report(db *d, const rep_report *r, const char *scenario_text, int64
 		if (errbuf && errlen)
 			snprintf(errbuf, errlen, "%s: refusing an invalid report: %s", d->path, why);
 		return SIM_EINVAL;
+	}
+	if (too_large(r, why, sizeof why)) {
+		if (errbuf && errlen)
+			snprintf(errbuf, errlen, "%s: refusing the report: %s", d->path, why);
+		return SIM_ERANGE;
 	}
 	if (!(json = report_json(r)))
 		return SIM_ENOMEM;

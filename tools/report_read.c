@@ -63,13 +63,27 @@ static int rd_fail(struct rd *rd, struct fy_node *n, const char *fmt, ...)
 
 /* ---- typed scalars ------------------------------------------------------ */
 
+/* A string with \u0000 inside would be cut there by every C string that
+ * carries it on (the database, the report written back): refused whole,
+ * with its JSON path, rather than stored as something else. */
+static int nul_inside(struct rd *rd, struct fy_node *n, const char *what)
+{
+	char *path = fy_node_get_path(n);
+	int err = rd_fail(rd, n, "'%s' at %s holds a NUL character (\\u0000), which cannot be "
+			  "stored", what, path ? path : "?");
+	free(path);
+	return err;
+}
+
 static int get_str(struct rd *rd, struct fy_node *n, const char *what, const char **out)
 {
+	size_t len;
 	if (!fy_node_is_scalar(n) || fy_node_get_style(n) != FYNS_DOUBLE_QUOTED)
 		return rd_fail(rd, n, "'%s' must be a string", what);
-	*out = fy_node_get_scalar0(n);
-	if (!*out)
+	if (!fy_node_get_scalar(n, &len) || !(*out = fy_node_get_scalar0(n)))
 		return SIM_ENOMEM;
+	if (strlen(*out) != len)
+		return nul_inside(rd, n, what);
 	return 0;
 }
 
