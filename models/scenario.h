@@ -124,6 +124,8 @@ typedef struct scn_training {
 	int microbatches;           /* derived: global / (dp * micro) */
 	double bucket_bytes;        /* gradient bucket for overlap */
 	bool recompute;             /* full activation recomputation in backward */
+	double memory_reserve_bytes; /* per GPU for the framework and CUDA context (0: none) */
+	wl_memory memory;           /* derived: memory per GPU of the stage needing most */
 	scn_data data;
 	int iterations;             /* simulated iterations */
 	double target_tokens;       /* 0: not given; time to train when set */

@@ -151,6 +151,8 @@ static void dump_training(FILE *f, int ind, const scn_training *t)
 	fprintf(f, "%*s# %d microbatches per iteration per pipeline\n", ind + 2, "", t->microbatches);
 	put_q(f, ind, "bucket", t->bucket_bytes, UNIT_BYTES);
 	put_word(f, ind, "recompute", t->recompute ? "true" : "false");
+	if (t->memory_reserve_bytes > 0)
+		put_q(f, ind, "memory_reserve", t->memory_reserve_bytes, UNIT_BYTES);
 	if (t->data.present) {
 		fprintf(f, "%*sdata:\n", ind, "");
 		put_q(f, ind + 2, "sample_bytes", t->data.sample_bytes, UNIT_BYTES);

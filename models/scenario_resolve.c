@@ -405,7 +405,7 @@ static void read_parallelism(rs *c, const yt_node *pn, scn_training *t)
 
 static const char *const train_keys[] = { "kind", "model", "transformer", "precision", "parallelism",
 					  "batch", "bucket", "recompute", "data", "iterations",
-					  "target_tokens", NULL };
+					  "target_tokens", "memory_reserve", NULL };
 
 static void read_training(rs *c, const yt_node *w, scn_training *t)
 {
@@ -432,6 +432,8 @@ static void read_training(rs *c, const yt_node *w, scn_training *t)
 	scn_get_q(r, w, "bucket", false, UNIT_BYTES, 0, 1e12, true, &t->bucket_bytes);
 	t->recompute = false;
 	scn_get_bool(r, w, "recompute", &t->recompute);
+	t->memory_reserve_bytes = 0;
+	scn_get_q(r, w, "memory_reserve", false, UNIT_BYTES, 0, 1e13, true, &t->memory_reserve_bytes);
 	if ((dn = scn_section(r, w, "data", false)))
 		read_data(c, dn, t);
 	t->iterations = 10;
@@ -564,11 +566,114 @@ static void check_training(rs *c, const yt_node *w, scn_training *t, int gpus)
 		t->microbatches = t->global_batch / (t->dp * t->micro_batch);
 }
 
+/* ---- memory per GPU ---- */
+
+static wl_mem_plan mem_plan(const rs *c, const scn_training *t, int tp, int pp, int zero,
+			    bool recompute)
+{
+	const profile_values *g = &c->s->cluster.gpu.v;
+	int dp = t->dp * t->tp * t->pp / (tp * pp);
+	double ch = profile_has(g->gpu.nccl_channels) ? g->gpu.nccl_channels
+						      : c->s->cluster.nics_per_node;
+	return (wl_mem_plan){ .tp = (uint32_t)tp, .pp = (uint32_t)pp, .dp = (uint32_t)dp,
+			      .mb = (uint32_t)t->micro_batch,
+			      .microbatches = (uint32_t)(t->global_batch / (dp * t->micro_batch)),
+			      .zero_stage = zero, .recompute = recompute,
+			      .channels = ch >= 1 ? (uint32_t)ch : 1,
+			      .reserve_bytes = t->memory_reserve_bytes };
+}
+
+static bool fits(const rs *c, const scn_training *t, int tp, int pp, int zero, bool rc,
+		 double cap)
+{
+	wl_mem_plan p = mem_plan(c, t, tp, pp, zero, rc);
+	wl_memory w;
+	wl_gpu_memory(&t->shape, &p, &w);
+	return w.total <= cap;
+}
+
+static void put_hint(char *buf, size_t n, const scn_training *t, int tp, int pp, int z, bool rc)
+{
+	size_t at = (size_t)snprintf(buf, n, "try");
+	if (tp != t->tp || pp != t->pp)
+		at += (size_t)snprintf(buf + at, n - at, " tp %d pp %d", tp, pp);
+	if (z != t->zero_stage && at < n)
+		at += (size_t)snprintf(buf + at, n - at, "%s zero_stage: %d", at > 3 ? "," : "", z);
+	if (rc != t->recompute && at < n)
+		snprintf(buf + at, n - at, "%s recompute: true", at > 3 ? "," : "");
+}
+
+/* The same layout with ZeRO or recomputation, or else the smallest larger
+ * tp x pp (dividing the GPUs, the heads, the layers and the batch) that
+ * fits with them: the change nearest the one asked for. */
+static bool try_layout(const rs *c, const scn_training *t, int tp, int pp, double cap, char *buf,
+		       size_t n)
+{
+	for (int rc = t->recompute; rc <= 1; rc++)
+		for (int z = t->zero_stage; z <= 3; z++)
+			if (fits(c, t, tp, pp, z, rc, cap))
+				return put_hint(buf, n, t, tp, pp, z, rc), true;
+	return false;
+}
+
+static void suggest_fit(const rs *c, const scn_training *t, double cap, char *buf, size_t n)
+{
+	const wl_transformer *tf = &t->shape.tf;
+	long gpus = (long)t->tp * t->pp * t->dp;
+	snprintf(buf, n, "no tp, pp, zero_stage or recompute makes it fit: more GPU memory is "
+		 "needed");
+	if (try_layout(c, t, t->tp, t->pp, cap, buf, n) || t->shape.kind != WL_TRANSFORMER)
+		return;
+	for (long prod = (long)t->tp * t->pp * 2; prod <= gpus; prod *= 2)
+		for (int tp = t->tp; tp <= prod; tp *= 2) {
+			long pp = prod / tp;
+			if (pp < t->pp || gpus % prod || tf->heads % (uint32_t)tp ||
+			    (uint64_t)pp > tf->layers ||
+			    t->global_batch % (gpus / prod * t->micro_batch))
+				continue;
+			if (try_layout(c, t, tp, (int)pp, cap, buf, n))
+				return;
+		}
+}
+
+static const char *gb(double bytes, char *buf, size_t n)
+{
+	if (bytes >= 1e12)
+		snprintf(buf, n, "%.2f TB", bytes / 1e12);
+	else
+		snprintf(buf, n, "%.1f GB", bytes / 1e9);
+	return buf;
+}
+
+/* The job's memory per GPU against the GPU's: refused when it cannot fit. */
+static void check_memory(rs *c, const yt_node *w, scn_training *t)
+{
+	const profile_values *g = &c->s->cluster.gpu.v;
+	const yt_node *at = yt_get(w, "parallelism") ? yt_get(w, "parallelism") : w;
+	wl_mem_plan p;
+	char hint[160], need_s[32], have_s[32], a[5][32];
+	if (!c->s->cluster.gpu.prof || !profile_has(g->gpu.hbm_bytes) || !t->microbatches)
+		return;
+	p = mem_plan(c, t, t->tp, t->pp, t->zero_stage, t->recompute);
+	wl_gpu_memory(&t->shape, &p, &t->memory);
+	if (t->memory.total <= g->gpu.hbm_bytes)
+		return;
+	suggest_fit(c, t, g->gpu.hbm_bytes, hint, sizeof hint);
+	scn_err(c->r, at, "does not fit in GPU memory: pipeline stage %u needs %s per GPU (weights "
+		"%s, gradients %s, optimizer states %s, activations %s, buffers and reserve %s), "
+		"'%s' has %s: %s", t->memory.stage, gb(t->memory.total, need_s, sizeof need_s),
+		gb(t->memory.weights, a[0], 32), gb(t->memory.grads, a[1], 32),
+		gb(t->memory.optimizer, a[2], 32), gb(t->memory.activations, a[3], 32),
+		gb(t->memory.comm + t->memory.reserve, a[4], 32), c->s->cluster.gpu.name,
+		gb(g->gpu.hbm_bytes, have_s, sizeof have_s), hint);
+}
+
 static void check_workload(rs *c, const yt_node *w, scn_workload *wl, int gpus)
 {
 	wl->gpus = gpus;
 	if (wl->kind == SCN_WL_TRAINING) {
 		check_training(c, w, &wl->train, gpus);
+		check_memory(c, w, &wl->train);
 		const char *field = scn_precision_words[wl->train.precision];
 		char name[32];
 		snprintf(name, sizeof name, "peak_%s_flops", field);

@@ -178,8 +178,73 @@ double wl_iter_flops(const wl_transformer *t, double batch, bool recompute)
 
 double wl_layer_act_bytes(const wl_transformer *t, uint32_t mb, uint32_t tp)
 {
-	double sbh = (double)t->seq * mb * t->hidden;
-	return sbh * (10.0 + 24.0 / tp + 5.0 * t->heads * t->seq / ((double)t->hidden * tp));
+	double sb = (double)t->seq * mb, h = t->hidden, f = ffn_of(t), m = mats_of(t);
+	/* Korthikanti et al.'s terms, written for any MLP and attention width:
+	 * inside the parallel regions Q, K, V (2sb(h + kv)), the projection's
+	 * input (2sbh), the MLP's m - 1 up-projections and activation output
+	 * (2msbf: 16sbh for a GeLU MLP of 4h) and the attention scores,
+	 * probabilities, mask and dropout output (5as^2b); outside them the two
+	 * layer norms' inputs, the two linear inputs and the two dropout masks
+	 * (10sbh). GPT's shape gives the paper's sbh(10 + 24/t + 5as/(ht)). */
+	double inside = 2 * sb * (h + kv_width(t)) + 2 * sb * h + 2 * m * sb * f +
+			5.0 * t->heads * (double)t->seq * t->seq * mb;
+	return 10 * sb * h + inside / tp;
+}
+
+/* Bytes a GPU of stage `stage` holds for weights, gradients and Adam's
+ * states under mixed precision (Rajbhandari et al., "ZeRO", SC20, section
+ * 3.1: 2 + 2 + 12 bytes per parameter; stage 1 partitions the 12 across
+ * data-parallel ranks, stage 2 also the gradients, stage 3 also the
+ * weights). */
+static void model_states(const wl_model *m, const wl_mem_plan *p, uint32_t stage,
+			 wl_memory *out)
+{
+	double psi = wl_stage_params(m, p->pp, stage) / p->tp, dp = p->dp ? p->dp : 1;
+	out->weights = 2 * psi / (p->zero_stage >= 3 ? dp : 1);
+	out->grads = 2 * psi / (p->zero_stage >= 2 ? dp : 1);
+	out->optimizer = 12 * psi / (p->zero_stage >= 1 ? dp : 1);
+}
+
+/* Activations held at once by a GPU of stage `stage` under 1F1B: stage s
+ * has min(pp - s, microbatches) microbatches in flight (Narayanan et al.,
+ * SC21, section 2.2.1), each keeping its layers' activations, or only each
+ * layer's 16-bit input (2sbh) with full recomputation, which then also
+ * needs one layer's whole activations while it recomputes (Korthikanti et
+ * al., sections 4.2.3 and 5). */
+static double activations(const wl_model *m, const wl_mem_plan *p, uint32_t stage)
+{
+	const wl_transformer *t = &m->tf;
+	double layer = wl_layer_act_bytes(t, p->mb, p->tp);
+	double input = 2.0 * t->seq * p->mb * t->hidden;
+	uint32_t inflight = p->pp - stage;
+	if (p->microbatches && p->microbatches < inflight)
+		inflight = p->microbatches;
+	if (p->recompute)
+		return inflight * wl_stage_layers(m, p->pp, stage) * input + layer;
+	return inflight * wl_stage_layers(m, p->pp, stage) * layer;
+}
+
+/* NCCL's staging buffers: NCCL_BUFFSIZE (4 MiB by default, NCCL's
+ * environment variable documentation) for each channel's send and receive
+ * peer, in every communicator a GPU talks in (tensor, data and pipeline
+ * parallel groups of more than one rank). */
+static double comm_buffers(const wl_mem_plan *p)
+{
+	int comms = (p->tp > 1) + (p->dp > 1) + (p->pp > 1);
+	return comms * (p->channels ? p->channels : 1) * 2.0 * 4194304.0;
+}
+
+void wl_gpu_memory(const wl_model *m, const wl_mem_plan *p, wl_memory *out)
+{
+	*out = (wl_memory){ .total = -1 };
+	for (uint32_t s = 0; s < p->pp; s++) {
+		wl_memory w = { .stage = s, .reserve = p->reserve_bytes, .comm = comm_buffers(p) };
+		model_states(m, p, s, &w);
+		w.activations = m->kind == WL_VISION ? 0 : activations(m, p, s);
+		w.total = w.weights + w.grads + w.optimizer + w.activations + w.comm + w.reserve;
+		if (w.total > out->total)
+			*out = w;
+	}
 }
 
 static wl_kernel kern(const char *name, double read_bytes, double write_bytes)

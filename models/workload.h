@@ -85,12 +85,40 @@ double wl_logit_fwd_flops_per_token(const wl_transformer *t);
 double wl_iter_flops(const wl_transformer *t, double batch, bool recompute);
 
 /* Bytes of activations one layer keeps for backward, per microbatch, per
- * GPU, 16-bit: s*b*h*(34 + 5*a*s/h) / tp (Korthikanti et al., "Reducing
- * Activation Recomputation in Large Transformer Models", MLSys 2023,
- * section 4.1, tensor parallel without sequence parallelism; the 10*s*b*h
- * outside the parallel regions is kept whole). Memory held, not HBM traffic:
- * what the kernels read and write is wl_layer_kernels. */
+ * GPU, 16-bit: for GPT's shape s*b*h*(10 + 24/tp + 5*a*s/(h*tp))
+ * (Korthikanti et al., "Reducing Activation Recomputation in Large
+ * Transformer Models", MLSys 2023, section 4.1, tensor parallel without
+ * sequence parallelism: the 10*s*b*h outside the parallel regions is kept
+ * whole), with the same terms written for GQA and SwiGLU widths. Memory
+ * held, not HBM traffic: what the kernels read and write is
+ * wl_layer_kernels. */
 double wl_layer_act_bytes(const wl_transformer *t, uint32_t mb, uint32_t tp);
+
+/* How a job is laid out, for its memory per GPU. */
+typedef struct wl_mem_plan {
+	uint32_t tp, pp, dp;
+	uint32_t mb;              /* samples per microbatch */
+	uint32_t microbatches;    /* per pipeline per iteration; 0: at least pp */
+	int zero_stage;           /* 0..3 */
+	bool recompute;           /* full activation recomputation */
+	uint32_t channels;        /* NCCL channels per communicator (0: 1) */
+	double reserve_bytes;     /* framework and CUDA context, given by the scenario */
+} wl_mem_plan;
+
+/* Bytes one GPU holds, for the pipeline stage that needs the most. */
+typedef struct wl_memory {
+	double weights, grads, optimizer;  /* mixed-precision Adam, ZeRO-partitioned */
+	double activations;                /* kept for backward under 1F1B (transformers) */
+	double comm;                       /* NCCL's buffers */
+	double reserve;                    /* the scenario's reserve */
+	double total;
+	uint32_t stage;                    /* that stage */
+} wl_memory;
+
+/* Memory per GPU of model m laid out as p: the largest over its pipeline
+ * stages (formulas and sources at each term in models/workload.c). Vision
+ * models: model states and buffers only (no activation model). */
+void wl_gpu_memory(const wl_model *m, const wl_mem_plan *p, wl_memory *out);
 
 /* One memory-bound (non-GEMM) kernel: the bytes it reads from and writes
  * to HBM. */

@@ -402,6 +402,28 @@ static void put_tp_channels(rep_report *rep, const char *variant, const train_co
 	}
 }
 
+/* The memory per GPU the scenario check computed (models/workload.h): the
+ * stage that needs the most, its parts, against the GPU's memory. */
+static void put_memory(rep_report *rep, const char *variant, const scn_scenario *s,
+		       const scn_job *job)
+{
+	const wl_memory *m = &job->wl.train.memory;
+	char key[96], buf[400];
+	if (m->total <= 0)
+		return;
+	snprintf(key, sizeof key, "%s.memory_per_gpu", variant);
+	snprintf(buf, sizeof buf, "%.1f GB of %.1f GB on pipeline stage %u: weights %.1f GB, "
+		 "gradients %.1f GB, optimizer states %.1f GB (mixed-precision Adam, ZeRO stage "
+		 "%d), activations %.1f GB (1F1B, %s), NCCL buffers %.1f GB, reserve %.1f GB%s",
+		 m->total / 1e9, s->cluster.gpu.v.gpu.hbm_bytes / 1e9, m->stage, m->weights / 1e9,
+		 m->grads / 1e9, m->optimizer / 1e9, job->wl.train.zero_stage,
+		 m->activations / 1e9, job->wl.train.recompute ? "full recomputation" :
+		 "no recomputation", m->comm / 1e9, m->reserve / 1e9,
+		 m->reserve > 0 ? "" : " (framework and CUDA context not counted: set "
+		 "workload.memory_reserve)");
+	rep_set_info(rep, key, buf);
+}
+
 static void to_trace(void *ctx, const train_span *sp)
 {
 	static const trace_cat cats[] = { [TRAIN_SPAN_COMPUTE] = TRACE_COMPUTE,
@@ -473,6 +495,7 @@ static int job_acc_put(job_acc *ja, const scn_scenario *s, rep_report *rep, diag
 	if (!rc) {
 		put_notes(rep, rep_variant_name(ja->rv), ja->notes, &ja->a.last);
 		put_tp_channels(rep, rep_variant_name(ja->rv), &ja->c, &ja->a.last);
+		put_memory(rep, rep_variant_name(ja->rv), s, ja->job);
 	} else {
 		diag_add(d, NULL, 0, 0, "variant '%s': the report refused its %s: %s",
 			 rep_variant_name(ja->rv), what, sim_strerror(rc));
