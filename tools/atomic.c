@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sim/err.h"
@@ -106,6 +107,12 @@ static struct temp_slot {
 	char path[PATH_MAX];
 } temps[MAX_TEMPS];
 static bool handlers_set;
+static volatile pid_t writer_child; /* writes into a temporary (gnuplot); 0 none */
+
+void atomic_temp_child(pid_t pid)
+{
+	writer_child = pid;
+}
 
 static void drop_slots(void)
 {
@@ -124,6 +131,9 @@ static void on_signal(int sig)
 {
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	int saved = errno;
+	pid_t child = writer_child;
+	if (child > 0 && !kill(child, SIGKILL)) /* else it writes on after the unlink */
+		waitpid(child, NULL, 0);
 	drop_slots();
 	sigaction(sig, &dfl, NULL);
 	raise(sig);

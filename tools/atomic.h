@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* Writes the whole content to f; 0, or a SIM_E* code (SIM_ENOMEM is passed
  * through as is; any other failure is reported as a write failure). */
@@ -58,6 +59,11 @@ void atomic_temp_drop_all(void);
  * removal on interruption, as atomic_temp_create does. 0 or SIM_ENOMEM (too
  * many at once). */
 int atomic_temp_register(const char *path, bool is_dir);
+
+/* The child process (gnuplot) that writes into the registered temporaries
+ * now, 0 when none: on interruption it is killed and reaped before they
+ * are removed, so it cannot create one again. */
+void atomic_temp_child(pid_t pid);
 
 /* ---- standard output ---- */
 

@@ -51,8 +51,13 @@ static bool is_svg(const char *out)
 int gp_begin(gp_job *g, const char *out, char *errbuf, size_t errlen)
 {
 	int err;
+	const char *tmpdir = getenv("TMPDIR");
 	*g = (gp_job){ .f = NULL };
-	strcpy(g->dir, "/tmp/dpusim-plot.XXXXXX");
+	/* $TMPDIR when it can be quoted in a gnuplot script as it is */
+	if (!tmpdir || tmpdir[0] != '/' || strpbrk(tmpdir, "'\"\n\\") ||
+	    strlen(tmpdir) > sizeof g->dir - 32)
+		tmpdir = "/tmp";
+	snprintf(g->dir, sizeof g->dir, "%s/dpusim-plot.XXXXXX", tmpdir);
 	if (!mkdtemp(g->dir)) {
 		g->dir[0] = '\0';
 		return fail(errbuf, errlen, SIM_EIO, "cannot create a temporary folder: %s",
@@ -141,9 +146,13 @@ static int spawn(const gp_job *g, char *errbuf, size_t errlen)
 	if (err)
 		return fail(errbuf, errlen, -1, "cannot run gnuplot: %s (install gnuplot-nox)",
 			    strerror(err));
+	atomic_temp_child(pid);
 	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
+		if (errno != EINTR) {
+			atomic_temp_child(0);
 			return fail(errbuf, errlen, -1, "waiting for gnuplot: %s", strerror(errno));
+		}
+	atomic_temp_child(0);
 	if (!WIFEXITED(status))
 		return fail(errbuf, errlen, -1, "gnuplot was killed by signal %d",
 			    WIFSIGNALED(status) ? WTERMSIG(status) : 0);

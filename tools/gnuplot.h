@@ -15,8 +15,8 @@
 #include <stdio.h>
 
 typedef struct gp_job {
-	char dir[64];            /* private temporary folder; "" before gp_begin */
-	char script[96], data[96], log[96];
+	char dir[256];           /* private temporary folder ($TMPDIR, else /tmp) */
+	char script[288], data[288], log[288];
 	char tmp[PATH_MAX];      /* the picture before the rename */
 	FILE *f;                 /* the script, open until gp_finish */
 } gp_job;
