@@ -5,8 +5,9 @@ MODEL_OBJS += $(BUILD)/models/units.o $(BUILD)/models/diag.o $(BUILD)/models/ytr
 	$(BUILD)/models/profile_schema.o $(BUILD)/models/profile.o \
 	$(BUILD)/models/scenario.o $(BUILD)/models/scenario_read.o \
 	$(BUILD)/models/scenario_resolve.o $(BUILD)/models/scenario_dump.o \
+	$(BUILD)/models/offload.o \
 	$(BUILD)/models/datadir.o $(BUILD)/models/canon.o
-UNIT_TESTS += units diag ytree profile scenario datadir canon
+UNIT_TESTS += units diag ytree profile scenario datadir canon offload
 # fabric, transports, collectives (ME=fab)
 MODEL_OBJS += $(BUILD)/models/fabric.o $(BUILD)/models/transport.o $(BUILD)/models/coll.o \
 	$(BUILD)/models/coll_nccl.o

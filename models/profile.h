@@ -52,6 +52,8 @@ typedef struct profile_nic {
 	double pcie_gen, pcie_lanes;
 	double gpudirect; /* bool */
 	double power_w;
+	double inline_crypto;        /* bool: an inline IPsec/TLS engine (crypto-enabled SKUs) */
+	double inline_crypto_bw_Bps; /* that engine's AES-GCM throughput */
 } profile_nic;
 
 typedef struct profile_dpu {

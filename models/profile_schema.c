@@ -62,6 +62,10 @@ const profile_field profile_fields[] = {
 	F(CPU, profile_cpu, "idle_w", idle_w, UNIT_WATTS, 0, 1e4, false, "power per socket when idle"),
 
 	NIC_FIELDS(NIC, profile_nic, ),
+	B(NIC, profile_nic, "inline_crypto", inline_crypto,
+	  "inline IPsec/TLS (AES-GCM) engine on the adapter (crypto-enabled SKUs)"),
+	F(NIC, profile_nic, "inline_crypto_bw", inline_crypto_bw_Bps, UNIT_BYTES_PER_S, 0, 1e13, true,
+	  "inline IPsec/TLS (AES-GCM) engine throughput"),
 
 	NIC_FIELDS(DPU, profile_dpu, nic.),
 	F(DPU, profile_dpu, "arm_cores", arm_cores, UNIT_COUNT, 1, 1024, false, "Arm cores"),

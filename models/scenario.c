@@ -12,6 +12,7 @@
 
 #include "models/canon.h"
 #include "models/datadir.h"
+#include "models/offload.h"
 #include "models/scenario_int.h"
 #include "sim/err.h"
 
@@ -19,10 +20,10 @@
 #define MAX_REPORTED_POINTS 20
 
 const char *scn_topology_name(scn_topology v) { return scn_topology_words[v]; }
-const char *scn_network_name(scn_network v) { return scn_network_words[v]; }
-const char *scn_storage_path_name(scn_storage_path v) { return scn_storage_words[v]; }
-const char *scn_crypto_name(scn_crypto v) { return scn_crypto_words[v]; }
-const char *scn_vswitch_name(scn_vswitch v) { return scn_vswitch_words[v]; }
+const char *scn_network_name(scn_network v) { return offload_word(OFFLOAD_NETWORK, (int)v); }
+const char *scn_storage_path_name(scn_storage_path v) { return offload_word(OFFLOAD_STORAGE, (int)v); }
+const char *scn_crypto_name(scn_crypto v) { return offload_word(OFFLOAD_CRYPTO, (int)v); }
+const char *scn_vswitch_name(scn_vswitch v) { return offload_word(OFFLOAD_VSWITCH, (int)v); }
 const char *scn_precision_name(scn_precision v) { return scn_precision_words[v]; }
 const char *scn_coll_op_name(scn_coll_op v) { return scn_op_words[v]; }
 const char *scn_coll_algo_name(scn_coll_algo v) { return scn_algo_words[v]; }

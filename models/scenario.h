@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "models/diag.h"
+#include "models/offload_list.h"
 #include "models/profile.h"
 #include "models/workload.h"
 
@@ -32,17 +33,11 @@ typedef enum scn_coll_algo {
 	SCN_ALGO_AUTO, SCN_ALGO_RING, SCN_ALGO_TREE, SCN_ALGO_HIERARCHICAL, SCN_ALGO_IN_NETWORK
 } scn_coll_algo;
 typedef enum scn_placement { SCN_PLACE_PACKED, SCN_PLACE_SPREAD } scn_placement;
-typedef enum scn_network { SCN_NET_HOST_TCP, SCN_NET_RDMA, SCN_NET_RDMA_GDR } scn_network;
-/* host: NFS over TCP through the host's file-system client; dpu-snap:
- * NVMe-oF/SNAP on the DPU; gds: GPUDirect Storage; host-rdma: the host's
- * NVMe-oF over RDMA initiator (Linux nvme-rdma), into a host bounce buffer. */
-typedef enum scn_storage_path {
-	SCN_STOR_HOST, SCN_STOR_DPU_SNAP, SCN_STOR_GDS, SCN_STOR_HOST_RDMA
-} scn_storage_path;
-typedef enum scn_crypto { SCN_CRYPTO_NONE, SCN_CRYPTO_HOST, SCN_CRYPTO_DPU_INLINE } scn_crypto;
-/* SCN_VSW_DPU: ASAP2 offload in the DPU's switch; SCN_VSW_DPU_ARM: the
- * software switch run on the DPU's Arm cores. */
-typedef enum scn_vswitch { SCN_VSW_NONE, SCN_VSW_HOST, SCN_VSW_DPU, SCN_VSW_DPU_ARM } scn_vswitch;
+/* The offload options (models/offload_list.h, one list per kind). */
+typedef enum scn_network { OFFLOAD_NETWORKS(OFFLOAD_ENUM_) } scn_network;
+typedef enum scn_storage_path { OFFLOAD_STORAGES(OFFLOAD_ENUM_) } scn_storage_path;
+typedef enum scn_crypto { OFFLOAD_CRYPTOS(OFFLOAD_ENUM_) } scn_crypto;
+typedef enum scn_vswitch { OFFLOAD_VSWITCHES(OFFLOAD_ENUM_) } scn_vswitch;
 typedef enum scn_slowdown { SCN_SLOW_NONE, SCN_SLOW_LOGNORMAL, SCN_SLOW_NORMAL } scn_slowdown;
 
 /* The words of each enumeration, as written in scenario files ("fat-tree"). */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "models/offload.h"
 #include "models/scenario_int.h"
 
 /* ---- YAML output helpers ---- */
@@ -210,10 +211,9 @@ static void dump_variants(FILE *f, const scn_scenario *s)
 		fputs("  - name: ", f);
 		put_str(f, v->name);
 		fputc('\n', f);
-		put_word(f, 4, "network", scn_network_words[v->network]);
-		put_word(f, 4, "storage", scn_storage_words[v->storage]);
-		put_word(f, 4, "crypto", scn_crypto_words[v->crypto]);
-		put_word(f, 4, "vswitch", scn_vswitch_words[v->vswitch]);
+		for (int k = 0; k < OFFLOAD_NKINDS; k++)
+			put_word(f, 4, offload_kind_name((offload_kind)k),
+				 offload_word((offload_kind)k, offload_value(v, (offload_kind)k)));
 	}
 }
 
@@ -354,8 +354,8 @@ void scn_summary(const scn_scenario *s, FILE *f)
 	for (size_t i = 0; i < s->nvariants; i++) {
 		const scn_variant *v = &s->variants[i];
 		fprintf(f, "%s %s (network %s, storage %s, crypto %s, vswitch %s)", i ? ";" : "", v->name,
-			scn_network_words[v->network], scn_storage_words[v->storage], scn_crypto_words[v->crypto],
-			scn_vswitch_words[v->vswitch]);
+			scn_network_name(v->network), scn_storage_path_name(v->storage),
+			scn_crypto_name(v->crypto), scn_vswitch_name(v->vswitch));
 	}
 	if (s->sweep.naxes) {
 		fprintf(f, ". Sweep: %zu points (%s of", s->sweep.points, s->sweep.zip ? "zip" : "cartesian");

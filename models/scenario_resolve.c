@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "models/offload.h"
 #include "models/scenario_int.h"
 #include "sim/err.h"
 
@@ -17,10 +18,6 @@ const char *const scn_op_words[] = { "allreduce", "reduce-scatter", "allgather",
 				     "broadcast", "sendrecv", NULL };
 const char *const scn_algo_words[] = { "auto", "ring", "tree", "hierarchical", "in-network", NULL };
 const char *const scn_placement_words[] = { "packed", "spread", NULL };
-const char *const scn_network_words[] = { "host-tcp", "rdma", "rdma-gdr", NULL };
-const char *const scn_storage_words[] = { "host", "dpu-snap", "gds", "host-rdma", NULL };
-const char *const scn_crypto_words[] = { "none", "host", "dpu-inline", NULL };
-const char *const scn_vswitch_words[] = { "none", "host", "dpu", "dpu-arm", NULL };
 const char *const scn_slowdown_words[] = { "none", "lognormal", "normal", NULL };
 const char *const scn_ckpt_mode_words[] = { "sync", "async", NULL };
 
@@ -732,62 +729,91 @@ static void read_jobs(rs *c, const yt_node *jn)
 
 static const char *const variant_keys[] = { "name", "network", "storage", "crypto", "vswitch", NULL };
 
-static void check_variant(rs *c, const yt_node *vn, const scn_variant *v)
+/* What an offload option takes from the cluster (its row,
+ * models/offload.c): the host-costs profile it reads, and every profile
+ * field it needs, each refused with where to set it. */
+static void check_needs(rs *c, const scn_variant *v, const yt_node *vn, offload_kind k)
+{
+	const offload_row *row = offload_row_of(v, k);
+	const yt_node *at = yt_get(vn, offload_kind_name(k));
+	const yt_node *hw_node[] = { [OFFLOAD_HOST_COSTS] = c->host, [OFFLOAD_NIC] = c->nic,
+				     [OFFLOAD_DPU] = c->dpu };
+	char why[160];
+	snprintf(why, sizeof why, "variant '%s' (%s: %s)", v->name, offload_kind_name(k),
+		 offload_word(k, row->value));
+	if (row->host_costs_for && !c->s->cluster.host_costs.prof)
+		scn_err(c->r, at, "%s %s 'cluster.host_costs' (a host-costs profile such as "
+			"host-costs-linux)", why, row->host_costs_for);
+	for (size_t i = 0; i < OFFLOAD_MAX_FIELDS && row->needs[i].field; i++) {
+		const offload_field *f = &row->needs[i];
+		const scn_hw *hw = offload_hw_of(c->s, f->hw);
+		if (f->alt)
+			need_either(c, hw, hw_node[f->hw], at, f->field, f->alt, why);
+		else
+			need(c, hw, hw_node[f->hw], at, f->field, why);
+	}
+}
+
+/* Options that run on a DPU need one; options that run work on the host's
+ * cores need its costs. */
+static void check_hosts(rs *c, const yt_node *vn, const scn_variant *v)
 {
 	scn_cluster *cl = &c->s->cluster;
-	char why[160];
-	const yt_node *net = yt_get(vn, "network"), *st = yt_get(vn, "storage");
-	const yt_node *cr = yt_get(vn, "crypto"), *vs = yt_get(vn, "vswitch");
-	struct { bool uses; const yt_node *at; const char *what; } dpu_uses[] = {
-		{ v->storage == SCN_STOR_DPU_SNAP, st, "storage: dpu-snap" },
-		{ v->crypto == SCN_CRYPTO_DPU_INLINE, cr, "crypto: dpu-inline" },
-		{ v->vswitch == SCN_VSW_DPU, vs, "vswitch: dpu" },
-		{ v->vswitch == SCN_VSW_DPU_ARM, vs, "vswitch: dpu-arm" },
-	};
-	for (size_t i = 0; i < sizeof dpu_uses / sizeof dpu_uses[0]; i++)
-		if (dpu_uses[i].uses && !cl->has_dpu)
-			scn_err(c->r, dpu_uses[i].at, "variant '%s' has %s, but the cluster has no 'dpu'",
-				v->name, dpu_uses[i].what);
-	if ((v->network == SCN_NET_HOST_TCP || v->crypto == SCN_CRYPTO_HOST ||
-	     v->vswitch == SCN_VSW_HOST) && !cl->host_costs.prof)
+	bool host_work = false;
+	for (int k = 0; k < OFFLOAD_NKINDS; k++) {
+		const offload_row *row = offload_row_of(v, (offload_kind)k);
+		host_work |= row->host_work;
+		if (row->dpu && !cl->has_dpu)
+			scn_err(c->r, yt_get(vn, offload_kind_name((offload_kind)k)),
+				"variant '%s' has %s: %s, but the cluster has no 'dpu'", v->name,
+				offload_kind_name((offload_kind)k), offload_word((offload_kind)k, row->value));
+	}
+	if (host_work && !cl->host_costs.prof)
 		scn_err(c->r, vn, "variant '%s' runs work on the host CPU, which needs 'cluster.host_costs' "
 			"(a host-costs profile such as host-costs-linux)", v->name);
-	snprintf(why, sizeof why, "variant '%s' (network: %s)", v->name, scn_network_words[v->network]);
-	if (v->network == SCN_NET_HOST_TCP) {
-		need_either(c, &cl->host_costs, c->host, net, "tcp_rx_cycles_per_byte", "tcp_rx_bw_per_core", why);
-		need(c, &cl->host_costs, c->host, net, "mtu", why);
-	}
-	if (v->network == SCN_NET_RDMA_GDR && need(c, &cl->nic, c->nic, net, "gpudirect", why) &&
-	    cl->nic.v.nic.gpudirect == 0)
-		scn_err(c->r, net, "%s needs GPUDirect RDMA, which NIC '%s' does not support", why, cl->nic.name);
+}
+
+/* Where the loader's reads come from: storage servers, or the node's own
+ * drives. */
+static void check_storage(rs *c, const yt_node *vn, const scn_variant *v)
+{
+	scn_cluster *cl = &c->s->cluster;
+	const yt_node *st = yt_get(vn, "storage");
+	char why[160];
 	if (((v->storage == SCN_STOR_DPU_SNAP || v->storage == SCN_STOR_HOST_RDMA) &&
 	     !cl->storage.present) ||
 	    (v->storage == SCN_STOR_GDS && !cl->storage.present && !cl->local_nvme.present))
 		scn_err(c->r, st, "variant '%s' has storage: %s, but the cluster has no 'storage'%s",
-			v->name, scn_storage_words[v->storage],
+			v->name, scn_storage_path_name(v->storage),
 			v->storage == SCN_STOR_GDS ? " or 'local_nvme'" : "");
-	snprintf(why, sizeof why, "variant '%s' (storage: %s)", v->name, scn_storage_words[v->storage]);
+	snprintf(why, sizeof why, "variant '%s' (storage: %s)", v->name,
+		 scn_storage_path_name(v->storage));
 	/* GDS from node-local drives needs no NIC; from servers, GPUDirect RDMA. */
 	if (v->storage == SCN_STOR_GDS && !cl->local_nvme.present &&
 	    need(c, &cl->nic, c->nic, st, "gpudirect", why) &&
 	    cl->nic.v.nic.gpudirect == 0)
 		scn_err(c->r, st, "%s needs GPUDirect, which NIC '%s' does not support", why, cl->nic.name);
-	if (v->storage == SCN_STOR_DPU_SNAP && cl->has_dpu) {
-		need(c, &cl->dpu, c->dpu, st, "snap_bw", why);
-		need(c, &cl->dpu, c->dpu, st, "snap_iops", why);
-	}
 	/* NVMe-oF over RDMA is an NVMe initiator talking to remote drives: the
 	 * node's own drives are local NVMe, not read over the fabric. */
 	if (v->storage == SCN_STOR_HOST_RDMA && cl->local_nvme.present)
 		scn_err(c->r, st, "variant '%s' has storage: host-rdma (NVMe-oF over RDMA from "
 			"'cluster.storage'), but with 'local_nvme' the loader reads the node's own "
 			"drives (storage: host or gds)", v->name);
+}
+
+/* Which traffic each crypto option can encrypt, and on what. False where
+ * the option has nothing to run on, so its fields are not asked for. */
+static bool check_crypto(rs *c, const yt_node *vn, const scn_variant *v)
+{
+	scn_cluster *cl = &c->s->cluster;
+	const yt_node *net = yt_get(vn, "network"), *st = yt_get(vn, "storage");
+	const yt_node *cr = yt_get(vn, "crypto");
 	/* RDMA packets are built and consumed by the NIC: the kernel's IPsec
 	 * (xfrm) never sees them, so AES-GCM on the host's cores cannot
 	 * encrypt NVMe-oF/RDMA in transit; IPsec over RoCE needs the NIC's or
 	 * DPU's packet offload (NVIDIA MLNX_OFED/DOCA docs, "IPsec Packet
 	 * Offload", crypto-enabled ConnectX-6 Dx/-7 and BlueField-2): crypto:
-	 * dpu-inline. */
+	 * dpu-inline or nic-inline. */
 	if (v->storage == SCN_STOR_HOST_RDMA && v->crypto == SCN_CRYPTO_HOST)
 		scn_err(c->r, cr ? cr : st, "variant '%s' has storage: host-rdma with crypto: host, "
 			"but the host's IPsec never sees RDMA traffic (the NIC builds it): encrypt it "
@@ -798,31 +824,37 @@ static void check_variant(rs *c, const yt_node *vn, const scn_variant *v)
 		scn_err(c->r, cr ? cr : net, "variant '%s' has network: %s with crypto: host, but the "
 			"host's IPsec never sees RDMA traffic (the NIC builds it): encrypt it on the NIC "
 			"or DPU (crypto: dpu-inline), or use network: host-tcp", v->name,
-			scn_network_words[v->network]);
-	snprintf(why, sizeof why, "variant '%s' (crypto: %s)", v->name, scn_crypto_words[v->crypto]);
-	if (v->crypto == SCN_CRYPTO_HOST)
-		need(c, &cl->host_costs, c->host, cr, "aes_gcm_cycles_per_byte", why);
-	if (v->crypto == SCN_CRYPTO_DPU_INLINE && cl->has_dpu)
-		need(c, &cl->dpu, c->dpu, cr, "crypto_rate", why);
-	snprintf(why, sizeof why, "variant '%s' (vswitch: %s)", v->name, scn_vswitch_words[v->vswitch]);
-	if (v->vswitch == SCN_VSW_HOST)
-		need_either(c, &cl->host_costs, c->host, vs, "vswitch_cycles_per_packet", "vswitch_pps_per_core", why);
-	if (v->vswitch == SCN_VSW_DPU && cl->has_dpu)
-		need(c, &cl->dpu, c->dpu, vs, "asap2_pps", why);
-	if (v->vswitch == SCN_VSW_DPU_ARM) {
-		/* The software switch's cost per packet comes from the host-costs
-		 * profile, scaled to the Arm cores (models/setup.c). */
-		if (!cl->host_costs.prof)
-			scn_err(c->r, vs, "%s takes the software switch's cost per packet from "
-				"'cluster.host_costs' (a host-costs profile such as host-costs-linux)", why);
-		need_either(c, &cl->host_costs, c->host, vs, "vswitch_cycles_per_packet", "vswitch_pps_per_core", why);
-		need(c, &cl->host_costs, c->host, vs, "mtu", why);
-		if (cl->has_dpu) {
-			need(c, &cl->dpu, c->dpu, vs, "arm_cores", why);
-			need(c, &cl->dpu, c->dpu, vs, "arm_freq", why);
-			need(c, &cl->dpu, c->dpu, vs, "arm_rel_speed", why);
-		}
+			scn_network_name(v->network));
+	/* The inline engine is on crypto-enabled adapters only (NVIDIA DOCA,
+	 * "IPsec Crypto Offload": crypto-enabled ConnectX-6 Dx and ConnectX-7,
+	 * not ConnectX-6). */
+	if (v->crypto == SCN_CRYPTO_NIC_INLINE && profile_has(cl->nic.v.nic.inline_crypto) &&
+	    cl->nic.v.nic.inline_crypto == 0) {
+		scn_err(c->r, cr, "variant '%s' has crypto: nic-inline, but NIC '%s' has no inline "
+			"crypto engine (its profile says 'inline_crypto: false'): use a crypto-enabled "
+			"NIC (set cluster.nic.inline_crypto with its source), crypto: dpu-inline or host",
+			v->name, cl->nic.name);
+		return false;
 	}
+	return true;
+}
+
+static void check_variant(rs *c, const yt_node *vn, const scn_variant *v)
+{
+	scn_cluster *cl = &c->s->cluster;
+	const yt_node *net = yt_get(vn, "network");
+	const yt_node *cr = yt_get(vn, "crypto"), *vs = yt_get(vn, "vswitch");
+	check_hosts(c, vn, v);
+	check_needs(c, v, vn, OFFLOAD_NETWORK);
+	if (v->network == SCN_NET_RDMA_GDR && profile_has(cl->nic.v.nic.gpudirect) &&
+	    cl->nic.v.nic.gpudirect == 0)
+		scn_err(c->r, net, "variant '%s' (network: rdma-gdr) needs GPUDirect RDMA, which NIC "
+			"'%s' does not support", v->name, cl->nic.name);
+	check_storage(c, vn, v);
+	check_needs(c, v, vn, OFFLOAD_STORAGE);
+	if (check_crypto(c, vn, v))
+		check_needs(c, v, vn, OFFLOAD_CRYPTO);
+	check_needs(c, v, vn, OFFLOAD_VSWITCH);
 	if (c->s->security.encryption_required && v->crypto == SCN_CRYPTO_NONE)
 		scn_err(c->r, cr ? cr : vn, "variant '%s' does not encrypt (crypto: none), but security.encryption is required",
 			v->name);
@@ -836,16 +868,16 @@ static void read_variant(rs *c, const yt_node *vn, scn_variant *v)
 	int x;
 	scn_only_keys(c->r, vn, variant_keys, "a variant");
 	scn_get_str(c->r, vn, "name", true, v->name, sizeof v->name);
-	if (scn_get_enum(c->r, vn, "network", true, scn_network_words, &x))
+	if (scn_get_enum(c->r, vn, "network", true, offload_words(OFFLOAD_NETWORK), &x))
 		v->network = (scn_network)x;
 	v->storage = SCN_STOR_HOST;
-	if (scn_get_enum(c->r, vn, "storage", false, scn_storage_words, &x))
+	if (scn_get_enum(c->r, vn, "storage", false, offload_words(OFFLOAD_STORAGE), &x))
 		v->storage = (scn_storage_path)x;
 	v->crypto = SCN_CRYPTO_NONE;
-	if (scn_get_enum(c->r, vn, "crypto", false, scn_crypto_words, &x))
+	if (scn_get_enum(c->r, vn, "crypto", false, offload_words(OFFLOAD_CRYPTO), &x))
 		v->crypto = (scn_crypto)x;
 	v->vswitch = SCN_VSW_NONE;
-	if (scn_get_enum(c->r, vn, "vswitch", false, scn_vswitch_words, &x))
+	if (scn_get_enum(c->r, vn, "vswitch", false, offload_words(OFFLOAD_VSWITCH), &x))
 		v->vswitch = (scn_vswitch)x;
 }
 

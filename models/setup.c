@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "models/offload.h"
 #include "sim/err.h"
 
 #define PS_PER_S 1e12
@@ -67,155 +68,7 @@ int setup_host_of(const scn_scenario *s, setup_host *out, diag *d)
 	return SIM_OK;
 }
 
-/* Core-seconds per byte of a cost given as cycles per byte, or as a
- * throughput per core where the clock of the measurement is unpublished. */
-static double core_s_per_byte(double cycles_per_byte, double per_core_Bps, double freq_Hz)
-{
-	if (profile_has(cycles_per_byte))
-		return cycles_per_byte / freq_Hz;
-	if (profile_has(per_core_Bps) && per_core_Bps > 0)
-		return 1.0 / per_core_Bps;
-	return NAN;
-}
-
-static double dpu_engine(const scn_scenario *s, double rate, const char *field,
-			 const char *what, diag *d)
-{
-	if (!s->cluster.has_dpu) {
-		diag_add(d, NULL, 0, 0, "%s needs a DPU in cluster.dpu", what);
-		return NAN;
-	}
-	if (!need(rate, &s->cluster.dpu, field, "cluster.dpu", d))
-		return NAN;
-	return rate * (s->cluster.dpus_per_node > 0 ? s->cluster.dpus_per_node : 1);
-}
-
-static void cap_engine(setup_host_costs *o, double cap, const char *what)
-{
-	if (cap > 0 && (o->engine_cap_Bps == 0 || cap < o->engine_cap_Bps)) {
-		o->engine_cap_Bps = cap;
-		o->engine_what = what;
-	}
-}
-
-/* A software virtual switch on the DPU's Arm cores: the host-costs
- * profile's packets per host-core cycle, scaled by the Arm cores' count,
- * clock and work per cycle relative to a host core (the profile's
- * arm_rel_speed), times the MTU. Where the host cost is a rate per core
- * (the measurement's clock unpublished), the scenario's host clock stands
- * in for it. NAN, with messages, when a figure is missing. */
-static double arm_vswitch_Bps(const scn_scenario *s, const setup_host *h, double mtu, diag *d)
-{
-	const profile_host_costs *hc = &s->cluster.host_costs.v.host;
-	const profile_dpu *dpu = &s->cluster.dpu.v.dpu;
-	double pkt_per_cycle = profile_has(hc->vswitch_cycles_per_packet)
-				       ? 1.0 / hc->vswitch_cycles_per_packet
-				       : hc->vswitch_pps_per_core / h->freq_Hz;
-	bool ok = s->cluster.has_dpu && need(dpu->arm_cores, &s->cluster.dpu, "arm_cores", "cluster.dpu", d) &
-		  need(dpu->arm_freq_hz, &s->cluster.dpu, "arm_freq", "cluster.dpu", d) &
-		  need(dpu->arm_rel_speed, &s->cluster.dpu, "arm_rel_speed", "cluster.dpu", d);
-	if (!s->cluster.has_dpu)
-		diag_add(d, NULL, 0, 0, "vswitch: dpu-arm needs a DPU in cluster.dpu");
-	if (!profile_has(pkt_per_cycle) || !isfinite(mtu)) {
-		need(NAN, &s->cluster.host_costs, "vswitch_pps_per_core and mtu", "cluster.host_costs", d);
-		ok = false;
-	}
-	if (!ok)
-		return NAN;
-	return dpu->arm_cores * dpu->arm_freq_hz * dpu->arm_rel_speed * pkt_per_cycle * mtu *
-	       (s->cluster.dpus_per_node > 0 ? s->cluster.dpus_per_node : 1);
-}
-
-/* tcp_cycles_per_packet, per side on top of the per-byte costs (as dpusim
- * calibrate fits them: cycles = c_pkt ceil(S / mtu) + c_byte S,
- * docs/calibration.md): c_pkt / mtu per byte of a bulk transfer, added to
- * each side whose cost is given in cycles per byte. A clock-free
- * throughput (tcp_rx_bw_per_core) is measured with its packets included,
- * so it takes none. */
-static void tcp_packet_costs(const scn_scenario *s, const setup_host *h, double mtu,
-			     setup_host_costs *out, diag *d)
-{
-	const profile_host_costs *hc = &s->cluster.host_costs.v.host;
-	double per_byte;
-	if (!profile_has(hc->tcp_cycles_per_packet))
-		return;
-	if (!isfinite(mtu)) {
-		need(NAN, &s->cluster.host_costs, "mtu", "cluster.host_costs", d);
-		return;
-	}
-	per_byte = hc->tcp_cycles_per_packet / mtu / h->freq_Hz;
-	if (profile_has(hc->tcp_rx_cycles_per_byte))
-		out->tcp_core_s_per_byte += per_byte;
-	if (isfinite(out->tcp_tx_core_s_per_byte))
-		out->tcp_tx_core_s_per_byte += per_byte;
-}
-
-int setup_net_costs(const scn_scenario *s, const scn_variant *v, const setup_host *h,
-		    setup_host_costs *out, diag *d, diag *notes)
-{
-	const profile_host_costs *hc = &s->cluster.host_costs.v.host;
-	double mtu = profile_has(hc->mtu_bytes) ? hc->mtu_bytes : NAN;
-	size_t errs = diag_count(d);
-	*out = (setup_host_costs){ 0 };
-	if (v->network == SCN_NET_HOST_TCP) {
-		out->tcp_core_s_per_byte = core_s_per_byte(hc->tcp_rx_cycles_per_byte,
-							   hc->tcp_rx_bw_per_core_Bps, h->freq_Hz);
-		if (!isfinite(out->tcp_core_s_per_byte))
-			need(NAN, &s->cluster.host_costs, "tcp_rx_bw_per_core",
-			     "cluster.host_costs", d);
-		out->tcp_tx_core_s_per_byte = core_s_per_byte(hc->tcp_tx_cycles_per_byte, NAN,
-							      h->freq_Hz);
-		tcp_packet_costs(s, h, mtu, out, d);
-		if (!isfinite(out->tcp_tx_core_s_per_byte)) {
-			/* ASSUMPTION, said in the report: no published send-side cost, so
-			 * a byte sent costs what a byte received does, an upper bound
-			 * (Cai et al., SIGCOMM 2021: the receiver's copy is the
-			 * bottleneck of the Linux stack). */
-			out->tcp_tx_core_s_per_byte = out->tcp_core_s_per_byte;
-			if (notes)
-				diag_add(notes, NULL, 0, 0, "host-tcp: ASSUMPTION send-side CPU cost taken "
-					 "as the receive copy path's (no published tcp_tx_cycles_per_byte), "
-					 "an upper bound");
-		}
-	}
-	if (v->crypto == SCN_CRYPTO_HOST) {
-		out->crypto_core_s_per_byte = core_s_per_byte(hc->aes_gcm_cycles_per_byte, NAN,
-							      h->freq_Hz);
-		if (!isfinite(out->crypto_core_s_per_byte))
-			need(NAN, &s->cluster.host_costs, "aes_gcm_cycles_per_byte",
-			     "cluster.host_costs", d);
-	} else if (v->crypto == SCN_CRYPTO_DPU_INLINE) {
-		cap_engine(out, dpu_engine(s, s->cluster.dpu.v.dpu.crypto_rate_Bps, "crypto_rate",
-					   "crypto: dpu-inline", d), "DPU inline crypto engine");
-	}
-	if (v->vswitch == SCN_VSW_HOST) {
-		double pps = profile_has(hc->vswitch_cycles_per_packet)
-				     ? h->freq_Hz / hc->vswitch_cycles_per_packet
-				     : hc->vswitch_pps_per_core;
-		if (!profile_has(pps) || !isfinite(mtu))
-			need(NAN, &s->cluster.host_costs, "vswitch_pps_per_core and mtu",
-			     "cluster.host_costs", d);
-		else
-			out->vswitch_core_s_per_byte = 1.0 / (pps * mtu);
-	} else if (v->vswitch == SCN_VSW_DPU) {
-		double pps = dpu_engine(s, s->cluster.dpu.v.dpu.asap2_pps, "asap2_pps",
-					"vswitch: dpu", d);
-		if (isfinite(pps) && isfinite(mtu))
-			cap_engine(out, pps * mtu, "DPU ASAP2 virtual-switch offload");
-	} else if (v->vswitch == SCN_VSW_DPU_ARM) {
-		cap_engine(out, arm_vswitch_Bps(s, h, mtu, d),
-			   "software virtual switch on the DPU's Arm cores");
-	}
-	if (diag_count(d) > errs)
-		return SIM_EINVAL;
-	out->total_core_s_per_byte = out->tcp_core_s_per_byte + out->crypto_core_s_per_byte +
-				     out->vswitch_core_s_per_byte;
-	out->total_tx_core_s_per_byte = out->tcp_tx_core_s_per_byte + out->crypto_core_s_per_byte +
-					out->vswitch_core_s_per_byte;
-	return SIM_OK;
-}
-
-double setup_stack_cap_Bps(const setup_host_costs *c, double stack_cores)
+double setup_stack_cap_Bps(const offload_costs *c, double stack_cores)
 {
 	double mean = (c->total_core_s_per_byte + c->total_tx_core_s_per_byte) / 2;
 	return mean > 0 ? stack_cores / mean : 0;
@@ -303,8 +156,8 @@ int setup_transport(const scn_scenario *s, const scn_variant *v, const setup_hos
 		    coll_transport *out, diag *d, diag *notes)
 {
 	const profile_host_costs *hc = &s->cluster.host_costs.v.host;
-	setup_host_costs costs;
-	int rc = setup_net_costs(s, v, h, &costs, d, notes);
+	offload_costs costs;
+	int rc = offload_net_costs(s, v, h->freq_Hz, &costs, d, notes);
 	if (rc)
 		return rc;
 	*out = (coll_transport){ .mtu_bytes = profile_has(hc->mtu_bytes)

@@ -12,6 +12,7 @@
 #include "models/diag.h"
 #include "models/fabric.h"
 #include "models/gpu.h"
+#include "models/offload.h"
 #include "models/scenario.h"
 #include "models/transport.h"
 
@@ -21,23 +22,6 @@
  * generation is unknown. */
 double setup_pcie_Bps(double gen, double lanes);
 
-/* The host's work per byte moved over the network under this variant, in
- * core-seconds per byte, on the receiving side (total_core_s_per_byte) and
- * on the sending side (total_tx_core_s_per_byte), and what they are made
- * of, for explanations. Crypto and the virtual switch cost the same both
- * ways (AES-GCM encrypts and decrypts at one rate; the switch handles every
- * packet); TCP has its send and receive costs. */
-typedef struct setup_host_costs {
-	double tcp_core_s_per_byte;      /* kernel TCP receive (copy path) */
-	double tcp_tx_core_s_per_byte;   /* kernel TCP send */
-	double crypto_core_s_per_byte;   /* AES-GCM on host cores */
-	double vswitch_core_s_per_byte;  /* software virtual switch */
-	double total_core_s_per_byte;    /* receive side */
-	double total_tx_core_s_per_byte; /* send side */
-	double engine_cap_Bps;           /* DPU engine bound on the node's traffic; 0: none */
-	const char *engine_what;         /* which engine, for explanations */
-} setup_host_costs;
-
 /* The bound that `stack_cores` host cores put on a node's network traffic,
  * in and out together (B/s; 0 when the variant costs the host nothing): the
  * cores serve r = in + out bytes/s at (tx + rx) / 2 core-s per byte, exact
@@ -45,7 +29,7 @@ typedef struct setup_host_costs {
  * pipeline activations one way and gradients back), an approximation when
  * it does not (the flow solver has one capacity per resource, not a
  * weighted sum of the two directions). */
-double setup_stack_cap_Bps(const setup_host_costs *c, double stack_cores);
+double setup_stack_cap_Bps(const offload_costs *c, double stack_cores);
 
 /* Host CPU of one node: cores and clock. 0 or SIM_EINVAL with messages. */
 typedef struct setup_host {
@@ -55,12 +39,6 @@ typedef struct setup_host {
 } setup_host;
 
 int setup_host_of(const scn_scenario *s, setup_host *out, diag *d);
-
-/* Network costs the variant puts on the host (and DPU engines). Fills
- * notes (may be NULL) with what could not be modelled for lack of a
- * published figure. 0 or SIM_EINVAL with messages in d. */
-int setup_net_costs(const scn_scenario *s, const scn_variant *v, const setup_host *h,
-		    setup_host_costs *out, diag *d, diag *notes);
 
 /* The fabric for `gpus` GPUs of the scenario's cluster (packed onto
  * ceil(gpus / gpus_per_node) nodes), host memory per node the CPU

@@ -211,7 +211,7 @@ static void xfer_flowed(sim_engine *eng, void *obj, uint64_t data)
  * ways). Inside one node (NVLink) neither is involved. */
 static void count_net(trainer *tr, uint32_t from, uint32_t to, double bytes)
 {
-	const setup_host_costs *nc = &tr->cfg->net_costs;
+	const offload_costs *nc = &tr->cfg->net_costs;
 	if (from == to)
 		return;
 	tr->w->node_bytes[from] += bytes;
@@ -302,7 +302,7 @@ static void bucket_done(sim_engine *eng, void *obj, uint64_t data);
  * tensor rank, as before. */
 static void count_dp_hops(trainer *tr, const dpgroup *g, uint32_t d)
 {
-	const setup_host_costs *nc = &tr->cfg->net_costs;
+	const offload_costs *nc = &tr->cfg->net_costs;
 	uint32_t node = rank_of(tr, d, g->p, 0) / tr->gpn, out = 0, in = 0, D = tr->D;
 	double hop = g->bucket_bytes * 2.0 * (D - 1) / D;
 	for (uint32_t t = 0; t < tr->T; t++) {

@@ -67,7 +67,7 @@ typedef struct train_config {
 					       nccl_channels); 0: one per NIC of the node,
 					       as the data-parallel rings (coll.h) */
 	setup_host host;
-	setup_host_costs net_costs;
+	offload_costs net_costs;
 	double framework_cores_per_gpu;     /* the training process's own thread */
 	/* data loader, per replica (on the node of its stage 0) */
 	bool data;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/offload.h"
 #include "models/train.h"
 #include "sim/err.h"
 
@@ -53,8 +54,9 @@ static int storage_of(const scn_scenario *s, const scn_variant *v, const setup_h
 		      train_config *c, diag *d, diag *notes)
 {
 	const scn_storage *st = &s->cluster.storage;
-	const profile_host_costs *hc = &s->cluster.host_costs.v.host;
 	double servers = st->servers > 0 ? st->servers : 1;
+	offload_storage path;
+	int rc;
 	c->storage_write_Bps = NAN;
 	if (st->present && profile_has(st->server.v.storage.write_bw_Bps)) {
 		/* Checkpoints are writes: every server's write bandwidth, capped by
@@ -100,55 +102,11 @@ static int storage_of(const scn_scenario *s, const scn_variant *v, const setup_h
 			 "IOPS not a bound", st->server.name);
 	c->storage_io_lat_s = profile_has(st->server.v.storage.io_latency_s)
 				      ? st->server.v.storage.io_latency_s : 0;
-	switch (v->storage) {
-	case SCN_STOR_HOST:
-		/* NFS over TCP receives every byte through the kernel TCP copy
-		 * path: without a published NFS client cost, that copy's cost is
-		 * its lower bound (docs/scenarios.md: storage host is NFS). */
-		if (profile_has(hc->nfs_cycles_per_byte)) {
-			c->storage_core_s_per_byte = hc->nfs_cycles_per_byte / h->freq_Hz;
-		} else if (profile_has(hc->tcp_rx_cycles_per_byte) ||
-			   (profile_has(hc->tcp_rx_bw_per_core_Bps) && hc->tcp_rx_bw_per_core_Bps > 0)) {
-			c->storage_core_s_per_byte = profile_has(hc->tcp_rx_cycles_per_byte)
-							     ? hc->tcp_rx_cycles_per_byte / h->freq_Hz
-							     : 1.0 / hc->tcp_rx_bw_per_core_Bps;
-			if (notes)
-				diag_add(notes, NULL, 0, 0, "storage host: NFS client CPU cost taken as the "
-					 "TCP receive copy (tcp_rx_*), a lower bound (no published "
-					 "nfs_cycles_per_byte)");
-		} else if (notes) {
-			diag_add(notes, NULL, 0, 0, "storage host: NFS client CPU cost not modelled "
-				 "(no published nfs_cycles_per_byte)");
-		}
-		if (v->crypto == SCN_CRYPTO_HOST && profile_has(hc->aes_gcm_cycles_per_byte))
-			c->storage_core_s_per_byte += hc->aes_gcm_cycles_per_byte / h->freq_Hz;
-		break;
-	case SCN_STOR_DPU_SNAP:
-		if (!s->cluster.has_dpu || !profile_has(s->cluster.dpu.v.dpu.snap_bw_Bps)) {
-			diag_add(d, NULL, 0, 0, "storage: dpu-snap needs a DPU whose profile gives "
-				 "'snap_bw' (set cluster.dpu.snap_bw with its source)");
-			return SIM_EINVAL;
-		}
-		c->storage_engine_Bps = s->cluster.dpu.v.dpu.snap_bw_Bps;
-		break;
-	case SCN_STOR_GDS:
-		c->storage_direct = true;
-		break;
-	case SCN_STOR_HOST_RDMA:
-		/* NVMe-oF over RDMA (Linux nvme-rdma): the host registers the
-		 * read's pages and sends their key in the command's keyed SGL
-		 * data block descriptor (drivers/nvme/host/rdma.c,
-		 * nvme_rdma_map_data); the target moves the data with RDMA WRITE
-		 * into them (NVM Express over Fabrics 1.1, RDMA transport
-		 * binding), so the host's cores copy no byte: no cost per byte.
-		 * The data lands in a host bounce buffer (train_world.c: host memory
-		 * twice, written and read by the copy to the GPU). */
-		if (notes)
-			diag_add(notes, NULL, 0, 0, "storage host-rdma: NVMe-oF over RDMA, no host CPU "
-				 "copy per byte (the target RDMA-writes the data); host CPU work per IO "
-				 "not modelled (no published figure)");
-		break;
-	}
+	if ((rc = offload_storage_path(s, v, h->freq_Hz, &path, d, notes)))
+		return rc;
+	c->storage_core_s_per_byte = path.core_s_per_byte;
+	c->storage_engine_Bps = path.engine_Bps;
+	c->storage_direct = path.direct;
 	return SIM_OK;
 }
 
@@ -239,7 +197,7 @@ int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant
 	    (rc = setup_gpu(s, t->precision, &c->gpu, d, notes)) ||
 	    (rc = setup_fabric(s, gpus, &c->fabric, d)) ||
 	    (rc = setup_transport(s, v, &c->host, &c->coll.transport, d, notes)) ||
-	    (rc = setup_net_costs(s, v, &c->host, &c->net_costs, d, NULL)))
+	    (rc = offload_net_costs(s, v, c->host.freq_Hz, &c->net_costs, d, NULL)))
 		return rc;
 	c->fabric.seed = seed;
 	c->coll.seed = seed;

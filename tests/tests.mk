@@ -11,7 +11,8 @@ E2E_TESTS += effects.sh
 FUZZ_TIME ?= 60
 FUZZ_SRCS := tests/fuzz/fuzz_scenario.c models/units.c models/diag.c models/ytree.c \
 	models/profile_schema.c models/profile.c models/scenario.c models/scenario_read.c \
-	models/scenario_resolve.c models/scenario_dump.c models/datadir.c models/workload.c sim/err.c
+	models/scenario_resolve.c models/scenario_dump.c models/datadir.c models/offload.c \
+	models/workload.c sim/err.c
 build/fuzz/fuzz_scenario: $(FUZZ_SRCS) $(wildcard models/*.h sim/*.h)
 	@mkdir -p $(dir $@)
 	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \

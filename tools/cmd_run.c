@@ -238,9 +238,10 @@ static void print_table(const rep_report *r)
 	for (size_t i = 0; i < rep_nvariants(r); i++)
 		printf(" %18s", rep_variant_name(rep_variant_at(r, i)));
 	putchar('\n');
-	for (const char *k = "network"; k; k = !strcmp(k, "network") ? "storage"
-					     : !strcmp(k, "storage") ? "crypto"
-					     : !strcmp(k, "crypto") ? "vswitch" : NULL) {
+	size_t nkeys;
+	const char *const *keys = rep_offload_keys(&nkeys);
+	for (size_t j = 0; j < nkeys; j++) {
+		const char *k = keys[j];
 		printf("%-26s", k);
 		for (size_t i = 0; i < rep_nvariants(r); i++) {
 			const char *o = rep_variant_offload(rep_variant_at(r, i), k);

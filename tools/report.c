@@ -9,13 +9,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "models/offload.h"
 #include "sim/err.h"
 #include "tools/atomic.h"
 #include "tools/version.h"
 
 #define REP_NMETRICS 13
 #define REP_NBREAKDOWN 6
-#define REP_NOFFLOAD 4
+#define REP_NOFFLOAD OFFLOAD_NKINDS
 
 struct rep_kv {
 	char *key;
@@ -70,14 +71,6 @@ static const char *const breakdown_names[REP_NBREAKDOWN] = {
 	"compute", "exposed_comm", "data_stall", "cpu_stall", "pipeline_bubble", "other",
 };
 
-static const char *const offload_keys[REP_NOFFLOAD] = { "network", "storage", "crypto", "vswitch" };
-/* Allowed values per offload key, NULL-terminated (DESIGN.md section 4). */
-static const char *const offload_values[REP_NOFFLOAD][5] = {
-	{ "host-tcp", "rdma", "rdma-gdr", NULL },
-	{ "host", "dpu-snap", "gds", "host-rdma", NULL },
-	{ "none", "host", "dpu-inline", NULL },
-	{ "none", "host", "dpu", "dpu-arm", NULL },
-};
 
 static const char *const coll_ops[] = {
 	"allreduce", "reduce_scatter", "allgather", "alltoall", "broadcast", "reduce", "sendrecv", NULL,
@@ -117,7 +110,7 @@ const char *const *rep_breakdown_names(size_t *n)
 const char *const *rep_offload_keys(size_t *n)
 {
 	*n = REP_NOFFLOAD;
-	return offload_keys;
+	return offload_kind_names(); /* and their values: models/offload.h */
 }
 
 static int name_index(const char *const *names, int n, const char *name)
@@ -323,8 +316,8 @@ rep_variant *rep_add_variant(rep_report *r, const char *name)
 
 int rep_variant_set_offload(rep_variant *v, const char *key, const char *value)
 {
-	int k = name_index(offload_keys, REP_NOFFLOAD, key);
-	if (k < 0 || name_index(offload_values[k], -1, value) < 0)
+	int k = name_index(offload_kind_names(), REP_NOFFLOAD, key);
+	if (k < 0 || name_index(offload_words((offload_kind)k), -1, value) < 0)
 		return SIM_EINVAL;
 	return set_str(&v->offload[k], value);
 }
@@ -544,7 +537,7 @@ const char *rep_variant_name(const rep_variant *v) { return v->name; }
 
 const char *rep_variant_offload(const rep_variant *v, const char *key)
 {
-	int k = name_index(offload_keys, REP_NOFFLOAD, key);
+	int k = name_index(offload_kind_names(), REP_NOFFLOAD, key);
 	return k < 0 ? NULL : v->offload[k];
 }
 
@@ -615,7 +608,7 @@ static int validate_variant(const rep_variant *v, size_t i, char *errbuf, size_t
 	for (int k = 0; k < REP_NOFFLOAD; k++)
 		if (!v->offload[k])
 			return fail(errbuf, errlen, "variants[%zu].offload: missing '%s'", i,
-				    offload_keys[k]);
+				    offload_kind_name((offload_kind)k));
 	if (rep_variant_stat(v, "iteration_s", &it) && !isnan(it.p50) && !isnan(it.p99) &&
 	    it.p50 > it.p99)
 		return fail(errbuf, errlen, "variants[%zu].metrics.iteration_s: p50 %g > p99 %g",
@@ -819,7 +812,7 @@ static void write_variant(struct jw *w, const rep_variant *v)
 	jw_kstr(w, "name", v->name);
 	jw_open(w, "offload", '{');
 	for (int k = 0; k < REP_NOFFLOAD; k++)
-		jw_kstr(w, offload_keys[k], v->offload[k]);
+		jw_kstr(w, offload_kind_name((offload_kind)k), v->offload[k]);
 	jw_close(w, '}');
 	write_metrics(w, v);
 	jw_open(w, "breakdown_s", '{');

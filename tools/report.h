@@ -104,9 +104,9 @@ int rep_set_info(rep_report *r, const char *key, const char *value);
  * (duplicate name, empty name or out of memory). */
 rep_variant *rep_add_variant(rep_report *r, const char *name);
 
-/* offload[key] = value. Keys: network host-tcp|rdma|rdma-gdr, storage
- * host|dpu-snap|gds|host-rdma, crypto none|host|dpu-inline, vswitch none|host|dpu.
- * SIM_EINVAL for an unknown key or value, SIM_ENOMEM. */
+/* offload[key] = value. Keys network, storage, crypto, vswitch; values the
+ * scenario words of each (models/offload_list.h). SIM_EINVAL for an unknown
+ * key or value, SIM_ENOMEM. */
 int rep_variant_set_offload(rep_variant *v, const char *key, const char *value);
 /* A scalar metric (see rep_metric_defs). SIM_EINVAL for an unknown or
  * REP_STAT metric; SIM_ERANGE for a non-finite, negative or above-max value. */

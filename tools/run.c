@@ -14,6 +14,7 @@
 
 #include "models/coll.h"
 #include "models/fabric.h"
+#include "models/offload.h"
 #include "models/setup.h"
 #include "sim/engine.h"
 #include "sim/err.h"
@@ -134,9 +135,9 @@ static int run_size(struct world *w, const coll_params *p, int iters, double *me
 static int attach_node_caps(struct world *w, const scn_scenario *s, const scn_variant *v,
 			    const setup_host *h, const fab_config *fc, diag *d)
 {
-	setup_host_costs nc;
+	offload_costs nc;
 	double stack = h->cores - BENCH_CORES_PER_GPU * fc->gpus_per_node;
-	int rc = setup_net_costs(s, v, h, &nc, d, NULL);
+	int rc = offload_net_costs(s, v, h->freq_Hz, &nc, d, NULL);
 	if (stack < 1)
 		stack = 1;
 	for (uint32_t n = 0; n < fc->nodes && !rc; n++) {
@@ -267,13 +268,11 @@ static int coll_variant(const scn_scenario *s, const scn_job *job, const scn_var
 
 static int set_offload(rep_variant *rv, const scn_variant *v)
 {
-	int rc = rep_variant_set_offload(rv, "network", scn_network_name(v->network));
-	if (!rc)
-		rc = rep_variant_set_offload(rv, "storage", scn_storage_path_name(v->storage));
-	if (!rc)
-		rc = rep_variant_set_offload(rv, "crypto", scn_crypto_name(v->crypto));
-	if (!rc)
-		rc = rep_variant_set_offload(rv, "vswitch", scn_vswitch_name(v->vswitch));
+	int rc = 0;
+	for (int k = 0; k < OFFLOAD_NKINDS && !rc; k++)
+		rc = rep_variant_set_offload(rv, offload_kind_name((offload_kind)k),
+					     offload_word((offload_kind)k,
+							  offload_value(v, (offload_kind)k)));
 	return rc;
 }
 

@@ -440,4 +440,29 @@ notes = " ".join(x for k, x in rep["info"].items() if k.startswith("nvmeof-rdma.
 check("per IO not modelled" in notes, "NVMe-oF/RDMA: the report says host work per IO is not modelled")
 '
 
+# 12. crypto: nic-inline (scenarios/effects/crypto-nic-inline.yaml): the
+# ConnectX's inline engine costs no host core, so encryption costs nothing
+# where a socket's core binds first (host-tcp), while AES-GCM on the host
+# adds its cycles to that core; where the link is faster than the engine
+# (RDMA), the engine binds: its rate in and out together, a ring's bus
+# bandwidth half of it. Order: none >= nic-inline >= host.
+run_py nic-inline '
+f = "'$EFF'/crypto-nic-inline.yaml"
+s = dump(f)
+hc = s["cluster"]["host_costs"]
+per_core = si(hc["tcp_rx_bw_per_core"])
+aes_s_per_B = si(hc["aes_gcm_cycles_per_byte"]) / si(s["cluster"]["cpu"]["freq"])
+engine = si(s["cluster"]["nic"]["inline_crypto_bw"])
+link = si(s["cluster"]["fabric"]["link_rate"])
+rep, v = run(f)
+plain, inl, host = busbw(v["tcp-plain"]), busbw(v["tcp-nic-inline"]), busbw(v["tcp-host-crypto"])
+rplain, rinl = busbw(v["rdma-plain"]), busbw(v["rdma-nic-inline"])
+check(plain >= inl >= host and rplain >= rinl, f"none >= nic-inline >= host: tcp {plain/1e9:.2f} >= {inl/1e9:.2f} >= {host/1e9:.2f} GB/s, rdma {rplain/1e9:.2f} >= {rinl/1e9:.2f} GB/s")
+check(near(inl, plain, 1e-9) and bound_holds(inl, per_core), f"host-tcp + nic-inline: {inl/1e9:.3f} GB/s = the socket core alone ({per_core/1e9:.3f})")
+want = 1 / (1 / per_core + aes_s_per_B)
+check(bound_holds(host, want), f"host AES-GCM: {host/1e9:.3f} GB/s = 1/(1/{per_core/1e9:.3f} GB/s + {aes_s_per_B*1e9:.3f} ns/B) = {want/1e9:.3f}")
+check(bound_holds(rinl, engine / 2), f"RDMA + nic-inline: {rinl/1e9:.3f} GB/s = engine {engine/1e9:.3f} GB/s / 2 (in and out)")
+check(bound_holds(rplain, link), f"RDMA without encryption: {rplain/1e9:.3f} GB/s, the link")
+'
+
 finish

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/offload.h"
 #include "models/setup.h"
 #include "sim/err.h"
 #include "tests/unit/check_main.h"
@@ -40,12 +41,12 @@ static scn_scenario *load(const char *text)
 	return s;
 }
 
-static int costs_of(const char *text, setup_host_costs *out, diag *d)
+static int costs_of(const char *text, offload_costs *out, diag *d)
 {
 	scn_scenario *s = load(text);
 	setup_host h;
 	ck_assert_int_eq(setup_host_of(s, &h, d), SIM_OK);
-	int rc = setup_net_costs(s, &s->variants[0], &h, out, d, NULL);
+	int rc = offload_net_costs(s, &s->variants[0], h.freq_Hz, out, d, NULL);
 	scn_free(s);
 	return rc;
 }
@@ -59,7 +60,7 @@ static int costs_of(const char *text, setup_host_costs *out, diag *d)
  * and out together. */
 START_TEST(tcp_send_and_receive_costs_apart)
 {
-	setup_host_costs c;
+	offload_costs c;
 	diag *d = diag_new();
 	double rx = 1 / 8.553e9, tx = 0.1 / 2.0e9;
 	ck_assert_int_eq(costs_of(CLUSTER("") "variants: [{ name: t, network: host-tcp }]\n",
@@ -85,7 +86,7 @@ END_TEST
  * clock-free receive throughput includes its packets and takes none. */
 START_TEST(tcp_packet_cost_reaches_the_node)
 {
-	setup_host_costs c;
+	offload_costs c;
 	diag *d = diag_new();
 	ck_assert_int_eq(costs_of(CLUSTER_HC("{ profile: host-costs-linux, tcp_rx_cycles_per_byte: "
 					     "1cycles/byte, tcp_tx_cycles_per_byte: 0.1cycles/byte, "
@@ -104,7 +105,7 @@ END_TEST
 
 START_TEST(arm_vswitch_capacity_by_hand)
 {
-	setup_host_costs c;
+	offload_costs c;
 	diag *d = diag_new();
 	ck_assert_int_eq(costs_of(CLUSTER(ARM_DPU) "variants: [{ name: a, network: rdma, "
 				  "vswitch: dpu-arm }]\n", &c, d), SIM_OK);
@@ -119,7 +120,7 @@ END_TEST
  * GB/s, so each byte costs 1 / 2.82e9 core-seconds and there is no cap. */
 START_TEST(host_vswitch_costs_cores)
 {
-	setup_host_costs c;
+	offload_costs c;
 	diag *d = diag_new();
 	ck_assert_int_eq(costs_of(CLUSTER(ARM_DPU) "variants: [{ name: h, network: rdma, "
 				  "vswitch: host }]\n", &c, d), SIM_OK);
@@ -132,7 +133,7 @@ END_TEST
 /* Two DPUs per node double the Arm cores. */
 START_TEST(arm_vswitch_scales_with_dpus)
 {
-	setup_host_costs c;
+	offload_costs c;
 	diag *d = diag_new();
 	ck_assert_int_eq(costs_of(CLUSTER(ARM_DPU "  dpus_per_node: 2\n")
 				  "variants: [{ name: a, network: rdma, vswitch: dpu-arm }]\n",

@@ -177,7 +177,7 @@ START_TEST(dpu_and_host_count_both_directions)
 	c.fabric.nics_per_node = 1;
 	c.fabric.nvlink_Bps = 0;
 	c.fabric.nodes = 2;
-	c.net_costs = (setup_host_costs){ .tcp_core_s_per_byte = 1 / 2e9,
+	c.net_costs = (offload_costs){ .tcp_core_s_per_byte = 1 / 2e9,
 					  .tcp_tx_core_s_per_byte = 1 / 4e9,
 					  .total_core_s_per_byte = 1 / 2e9,
 					  .total_tx_core_s_per_byte = 1 / 4e9,
@@ -205,7 +205,7 @@ START_TEST(dp_hops_inside_a_node_cost_no_host_cpu)
 {
 	train_config c = base(1, 1, 16, 2);
 	c.coll.transport.kind = COLL_HOST_TCP;
-	c.net_costs = (setup_host_costs){ .tcp_core_s_per_byte = 1 / 2e9,
+	c.net_costs = (offload_costs){ .tcp_core_s_per_byte = 1 / 2e9,
 					  .tcp_tx_core_s_per_byte = 1 / 4e9,
 					  .total_core_s_per_byte = 1 / 2e9,
 					  .total_tx_core_s_per_byte = 1 / 4e9,
