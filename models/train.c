@@ -106,21 +106,24 @@ static bool input_ready(trainer *tr, stage *s, bool fwd, uint32_t m)
 static void op_done(sim_engine *eng, void *obj, uint64_t data);
 static void bucket_ready(sim_engine *eng, void *obj, uint64_t data);
 
-static double op_times(trainer *tr, stage *s, bool fwd, double *comm_s)
+/* A pass of stage s without noise: compute seconds, and in *comm_s its
+ * tensor-parallel all-reduces. */
+static double op_base_s(const trainer *tr, const stage *s, bool fwd, double *comm_s)
 {
-	double c, comm;
 	bool last = s->p == tr->P - 1;
 	if (fwd) {
-		c = s->layers * tr->layer_f_s + (last ? tr->logit_f_s : 0);
-		comm = s->layers * tr->tp_fwd_s;
-	} else {
-		c = s->layers * (tr->layer_b_s + (tr->cfg->recompute ? tr->layer_f_s : 0)) +
-		    (last ? tr->logit_b_s : 0);
-		comm = s->layers * tr->tp_fwd_s * (tr->cfg->recompute ? 2 : 1);
+		*comm_s = s->layers * tr->tp_fwd_s;
+		return s->layers * tr->layer_f_s + (last ? tr->logit_f_s : 0);
 	}
-	c *= noise_group_max(tr->noise, local_rank(tr, s), tr->T, tr->step++);
-	*comm_s = comm;
-	return c;
+	*comm_s = s->layers * tr->tp_fwd_s * (tr->cfg->recompute ? 2 : 1);
+	return s->layers * (tr->layer_b_s + (tr->cfg->recompute ? tr->layer_f_s : 0)) +
+	       (last ? tr->logit_b_s : 0);
+}
+
+static double op_times(trainer *tr, stage *s, bool fwd, double *comm_s)
+{
+	double c = op_base_s(tr, s, fwd, comm_s);
+	return c * noise_group_max(tr->noise, local_rank(tr, s), tr->T, tr->step++);
 }
 
 void train_try_run(trainer *tr, stage *s)
@@ -152,21 +155,43 @@ void train_try_run(trainer *tr, stage *s)
 	s->busy = true;
 	s->op_compute_s = compute;
 	s->op_comm_s = comm;
-	sim_time dur = ps(compute + comm), now = sim_now(tr->w->eng);
-	span_gpus(tr, s, now, now + ps(compute), TRAIN_SPAN_COMPUTE,
+	const char *what = fwd ? "a forward pass" : "a backward pass";
+	sim_time dur, cdur, now = sim_now(tr->w->eng), end;
+	int rc;
+	if (!train_ps(tr, compute + comm, what, TRAIN_GPU_HINT, &dur) ||
+	    !train_ps(tr, compute, what, TRAIN_GPU_HINT, &cdur))
+		return;
+	if ((rc = sim_time_add(now, dur, &end)))
+		return train_fail_time(tr, rc, what, TRAIN_GPU_HINT, compute + comm);
+	span_gpus(tr, s, now, now + cdur, TRAIN_SPAN_COMPUTE,
 		  fwd ? "forward" : tr->cfg->recompute ? "recompute + backward" : "backward");
-	span_gpus(tr, s, now + ps(compute), now + dur, TRAIN_SPAN_COMM, "tensor-parallel all-reduce");
+	span_gpus(tr, s, now + cdur, end, TRAIN_SPAN_COMM, "tensor-parallel all-reduce");
 	if (!fwd && m == tr->M - 1 && tr->D > 1) {
 		/* Gradients of the last microbatch's backward become ready bucket
-		 * by bucket as it proceeds (from the last layer back). */
+		 * by bucket as it proceeds (from the last layer back); the product
+		 * in 128 bits, as dur x buckets can pass 2^63. */
 		dpgroup *g = &tr->dg[s->p];
 		for (uint32_t k = 0; k < g->nbuckets; k++)
-			if (sim_schedule_in(tr->w->eng, dur * (k + 1) / g->nbuckets, bucket_ready, g, k,
-					    NULL))
-				return fail(tr, SIM_ENOMEM, "scheduling");
+			if ((rc = sim_schedule_in(tr->w->eng,
+						  (sim_time)((__int128)dur * (k + 1) / g->nbuckets),
+						  bucket_ready, g, k, NULL)))
+				return train_fail_time(tr, rc, what, TRAIN_GPU_HINT, compute + comm);
 	}
-	if (sim_schedule_in(tr->w->eng, dur, op_done, s, (uint64_t)fwd << 32 | m, NULL))
-		fail(tr, SIM_ENOMEM, "scheduling");
+	if ((rc = sim_schedule_in(tr->w->eng, dur, op_done, s, (uint64_t)fwd << 32 | m, NULL)))
+		train_fail_time(tr, rc, what, TRAIN_GPU_HINT, compute + comm);
+}
+
+void train_fail_time(trainer *tr, int rc, const char *what, const char *hint, double s)
+{
+	if (rc == SIM_ENOMEM)
+		return fail(tr, rc, what);
+	if (!tr->w->err) {
+		tr->w->err = SIM_EOVERFLOW;
+		diag_add(tr->w->d, NULL, 0, 0, "training simulation: %s takes %.4g s at %.4g s of "
+			 "simulated time: it ends past the simulator's horizon of %.2f days; %s",
+			 what, s, sim_time_to_s(sim_now(tr->w->eng)), sim_horizon_days(), hint);
+	}
+	sim_stop(tr->w->eng);
 }
 
 /* ---- point-to-point transfers between stages ---- */
@@ -199,9 +224,11 @@ static void xfer_arrived(sim_engine *eng, void *obj, uint64_t data)
 static void xfer_flowed(sim_engine *eng, void *obj, uint64_t data)
 {
 	xfer *x = obj;
+	int rc;
 	(void)data;
-	if (sim_schedule_in(eng, x->lat, xfer_arrived, x, 0, NULL))
-		fail(x->tr, SIM_ENOMEM, "scheduling");
+	if ((rc = sim_schedule_in(eng, x->lat, xfer_arrived, x, 0, NULL)))
+		train_fail_time(x->tr, rc, "a pipeline transfer's latency", TRAIN_NET_HINT,
+				sim_time_to_s(x->lat));
 }
 
 /* Host-stack work and DPU-engine bytes of `bytes` sent from node `from` to
@@ -392,13 +419,19 @@ static void stage_synced(trainer *tr, uint32_t p)
 		sim_time cut = barrier > s->sync_since ? barrier : s->sync_since;
 		double opt = gpu_optimizer_s(&c->gpu, shard) *
 			     noise_group_max(tr->noise, local_rank(tr, s), tr->T, tr->step++);
+		sim_time dur, end;
+		int rc;
 		add_wait(s, TRAIN_OTHER, s->sync_since, cut);
 		add_wait(s, TRAIN_EXPOSED_COMM, cut, now);
-		span_gpus(tr, s, now, now + ps(opt), TRAIN_SPAN_COMPUTE, "optimizer step");
+		if (!train_ps(tr, opt, "an optimizer step", TRAIN_GPU_HINT, &dur))
+			return;
+		if ((rc = sim_time_add(now, dur, &end)))
+			return train_fail_time(tr, rc, "an optimizer step", TRAIN_GPU_HINT, opt);
+		span_gpus(tr, s, now, end, TRAIN_SPAN_COMPUTE, "optimizer step");
 		s->part[TRAIN_COMPUTE] += opt;
 		s->compute_s += opt;
-		if (sim_schedule_in(tr->w->eng, ps(opt), stage_finished, s, 0, NULL))
-			return fail(tr, SIM_ENOMEM, "scheduling");
+		if ((rc = sim_schedule_in(tr->w->eng, dur, stage_finished, s, 0, NULL)))
+			return train_fail_time(tr, rc, "an optimizer step", TRAIN_GPU_HINT, opt);
 	}
 }
 
@@ -507,7 +540,8 @@ static int tp_allreduce_s(const train_config *c, double bytes, double *out, uint
 						  .bytes = (uint64_t)bytes }, &r);
 	if (rc && sim_error(eng)) /* sim_fail: an NVLink rate or size past the clock */
 		diag_add(d, NULL, 0, 0, "training simulation: the tensor-parallel all-reduce "
-			 "inside a node: %s", sim_error_msg(eng));
+			 "inside a node: %s; check cluster.gpu's 'nvlink_bw' (or "
+			 "'nvlink_bw_achieved')", sim_error_msg(eng));
 	if (!rc) {
 		*out = sim_time_to_s(r.time_ps);
 		*channels = r.channels;
@@ -576,8 +610,10 @@ static int alloc_groups(trainer *tr)
 	for (uint32_t p = 0; p < tr->P; p++) {
 		dpgroup *g = &tr->dg[p];
 		double bytes = tr->params_stage[p] * c->grad_bytes_per_param;
-		uint32_t k = c->bucket_bytes > 0 ? (uint32_t)ceil(bytes / c->bucket_bytes) : 1;
-		*g = (dpgroup){ .tr = tr, .p = p, .nbuckets = k < 1 ? 1 : k > MAX_BUCKETS ? MAX_BUCKETS : k };
+		/* Clamped as a double: bytes over a tiny bucket passes 2^32. */
+		double k = c->bucket_bytes > 0 ? ceil(bytes / c->bucket_bytes) : 1;
+		*g = (dpgroup){ .tr = tr, .p = p,
+				.nbuckets = !(k > 1) ? 1 : k > MAX_BUCKETS ? MAX_BUCKETS : (uint32_t)k };
 		g->bucket_bytes = bytes / g->nbuckets;
 		g->ranks = malloc((size_t)tr->T * tr->D * sizeof *g->ranks);
 		g->res = calloc(tr->T, sizeof *g->res);
@@ -604,6 +640,80 @@ static int job_build(trainer *tr)
 	    (rc = train_alloc_loaders(tr)))
 		return rc;
 	return SIM_OK;
+}
+
+/* ---- the simulator's horizon ---- */
+
+/* The fastest uncontended prediction of one gradient bucket of stage p's
+ * data-parallel group (the algorithms auto chooses from), in seconds. */
+static double bucket_s(const trainer *tr, const dpgroup *g)
+{
+	coll_params cp = { .op = tr->cfg->zero_stage >= 1 ? COLL_REDUCE_SCATTER : COLL_ALLREDUCE,
+			   .algo = COLL_AUTO, .ranks = g->ranks, .nranks = tr->D };
+	sim_time best = SIM_TIME_MAX, t;
+	if (!(g->bucket_bytes < 1.8e19))
+		return INFINITY;
+	cp.bytes = (uint64_t)g->bucket_bytes;
+	for (int a = COLL_RING; a < COLL_NALGOS; a++)
+		if (!coll_predict(tr->w->coll, &cp, (coll_algo)a, &t) && t < best)
+			best = t;
+	return best < SIM_TIME_MAX ? sim_time_to_s(best) : INFINITY;
+}
+
+/* The iteration's samples of every replica read at the storage's rate
+ * (the servers' or one node's drives', their IOPS bound included), the
+ * page cache's share left out: seconds, 0 when nothing is read. */
+static double read_s(const trainer *tr)
+{
+	const train_config *c = tr->cfg;
+	double bytes = (double)tr->M * c->micro_batch * c->sample_bytes * (1 - c->page_cache_hit);
+	double Bps = c->local_Bps > 0 ? c->local_Bps : c->storage_Bps;
+	double iops = c->local_Bps > 0 ? c->local_iops : c->storage_iops;
+	if (c->local_Bps <= 0)
+		bytes *= tr->D; /* the servers serve every replica */
+	if (iops > 0)
+		Bps = fmin(Bps, iops * c->sample_bytes);
+	if (c->storage_engine_Bps > 0 && c->local_Bps <= 0)
+		Bps = fmin(Bps, c->storage_engine_Bps * c->fabric.nodes);
+	return bytes > 0 && Bps > 0 ? bytes / Bps : 0;
+}
+
+/* About how long job tr runs, before it runs, by part: per iteration the
+ * slowest pipeline stage's 1F1B passes ((M + P - 1) forward and backward
+ * passes, noise left out) with its gradient buckets one after another,
+ * and one replica's loader decoding the iteration's samples on its
+ * workers; times the iterations with the warm-up. An estimate, not a
+ * bound: what lets dpusim check refuse a job the clock cannot hold, with
+ * what to change. 0, or SIM_EOVERFLOW with a message in d. */
+static int job_fits(const trainer *tr, diag *d)
+{
+	const train_config *c = tr->cfg;
+	double iters = (double)c->warmup + c->iterations, gpu_s = 0, net_s = 0, load_s = 0, it_s;
+	const char *hint = TRAIN_GPU_HINT;
+	for (uint32_t p = 0; p < tr->P; p++) {
+		double fc, bc, f = op_base_s(tr, &tr->st[p], true, &fc),
+			       b = op_base_s(tr, &tr->st[p], false, &bc);
+		double stage_s = ((double)tr->M + tr->P - 1) * (f + fc + b + bc);
+		double grads_s = tr->D > 1 ? tr->dg[p].nbuckets * bucket_s(tr, &tr->dg[p]) : 0;
+		if (!(stage_s + grads_s <= gpu_s + net_s))
+			gpu_s = stage_s, net_s = grads_s;
+	}
+	if (c->data)
+		load_s = fmax((double)tr->M * c->micro_batch * c->decode_core_s / c->workers,
+			      read_s(tr));
+	it_s = fmax(gpu_s + net_s, load_s);
+	if (iters * it_s < sim_time_to_s(SIM_TIME_MAX))
+		return SIM_OK;
+	if (load_s >= gpu_s + net_s)
+		hint = TRAIN_LOADER_HINT;
+	else if (net_s > gpu_s)
+		hint = TRAIN_NET_HINT;
+	diag_add(d, NULL, 0, 0, "training simulation: an iteration takes about %.4g s (the "
+		 "slowest pipeline stage's passes %.4g s, its gradient all-reduces %.4g s, the data "
+		 "loader %.4g s), so %.0f iterations with the warm-up end past the simulator's "
+		 "horizon of %.2f days; %s", it_s, gpu_s, net_s, load_s, iters, sim_horizon_days(),
+		 hint);
+	return SIM_EOVERFLOW;
 }
 
 static void job_teardown(trainer *tr)
@@ -675,17 +785,24 @@ static int check_jobs(world *w, const train_config *const *cfgs, const uint32_t 
 }
 
 /* Builds every job, starts them together, runs the engine until all have
- * done their iterations. */
-static int run_jobs(world *w, trainer *trs, uint32_t njobs)
+ * done their iterations; dry: builds them and checks them against the
+ * horizon (job_fits), without running. */
+static int run_jobs(world *w, trainer *trs, uint32_t njobs, bool dry)
 {
+	size_t said = diag_count(w->d);
 	int rc = 0;
 	for (uint32_t j = 0; j < njobs && !rc; j++)
 		rc = job_build(&trs[j]);
-	if (rc) {
+	if (rc && diag_count(w->d) == said) {
 		diag_add(w->d, NULL, 0, 0, "training simulation: building the jobs: %s",
 			 sim_strerror(rc));
-		return rc;
 	}
+	if (rc)
+		return rc;
+	for (uint32_t j = 0; j < njobs && dry && !rc; j++)
+		rc = job_fits(&trs[j], w->d);
+	if (dry)
+		return rc;
 	for (uint32_t j = 0; j < njobs; j++) {
 		for (uint32_t l = 0; l < trs[j].D && trs[j].cfg->data; l++)
 			train_loader_fill(&trs[j], &trs[j].ld[l]);
@@ -717,9 +834,9 @@ static int run_jobs(world *w, trainer *trs, uint32_t njobs)
 	return w->err;
 }
 
-int train_sim_shared(const train_config *const *cfgs, const uint32_t *const *node_of,
-		     uint32_t njobs, train_bench *bench, uint32_t nbench, uint32_t nodes,
-		     train_result *res, diag *d)
+static int sim_shared(const train_config *const *cfgs, const uint32_t *const *node_of,
+		      uint32_t njobs, train_bench *bench, uint32_t nbench, uint32_t nodes,
+		      train_result *res, diag *d, bool dry)
 {
 	world w = { .d = d, .nodes = nodes, .gpn = njobs ? cfgs[0]->fabric.gpus_per_node : 0,
 		    .bench = calloc(nbench ? nbench : 1, sizeof *w.bench), .nbench = nbench };
@@ -740,14 +857,21 @@ int train_sim_shared(const train_config *const *cfgs, const uint32_t *const *nod
 		diag_add(d, NULL, 0, 0, "training simulation: building the cluster: %s",
 			 sim_strerror(rc));
 	if (!rc)
-		rc = run_jobs(&w, trs, njobs);
+		rc = run_jobs(&w, trs, njobs, dry);
 	for (uint32_t j = 0; trs && j < njobs; j++)
 		job_teardown(&trs[j]);
 	train_world_teardown(&w);
 	free(trs);
-	for (uint32_t j = 0; rc && j < njobs; j++)
+	for (uint32_t j = 0; (rc || dry) && j < njobs; j++)
 		train_result_release(&res[j]);
 	return rc;
+}
+
+int train_sim_shared(const train_config *const *cfgs, const uint32_t *const *node_of,
+		     uint32_t njobs, train_bench *bench, uint32_t nbench, uint32_t nodes,
+		     train_result *res, diag *d)
+{
+	return sim_shared(cfgs, node_of, njobs, bench, nbench, nodes, res, d, false);
 }
 
 int train_sim_multi(const train_config *const *cfgs, const uint32_t *const *node_of,
@@ -756,7 +880,8 @@ int train_sim_multi(const train_config *const *cfgs, const uint32_t *const *node
 	return train_sim_shared(cfgs, node_of, njobs, NULL, 0, nodes, res, d);
 }
 
-int train_sim(const train_config *cfg, train_result *res, diag *d)
+/* cfg alone on its cluster, simulated or (dry) only built and checked. */
+static int sim_alone(const train_config *cfg, train_result *res, diag *d, bool dry)
 {
 	uint32_t *ident = malloc((cfg->fabric.nodes ? cfg->fabric.nodes : 1) * sizeof *ident);
 	const uint32_t *map = ident;
@@ -765,9 +890,20 @@ int train_sim(const train_config *cfg, train_result *res, diag *d)
 		return SIM_ENOMEM;
 	for (uint32_t n = 0; n < cfg->fabric.nodes; n++)
 		ident[n] = n;
-	rc = train_sim_multi(&cfg, &map, 1, cfg->fabric.nodes, res, d);
+	rc = sim_shared(&cfg, &map, 1, NULL, 0, cfg->fabric.nodes, res, d, dry);
 	free(ident);
 	return rc;
+}
+
+int train_sim(const train_config *cfg, train_result *res, diag *d)
+{
+	return sim_alone(cfg, res, d, false);
+}
+
+int train_check(const train_config *cfg, diag *d)
+{
+	train_result res;
+	return sim_alone(cfg, &res, d, true);
 }
 
 void train_result_release(train_result *res)

@@ -188,6 +188,12 @@ int train_sim_shared(const train_config *const *cfgs, const uint32_t *const *nod
 int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant *v,
 		    uint64_t seed, train_config *cfg, diag *d, diag *notes);
 
+/* Sets cfg's job up as train_sim would, on a cluster of its own, and
+ * checks what needs the built job (its stages' times against the
+ * simulator's horizon), without simulating. Returns 0, or a SIM_E* code
+ * with a message in d naming what to change. */
+int train_check(const train_config *cfg, diag *d);
+
 /* Nodes of every job of s (jobs: in the scenario): job j's i-th node is
  * node_of[off_j + i], off_j the sum of the earlier jobs' node counts
  * (node_of holds them all). Packed jobs (the default) take consecutive

@@ -149,9 +149,33 @@ static inline uint32_t local_rank(const trainer *tr, const stage *s)
 	return (s->d * tr->P + s->p) * tr->T;
 }
 
-static inline sim_time ps(double s)
+/* What the user can change when a time of the job runs past the
+ * simulator's horizon, by what took that long. */
+#define TRAIN_GPU_HINT                                                              \
+	"check cluster.gpu's peak FLOP/s at the workload's precision (peak_*_flops), " \
+	"'hbm_bw' (or 'hbm_bw_achieved') and 'eff_max', and the model's size"
+#define TRAIN_NET_HINT                                                              \
+	"check the rates it crosses (cluster.fabric.link_rate, the NIC's port_rate, "  \
+	"the host costs of the variant's network) and the model's size"
+#define TRAIN_LOADER_HINT                                                            \
+	"check workload.data's 'decode', 'workers' and 'sample_bytes', and the storage's " \
+	"rates (its profile's 'bw' and 'iops', cluster.storage.link_rate)"
+
+/* A failed conversion or scheduling of a time (rc: sim_time_from_s's, the
+ * engine's or a station's): past the horizon (or not a number) stops the
+ * run with a message saying what (`what`, taking s seconds) and what to
+ * check (hint); SIM_ENOMEM as fail does. */
+void train_fail_time(trainer *tr, int rc, const char *what, const char *hint, double s);
+
+/* s seconds of `what` as simulated time: true, or false when it cannot be
+ * one (the run is stopped: train_fail_time). */
+static inline bool train_ps(trainer *tr, double s, const char *what, const char *hint,
+			    sim_time *out)
 {
-	return (sim_time)llround(s * 1e12);
+	int rc = sim_time_from_s(s, out);
+	if (rc)
+		train_fail_time(tr, rc, what, hint, s);
+	return !rc;
 }
 
 /* Spans are kept for replica 0 in the last iteration only. */

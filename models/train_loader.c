@@ -25,17 +25,26 @@ static void storage_read(sim_engine *eng, void *obj, uint64_t k)
 	trainer *tr = l->tr;
 	const train_config *c = tr->cfg;
 	double work = c->micro_batch * c->decode_core_s;
+	sim_time dur;
+	int rc;
 	l->read_done[k % l->ring] = sim_now(eng);
 	tr->w->node_core_s[l->node] += work;
-	if (station_submit(tr->w->decoders[l->node], ps(work), decoded, l, k))
-		fail(tr, SIM_ENOMEM, "data loader");
+	if (!train_ps(tr, work, "decoding a microbatch", TRAIN_LOADER_HINT, &dur))
+		return;
+	if ((rc = station_submit(tr->w->decoders[l->node], dur, decoded, l, k)))
+		train_fail_time(tr, rc, "decoding a microbatch", TRAIN_LOADER_HINT, work);
 }
 
 static void storage_flowed(sim_engine *eng, void *obj, uint64_t k)
 {
 	loader *l = obj;
-	if (sim_schedule_in(eng, ps(l->tr->cfg->storage_io_lat_s), storage_read, l, k, NULL))
-		fail(l->tr, SIM_ENOMEM, "scheduling");
+	double lat_s = l->tr->cfg->storage_io_lat_s;
+	sim_time lat;
+	int rc;
+	if (!train_ps(l->tr, lat_s, "a storage IO's latency", TRAIN_LOADER_HINT, &lat))
+		return;
+	if ((rc = sim_schedule_in(eng, lat, storage_read, l, k, NULL)))
+		train_fail_time(l->tr, rc, "a storage IO's latency", TRAIN_LOADER_HINT, lat_s);
 }
 
 /* Where storage read k of loader l enters its node: the storage network's

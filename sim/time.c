@@ -17,6 +17,11 @@ int sim_time_from_s(double s, sim_time *out)
 	return SIM_OK;
 }
 
+double sim_horizon_days(void)
+{
+	return (double)SIM_TIME_MAX * 1e-12 / 86400;
+}
+
 double sim_time_to_s(sim_time t)
 {
 	/* Split so that large times keep their picoseconds. */

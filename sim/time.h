@@ -17,9 +17,15 @@ typedef int64_t sim_time;
 #define SIM_S ((sim_time)1000000000000)
 #define SIM_TIME_MAX INT64_MAX /* about 106 days */
 
-/* Seconds to picoseconds, rounded to nearest. Returns SIM_EOVERFLOW when
- * the value does not fit (or is not finite), SIM_ERANGE when negative. */
+/* Seconds to picoseconds, rounded to nearest: the one conversion of a
+ * computed duration to simulated time (a cast of a double past INT64_MAX
+ * is undefined). Returns SIM_EOVERFLOW when the value does not fit (or is
+ * not a number), SIM_ERANGE when negative; *out is left alone then. */
 int sim_time_from_s(double s, sim_time *out);
+
+/* The horizon, SIM_TIME_MAX, in days (about 106.75): for the messages that
+ * refuse a time past it. */
+double sim_horizon_days(void);
 
 /* Picoseconds to seconds (exact up to 2^53 ps, about 2.5 hours). */
 double sim_time_to_s(sim_time t);

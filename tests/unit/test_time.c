@@ -22,6 +22,13 @@ START_TEST(from_seconds)
 }
 END_TEST
 
+/* The horizon the messages quote: 2^63 - 1 ps. */
+START_TEST(horizon)
+{
+	ck_assert_double_eq_tol(sim_horizon_days(), 106.751991, 1e-6);
+}
+END_TEST
+
 START_TEST(to_seconds_keeps_picoseconds)
 {
 	ck_assert_double_eq(sim_time_to_s(SIM_US), 1e-6);
@@ -62,6 +69,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, to_seconds_keeps_picoseconds);
 	tcase_add_test(tc, checked_add);
 	tcase_add_test(tc, format);
+	tcase_add_test(tc, horizon);
 	suite_add_tcase(s, tc);
 	return s;
 }

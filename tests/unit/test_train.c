@@ -399,6 +399,45 @@ START_TEST(slow_decode_is_a_cpu_stall)
 }
 END_TEST
 
+/* A pass past the simulator's horizon (a GPU of 1e-9 FLOP/s: the first
+ * forward takes about 1e20 s): train_sim stops with SIM_EOVERFLOW and says
+ * what took that long and what to check (it aborted, scheduling a
+ * negative delay, before the conversion was checked); train_check refuses
+ * the job before any event, with the iteration's estimate. */
+START_TEST(a_pass_past_the_horizon_is_refused)
+{
+	train_config c = base(1, 1, 1, 4);
+	train_result r;
+	diag *d = diag_new();
+	c.gpu.peak_flops = 1e-9;
+	ck_assert_int_eq(train_sim(&c, &r, d), SIM_EOVERFLOW);
+	ck_assert_uint_eq(diag_count(d), 1);
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "a forward pass takes"));
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "horizon of 106.75 days"));
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "peak FLOP/s"));
+	diag_free(d);
+	d = diag_new();
+	ck_assert_int_eq(train_check(&c, d), SIM_EOVERFLOW);
+	ck_assert_uint_eq(diag_count(d), 1);
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "an iteration takes about"));
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "peak FLOP/s"));
+	diag_free(d);
+	/* A decode of 1e7 s per sample: one microbatch ends past the clock. */
+	c = base(1, 1, 1, 4);
+	c.data = true, c.sample_bytes = 1e5, c.decode_core_s = 1e7, c.workers = 1;
+	d = diag_new();
+	ck_assert_int_eq(train_sim(&c, &r, d), SIM_EOVERFLOW);
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "decode"));
+	diag_free(d);
+	/* What fits passes the check, and check leaves no result to release. */
+	c = base(1, 2, 2, 4);
+	d = diag_new();
+	ck_assert_int_eq(train_check(&c, d), SIM_OK);
+	ck_assert_uint_eq(diag_count(d), 0);
+	diag_free(d);
+}
+END_TEST
+
 /* Reads through a host bounce buffer cross the node's host memory (the
  * fabric's resource) twice: with 2 GB/s of memory the bounce carries
  * 1 GB/s, so 4 microbatches of 100 MB take 0.4 s per iteration; GPUDirect
@@ -912,6 +951,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, tp_allreduce_runs_on_the_given_channels);
 	tcase_add_test(tc, tp_channels_come_from_the_gpu_profile);
 	tcase_add_test(tc, host_rdma_storage_costs_no_core_per_byte);
+	tcase_add_test(tc, a_pass_past_the_horizon_is_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }
