@@ -1,6 +1,7 @@
 /* Error message list for loaders. */
 #include "models/diag.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,17 @@ size_t diag_count(const diag *d)
 const char *diag_msg(const diag *d, size_t i)
 {
 	return i < d->kept ? d->msgs[i] : "";
+}
+
+bool diag_placed(const char *m)
+{
+	for (const char *c = strchr(m, ':'); c; c = strchr(c + 1, ':')) {
+		int line, col, end = 0;
+		if (isdigit((unsigned char)c[1]) && sscanf(c, ":%d:%d: %n", &line, &col, &end) == 2 &&
+		    end > 0 && line > 0)
+			return true;
+	}
+	return false;
 }
 
 void diag_print(const diag *d, FILE *f)

@@ -3,6 +3,7 @@
 #ifndef DPUSIM_MODELS_DIAG_H
 #define DPUSIM_MODELS_DIAG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -25,6 +26,9 @@ int diag_add(diag *d, const char *file, int line, int col, const char *fmt, ...)
 size_t diag_count(const diag *d);
 /* Message i (i < DIAG_MAX and < diag_count), owned by d. */
 const char *diag_msg(const diag *d, size_t i);
+/* Whether message m names its place: "file:line:col: ...". */
+bool diag_placed(const char *m);
+
 /* Prints every kept message on its own line, then a summary line when some
  * were dropped. */
 void diag_print(const diag *d, FILE *f);

@@ -50,11 +50,21 @@ const char *scn_precision_name(scn_precision v);
 const char *scn_coll_op_name(scn_coll_op v);
 const char *scn_coll_algo_name(scn_coll_algo v);
 
+/* Where a part of the scenario was written, for messages about it that
+ * come after loading (models/setup.c, the dry setup pass of dpusim check
+ * and run): file NULL when unknown. file points into the scenario's own
+ * storage and lives as long as the scenario. */
+typedef struct scn_where {
+	const char *file;
+	int line, col;
+} scn_where;
+
 /* A referenced profile after the scenario's overrides. */
 typedef struct scn_hw {
 	char name[SCN_NAME_MAX]; /* profile name; "" when the component is absent */
 	const profile *prof;     /* the profile as loaded (sources), owned by the scenario */
 	profile_values v;        /* values in SI, overrides applied; NAN = not given */
+	scn_where at;            /* the component's key in the scenario */
 } scn_hw;
 
 typedef struct scn_fabric {
@@ -147,6 +157,7 @@ typedef struct scn_job {
 	scn_workload wl;
 	int nodes;                  /* nodes given to the job */
 	scn_placement placement;
+	scn_where at;               /* its workload: mapping */
 } scn_job;
 
 typedef struct scn_variant {
@@ -155,6 +166,7 @@ typedef struct scn_variant {
 	scn_storage_path storage;
 	scn_crypto crypto;
 	scn_vswitch vswitch;
+	scn_where at;               /* the variant's mapping */
 } scn_variant;
 
 typedef struct scn_noise {

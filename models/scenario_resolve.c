@@ -34,6 +34,16 @@ typedef struct rs {
 
 /* ---- hardware components ---- */
 
+/* A node's place (its key's, when it has one) for messages after loading. */
+static scn_where where_of(const yt_node *n)
+{
+	if (!n)
+		return (scn_where){ 0 };
+	if (n->key && n->key_line > 0)
+		return (scn_where){ .file = n->file, .line = n->key_line, .col = n->key_col };
+	return (scn_where){ .file = n->file, .line = n->line, .col = n->col };
+}
+
 static void no_profile(scn_rd *r, const yt_node *at, profile_kind kind, const char *name)
 {
 	const char *const *names;
@@ -102,6 +112,7 @@ static const yt_node *read_hw(scn_rd *r, const yt_node *parent, const char *key,
 		return NULL;
 	}
 	snprintf(hw->name, sizeof hw->name, "%s", nm->text);
+	hw->at = where_of(n);
 	hw->prof = p;
 	hw->v = *profile_get_values(p);
 	apply_overrides(r, n, kind, hw);
@@ -196,6 +207,8 @@ static void check_fabric(rs *c, scn_cluster *cl)
 	double nic = cl->nic.v.nic.port_rate_Bps, sw = f->sw.v.sw.port_rate_Bps;
 	double endpoints = (double)cl->nodes * cl->nics_per_node;
 	char a[48];
+	if (f->sw.prof)
+		need(c, &f->sw, c->sw, NULL, "latency", "the fabric");
 	if (!cl->nic.prof || !f->sw.prof || !need(c, &f->sw, c->sw, NULL, "port_rate", "the fabric") ||
 	    !need(c, &cl->nic, c->nic, NULL, "port_rate", "the fabric") ||
 	    !need(c, &f->sw, c->sw, NULL, "radix", "the fabric"))
@@ -295,6 +308,8 @@ static void read_cluster(rs *c, const yt_node *cn, scn_cluster *cl)
 	}
 	if (c->gpu)
 		need(c, &cl->gpu, c->gpu, NULL, "hbm_bytes", "the GPU model");
+	if (c->nic)
+		need(c, &cl->nic, c->nic, NULL, "rdma_latency", "every transport");
 	if ((fab = c->fabric = scn_section(r, cn, "fabric", true)))
 		read_fabric(c, fab, cl);
 	if (fab)
@@ -484,6 +499,26 @@ static void read_sizes(rs *c, const yt_node *sn, scn_collective *k)
 	}
 }
 
+/* Which algorithms an operation runs (models/coll.c, applies): all-reduce
+ * every one; reduce-scatter, all-gather and broadcast a ring; all-to-all
+ * and send/recv point to point, which only auto names. What the fabric
+ * allows besides (in-network, hierarchical) the dry setup pass checks. */
+static bool algo_fits_op(scn_coll_op op, scn_coll_algo a)
+{
+	switch (op) {
+	case SCN_OP_ALLREDUCE:
+		return true;
+	case SCN_OP_REDUCE_SCATTER:
+	case SCN_OP_ALLGATHER:
+	case SCN_OP_BROADCAST:
+		return a == SCN_ALGO_AUTO || a == SCN_ALGO_RING;
+	case SCN_OP_ALLTOALL:
+	case SCN_OP_SENDRECV:
+		break;
+	}
+	return a == SCN_ALGO_AUTO;
+}
+
 static const char *const coll_keys[] = { "kind", "collective", NULL };
 static const char *const coll_inner_keys[] = { "op", "algo", "sizes", "ranks", "iterations", NULL };
 
@@ -501,6 +536,11 @@ static void read_collective(rs *c, const yt_node *w, scn_collective *k)
 	k->algo = SCN_ALGO_AUTO;
 	if (scn_get_enum(r, cn, "algo", false, scn_algo_words, &v))
 		k->algo = (scn_coll_algo)v;
+	if (k->algo != SCN_ALGO_AUTO && !algo_fits_op(k->op, k->algo))
+		scn_err(r, yt_get(cn, "algo"), "collective '%s' %s: algo must be %s (got '%s')",
+			scn_op_words[k->op], algo_fits_op(k->op, SCN_ALGO_RING) ? "runs as a ring"
+			: "runs point to point", algo_fits_op(k->op, SCN_ALGO_RING) ? "auto or ring"
+			: "auto", scn_algo_words[k->algo]);
 	if (!(sn = yt_get(cn, "sizes")))
 		scn_err(r, cn, "missing 'sizes' (a list of sizes, or { from, to, factor })");
 	else
@@ -555,6 +595,10 @@ static void check_training(rs *c, const yt_node *w, scn_training *t, int gpus)
 			scn_err(c->r, at, "pp %d is more pipeline stages than the model's %u layers", t->pp,
 				t->shape.tf.layers);
 	}
+	/* Tensor parallelism stays inside a node's NVLink domain (train_config.c). */
+	if (c->s->cluster.gpus_per_node % t->tp)
+		scn_err(c->r, at, "tp %d does not divide gpus_per_node %d: tensor parallelism stays "
+			"inside a node", t->tp, c->s->cluster.gpus_per_node);
 	if (t->global_batch % ((long)t->dp * t->micro_batch))
 		scn_err(c->r, yt_get(w, "batch") ? yt_get(w, "batch") : w,
 			"global batch %d is not a multiple of dp x micro = %d x %d", t->global_batch, t->dp,
@@ -675,6 +719,8 @@ static void check_workload(rs *c, const yt_node *w, scn_workload *wl, int gpus)
 		char name[32];
 		snprintf(name, sizeof name, "peak_%s_flops", field);
 		need(c, &c->s->cluster.gpu, c->gpu, yt_get(w, "precision"), name, "training at this precision");
+		need(c, &c->s->cluster.gpu, c->gpu, NULL, "hbm_bw", "training");
+		need(c, &c->s->cluster.gpu, c->gpu, NULL, "eff_max", "training");
 		return;
 	}
 	if (wl->coll.ranks == 0)
@@ -687,6 +733,25 @@ static void check_workload(rs *c, const yt_node *w, scn_workload *wl, int gpus)
 /* ---- jobs ---- */
 
 static const char *const job_keys[] = { "name", "nodes", "placement", "workload", NULL };
+
+/* A collective job beside training jobs shares their collective context,
+ * which runs what NCCL runs by default: no in-network reduction there
+ * (tools/run.c bench_of). */
+static void check_benchmarks(rs *c, const yt_node *jn)
+{
+	const scn_scenario *s = c->s;
+	bool training = false;
+	for (size_t i = 0; i < s->njobs; i++)
+		training |= s->jobs[i].wl.kind == SCN_WL_TRAINING;
+	for (size_t i = 0; i < s->njobs && training && i < jn->nkids; i++) {
+		const scn_job *job = &s->jobs[i];
+		if (job->wl.kind != SCN_WL_COLLECTIVE || job->wl.coll.algo != SCN_ALGO_IN_NETWORK)
+			continue;
+		scn_err(c->r, yt_get(yt_get(yt_get(jn->kids[i], "workload"), "collective"), "algo"),
+			"collective job '%s': algo 'in-network' is not simulated beside training "
+			"jobs (they share one collective context, without SHARP)", job->name);
+	}
+}
 
 static void read_jobs(rs *c, const yt_node *jn)
 {
@@ -718,11 +783,13 @@ static void read_jobs(rs *c, const yt_node *jn)
 		job->placement = SCN_PLACE_PACKED;
 		if (scn_get_enum(c->r, j, "placement", false, scn_placement_words, &v))
 			job->placement = (scn_placement)v;
-		if ((w = scn_section(c->r, j, "workload", true)) && read_workload(c, w, &job->wl))
+		job->at = where_of(w = scn_section(c->r, j, "workload", true));
+		if (w && read_workload(c, w, &job->wl))
 			check_workload(c, w, &job->wl, job->nodes * s->cluster.gpus_per_node);
 	}
 	if (total > s->cluster.nodes)
 		scn_err(c->r, jn, "the jobs take %ld nodes, but the cluster has %d", total, s->cluster.nodes);
+	check_benchmarks(c, jn);
 }
 
 /* ---- variants ---- */
@@ -866,6 +933,7 @@ static void check_variant(rs *c, const yt_node *vn, const scn_variant *v)
 static void read_variant(rs *c, const yt_node *vn, scn_variant *v)
 {
 	int x;
+	v->at = where_of(vn);
 	scn_only_keys(c->r, vn, variant_keys, "a variant");
 	scn_get_str(c->r, vn, "name", true, v->name, sizeof v->name);
 	if (scn_get_enum(c->r, vn, "network", true, offload_words(OFFLOAD_NETWORK), &x))
@@ -945,6 +1013,19 @@ static void read_failures(rs *c, const yt_node *n, scn_failures *f)
 		f->checkpoint_mode = (scn_ckpt_mode)v;
 }
 
+/* A price: 0 (free), or between a billionth of a dollar and a million
+ * dollars per hour (per kWh for energy), written as `per`: beyond, the
+ * run's cost or its tokens per dollar overflow a double. */
+static void read_price(rs *c, const yt_node *n, const char *key, bool required, unit_dim dim,
+		       double per_s, const char *per, double *out)
+{
+	const yt_node *at = yt_get(n, key);
+	if (scn_get_q(c->r, n, key, required, dim, 0, INF, false, out) &&
+	    (*out > 1e6 / per_s || (*out > 0 && *out < 1e-9 / per_s)))
+		scn_err(c->r, at, "'%s' must be 0 or between 1e-9USD/%s and 1e6USD/%s (got '%s')", key,
+			per, per, at->text);
+}
+
 static void read_cost(rs *c, const yt_node *n, scn_cost *k)
 {
 	static const char *const keys[] = { "gpu_price", "dpu_price", "energy_price", "pue", NULL };
@@ -952,9 +1033,10 @@ static void read_cost(rs *c, const yt_node *n, scn_cost *k)
 	k->present = true;
 	k->dpu_usd_per_s = k->energy_usd_per_j = NAN;
 	k->pue = 1;
-	scn_get_q(c->r, n, "gpu_price", true, UNIT_USD_PER_S, 0, INF, false, &k->gpu_usd_per_s);
-	scn_get_q(c->r, n, "dpu_price", c->s->cluster.has_dpu, UNIT_USD_PER_S, 0, INF, false, &k->dpu_usd_per_s);
-	scn_get_q(c->r, n, "energy_price", false, UNIT_USD_PER_J, 0, INF, false, &k->energy_usd_per_j);
+	read_price(c, n, "gpu_price", true, UNIT_USD_PER_S, 3600, "h", &k->gpu_usd_per_s);
+	read_price(c, n, "dpu_price", c->s->cluster.has_dpu, UNIT_USD_PER_S, 3600, "h",
+		   &k->dpu_usd_per_s);
+	read_price(c, n, "energy_price", false, UNIT_USD_PER_J, 3.6e6, "kWh", &k->energy_usd_per_j);
 	scn_get_q(c->r, n, "pue", false, UNIT_NUMBER, 1, 3, false, &k->pue);
 }
 
@@ -1005,6 +1087,7 @@ static void read_work(rs *c, const yt_node *root)
 	s->njobs = 1;
 	s->jobs[0].nodes = s->cluster.nodes;
 	snprintf(s->jobs[0].name, sizeof s->jobs[0].name, "%s", "job");
+	s->jobs[0].at = where_of(w);
 	if (read_workload(c, w, &s->jobs[0].wl))
 		check_workload(c, w, &s->jobs[0].wl, s->cluster.nodes * s->cluster.gpus_per_node);
 }

@@ -40,7 +40,7 @@ static bool need(double v, const scn_hw *hw, const char *field, const char *wher
 {
 	if (profile_has(v))
 		return true;
-	diag_add(d, NULL, 0, 0,
+	diag_add(d, hw->at.file, hw->at.line, hw->at.col,
 		 "%s: profile '%s' gives no '%s' (no published figure); set %s.%s in the "
 		 "scenario, with its source in a comment",
 		 where, hw->name, field, where, field);

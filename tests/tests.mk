@@ -3,7 +3,7 @@
 E2E_TESTS += cli-basics.sh bench-engine.sh datadir.sh build-deps.sh version.sh
 E2E_TESTS += hw-probe.sh hw-tcp.sh hw-replay.sh
 E2E_TESTS += hw-replay-train.sh
-E2E_TESTS += check-scenarios.sh bad-input.sh
+E2E_TESTS += check-scenarios.sh bad-input.sh check-run.sh
 E2E_TESTS += effects.sh
 # libFuzzer over the scenario loader (scn): `make fuzz` (FUZZ_TIME seconds,
 # default 60); new inputs go to tests/fuzz/corpus-run/ (git-ignored), the

@@ -1,16 +1,68 @@
 /* dpusim check: validate a scenario completely, without running it, and
  * say in one paragraph what it describes. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "sim/err.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
+#include "tools/run.h"
 #include "tools/scn_cli.h"
+
+/* At most this many failing sweep points are reported (as the loader does). */
+#define MAX_BAD_POINTS 20
+
+/* Point i's messages into d, each once over the sweep, marked with the point. */
+static void point_msgs(const scn_scenario *s, size_t i, const diag *pd, diag *d, diag *seen)
+{
+	char label[512];
+	scn_sweep_label(s, i, label, sizeof label);
+	for (size_t k = 0; k < diag_count(pd) && k < DIAG_MAX; k++) {
+		const char *m = diag_msg(pd, k);
+		bool dup = false;
+		for (size_t j = 0; j < diag_count(seen) && j < DIAG_MAX && !dup; j++)
+			dup = !strcmp(diag_msg(seen, j), m);
+		if (!dup) {
+			diag_add(seen, NULL, 0, 0, "%s", m);
+			diag_add(d, NULL, 0, 0, "%s (at sweep point %zu: %s)", m, i + 1, label);
+		}
+	}
+}
+
+/* The dry setup pass (tools/run.h run_check) of s, or of every point of
+ * its sweep (the points are what runs): what run would refuse, refused
+ * here. */
+static int dry_run(const scn_scenario *s, diag *d)
+{
+	diag *seen;
+	size_t bad = 0;
+	int rc = SIM_OK;
+	if (!s->sweep.naxes)
+		return run_check(s, d);
+	if (!(seen = diag_new()))
+		return SIM_ENOMEM;
+	for (size_t i = 0; i < s->sweep.points && bad < MAX_BAD_POINTS && rc != SIM_ENOMEM; i++) {
+		scn_scenario *pt = NULL;
+		diag *pd = diag_new();
+		int prc = pd ? scn_sweep_point(s, i, &pt, pd) : SIM_ENOMEM;
+		if (!prc)
+			prc = run_check(pt, pd);
+		if (prc && pd)
+			point_msgs(s, i, pd, d, seen), bad++;
+		rc = rc ? rc : prc;
+		scn_free(pt);
+		diag_free(pd);
+	}
+	diag_free(seen);
+	return rc;
+}
 
 int cmd_check(int argc, char **argv)
 {
 	scn_cli c = { 0 };
 	scn_scenario *s = NULL;
+	diag *d = NULL;
 	int rc;
 	for (int i = 1; i < argc; i++) {
 		int taken = scn_cli_option(&c, argc, argv, &i);
@@ -28,6 +80,18 @@ int cmd_check(int argc, char **argv)
 		return cli_usage_error("check: no scenario file given (usage: dpusim check FILE)");
 	if ((rc = scn_cli_load(&c, &s)))
 		return rc;
+	if (!(d = diag_new()) || (rc = dry_run(s, d))) {
+		diag_print(d, stderr);
+		if (!d || rc == SIM_ENOMEM)
+			cli_error("out of memory checking '%s'", c.file);
+		else
+			cli_error("'%s' is not a valid scenario (%zu error%s)", c.file, diag_count(d),
+				  diag_count(d) == 1 ? "" : "s");
+		diag_free(d);
+		scn_free(s);
+		return CLI_USAGE;
+	}
+	diag_free(d);
 	scn_summary(s, stdout);
 	scn_free(s);
 	return CLI_OK;

@@ -370,8 +370,11 @@ int cmd_run(int argc, char **argv)
 	if ((rc = check_outputs(&a, s, d))) {
 		/* messages printed */
 	} else if (run_scenario(s, &a.ro, &rep, d)) {
-		for (size_t i = 0; i < diag_count(d) && i < DIAG_MAX; i++)
-			cli_error("%s: %s", a.c.file, diag_msg(d, i));
+		for (size_t i = 0; i < diag_count(d) && i < DIAG_MAX; i++) /* placed: as check says it */
+			if (diag_placed(diag_msg(d, i)))
+				fprintf(stderr, "%s\n", diag_msg(d, i));
+			else
+				cli_error("%s: %s", a.c.file, diag_msg(d, i));
 		rc = CLI_USAGE;
 	} else if (!(rc = write_outputs(&a, rep))) {
 		if (a.json)

@@ -512,6 +512,153 @@ int run_check_outputs(const scn_scenario *s, const run_opts *o, const char *repo
 	return rc;
 }
 
+/* ---- the dry setup pass (dpusim check, and run before simulating) ---- */
+
+/* Whether d holds m already (one message for what every variant shares). */
+static bool holds(const diag *d, const char *m)
+{
+	for (size_t i = 0; i < diag_count(d) && i < DIAG_MAX; i++)
+		if (!strcmp(diag_msg(d, i), m))
+			return true;
+	return false;
+}
+
+/* Moves what `from` says about variant v of job into d, each message
+ * placed: where it names its own place as it is, otherwise at the
+ * variant's mapping in the scenario, with the job and variant named. */
+static void place_msgs(const scn_scenario *s, const scn_job *job, const scn_variant *v,
+		       const diag *from, diag *d)
+{
+	char who[2 * SCN_NAME_MAX + 32];
+	if (s->multi_job)
+		snprintf(who, sizeof who, "job '%s', variant '%s'", job->name, v->name);
+	else
+		snprintf(who, sizeof who, "variant '%s'", v->name);
+	for (size_t i = 0; i < diag_count(from) && i < DIAG_MAX; i++) {
+		const char *m = diag_msg(from, i);
+		if (diag_placed(m) && !holds(d, m))
+			diag_add(d, NULL, 0, 0, "%s", m);
+		else if (diag_placed(m))
+			continue;
+		else
+			diag_add(d, v->at.file ? v->at.file : s->file, v->at.line, v->at.col,
+				 "%s: %s", who, m);
+	}
+}
+
+/* One size of a collective benchmark against the clock: its predicted
+ * time (the algorithm asked for, or under auto the fastest that applies)
+ * times its iterations, added to the pass so far (*pass_s: the sizes run
+ * one after another on one engine), must end before SIM_TIME_MAX. */
+static int coll_fits(struct world *w, const scn_collective *sc, coll_op op, uint32_t nodes,
+		     uint64_t bytes, double *pass_s, diag *d)
+{
+	coll_params p = { .op = op, .algo = algo_of(sc->algo, nodes), .bytes = bytes };
+	double horizon_s = sim_time_to_s(SIM_TIME_MAX), t_s;
+	sim_time best = SIM_TIME_MAX, t;
+	bool any = false;
+	for (int a = COLL_RING; a < COLL_NALGOS; a++)
+		if ((p.algo == COLL_AUTO || a == (int)p.algo) &&
+		    !coll_predict(w->coll, &p, (coll_algo)a, &t)) {
+			any = true;
+			best = t < best ? t : best;
+		}
+	if (!any) {
+		diag_add(d, NULL, 0, 0, "collective '%s' with algo '%s' cannot run on this fabric "
+			 "(%u node%s)", scn_coll_op_name(sc->op), scn_coll_algo_name(sc->algo), nodes,
+			 nodes == 1 ? "" : "s");
+		return SIM_EUNSUPPORTED;
+	}
+	char took[96] = "its predicted time alone";
+	t_s = sim_time_to_s(best);
+	*pass_s += t_s * (sc->iterations > 0 ? sc->iterations : 1);
+	if (best < SIM_TIME_MAX && *pass_s < horizon_s)
+		return SIM_OK;
+	if (best < SIM_TIME_MAX)
+		snprintf(took, sizeof took, "about %.4g s (predicted), %d times in a row,", t_s,
+			 sc->iterations > 0 ? sc->iterations : 1);
+	diag_add(d, NULL, 0, 0, "collective '%s' of %llu bytes: %s ends past the simulator's "
+		 "horizon of %.2f days; check the rates it crosses (cluster.fabric.link_rate, the "
+		 "NIC's and switch's port_rate, the host costs of the variant's network)",
+		 scn_coll_op_name(sc->op), (unsigned long long)bytes, took, sim_horizon_days());
+	return SIM_EOVERFLOW;
+}
+
+/* A collective benchmark's variant as coll_sizes sets it up, without
+ * simulating: every size's predicted time must fit the clock. */
+static int coll_check(const scn_scenario *s, const scn_job *job, const scn_variant *v, diag *d)
+{
+	const scn_collective *sc = &job->wl.coll;
+	uint32_t ranks = (uint32_t)(sc->ranks > 0 ? sc->ranks : job->wl.gpus);
+	setup_host host;
+	fab_config fc;
+	coll_config cc = { .seed = s->seed };
+	struct world w;
+	double pass_s = 0;
+	coll_op op;
+	int rc;
+	if ((rc = setup_host_of(s, &host, d)) || (rc = setup_fabric(s, ranks, &fc, d)) ||
+	    (rc = setup_transport(s, v, &host, &cc.transport, d, NULL)))
+		return rc;
+	if (coll_op_parse(coll_names[sc->op], &op)) {
+		diag_add(d, NULL, 0, 0, "collective '%s' is not simulated", scn_coll_op_name(sc->op));
+		return SIM_EUNSUPPORTED;
+	}
+	if (sc->algo == SCN_ALGO_IN_NETWORK && (rc = in_network_ok(s, v, &fc, d)))
+		return rc;
+	cc.sharp = sc->algo == SCN_ALGO_IN_NETWORK && fc.nodes > 1;
+	cc.nvls = sc->algo == SCN_ALGO_IN_NETWORK && fc.nodes == 1;
+	if ((rc = world_new(&w, &fc, &cc))) {
+		diag_add(d, NULL, 0, 0, "cannot build the fabric for %u ranks: %s", ranks,
+			 sim_strerror(rc));
+		return rc;
+	}
+	if ((rc = attach_node_caps(&w, s, v, &host, &fc, d)))
+		diag_add(d, NULL, 0, 0, "building the cluster: %s", sim_strerror(rc));
+	for (size_t i = 0; i < sc->nsizes && !rc; i++)
+		rc = coll_fits(&w, sc, op, fc.nodes, (uint64_t)sc->sizes_bytes[i], &pass_s, d);
+	world_free(&w);
+	return rc;
+}
+
+/* The training job's variant as train_variant sets it up, without
+ * simulating (models/train.h train_check). */
+static int train_dry(const scn_scenario *s, const scn_job *job, const scn_variant *v, diag *d)
+{
+	train_config c;
+	int rc = train_config_of(s, job, v, s->seed, &c, d, NULL);
+	if (!rc)
+		rc = train_check(&c, d);
+	return rc;
+}
+
+int run_check(const scn_scenario *s, diag *d)
+{
+	bool shared = s->multi_job && any_training(s);
+	diag *one = diag_new();
+	size_t errs = diag_count(d);
+	if (!one)
+		return SIM_ENOMEM;
+	for (size_t j = 0; j < s->njobs; j++)
+		for (size_t k = 0; k < s->nvariants; k++) {
+			const scn_job *job = &s->jobs[j];
+			const scn_variant *v = &s->variants[k];
+			train_bench b;
+			diag_free(one);
+			if (!(one = diag_new()))
+				return SIM_ENOMEM;
+			if (job->wl.kind != SCN_WL_COLLECTIVE)
+				train_dry(s, job, v, one);
+			else if (shared)
+				bench_of(s, job, &b, one);
+			else
+				coll_check(s, job, v, one);
+			place_msgs(s, job, v, one, d);
+		}
+	diag_free(one);
+	return diag_count(d) > errs ? SIM_EINVAL : SIM_OK;
+}
+
 int run_scenario(const scn_scenario *s, const run_opts *o, rep_report **out, diag *d)
 {
 	rep_report *rep = rep_new(REP_SIM);
@@ -523,6 +670,9 @@ int run_scenario(const scn_scenario *s, const run_opts *o, rep_report **out, dia
 		rc = rep_set_scenario(rep, &(rep_scenario){
 						   .name = s->name, .file = s->file,
 						   .seed = o && o->has_seed ? o->seed : s->seed });
+	/* Everything check refuses, refused before anything runs. */
+	if (!rc)
+		rc = run_check(s, d);
 	if (!rc && s->multi_job)
 		rc = run_multi(s, o, rep, d);
 	for (size_t j = 0; j < s->njobs && !rc && !s->multi_job; j++)

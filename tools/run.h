@@ -45,6 +45,16 @@ int run_put_notes(rep_report *rep, const char *variant, const diag *notes);
 int run_check_outputs(const scn_scenario *s, const run_opts *o, const char *report_path,
 		      diag *d);
 
+/* The dry setup pass: for every job and variant of s, what run_scenario
+ * builds before it simulates (the models' configurations, the fabric, the
+ * transport, the collective context, the training job's stages and its
+ * world: models/train.h train_check), and the checks that need them (an
+ * algorithm the fabric cannot run, a time past the simulator's horizon),
+ * without simulating. Every message goes to d placed in the scenario
+ * ("file:line:col: ...", at the variant when the message has no place of
+ * its own). Returns 0, SIM_EINVAL (messages in d) or SIM_ENOMEM. */
+int run_check(const scn_scenario *s, diag *d);
+
 /* Simulates s. On success *out is a report with source "sim", the scenario
  * block filled from s (name, file; sha256 is the caller's to set since it
  * hashes the file text), one variant per scenario variant (per job and

@@ -197,12 +197,17 @@ expect_err "^dpusim: error: coll: 1000000000 bytes: $HZ" "coll names the transfe
 expect_out '"bytes": 1024, "algo": "ring"' "coll prints the size that fits"
 expect_out '^}$' "coll closes its JSON"
 sed 's/rdma_latency: 0.6us }/rdma_latency: 0.6us, port_rate: 1bps }/' scenarios/demo.yaml >"$E2E_TMP/slow-nic.yaml"
+# A NIC of 1 b/s is in the profile's range, but the job's gradients would
+# take past the clock's end: check refuses it at the variant, naming what
+# to change, and run refuses it the same way before simulating anything.
+SLOW="variant 'baseline': training simulation: an iteration takes about [^;]* end past the simulator's horizon of 106\\.75 days; check the rates it crosses \\(cluster\\.fabric\\.link_rate, the NIC's port_rate"
 run_cmd "$DPUSIM" check "$E2E_TMP/slow-nic.yaml"
-expect_rc 0 "check takes a NIC of 1 b/s (in range)"
+expect_rc 2 "check refuses a NIC of 1 b/s (in range, but past the horizon)"
+expect_err "^$E2E_TMP/slow-nic.yaml:35:5: $SLOW" "check places the NIC of 1 b/s at the variant and names the rates"
 run_cmd timeout 60 "$DPUSIM" run "$E2E_TMP/slow-nic.yaml" -o "$E2E_TMP/slow-rep" \
 	--trace "$E2E_TMP/slow-trace.json" --db "$E2E_TMP/slow.db"
 expect_rc 2 "run with a NIC of 1 b/s"
-expect_err "^dpusim: error: $E2E_TMP/slow-nic.yaml: training simulation: $HZ" "run names the transfer past the horizon"
+expect_err "^$E2E_TMP/slow-nic.yaml:35:5: $SLOW" "run refuses it as check does"
 if [ -z "$OUT" ]; then ok "run prints nothing on stdout"; else not_ok "run printed: ${OUT:0:200}"; fi
 if [ ! -e "$E2E_TMP/slow-rep/report.json" ] && [ ! -e "$E2E_TMP/slow.db" ] &&
    ! ls "$E2E_TMP"/slow-trace* >/dev/null 2>&1; then ok "run writes no report, trace or database"
@@ -210,7 +215,7 @@ else not_ok "run left output: $(ls "$E2E_TMP")"; fi
 sed 's|^  gpu: H100-SXM5|  gpu: { profile: H100-SXM5, nvlink_bw: 1B/s, nvlink_bw_achieved: 1B/s }|' scenarios/demo.yaml >"$E2E_TMP/slow-nvl.yaml"
 run_cmd timeout 60 "$DPUSIM" run "$E2E_TMP/slow-nvl.yaml"
 expect_rc 2 "run with NVLink at 1 B/s"
-expect_err "^dpusim: error: $E2E_TMP/slow-nvl.yaml: training simulation: the tensor-parallel all-reduce inside a node: $HZ" "run names the NVLink transfer past the horizon"
+expect_err "^$E2E_TMP/slow-nvl.yaml:35:5: variant 'baseline': training simulation: the tensor-parallel all-reduce inside a node: ${HZ%\$}; check cluster.gpu's 'nvlink_bw'" "run names the NVLink transfer past the horizon and the field"
 cat >"$E2E_TMP/slow-sweep.yaml" <<'YAML'
 name: horizon
 cluster:
@@ -233,7 +238,7 @@ YAML
 run_cmd timeout 120 "$DPUSIM" sweep "$E2E_TMP/slow-sweep.yaml" --jobs 2 --db "$E2E_TMP/sweep.db"
 expect_rc 2 "sweep with a point at 1 b/s"
 expect_out "2 points; 1 run, 0 skipped \\(already stored\\), 1 failed" "sweep runs the other point"
-expect_err "^allreduce of 1073741824 bytes with algorithm 'ring' on 2 ranks: $HZ" "sweep names the transfer past the horizon"
+expect_err "^$E2E_TMP/slow-sweep.yaml:15:5: variant 'rdma-gdr': collective 'allreduce' of 1073741824 bytes: its predicted time alone ends past the simulator's horizon of 106\\.75 days; check the rates it crosses" "sweep names the collective past the horizon"
 if grep -q "signal" <<<"$ERR"; then not_ok "a sweep point was killed: ${ERR:0:300}"; else ok "no sweep point killed by a signal"; fi
 
 finish

@@ -54,6 +54,20 @@ START_TEST(suggestions)
 }
 END_TEST
 
+/* A message that names its place is told from one that does not, so the
+ * dry setup pass of dpusim check places only the latter at the variant. */
+START_TEST(placed_messages)
+{
+	ck_assert(diag_placed("a.yaml:3:14: bad"));
+	ck_assert(diag_placed("dir:x/a.yaml:12:1: bad: worse"));
+	ck_assert(!diag_placed("training simulation: at 3:14: bad"));
+	ck_assert(!diag_placed("a.yaml: bad"));
+	ck_assert(!diag_placed("a.yaml:0:1: bad"));
+	ck_assert(!diag_placed("a.yaml:3:x: bad"));
+	ck_assert(!diag_placed(""));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("diag");
@@ -61,6 +75,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, formats);
 	tcase_add_test(tc, cap_and_summary);
 	tcase_add_test(tc, suggestions);
+	tcase_add_test(tc, placed_messages);
 	suite_add_tcase(s, tc);
 	return s;
 }

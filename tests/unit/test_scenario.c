@@ -18,9 +18,9 @@
 	"  gpu: H100-SXM5\n"                                         \
 	"  cpu: Xeon-8480C\n"                                        \
 	"  host_costs: host-costs-linux\n"                           \
-	"  nic: ConnectX-7-NDR\n"                                    \
+	"  nic: { profile: ConnectX-7-NDR, rdma_latency: 0.6us }\n"  \
 	"  nics_per_node: 8\n"                                       \
-	"  fabric: { topology: single-switch, switch: QM9700-NDR }\n"
+	"  fabric: { topology: single-switch, switch: { profile: QM9700-NDR, latency: 130ns } }\n"
 
 #define WORK                                                         \
 	"workload:\n"                                                \
@@ -135,8 +135,10 @@ START_TEST(profile_overrides)
 	scn_scenario *s = load_ok(
 		"cluster:\n  nodes: 4\n  gpus_per_node: 8\n"
 		"  gpu: { profile: H100-SXM5, hbm_bw: 3TB/s, kernel_launch: 4us }\n"
-		"  cpu: Xeon-8480C\n  host_costs: host-costs-linux\n  nic: ConnectX-7-NDR\n  nics_per_node: 8\n"
-		"  fabric: { topology: single-switch, switch: QM9700-NDR }\n" WORK VARIANTS);
+		"  cpu: Xeon-8480C\n  host_costs: host-costs-linux\n"
+		"  nic: { profile: ConnectX-7-NDR, rdma_latency: 0.6us }\n  nics_per_node: 8\n"
+		"  fabric: { topology: single-switch, switch: { profile: QM9700-NDR, latency: 130ns } }\n"
+		WORK VARIANTS);
 	ck_assert_double_eq(s->cluster.gpu.v.gpu.hbm_bw_Bps, 3e12);
 	ck_assert_double_eq_tol(s->cluster.gpu.v.gpu.kernel_launch_s, 4e-6, 1e-18);
 	ck_assert_double_eq(s->cluster.gpu.v.gpu.hbm_bytes, 80e9); /* untouched */
@@ -158,8 +160,10 @@ END_TEST
  * without its PCIe link, and dpu-snap without servers are refused. */
 #define LOCAL_CLUSTER(LOCAL)                                                   \
 	"cluster:\n  nodes: 2\n  gpus_per_node: 8\n  gpu: H100-SXM5\n"             \
-	"  cpu: Xeon-8480C\n  host_costs: host-costs-linux\n  nic: ConnectX-7-NDR\n" \
-	"  nics_per_node: 8\n  fabric: { topology: single-switch, switch: QM9700-NDR }\n" \
+	"  cpu: Xeon-8480C\n  host_costs: host-costs-linux\n" \
+	"  nic: { profile: ConnectX-7-NDR, rdma_latency: 0.6us }\n" \
+	"  nics_per_node: 8\n" \
+	"  fabric: { topology: single-switch, switch: { profile: QM9700-NDR, latency: 130ns } }\n" \
 	LOCAL WORK
 
 START_TEST(local_nvme)
@@ -358,6 +362,60 @@ START_TEST(degenerate_inputs)
 }
 END_TEST
 
+static bool has_sub(const diag *d, const char *want)
+{
+	for (size_t i = 0; i < diag_count(d); i++)
+		if (strstr(diag_msg(d, i), want))
+			return true;
+	return has_msg(d, want); /* prints what came */
+}
+
+/* What run needs, refused by check at its place (issue 17 item 7): an
+ * algorithm the operation never runs, a switch or NIC without the
+ * latency every transport uses, tensor parallelism wider than a node, a
+ * benchmark beside training asking for in-network reduction, and prices
+ * whose cost would overflow. */
+START_TEST(run_needs_are_checked_in_place)
+{
+	diag *d = load_bad(BASE "workload:\n  kind: collective\n"
+			   "  collective: { op: alltoall, algo: ring, sizes: [1KiB] }\n" VARIANTS);
+	ck_assert(has_sub(d, "t.yaml:12:37: collective 'alltoall' runs point to point: algo must "
+			     "be auto (got 'ring')"));
+	diag_free(d);
+	d = load_bad(BASE "workload:\n  kind: collective\n"
+		     "  collective: { op: broadcast, algo: tree, sizes: [1KiB] }\n" VARIANTS);
+	ck_assert(has_sub(d, "t.yaml:12:38: collective 'broadcast' runs as a ring: algo must be "
+			     "auto or ring (got 'tree')"));
+	diag_free(d);
+	d = load_bad("cluster:\n  nodes: 4\n  gpus_per_node: 8\n  gpu: H100-SXM5\n  cpu: Xeon-8480C\n"
+		     "  host_costs: host-costs-linux\n  nic: ConnectX-7-NDR\n  nics_per_node: 8\n"
+		     "  fabric: { topology: single-switch, switch: QM9700-NDR }\n" WORK VARIANTS);
+	ck_assert(has_sub(d, "t.yaml:7:8: every transport needs 'rdma_latency' of nic profile "
+			     "'ConnectX-7-NDR'"));
+	ck_assert(has_sub(d, "t.yaml:9:46: the fabric needs 'latency' of switch profile 'QM9700-NDR'"));
+	diag_free(d);
+	d = load_bad(BASE "workload:\n  model: llama2-7b\n  parallelism: { tp: 16 }\n"
+		     "  batch: { global: 64, micro: 2 }\n" VARIANTS);
+	ck_assert(has_sub(d, "t.yaml:12:16: tp 16 does not divide gpus_per_node 8"));
+	diag_free(d);
+	d = load_bad(BASE "jobs:\n  - { name: a, nodes: 2, workload: { model: llama2-7b, "
+		     "parallelism: { tp: 8 }, batch: { global: 64, micro: 2 } } }\n"
+		     "  - { name: b, nodes: 2, workload: { kind: collective, collective: "
+		     "{ op: allreduce, algo: in-network, sizes: [1KiB] } } }\n" VARIANTS);
+	ck_assert(has_sub(d, "t.yaml:12:91: collective job 'b': algo 'in-network' is not simulated "
+			     "beside training jobs"));
+	diag_free(d);
+	d = load_bad(BASE WORK VARIANTS "cost: { gpu_price: 1e-300USD/h }\n");
+	ck_assert(has_sub(d, "'gpu_price' must be 0 or between 1e-9USD/h and 1e6USD/h (got "
+			     "'1e-300USD/h')"));
+	diag_free(d);
+	d = load_bad(BASE WORK VARIANTS "cost: { gpu_price: 2USD/h, energy_price: 1e7USD/kWh }\n");
+	ck_assert(has_sub(d, "'energy_price' must be 0 or between 1e-9USD/kWh and 1e6USD/kWh"));
+	diag_free(d);
+	scn_free(load_ok(BASE WORK VARIANTS "cost: { gpu_price: 0USD/h, energy_price: 0.1USD/kWh }\n"));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("scenario");
@@ -374,6 +432,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, sweep_points);
 	tcase_add_test(tc, dump_round_trips);
 	tcase_add_test(tc, degenerate_inputs);
+	tcase_add_test(tc, run_needs_are_checked_in_place);
 	suite_add_tcase(s, tc);
 	return s;
 }
