@@ -273,16 +273,26 @@ typedef struct anchor {
 	yt_node *node;
 } anchor;
 
+/* Anchors name nodes by pointer. A node the builder takes out of the tree
+ * (a mapping key, the value of a merge key) may be named by an anchor, on
+ * itself or under it, so it goes to the spare list, freed only with the
+ * builder: an alias never reads freed memory. */
 typedef struct builder {
 	const char *file;
 	diag *d;
 	yt_node *stack[YT_MAX_DEPTH + 1];
+	bool stack_merge[YT_MAX_DEPTH + 1]; /* this open collection is a '<<' value */
+	yt_node *merge[YT_MAX_DEPTH + 1];   /* this open mapping's '<<' value, or NULL */
 	int depth;
 	yt_node *root;
 	char *pending_key;  /* a mapping key waiting for its value */
 	int key_line, key_col;
+	bool pending_merge; /* the pending key is the merge key << */
+	bool quoted;        /* the scalar being attached was quoted */
 	anchor *anchors;
 	size_t nanchors;
+	yt_node **spare;
+	size_t nspare, spare_cap;
 	size_t nodes;
 	int docs;
 	int err;
@@ -314,8 +324,79 @@ static size_t count_nodes(const yt_node *n)
 	return c;
 }
 
-/* Hangs a finished node under the open collection (or as the root). */
-static int attach(builder *b, yt_node *n, int line, int col)
+/* Counts k more nodes against YT_MAX_NODES (aliases and merges copy). */
+static int add_nodes(builder *b, size_t k, int line, int col)
+{
+	b->nodes += k;
+	if (b->nodes > YT_MAX_NODES)
+		return fail(b, line, col, "document too large (more than %s nodes)", "200000");
+	return SIM_OK;
+}
+
+/* Takes n out of the tree for good (see builder). */
+static int retire(builder *b, yt_node *n)
+{
+	if (b->nspare == b->spare_cap) {
+		size_t cap = b->spare_cap ? 2 * b->spare_cap : 16;
+		yt_node **s = realloc(b->spare, cap * sizeof *s);
+		if (!s)
+			return yt_free(n), b->err = SIM_ENOMEM;
+		b->spare = s;
+		b->spare_cap = cap;
+	}
+	b->spare[b->nspare++] = n;
+	return SIM_OK;
+}
+
+/* n is a mapping key of top: a plain value, not there yet. Its text waits
+ * for the value; the plain key << announces a merge (YAML 1.1 merge key). */
+static int take_key(builder *b, yt_node *top, yt_node *n, int line, int col)
+{
+	bool merge;
+	if (n->type != YT_SCALAR)
+		return yt_free(n), fail(b, line, col, "%s", "mapping keys must be plain values");
+	merge = !b->quoted && !strcmp(n->text, "<<");
+	if (merge ? b->merge[b->depth - 1] != NULL : yt_get(top, n->text) != NULL)
+		return fail(b, line, col, "duplicate key '%s'", n->text), yt_free(n), SIM_EPARSE;
+	/* Copied, not taken: an anchor on the key names n, text included. */
+	if (!(b->pending_key = strdup(n->text)))
+		return yt_free(n), b->err = SIM_ENOMEM;
+	b->pending_merge = merge;
+	b->key_line = n->line;
+	b->key_col = n->col;
+	return retire(b, n);
+}
+
+/* The part of a merge key's value that is not a mapping, or NULL. */
+static const yt_node *not_mergeable(const yt_node *n)
+{
+	if (n->type == YT_MAP)
+		return NULL;
+	if (n->type != YT_SEQ)
+		return n;
+	for (size_t i = 0; i < n->nkids; i++)
+		if (n->kids[i]->type != YT_MAP)
+			return n->kids[i];
+	return NULL;
+}
+
+/* n, the value of a merge key in the open mapping: a mapping or a list of
+ * mappings whose keys the mapping takes when it closes (merge_into). */
+static int keep_merge(builder *b, yt_node *n)
+{
+	const yt_node *bad = not_mergeable(n);
+	if (bad) {
+		fail(b, bad->line, bad->col, "the merge key '<<' takes a mapping or a list of mappings, not %s",
+		     yt_type_name(bad->type));
+		return yt_free(n), SIM_EPARSE;
+	}
+	b->merge[b->depth - 1] = n;
+	return SIM_OK;
+}
+
+/* Hangs a finished node under the open collection (or as the root).
+ * merge: n is a collection that was opened as the value of '<<'. */
+static int attach(builder *b, yt_node *n, bool merge, int line, int col)
 {
 	yt_node *top = b->depth ? b->stack[b->depth - 1] : NULL;
 	if (++b->nodes > YT_MAX_NODES)
@@ -327,27 +408,49 @@ static int attach(builder *b, yt_node *n, int line, int col)
 		return SIM_OK;
 	}
 	if (top->type == YT_MAP && !n->key) {
-		if (!b->pending_key) {
-			/* n is a key: keys must be plain scalars. */
-			if (n->type != YT_SCALAR)
-				return yt_free(n), fail(b, line, col, "%s", "mapping keys must be plain values");
-			if (yt_get(top, n->text))
-				return fail(b, line, col, "duplicate key '%s'", n->text), yt_free(n), SIM_EPARSE;
-			b->pending_key = n->text;
-			n->text = NULL;
-			b->key_line = n->line;
-			b->key_col = n->col;
-			yt_free(n);
-			return SIM_OK;
-		}
+		if (!b->pending_key)
+			return take_key(b, top, n, line, col);
 		n->key = b->pending_key;
 		n->key_line = b->key_line;
 		n->key_col = b->key_col;
 		b->pending_key = NULL;
+		merge = b->pending_merge;
+		b->pending_merge = false;
 	}
+	if (merge)
+		return keep_merge(b, n);
 	if (node_append(top, n))
 		return yt_free(n), b->err = SIM_ENOMEM;
 	return SIM_OK;
+}
+
+/* Copies into map the keys of from it does not have: keys written in the
+ * mapping win over merged ones, earlier merged mappings over later ones. */
+static int merge_keys(builder *b, yt_node *map, const yt_node *from)
+{
+	for (size_t i = 0; i < from->nkids; i++) {
+		const yt_node *k = from->kids[i];
+		yt_node *c;
+		if (yt_get(map, k->key))
+			continue;
+		if (add_nodes(b, count_nodes(k), k->line, k->col))
+			return SIM_EPARSE;
+		if (!(c = yt_clone(k)) || node_append(map, c))
+			return yt_free(c), b->err = SIM_ENOMEM;
+	}
+	return SIM_OK;
+}
+
+static int merge_into(builder *b, yt_node *map, yt_node *src)
+{
+	int rc = SIM_OK;
+	if (src->type == YT_MAP)
+		rc = merge_keys(b, map, src);
+	for (size_t i = 0; src->type == YT_SEQ && !rc && i < src->nkids; i++)
+		rc = merge_keys(b, map, src->kids[i]);
+	if (rc)
+		return yt_free(src), rc;
+	return retire(b, src);
 }
 
 static int remember_anchor(builder *b, struct fy_token *t, yt_node *n)
@@ -369,16 +472,28 @@ static int remember_anchor(builder *b, struct fy_token *t, yt_node *n)
 	return SIM_OK;
 }
 
+static bool is_open(const builder *b, const yt_node *n)
+{
+	for (int i = 0; i < b->depth; i++)
+		if (b->stack[i] == n)
+			return true;
+	return false;
+}
+
 static int on_alias(builder *b, struct fy_event *e, int line, int col)
 {
 	size_t len;
 	const char *a = fy_token_get_text(e->alias.anchor, &len);
+	b->quoted = false;
 	for (size_t i = b->nanchors; a && i-- > 0;) {
 		if (strlen(b->anchors[i].name) != len || memcmp(b->anchors[i].name, a, len))
 			continue;
-		b->nodes += count_nodes(b->anchors[i].node);
-		if (b->nodes > YT_MAX_NODES)
-			return fail(b, line, col, "document too large (more than %s nodes)", "200000");
+		/* A collection holding an alias to itself would be infinite. */
+		if (is_open(b, b->anchors[i].node))
+			return fail(b, line, col, "alias '*%s' inside the collection it names (recursive alias)",
+				    b->anchors[i].name);
+		if (add_nodes(b, count_nodes(b->anchors[i].node) - 1, line, col)) /* attach counts one */
+			return SIM_EPARSE;
 		yt_node *c = yt_clone(b->anchors[i].node);
 		if (!c)
 			return b->err = SIM_ENOMEM;
@@ -386,8 +501,8 @@ static int on_alias(builder *b, struct fy_event *e, int line, int col)
 		c->col = col;
 		free(c->key);
 		c->key = NULL;
-		b->nodes--; /* attach counts it again */
-		return attach(b, c, line, col);
+		c->key_line = c->key_col = 0;
+		return attach(b, c, false, line, col);
 	}
 	return fail(b, line, col, "%s", "alias to an unknown anchor");
 }
@@ -406,6 +521,7 @@ static int on_scalar(builder *b, struct fy_event *e, int line, int col)
 	yt_node *n;
 	if (!t)
 		t = "", len = 0;
+	b->quoted = style != FYSS_PLAIN;
 	if ((style == FYSS_SINGLE_QUOTED || style == FYSS_DOUBLE_QUOTED) && col > 1)
 		col--; /* the mark is after the opening quote; point at the quote */
 	if (memchr(t, '\0', len))
@@ -420,7 +536,7 @@ static int on_scalar(builder *b, struct fy_event *e, int line, int col)
 		n->type = YT_NULL;
 	if (remember_anchor(b, e->scalar.anchor, n))
 		return yt_free(n), b->err;
-	return attach(b, n, line, col);
+	return attach(b, n, false, line, col);
 }
 
 static int on_start(builder *b, yt_type t, struct fy_token *anchor_tok, int line, int col)
@@ -433,22 +549,30 @@ static int on_start(builder *b, yt_type t, struct fy_token *anchor_tok, int line
 	n = node_new(t, b->file, line, col);
 	if (!n)
 		return b->err = SIM_ENOMEM;
+	b->stack_merge[b->depth] = false;
 	if (b->depth && b->stack[b->depth - 1]->type == YT_MAP) {
 		n->key = b->pending_key;
 		n->key_line = b->key_line;
 		n->key_col = b->key_col;
 		b->pending_key = NULL;
+		b->stack_merge[b->depth] = b->pending_merge;
+		b->pending_merge = false;
 	}
 	if (remember_anchor(b, anchor_tok, n))
 		return yt_free(n), b->err;
+	b->merge[b->depth] = NULL;
 	b->stack[b->depth++] = n;
 	return SIM_OK;
 }
 
 static int on_end(builder *b, int line, int col)
 {
-	yt_node *n = b->stack[--b->depth];
-	return attach(b, n, line, col);
+	int depth = --b->depth;
+	yt_node *n = b->stack[depth], *src = b->merge[depth];
+	b->merge[depth] = NULL;
+	if (src && merge_into(b, n, src))
+		return yt_free(n), b->err;
+	return attach(b, n, b->stack_merge[depth], line, col);
 }
 
 static struct fy_token *event_tag(struct fy_event *e)
@@ -512,8 +636,14 @@ static void report_yaml_error(builder *b)
 
 static void builder_release(builder *b)
 {
-	while (b->depth)
-		yt_free(b->stack[--b->depth]);
+	while (b->depth) {
+		b->depth--;
+		yt_free(b->stack[b->depth]);
+		yt_free(b->merge[b->depth]);
+	}
+	for (size_t i = 0; i < b->nspare; i++)
+		yt_free(b->spare[i]);
+	free(b->spare);
 	for (size_t i = 0; i < b->nanchors; i++)
 		free(b->anchors[i].name);
 	free(b->anchors);

@@ -41,9 +41,14 @@ int yt_check_text(const char *file, const char *buf, size_t len, diag *d);
 
 /* Parses buf (len bytes) as one YAML document into *out (caller frees with
  * yt_free; NULL when the document is empty). file names buf in messages and
- * in every node; it must outlive the tree. Syntax errors, duplicate keys,
- * non-scalar keys, tags, several documents and alias bombs are reported in
- * d with their position. 0 or SIM_EPARSE / SIM_ENOMEM. */
+ * in every node; it must outlive the tree.
+ * Anchors and aliases are expanded (an alias is a copy placed where the
+ * alias is); a plain '<<' key merges a mapping or a list of mappings into
+ * its mapping (YAML 1.1 merge key: keys written in the mapping win, then
+ * earlier mappings of the list). Syntax errors, duplicate keys, non-scalar
+ * keys, tags, several documents, recursive aliases and alias bombs are
+ * reported in d with their position.
+ * 0 or SIM_EPARSE / SIM_ENOMEM. */
 int yt_parse(const char *file, const char *buf, size_t len, yt_node **out, diag *d);
 
 /* Frees a tree; NULL is a no-op. */

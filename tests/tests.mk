@@ -4,10 +4,13 @@ E2E_TESTS += cli-basics.sh bench-engine.sh datadir.sh build-deps.sh version.sh
 E2E_TESTS += hw-probe.sh hw-tcp.sh hw-replay.sh
 E2E_TESTS += hw-replay-train.sh
 E2E_TESTS += check-scenarios.sh bad-input.sh check-run.sh
+E2E_TESTS += yaml-input.sh
 E2E_TESTS += effects.sh
 # libFuzzer over the scenario loader (scn): `make fuzz` (FUZZ_TIME seconds,
 # default 60); new inputs go to tests/fuzz/corpus-run/ (git-ignored), the
-# seed corpus is tests/fuzz/corpus/.
+# seed corpus is tests/fuzz/corpus/, the dictionary (YAML structure with
+# anchors, aliases and merge keys, scenario keys, units, UTF-8 edge bytes)
+# tests/fuzz/scenario.dict. Needs clang and libclang-rt-14-dev (tools/install-deps).
 FUZZ_TIME ?= 60
 FUZZ_SRCS := tests/fuzz/fuzz_scenario.c models/units.c models/diag.c models/ytree.c \
 	models/profile_schema.c models/profile.c models/scenario.c models/scenario_read.c \
@@ -20,7 +23,7 @@ build/fuzz/fuzz_scenario: $(FUZZ_SRCS) $(wildcard models/*.h sim/*.h)
 fuzz: build/fuzz/fuzz_scenario
 	@mkdir -p tests/fuzz/corpus-run
 	build/fuzz/fuzz_scenario -max_total_time=$(FUZZ_TIME) -timeout=20 -rss_limit_mb=2048 \
-	    -print_final_stats=1 tests/fuzz/corpus-run tests/fuzz/corpus
+	    -dict=tests/fuzz/scenario.dict -print_final_stats=1 tests/fuzz/corpus-run tests/fuzz/corpus
 # training scale benchmark lines (lead)
 E2E_TESTS += bench-train.sh run-train.sh validate.sh run-scenarios.sh
 E2E_TESTS += shared-bench.sh

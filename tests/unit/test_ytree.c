@@ -1,5 +1,6 @@
-/* models/ytree: positions, anchors and their limits, duplicate keys,
- * merging (extends) and path setting (sweeps), text checks. */
+/* models/ytree: positions, anchors, aliases and merge keys and their
+ * limits, duplicate keys, merging (extends) and path setting (sweeps), text
+ * checks. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,80 @@ START_TEST(anchors_expand)
 	ck_assert_str_eq(yt_get(b, "n")->text, "1");
 	ck_assert_int_eq(b->line, 2); /* the alias's own position */
 	yt_free(t);
+}
+END_TEST
+
+/* An anchor on a mapping key was freed with the key, and an alias to it
+ * read freed memory (exit 139; ASan: heap-use-after-free in count_nodes). */
+START_TEST(anchor_on_a_key)
+{
+	yt_node *t = parse_ok("&k nodes: 4\nx: *k\n");
+	ck_assert_str_eq(yt_get(t, "nodes")->text, "4");
+	ck_assert_int_eq(yt_get(t, "x")->type, YT_SCALAR);
+	ck_assert_str_eq(yt_get(t, "x")->text, "nodes");
+	yt_free(t);
+	t = parse_ok("a: &k b\n*k : 1\n? &q c\n: *q\n"); /* aliases as keys */
+	ck_assert_str_eq(yt_get(t, "b")->text, "1");
+	ck_assert_str_eq(yt_get(t, "c")->text, "c");
+	yt_free(t);
+}
+END_TEST
+
+START_TEST(aliases_everywhere)
+{
+	yt_node *t = parse_ok("a: &l [1, &s two, {k: &n ~}]\nb: [*s, *l]\nc: *n\nd: &m {x: *l}\ne: *m\n");
+	yt_node *b = yt_get(t, "b"), *e = yt_get(t, "e");
+	ck_assert_str_eq(b->kids[0]->text, "two");
+	ck_assert_uint_eq(b->kids[1]->nkids, 3);
+	ck_assert_int_eq(yt_get(t, "c")->type, YT_NULL); /* an alias to null is null */
+	ck_assert_int_eq(yt_get(t, "c")->line, 3);        /* at the alias */
+	ck_assert_int_eq(yt_get(t, "c")->col, 4);
+	ck_assert_uint_eq(yt_get(e, "x")->nkids, 3);      /* alias of a collection holding an alias */
+	ck_assert_int_eq(e->line, 5);
+	yt_free(t);
+	t = parse_ok("- &a [1]\n- &a [2]\n- *a\n"); /* a redefined anchor: the latest */
+	ck_assert_str_eq(t->kids[2]->kids[0]->text, "2");
+	yt_free(t);
+}
+END_TEST
+
+/* YAML 1.1 merge keys: keys written in the mapping win, then the earlier
+ * mappings of a list; a quoted "<<" is an ordinary key. */
+START_TEST(merge_key_semantics)
+{
+	yt_node *t = parse_ok("a: &a {x: 1, y: 1}\nb: &b {y: 2, z: 2}\n"
+			      "c: {y: 0, <<: [*a, *b], w: 0}\nd:\n  <<: *a\n  x: 5\n"
+			      "e: {\"<<\": 1}\nf: {<<: &i {p: 1}}\ng: *i\n");
+	yt_node *c = yt_get(t, "c"), *d = yt_get(t, "d");
+	ck_assert_uint_eq(c->nkids, 4);
+	ck_assert_ptr_null(yt_get(c, "<<"));
+	ck_assert_str_eq(yt_get(c, "y")->text, "0");
+	ck_assert_str_eq(yt_get(c, "x")->text, "1");
+	ck_assert_str_eq(yt_get(c, "z")->text, "2");
+	ck_assert_str_eq(yt_get(c, "w")->text, "0");
+	ck_assert_int_eq(yt_get(c, "x")->line, 1); /* merged values keep their place */
+	ck_assert_str_eq(yt_get(d, "x")->text, "5");
+	ck_assert_str_eq(yt_get(d, "y")->text, "1");
+	ck_assert_str_eq(yt_get(yt_get(t, "e"), "<<")->text, "1");
+	ck_assert_str_eq(yt_get(yt_get(t, "f"), "p")->text, "1");
+	ck_assert_str_eq(yt_get(yt_get(t, "g"), "p")->text, "1"); /* anchor inside a merge value */
+	yt_free(t);
+}
+END_TEST
+
+START_TEST(alias_and_merge_refusals)
+{
+	parse_bad("a: &a [*a]\n", "t.yaml:1:8: alias '*a' inside the collection it names (recursive alias)");
+	parse_bad("a: &a {b: [*a]}\n", "t.yaml:1:12: alias '*a' inside the collection it names (recursive alias)");
+	parse_bad("a: {<<: 5}\n", "t.yaml:1:9: the merge key '<<' takes a mapping or a list of mappings, not a value");
+	parse_bad("n: &n ~\na: {<<: *n}\n",
+		  "t.yaml:2:9: the merge key '<<' takes a mapping or a list of mappings, not nothing");
+	parse_bad("a: {<<: [{x: 1}, [2]]}\n",
+		  "t.yaml:1:18: the merge key '<<' takes a mapping or a list of mappings, not a list");
+	parse_bad("a: {<<: {x: 1}, <<: {y: 1}}\n", "t.yaml:1:17: duplicate key '<<'");
+	parse_bad("a: {<<: {x: 1}, x: 2, x: 3}\n", "t.yaml:1:23: duplicate key 'x'");
+	parse_bad("l: &l [1]\n*l : 1\n", "t.yaml:2:1: mapping keys must be plain values");
+	parse_bad("a: &x 1\nb: &y *x\n", "t.yaml:2:8: invalid YAML: unexpected alias");
 }
 END_TEST
 
@@ -152,6 +227,10 @@ static Suite *suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, positions_and_types);
 	tcase_add_test(tc, anchors_expand);
+	tcase_add_test(tc, anchor_on_a_key);
+	tcase_add_test(tc, aliases_everywhere);
+	tcase_add_test(tc, merge_key_semantics);
+	tcase_add_test(tc, alias_and_merge_refusals);
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, alias_bomb_is_bounded);
 	tcase_add_test(tc, deep_nesting_is_bounded);
