@@ -167,8 +167,6 @@ static int load_tree(scn_src *src, const char *name, const char *buf, size_t len
 		if ((rc = yt_read_file(name, &owned, &len, d)))
 			return rc;
 		buf = owned;
-	} else if ((rc = yt_check_text(file, buf, len, d))) {
-		return rc;
 	}
 	rc = yt_parse(file, buf, len, &tree, d);
 	free(owned);

@@ -23,20 +23,49 @@ const char *yt_type_name(yt_type t)
 
 /* ---- files ---- */
 
-/* Offset of the first invalid UTF-8 sequence in s, or len when valid. */
-static size_t utf8_invalid_at(const unsigned char *s, size_t len)
+/* Bounds of the second byte after lead byte c (RFC 3629's table): tighter
+ * than 80..BF where a wider range would encode an overlong form (E0, F0), a
+ * UTF-16 surrogate (ED) or a code point above U+10FFFF (F4). */
+static void second_byte_range(unsigned c, unsigned *lo, unsigned *hi)
+{
+	*lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
+	*hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+}
+
+/* What a second byte outside second_byte_range would encode. */
+static const char *range_reason(unsigned c)
+{
+	if (c == 0xED)
+		return "a UTF-16 surrogate";
+	if (c == 0xF4)
+		return "a code point above U+10FFFF";
+	return "an overlong encoding";
+}
+
+/* Offset of the first invalid UTF-8 sequence in s (why in *reason), or len
+ * when the whole text is valid UTF-8 as RFC 3629 defines it. libfyaml stops
+ * reading at such bytes without an error (even inside a comment), so
+ * everything it could not read is refused here. */
+static size_t utf8_invalid_at(const unsigned char *s, size_t len, const char **reason)
 {
 	size_t i = 0;
 	while (i < len) {
-		unsigned c = s[i], n;
+		unsigned c = s[i], n, lo, hi;
 		if (c < 0x80) { i++; continue; }
-		if (c >= 0xC2 && c <= 0xDF) n = 1;
-		else if (c >= 0xE0 && c <= 0xEF) n = 2;
-		else if (c >= 0xF0 && c <= 0xF4) n = 3;
-		else return i;
-		for (unsigned k = 1; k <= n; k++)
+		if (c <= 0xBF)
+			return *reason = "a continuation byte without a lead byte", i;
+		if (c == 0xC0 || c == 0xC1)
+			return *reason = "an overlong encoding", i;
+		if (c >= 0xF5)
+			return *reason = "not a UTF-8 byte", i;
+		n = c <= 0xDF ? 1 : c <= 0xEF ? 2 : 3;
+		second_byte_range(c, &lo, &hi);
+		for (unsigned k = 1; k <= n; k++) {
 			if (i + k >= len || (s[i + k] & 0xC0) != 0x80)
-				return i;
+				return *reason = "a truncated sequence", i;
+			if (k == 1 && (s[i + 1] < lo || s[i + 1] > hi))
+				return *reason = range_reason(c), i;
+		}
 		i += n + 1;
 	}
 	return len;
@@ -60,6 +89,7 @@ static void position_of(const char *buf, size_t off, int *line, int *col)
 int yt_check_text(const char *path, const char *buf, size_t len, diag *d)
 {
 	const char *nul = memchr(buf, '\0', len);
+	const char *why = NULL;
 	size_t bad;
 	int line, col;
 	if (nul) {
@@ -68,10 +98,10 @@ int yt_check_text(const char *path, const char *buf, size_t len, diag *d)
 			 (size_t)(nul - buf));
 		return SIM_EPARSE;
 	}
-	bad = utf8_invalid_at((const unsigned char *)buf, len);
+	bad = utf8_invalid_at((const unsigned char *)buf, len, &why);
 	if (bad < len) {
 		position_of(buf, bad, &line, &col);
-		diag_add(d, path, line, col, "invalid UTF-8 (byte 0x%02x at offset %zu)",
+		diag_add(d, path, line, col, "invalid UTF-8: %s (byte 0x%02x at offset %zu)", why,
 			 (unsigned char)buf[bad], bad);
 		return SIM_EPARSE;
 	}
@@ -650,12 +680,49 @@ static void builder_release(builder *b)
 	free(b->pending_key);
 }
 
+/* libfyaml 0.7.12 (Debian 12) frees a simple key twice when this error
+ * comes from a value after a complex key ("? a:<TAB>>"): fy_fetch_value
+ * recycles the key, then its error path recycles it again, and
+ * fy_parser_destroy crashes (fixed upstream by clearing the pointer). Such a
+ * parser is never destroyed: it stays on a list (reachable, a few kB, once
+ * per refused file) instead. */
+#define FY_DOUBLE_FREE_MSG "cannot use tab for indentation of block entry"
+
+static void abandon(struct fy_parser *fyp)
+{
+	static struct fy_parser **kept;
+	static size_t nkept, cap;
+	if (nkept == cap) {
+		size_t c = cap ? 2 * cap : 8;
+		struct fy_parser **k = realloc(kept, c * sizeof *k);
+		if (!k)
+			return; /* unreachable now: a leak, never a crash */
+		kept = k;
+		cap = c;
+	}
+	kept[nkept++] = fyp;
+}
+
+/* libfyaml ends the stream without an error where it cannot go on (it did
+ * so at invalid UTF-8, even in a comment): the rest of the file would be
+ * ignored in silence. */
+static void stopped_early(builder *b, const char *buf, size_t at)
+{
+	int line, col;
+	position_of(buf, at, &line, &col);
+	diag_add(b->d, b->file, line, col,
+		 "the YAML parser stopped reading here, before the end of the file (byte 0x%02x at offset %zu)",
+		 (unsigned char)buf[at], at);
+	b->err = SIM_EPARSE;
+}
+
 static int run_parser(builder *b, const char *buf, size_t len)
 {
 	struct fy_diag_cfg dc;
 	struct fy_diag *fyd;
 	struct fy_parser *fyp;
 	struct fy_event *e;
+	size_t end = 0; /* where the stream ended: len when all was read */
 	fy_diag_cfg_default(&dc);
 	dc = (struct fy_diag_cfg){ .fp = NULL, .output_fn = fy_output, .user = b,
 				    .level = FYET_ERROR, .module_mask = dc.module_mask,
@@ -668,6 +735,9 @@ static int run_parser(builder *b, const char *buf, size_t len)
 	if (fy_parser_set_string(fyp, buf, len))
 		b->err = SIM_ENOMEM;
 	while (!b->err && (e = fy_parser_parse(fyp))) {
+		const struct fy_mark *m = fy_event_start_mark(e);
+		if (e->type == FYET_STREAM_END)
+			end = m ? m->input_pos : 0;
 		on_event(b, e);
 		fy_parser_event_free(fyp, e);
 	}
@@ -675,7 +745,12 @@ static int run_parser(builder *b, const char *buf, size_t len)
 		report_yaml_error(b);
 		b->err = SIM_EPARSE;
 	}
-	fy_parser_destroy(fyp);
+	if (!b->err && end < len)
+		stopped_early(b, buf, end);
+	if (strstr(b->yaml_msg, FY_DOUBLE_FREE_MSG))
+		abandon(fyp);
+	else
+		fy_parser_destroy(fyp);
 	fy_diag_unref(fyd);
 	return b->err;
 }
@@ -683,7 +758,9 @@ static int run_parser(builder *b, const char *buf, size_t len)
 int yt_parse(const char *file, const char *buf, size_t len, yt_node **out, diag *d)
 {
 	builder b = { .file = file, .d = d };
-	int rc = run_parser(&b, buf, len);
+	int rc = yt_check_text(file, buf, len, d);
+	if (!rc)
+		rc = run_parser(&b, buf, len);
 	builder_release(&b);
 	if (rc) {
 		yt_free(b.root);

@@ -35,19 +35,21 @@ struct yt_node {
  * or invalid UTF-8, each with a message in d. 0, SIM_EIO or SIM_EPARSE. */
 int yt_read_file(const char *path, char **buf, size_t *len, diag *d);
 
-/* Checks that buf holds text: no NUL byte, valid UTF-8; else a message in
- * d (file names buf) and SIM_EPARSE. */
+/* Checks that buf holds text: no NUL byte, valid UTF-8 as RFC 3629 defines
+ * it (no overlong form, surrogate, code point above U+10FFFF or truncated
+ * sequence); else a message at the first bad byte in d (file names buf) and
+ * SIM_EPARSE. */
 int yt_check_text(const char *file, const char *buf, size_t len, diag *d);
 
 /* Parses buf (len bytes) as one YAML document into *out (caller frees with
  * yt_free; NULL when the document is empty). file names buf in messages and
- * in every node; it must outlive the tree.
+ * in every node; it must outlive the tree. buf is checked by yt_check_text.
  * Anchors and aliases are expanded (an alias is a copy placed where the
  * alias is); a plain '<<' key merges a mapping or a list of mappings into
  * its mapping (YAML 1.1 merge key: keys written in the mapping win, then
  * earlier mappings of the list). Syntax errors, duplicate keys, non-scalar
- * keys, tags, several documents, recursive aliases and alias bombs are
- * reported in d with their position.
+ * keys, tags, several documents, recursive aliases, alias bombs and a parser
+ * that stops before the end of buf are reported in d with their position.
  * 0 or SIM_EPARSE / SIM_ENOMEM. */
 int yt_parse(const char *file, const char *buf, size_t len, yt_node **out, diag *d);
 

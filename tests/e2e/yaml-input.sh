@@ -1,7 +1,8 @@
 # YAML the loader reads outside tests/bad/ (which holds scenario and extends
 # cases): profiles given with --profile and profiles in a --profile-dir go
 # through the same parser, so anchors on keys, aliases and merge keys work
-# there.
+# there, and invalid UTF-8 is refused where it is (file:line:column, exit 2)
+# instead of cutting the file short.
 . tests/e2e/lib.sh
 
 dir=$E2E_TMP/profiles
@@ -29,4 +30,13 @@ run_cmd "$DPUSIM" check scenarios/demo.yaml --profile "$E2E_TMP/key-anchor.yaml"
 expect_rc 2 "--profile whose fields alias a key"
 expect_err "^$E2E_TMP/key-anchor.yaml:4:9: 'fields' must be a mapping, not a value\$" "the alias of a key is the key's text, placed at the alias"
 
+# Invalid UTF-8 that libfyaml once stopped at without an error.
+printf '# \xed\xa0\x80\nkind: nic\n' >"$E2E_TMP/surrogate.yaml"
+run_cmd "$DPUSIM" check scenarios/demo.yaml --profile "$E2E_TMP/surrogate.yaml"
+expect_rc 2 "--profile holding a UTF-16 surrogate"
+expect_err "^$E2E_TMP/surrogate.yaml:1:3: invalid UTF-8: a UTF-16 surrogate \\(byte 0xed at offset 2\\)\$" "--profile: the surrogate is located"
+printf '# \xf4\x90\x80\x80 the rest was ignored\n' >>"$cx7"
+run_cmd "$DPUSIM" check scenarios/demo.yaml --profile-dir "$dir"
+expect_rc 2 "a profile folder holding a code point above U+10FFFF"
+expect_err "ConnectX-7-NDR.yaml:[0-9]+:3: invalid UTF-8: a code point above U\\+10FFFF" "profile folder: the bad byte is located"
 finish

@@ -1,12 +1,16 @@
 /* models/ytree: positions, anchors, aliases and merge keys and their
  * limits, duplicate keys, merging (extends) and path setting (sweeps), text
  * checks. */
+/* The module itself, not its header, and before check.h (whose fail()
+ * macro would rename a function of it): one test drives the static
+ * run_parser past the text check, to show that an early end is an error. */
+#include "models/ytree.c"
+
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/ytree.h"
 #include "sim/err.h"
 #include "tests/unit/check_main.h"
 
@@ -213,11 +217,69 @@ START_TEST(text_checks)
 	ck_assert_int_eq(yt_check_text("f", "a\nb\0c", 5, d), SIM_EPARSE);
 	ck_assert_str_eq(diag_msg(d, 0), "f:2:2: not a text file (NUL byte at offset 3)");
 	ck_assert_int_eq(yt_check_text("f", "x: \xc3\x28\n", 6, d), SIM_EPARSE);
-	ck_assert_str_eq(diag_msg(d, 1), "f:1:4: invalid UTF-8 (byte 0xc3 at offset 3)");
+	ck_assert_str_eq(diag_msg(d, 1), "f:1:4: invalid UTF-8: a truncated sequence (byte 0xc3 at offset 3)");
 	ck_assert_int_eq(yt_check_text("f", "x: \xe2\x82", 5, d), SIM_EPARSE); /* truncated */
 	ck_assert_int_eq(yt_read_file("/nonexistent/x.yaml", &(char *){ NULL }, &(size_t){ 0 }, d), SIM_EIO);
 	ck_assert_str_eq(diag_msg(d, 3), "/nonexistent/x.yaml: cannot open: No such file or directory");
 	diag_free(d);
+}
+END_TEST
+
+static void text_bad(const char *text, const char *want)
+{
+	diag *d = diag_new();
+	ck_assert_int_eq(yt_check_text("f", text, strlen(text), d), SIM_EPARSE);
+	ck_assert_str_eq(diag_msg(d, 0), want);
+	diag_free(d);
+}
+
+/* RFC 3629: libfyaml stopped reading, without an error, at each of these
+ * (the rest of the file was ignored), so each is refused where it is. */
+START_TEST(utf8_rfc3629)
+{
+	diag *d = diag_new();
+	const char *ok = "a: \xc2\x80 \xdf\xbf \xe0\xa0\x80 \xed\x9f\xbf \xee\x80\x80 \xef\xbf\xbf "
+			 "\xf0\x90\x80\x80 \xf4\x8f\xbf\xbf\n"; /* the edges that are valid */
+	ck_assert_int_eq(yt_check_text("f", ok, strlen(ok), d), SIM_OK);
+	diag_free(d);
+	text_bad("a: 1 # \xe0\x80\xaf\nb: 2\n", "f:1:8: invalid UTF-8: an overlong encoding (byte 0xe0 at offset 7)");
+	text_bad("a: \xc0\xaf\n", "f:1:4: invalid UTF-8: an overlong encoding (byte 0xc0 at offset 3)");
+	text_bad("a: \xf0\x8f\xbf\xbf\n", "f:1:4: invalid UTF-8: an overlong encoding (byte 0xf0 at offset 3)");
+	text_bad("\na: \xed\xa0\x80\n", "f:2:4: invalid UTF-8: a UTF-16 surrogate (byte 0xed at offset 4)");
+	text_bad("a: \xf4\x90\x80\x80\n", "f:1:4: invalid UTF-8: a code point above U+10FFFF (byte 0xf4 at offset 3)");
+	text_bad("a: \xf5\x80\x80\x80\n", "f:1:4: invalid UTF-8: not a UTF-8 byte (byte 0xf5 at offset 3)");
+	text_bad("a: \x80\n", "f:1:4: invalid UTF-8: a continuation byte without a lead byte (byte 0x80 at offset 3)");
+	text_bad("a: \xf0\x90\x80", "f:1:4: invalid UTF-8: a truncated sequence (byte 0xf0 at offset 3)");
+	/* yt_parse checks the text itself (cmd_validate's case files, tests). */
+	parse_bad("a: \xed\xa0\x80\nb: 1\n", "t.yaml:1:4: invalid UTF-8: a UTF-16 surrogate (byte 0xed at offset 3)");
+}
+END_TEST
+
+/* Behind the text check: had libfyaml ended the stream before the end of
+ * the input without an error, the document would have been cut short in
+ * silence. */
+START_TEST(early_end_is_an_error)
+{
+	const char *text = "a: 1 # \xe0\x80\xaf\nzzz: 2\n";
+	diag *d = diag_new();
+	builder b = { .file = "t.yaml", .d = d };
+	ck_assert_int_eq(run_parser(&b, text, strlen(text)), SIM_EPARSE);
+	ck_assert_uint_eq(diag_count(d), 1);
+	ck_assert_str_eq(diag_msg(d, 0), "t.yaml:1:8: the YAML parser stopped reading here, before the end "
+					 "of the file (byte 0xe0 at offset 7)");
+	builder_release(&b);
+	yt_free(b.root);
+	diag_free(d);
+}
+END_TEST
+
+/* libfyaml 0.7.12 freed a simple key twice after this error: the parser
+ * crashed when destroyed (found by make fuzz). */
+START_TEST(libfyaml_double_free_avoided)
+{
+	parse_bad("? a:\t>\n", "t.yaml:1:5: invalid YAML: cannot use tab for indentation of block entry");
+	parse_bad("? ., Nr8@# &y<<: \t>%YAML 1.2\nc=# E]c\"",
+		  "t.yaml:1:18: invalid YAML: cannot use tab for indentation of block entry");
 }
 END_TEST
 
@@ -236,6 +298,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, deep_nesting_is_bounded);
 	tcase_add_test(tc, merge_and_set_path);
 	tcase_add_test(tc, text_checks);
+	tcase_add_test(tc, utf8_rfc3629);
+	tcase_add_test(tc, early_end_is_an_error);
+	tcase_add_test(tc, libfyaml_double_free_avoided);
 	suite_add_tcase(s, tc);
 	return s;
 }
