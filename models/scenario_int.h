@@ -27,6 +27,10 @@ typedef struct scn_rd {
 void scn_err(scn_rd *r, const yt_node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void scn_err_key(scn_rd *r, const yt_node *at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* "missing 'key' (what)" (what may be NULL), at mapping m, or at the null
+ * of an extending file that removed the key (yt_removed). */
+void scn_err_missing(scn_rd *r, const yt_node *m, const char *key, const char *what);
+
 /* Unknown keys of mapping m (keys: NULL-terminated), each an error with a
  * suggestion; where names the section in messages. */
 void scn_only_keys(scn_rd *r, const yt_node *m, const char *const *keys, const char *where);

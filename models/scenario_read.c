@@ -36,6 +36,19 @@ void scn_err_key(scn_rd *r, const yt_node *at, const char *fmt, ...)
 	va_end(ap);
 }
 
+void scn_err_missing(scn_rd *r, const yt_node *m, const char *key, const char *what)
+{
+	const yt_node *null = yt_removed(m, key);
+	const char *open = what ? " (" : "", *shut = what ? ")" : "";
+	if (!what)
+		what = "";
+	if (null)
+		scn_err(r, null, "missing '%s'%s%s%s: this null removes it from the extended scenario", key,
+			open, what, shut);
+	else
+		scn_err(r, m, "missing '%s'%s%s%s", key, open, what, shut);
+}
+
 char *scn_words(const char *const *words, char *buf, size_t n)
 {
 	size_t len = 0, count = 0;
@@ -74,7 +87,7 @@ const yt_node *scn_section(scn_rd *r, const yt_node *m, const char *key, bool re
 	const yt_node *s = yt_get(m, key);
 	if (!s) {
 		if (required)
-			scn_err(r, m, "missing '%s'", key);
+			scn_err_missing(r, m, key, NULL);
 		return NULL;
 	}
 	if (s->type != YT_MAP) {
@@ -92,7 +105,7 @@ static const yt_node *scalar(scn_rd *r, const yt_node *m, const char *key, bool 
 	const yt_node *n = yt_get(m, key);
 	if (!n) {
 		if (required)
-			scn_err(r, m, "missing '%s' (%s)", key, what);
+			scn_err_missing(r, m, key, what);
 		return NULL;
 	}
 	if (n->type != YT_SCALAR) {

@@ -88,8 +88,11 @@ static const yt_node *read_hw(scn_rd *r, const yt_node *parent, const char *key,
 	for (size_t i = 0; i < profile_nfields; i++)
 		profile_field_set(&hw->v, &profile_fields[i], NAN);
 	if (!n) {
-		if (required)
-			scn_err(r, parent, "missing '%s' (a %s profile name)", key, profile_kind_name(kind));
+		if (required) {
+			char what[48];
+			snprintf(what, sizeof what, "a %s profile name", profile_kind_name(kind));
+			scn_err_missing(r, parent, key, what);
+		}
 		return NULL;
 	}
 	if (n->type == YT_MAP && !(nm = yt_get(n, "profile"))) {
@@ -542,7 +545,7 @@ static void read_collective(rs *c, const yt_node *w, scn_collective *k)
 			: "runs point to point", algo_fits_op(k->op, SCN_ALGO_RING) ? "auto or ring"
 			: "auto", scn_algo_words[k->algo]);
 	if (!(sn = yt_get(cn, "sizes")))
-		scn_err(r, cn, "missing 'sizes' (a list of sizes, or { from, to, factor })");
+		scn_err_missing(r, cn, "sizes", "a list of sizes, or { from, to, factor }");
 	else
 		read_sizes(c, sn, k);
 	k->ranks = 0; /* all the GPUs the workload gets */
@@ -1105,7 +1108,7 @@ void scn_resolve(scn_rd *r, const yt_node *root, scn_scenario *s)
 	if (c.cluster)
 		read_work(&c, root);
 	if (!(n = yt_get(root, "variants")))
-		scn_err(r, root, "missing 'variants' (at least one offload variant, e.g. a baseline)");
+		scn_err_missing(r, root, "variants", "at least one offload variant, e.g. a baseline");
 	else if (c.cluster)
 		read_variants(&c, n);
 	if ((n = scn_section(r, root, "noise", false)))

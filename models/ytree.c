@@ -161,6 +161,7 @@ void yt_free(yt_node *n)
 	for (size_t i = 0; i < n->nkids; i++)
 		yt_free(n->kids[i]);
 	free(n->kids);
+	yt_free(n->gone);
 	free(n->key);
 	free(n->text);
 	free(n);
@@ -194,7 +195,7 @@ yt_node *yt_clone(const yt_node *n)
 	c->key_col = n->key_col;
 	c->key = dup_or_null(n->key);
 	c->text = dup_or_null(n->text);
-	if ((n->key && !c->key) || (n->text && !c->text))
+	if ((n->key && !c->key) || (n->text && !c->text) || (n->gone && !(c->gone = yt_clone(n->gone))))
 		return yt_free(c), NULL;
 	for (size_t i = 0; i < n->nkids; i++) {
 		yt_node *k = yt_clone(n->kids[i]);
@@ -222,6 +223,25 @@ static size_t index_of(const yt_node *m, const char *key)
 	return m->nkids;
 }
 
+const yt_node *yt_removed(const yt_node *m, const char *key)
+{
+	return m && m->type == YT_MAP ? yt_get(m->gone, key) : NULL;
+}
+
+/* Keeps null, which removes its key from base, in base->gone (consumed). */
+static int bury(yt_node *base, yt_node *null)
+{
+	size_t j;
+	if (!base->gone && !(base->gone = node_new(YT_MAP, null->file, null->line, null->col)))
+		return yt_free(null), SIM_ENOMEM;
+	j = index_of(base->gone, null->key);
+	if (j == base->gone->nkids)
+		return node_append(base->gone, null) ? (yt_free(null), SIM_ENOMEM) : SIM_OK;
+	yt_free(base->gone->kids[j]);
+	base->gone->kids[j] = null;
+	return SIM_OK;
+}
+
 int yt_merge(yt_node *base, yt_node *over)
 {
 	int rc = SIM_OK;
@@ -236,7 +256,7 @@ int yt_merge(yt_node *base, yt_node *over)
 				memmove(&base->kids[j], &base->kids[j + 1], (base->nkids - j - 1) * sizeof(yt_node *));
 				base->nkids--;
 			}
-			yt_free(o);
+			rc = bury(base, o);
 		} else if (j == base->nkids) {
 			if ((rc = node_append(base, o)))
 				yt_free(o);

@@ -23,6 +23,7 @@ struct yt_node {
 	char *text;        /* scalar text (YT_SCALAR), else NULL */
 	yt_node **kids;    /* sequence items or mapping values, in order */
 	size_t nkids, cap;
+	yt_node *gone;     /* mapping: the nulls that removed keys (yt_merge), or NULL */
 };
 
 /* Largest file yt_read_file accepts: scenarios and profiles are small. */
@@ -63,8 +64,13 @@ yt_node *yt_get(const yt_node *m, const char *key);
 
 /* Merges over into base (both mappings): keys of over replace base's,
  * mappings under the same key merge recursively, and a null value removes
- * the key from base. over is consumed. 0 or SIM_ENOMEM. */
+ * the key from base (the null is kept for yt_removed). over is consumed. 0
+ * or SIM_ENOMEM. */
 int yt_merge(yt_node *base, yt_node *over);
+
+/* The null that removed key from mapping m in a yt_merge, or NULL: a
+ * message about the missing key belongs where that null was written. */
+const yt_node *yt_removed(const yt_node *m, const char *key);
 
 /* Replaces (or adds) the value at a dotted key path ("cluster.nodes") of
  * mapping root with a copy of val, creating intermediate mappings. 0,

@@ -195,6 +195,11 @@ START_TEST(merge_and_set_path)
 	ck_assert_uint_eq(yt_get(base, "l")->nkids, 1);
 	ck_assert_ptr_null(yt_get(base, "gone"));
 	ck_assert_str_eq(yt_get(base, "new")->text, "4");
+	/* The null that removed 'gone' is kept for messages, at its place. */
+	ck_assert_ptr_nonnull(yt_removed(base, "gone"));
+	ck_assert_int_eq(yt_removed(base, "gone")->line, 3);
+	ck_assert_int_eq(yt_removed(base, "gone")->col, 7);
+	ck_assert_ptr_null(yt_removed(base, "a"));
 
 	yt_node v = { .type = YT_SCALAR, .file = "s.yaml", .line = 7, .col = 3, .text = (char *)"5" };
 	ck_assert_int_eq(yt_set_path(base, "m.x", &v), SIM_OK);
@@ -205,6 +210,7 @@ START_TEST(merge_and_set_path)
 	yt_node *c = yt_clone(base);
 	ck_assert_ptr_nonnull(c);
 	ck_assert_str_eq(yt_get(yt_get(c, "m"), "x")->file, "s.yaml");
+	ck_assert_int_eq(yt_removed(c, "gone")->line, 3); /* cloned with the tree */
 	yt_free(c);
 	yt_free(base);
 }
