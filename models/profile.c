@@ -96,7 +96,7 @@ int profile_field_parse(const profile_field *f, const yt_node *n, double *out, d
 		return SIM_OK;
 	}
 	int rc = unit_parse(n->text, f->dim, &v, &e);
-	if (rc) {
+	if (rc && !(rc == SIM_ERANGE && (v < f->lo || v > f->hi))) { /* else the range says more */
 		diag_add(d, n->file, n->line, n->col, "%s in '%s'%s%s%s", e.msg, f->name,
 			 e.hint[0] ? " (" : "", e.hint, e.hint[0] ? ")" : "");
 		return rc;

@@ -46,6 +46,8 @@ bool scn_get_q(scn_rd *r, const yt_node *m, const char *key, bool required, unit
 	       double lo, double hi, bool lo_open, double *out);
 bool scn_get_int(scn_rd *r, const yt_node *m, const char *key, bool required, long lo, long hi,
 		 int *out);
+/* An optional whole number from 0 to 2^64-1, read exactly (seeds). */
+bool scn_get_u64(scn_rd *r, const yt_node *m, const char *key, unsigned long long *out);
 bool scn_get_bool(scn_rd *r, const yt_node *m, const char *key, bool *out);
 bool scn_get_str(scn_rd *r, const yt_node *m, const char *key, bool required, char *out, size_t n);
 /* One of words (NULL-terminated) by index. */

@@ -141,9 +141,11 @@ bool scn_get_q(scn_rd *r, const yt_node *m, const char *key, bool required, unit
 	double v;
 	snprintf(what, sizeof what, "%s such as %s", unit_dim_name(dim), unit_dim_example(dim));
 	const yt_node *n = scalar(r, m, key, required, what);
+	int rc;
 	if (!n)
 		return false;
-	if (unit_parse(n->text, dim, &v, &e)) {
+	rc = unit_parse(n->text, dim, &v, &e);
+	if (rc && !(rc == SIM_ERANGE && (v < lo || v > hi))) { /* else the range says more */
 		scn_err(r, n, "%s in '%s'%s%s%s", e.msg, key, e.hint[0] ? " (" : "", e.hint,
 			e.hint[0] ? ")" : "");
 		return false;
@@ -163,6 +165,21 @@ bool scn_get_int(scn_rd *r, const yt_node *m, const char *key, bool required, lo
 	if (!scn_get_q(r, m, key, required, UNIT_COUNT, (double)lo, (double)hi, false, &v))
 		return false;
 	*out = (int)v;
+	return true;
+}
+
+bool scn_get_u64(scn_rd *r, const yt_node *m, const char *key, unsigned long long *out)
+{
+	const yt_node *n = scalar(r, m, key, false, "a whole number from 0 to 2^64-1");
+	unsigned long long v;
+	unit_err e;
+	if (!n)
+		return false;
+	if (unit_parse_u64(n->text, &v, &e)) {
+		scn_err(r, n, "%s in '%s'", e.msg, key);
+		return false;
+	}
+	*out = v;
 	return true;
 }
 

@@ -1064,15 +1064,14 @@ static void read_top(rs *c, const yt_node *root)
 {
 	scn_scenario *s = c->s;
 	const yt_node *d = yt_get(root, "description");
-	double seed = 1;
 	scn_only_keys(c->r, root, top_keys, "the scenario");
 	scn_get_str(c->r, root, "name", false, s->name, sizeof s->name);
 	if (d && d->type != YT_SCALAR)
 		scn_err(c->r, d, "'description' must be text, not %s", yt_type_name(d->type));
 	else if (d)
 		s->description = strdup(d->text);
-	scn_get_q(c->r, root, "seed", false, UNIT_COUNT, 0, 9007199254740992.0, false, &seed);
-	s->seed = (unsigned long long)seed;
+	s->seed = 1;
+	scn_get_u64(c->r, root, "seed", &s->seed);
 	s->replications = 1;
 	scn_get_int(c->r, root, "replications", false, 1, 10000, &s->replications);
 }

@@ -14,6 +14,9 @@
 
 #include "sim/err.h"
 
+#define TWO_TO_53 9007199254740992.0
+#define TWO_TO_64 18446744073709551616.0
+
 enum pfx_class { PFX_NONE, PFX_SUB, PFX_DEC, PFX_DECBIN };
 
 typedef struct prefix {
@@ -280,17 +283,35 @@ static int bad_unit(const char *s, const char *unit, unit_dim dim, unit_err *err
 	return SIM_EUNIT;
 }
 
-static int parse_plain(const char *s, const char *unit, double v, unit_dim dim, double *out,
-		       unit_err *err)
+/* A count must be whole and held exactly. Above 2^53 a double skips
+ * integers: 9007199254740993 would silently become ...992. Below 2^64 the
+ * long double (64-bit mantissa on x86-64, 113 on aarch64) holds the written
+ * integer exactly, so comparing the two tells; larger counts are left to
+ * the caller's range check, whose message names the range. */
+static int check_count(const char *s, const char *num, double v, unit_err *err)
 {
-	if (*unit)
-		return bad_unit(s, unit, dim, err);
-	if (dim == UNIT_COUNT && (v != floor(v) || fabs(v) > 9007199254740992.0)) {
+	if (v != floor(v)) {
 		set_err(err, NULL, "'%s' is not a whole number", s);
 		return SIM_EPARSE;
 	}
-	*out = v;
+	if (fabs(v) >= TWO_TO_53 && fabs(v) < TWO_TO_64 && (long double)v != strtold(num, NULL)) {
+		set_err(err, NULL, "'%s' cannot be held exactly (whole numbers above 2^53 = 9007199254740992 "
+			"are rounded; the nearest is %.0f)", s, v);
+		return SIM_ERANGE;
+	}
 	return SIM_OK;
+}
+
+static int parse_plain(const char *s, const char *num, const char *unit, double v, unit_dim dim,
+		       double *out, unit_err *err)
+{
+	int rc;
+	if (*unit)
+		return bad_unit(s, unit, dim, err);
+	rc = dim == UNIT_COUNT ? check_count(s, num, v, err) : SIM_OK;
+	if (rc == SIM_OK || rc == SIM_ERANGE)
+		*out = v; /* also on SIM_ERANGE: the caller may prefer its range message */
+	return rc;
 }
 
 int unit_parse(const char *s, unit_dim dim, double *out, unit_err *err)
@@ -318,7 +339,7 @@ int unit_parse(const char *s, unit_dim dim, double *out, unit_err *err)
 	while (*unit == ' ')
 		unit++;
 	if (dim == UNIT_COUNT || dim == UNIT_NUMBER || (dim == UNIT_FRACTION && !*unit))
-		return parse_plain(s, unit, v, dim, out, err);
+		return parse_plain(s, num, unit, v, dim, out, err);
 	if (!*unit) {
 		set_err(err, NULL, "missing unit in '%s', expected %s such as %s", s, dims[dim].name,
 			dims[dim].example);
@@ -333,6 +354,27 @@ int unit_parse(const char *s, unit_dim dim, double *out, unit_err *err)
 		return SIM_EPARSE;
 	}
 	return SIM_OK;
+}
+
+int unit_parse_u64(const char *s, unsigned long long *out, unit_err *err)
+{
+	size_t digits = strspn(s, "0123456789");
+	double v = 0;
+	int rc;
+	if (digits && !s[digits]) {
+		errno = 0;
+		*out = strtoull(s, NULL, 10); /* exactly, never through a double */
+		if (errno != ERANGE)
+			return SIM_OK;
+	} else if ((rc = unit_parse(s, UNIT_COUNT, &v, err))) {
+		return rc;
+	} else if (v >= 0 && v < TWO_TO_64) {
+		*out = (unsigned long long)v;
+		return SIM_OK;
+	}
+	set_err(err, NULL, "'%s' is out of range, expected a whole number from 0 to 18446744073709551615 "
+		"(2^64-1)", s);
+	return SIM_ERANGE;
 }
 
 int unit_parse_bool(const char *s, bool *out, unit_err *err)
@@ -362,7 +404,9 @@ static void format_number(double v, char *buf, size_t n)
 char *unit_format(double v, unit_dim dim, char *buf, size_t n)
 {
 	char num[40];
-	if (dim == UNIT_COUNT && fabs(v) <= 9007199254740992.0) {
+	/* Every digit, so that a count above 2^53 reads back exactly (%g's
+	 * shortest form may name another integer that rounds to v). */
+	if (dim == UNIT_COUNT && v == floor(v) && fabs(v) < TWO_TO_64) {
 		snprintf(buf, n, "%.0f", v);
 		return buf;
 	}

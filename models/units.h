@@ -39,10 +39,17 @@ typedef struct unit_err {
 
 /* Parses s (a whole string: number, optional blanks, unit) as a quantity of
  * dimension dim into *out, in the SI unit above. Returns 0, SIM_EPARSE (not
- * a number) or SIM_EUNIT (missing, unknown or wrong-dimension unit), and on
- * error fills *err (may be NULL). Counts must be integers in [-2^53, 2^53];
- * range checks beyond that are the caller's. */
+ * a number), SIM_EUNIT (missing, unknown or wrong-dimension unit) or
+ * SIM_ERANGE (a count beyond 2^53 that a double cannot hold exactly: *out
+ * is then the rounded value, for a range message), and on error fills *err
+ * (may be NULL). Counts must be whole; any size passes (1e300 is whole), so
+ * range checks are the caller's, and its message names the range. */
 int unit_parse(const char *s, unit_dim dim, double *out, unit_err *err);
+
+/* Parses s as a whole number from 0 to 2^64-1 into *out: digits exactly (no
+ * double in between), or a count such as 1e6 held exactly. 0, SIM_EPARSE
+ * or SIM_ERANGE (negative, above 2^64-1, or inexact), with *err filled. */
+int unit_parse_u64(const char *s, unsigned long long *out, unit_err *err);
 
 /* Parses true/false (also yes/no, on/off) into *out. 0 or SIM_EPARSE. */
 int unit_parse_bool(const char *s, bool *out, unit_err *err);

@@ -110,6 +110,16 @@ START_TEST(malformed_profiles)
 		      "  nccl_channels: { value: 65, source: \"a log\" }\n", SIM_EPARSE);
 	ck_assert(has_suffix(d, ":5:27: '65' is out of range for 'nccl_channels' (accepted: [1, 64])"));
 	diag_free(d);
+	/* Beyond 2^53 the range is the news, not wholeness (it said "not a
+	 * whole number"). */
+	d = load_text("kind: gpu\nname: x\nsummary: s\nfields:\n"
+		      "  nccl_channels: { value: 1e300, source: \"a log\" }\n", SIM_EPARSE);
+	ck_assert(has_suffix(d, ":5:27: '1e300' is out of range for 'nccl_channels' (accepted: [1, 64])"));
+	diag_free(d);
+	d = load_text("kind: gpu\nname: x\nsummary: s\nfields:\n"
+		      "  nccl_channels: { value: 9007199254740993, source: \"a log\" }\n", SIM_EPARSE);
+	ck_assert(has_suffix(d, ":5:27: '9007199254740993' is out of range for 'nccl_channels' (accepted: [1, 64])"));
+	diag_free(d);
 	d = load_text("kind: tpu\nname: x\nsummary: s\nfields: {}\n", SIM_EPARSE);
 	ck_assert(has_suffix(d, ":1:7: unknown kind 'tpu' (expected gpu, cpu, nic, dpu, switch, storage or host-costs)"));
 	diag_free(d);

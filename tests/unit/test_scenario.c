@@ -318,6 +318,45 @@ static char *dump_of(const scn_scenario *s)
 	return buf;
 }
 
+/* Every integer-valued key goes through one reader: a value beyond its
+ * range names the range (1e300 said "not a whole number"), a count a
+ * double cannot hold is refused (9007199254740993 became ...992), and the
+ * seed, an integer up to 2^64-1, is read exactly. */
+START_TEST(whole_numbers)
+{
+	diag *d = load_bad("replications: 1e300\nseed: 18446744073709551616\n" BASE
+			   "workload:\n  model: llama2-7b\n  parallelism: { tp: 8 }\n"
+			   "  batch: { global: 64, micro: 2 }\n  iterations: 1e300\n"
+			   "  target_tokens: 9007199254740993\n" VARIANTS
+			   "sweep: { cluster.nodes: [4, 1e300] }\n");
+	ck_assert(has_msg(d, "t.yaml:1:15: 'replications' must be between 1 and 10000 (got '1e300')"));
+	ck_assert(has_msg(d, "t.yaml:2:7: '18446744073709551616' is out of range, expected a whole number "
+			     "from 0 to 18446744073709551615 (2^64-1) in 'seed'"));
+	ck_assert(has_msg(d, "t.yaml:16:15: 'iterations' must be between 1 and 1000000 (got '1e300')"));
+	ck_assert(has_msg(d, "t.yaml:17:18: '9007199254740993' cannot be held exactly (whole numbers above "
+			     "2^53 = 9007199254740992 are rounded; the nearest is 9007199254740992) in 'target_tokens'"));
+	diag_free(d);
+	d = load_bad(BASE WORK VARIANTS "sweep: { cluster.nodes: [4, 1e300] }\n");
+	ck_assert(has_msg(d, "t.yaml:17:29: 'nodes' must be between 1 and 1000000 (got '1e300') "
+			     "(at sweep point 2: cluster.nodes=1e+300)"));
+	diag_free(d);
+
+	scn_scenario *s = load_ok("seed: 18446744073709551615\n" BASE WORK "  target_tokens: 1e16\n" VARIANTS);
+	ck_assert(s->seed == 18446744073709551615ULL);
+	ck_assert_double_eq(s->jobs[0].wl.train.target_tokens, 1e16);
+	char *dump = dump_of(s);
+	scn_scenario *again = load_ok(dump); /* both survive the dump exactly */
+	ck_assert(again->seed == 18446744073709551615ULL);
+	ck_assert_double_eq(again->jobs[0].wl.train.target_tokens, 1e16);
+	free(dump);
+	scn_free(again);
+	scn_free(s);
+	s = load_ok("seed: 9007199254740993\n" BASE WORK VARIANTS);
+	ck_assert(s->seed == 9007199254740993ULL);
+	scn_free(s);
+}
+END_TEST
+
 START_TEST(dump_round_trips)
 {
 	scn_scenario *s = load_ok(BASE "  dpu: { profile: BlueField-3, crypto_rate: 400Gbps }\n" WORK
@@ -431,6 +470,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, extends_merges_and_detects_cycles);
 	tcase_add_test(tc, sweep_points);
 	tcase_add_test(tc, dump_round_trips);
+	tcase_add_test(tc, whole_numbers);
 	tcase_add_test(tc, degenerate_inputs);
 	tcase_add_test(tc, run_needs_are_checked_in_place);
 	suite_add_tcase(s, tc);

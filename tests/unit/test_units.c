@@ -101,6 +101,51 @@ START_TEST(plain_numbers_and_fractions)
 }
 END_TEST
 
+/* Counts are whole, of any size (the caller's range check names the range:
+ * 1e300 said "not a whole number"), and exact: above 2^53 a double skips
+ * integers, and 9007199254740993 silently became ...992. */
+START_TEST(counts_whole_and_exact)
+{
+	unit_err e;
+	double v = 0;
+	ck_assert_double_eq(ok("1e300", UNIT_COUNT), 1e300);
+	ck_assert_double_eq(ok("1e16", UNIT_COUNT), 1e16);
+	ck_assert_double_eq(ok("9007199254740992", UNIT_COUNT), 9007199254740992.0);
+	ck_assert_double_eq(ok("18014398509481988", UNIT_COUNT), 18014398509481988.0); /* 2^54 + 4: held */
+	ck_assert_int_eq(unit_parse("9007199254740993", UNIT_COUNT, &v, &e), SIM_ERANGE);
+	ck_assert_double_eq(v, 9007199254740992.0); /* for the caller's range message */
+	ck_assert_str_eq(e.msg, "'9007199254740993' cannot be held exactly (whole numbers above 2^53 = "
+				"9007199254740992 are rounded; the nearest is 9007199254740992)");
+	ck_assert_int_eq(unit_parse("9.007199254740993e15", UNIT_COUNT, &v, &e), SIM_ERANGE);
+	ck_assert_int_eq(bad("2.5", UNIT_COUNT, &e), SIM_EPARSE);
+	ck_assert_str_eq(e.msg, "'2.5' is not a whole number");
+}
+END_TEST
+
+/* Seeds: every integer from 0 to 2^64-1, read without a double. */
+START_TEST(u64_exact)
+{
+	unsigned long long u = 0;
+	unit_err e;
+	ck_assert_int_eq(unit_parse_u64("18446744073709551615", &u, &e), SIM_OK);
+	ck_assert(u == 18446744073709551615ULL);
+	ck_assert_int_eq(unit_parse_u64("9007199254740993", &u, &e), SIM_OK);
+	ck_assert(u == 9007199254740993ULL);
+	ck_assert_int_eq(unit_parse_u64("1e6", &u, &e), SIM_OK);
+	ck_assert(u == 1000000);
+	ck_assert_int_eq(unit_parse_u64("0", &u, &e), SIM_OK);
+	ck_assert(u == 0);
+	ck_assert_int_eq(unit_parse_u64("18446744073709551616", &u, &e), SIM_ERANGE);
+	ck_assert_str_eq(e.msg, "'18446744073709551616' is out of range, expected a whole number from 0 to "
+				"18446744073709551615 (2^64-1)");
+	ck_assert_int_eq(unit_parse_u64("-1", &u, &e), SIM_ERANGE);
+	ck_assert_int_eq(unit_parse_u64("1e20", &u, &e), SIM_ERANGE);
+	ck_assert_int_eq(unit_parse_u64("9.007199254740993e15", &u, &e), SIM_ERANGE);
+	ck_assert_int_eq(unit_parse_u64("1.5", &u, &e), SIM_EPARSE);
+	ck_assert_int_eq(unit_parse_u64("x", &u, &e), SIM_EPARSE);
+}
+END_TEST
+
 START_TEST(strict_rejections)
 {
 	unit_err e;
@@ -153,6 +198,10 @@ START_TEST(format_round_trips)
 	}
 	ck_assert_str_eq(unit_format(50e9, UNIT_BYTES_PER_S, buf, sizeof buf), "5e+10B/s");
 	ck_assert_str_eq(unit_format(8, UNIT_COUNT, buf, sizeof buf), "8");
+	/* 2^60 + 256: %g's shortest form, 1.1529215046068472e+18, is another
+	 * integer (...200), refused as inexact when read back. */
+	ck_assert_str_eq(unit_format(1152921504606847232.0, UNIT_COUNT, buf, sizeof buf), "1152921504606847232");
+	ck_assert_double_eq(ok(buf, UNIT_COUNT), 1152921504606847232.0);
 }
 END_TEST
 
@@ -174,6 +223,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, times_and_frequencies);
 	tcase_add_test(tc, compute_costs_power_money);
 	tcase_add_test(tc, plain_numbers_and_fractions);
+	tcase_add_test(tc, counts_whole_and_exact);
+	tcase_add_test(tc, u64_exact);
 	tcase_add_test(tc, strict_rejections);
 	tcase_add_test(tc, did_you_mean);
 	tcase_add_test(tc, format_round_trips);
