@@ -308,6 +308,25 @@ START_TEST(sweep_points)
 }
 END_TEST
 
+/* The limit docs/scenarios.md states (it said 10,000, the code 100,000):
+ * one point more is refused before any point is resolved. */
+START_TEST(sweep_point_limit)
+{
+	char text[8192];
+	size_t len = (size_t)snprintf(text, sizeof text, "%s%s%ssweep:\n  cluster.nodes: [", BASE, WORK, VARIANTS);
+	for (int i = 0; i < 317; i++) /* 317 x 316 = 100,172 points */
+		len += (size_t)snprintf(text + len, sizeof text - len, "%s4", i ? ", " : "");
+	len += (size_t)snprintf(text + len, sizeof text - len, "]\n  workload.iterations: [");
+	for (int i = 0; i < 316; i++)
+		len += (size_t)snprintf(text + len, sizeof text - len, "%s%d", i ? ", " : "", i + 1);
+	snprintf(text + len, sizeof text - len, "]\n");
+	ck_assert_int_eq(SCN_MAX_SWEEP_POINTS, 100000);
+	diag *d = load_bad(text);
+	ck_assert(has_msg(d, "t.yaml:18:3: the sweep has 100172 points, at most 100000"));
+	diag_free(d);
+}
+END_TEST
+
 static char *dump_of(const scn_scenario *s)
 {
 	char *buf = NULL;
@@ -471,6 +490,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, sweep_points);
 	tcase_add_test(tc, dump_round_trips);
 	tcase_add_test(tc, whole_numbers);
+	tcase_add_test(tc, sweep_point_limit);
 	tcase_add_test(tc, degenerate_inputs);
 	tcase_add_test(tc, run_needs_are_checked_in_place);
 	suite_add_tcase(s, tc);
