@@ -92,27 +92,49 @@ static int bench_aes(hw_bench *h)
 	return 0;
 }
 
-/* Writes the test file (a known byte per block) and syncs it. */
-static int stor_write(const char *path, size_t bytes)
+/* Writes the test file (a known byte per block) through fd and syncs it. */
+static int stor_write(int fd, size_t bytes)
 {
 	char *buf = malloc(STOR_BLOCK);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), err = 0;
-	if (fd < 0 || !buf) {
-		free(buf);
-		if (fd >= 0)
-			close(fd);
-		return hw_fail(SIM_EIO, "storage benchmark: cannot create '%s': %s", path, strerror(errno));
-	}
+	int err = 0;
+	if (!buf)
+		return hw_fail(SIM_ENOMEM, "out of memory");
 	for (size_t off = 0; off < bytes && !err; off += STOR_BLOCK) {
 		memset(buf, (int)(off / STOR_BLOCK % 251), STOR_BLOCK);
 		if (pwrite(fd, buf, STOR_BLOCK, (off_t)off) != (ssize_t)STOR_BLOCK)
-			err = hw_fail(SIM_EIO, "storage benchmark: writing '%s': %s", path, strerror(errno));
+			err = hw_fail(SIM_EIO, "storage benchmark: writing its file: %s", strerror(errno));
 	}
 	if (!err && fsync(fd))
-		err = hw_fail(SIM_EIO, "storage benchmark: fsync '%s': %s", path, strerror(errno));
-	close(fd);
+		err = hw_fail(SIM_EIO, "storage benchmark: fsync of its file: %s", strerror(errno));
 	free(buf);
 	return err;
+}
+
+/* Creates the test file in dir, which may be shared (/tmp): a fresh name
+ * (O_EXCL: nothing planted there, symlink or file, is ever opened) that is
+ * removed at once, so no path leaves it behind, a killed rank included.
+ * The descriptor alone reaches it (cuFile through /proc/self/fd). Returns
+ * the descriptor, or -1 logged. */
+static int stor_create(const char *dir)
+{
+	char path[4096];
+	int fd, n = snprintf(path, sizeof path, "%s/dpusim-hw-storage.XXXXXX", dir);
+	if (n < 0 || (size_t)n >= sizeof path) {
+		hw_error("storage benchmark: --dir '%.64s...' is too long", dir);
+		return -1;
+	}
+	fd = mkostemp(path, O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		hw_error("storage benchmark: cannot create a file in '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	if (unlink(path)) {
+		hw_error("storage benchmark: cannot remove '%s' after creating it: %s", path,
+			 strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /* Sequential O_DIRECT reads of the whole file; verifies each block's byte. */
@@ -220,36 +242,42 @@ static int stor_cufile(hw_bench *h, const char *path, size_t bytes)
 		.value = Bps, .unit = "B/s", .p50 = NAN, .p99 = NAN, .stddev = NAN });
 }
 
-static int bench_storage(hw_bench *h)
+/* The reads of a written, synced file, with O_DIRECT set on the same
+ * descriptor (no second open by name that could be raced). */
+static int stor_reads(hw_bench *h, int fd, size_t bytes)
 {
-	size_t bytes = h->quick ? (size_t)8 << 20 : (size_t)256 << 20;
-	char path[4096];
+	char fdpath[64];
 	void *buf = NULL;
-	int fd, err;
-	snprintf(path, sizeof path, "%s/dpusim-hw-storage.%d", h->dir, (int)getpid());
-	if ((err = stor_write(path, bytes)))
-		return unlink(path), err;
-	fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
-	if (fd < 0) {
+	int fl = fcntl(fd, F_GETFL), err;
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_DIRECT) < 0) {
 		printf("  storage: skipped: '%s' refuses O_DIRECT (%s); pick another --dir\n", h->dir,
 		       strerror(errno));
-		unlink(path);
 		return 0;
 	}
-	if (posix_memalign(&buf, 4096, STOR_BLOCK)) {
-		close(fd), unlink(path);
+	if (posix_memalign(&buf, 4096, STOR_BLOCK))
 		return hw_fail(SIM_ENOMEM, "out of memory");
-	}
 	err = stor_seq(h, fd, bytes, buf);
 	if (!err)
 		err = stor_rand(h, fd, bytes, buf);
 	if (!err)
 		err = stor_uring(h, fd, bytes, buf);
+	snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", fd);
 	if (!err)
-		err = stor_cufile(h, path, bytes);
+		err = stor_cufile(h, fdpath, bytes);
 	free(buf);
+	return err;
+}
+
+static int bench_storage(hw_bench *h)
+{
+	size_t bytes = h->quick ? (size_t)8 << 20 : (size_t)256 << 20;
+	int fd = stor_create(h->dir), err;
+	if (fd < 0)
+		return SIM_EIO;
+	err = stor_write(fd, bytes);
+	if (!err)
+		err = stor_reads(h, fd, bytes);
 	close(fd);
-	unlink(path);
 	return err;
 }
 

@@ -241,14 +241,14 @@ static void probe_paths(probe *pr)
 {
 	struct io_uring ring;
 	char path[] = "/tmp/dpusim-hw-probe-XXXXXX";
-	int fd = mkstemp(path);
+	/* A fresh name (O_EXCL), removed at once; O_DIRECT is tried on the same
+	 * descriptor rather than by opening the name again. */
+	int fd = mkostemp(path, O_CLOEXEC | O_NOFOLLOW);
 	if (fd >= 0) {
-		int dfd = open(path, O_RDONLY | O_DIRECT);
-		pr->o_direct_usable = dfd >= 0;
-		if (dfd >= 0)
-			close(dfd);
-		close(fd);
+		int fl = fcntl(fd, F_GETFL);
 		unlink(path);
+		pr->o_direct_usable = fl >= 0 && fcntl(fd, F_SETFL, fl | O_DIRECT) == 0;
+		close(fd);
 	}
 	if (io_uring_queue_init(2, &ring, 0) == 0) {
 		pr->io_uring_usable = true;

@@ -2,7 +2,7 @@
 # are listed by each fragment in UNIT_TESTS.
 E2E_TESTS += cli-basics.sh bench-engine.sh datadir.sh build-deps.sh version.sh
 E2E_TESTS += hw-probe.sh hw-tcp.sh hw-replay.sh
-E2E_TESTS += hw-replay-train.sh
+E2E_TESTS += hw-replay-train.sh hw-hostile.sh
 E2E_TESTS += check-scenarios.sh bad-input.sh check-run.sh
 E2E_TESTS += yaml-input.sh
 E2E_TESTS += effects.sh
