@@ -79,10 +79,23 @@ int hw_comm_size(void)
 	return comm_size;
 }
 
-int hw_comm_exchange(const char *mine, char *all)
+/* Says once, on the lowest rank other than the sender, why rank r's record
+ * was refused, quoting it safely (it may hold anything). */
+static void report_bad_record(int r, const char *slot, int err)
+{
+	char quoted[160]; /* enough to recognise it, short enough to read */
+	if (comm_rank != (r == 0 ? 1 : 0))
+		return;
+	hw_msg_quote(slot, HW_MSG_MAX, quoted, sizeof quoted);
+	hw_error("rank %d sent connection details this dpusim-hw cannot read%s: '%s'", r,
+		 err == SIM_EUNSUPPORTED ? " (another version of dpusim-hw)" : "", quoted);
+}
+
+int hw_comm_exchange(const char *mine, char *all, hw_comm_check_fn check)
 {
 	char slot[HW_MSG_MAX] = { 0 };
-	if (mine && strlen(mine) >= HW_MSG_MAX)
+	int err = 0, bad = -1;
+	if (mine && strnlen(mine, HW_MSG_MAX) >= HW_MSG_MAX)
 		return hw_fail(SIM_ERANGE, "out-of-band message longer than %d bytes", HW_MSG_MAX - 1);
 	if (mine)
 		strcpy(slot, mine);
@@ -94,7 +107,14 @@ int hw_comm_exchange(const char *mine, char *all)
 	for (int r = 0; r < comm_size; r++)
 		if (all[(size_t)r * HW_MSG_MAX] == '\0')
 			return SIM_EPEER;
-	return 0;
+	/* Every rank holds the same slots and checks them all, so every rank
+	 * reaches the same verdict and none is left connecting to a refused peer. */
+	for (int r = 0; r < comm_size && !err; r++)
+		if ((err = check(all + (size_t)r * HW_MSG_MAX, HW_MSG_MAX)))
+			bad = r;
+	if (err)
+		report_bad_record(bad, all + (size_t)bad * HW_MSG_MAX, err);
+	return err;
 }
 
 bool hw_comm_all(bool ok)

@@ -4,6 +4,7 @@
 #define DPUSIM_HW_COMM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* MPI_Init (once) and sets the rank in log messages. 0 or SIM_EIO. */
 int hw_comm_init(int *argc, char ***argv);
@@ -16,11 +17,18 @@ _Noreturn void hw_comm_abort(int status);
 int hw_comm_rank(void);
 int hw_comm_size(void);
 
+/* Says whether one gathered slot[cap] holds a record this rank can use:
+ * 0, or a negative code (a decoder from backend-hw/msg.h). */
+typedef int (*hw_comm_check_fn)(const char *slot, size_t cap);
+
 /* Gathers every rank's message (at most HW_MSG_MAX bytes with its NUL) into
  * all[size][HW_MSG_MAX], rank order. `mine` NULL or "" says this rank failed
- * locally. Returns 0; SIM_EPEER when any rank sent an empty message (every
- * rank sees the same answer, so all give up together); SIM_EIO on MPI error. */
-int hw_comm_exchange(const char *mine, char *all);
+ * locally. Every rank checks every slot with `check` (peers' records are
+ * untrusted input). Returns 0; SIM_EPEER when any rank sent an empty message;
+ * check's code for the first slot it refuses (logged once, the record
+ * quoted safely); SIM_EIO on MPI error. Every rank sees the same answer, so
+ * all give up together. */
+int hw_comm_exchange(const char *mine, char *all, hw_comm_check_fn check);
 
 /* Every collective below waits at most this long (default 30 s); past it,
  * the rank says which step hung and ends every rank (MPI_Abort, status 2). */

@@ -35,10 +35,22 @@ typedef struct hw_msg_verbs {
 int hw_msg_encode_tcp(char *buf, size_t cap, const hw_msg_tcp *m);
 int hw_msg_encode_verbs(char *buf, size_t cap, const hw_msg_verbs *m);
 
-/* Each decoder fills *m from a line. Returns 0; SIM_EUNSUPPORTED when the
- * version differs from HW_MSG_VERSION; SIM_EPARSE when the kind is not the
- * expected one, a key is missing, or a value is malformed. */
-int hw_msg_decode_tcp(const char *line, hw_msg_tcp *m);
-int hw_msg_decode_verbs(const char *line, hw_msg_verbs *m);
+/* 0 when slot[cap] holds a non-empty line of printable ASCII ending in a
+ * NUL within the slot; SIM_EPARSE otherwise. Reads no byte past slot[cap-1]. */
+int hw_msg_check(const char *slot, size_t cap);
+
+/* Writes slot[cap] for an error message into out[out_cap] (out_cap >= 8):
+ * printable ASCII as is, anything else and backslash as \xHH, "..." where
+ * it is cut short or has no NUL within the slot. Reads no byte past
+ * slot[cap-1]. */
+void hw_msg_quote(const char *slot, size_t cap, char *out, size_t out_cap);
+
+/* Each decoder fills *m from the line in slot[cap] (a peer's record: nothing
+ * past slot[cap-1] is read). Returns 0; SIM_EUNSUPPORTED when the version
+ * differs from HW_MSG_VERSION; SIM_EPARSE when the slot fails hw_msg_check,
+ * the kind is not the expected one, a key is missing, repeated or unknown,
+ * or a value is malformed or out of range. *m is untouched on failure. */
+int hw_msg_decode_tcp(const char *slot, size_t cap, hw_msg_tcp *m);
+int hw_msg_decode_verbs(const char *slot, size_t cap, hw_msg_verbs *m);
 
 #endif

@@ -265,6 +265,12 @@ static const hw_xport_ops tcp_ops = {
 	.free = tcp_free,
 };
 
+static int tcp_check(const char *slot, size_t cap)
+{
+	hw_msg_tcp m;
+	return hw_msg_decode_tcp(slot, cap, &m);
+}
+
 /* Listen, exchange, connect right, accept left; 0 or a negative code. */
 static int tcp_connect(tcp_xport *t)
 {
@@ -278,13 +284,12 @@ static int tcp_connect(tcp_xport *t)
 		return hw_fail(SIM_ENOMEM, "out of memory");
 	if (err)
 		line[0] = '\0';
-	err = hw_comm_exchange(line, all);
+	err = hw_comm_exchange(line, all, tcp_check);
 	if (err == SIM_EPEER)
 		hw_error("a rank could not open its tcp listener; giving up");
-	if (!err && (err = hw_msg_decode_tcp(all + (size_t)t->base.peer[HW_RIGHT] * HW_MSG_MAX,
-					     &right)))
-		hw_error("rank %d sent connection details this dpusim-hw cannot read: '%s'",
-			 t->base.peer[HW_RIGHT], all + (size_t)t->base.peer[HW_RIGHT] * HW_MSG_MAX);
+	if (!err) /* checked by hw_comm_exchange: cannot fail here */
+		err = hw_msg_decode_tcp(all + (size_t)t->base.peer[HW_RIGHT] * HW_MSG_MAX,
+					HW_MSG_MAX, &right);
 	free(all);
 	if (!err)
 		err = connect_right(t, &me, &right);

@@ -450,12 +450,17 @@ static void describe(const verbs_xport *v, const vlink *l, hw_msg_verbs *m)
 	memcpy(m->gid, v->gid.raw, 16);
 }
 
+static int verbs_check(const char *slot, size_t cap)
+{
+	hw_msg_verbs m;
+	return hw_msg_decode_verbs(slot, cap, &m);
+}
+
 /* One exchange round: everyone publishes its `publish` link; this rank reads
  * the neighbour on its `peer_of` side, whose published link faces it. */
 static int exchange_round(verbs_xport *v, bool ok, int publish, int peer_of)
 {
 	char line[HW_MSG_MAX] = "", *all = malloc((size_t)v->base.size * HW_MSG_MAX);
-	const char *theirs;
 	hw_msg_verbs m;
 	int err;
 	if (!all)
@@ -465,14 +470,12 @@ static int exchange_round(verbs_xport *v, bool ok, int publish, int peer_of)
 		if (hw_msg_encode_verbs(line, sizeof line, &m))
 			line[0] = '\0';
 	}
-	err = hw_comm_exchange(line, all);
-	theirs = all + (size_t)v->base.peer[peer_of] * HW_MSG_MAX;
+	err = hw_comm_exchange(line, all, verbs_check);
 	if (err == SIM_EPEER && publish == HW_LEFT) /* said once, not per round */
 		hw_error("a rank could not set up its verbs resources; giving up");
-	else if (!err && (err = hw_msg_decode_verbs(theirs, &v->link[peer_of].peer)))
-		hw_error("rank %d sent connection details this dpusim-hw cannot read%s: '%s'",
-			 v->base.peer[peer_of], err == SIM_EUNSUPPORTED ? " (another version)" : "",
-			 theirs);
+	else if (!err) /* checked by hw_comm_exchange: cannot fail here */
+		err = hw_msg_decode_verbs(all + (size_t)v->base.peer[peer_of] * HW_MSG_MAX,
+					  HW_MSG_MAX, &v->link[peer_of].peer);
 	free(all);
 	return err;
 }

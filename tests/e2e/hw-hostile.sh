@@ -1,5 +1,9 @@
-# dpusim-hw in a hostile or broken environment (issue 17): a symlink planted
-# where bench used to put its storage file.
+# dpusim-hw in a hostile or broken environment (issue 17 items 9, 11):
+# a symlink planted where bench used to put its storage file; a rank that
+# publishes a malformed or hostile connection record (the others run the
+# unmodified binary and must refuse it at once, quoting it safely). The
+# broken rank is dpusim-hw with tests/e2e/data/hw-bad-peer.c preloaded
+# (MPI's profiling interface).
 . tests/e2e/lib.sh
 HW=$BIN/dpusim-hw
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/e2e/hw-lsan.supp:print_suppressions=0}
@@ -24,5 +28,48 @@ else not_ok "folder after bench: $left"; fi
 run_cmd "$HW" bench --quick --sizes 4K --dir "$E2E_TMP/no/such/dir"
 expect_rc 2 "a missing storage folder fails the run"
 expect_err "storage benchmark: cannot create a file in '$E2E_TMP/no/such/dir': No such file" "naming the folder"
+
+# --- 11: peers' connection records are untrusted input ----------------------
+mpicc -shared -fPIC -o "$E2E_TMP/bad-peer.so" tests/e2e/data/hw-bad-peer.c ||
+	{ not_ok "cannot build the bad-peer shim"; finish; exit 1; }
+# Rank 1 runs with the shim; an ASan build must accept a library preloaded first.
+BAD=(sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then export LD_PRELOAD="$BAD_SO"
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0; fi; exec "$0" "$@"')
+export BAD_SO=$E2E_TMP/bad-peer.so
+sed -e 's/nodes: 4/nodes: 2/' -e 's/ranks: 4/ranks: 2/' -e 's/^name: .*/name: hw-allreduce2/' \
+	-e 's/sizes: \[.*\]/sizes: [4KiB]/' tests/e2e/data/hw-allreduce4.yaml >"$E2E_TMP/ar2.yaml"
+replay_bad() { # replay_bad ENV=VALUE... : the 2-rank replay with rank 1 broken
+	t0=$(date +%s)
+	run_cmd env "$@" "${MPIRUN[@]}" -x BAD_SO -x DPUSIM_TEST_RECORD \
+		"${BAD[@]}" "$HW" replay "$E2E_TMP/ar2.yaml" --timeout "${TMO:-30}" -o "$E2E_TMP/r.json"
+	secs=$(($(date +%s) - t0))
+}
+
+replay_bad DPUSIM_TEST_RECORD=
+expect_rc 0 "the shim alone changes nothing (replay of a 2-rank scenario)"
+
+replay_bad DPUSIM_TEST_RECORD=nonul
+expect_rc 2 "a record that fills its slot with no NUL is refused"
+expect_err "rank 0: error: rank 1 sent connection details this dpusim-hw cannot read: '\\\\x1b\[2J\\\\x1b\]0;pwned\\\\x07%n%s\\\\xff\\\\xfe .*\.\.\.'" \
+	"the record is named and quoted with its control bytes escaped, cut short"
+if LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f-\xff]' "$E2E_TMP/err"; then
+	not_ok "a peer's control or non-ASCII bytes reached the terminal"
+else ok "no raw control or non-ASCII byte reaches stderr"; fi
+if [ "$(grep -c 'sent connection details' "$E2E_TMP/err")" -eq 1 ]; then ok "said once"
+else not_ok "the refusal is said $(grep -c 'sent connection details' "$E2E_TMP/err") times"; fi
+
+replay_bad DPUSIM_TEST_RECORD='dpusim-hw/2 tcp host=a addr=127.0.0.1 port=1'
+expect_rc 2 "a record of another version is refused"
+expect_err "rank 1 sent connection details this dpusim-hw cannot read \(another version of dpusim-hw\): 'dpusim-hw/2 tcp" \
+	"and says it is another version"
+
+# Well-formed but unusable (port 0): every rank refuses it together at
+# once, instead of the reader alone while the others wait out the timeout.
+TMO=60 replay_bad DPUSIM_TEST_RECORD='dpusim-hw/1 tcp host=a addr=127.0.0.1 port=0'
+expect_rc 2 "a record with port 0 is refused"
+expect_err "cannot read: 'dpusim-hw/1 tcp host=a addr=127.0.0.1 port=0'" "quoted whole"
+if [ "$secs" -lt 45 ]; then ok "every rank gives up at once ($secs s, timeout 60 s)"
+else not_ok "refusing a record took $secs s (a rank waited for the timeout)"; fi
+# Repeated and unknown keys, bad characters: tests/unit/test_hw_msg.c.
 
 finish
