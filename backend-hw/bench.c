@@ -199,6 +199,11 @@ static int parse_opts(int argc, char **argv, bench_opts *o)
 			o->h.timeout_ms = (int)(secs * 1000);
 		else if (!strcmp(a, "--timeout"))
 			return usage_error("bad --timeout '%s' (seconds, 0 < T <= 3600)", v);
+		else if (!strcmp(a, "--start-timeout") && sscanf(v, "%lf", &secs) == 1 &&
+			 secs > 0 && secs <= 3600)
+			o->h.start_timeout_ms = (int)(secs * 1000);
+		else if (!strcmp(a, "--start-timeout"))
+			return usage_error("bad --start-timeout '%s' (seconds, 0 < T <= 3600)", v);
 		else
 			return usage_error("unknown option '%s'", a);
 		i += takes;
@@ -291,9 +296,8 @@ int hw_cmd_bench(int argc, char **argv)
 	int err = parse_opts(argc, argv, &o);
 	if (err)
 		return err;
-	if (hw_comm_init(&argc, &argv))
+	if (hw_comm_init(&argc, &argv, h->timeout_ms, h->start_timeout_ms))
 		return 2;
-	hw_comm_set_timeout(h->timeout_ms);
 	h->rank = hw_comm_rank();
 	h->size = hw_comm_size();
 	if (h->rank == 0 && !(h->rep = new_report(h)))

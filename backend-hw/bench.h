@@ -22,6 +22,7 @@ typedef struct hw_bench {
 	const char *mem;           /* verbs receive memory: "host" | "cuda" */
 	const char *dir;           /* storage benchmark directory */
 	int timeout_ms;
+	int start_timeout_ms;       /* --start-timeout; 0: hw_comm_init's default */
 	int fault_rank;            /* DPUSIM_HW_FAULT: which rank misbehaves, -1 none */
 	char fault[16];            /* "exit", "hang", "corrupt" */
 	const char *p2p_name;      /* point-to-point name prefix: tcp, rdma_write, rdma_send */

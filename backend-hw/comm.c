@@ -2,10 +2,14 @@
  * default) except where a call's result is checked here. */
 #include "backend-hw/comm.h"
 
-#include <stdlib.h>
+#include <errno.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <mpi.h>
 
@@ -14,10 +18,71 @@
 
 static int comm_rank, comm_size = 1;
 static int comm_timeout_ms = 30000;
+static int comm_start_timeout_ms = 60000; /* MPI_Init and MPI_Finalize */
 
-void hw_comm_set_timeout(int ms)
+/* The watchdog over calls MPI gives no way to bound (MPI_Init waits for
+ * every rank to start, MPI_Finalize for every rank to arrive): a thread that
+ * ends this process when the call has not returned within the timeout. A
+ * stopped or hung rank would otherwise keep every other one waiting forever;
+ * this rank's exit makes mpirun end the job. */
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t thread;
+	struct timespec deadline; /* CLOCK_MONOTONIC */
+	const char *phase;
+	bool done;
+} wd = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+static void *watchdog_main(void *arg)
 {
-	comm_timeout_ms = ms;
+	int rc = 0;
+	(void)arg;
+	pthread_mutex_lock(&wd.mu);
+	while (!wd.done && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&wd.cv, &wd.mu, &wd.deadline);
+	if (!wd.done) {
+		hw_error("timed out after %.1f s in %s: some rank is stopped, hung or dead "
+			 "(--start-timeout); ending this rank so that mpirun ends the job",
+			 comm_start_timeout_ms / 1e3, wd.phase);
+		fflush(stdout);
+		_exit(2); /* MPI cannot be called here: the main thread is inside it */
+	}
+	pthread_mutex_unlock(&wd.mu);
+	return NULL;
+}
+
+/* Starts the watchdog for `phase`; 0 or SIM_EIO. */
+static int watchdog_arm(const char *phase)
+{
+	pthread_condattr_t ca;
+	int err;
+	clock_gettime(CLOCK_MONOTONIC, &wd.deadline);
+	wd.deadline.tv_sec += comm_start_timeout_ms / 1000;
+	wd.deadline.tv_nsec += (long)(comm_start_timeout_ms % 1000) * 1000000L;
+	if (wd.deadline.tv_nsec >= 1000000000L)
+		wd.deadline.tv_sec++, wd.deadline.tv_nsec -= 1000000000L;
+	wd.phase = phase;
+	wd.done = false;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&wd.cv, &ca);
+	pthread_condattr_destroy(&ca);
+	if ((err = pthread_create(&wd.thread, NULL, watchdog_main, NULL))) {
+		pthread_cond_destroy(&wd.cv);
+		return hw_fail(SIM_EIO, "cannot start the %s watchdog: %s", phase, strerror(err));
+	}
+	return 0;
+}
+
+static void watchdog_disarm(void)
+{
+	pthread_mutex_lock(&wd.mu);
+	wd.done = true;
+	pthread_cond_signal(&wd.cv);
+	pthread_mutex_unlock(&wd.mu);
+	pthread_join(wd.thread, NULL);
+	pthread_cond_destroy(&wd.cv);
 }
 
 /* Completes a non-blocking collective, or ends every rank when it has not
@@ -48,9 +113,29 @@ static void wait_req(MPI_Request *req, const char *what)
 	}
 }
 
-int hw_comm_init(int *argc, char ***argv)
+/* Open MPI tells each process its rank before MPI_Init: messages from the
+ * start-up can name it. */
+static void guess_rank(void)
 {
-	if (MPI_Init(argc, argv) != MPI_SUCCESS)
+	const char *r = getenv("OMPI_COMM_WORLD_RANK");
+	char *end;
+	long v = r ? strtol(r, &end, 10) : -1;
+	if (r && *r && !*end && v >= 0 && v < 1 << 24)
+		hw_log_set_rank((int)v);
+}
+
+int hw_comm_init(int *argc, char ***argv, int timeout_ms, int start_timeout_ms)
+{
+	int rc;
+	comm_timeout_ms = timeout_ms;
+	comm_start_timeout_ms = start_timeout_ms ? start_timeout_ms
+			      : timeout_ms > HW_COMM_START_MS ? timeout_ms : HW_COMM_START_MS;
+	guess_rank();
+	if (watchdog_arm("start-up (MPI_Init, waiting for every rank to start)"))
+		return SIM_EIO;
+	rc = MPI_Init(argc, argv);
+	watchdog_disarm();
+	if (rc != MPI_SUCCESS)
 		return hw_fail(SIM_EIO, "MPI_Init failed");
 	MPI_Comm_rank(MPI_COMM_WORLD, &comm_rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &comm_size);
@@ -60,7 +145,11 @@ int hw_comm_init(int *argc, char ***argv)
 
 void hw_comm_finalize(void)
 {
+	/* Without the watchdog, finishing without it is the safe choice. */
+	bool armed = watchdog_arm("shut-down (MPI_Finalize, waiting for every rank to finish)") == 0;
 	MPI_Finalize();
+	if (armed)
+		watchdog_disarm();
 }
 
 _Noreturn void hw_comm_abort(int status)

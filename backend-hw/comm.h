@@ -6,9 +6,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* MPI_Init (once) and sets the rank in log messages. 0 or SIM_EIO. */
-int hw_comm_init(int *argc, char ***argv);
-/* MPI_Finalize after a successful run. */
+/* Default bound on MPI_Init and MPI_Finalize: start-up of many ranks, or of
+ * sanitizer builds on a busy machine, legitimately takes seconds. */
+#define HW_COMM_START_MS 60000
+
+/* MPI_Init (once) and sets the rank in log messages. Every wait below lasts
+ * at most timeout_ms, MPI_Init and MPI_Finalize at most start_timeout_ms
+ * (0: the larger of timeout_ms and HW_COMM_START_MS): past it the rank says
+ * in which step it hung and ends (status 2), taking every rank with it
+ * (MPI_Abort, or mpirun seeing it exit). 0 or SIM_EIO. */
+int hw_comm_init(int *argc, char ***argv, int timeout_ms, int start_timeout_ms);
+/* MPI_Finalize after a successful run (bounded by the timeout). */
 void hw_comm_finalize(void);
 /* Ends every rank now with exit status `status` (MPI_Abort): the way out
  * after a transport failure, when some peer may be hung. Never returns. */
@@ -29,10 +37,6 @@ typedef int (*hw_comm_check_fn)(const char *slot, size_t cap);
  * quoted safely); SIM_EIO on MPI error. Every rank sees the same answer, so
  * all give up together. */
 int hw_comm_exchange(const char *mine, char *all, hw_comm_check_fn check);
-
-/* Every collective below waits at most this long (default 30 s); past it,
- * the rank says which step hung and ends every rank (MPI_Abort, status 2). */
-void hw_comm_set_timeout(int ms);
 
 /* True on every rank when `ok` is true on every rank (MPI_Allreduce LAND). */
 bool hw_comm_all(bool ok);

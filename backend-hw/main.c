@@ -28,6 +28,7 @@ static const hw_cmd commands[] = {
 	{ "bench", "microbenchmarks across MPI ranks, written as a report",
 	  "usage: mpirun -np N dpusim-hw bench [-o FILE] [--transport tcp|verbs] [--sizes S[,S...]]\n"
 	  "                                   [--quick] [--timeout SECONDS] [--mem host|cuda] [--dir DIR]\n"
+	  "                                   [--start-timeout SECONDS]\n"
 	  "\n"
 	  "Rank 0 measures host memcpy bandwidth, AES-256-GCM encryption per core (OpenSSL\n"
 	  "EVP), storage reads in DIR (O_DIRECT sequential and random 4 KiB, io_uring at\n"
@@ -41,6 +42,8 @@ static const hw_cmd commands[] = {
 	  "  --sizes        message sizes, N[K|M|G] comma separated (binary multiples)\n"
 	  "  --quick        small sizes and few iterations (tests)\n"
 	  "  --timeout      seconds without progress before a peer counts as dead (30)\n"
+	  "  --start-timeout  seconds MPI_Init and MPI_Finalize may take, waiting for\n"
+	  "                 every rank to start or finish (the larger of 60 and --timeout)\n"
 	  "  --mem          verbs receive buffers in host or cuda (GPUDirect via dmabuf)\n"
 	  "  --dir          where the storage benchmark puts its file ($TMPDIR or /tmp)\n"
 	  "\n"
@@ -52,6 +55,7 @@ static const hw_cmd commands[] = {
 	{ "replay", "run a scenario's collectives or training steps for real on the ranks",
 	  "usage: mpirun -np N dpusim-hw replay FILE [-o FILE] [--transport tcp|verbs]\n"
 	  "                                        [--mem host|cuda] [--timeout SECONDS]\n"
+	  "                                        [--start-timeout SECONDS]\n"
 	  "               training scenarios also: [--data DIR] [--scale S] [--compute cpu|cuda]\n"
 	  "                                        [--gemm-n N]\n"
 	  "\n"

@@ -77,6 +77,11 @@ static int parse(int argc, char **argv, replay_opts *o)
 			o->timeout_ms = (int)(secs * 1000);
 		else if (!strcmp(a, "--timeout"))
 			return usage("bad --timeout '%s' (seconds, 0 < T <= 3600)", v);
+		else if (!strcmp(a, "--start-timeout") && sscanf(v, "%lf", &secs) == 1 && secs > 0 &&
+			 secs <= 3600)
+			o->start_timeout_ms = (int)(secs * 1000);
+		else if (!strcmp(a, "--start-timeout"))
+			return usage("bad --start-timeout '%s' (seconds, 0 < T <= 3600)", v);
 		else if (!strcmp(a, "--data"))
 			o->data = v;
 		else if (!strcmp(a, "--compute") && (!strcmp(v, "cpu") || !strcmp(v, "cuda")))
@@ -359,9 +364,8 @@ int hw_cmd_replay(int argc, char **argv)
 	int err = parse(argc, argv, &o);
 	if (err)
 		return err;
-	if (hw_comm_init(&argc, &argv))
+	if (hw_comm_init(&argc, &argv, o.timeout_ms, o.start_timeout_ms))
 		return 2;
-	hw_comm_set_timeout(o.timeout_ms);
 	if (!load(&o, &s) && s->njobs == 1 && s->jobs[0].wl.kind == SCN_WL_TRAINING) {
 		err = hw_replay_train(s, &o);
 		scn_free(s);

@@ -15,6 +15,7 @@ typedef struct replay_opts {
 	double scale;          /* --scale: fraction of FLOPs and gradient bytes run (0, 1] */
 	size_t gemm_n;         /* --gemm-n: GEMM matrix size (0: 256 on cpu, 4096 on cuda) */
 	int timeout_ms;
+	int start_timeout_ms;  /* --start-timeout; 0: hw_comm_init's default */
 } replay_opts;
 
 /* The scenario network the transport and memory stand for. */

@@ -1,9 +1,10 @@
-# dpusim-hw in a hostile or broken environment (issue 17 items 9, 11):
+# dpusim-hw in a hostile or broken environment (issue 17 items 9, 11, 13):
 # a symlink planted where bench used to put its storage file; a rank that
 # publishes a malformed or hostile connection record (the others run the
-# unmodified binary and must refuse it at once, quoting it safely). The
-# broken rank is dpusim-hw with tests/e2e/data/hw-bad-peer.c preloaded
-# (MPI's profiling interface).
+# unmodified binary and must refuse it at once, quoting it safely); a rank
+# stopped in MPI_Init, the first exchange or MPI_Finalize (the others end
+# within --timeout, naming the phase). The broken rank is dpusim-hw with
+# tests/e2e/data/hw-bad-peer.c preloaded (MPI's profiling interface).
 . tests/e2e/lib.sh
 HW=$BIN/dpusim-hw
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/e2e/hw-lsan.supp:print_suppressions=0}
@@ -40,15 +41,15 @@ sed -e 's/nodes: 4/nodes: 2/' -e 's/ranks: 4/ranks: 2/' -e 's/^name: .*/name: hw
 	-e 's/sizes: \[.*\]/sizes: [4KiB]/' tests/e2e/data/hw-allreduce4.yaml >"$E2E_TMP/ar2.yaml"
 replay_bad() { # replay_bad ENV=VALUE... : the 2-rank replay with rank 1 broken
 	t0=$(date +%s)
-	run_cmd env "$@" "${MPIRUN[@]}" -x BAD_SO -x DPUSIM_TEST_RECORD \
-		"${BAD[@]}" "$HW" replay "$E2E_TMP/ar2.yaml" --timeout "${TMO:-30}" -o "$E2E_TMP/r.json"
+	run_cmd env "$@" "${MPIRUN[@]}" -x BAD_SO -x DPUSIM_TEST_RECORD -x DPUSIM_TEST_STOP \
+		"${BAD[@]}" "$HW" replay "$E2E_TMP/ar2.yaml" --timeout "${TMO:-30}" ${START:+--start-timeout "$START"} -o "$E2E_TMP/r.json"
 	secs=$(($(date +%s) - t0))
 }
 
-replay_bad DPUSIM_TEST_RECORD=
+replay_bad DPUSIM_TEST_RECORD= DPUSIM_TEST_STOP=
 expect_rc 0 "the shim alone changes nothing (replay of a 2-rank scenario)"
 
-replay_bad DPUSIM_TEST_RECORD=nonul
+replay_bad DPUSIM_TEST_RECORD=nonul DPUSIM_TEST_STOP=
 expect_rc 2 "a record that fills its slot with no NUL is refused"
 expect_err "rank 0: error: rank 1 sent connection details this dpusim-hw cannot read: '\\\\x1b\[2J\\\\x1b\]0;pwned\\\\x07%n%s\\\\xff\\\\xfe .*\.\.\.'" \
 	"the record is named and quoted with its control bytes escaped, cut short"
@@ -58,18 +59,49 @@ else ok "no raw control or non-ASCII byte reaches stderr"; fi
 if [ "$(grep -c 'sent connection details' "$E2E_TMP/err")" -eq 1 ]; then ok "said once"
 else not_ok "the refusal is said $(grep -c 'sent connection details' "$E2E_TMP/err") times"; fi
 
-replay_bad DPUSIM_TEST_RECORD='dpusim-hw/2 tcp host=a addr=127.0.0.1 port=1'
+replay_bad DPUSIM_TEST_RECORD='dpusim-hw/2 tcp host=a addr=127.0.0.1 port=1' DPUSIM_TEST_STOP=
 expect_rc 2 "a record of another version is refused"
 expect_err "rank 1 sent connection details this dpusim-hw cannot read \(another version of dpusim-hw\): 'dpusim-hw/2 tcp" \
 	"and says it is another version"
 
 # Well-formed but unusable (port 0): every rank refuses it together at
 # once, instead of the reader alone while the others wait out the timeout.
-TMO=60 replay_bad DPUSIM_TEST_RECORD='dpusim-hw/1 tcp host=a addr=127.0.0.1 port=0'
+TMO=60 replay_bad DPUSIM_TEST_RECORD='dpusim-hw/1 tcp host=a addr=127.0.0.1 port=0' DPUSIM_TEST_STOP=
 expect_rc 2 "a record with port 0 is refused"
 expect_err "cannot read: 'dpusim-hw/1 tcp host=a addr=127.0.0.1 port=0'" "quoted whole"
 if [ "$secs" -lt 45 ]; then ok "every rank gives up at once ($secs s, timeout 60 s)"
 else not_ok "refusing a record took $secs s (a rank waited for the timeout)"; fi
 # Repeated and unknown keys, bad characters: tests/unit/test_hw_msg.c.
+
+# --- 13: start-up, the first exchange and shut-down are bounded too ---------
+# (--start-timeout for MPI_Init/MPI_Finalize, --timeout for the exchange)
+no_leftover() { # no process of this test's runs is left (a stopped rank included)
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		pgrep -f "$E2E_TMP/ar2.yaml" >/dev/null || { ok "$1: no rank left behind"; return; }
+		sleep 0.5
+	done
+	not_ok "$1: ranks left behind: $(pgrep -af "$E2E_TMP/ar2.yaml")"
+	pkill -KILL -f "$E2E_TMP/ar2.yaml"
+}
+# The start-up bound is short only where the test needs it: sanitizer builds
+# on a busy machine take seconds to start.
+TMO=2
+for phase in init exchange finalize; do
+	case $phase in
+	init) START=3 want='rank 0: error: timed out after 3.0 s in start-up \(MPI_Init' ;;
+	exchange) START= want='rank 0: error: timed out after 2.0 s in MPI exchange of connection details' ;;
+	finalize) START=10 want='rank 0: error: timed out after 10.0 s in shut-down \(MPI_Finalize' ;;
+	esac
+	replay_bad DPUSIM_TEST_RECORD= DPUSIM_TEST_STOP=$phase
+	expect_rc 2 "rank 1 stopped in $phase: the run ends with status 2"
+	expect_err "$want" "rank 0 names the phase ($phase)"
+	if [ "$secs" -lt 30 ]; then ok "$phase: over in $secs s"
+	else not_ok "$phase: took $secs s"; fi
+	no_leftover "$phase"
+done
+TMO= START=
+run_cmd "$HW" replay "$E2E_TMP/ar2.yaml" --start-timeout 0
+expect_rc 2 "a bad --start-timeout is a usage error"
+expect_err "bad --start-timeout '0'" "naming it"
 
 finish
