@@ -38,7 +38,8 @@ expect_err 'the scenario has 4 ranks; run it with mpirun -np 4' "and says how"
 cat >"$E2E_TMP/train.yaml" <<'YAML'
 name: one-replica
 cluster: { nodes: 1, gpus_per_node: 8, gpu: H100-SXM5, cpu: Xeon-8480C, host_costs: host-costs-linux,
-           nic: ConnectX-7-NDR, nics_per_node: 8, fabric: { topology: single-switch, switch: QM9700-NDR } }
+           nic: { profile: ConnectX-7-NDR, rdma_latency: 0.6us }, nics_per_node: 8,
+           fabric: { topology: single-switch, switch: { profile: QM9700-NDR, latency: 130ns } } }
 workload: { model: llama2-7b, precision: bf16, parallelism: { tp: 8, pp: 1, dp: auto },
             batch: { global: 8, micro: 1 }, iterations: 1 }
 variants: [ { name: baseline, network: host-tcp } ]
