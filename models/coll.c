@@ -222,36 +222,36 @@ static uint32_t depth_of(uint32_t pos)
 	return d;
 }
 
-/* Calls fn for every hop of h. Tree: a = tree, b = depth, d = 1 for down. */
+/* Calls fn for every hop of h. */
 static void for_each_hop(const coll_ctx *c, const hopset *h, uint32_t root, hop_fn *fn, void *ctx)
 {
 	uint32_t n = c->n, g = c->gpn;
 	switch (h->kind) {
 	case H_SHIFT:
 		for (uint32_t r = 0; r < n; r++)
-			fn(ctx, r, (r + h->a) % n, 0);
+			fn(ctx, r, (r + h->step) % n, 0);
 		break;
 	case H_RING:
-		for (uint32_t ch = 0; ch < h->a; ch++)
+		for (uint32_t ch = 0; ch < h->channels; ch++)
 			for (uint32_t p = 0; p < n; p++)
 				fn(ctx, ring_rank(g, ch, p), ring_rank(g, ch, (p + 1) % n), ch);
 		break;
 	case H_INTRA:
 		for (uint32_t r = 0; r < n; r++)
-			fn(ctx, r, r - r % g + (r % g + h->a) % g, 0);
+			fn(ctx, r, r - r % g + (r % g + h->step) % g, 0);
 		break;
 	case H_RAIL:
 		for (uint32_t r = 0; r < n; r++)
-			fn(ctx, r, ((r / g + h->a) % c->nodes) * g + r % g, 0);
+			fn(ctx, r, ((r / g + h->step) % c->nodes) * g + r % g, 0);
 		break;
 	case H_CHAIN:
-		fn(ctx, (root + h->a) % n, (root + h->a + 1) % n, 0);
+		fn(ctx, (root + h->step) % n, (root + h->step + 1) % n, 0);
 		break;
 	case H_TREE: {
-		uint32_t lo = (UINT32_C(1) << h->b) - 1, hi = (UINT32_C(2) << h->b) - 2;
+		uint32_t lo = (UINT32_C(1) << h->depth) - 1, hi = (UINT32_C(2) << h->depth) - 2;
 		for (uint32_t p = lo; p <= hi && p < n; p++) {
-			uint32_t child = tree_rank(n, h->a, p), parent = tree_rank(n, h->a, (p - 1) / 2);
-			if (h->d)
+			uint32_t child = tree_rank(n, h->tree, p), parent = tree_rank(n, h->tree, (p - 1) / 2);
+			if (h->down)
 				fn(ctx, parent, child, 0);
 			else
 				fn(ctx, child, parent, 0);
@@ -290,7 +290,7 @@ static int hs_push(hopset *h, uint32_t res)
 static bool hop_is_net(const coll_ctx *c, uint32_t src, uint32_t dst)
 {
 	const fab_config *fc = fab_cfg(c->f);
-	return gr(c, src) / fc->gpus_per_node != gr(c, dst) / fc->gpus_per_node ||
+	return rank_at(c, src) / fc->gpus_per_node != rank_at(c, dst) / fc->gpus_per_node ||
 	       !(fc->nvlink_Bps > 0);
 }
 
@@ -303,14 +303,14 @@ static void add_hop(void *obj, uint32_t src, uint32_t dst, uint32_t tag)
 		return;
 	if (hop_is_net(b->c, src, dst))
 		b->h->net = true;
-	b->rc = fab_route(b->c->f, gr(b->c, src), gr(b->c, dst), b->key << 32 | tag, end, end,
+	b->rc = fab_route(b->c->f, rank_at(b->c, src), rank_at(b->c, dst), b->key << 32 | tag, end, end,
 			  &p);
 	for (uint32_t i = 0; i < p.len && !b->rc; i++)
 		b->rc = hs_push(b->h, p.res[i]);
 	if (p.lat_ps > b->h->lat_ps)
 		b->h->lat_ps = p.lat_ps;
-	if (b->h->np) {
-		double us = coll_nccl_hop_us(b->c, b->h->np - 1u, src, dst);
+	if (b->h->nccl) {
+		double us = coll_nccl_hop_us(b->c, b->h->nccl_proto, src, dst);
 		b->nccl_sum_us += us, b->hops++;
 		b->nccl_max_us = fmax(b->nccl_max_us, us);
 	}
@@ -324,7 +324,7 @@ static void add_hop(void *obj, uint32_t src, uint32_t dst, uint32_t tag)
 static void set_nccl_lat(struct build_ctx *b)
 {
 	double us = b->h->kind == H_RING && b->hops ? b->nccl_sum_us / b->hops : b->nccl_max_us;
-	b->h->nccl_lat_ps = b->h->np ? us_ps(us) : 0;
+	b->h->nccl_lat_ps = b->h->nccl ? us_ps(us) : 0;
 }
 
 /* The resources of a node-end path (fab_node_path) onto h. */
@@ -348,14 +348,14 @@ static int build_innet(coll_ctx *c, hopset *h)
 	fab_path p;
 	h->net = h->kind == H_SHARP;
 	for (uint32_t r = 0; r < c->n && !rc; r++) {
-		uint32_t up = h->kind == H_NVLS ? fab_nvl_up(c->f, gr(c, r)) : fab_nic_up(c->f, gr(c, r));
-		uint32_t down = h->kind == H_NVLS ? fab_nvl_down(c->f, gr(c, r))
-						 : fab_nic_down(c->f, gr(c, r));
-		if (h->kind == H_SHARP && !fab_node_path(c->f, gr(c, r), end, false, &p))
+		uint32_t up = h->kind == H_NVLS ? fab_nvl_up(c->f, rank_at(c, r)) : fab_nic_up(c->f, rank_at(c, r));
+		uint32_t down = h->kind == H_NVLS ? fab_nvl_down(c->f, rank_at(c, r))
+						 : fab_nic_down(c->f, rank_at(c, r));
+		if (h->kind == H_SHARP && !fab_node_path(c->f, rank_at(c, r), end, false, &p))
 			rc = push_node_path(h, &p);
 		if (!rc && !(rc = hs_push(h, up)))
 			rc = hs_push(h, down);
-		if (!rc && h->kind == H_SHARP && !fab_node_path(c->f, gr(c, r), end, true, &p))
+		if (!rc && h->kind == H_SHARP && !fab_node_path(c->f, rank_at(c, r), end, true, &p))
 			rc = push_node_path(h, &p);
 	}
 	for (uint32_t l = 0; h->kind == H_SHARP && l < fab_leaves(c->f) && !rc; l++) {
@@ -365,7 +365,7 @@ static int build_innet(coll_ctx *c, hopset *h)
 	}
 	if (!rc && c->n > 1) {
 		/* Up to the top of the reduction and back down: the longest route, twice. */
-		fab_route(c->f, gr(c, 0), gr(c, c->n - 1), 0, end, end, &p);
+		fab_route(c->f, rank_at(c, 0), rank_at(c, c->n - 1), 0, end, end, &p);
 		h->lat_ps = 2 * p.lat_ps;
 	}
 	return rc;
@@ -429,7 +429,7 @@ static sim_time step_lat(const coll_ctx *c, const hopset *h)
 
 /* ---- stage graphs ---- */
 
-static uint32_t add_hs(crun *r, enum hkind kind, uint32_t a, uint32_t b, uint32_t d)
+static uint32_t add_hs(collective *r, hopset h)
 {
 	if (r->rc)
 		return NONE;
@@ -440,15 +440,18 @@ static uint32_t add_hs(crun *r, enum hkind kind, uint32_t a, uint32_t b, uint32_
 			return r->rc = SIM_ENOMEM, NONE;
 		r->hs = p, r->hscap = cap;
 	}
-	r->hs[r->nhs] = (hopset){ .kind = (uint8_t)kind, .a = a, .b = b, .d = d };
+	r->hs[r->nhs] = h;
 	/* Lock-step steps carry NCCL's per-step latency; pipelined grids and
-	 * in-network reductions carry it per collective (proto_coll_lat). */
-	if (r->proto != COLL_PROTO_IDEAL && (kind == H_RING || kind == H_INTRA || kind == H_RAIL))
-		r->hs[r->nhs].np = (uint8_t)(coll_nccl_proto(r->proto) + 1);
+	 * in-network reductions carry it per collective (coll_nccl_coll_lat). */
+	if (r->proto != COLL_PROTO_IDEAL &&
+	    (h.kind == H_RING || h.kind == H_INTRA || h.kind == H_RAIL)) {
+		r->hs[r->nhs].nccl = true;
+		r->hs[r->nhs].nccl_proto = (uint8_t)coll_nccl_proto(r->proto);
+	}
 	return r->nhs++;
 }
 
-static uint32_t add_stage(crun *r, uint32_t hs, uint64_t bytes)
+static uint32_t add_stage(collective *r, uint32_t hs, uint64_t bytes)
 {
 	if (r->rc)
 		return NONE;
@@ -466,7 +469,7 @@ static uint32_t add_stage(crun *r, uint32_t hs, uint64_t bytes)
 
 /* from must finish (and its data arrive) before to starts. Stages are
  * created in an order where every edge goes forwards. */
-static void link_stages(crun *r, uint32_t from, uint32_t to)
+static void link_stages(collective *r, uint32_t from, uint32_t to)
 {
 	if (r->rc || from == NONE || to == NONE)
 		return;
@@ -476,7 +479,7 @@ static void link_stages(crun *r, uint32_t from, uint32_t to)
 }
 
 /* `steps` stages on hop set hs, one after another, after prev. */
-uint32_t coll_chain(crun *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t bytes)
+uint32_t coll_chain(collective *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t bytes)
 {
 	for (uint32_t i = 0; i < steps; i++) {
 		uint32_t s = add_stage(r, hs, bytes);
@@ -488,7 +491,7 @@ uint32_t coll_chain(crun *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_
 
 /* Pipelined steps: chunk k of step s follows chunk k of step s-1 (its data)
  * and chunk k-1 of step s (the same links, in order). */
-static void grid(crun *r, const uint32_t *hs, uint32_t steps, uint32_t chunks, uint64_t bytes)
+static void grid(collective *r, const uint32_t *hs, uint32_t steps, uint32_t chunks, uint64_t bytes)
 {
 	uint32_t first = r->nst;
 	for (uint32_t s = 0; s < steps; s++)
@@ -507,7 +510,7 @@ static uint32_t chunks_for(const coll_ctx *c, uint64_t bytes)
 	return (uint32_t)(k > MAX_CHUNKS ? MAX_CHUNKS : k);
 }
 
-static void build_tree(crun *r)
+static void build_tree(collective *r)
 {
 	uint32_t n = r->c->n, levels = depth_of(n - 1) + 1, steps = 2 * (levels - 1);
 	uint64_t half = div_up(r->p.bytes, 2);
@@ -516,26 +519,25 @@ static void build_tree(crun *r)
 		for (uint32_t s = 0; s < steps; s++) {
 			bool down = s >= levels - 1;
 			uint32_t depth = down ? s - (levels - 1) + 1 : levels - 1 - s;
-			hs[s] = add_hs(r, H_TREE, t, depth, down);
+			hs[s] = add_hs(r, (hopset){ .kind = H_TREE, .tree = t, .depth = depth, .down = down });
 		}
 		if (!r->rc)
 			grid(r, hs, steps, chunks, div_up(half, chunks));
 	}
 }
 
-static void build_ring(crun *r)
+static void build_ring(collective *r)
 {
 	uint32_t n = r->c->n;
 	if (r->p.op == COLL_BROADCAST) {
-		uint32_t chunks = chunks_for(r->c, r->p.bytes), first = r->nhs;
+		uint32_t chunks = chunks_for(r->c, r->p.bytes);
 		uint32_t *hs = malloc((n - 1) * sizeof *hs);
 		if (!hs) {
 			r->rc = SIM_ENOMEM;
 			return;
 		}
 		for (uint32_t h = 0; h < n - 1; h++)
-			hs[h] = add_hs(r, H_CHAIN, h, 0, 0);
-		(void)first;
+			hs[h] = add_hs(r, (hopset){ .kind = H_CHAIN, .step = h });
 		if (!r->rc)
 			grid(r, hs, n - 1, chunks, div_up(r->p.bytes, chunks));
 		free(hs);
@@ -543,33 +545,33 @@ static void build_ring(crun *r)
 	}
 	uint32_t ch = r->c->channels;
 	/* Every channel moves its 1/ch share in lock-step with the others. */
-	coll_ring_steps(r, NONE, add_hs(r, H_RING, ch, 0, 0),
+	coll_ring_steps(r, NONE, add_hs(r, (hopset){ .kind = H_RING, .channels = ch }),
 		   r->p.op == COLL_ALLREDUCE ? 2 * (n - 1) : n - 1, r->p.bytes, n, ch);
 }
 
-static void build_hier(crun *r)
+static void build_hier(collective *r)
 {
 	uint32_t g = r->c->gpn, nodes = r->c->nodes;
-	uint32_t intra = add_hs(r, H_INTRA, 1, 0, 0), last;
+	uint32_t intra = add_hs(r, (hopset){ .kind = H_INTRA, .step = 1 }), last;
 	/* Under NCCL each phase is a ring of its own with its own loops: the
 	 * node's reduce-scatter and all-gather over S, the rail all-reduce
 	 * over the node's 1/g share. */
 	last = coll_ring_steps(r, NONE, intra, g - 1, r->p.bytes, g, 1);
 	if (nodes > 1)
-		last = coll_ring_steps(r, last, add_hs(r, H_RAIL, 1, 0, 0), 2 * (nodes - 1),
+		last = coll_ring_steps(r, last, add_hs(r, (hopset){ .kind = H_RAIL, .step = 1 }), 2 * (nodes - 1),
 				  div_up(r->p.bytes, g), nodes, 1);
 	coll_ring_steps(r, last, intra, g - 1, r->p.bytes, g, 1);
 }
 
-static void build_p2p(crun *r)
+static void build_p2p(collective *r)
 {
 	uint32_t n = r->c->n;
 	if (r->p.op == COLL_SENDRECV) {
-		add_stage(r, add_hs(r, H_SHIFT, 1, 0, 0), r->p.bytes);
+		add_stage(r, add_hs(r, (hopset){ .kind = H_SHIFT, .step = 1 }), r->p.bytes);
 		return;
 	}
 	for (uint32_t k = 1; k < n && !r->rc; k++) {
-		uint32_t s = add_stage(r, add_hs(r, H_SHIFT, k, 0, 0), div_up(r->p.bytes, n));
+		uint32_t s = add_stage(r, add_hs(r, (hopset){ .kind = H_SHIFT, .step = k }), div_up(r->p.bytes, n));
 		if (k > A2A_WINDOW)
 			link_stages(r, s - A2A_WINDOW, s);
 	}
@@ -621,23 +623,23 @@ static bool p2p_applies(const coll_ctx *c, coll_op op)
 }
 
 /* Under NCCL's protocols the tree runs on the channels NCCL gives its size. */
-static void build_nccl_tree(crun *r)
+static void build_nccl_tree(collective *r)
 {
 	if (r->proto != COLL_PROTO_IDEAL)
 		r->nc = r->tuner ? r->c->channels : coll_nccl_channels(r);
 	build_tree(r);
 }
 
-static void build_sharp(crun *r)
+static void build_sharp(collective *r)
 {
-	add_stage(r, add_hs(r, H_SHARP, 0, 0, 0), r->p.bytes);
+	add_stage(r, add_hs(r, (hopset){ .kind = H_SHARP }), r->p.bytes);
 }
 
 /* Each GPU sends its whole buffer up to be reduced and its 1/n share of the
  * result up to be multicast; receives the same amounts. */
-static void build_nvls(crun *r)
+static void build_nvls(collective *r)
 {
-	add_stage(r, add_hs(r, H_NVLS, 0, 0, 0), div_up(r->p.bytes * (r->c->n + 1), r->c->n));
+	add_stage(r, add_hs(r, (hopset){ .kind = H_NVLS }), div_up(r->p.bytes * (r->c->n + 1), r->c->n));
 }
 
 const coll_algo_ops coll_algos[COLL_NALGOS] = {
@@ -663,10 +665,10 @@ static bool applies(const coll_ctx *c, coll_op op, coll_algo a)
  * one loop (tuning.cc charges its latency once and leaves the channel
  * count to enqueue), for choosing as NCCL chooses. */
 static int build(coll_ctx *c, const coll_params *p, coll_algo algo, coll_proto proto, bool tuner,
-		 crun *r)
+		 collective *r)
 {
 	double f = coll_nccl_bw_factor(c, p->op, algo, proto);
-	*r = (crun){ .c = c, .p = *p, .algo = algo, .proto = proto, .tuner = tuner,
+	*r = (collective){ .c = c, .p = *p, .algo = algo, .proto = proto, .tuner = tuner,
 		     .coll_lat_ps = coll_nccl_coll_lat(c, p->op, algo, proto) };
 	coll_algos[algo].build(r);
 	/* A protocol that moves data at f of the link rate holds each link
@@ -682,7 +684,7 @@ static int build(coll_ctx *c, const coll_params *p, coll_algo algo, coll_proto p
 	return r->rc;
 }
 
-static void free_run(crun *r)
+static void free_run(collective *r)
 {
 	for (uint32_t i = 0; i < r->nhs; i++)
 		coll_hs_drop(r->c, &r->hs[i]);
@@ -733,7 +735,7 @@ static double load_bound_ps(coll_ctx *c)
  * uncontended rate plus its latency; stages are numbered in dependency
  * order) and the busiest resource's load. Each hop set is routed once,
  * for both its rate and its share of the load. */
-static int predict_graph(coll_ctx *c, crun *r, sim_time *t_ps)
+static int predict_graph(coll_ctx *c, collective *r, sim_time *t_ps)
 {
 	uint32_t nh = r->nhs ? r->nhs : 1;
 	double *rate = calloc(nh, sizeof *rate), *hs_bytes = calloc(nh, sizeof *hs_bytes);
@@ -779,7 +781,7 @@ static int predict_graph(coll_ctx *c, crun *r, sim_time *t_ps)
 static int predict_on(coll_ctx *c, const coll_params *p, coll_algo algo, coll_proto proto,
 		      sim_time *t_ps)
 {
-	crun r;
+	collective r;
 	int rc = build(c, p, algo, proto, true, &r);
 	if (!rc)
 		rc = predict_graph(c, &r, t_ps);
@@ -860,11 +862,11 @@ static void charge_cpu(void *obj, uint32_t src, uint32_t dst, uint32_t tag)
 	(void)tag;
 	if (!hop_is_net(cc->c, src, dst))
 		return; /* NVLink inside the node: no host stack */
-	cc->t->cpu(cc->t->cpu_ctx, gr(cc->c, src), cc->cycles);
-	cc->t->cpu(cc->t->cpu_ctx, gr(cc->c, dst), cc->cycles);
+	cc->t->cpu(cc->t->cpu_ctx, rank_at(cc->c, src), cc->cycles);
+	cc->t->cpu(cc->t->cpu_ctx, rank_at(cc->c, dst), cc->cycles);
 }
 
-static void launch(crun *r, uint32_t s)
+static void launch(collective *r, uint32_t s)
 {
 	const stage *st = &r->st[s];
 	hopset *h = &r->hs[st->hs];
@@ -901,7 +903,7 @@ static double max_exponential(sim_rng *rng, double mu, uint32_t m)
 
 static void stage_flowed(sim_engine *eng, void *obj, uint64_t data)
 {
-	crun *r = obj;
+	collective *r = obj;
 	hopset *h = &r->hs[r->st[data].hs];
 	const coll_transport *t = &r->c->cfg.transport;
 	if (r->st[data].on_kept)
@@ -921,7 +923,7 @@ static void stage_flowed(sim_engine *eng, void *obj, uint64_t data)
 		SIM_DIE("cannot schedule a collective's arrival: %s", sim_strerror(rc));
 }
 
-static void live_unlink(crun *r)
+static void live_unlink(collective *r)
 {
 	coll_ctx *root = r->c->root;
 	if (r->prev)
@@ -939,7 +941,7 @@ static void live_unlink(crun *r)
 static void abandon_runs(coll_ctx *c)
 {
 	while (c->live) {
-		crun *r = c->live;
+		collective *r = c->live;
 		live_unlink(r);
 		for (uint32_t i = 0; i < r->nhs; i++)
 			if (r->hs[i].kept_busy)
@@ -950,7 +952,7 @@ static void abandon_runs(coll_ctx *c)
 	}
 }
 
-static void finish(sim_engine *eng, crun *r)
+static void finish(sim_engine *eng, collective *r)
 {
 	coll_result *res = r->res;
 	sim_handler *fn = r->fn;
@@ -972,7 +974,7 @@ static void finish(sim_engine *eng, crun *r)
 
 static void stage_arrived(sim_engine *eng, void *obj, uint64_t data)
 {
-	crun *r = obj;
+	collective *r = obj;
 	stage *st = &r->st[data];
 	hopset *h = &r->hs[st->hs];
 	if (--h->refs == 0)
@@ -986,7 +988,7 @@ static void stage_arrived(sim_engine *eng, void *obj, uint64_t data)
 
 static void begin(sim_engine *eng, void *obj, uint64_t data)
 {
-	crun *r = obj;
+	collective *r = obj;
 	(void)eng;
 	(void)data;
 	for (uint32_t s = 0; s < r->nst; s++)
@@ -1000,7 +1002,7 @@ int coll_start(coll_ctx *c, const coll_params *p, coll_result *res, sim_handler 
 	coll_algo algo = p->algo;
 	coll_proto proto = COLL_PROTO_IDEAL;
 	coll_ctx *v = NULL;
-	crun *r;
+	collective *r;
 	int rc = p->nranks ? view_new(c, p, &v) : 0;
 	if (v)
 		c = v; /* freed with the run */

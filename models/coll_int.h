@@ -33,24 +33,33 @@ struct coll_ctx {
 	uint32_t *map;   /* a view's group: position -> fabric rank; NULL: identity */
 	bool is_view;
 	coll_ctx *root;  /* the context views are made from (itself for a root) */
-	struct crun *live; /* the root's: collectives started and not finished */
+	struct collective *live; /* the root's: collectives started and not finished */
 };
 
-/* The fabric rank at group position r. */
-static inline uint32_t gr(const coll_ctx *c, uint32_t r)
+/* The fabric rank at group position pos. */
+static inline uint32_t rank_at(const coll_ctx *c, uint32_t pos)
 {
-	return c->map ? c->map[r] : r;
+	return c->map ? c->map[pos] : pos;
 }
 
+/* A hop set's pattern: every rank to the one `step` positions on (shift),
+ * every ring channel's next rank (ring), the next GPU `step` away inside
+ * the node (intra), the same GPU `step` nodes on (rail), one link of a
+ * broadcast chain (chain), one level of a double binary tree (tree), the
+ * reduction in the switches or the NVSwitch (sharp, nvls). */
 enum hkind { H_SHIFT, H_RING, H_INTRA, H_RAIL, H_CHAIN, H_TREE, H_SHARP, H_NVLS };
 
 typedef struct hopset {
 	uint8_t kind;
-	uint32_t a, b, d;        /* pattern arguments */
+	uint32_t step;           /* H_SHIFT, H_INTRA, H_RAIL: how far; H_CHAIN: which link */
+	uint32_t channels;       /* H_RING: rings side by side */
+	uint32_t tree, depth;    /* H_TREE: which of the two trees, which level */
+	bool down;               /* H_TREE: parent to child (else child to parent) */
 	uint32_t *path, len, cap;
 	sim_time lat_ps;
 	sim_time nccl_lat_ps;    /* NCCL's per-step latency of this step (0: IDEAL) */
-	uint8_t np;              /* NCCL protocol + 1 (NP_* + 1); 0: IDEAL */
+	bool nccl;               /* the step carries NCCL's per-step latency */
+	uint8_t nccl_proto;      /* at this protocol (NP_*) */
 	uint32_t refs;
 	uint32_t kept;           /* a kept flow on this path, reused step after step */
 	bool has_kept, kept_busy;
@@ -74,7 +83,9 @@ typedef struct stage {
 	bool on_kept;    /* runs on its hop set's kept flow */
 } stage;
 
-typedef struct crun {
+/* One collective: its stage graph over hop sets, and its progress while it
+ * runs (stages arrived, where to report, its place in the live list). */
+typedef struct collective {
 	coll_ctx *c;
 	coll_params p;
 	coll_algo algo;
@@ -92,8 +103,8 @@ typedef struct crun {
 	void *obj;
 	uint64_t data;
 	sim_time t0;
-	struct crun *prev, *next; /* in the root context's live list */
-} crun;
+	struct collective *prev, *next; /* in the root context's live list */
+} collective;
 
 static uint64_t div_up(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
 
@@ -104,10 +115,10 @@ static uint64_t div_up(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
 typedef struct coll_algo_ops {
 	const char *name;
 	bool (*applies)(const coll_ctx *c, coll_op op);
-	void (*build)(crun *r);
+	void (*build)(collective *r);
 	bool simple_only;
-	double (*bw_factor)(const coll_ctx *c, coll_op op, uint32_t np);
-	sim_time (*lat)(const coll_ctx *c, coll_op op, uint32_t np);
+	double (*bw_factor)(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
+	sim_time (*lat)(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
 } coll_algo_ops;
 
 extern const coll_algo_ops coll_algos[COLL_NALGOS];
@@ -116,22 +127,22 @@ extern const coll_algo_ops coll_algos[COLL_NALGOS];
 int coll_hs_build(coll_ctx *c, hopset *h, uint32_t root);
 void coll_hs_drop(coll_ctx *c, hopset *h);
 double coll_hs_rate(coll_ctx *c, const hopset *h);
-uint32_t coll_chain(crun *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t bytes);
+uint32_t coll_chain(collective *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t bytes);
 
 /* coll_nccl.c */
 uint32_t coll_nccl_proto(coll_proto p);
 bool coll_nccl_proto_applies(const coll_ctx *c, coll_algo algo, coll_proto pr);
 double coll_nccl_bw_factor(const coll_ctx *c, coll_op op, coll_algo algo, coll_proto pr);
 sim_time coll_nccl_coll_lat(const coll_ctx *c, coll_op op, coll_algo algo, coll_proto pr);
-double coll_nccl_hop_us(const coll_ctx *c, uint32_t np, uint32_t src, uint32_t dst);
-double coll_nccl_ring_bw(const coll_ctx *c, coll_op op, uint32_t np);
-double coll_nccl_tree_bw(const coll_ctx *c, coll_op op, uint32_t np);
-sim_time coll_nccl_ring_lat(const coll_ctx *c, coll_op op, uint32_t np);
-sim_time coll_nccl_tree_lat(const coll_ctx *c, coll_op op, uint32_t np);
-sim_time coll_nccl_sharp_lat(const coll_ctx *c, coll_op op, uint32_t np);
-sim_time coll_nccl_nvls_lat(const coll_ctx *c, coll_op op, uint32_t np);
-uint32_t coll_nccl_channels(crun *r);
-uint32_t coll_ring_steps(crun *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t data,
+double coll_nccl_hop_us(const coll_ctx *c, uint32_t nccl_proto, uint32_t src, uint32_t dst);
+double coll_nccl_ring_bw(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
+double coll_nccl_tree_bw(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
+sim_time coll_nccl_ring_lat(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
+sim_time coll_nccl_tree_lat(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
+sim_time coll_nccl_sharp_lat(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
+sim_time coll_nccl_nvls_lat(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
+uint32_t coll_nccl_channels(collective *r);
+uint32_t coll_ring_steps(collective *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t data,
 			 uint32_t members, uint32_t div);
 
 #endif

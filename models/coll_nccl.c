@@ -49,12 +49,12 @@ static const uint64_t nccl_ring_chunk[3] = {
 
 /* NCCL's Ring per-step latency of one hop (tuning.cc's hwLat): the network
  * when it leaves the node, else NVLink when the node has it, else PCI. */
-double coll_nccl_hop_us(const coll_ctx *c, uint32_t np, uint32_t src, uint32_t dst)
+double coll_nccl_hop_us(const coll_ctx *c, uint32_t nccl_proto, uint32_t src, uint32_t dst)
 {
 	const fab_config *fc = fab_cfg(c->f);
-	int hw = gr(c, src) / fc->gpus_per_node != gr(c, dst) / fc->gpus_per_node ? NHW_NET
+	int hw = rank_at(c, src) / fc->gpus_per_node != rank_at(c, dst) / fc->gpus_per_node ? NHW_NET
 		 : fc->nvlink_Bps > 0 ? NHW_NVLINK : NHW_PCI;
-	return nccl_hw_us[hw][NA_RING][np];
+	return nccl_hw_us[hw][NA_RING][nccl_proto];
 }
 
 /* NCCL's index of a concrete protocol. */
@@ -94,20 +94,20 @@ double coll_nccl_bw_factor(const coll_ctx *c, coll_op op, coll_algo algo, coll_p
 
 /* Ring (and the hierarchical rings): LL 1/4 (all-reduce or several nodes)
  * else 1/3, LL128 0.92 (0.7 with one GPU per node). */
-double coll_nccl_ring_bw(const coll_ctx *c, coll_op op, uint32_t np)
+double coll_nccl_ring_bw(const coll_ctx *c, coll_op op, uint32_t nccl_proto)
 {
-	if (np == NP_LL)
+	if (nccl_proto == NP_LL)
 		return c->nodes > 1 || op == COLL_ALLREDUCE ? 1.0 / 4 : 1.0 / 3;
-	return np == NP_LL128 ? (c->gpn < 2 ? 0.7 : 0.92) : 1;
+	return nccl_proto == NP_LL128 ? (c->gpn < 2 ? 0.7 : 0.92) : 1;
 }
 
 /* Tree: 0.92 times 1/3.8 (LL) or 7/9 in one node and 120/128 across nodes
  * (LL128). */
-double coll_nccl_tree_bw(const coll_ctx *c, coll_op op, uint32_t np)
+double coll_nccl_tree_bw(const coll_ctx *c, coll_op op, uint32_t nccl_proto)
 {
 	(void)op;
-	return 0.92 * (np == NP_LL ? 1 / 3.8
-		       : np == NP_LL128 ? (c->nodes == 1 ? 7.0 / 9 : 120.0 / 128) : 1);
+	return 0.92 * (nccl_proto == NP_LL ? 1 / 3.8
+		       : nccl_proto == NP_LL128 ? (c->nodes == 1 ? 7.0 / 9 : 120.0 / 128) : 1);
 }
 
 static uint32_t log2_floor(uint32_t v)
@@ -134,35 +134,35 @@ static int intra_hw(const coll_ctx *c)
 }
 
 /* Ring: baseLat, broadcast one step more (sameChannels). */
-sim_time coll_nccl_ring_lat(const coll_ctx *c, coll_op op, uint32_t np)
+sim_time coll_nccl_ring_lat(const coll_ctx *c, coll_op op, uint32_t nccl_proto)
 {
 	int hw = c->nodes == 1 ? intra_hw(c) : NHW_NET;
-	return us_ps(nccl_base_us[NA_RING][np] +
-		     (op == COLL_BROADCAST ? nccl_hw_us[hw][NA_RING][np] : 0));
+	return us_ps(nccl_base_us[NA_RING][nccl_proto] +
+		     (op == COLL_BROADCAST ? nccl_hw_us[hw][NA_RING][nccl_proto] : 0));
 }
 
 /* Tree: 2((ppn-1) intra + log2(nodes) net) over baseLat. */
-sim_time coll_nccl_tree_lat(const coll_ctx *c, coll_op op, uint32_t np)
+sim_time coll_nccl_tree_lat(const coll_ctx *c, coll_op op, uint32_t nccl_proto)
 {
 	(void)op;
-	return us_ps(nccl_base_us[NA_TREE][np] +
-		     2 * ((c->gpn - 1) * nccl_hw_us[intra_hw(c)][NA_TREE][np] +
-			  log2_floor(c->nodes) * nccl_hw_us[NHW_NET][NA_TREE][np]));
+	return us_ps(nccl_base_us[NA_TREE][nccl_proto] +
+		     2 * ((c->gpn - 1) * nccl_hw_us[intra_hw(c)][NA_TREE][nccl_proto] +
+			  log2_floor(c->nodes) * nccl_hw_us[NHW_NET][NA_TREE][nccl_proto]));
 }
 
 /* CollNet Direct: 2(min(1, ppn-1) intra + 0.4 (ppn-1)) + net. */
-sim_time coll_nccl_sharp_lat(const coll_ctx *c, coll_op op, uint32_t np)
+sim_time coll_nccl_sharp_lat(const coll_ctx *c, coll_op op, uint32_t nccl_proto)
 {
 	uint32_t ppn = c->gpn;
-	(void)op, (void)np;
+	(void)op, (void)nccl_proto;
 	return us_ps(2 * ((ppn > 1 ? 1 : 0) * NCCL_COLLNET_INTRA_US +
 			  (ppn - 1) * NCCL_COLLNET_ARITY_US) + NCCL_COLLNET_NET_US);
 }
 
 /* NVLS: its NVLink figure. */
-sim_time coll_nccl_nvls_lat(const coll_ctx *c, coll_op op, uint32_t np)
+sim_time coll_nccl_nvls_lat(const coll_ctx *c, coll_op op, uint32_t nccl_proto)
 {
-	(void)c, (void)op, (void)np;
+	(void)c, (void)op, (void)nccl_proto;
 	return us_ps(NCCL_NVLS_NVLINK_US);
 }
 
@@ -170,7 +170,7 @@ sim_time coll_nccl_nvls_lat(const coll_ctx *c, coll_op op, uint32_t np)
  * ring at once (a ring's rate is its bus bandwidth). 0 when out of memory. */
 static double ring_busbw_Bps(coll_ctx *c)
 {
-	hopset h = { .kind = H_RING, .a = c->channels };
+	hopset h = { .kind = H_RING, .channels = c->channels };
 	double rate = coll_hs_build(c, &h, 0) ? 0 : coll_hs_rate(c, &h) * c->channels;
 	coll_hs_drop(c, &h);
 	return rate;
@@ -180,14 +180,14 @@ static double ring_busbw_Bps(coll_ctx *c)
  * fewer while nBytes < nc * nt * threadThreshold, from the context's
  * channels down to 1). Tree: LL 512, LL128 640, Simple 512 threads, no
  * nRanks factor. */
-uint32_t coll_nccl_channels(crun *r)
+uint32_t coll_nccl_channels(collective *r)
 {
 	coll_ctx *c = r->c;
-	uint32_t np = coll_nccl_proto(r->proto), nc = c->channels;
-	uint64_t nt = nccl_ring_threads[np], thr = nccl_thread_threshold[np];
-	if (np == NP_LL && r->algo != COLL_TREE)
+	uint32_t nccl_proto = coll_nccl_proto(r->proto), nc = c->channels;
+	uint64_t nt = nccl_ring_threads[nccl_proto], thr = nccl_thread_threshold[nccl_proto];
+	if (nccl_proto == NP_LL && r->algo != COLL_TREE)
 		thr *= c->n;
-	if (np == NP_SIMPLE && nc > 1 && r->algo != COLL_TREE) {
+	if (nccl_proto == NP_SIMPLE && nc > 1 && r->algo != COLL_TREE) {
 		double bw = ring_busbw_Bps(c);
 		if (bw <= 0)
 			return r->rc = SIM_ENOMEM, 1;
@@ -206,7 +206,7 @@ uint32_t coll_nccl_channels(crun *r)
  * their peer. The full loops are identical, so they run as one pass of
  * `steps` stages carrying all their bytes and `full` times each step's
  * latency; the partial loop follows. Returns the last stage. */
-static uint32_t nccl_loops(crun *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t data,
+static uint32_t nccl_loops(collective *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t data,
 			   uint32_t members, uint32_t div)
 {
 	uint64_t loop = (uint64_t)r->nc * members * nccl_ring_chunk[coll_nccl_proto(r->proto)];
@@ -226,7 +226,7 @@ static uint32_t nccl_loops(crun *r, uint32_t prev, uint32_t hs, uint32_t steps, 
 
 /* `steps` lock-step ring steps moving `data` bytes among `members` ranks:
  * one pass of data/members per step (ideal), or NCCL's loops. */
-uint32_t coll_ring_steps(crun *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t data,
+uint32_t coll_ring_steps(collective *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t data,
 			 uint32_t members, uint32_t div)
 {
 	if (r->proto == COLL_PROTO_IDEAL || r->tuner) {

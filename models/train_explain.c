@@ -78,9 +78,7 @@ static void add_coll(train_result *r, const char *op, const char *algo, const ch
 void train_finish(trainer *tr, train_result *r)
 {
 	const train_config *c = tr->cfg;
-	double T = 0, node_max_core_s = 0, node_max_bytes = 0, node_max_snap = 0;
-	for (uint32_t i = 0; i < r->iters; i++)
-		T += r->iter_s[i];
+	double node_max_core_s = 0, node_max_bytes = 0, node_max_snap = 0;
 	for (int k = 0; k < TRAIN_NPARTS && r->iters; k++)
 		r->part_s[k] /= r->iters;
 	if (r->iters)
@@ -120,6 +118,5 @@ void train_finish(trainer *tr, train_result *r)
 	r->events = sim_events_run(tr->w->eng);
 	r->net_switches = fab_net_switches(tr->w->f);
 	explain(tr, r);
-	(void)T;
 }
 

@@ -5,12 +5,12 @@ SIM_OBJS := \
 	$(BUILD)/sim/pq.o \
 	$(BUILD)/sim/engine.o \
 	$(BUILD)/sim/rng.o
-# statistics and resources (stats, station, sem)
-SIM_OBJS += $(BUILD)/sim/stats.o $(BUILD)/sim/station.o $(BUILD)/sim/sem.o
-# flow-level bandwidth sharing (ME=fab)
+# statistics and resources (stats, station)
+SIM_OBJS += $(BUILD)/sim/stats.o $(BUILD)/sim/station.o
+# flow-level bandwidth sharing
 SIM_OBJS += $(BUILD)/sim/flow.o
 
 LIB_OBJS += $(SIM_OBJS)
 UNIT_TESTS += err time pq engine rng
-UNIT_TESTS += stats station sem
+UNIT_TESTS += stats station
 UNIT_TESTS += flow

@@ -6,7 +6,7 @@ E2E_TESTS += hw-replay-train.sh hw-hostile.sh
 E2E_TESTS += check-scenarios.sh bad-input.sh check-run.sh
 E2E_TESTS += yaml-input.sh
 E2E_TESTS += effects.sh
-# libFuzzer over the scenario loader (scn): `make fuzz` (FUZZ_TIME seconds,
+# libFuzzer over the scenario loader: `make fuzz` (FUZZ_TIME seconds,
 # default 60); new inputs go to tests/fuzz/corpus-run/ (git-ignored), the
 # seed corpus is tests/fuzz/corpus/, the dictionary (YAML structure with
 # anchors, aliases and merge keys, scenario keys, units, UTF-8 edge bytes)
@@ -24,7 +24,7 @@ fuzz: build/fuzz/fuzz_scenario
 	@mkdir -p tests/fuzz/corpus-run
 	build/fuzz/fuzz_scenario -max_total_time=$(FUZZ_TIME) -timeout=20 -rss_limit_mb=2048 \
 	    -dict=tests/fuzz/scenario.dict -print_final_stats=1 tests/fuzz/corpus-run tests/fuzz/corpus
-# training scale benchmark lines (lead)
+# training scale benchmark lines
 E2E_TESTS += bench-train.sh run-train.sh validate.sh run-scenarios.sh
 E2E_TESTS += shared-bench.sh
 E2E_TESTS += failures-cost.sh

@@ -5,41 +5,41 @@ TOOL_OBJS := \
 	$(BUILD)/tools/atomic.o \
 	$(BUILD)/tools/cmd_bench.o
 
-# results layer (rep): report JSON, SQLite store, compare/runs/plot
+# results layer: report JSON, SQLite store, compare/runs/plot
 TOOL_OBJS += $(BUILD)/tools/report.o $(BUILD)/tools/report_read.o $(BUILD)/tools/db.o \
 	$(BUILD)/tools/cmd_compare.o $(BUILD)/tools/cmd_runs.o $(BUILD)/tools/cmd_plot.o \
 	$(BUILD)/tools/plot_timeline.o $(BUILD)/tools/gnuplot.o
 UNIT_TESTS += report db atomic
 E2E_TESTS += compare.sh runs.sh plot.sh report-schema.sh
-# simulated nccl-tests (fab)
+# simulated nccl-tests
 TOOL_OBJS += $(BUILD)/tools/cmd_coll.o $(BUILD)/tools/bench_coll.o
 E2E_TESTS += coll.sh bench-coll.sh
-# sweeps and traces (swp)
+# sweeps and traces
 TOOL_OBJS += $(BUILD)/tools/trace.o $(BUILD)/tools/sweep.o $(BUILD)/tools/cmd_sweep.o
 UNIT_TESTS += trace sweep
 E2E_TESTS += sweep.sh
-# scenario commands: check, profiles, run --dump (scn)
+# scenario commands: check, profiles, run --dump
 TOOL_OBJS += $(BUILD)/tools/scn_cli.o $(BUILD)/tools/cmd_check.o $(BUILD)/tools/cmd_profiles.o \
 	$(BUILD)/tools/cmd_run.o
 
-# calibration (ME=cal): fits and `dpusim calibrate`
+# calibration: fits and `dpusim calibrate`
 TOOL_OBJS += $(BUILD)/tools/calib.o $(BUILD)/tools/calib_out.o $(BUILD)/tools/cmd_calibrate.o
 UNIT_TESTS += calib calib_out
 E2E_TESTS += calibrate.sh closed-loop.sh
-# simulating scenarios: run, validate (lead)
+# simulating scenarios: run, validate
 TOOL_OBJS += $(BUILD)/tools/run.o $(BUILD)/tools/run_train.o $(BUILD)/tools/cmd_validate.o \
 	$(BUILD)/tools/bench_train.o
 
 LIB_OBJS += $(TOOL_OBJS)
 DPUSIM_OBJS += $(BUILD)/tools/dpusim.o
-# sweeps under mpirun (swp): sweep_mpi.o is the one file that includes mpi.h;
+# sweeps under mpirun: sweep_mpi.o is the one file that includes mpi.h;
 # it goes into bin/dpusim only, never the library, and bin/dpusim links Open
 # MPI (why: tools/sweep_mpi.c). MPI_Init runs only under mpirun.
 DPUSIM_OBJS += $(BUILD)/tools/sweep_mpi.o
 $(BUILD)/tools/sweep_mpi.o: CFLAGS += $(MPI_CFLAGS)
 $(BIN)/dpusim: LDLIBS += $(MPI_LIBS)
 
-# the calibration loop on this machine as a benchmark: prediction error per size (cal)
+# the calibration loop on this machine as a benchmark: prediction error per size
 .PHONY: bench-calib
 bench-calib: $(BIN)/dpusim $(BIN)/dpusim-hw
 	BIN=$(BIN) tools/calib-loop
