@@ -21,10 +21,10 @@ static double cpu_s(void)
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 }
 
-static const char *bench_name(const hw_bench *h, const char *what)
+/* "<transport>_<what>" into name. */
+static const char *bench_name(const hw_bench *h, const char *what, char *name, size_t n)
 {
-	static char name[40];
-	snprintf(name, sizeof name, "%s_%s", h->p2p_name, what);
+	snprintf(name, n, "%s_%s", h->p2p_name, what);
 	return name;
 }
 
@@ -45,8 +45,9 @@ static int p2p_lat(hw_bench *h, hw_xport *x, char *buf, size_t bytes)
 			sum += t[i] = (hw_now_s() - t0) / 2;
 	}
 	if (!err && h->rank == 0) {
+		char name[40];
 		hw_median(t, (size_t)iters);
-		err = hw_bench_emit(h, &(rep_benchmark){ .name = bench_name(h, "lat"),
+		err = hw_bench_emit(h, &(rep_benchmark){ .name = bench_name(h, "lat", name, sizeof name),
 			.transport = h->transport, .memory = "host", .bytes = bytes, .ranks = 2,
 			.iters = (uint64_t)iters, .value = sum / iters, .unit = "s",
 			.p50 = hw_quantile_sorted(t, (size_t)iters, 0.5),
@@ -112,7 +113,8 @@ static int p2p_bw(hw_bench *h, hw_xport *x, char *buf, size_t bytes, double hz)
 	rx_cpu = hw_comm_sum(h->rank == 1 ? cpu : 0);
 	if (h->rank != 0)
 		return 0;
-	err = hw_bench_emit(h, &(rep_benchmark){ .name = bench_name(h, "bw"),
+	char name[40];
+	err = hw_bench_emit(h, &(rep_benchmark){ .name = bench_name(h, "bw", name, sizeof name),
 		.transport = h->transport, .memory = "host", .bytes = bytes, .ranks = 2,
 		.iters = (uint64_t)count, .value = (double)bytes * count / secs, .unit = "B/s",
 		.p50 = NAN, .p99 = NAN, .stddev = NAN });

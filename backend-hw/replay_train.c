@@ -454,13 +454,12 @@ static void account(measured *m, const double t[NPARTS], bool keep)
 	}
 }
 
-/* ", data wait 0.001 s" with a loader, "" without. */
-static const char *data_wait(const loader *l, double s)
+/* ", data wait 0.001 s" with a loader, "" without, into buf. */
+static const char *data_wait(const loader *l, double s, char *buf, size_t n)
 {
-	static char buf[48];
 	if (!l)
 		return "";
-	snprintf(buf, sizeof buf, ", data wait %.3f s", s);
+	snprintf(buf, n, ", data wait %.3f s", s);
 	return buf;
 }
 
@@ -484,10 +483,12 @@ static int run_iterations(hw_xport *x, hw_gemm *g, loader *l, const plan *p, mea
 		account(m, t, i >= warm);
 		if (i >= warm)
 			m->flops_done += done, m->compute_s += t[P_COMPUTE];
+		char wait[48];
 		if (x->rank == 0)
 			printf("  iteration %ld%s: %.3f s (rank 0: compute %.3f s, all-reduce %.3f s%s), "
 			       "GEMMs and gradient sums verified\n", i + 1, i < warm ? " (warm-up)" : "",
-			       m->last_s, t[P_COMPUTE], t[P_COMM], data_wait(l, t[P_DATA]));
+			       m->last_s, t[P_COMPUTE], t[P_COMM],
+			       data_wait(l, t[P_DATA], wait, sizeof wait));
 	}
 	free(grad);
 	free(tmp);

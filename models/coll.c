@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/alloc.h"
 #include "sim/err.h"
 #include "sim/rng.h"
 
@@ -86,13 +87,13 @@ static int scratch_fit(struct scratch *sc, size_t nres)
 	uint8_t *s;
 	if (sc->n >= nres)
 		return 0;
-	if ((m = realloc(sc->mult, nres * sizeof *m)))
+	if ((m = sim_realloc(sc->mult, nres * sizeof *m)))
 		sc->mult = m;
-	if ((l = realloc(sc->load, nres * sizeof *l)))
+	if ((l = sim_realloc(sc->load, nres * sizeof *l)))
 		sc->load = l;
-	if ((s = realloc(sc->seen, nres * sizeof *s)))
+	if ((s = sim_realloc(sc->seen, nres * sizeof *s)))
 		sc->seen = s;
-	if ((t = realloc(sc->touched, nres * sizeof *t)))
+	if ((t = sim_realloc(sc->touched, nres * sizeof *t)))
 		sc->touched = t;
 	if (!m || !l || !s || !t)
 		return SIM_ENOMEM;
@@ -132,13 +133,13 @@ static int view_new(const coll_ctx *c, const coll_params *p, coll_ctx **out)
 		if (n % g || p->ranks[i] / gpn != p->ranks[i - i % g] / gpn ||
 		    (i % g == 0 && i && p->ranks[i] / gpn == p->ranks[i - 1] / gpn))
 			g = 1;
-	if (!(v = malloc(sizeof *v)))
+	if (!(v = sim_malloc(sizeof *v)))
 		return SIM_ENOMEM;
 	*v = *c;
 	v->n = n, v->gpn = g, v->nodes = n / g;
 	v->channels = g > 1 ? (c->channels < g ? c->channels : g) : 1;
 	v->is_view = true;
-	if (!(v->map = malloc(n * sizeof *v->map))) {
+	if (!(v->map = sim_malloc(n * sizeof *v->map))) {
 		free(v);
 		return SIM_ENOMEM;
 	}
@@ -162,7 +163,7 @@ int coll_ctx_new(sim_engine *eng, flow_net *net, fab *f, const coll_config *cfg,
 	if (cfg->launch_lat_ps < 0 || cfg->transport.msg_lat_ps < 0 || cfg->transport.jitter_mean_ps < 0 ||
 	    (unsigned)cfg->proto >= COLL_NPROTOS)
 		return SIM_EINVAL;
-	c = calloc(1, sizeof *c);
+	c = sim_calloc(1, sizeof *c);
 	if (!c)
 		return SIM_ENOMEM;
 	*c = (coll_ctx){ .eng = eng, .net = net, .f = f, .cfg = *cfg, .n = fab_ranks(f),
@@ -173,7 +174,7 @@ int coll_ctx_new(sim_engine *eng, flow_net *net, fab *f, const coll_config *cfg,
 				    : c->gpn > 1 ? fab_cfg(f)->nics_per_node : 1;
 	c->root = c;
 	c->rng = sim_rng_new(cfg->seed, "coll.jitter");
-	c->sc = calloc(1, sizeof *c->sc);
+	c->sc = sim_calloc(1, sizeof *c->sc);
 	if (!c->rng || !c->sc) {
 		sim_rng_free(c->rng);
 		free(c->sc);
@@ -276,7 +277,7 @@ static int hs_push(hopset *h, uint32_t res)
 {
 	if (h->len == h->cap) {
 		uint32_t cap = h->cap ? h->cap * 2 : 16;
-		uint32_t *p = realloc(h->path, cap * sizeof *p);
+		uint32_t *p = sim_realloc(h->path, cap * sizeof *p);
 		if (!p)
 			return SIM_ENOMEM;
 		h->path = p, h->cap = cap;
@@ -387,8 +388,8 @@ int coll_hs_build(coll_ctx *c, hopset *h, uint32_t root)
 
 void coll_hs_drop(coll_ctx *c, hopset *h)
 {
-	if (h->has_kept && flow_release(c->net, h->kept))
-		SIM_DIE("collective released a running flow");
+	int rc = h->has_kept ? flow_release(c->net, h->kept) : 0;
+	SIM_ASSERT(!rc, "a collective released a running flow (a model bug)");
 	h->has_kept = false;
 	free(h->path);
 	h->path = NULL;
@@ -435,7 +436,7 @@ static uint32_t add_hs(collective *r, hopset h)
 		return NONE;
 	if (r->nhs == r->hscap) {
 		uint32_t cap = r->hscap ? r->hscap * 2 : 8;
-		hopset *p = realloc(r->hs, cap * sizeof *p);
+		hopset *p = sim_realloc(r->hs, cap * sizeof *p);
 		if (!p)
 			return r->rc = SIM_ENOMEM, NONE;
 		r->hs = p, r->hscap = cap;
@@ -457,7 +458,7 @@ static uint32_t add_stage(collective *r, uint32_t hs, uint64_t bytes)
 		return NONE;
 	if (r->nst == r->stcap) {
 		uint32_t cap = r->stcap ? r->stcap * 2 : 16;
-		stage *p = realloc(r->st, cap * sizeof *p);
+		stage *p = sim_realloc(r->st, cap * sizeof *p);
 		if (!p)
 			return r->rc = SIM_ENOMEM, NONE;
 		r->st = p, r->stcap = cap;
@@ -531,7 +532,7 @@ static void build_ring(collective *r)
 	uint32_t n = r->c->n;
 	if (r->p.op == COLL_BROADCAST) {
 		uint32_t chunks = chunks_for(r->c, r->p.bytes);
-		uint32_t *hs = malloc((n - 1) * sizeof *hs);
+		uint32_t *hs = sim_malloc((n - 1) * sizeof *hs);
 		if (!hs) {
 			r->rc = SIM_ENOMEM;
 			return;
@@ -738,8 +739,8 @@ static double load_bound_ps(coll_ctx *c)
 static int predict_graph(coll_ctx *c, collective *r, sim_time *t_ps)
 {
 	uint32_t nh = r->nhs ? r->nhs : 1;
-	double *rate = calloc(nh, sizeof *rate), *hs_bytes = calloc(nh, sizeof *hs_bytes);
-	double *end = calloc(r->nst, sizeof *end), *start = calloc(r->nst, sizeof *start);
+	double *rate = sim_calloc(nh, sizeof *rate), *hs_bytes = sim_calloc(nh, sizeof *hs_bytes);
+	double *end = sim_calloc(r->nst, sizeof *end), *start = sim_calloc(r->nst, sizeof *start);
 	double total = 0, bound;
 	int rc = rate && hs_bytes && end && start ? 0 : SIM_ENOMEM;
 	if (!rc)
@@ -866,24 +867,40 @@ static void charge_cpu(void *obj, uint32_t src, uint32_t dst, uint32_t tag)
 	cc->t->cpu(cc->t->cpu_ctx, rank_at(cc->c, dst), cc->cycles);
 }
 
+/* A failure inside the engine's handlers (out of memory) fails the
+ * engine, as sim_fail does for a time past the horizon: the run stops,
+ * coll_run and the training simulation return the code with its message,
+ * and coll_ctx_free frees the collectives left unfinished. */
+static void run_failed(collective *r, int rc, const char *what)
+{
+	sim_fail(r->c->eng, rc, "a collective (%s of %llu bytes on %u ranks): %s: %s",
+		 coll_op_name(r->p.op), (unsigned long long)r->p.bytes, r->c->n, what,
+		 sim_strerror(rc));
+}
+
 static void launch(collective *r, uint32_t s)
 {
 	const stage *st = &r->st[s];
 	hopset *h = &r->hs[st->hs];
 	const coll_transport *t = &r->c->cfg.transport;
-	if (!h->path && h->len == 0 && coll_hs_build(r->c, h, r->p.root))
-		SIM_DIE("out of memory routing a collective");
+	int rc;
+	if (sim_error(r->c->eng))
+		return; /* the run has failed: start nothing more */
+	if (!h->path && h->len == 0 && (rc = coll_hs_build(r->c, h, r->p.root))) {
+		coll_hs_drop(r->c, h); /* a partial path must not be taken for a route */
+		return run_failed(r, rc, "routing a step");
+	}
 	flow_spec fs = { .bytes = st->bytes, .path = h->path, .path_len = h->len,
 			 .cap_Bps = h->net ? t->conn_cap_Bps : 0, .done = stage_flowed, .obj = r, .data = s,
 			 .keep = !h->has_kept };
 	/* Consecutive steps on one hop set reuse one kept flow: when nothing
 	 * else changed meanwhile, the next step costs O(1), not O(hops). */
 	if (h->has_kept && !h->kept_busy) {
-		if (flow_restart(r->c->net, h->kept, st->bytes, s))
-			SIM_DIE("out of memory restarting a collective's flow");
+		if ((rc = flow_restart(r->c->net, h->kept, st->bytes, s)))
+			return run_failed(r, rc, "restarting a step's flow");
 		h->kept_busy = r->st[s].on_kept = true;
-	} else if (flow_start(r->c->net, &fs, fs.keep ? &h->kept : NULL)) {
-		SIM_DIE("out of memory starting a collective's flow");
+	} else if ((rc = flow_start(r->c->net, &fs, fs.keep ? &h->kept : NULL))) {
+		return run_failed(r, rc, "starting a step's flow");
 	} else if (fs.keep) {
 		h->has_kept = h->kept_busy = r->st[s].on_kept = true;
 	}
@@ -920,7 +937,7 @@ static void stage_flowed(sim_engine *eng, void *obj, uint64_t data)
 			 (double)SIM_TIME_MAX * 1e-12 / 86400, sim_time_to_s(lat),
 			 sim_time_to_s(sim_now(eng)));
 	else if (rc)
-		SIM_DIE("cannot schedule a collective's arrival: %s", sim_strerror(rc));
+		run_failed(r, rc, "scheduling a step's arrival");
 }
 
 static void live_unlink(collective *r)
@@ -1010,7 +1027,7 @@ int coll_start(coll_ctx *c, const coll_params *p, coll_result *res, sim_handler 
 		rc = check_params(c, p);
 	if (!rc)
 		rc = choose(c, p, &algo, &proto, NULL);
-	r = rc ? NULL : malloc(sizeof *r);
+	r = rc ? NULL : sim_malloc(sizeof *r);
 	if (!rc && !r)
 		rc = SIM_ENOMEM;
 	if (rc) {

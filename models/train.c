@@ -326,7 +326,7 @@ static void bucket_done(sim_engine *eng, void *obj, uint64_t data);
  * node holding several replicas sends and receives once per ring, and a
  * ring inside one node, over NVLink, not at all (as coll.c charges its
  * collectives: network hops only). Charged to the node of d's first
- * tensor rank, as before. */
+ * tensor rank: a stage's tensor-parallel group shares one node. */
 static void count_dp_hops(trainer *tr, const dpgroup *g, uint32_t d)
 {
 	const offload_costs *nc = &tr->cfg->net_costs;
@@ -339,12 +339,8 @@ static void count_dp_hops(trainer *tr, const dpgroup *g, uint32_t d)
 		in += here != rk[(d + D - 1) % D] / tr->gpn;
 	}
 	tr->w->node_bytes[node] += hop * (out + in);
-	if (out == in) /* one product, rounded as it was before hops were told apart */
-		tr->w->node_core_s[node] += hop * out * (nc->total_tx_core_s_per_byte +
-							 nc->total_core_s_per_byte);
-	else
-		tr->w->node_core_s[node] += hop * (out * nc->total_tx_core_s_per_byte +
-						   in * nc->total_core_s_per_byte);
+	tr->w->node_core_s[node] += hop * (out * nc->total_tx_core_s_per_byte +
+					   in * nc->total_core_s_per_byte);
 }
 
 static void bucket_start(trainer *tr, dpgroup *g)

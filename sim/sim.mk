@@ -1,6 +1,7 @@
 # sim/: the discrete-event engine. Knows nothing of models/.
 SIM_OBJS := \
 	$(BUILD)/sim/err.o \
+	$(BUILD)/sim/alloc.o \
 	$(BUILD)/sim/time.o \
 	$(BUILD)/sim/pq.o \
 	$(BUILD)/sim/engine.o \

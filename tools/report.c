@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "models/offload.h"
+#include "sim/alloc.h"
 #include "sim/err.h"
 #include "tools/atomic.h"
 #include "tools/version.h"
@@ -121,38 +122,26 @@ static int name_index(const char *const *names, int n, const char *name)
 	return -1;
 }
 
-/* ---- allocation, with a failure hook for tests ------------------------- */
-
-static long alloc_budget = -1; /* allocations left before failing; -1: no limit */
+/* ---- allocation, with a failure hook for tests (sim/alloc.h) --------- */
 
 void rep_test_fail_alloc_after(long n)
 {
-	alloc_budget = n;
-}
-
-static bool alloc_ok(void)
-{
-	if (alloc_budget < 0)
-		return true;
-	if (alloc_budget == 0)
-		return false;
-	alloc_budget--;
-	return true;
+	sim_test_fail_alloc_after(n);
 }
 
 static void *rep_calloc(size_t n, size_t size)
 {
-	return alloc_ok() ? calloc(n, size) : NULL;
+	return sim_calloc(n, size);
 }
 
 static void *rep_realloc(void *p, size_t size)
 {
-	return alloc_ok() ? realloc(p, size) : NULL;
+	return sim_realloc(p, size);
 }
 
 static char *rep_strdup(const char *s)
 {
-	return alloc_ok() ? strdup(s) : NULL;
+	return sim_alloc_ok() ? strdup(s) : NULL;
 }
 
 /* ---- building ---------------------------------------------------------- */

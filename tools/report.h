@@ -197,9 +197,10 @@ int rep_read_string(const char *name, const char *text, size_t len, rep_report *
  * "what: why" (JSON path style, e.g. "variants[1].breakdown_s: ..."). */
 int rep_validate(const rep_report *r, char *errbuf, size_t errlen);
 
-/* Test hook: after n more allocations by this module, every allocation
- * fails (the fault paths return SIM_ENOMEM or NULL and leak nothing);
- * n < 0 removes the limit. Not for production use; not thread-safe. */
+/* Test hook: after n more allocations, every allocation by this module
+ * (and by the others that allocate through sim/alloc.h) fails (the fault
+ * paths return SIM_ENOMEM or NULL and leak nothing); n < 0 removes the
+ * limit. Not for production use; not thread-safe. */
 void rep_test_fail_alloc_after(long n);
 
 #endif
