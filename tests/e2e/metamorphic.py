@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""Physical consistency of dpusim's predictions (issue 16): properties any
+credible prediction has, checked on generated scenarios of several shapes.
+
+  metamorphic.py DPUSIM TMPDIR
+
+For each shape (dense data parallel, tensor + pipeline parallel on a fat
+tree, storage-bound, encrypted, multi-tenant, a collective on a fat tree)
+a change that only adds capability must never make an iteration slower
+(within REL, 0.01%): a more capable transport (rdma-gdr <= rdma <=
+host-tcp), a faster link, GPU, more NICs, more DPU engine capacity, more
+storage bandwidth; encryption none <= inline <= host; adding a tenant never
+speeds up the others. Every report's breakdown adds up to its iteration,
+and a scenario run twice with one seed gives the same report. Prints TAP-
+like "ok - " / "not ok - " lines.
+"""
+import copy
+import json
+import os
+import subprocess
+import sys
+
+import yaml
+
+REL = 1e-4
+DPUSIM, TMP = sys.argv[1], sys.argv[2]
+RUNS = {}
+CX7 = {"profile": "ConnectX-7-NDR", "rdma_latency": "0.6us"}
+QM9700 = {"profile": "QM9700-NDR", "latency": "130ns"}
+
+
+def ok(msg):
+    print("ok - " + msg)
+
+
+def not_ok(msg):
+    print("not ok - " + msg)
+
+
+def run(scn):
+    """The report of scenario dict scn (memoised on its text)."""
+    text = yaml.safe_dump(scn, sort_keys=False)
+    if text in RUNS:
+        return RUNS[text]
+    path = os.path.join(TMP, "m%d.yaml" % len(RUNS))
+    with open(path, "w") as f:
+        f.write(text)
+    p = subprocess.run([DPUSIM, "run", path, "--json", "--replications", "1"],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        rep = {"error": "exit %d: %s" % (p.returncode, p.stderr.strip()[:300])}
+    else:
+        rep = json.loads(p.stdout)
+    RUNS[text] = rep
+    return rep
+
+
+def iteration(rep, variant):
+    for v in rep.get("variants", []):
+        if v["name"] == variant:
+            return v["metrics"]["iteration_s"]["mean"]
+    return None
+
+
+def variant_names(scn):
+    return [v["name"] for v in scn["variants"]]
+
+
+def cluster(nodes, gpus, topo="single-switch", **kw):
+    c = {"nodes": nodes, "gpus_per_node": gpus, "gpu": "H100-SXM5", "cpu": "Xeon-8480C",
+         "host_costs": "host-costs-linux", "nic": dict(CX7), "nics_per_node": gpus,
+         "fabric": {"topology": topo, "switch": dict(QM9700), "link_rate": "100Gbps"}}
+    if topo == "fat-tree":
+        c["fabric"]["tiers"] = 2
+    c.update(kw)
+    return c
+
+
+def transports(extra=None):
+    vs = [{"name": n, "network": n} for n in ("host-tcp", "rdma", "rdma-gdr")]
+    for v in vs:
+        v.update(extra or {})
+    return vs
+
+
+def shapes():
+    dense = {"name": "dense-dp", "seed": 3, "cluster": cluster(4, 8),
+             "workload": {"model": "llama2-7b", "parallelism": {"tp": 8, "pp": 1},
+                          "batch": {"global": 16, "micro": 2}, "recompute": True,
+                          "iterations": 2},
+             "variants": transports()}
+    tppp = {"name": "tp-pp-fat-tree", "seed": 4,
+            "cluster": cluster(8, 8, "fat-tree"),
+            "workload": {"model": "llama2-7b", "parallelism": {"tp": 8, "pp": 2},
+                         "batch": {"global": 16, "micro": 1}, "recompute": True,
+                         "iterations": 2},
+            "variants": transports()}
+    storage = {"name": "storage-bound", "seed": 7,
+               "cluster": cluster(2, 8, storage={"server": "DDN-AI400X2", "servers": 1,
+                                                 "network": "dedicated",
+                                                 "dataset": "150GB"}),
+               "workload": {"model": "resnet50", "precision": "fp16",
+                            "batch": {"global": 2048, "micro": 128},
+                            "data": {"sample_bytes": "1MB", "decode": "0.01ms/sample",
+                                     "workers": 2, "prefetch": 2},
+                            "iterations": 2},
+               "variants": [{"name": "nfs", "network": "rdma-gdr", "storage": "host"},
+                            {"name": "nvmeof", "network": "rdma-gdr", "storage": "host-rdma"},
+                            {"name": "gds", "network": "rdma-gdr", "storage": "gds"}]}
+    enc = {"name": "encrypted", "seed": 1,
+           "cluster": cluster(4, 1, dpu={"profile": "BlueField-3", "crypto_rate": "193Gbps"}),
+           "workload": {"kind": "collective",
+                        "collective": {"op": "allreduce", "algo": "ring",
+                                       "sizes": ["1MiB", "64MiB"], "iterations": 2}},
+           "variants": [{"name": "none", "network": "host-tcp"},
+                        {"name": "inline", "network": "host-tcp", "crypto": "dpu-inline"},
+                        {"name": "host", "network": "host-tcp", "crypto": "host"}]}
+    coll = {"name": "collective-fat-tree", "seed": 2,
+            "cluster": cluster(16, 1, "fat-tree"),
+            "workload": {"kind": "collective",
+                         "collective": {"op": "allreduce", "algo": "auto",
+                                        "sizes": ["64KiB", "16MiB", "256MiB"],
+                                        "iterations": 2}},
+            "variants": transports()}
+    return [dense, tppp, storage, enc, coll]
+
+
+def no_slower(desc, before, after, variants):
+    """after (more capable) is never slower than before, per variant."""
+    a, b = run(before), run(after)
+    for rep, what in ((a, "base"), (b, "changed")):
+        if "error" in rep:
+            return not_ok("%s: %s run failed: %s" % (desc, what, rep["error"]))
+    for v in variants:
+        x, y = iteration(a, v), iteration(b, v)
+        if x is None or y is None:
+            not_ok("%s: variant %s missing" % (desc, v))
+        elif y <= x * (1 + REL):
+            ok("%s: %s %.6g s -> %.6g s" % (desc, v, x, y))
+        else:
+            not_ok("%s: %s SLOWER %.6g s -> %.6g s (+%.3f%%)" % (desc, v, x, y,
+                                                                 100 * (y / x - 1)))
+
+
+def ordered(desc, scn, order):
+    """order[0] <= order[1] <= ... in iteration time (each more capable first)."""
+    rep = run(scn)
+    if "error" in rep:
+        return not_ok("%s: run failed: %s" % (desc, rep["error"]))
+    times = [iteration(rep, v) for v in order]
+    for (va, ta), (vb, tb) in zip(zip(order, times), zip(order[1:], times[1:])):
+        if ta <= tb * (1 + REL):
+            ok("%s: %s %.6g s <= %s %.6g s" % (desc, va, ta, vb, tb))
+        else:
+            not_ok("%s: %s %.6g s is SLOWER than %s %.6g s (+%.2f%%)" %
+                   (desc, va, ta, vb, tb, 100 * (ta / tb - 1)))
+
+
+def changed(scn, path, value):
+    s = copy.deepcopy(scn)
+    node = s
+    for k in path[:-1]:
+        node = node.setdefault(k, {})
+    node[path[-1]] = value
+    return s
+
+
+def check_breakdown_and_determinism(scn):
+    rep = run(scn)
+    if "error" in rep:
+        return not_ok("%s: run failed: %s" % (scn["name"], rep["error"]))
+    for v in rep["variants"]:
+        it = v["metrics"]["iteration_s"]["mean"]
+        bd = v.get("breakdown_s") or {}
+        if bd and abs(sum(bd.values()) - it) > 1e-9 * it:
+            not_ok("%s: %s breakdown %.9g != iteration %.9g" % (scn["name"], v["name"],
+                                                                 sum(bd.values()), it))
+        else:
+            ok("%s: %s breakdown adds up" % (scn["name"], v["name"]))
+    again = copy.deepcopy(scn)
+    again["description"] = "same scenario, second run"
+    rep2 = run(again)
+    rep2 = {k: x for k, x in rep2.items() if k != "scenario"}
+    rep1 = {k: x for k, x in rep.items() if k != "scenario"}
+    if rep1 == rep2:
+        ok("%s: the same seed gives the same report" % scn["name"])
+    else:
+        not_ok("%s: two runs with one seed differ" % scn["name"])
+
+
+def gpu_faster(scn):
+    s = copy.deepcopy(scn)
+    s["cluster"]["gpu"] = {"profile": "H100-SXM5", "peak_bf16_flops": "1978.9TFLOP/s",
+                           "peak_fp16_flops": "1978.9TFLOP/s", "hbm_bw": "6.7TB/s"}
+    return s
+
+
+def main():
+    dense, tppp, storage, enc, coll = shapes()
+    for scn in (dense, tppp, coll):
+        ordered(scn["name"] + ": transports", scn, ["rdma-gdr", "rdma", "host-tcp"])
+    ordered("encrypted: crypto", enc, ["none", "inline", "host"])
+    ordered("storage-bound: storage path", storage, ["gds", "nvmeof", "nfs"])
+    for scn in (dense, tppp, coll, enc):
+        no_slower(scn["name"] + ": link 100 -> 200 Gb/s", scn,
+                  changed(scn, ["cluster", "fabric", "link_rate"], "200Gbps"),
+                  variant_names(scn))
+    for scn in (dense, tppp, storage):
+        no_slower(scn["name"] + ": GPU twice as fast", scn, gpu_faster(scn),
+                  variant_names(scn))
+    for scn in (dense, tppp):
+        fewer = changed(scn, ["cluster", "nics_per_node"], 4)
+        no_slower(scn["name"] + ": NICs per node 4 -> 8", fewer, scn, variant_names(scn))
+    no_slower("encrypted: DPU crypto engine 193 -> 386 Gb/s", enc,
+              changed(enc, ["cluster", "dpu", "crypto_rate"], "386Gbps"), ["inline"])
+    no_slower("storage-bound: storage servers 1 -> 2", storage,
+              changed(storage, ["cluster", "storage", "servers"], 2), variant_names(storage))
+    here = os.path.dirname(os.path.abspath(__file__))
+    data = os.path.join(os.path.dirname(here), "data")
+    alone = run_file(os.path.join(data, "multi-small-alone.yaml"))
+    shared = run_file(os.path.join(data, "multi-small.yaml"))
+    for v in ("baseline", "gdr"):
+        a = iteration(alone, "tenant-a/" + v) or iteration(alone, v)
+        b = iteration(shared, "tenant-a/" + v)
+        if a is None or b is None:
+            not_ok("tenants: tenant-a/%s missing" % v)
+        elif b >= a * (1 - REL):
+            ok("tenants: adding tenant-b does not speed up tenant-a (%s %.6g -> %.6g s)"
+               % (v, a, b))
+        else:
+            not_ok("tenants: tenant-a/%s FASTER with a second tenant %.6g -> %.6g s" % (v, a, b))
+    for scn in (dense, tppp, storage, enc, coll):
+        check_breakdown_and_determinism(scn)
+
+
+def run_file(path):
+    p = subprocess.run([DPUSIM, "run", path, "--json", "--replications", "1"],
+                       capture_output=True, text=True)
+    return json.loads(p.stdout) if p.returncode == 0 else {}
+
+
+if __name__ == "__main__":
+    main()
