@@ -307,6 +307,88 @@ static void default_name(scn_scenario *s)
 		 base);
 }
 
+static int resolve(scn_src *src, const yt_node *tree, const char *file, scn_scenario **out,
+		   diag *d);
+
+/* The keys that give a variant hardware and prices of its own. */
+static const char *const own_keys[] = { "cluster", "cost" };
+
+/* Variant vn's own tree: tree with vn's cluster: and cost: merged over the
+ * scenario's (a null removes a component, as under extends:), and vn alone,
+ * without them, as its variants. Positions are kept, so an error in an
+ * override points at the variant. 0, SIM_EPARSE (an override that is not a
+ * mapping, in d) or SIM_ENOMEM. */
+static int variant_tree(const yt_node *tree, const yt_node *vn, yt_node **out, diag *d)
+{
+	yt_node *t = yt_clone(tree), *v = yt_clone(vn);
+	const yt_node *vs = yt_get(tree, "variants");
+	int rc = t && v ? SIM_OK : SIM_ENOMEM;
+	for (size_t k = 0; k < 2 && !rc; k++) {
+		const yt_node *o = yt_get(vn, own_keys[k]);
+		yt_node *base = yt_get(t, own_keys[k]);
+		yt_node *oc;
+		if (!o)
+			continue;
+		if (o->type != YT_MAP) {
+			diag_add(d, o->file, o->line, o->col, "a variant's '%s' must be a mapping of "
+				 "the scenario's %s fields it changes, not %s", own_keys[k],
+				 own_keys[k], yt_type_name(o->type));
+			rc = SIM_EPARSE;
+			break;
+		}
+		if (!base) { /* cost: given only by variants */
+			rc = yt_set_path(t, own_keys[k], o);
+			continue;
+		}
+		if (!(oc = yt_clone(o)))
+			rc = SIM_ENOMEM;
+		else if (base->type != YT_MAP)
+			rc = (yt_free(oc), yt_set_path(t, own_keys[k], o));
+		else
+			rc = yt_merge(base, oc);
+	}
+	for (size_t k = 0; k < 2 && !rc; k++)
+		yt_remove(v, own_keys[k]);
+	if (!rc) {
+		yt_node *kids[1] = { v };
+		yt_node seq = { .type = YT_SEQ, .file = vs->file, .line = vs->line, .col = vs->col,
+				.kids = kids, .nkids = 1 };
+		rc = yt_set_path(t, "variants", &seq);
+	}
+	yt_free(v);
+	if (rc)
+		return yt_free(t), rc;
+	*out = t;
+	return SIM_OK;
+}
+
+/* Resolves every variant with hardware of its own into s->variant_hw. */
+static int resolve_variants(scn_src *src, const yt_node *tree, const char *file, scn_scenario *s,
+			    diag *d)
+{
+	const yt_node *vs = yt_get(tree, "variants");
+	int rc = SIM_OK;
+	for (size_t i = 0; i < s->nvariants && vs && i < vs->nkids && !rc; i++) {
+		yt_node *t = NULL;
+		if (!s->variants[i].own_hw)
+			continue;
+		if (!(rc = variant_tree(tree, vs->kids[i], &t, d)))
+			rc = resolve(src, t, file, &s->variant_hw[i], d);
+		yt_free(t);
+		if (!rc)
+			s->variant_hw[i]->sweep = (scn_sweep){ .points = 1 };
+	}
+	return rc;
+}
+
+void scn_variant_view(const scn_scenario *s, size_t i, const scn_scenario **vs,
+		      const scn_variant **v)
+{
+	SIM_ASSERT(i < s->nvariants, "variant %zu of %zu", i, s->nvariants);
+	*vs = s->variant_hw[i] ? s->variant_hw[i] : s;
+	*v = s->variant_hw[i] ? &s->variant_hw[i]->variants[0] : &s->variants[i];
+}
+
 /* Resolves tree into a new scenario sharing src. Messages in d. */
 static int resolve(scn_src *src, const yt_node *tree, const char *file, scn_scenario **out, diag *d)
 {
@@ -320,6 +402,8 @@ static int resolve(scn_src *src, const yt_node *tree, const char *file, scn_scen
 	scn_resolve(&r, tree, s);
 	read_sweep(&r, s, src->sweep);
 	default_name(s);
+	if (diag_count(d) == before && resolve_variants(src, tree, file, s, d) == SIM_ENOMEM)
+		return scn_free(s), SIM_ENOMEM;
 	if (diag_count(d) > before)
 		return scn_free(s), SIM_EPARSE;
 	*out = s;
@@ -475,6 +559,8 @@ void scn_free(scn_scenario *s)
 		return;
 	free(s->description);
 	free(s->file);
+	for (size_t i = 0; i < SCN_MAX_VARIANTS; i++)
+		scn_free(s->variant_hw[i]);
 	src_release(s->src);
 	free(s);
 }

@@ -167,6 +167,8 @@ typedef struct scn_variant {
 	scn_crypto crypto;
 	scn_vswitch vswitch;
 	scn_where at;               /* the variant's mapping */
+	bool own_hw;                /* the variant names hardware or prices of its own
+	                               (cluster:, cost:): see scn_variant_view */
 } scn_variant;
 
 typedef struct scn_noise {
@@ -241,6 +243,10 @@ typedef struct scn_scenario {
 	scn_security security;
 	scn_sweep sweep;
 	scn_src *src;               /* what sweeps need: the merged tree, profiles */
+	/* Variant i's own scenario when it has hardware of its own: the
+	 * scenario with the variant's cluster: and cost: merged over it and
+	 * that variant alone; NULL when it runs on the scenario's. Owned. */
+	struct scn_scenario *variant_hw[SCN_MAX_VARIANTS];
 } scn_scenario;
 
 typedef struct scn_opts {
@@ -259,6 +265,12 @@ int scn_load(const char *path, const scn_opts *opts, scn_scenario **out, diag *d
  * extends: paths are resolved against the current directory. */
 int scn_load_buffer(const char *name, const char *buf, size_t len, const scn_opts *opts,
 		    scn_scenario **out, diag *d);
+
+/* Variant i (< s->nvariants) as it runs: *vs the scenario whose cluster,
+ * jobs and cost are its hardware and prices (s itself unless the variant
+ * has its own), *v the variant in it. Both owned by s. */
+void scn_variant_view(const scn_scenario *s, size_t i, const scn_scenario **vs,
+		      const scn_variant **v);
 
 /* Every file the scenario was read from: itself and each file it extends
  * (names as given and as resolved, so some twice). *n of them, owned by s. */

@@ -79,43 +79,50 @@ static void put_hw(FILE *f, int ind, const char *key, const scn_hw *hw)
 
 /* ---- dump ---- */
 
-static void dump_cluster(FILE *f, const scn_cluster *c)
+/* The cluster's fields at indentation ind (nested ones at ind + 2). */
+static void dump_cluster_at(FILE *f, int ind, const scn_cluster *c)
 {
 	const scn_fabric *fb = &c->fabric;
-	fputs("cluster:\n", f);
-	put_q(f, 2, "nodes", c->nodes, UNIT_COUNT);
-	put_q(f, 2, "gpus_per_node", c->gpus_per_node, UNIT_COUNT);
-	put_hw(f, 2, "gpu", &c->gpu);
-	put_hw(f, 2, "cpu", &c->cpu);
-	put_hw(f, 2, "host_costs", &c->host_costs);
-	put_hw(f, 2, "nic", &c->nic);
-	put_q(f, 2, "nics_per_node", c->nics_per_node, UNIT_COUNT);
-	put_hw(f, 2, "dpu", &c->dpu);
+	int in = ind + 2;
+	put_q(f, ind, "nodes", c->nodes, UNIT_COUNT);
+	put_q(f, ind, "gpus_per_node", c->gpus_per_node, UNIT_COUNT);
+	put_hw(f, ind, "gpu", &c->gpu);
+	put_hw(f, ind, "cpu", &c->cpu);
+	put_hw(f, ind, "host_costs", &c->host_costs);
+	put_hw(f, ind, "nic", &c->nic);
+	put_q(f, ind, "nics_per_node", c->nics_per_node, UNIT_COUNT);
+	put_hw(f, ind, "dpu", &c->dpu);
 	if (c->has_dpu)
-		put_q(f, 2, "dpus_per_node", c->dpus_per_node, UNIT_COUNT);
-	fputs("  fabric:\n", f);
-	put_word(f, 4, "topology", scn_topology_words[fb->topology]);
-	put_hw(f, 4, "switch", &fb->sw);
-	put_q(f, 4, "tiers", fb->tiers, UNIT_COUNT);
-	put_q(f, 4, "oversubscription", fb->oversubscription, UNIT_NUMBER);
-	put_q(f, 4, "link_rate", fb->link_rate_Bps, UNIT_BYTES_PER_S);
-	put_q(f, 4, "hop_latency", fb->hop_latency_s, UNIT_SECONDS);
-	put_word(f, 4, "routing", scn_routing_words[fb->routing]);
+		put_q(f, ind, "dpus_per_node", c->dpus_per_node, UNIT_COUNT);
+	fprintf(f, "%*sfabric:\n", ind, "");
+	put_word(f, in, "topology", scn_topology_words[fb->topology]);
+	put_hw(f, in, "switch", &fb->sw);
+	put_q(f, in, "tiers", fb->tiers, UNIT_COUNT);
+	put_q(f, in, "oversubscription", fb->oversubscription, UNIT_NUMBER);
+	put_q(f, in, "link_rate", fb->link_rate_Bps, UNIT_BYTES_PER_S);
+	put_q(f, in, "hop_latency", fb->hop_latency_s, UNIT_SECONDS);
+	put_word(f, in, "routing", scn_routing_words[fb->routing]);
 	if (c->local_nvme.present) {
-		fputs("  local_nvme:\n", f);
-		put_hw(f, 4, "drive", &c->local_nvme.drive);
-		put_q(f, 4, "drives", c->local_nvme.drives, UNIT_COUNT);
-		put_q(f, 4, "pcie_switch", c->local_nvme.pcie_switch, UNIT_COUNT);
+		fprintf(f, "%*slocal_nvme:\n", ind, "");
+		put_hw(f, in, "drive", &c->local_nvme.drive);
+		put_q(f, in, "drives", c->local_nvme.drives, UNIT_COUNT);
+		put_q(f, in, "pcie_switch", c->local_nvme.pcie_switch, UNIT_COUNT);
 	}
 	if (!c->storage.present)
 		return;
-	fputs("  storage:\n", f);
-	put_hw(f, 4, "server", &c->storage.server);
-	put_q(f, 4, "servers", c->storage.servers, UNIT_COUNT);
-	put_word(f, 4, "network", scn_stornet_words[c->storage.network]);
-	put_q(f, 4, "link_rate", c->storage.link_rate_Bps, UNIT_BYTES_PER_S);
+	fprintf(f, "%*sstorage:\n", ind, "");
+	put_hw(f, in, "server", &c->storage.server);
+	put_q(f, in, "servers", c->storage.servers, UNIT_COUNT);
+	put_word(f, in, "network", scn_stornet_words[c->storage.network]);
+	put_q(f, in, "link_rate", c->storage.link_rate_Bps, UNIT_BYTES_PER_S);
 	if (c->storage.dataset_bytes > 0)
-		put_q(f, 4, "dataset", c->storage.dataset_bytes, UNIT_BYTES);
+		put_q(f, in, "dataset", c->storage.dataset_bytes, UNIT_BYTES);
+}
+
+static void dump_cluster(FILE *f, const scn_cluster *c)
+{
+	fputs("cluster:\n", f);
+	dump_cluster_at(f, 2, c);
 }
 
 static void dump_shape(FILE *f, int ind, const wl_transformer *t)
@@ -203,6 +210,33 @@ static void dump_jobs(FILE *f, const scn_scenario *s)
 	}
 }
 
+static void dump_cost_at(FILE *f, int ind, const scn_cost *k)
+{
+	put_q(f, ind, "gpu_price", k->gpu_usd_per_s, UNIT_USD_PER_S);
+	put_q(f, ind, "dpu_price", k->dpu_usd_per_s, UNIT_USD_PER_S);
+	put_q(f, ind, "energy_price", k->energy_usd_per_j, UNIT_USD_PER_J);
+	put_q(f, ind, "pue", k->pue, UNIT_NUMBER);
+}
+
+/* A variant's own hardware and prices, whole, so that merged over the
+ * scenario's they give the variant's; what it removed is written null. */
+static void dump_own_hw(FILE *f, const scn_scenario *s, const scn_scenario *vs)
+{
+	const scn_cluster *b = &s->cluster, *c = &vs->cluster;
+	fputs("    cluster:\n", f);
+	dump_cluster_at(f, 6, c);
+	if (b->has_dpu && !c->has_dpu)
+		fputs("      dpu: null\n", f);
+	if (b->local_nvme.present && !c->local_nvme.present)
+		fputs("      local_nvme: null\n", f);
+	if (b->storage.present && !c->storage.present)
+		fputs("      storage: null\n", f);
+	if (vs->cost.present) {
+		fputs("    cost:\n", f);
+		dump_cost_at(f, 6, &vs->cost);
+	}
+}
+
 static void dump_variants(FILE *f, const scn_scenario *s)
 {
 	fputs("variants:\n", f);
@@ -214,6 +248,8 @@ static void dump_variants(FILE *f, const scn_scenario *s)
 		for (int k = 0; k < OFFLOAD_NKINDS; k++)
 			put_word(f, 4, offload_kind_name((offload_kind)k),
 				 offload_word((offload_kind)k, offload_value(v, (offload_kind)k)));
+		if (s->variant_hw[i])
+			dump_own_hw(f, s, s->variant_hw[i]);
 	}
 }
 
@@ -241,10 +277,7 @@ static void dump_extras(FILE *f, const scn_scenario *s)
 	}
 	if (s->cost.present) {
 		fputs("cost:\n", f);
-		put_q(f, 2, "gpu_price", s->cost.gpu_usd_per_s, UNIT_USD_PER_S);
-		put_q(f, 2, "dpu_price", s->cost.dpu_usd_per_s, UNIT_USD_PER_S);
-		put_q(f, 2, "energy_price", s->cost.energy_usd_per_j, UNIT_USD_PER_J);
-		put_q(f, 2, "pue", s->cost.pue, UNIT_NUMBER);
+		dump_cost_at(f, 2, &s->cost);
 	}
 	fputs("security:\n", f);
 	put_word(f, 2, "encryption", s->security.encryption_required ? "required" : "optional");
@@ -353,9 +386,10 @@ void scn_summary(const scn_scenario *s, FILE *f)
 	fprintf(f, " Variants (%zu):", s->nvariants);
 	for (size_t i = 0; i < s->nvariants; i++) {
 		const scn_variant *v = &s->variants[i];
-		fprintf(f, "%s %s (network %s, storage %s, crypto %s, vswitch %s)", i ? ";" : "", v->name,
-			scn_network_name(v->network), scn_storage_path_name(v->storage),
-			scn_crypto_name(v->crypto), scn_vswitch_name(v->vswitch));
+		fprintf(f, "%s %s (network %s, storage %s, crypto %s, vswitch %s%s)", i ? ";" : "",
+			v->name, scn_network_name(v->network), scn_storage_path_name(v->storage),
+			scn_crypto_name(v->crypto), scn_vswitch_name(v->vswitch),
+			v->own_hw ? "; hardware and prices of its own" : "");
 	}
 	if (s->sweep.naxes) {
 		fprintf(f, ". Sweep: %zu points (%s of", s->sweep.points, s->sweep.zip ? "zip" : "cartesian");

@@ -797,7 +797,8 @@ static void read_jobs(rs *c, const yt_node *jn)
 
 /* ---- variants ---- */
 
-static const char *const variant_keys[] = { "name", "network", "storage", "crypto", "vswitch", NULL };
+static const char *const variant_keys[] = { "name", "network", "storage", "crypto", "vswitch",
+					    "cluster", "cost", NULL };
 
 /* What an offload option takes from the cluster (its row,
  * models/offload.c): the host-costs profile it reads, and every profile
@@ -950,6 +951,7 @@ static void read_variant(rs *c, const yt_node *vn, scn_variant *v)
 	v->vswitch = SCN_VSW_NONE;
 	if (scn_get_enum(c->r, vn, "vswitch", false, offload_words(OFFLOAD_VSWITCH), &x))
 		v->vswitch = (scn_vswitch)x;
+	v->own_hw = yt_get(vn, "cluster") || yt_get(vn, "cost");
 }
 
 static void read_variants(rs *c, const yt_node *vs)
@@ -971,7 +973,10 @@ static void read_variants(rs *c, const yt_node *vs)
 		for (size_t k = 0; k < i; k++)
 			if (v->name[0] && !strcmp(s->variants[k].name, v->name))
 				scn_err(c->r, yt_get(vn, "name"), "duplicate variant name '%s'", v->name);
-		check_variant(c, vn, v);
+		/* A variant with hardware of its own is checked against it, when
+		 * models/scenario.c resolves it on its own (scn_variant_view). */
+		if (!v->own_hw)
+			check_variant(c, vn, v);
 	}
 }
 

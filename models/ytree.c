@@ -273,6 +273,17 @@ int yt_merge(yt_node *base, yt_node *over)
 	return rc;
 }
 
+int yt_remove(yt_node *m, const char *key)
+{
+	size_t j = index_of(m, key);
+	if (j >= m->nkids)
+		return SIM_ENOENT;
+	yt_free(m->kids[j]);
+	memmove(&m->kids[j], &m->kids[j + 1], (m->nkids - j - 1) * sizeof(yt_node *));
+	m->nkids--;
+	return SIM_OK;
+}
+
 static int set_here(yt_node *m, const char *key, const yt_node *val)
 {
 	size_t j = index_of(m, key);

@@ -77,6 +77,10 @@ const yt_node *yt_removed(const yt_node *m, const char *key);
  * SIM_ENOENT (a non-mapping is in the way) or SIM_ENOMEM. */
 int yt_set_path(yt_node *root, const char *path, const yt_node *val);
 
+/* Removes key (and its value) from mapping m: 0, or SIM_ENOENT when m has
+ * no such key. */
+int yt_remove(yt_node *m, const char *key);
+
 /* "a mapping", "a list", "a value", "nothing": for messages. */
 const char *yt_type_name(yt_type t);
 

@@ -328,6 +328,42 @@ static int traced_variant(const scn_scenario *s, const scn_job *job, const scn_v
 	return rc;
 }
 
+/* The variant's bill of materials, per node, and where its prices come
+ * from: info "VARIANT.hardware". */
+static void put_hardware(rep_report *rep, const char *variant, const scn_scenario *s)
+{
+	const scn_cluster *c = &s->cluster;
+	const profile_cpu *cpu = &c->cpu.v.cpu;
+	char key[2 * SCN_NAME_MAX + 16], buf[1024];
+	size_t at;
+	at = (size_t)snprintf(buf, sizeof buf, "per node: %d x %s, %g x %s, %d x %s", c->gpus_per_node,
+			      c->gpu.name, cpu->sockets, c->cpu.name, c->nics_per_node, c->nic.name);
+	if (c->has_dpu && at < sizeof buf)
+		at += (size_t)snprintf(buf + at, sizeof buf - at, ", %d x %s", c->dpus_per_node,
+				       c->dpu.name);
+	if (at < sizeof buf)
+		at += (size_t)snprintf(buf + at, sizeof buf - at, "; %d nodes; fabric %s, %g Gb/s "
+				       "links, switch %s", c->nodes,
+				       scn_topology_name(c->fabric.topology),
+				       c->fabric.link_rate_Bps * 8 / 1e9, c->fabric.sw.name);
+	if (c->storage.present && at < sizeof buf)
+		at += (size_t)snprintf(buf + at, sizeof buf - at, "; storage %d x %s",
+				       c->storage.servers, c->storage.server.name);
+	if (at < sizeof buf) {
+		if (s->cost.present && c->has_dpu)
+			snprintf(buf + at, sizeof buf - at, "; prices (the scenario's cost:): GPU %g "
+				 "USD/h, DPU %g USD/h", s->cost.gpu_usd_per_s * 3600,
+				 s->cost.dpu_usd_per_s * 3600);
+		else if (s->cost.present)
+			snprintf(buf + at, sizeof buf - at, "; prices (the scenario's cost:): GPU %g "
+				 "USD/h, no DPU", s->cost.gpu_usd_per_s * 3600);
+		else
+			snprintf(buf + at, sizeof buf - at, "; no prices given");
+	}
+	snprintf(key, sizeof key, "%s.hardware", variant);
+	rep_set_info(rep, key, buf);
+}
+
 static int one_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,
 		       const run_opts *o, rep_report *rep, diag *d)
 {
@@ -338,6 +374,7 @@ static int one_variant(const scn_scenario *s, const scn_job *job, const scn_vari
 	snprintf(name, sizeof name, "%s", v->name); /* one job: run_multi names the others */
 	if (!(rv = rep_add_variant(rep, name)))
 		return SIM_ENOMEM;
+	put_hardware(rep, name, s);
 	if ((rc = set_offload(rv, v)))
 		return rc;
 	if (job->wl.kind == SCN_WL_COLLECTIVE)
@@ -369,13 +406,17 @@ static int multi_add_variants(const scn_scenario *s, const run_opts *o, rep_repo
 	int rc = 0;
 	for (size_t j = 0; j < s->njobs && !rc; j++)
 		for (size_t v = 0; v < s->nvariants && !rc; v++) {
+			const scn_scenario *vs;
+			const scn_variant *vv;
 			rep_variant *rv;
-			snprintf(name, sizeof name, "%s/%s", s->jobs[j].name, s->variants[v].name);
+			scn_variant_view(s, v, &vs, &vv);
+			snprintf(name, sizeof name, "%s/%s", s->jobs[j].name, vv->name);
 			if (!(rv = rvs[j * s->nvariants + v] = rep_add_variant(rep, name)))
 				return SIM_ENOMEM;
-			if (!(rc = set_offload(rv, &s->variants[v])) &&
-			    s->jobs[j].wl.kind == SCN_WL_COLLECTIVE && !any_training(s))
-				rc = coll_variant(s, &s->jobs[j], &s->variants[v], seed, rv, rep, d);
+			put_hardware(rep, name, vs);
+			if (!(rc = set_offload(rv, vv)) &&
+			    vs->jobs[j].wl.kind == SCN_WL_COLLECTIVE && !any_training(vs))
+				rc = coll_variant(vs, &vs->jobs[j], vv, seed, rv, rep, d);
 		}
 	return rc;
 }
@@ -426,9 +467,13 @@ static int bench_of(const scn_scenario *s, const scn_job *job, train_bench *b, d
 /* Per variant, every training job of the scenario together on the one
  * cluster, with its collective benchmarks beside them as background
  * tenants (tools/run_train.h train_variant_shared). */
-static int multi_variant(const scn_scenario *s, const run_opts *o, size_t v,
+static int multi_variant(const scn_scenario *base, const run_opts *o, size_t v,
 			 rep_variant *const *rvs, rep_report *rep, diag *d)
 {
+	const scn_scenario *s;
+	const scn_variant *vv;
+	size_t nv = base->nvariants;
+	scn_variant_view(base, v, &s, &vv);
 	uint64_t seed = o && o->has_seed ? o->seed : s->seed;
 	size_t jobs[SCN_MAX_JOBS], bjobs[SCN_MAX_JOBS], n = 0, nb = 0;
 	rep_variant *rv[SCN_MAX_JOBS], *brv[SCN_MAX_JOBS];
@@ -438,9 +483,9 @@ static int multi_variant(const scn_scenario *s, const run_opts *o, size_t v,
 	int rc = bench ? SIM_OK : SIM_ENOMEM;
 	for (size_t j = 0; j < s->njobs && !rc; j++)
 		if (s->jobs[j].wl.kind != SCN_WL_COLLECTIVE)
-			rv[n] = rvs[j * s->nvariants + v], jobs[n++] = j;
+			rv[n] = rvs[j * nv + v], jobs[n++] = j;
 		else if (!(rc = bench_of(s, &s->jobs[j], &bench[nb], d)))
-			brv[nb] = rvs[j * s->nvariants + v], bjobs[nb++] = j;
+			brv[nb] = rvs[j * nv + v], bjobs[nb++] = j;
 	if (rc || !n) {
 		free(bench);
 		return rc;
@@ -449,7 +494,7 @@ static int multi_variant(const scn_scenario *s, const run_opts *o, size_t v,
 		if (!(tr[j] = trace_new()))
 			rc = SIM_ENOMEM;
 	if (!rc)
-		rc = train_variant_shared(s, jobs, n, bjobs, bench, nb, &s->variants[v],
+		rc = train_variant_shared(s, jobs, n, bjobs, bench, nb, vv,
 					  o ? o->replications : 0, seed, o ? o->progress : NULL,
 					  traced ? tr : NULL, rv, brv, rep, d);
 	if (!rc && traced)
@@ -641,19 +686,21 @@ int run_check(const scn_scenario *s, diag *d)
 		return SIM_ENOMEM;
 	for (size_t j = 0; j < s->njobs; j++)
 		for (size_t k = 0; k < s->nvariants; k++) {
-			const scn_job *job = &s->jobs[j];
-			const scn_variant *v = &s->variants[k];
+			const scn_scenario *vs; /* the variant's own hardware, if it has some */
+			const scn_variant *v;
 			train_bench b;
+			scn_variant_view(s, k, &vs, &v);
+			const scn_job *job = &vs->jobs[j];
 			diag_free(one);
 			if (!(one = diag_new()))
 				return SIM_ENOMEM;
 			if (job->wl.kind != SCN_WL_COLLECTIVE)
-				train_dry(s, job, v, one);
+				train_dry(vs, job, v, one);
 			else if (shared)
-				bench_of(s, job, &b, one);
+				bench_of(vs, job, &b, one);
 			else
-				coll_check(s, job, v, one);
-			place_msgs(s, job, v, one, d);
+				coll_check(vs, job, v, one);
+			place_msgs(vs, job, v, one, d);
 		}
 	diag_free(one);
 	return diag_count(d) > errs ? SIM_EINVAL : SIM_OK;
@@ -676,8 +723,12 @@ int run_scenario(const scn_scenario *s, const run_opts *o, rep_report **out, dia
 	if (!rc && s->multi_job)
 		rc = run_multi(s, o, rep, d);
 	for (size_t j = 0; j < s->njobs && !rc && !s->multi_job; j++)
-		for (size_t v = 0; v < s->nvariants && !rc; v++)
-			rc = one_variant(s, &s->jobs[j], &s->variants[v], o, rep, d);
+		for (size_t v = 0; v < s->nvariants && !rc; v++) {
+			const scn_scenario *vs;
+			const scn_variant *vv;
+			scn_variant_view(s, v, &vs, &vv);
+			rc = one_variant(vs, &vs->jobs[j], vv, o, rep, d);
+		}
 	if (!rc && rep_compute_speedup(rep) == SIM_ENOENT)
 		rc = SIM_OK; /* no throughput to compare: speedup stays absent */
 	if (rc) {

@@ -42,7 +42,7 @@ expect_out "Job 'tenant-a-llama70b' on 16 nodes: training llama2-70b" "multi-ten
 # Dump content: SI units, profiles merged, overrides applied.
 run_cmd "$DPUSIM" run scenarios/gpt3-175b-1024xh100.yaml --dump
 expect_out '^    port_rate: 5e\+10B/s$' "dump: the NIC's 400Gbps in B/s"
-expect_out '^    snap_bw: 5e\+10B/s$' "dump: a scenario override of a DPU field"
+expect_out '^        snap_bw: 5e\+10B/s$' "dump: a variant's override of its own DPU's field"
 expect_out '^    peak_bf16_flops: 9\.895e\+14FLOP/s$' "dump: the GPU profile merged"
 expect_out '^  gpu_price: 0\.000694444444444444[0-9]*USD/s$' "dump: 2.5USD/h in USD/s"
 expect_out '^    dp: 8$' "dump: explicit dp kept"
