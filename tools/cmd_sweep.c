@@ -3,12 +3,15 @@
  * already stored (same file hash, point and seed) are skipped, so an
  * interrupted sweep is resumed by running it again. */
 #include <errno.h>
+#include <signal.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "models/units.h"
 #include "sim/err.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
@@ -24,7 +27,23 @@ struct args {
 	bool has_seed;
 	uint64_t seed;
 	const char *out_dir;
+	double timeout_s;          /* --point-timeout, or SWEEP_TIMEOUT_AUTO */
+	bool timeout_given;
 };
+
+/* --point-timeout: a duration ("90s", "30min", "2h", or bare seconds), "0"
+ * or "none" for no timeout, "auto" for the default. */
+static bool parse_timeout(const char *s, double *out)
+{
+	unit_err ue;
+	if (!strcmp(s, "auto"))
+		return *out = SWEEP_TIMEOUT_AUTO, true;
+	if (!strcmp(s, "none"))
+		return *out = 0, true;
+	if (!cli_parse_double(s, out) && unit_parse(s, UNIT_SECONDS, out, &ue))
+		return false;
+	return isfinite(*out) && *out >= 0 && *out <= 1e9;
+}
 
 /* "I/N" with 0 <= I < N. */
 static bool parse_shard(const char *s, size_t *i, size_t *n)
@@ -57,6 +76,11 @@ static int take_value(struct args *a, const char *opt, const char *val)
 	} else if (!strcmp(opt, "--shard")) {
 		if (!parse_shard(val, &a->shard, &a->nshards))
 			return cli_usage_error("sweep: --shard wants I/N with 0 <= I < N, not '%s'", val);
+	} else if (!strcmp(opt, "--point-timeout")) {
+		if (!parse_timeout(val, &a->timeout_s))
+			return cli_usage_error("sweep: --point-timeout wants a duration such as 90s, "
+					       "30min or 2h (0 or none: no timeout; auto), not '%s'", val);
+		a->timeout_given = a->timeout_s != SWEEP_TIMEOUT_AUTO;
 	} else if (!strcmp(opt, "--seed")) {
 		if (!cli_parse_u64(val, &u))
 			return cli_usage_error("sweep: --seed wants a non-negative integer, not '%s'", val);
@@ -70,7 +94,7 @@ static int take_value(struct args *a, const char *opt, const char *val)
 
 static int parse_args(int argc, char **argv, struct args *a)
 {
-	*a = (struct args){ .jobs = 1, .nshards = 1 };
+	*a = (struct args){ .jobs = 1, .nshards = 1, .timeout_s = SWEEP_TIMEOUT_AUTO };
 	for (int i = 1; i < argc; i++) {
 		int taken = scn_cli_option(&a->sc, argc, argv, &i), rc;
 		if (taken < 0)
@@ -107,6 +131,7 @@ static void init_sweep(sweep *c, const struct args *a)
 {
 	*c = (sweep){ .file = a->sc.file, .db_path = a->db_path, .out_dir = a->out_dir,
 		      .ro = { .has_seed = a->has_seed, .seed = a->seed },
+		      .timeout_s = a->timeout_s,
 		      .progress = stderr, .tty = isatty(STDERR_FILENO) == 1 };
 }
 
@@ -160,6 +185,18 @@ static void summary(const sweep *c, const struct args *a)
 	       c->skipped + c->late, c->failed, c->db_path);
 }
 
+/* MPI ranks that never answered (stopped, hung) would hold MPI_Finalize
+ * for ever: with every stored point committed, the job is ended. */
+static _Noreturn void end_lost_ranks(const sweep *c)
+{
+	cli_error("%zu MPI rank%s did not answer within %g s (--point-timeout); the stored points "
+		  "are kept and a rerun retries the rest; ending the job with MPI_Abort", c->lost,
+		  c->lost == 1 ? "" : "s", sweep_timeout_s(c));
+	fflush(NULL);
+	sweep_mpi_abort(CLI_USAGE);
+	_exit(CLI_USAGE);
+}
+
 /* This process coordinates: alone (serial or --jobs), or as MPI rank 0 of
  * `ranks` (> 1), where the others compute. */
 static int coordinate(const struct args *a, int ranks)
@@ -178,7 +215,10 @@ static int coordinate(const struct args *a, int ranks)
 		int mrc = sweep_mpi_coordinate(&c, ranks);
 		rc = rc ? rc : mrc;
 	} else if (!rc) {
-		rc = a->jobs > 1 ? sweep_run_jobs(&c, a->jobs) : sweep_run_serial(&c);
+		/* a timeout needs a worker to kill: a serial sweep with one given
+		 * computes in one forked worker */
+		rc = a->jobs > 1 || (a->timeout_given && a->timeout_s > 0)
+			     ? sweep_run_jobs(&c, a->jobs) : sweep_run_serial(&c);
 	}
 	sweep_progress_end(&c);
 	if (c.s && c.d)
@@ -187,6 +227,8 @@ static int coordinate(const struct args *a, int ranks)
 	free(c.todo);
 	free(c.text);
 	scn_free(s);
+	if (c.lost)
+		end_lost_ranks(&c);
 	return rc || c.failed ? CLI_USAGE : CLI_OK;
 }
 
@@ -216,15 +258,37 @@ static int mpi_worker(const struct args *a)
 	return rc;
 }
 
+static void finalize_timed_out(int sig)
+{
+	static const char msg[] = "dpusim: error: MPI_Finalize did not finish within 60 s (a rank "
+				  "stopped?); every point answered is stored\n";
+	(void)sig;
+	(void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+	_exit(CLI_USAGE);
+}
+
+/* MPI_Finalize waits for every rank: one stopped after its last point
+ * would hold this one there for ever. */
+static void finalize(void)
+{
+	struct sigaction sa = { .sa_handler = finalize_timed_out };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(60);
+	sweep_mpi_finalize();
+	alarm(0);
+}
+
 static int mpi_main(const struct args *a)
 {
 	int rank = 0, size = 1, rc;
-	if (sweep_mpi_init(&rank, &size))
+	if (sweep_mpi_init(&rank, &size, a->timeout_s == SWEEP_TIMEOUT_AUTO ? SWEEP_AUTO_MIN_S
+								    : a->timeout_s))
 		return CLI_USAGE;
 	if (size > 1 && a->jobs > 1) {
 		if (rank == 0)
 			cli_error("sweep: --jobs and mpirun do not mix: each MPI rank is a worker");
-		sweep_mpi_finalize();
+		finalize();
 		return CLI_USAGE;
 	}
 	if (rank == 0) {
@@ -232,7 +296,7 @@ static int mpi_main(const struct args *a)
 	} else if ((rc = mpi_worker(a))) {
 		sweep_mpi_abort(CLI_USAGE);  /* rank 0 would wait for this rank's answer */
 	}
-	sweep_mpi_finalize();
+	finalize();
 	return rc ? CLI_USAGE : CLI_OK;
 }
 

@@ -95,7 +95,7 @@ const cli_cmd cli_commands[] = {
 	  cmd_coll },
 	{ "sweep", "run every point of a scenario's sweep",
 	  "usage: dpusim sweep FILE [--db FILE] [--jobs N] [--shard I/N] [--seed N] [-o DIR]\n"
-	  "                   [--profile FILE] [--profile-dir DIR]\n"
+	  "                   [--point-timeout T] [--profile FILE] [--profile-dir DIR]\n"
 	  "\n"
 	  "Runs every point of the scenario's sweep: section and stores each point's\n"
 	  "report in the results database (one transaction per point), with the\n"
@@ -110,6 +110,12 @@ const cli_cmd cli_commands[] = {
 	  "                 database per shard, joined by 'dpusim merge')\n"
 	  "  --seed N       override the scenario's seed\n"
 	  "  -o DIR         also write each point's report as DIR/NAME.pINDEX.json\n"
+	  "  --point-timeout T  a point not answered within T (90s, 30min, 2h; 0 or\n"
+	  "                 none: never) fails: its --jobs worker is killed, its MPI\n"
+	  "                 rank gets no more points (the job then ends with\n"
+	  "                 MPI_Abort); a rerun retries it. Default auto: the larger\n"
+	  "                 of 1 h and 20 times the slowest point so far. A serial\n"
+	  "                 sweep given T computes in one worker process\n"
 	  "Under mpirun (Open MPI) the points are spread over the ranks; rank 0\n"
 	  "alone writes the database. --jobs does not combine with mpirun.\n"
 	  "exit status: 0 every point stored, 2 bad input or a point that failed\n",

@@ -331,6 +331,13 @@ int sweep_accept_msg(sweep *c, size_t i, int status, const char *payload, size_t
 	return sweep_accept(c, i, r, NULL);
 }
 
+double sweep_timeout_s(const sweep *c)
+{
+	if (c->timeout_s != SWEEP_TIMEOUT_AUTO)
+		return c->timeout_s;
+	return fmax(SWEEP_AUTO_MIN_S, SWEEP_AUTO_FACTOR * c->slowest_s);
+}
+
 /* ---- serial driver --------------------------------------------------- */
 
 int sweep_run_serial(sweep *c)
@@ -364,6 +371,7 @@ struct worker {
 	int to_fd;     /* point indices, one per line; closed: stop */
 	int from_fd;   /* messages */
 	long point;    /* the point it is computing, -1 idle */
+	double since_s;  /* when it got that point (cli_wall_s) */
 };
 
 static int write_all(int fd, const char *buf, size_t len)
@@ -425,7 +433,9 @@ static _Noreturn void worker_main(const sweep *c, int in_fd, int out_fd)
 	_exit(0);
 }
 
-static int spawn(const sweep *c, struct worker *w, size_t k)
+/* Starts worker k of n; the child keeps none of the other workers' pipes
+ * (slots not started hold -1). */
+static int spawn(const sweep *c, struct worker *w, size_t n, size_t k)
 {
 	int to[2], from[2];
 	if (pipe(to))
@@ -436,8 +446,12 @@ static int spawn(const sweep *c, struct worker *w, size_t k)
 	fflush(stderr);
 	w[k].pid = fork();
 	if (w[k].pid == 0) {
-		for (size_t j = 0; j < k; j++)
-			close(w[j].to_fd), close(w[j].from_fd);
+		for (size_t j = 0; j < n; j++) {
+			if (j != k && w[j].to_fd >= 0)
+				close(w[j].to_fd);
+			if (j != k && w[j].from_fd >= 0)
+				close(w[j].from_fd);
+		}
 		close(to[1]);
 		close(from[0]);
 		worker_main(c, to[0], from[1]);
@@ -445,8 +459,11 @@ static int spawn(const sweep *c, struct worker *w, size_t k)
 	close(to[0]);
 	close(from[1]);
 	w[k] = (struct worker){ .pid = w[k].pid, .to_fd = to[1], .from_fd = from[0], .point = -1 };
-	if (w[k].pid < 0)
-		return close(to[1]), close(from[0]), SIM_EIO;
+	if (w[k].pid < 0) {
+		close(to[1]), close(from[0]);
+		w[k] = (struct worker){ .pid = -1, .to_fd = -1, .from_fd = -1, .point = -1 };
+		return SIM_EIO;
+	}
 	return 0;
 }
 
@@ -456,6 +473,7 @@ static void assign(sweep *c, struct worker *w, size_t *next, bool stop)
 	char line[32];
 	if (!stop && *next < c->ntodo) {
 		w->point = (long)c->todo[(*next)++];
+		w->since_s = cli_wall_s();
 		snprintf(line, sizeof line, "%ld\n", w->point);
 		if (!write_all(w->to_fd, line, strlen(line)))
 			return;
@@ -504,33 +522,90 @@ static int collect(sweep *c, struct worker *w)
 		return rc;
 	}
 	body[len] = '\0';
+	c->slowest_s = fmax(c->slowest_s, cli_wall_s() - w->since_s);
 	rc = sweep_accept_msg(c, (size_t)point, status, body, len);
 	free(body);
 	w->point = -1;
 	return rc;
 }
 
-/* Waits for any busy worker's message; 0, or the first fatal error. */
+/* Milliseconds until the first busy worker's point times out (0 when one
+ * has), -1 with no timeout. */
+static int wait_ms(const sweep *c, const struct worker *w, size_t n)
+{
+	double limit = sweep_timeout_s(c), now = cli_wall_s(), left = INFINITY;
+	for (size_t k = 0; k < n && limit > 0; k++)
+		if (w[k].point >= 0)
+			left = fmin(left, w[k].since_s + limit - now);
+	if (isinf(left))
+		return -1;
+	return left <= 0 ? 0 : (int)fmin(ceil(left * 1000), INT_MAX);
+}
+
+/* Worker k did not answer in time: killed (SIGKILL ends a stopped process
+ * too), its point failed, and a new worker started in its slot. */
+static int expire(sweep *c, struct worker *w, size_t n, size_t k)
+{
+	char why[160];
+	long point = w[k].point;
+	snprintf(why, sizeof why, "sweep worker %ld did not answer within %g s (--point-timeout) "
+		 "and was killed\n", (long)w[k].pid, sweep_timeout_s(c));
+	kill(w[k].pid, SIGKILL);
+	close(w[k].to_fd);
+	close(w[k].from_fd);
+	waitpid(w[k].pid, NULL, 0);
+	w[k] = (struct worker){ .pid = -1, .to_fd = -1, .from_fd = -1, .point = -1 };
+	if (spawn(c, w, n, k))
+		cli_error("cannot start a sweep worker in place of the one killed: %s",
+			  strerror(errno));
+	return sweep_accept(c, (size_t)point, NULL, why);
+}
+
+/* Waits for any busy worker's message, or the first timeout; 0, or the
+ * first fatal error. */
 static int poll_round(sweep *c, struct worker *w, size_t n, size_t *next, int *fatal)
 {
 	struct pollfd *pf = calloc(n, sizeof *pf);
-	int rc = 0;
+	double limit = sweep_timeout_s(c);
+	int rc = 0, err;
 	if (!pf)
 		return SIM_ENOMEM;
 	for (size_t k = 0; k < n; k++)
 		pf[k] = (struct pollfd){ .fd = w[k].point >= 0 ? w[k].from_fd : -1, .events = POLLIN };
-	if (poll(pf, (nfds_t)n, -1) < 0 && errno != EINTR)
+	if (poll(pf, (nfds_t)n, wait_ms(c, w, n)) < 0 && errno != EINTR)
 		rc = SIM_EIO;
 	for (size_t k = 0; k < n && !rc; k++) {
-		if (pf[k].fd < 0 || !pf[k].revents)
+		if (pf[k].fd < 0)
 			continue;
-		int err = collect(c, &w[k]);
+		if (pf[k].revents)
+			err = collect(c, &w[k]);
+		else if (limit > 0 && cli_wall_s() - w[k].since_s >= limit)
+			err = expire(c, w, n, k);
+		else
+			continue;
 		if (err && !*fatal)
 			*fatal = err;
 		assign(c, &w[k], next, *fatal != 0 || w[k].from_fd < 0);
 	}
 	free(pf);
 	return rc;
+}
+
+/* Waits for a worker whose input is closed to exit; one stopped (SIGSTOP)
+ * after its last answer would never do so, and after REAP_GRACE_S it is
+ * killed. */
+#define REAP_GRACE_S 30.0
+static void reap(pid_t pid)
+{
+	double t0 = cli_wall_s();
+	while (waitpid(pid, NULL, WNOHANG) == 0) {
+		if (cli_wall_s() - t0 > REAP_GRACE_S) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			return;
+		}
+		poll(NULL, 0, 10);
+	}
 }
 
 static bool any_busy(const struct worker *w, size_t n)
@@ -547,8 +622,10 @@ int sweep_run_jobs(sweep *c, unsigned jobs)
 	struct worker *w = calloc(n ? n : 1, sizeof *w);
 	void (*old)(int) = signal(SIGPIPE, SIG_IGN);  /* a dead worker is an EPIPE, not our death */
 	int rc = w ? 0 : SIM_ENOMEM, fatal = 0;
+	for (size_t k = 0; w && k < n; k++)
+		w[k] = (struct worker){ .pid = -1, .to_fd = -1, .from_fd = -1, .point = -1 };
 	for (; !rc && started < n; started++)
-		if ((rc = spawn(c, w, started)))
+		if ((rc = spawn(c, w, n, started)))
 			cli_error("cannot start sweep worker %zu: %s", started, strerror(errno));
 	for (size_t k = 0; k < started; k++)
 		assign(c, &w[k], &next, rc != 0);
@@ -560,7 +637,7 @@ int sweep_run_jobs(sweep *c, unsigned jobs)
 		if (w[k].from_fd >= 0)
 			close(w[k].from_fd);
 		if (w[k].pid > 0)
-			waitpid(w[k].pid, NULL, 0);
+			reap(w[k].pid);
 	}
 	if (!rc && !fatal && next < c->ntodo)
 		for (; next < c->ntodo; next++)  /* every worker died */

@@ -38,7 +38,23 @@ typedef struct sweep {
 	double t0_s;
 	size_t done, failed, skipped;
 	size_t late;               /* computed, but stored meanwhile by another sweep */
+	/* --point-timeout: a point not answered within it fails, its worker
+	 * killed (--jobs) or given up (MPI). > 0 seconds; 0 none;
+	 * SWEEP_TIMEOUT_AUTO scales with the slowest point (sweep_timeout_s). */
+	double timeout_s;
+	double slowest_s;          /* the slowest point answered so far */
+	size_t lost;               /* MPI ranks given up on (they never answered) */
 } sweep;
+
+/* The default per-point timeout: generous (a stopped worker must not hold
+ * a sweep for ever, a slow point must not be killed): the larger of
+ * SWEEP_AUTO_MIN_S and SWEEP_AUTO_FACTOR times the slowest point so far. */
+#define SWEEP_TIMEOUT_AUTO (-1.0)
+#define SWEEP_AUTO_MIN_S 3600.0
+#define SWEEP_AUTO_FACTOR 20.0
+
+/* The timeout now in effect for one point, in seconds; 0: none. */
+double sweep_timeout_s(const sweep *c);
 
 /* Reads c->file and sets c->text and c->sha256 (lowercase hex). 0, or
  * SIM_EIO / SIM_ENOMEM with a message printed. */
@@ -77,7 +93,10 @@ int sweep_accept_msg(sweep *c, size_t i, int status, const char *payload, size_t
 
 /* Drivers: every point of c->todo, computed here (serial), in `jobs`
  * forked workers, or over MPI ranks. Return 0 or the first fatal error
- * (failed points are counted in c->failed, not fatal). */
+ * (failed points are counted in c->failed, not fatal). The serial driver
+ * computes in this process and so has no timeout; a --jobs worker that
+ * does not answer within sweep_timeout_s is killed (SIGKILL, which also
+ * ends a stopped one), its point fails and a new worker takes its place. */
 int sweep_run_serial(sweep *c);
 int sweep_run_jobs(sweep *c, unsigned jobs);
 
@@ -89,8 +108,10 @@ void sweep_progress_end(sweep *c);
 
 /* True when mpirun (Open MPI) started this process: OMPI_COMM_WORLD_SIZE is set. */
 bool sweep_mpi_launched(void);
-/* MPI_Init; *rank and *size of MPI_COMM_WORLD. 0 or SIM_EPEER (printed). */
-int sweep_mpi_init(int *rank, int *size);
+/* MPI_Init; *rank and *size of MPI_COMM_WORLD. 0 or SIM_EPEER (printed).
+ * When MPI_Init takes longer than timeout_s (> 0), the process says so and
+ * exits with status 2. */
+int sweep_mpi_init(int *rank, int *size, double timeout_s);
 void sweep_mpi_finalize(void);
 /* Stops every rank (a worker that can no longer answer would leave rank 0
  * waiting for ever). */

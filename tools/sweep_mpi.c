@@ -12,8 +12,13 @@
  * cost is that bin/dpusim needs libmpi at load time. */
 #include "tools/sweep.h"
 
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mpi.h>
 
@@ -40,9 +45,33 @@ bool sweep_mpi_launched(void)
 	return getenv("OMPI_COMM_WORLD_SIZE") != NULL;
 }
 
-int sweep_mpi_init(int *rank, int *size)
+static void init_timed_out(int sig)
 {
-	MPI_CHECK(MPI_Init(NULL, NULL));
+	static const char msg[] = "dpusim: error: MPI_Init did not finish within the point timeout "
+				  "(--point-timeout): a rank stopped or lost at start?\n";
+	(void)sig;
+	(void)!write(STDERR_FILENO, msg, sizeof msg - 1);
+	_exit(2);
+}
+
+int sweep_mpi_init(int *rank, int *size, double timeout_s)
+{
+	/* MPI_Init waits for every rank: one stopped at start held the others
+	 * there for ever. An alarm ends this rank, and mpirun the job. */
+	struct sigaction sa = { .sa_handler = init_timed_out }, old;
+	unsigned secs = timeout_s > 0 ? (unsigned)fmin(ceil(timeout_s), UINT_MAX) : 0;
+	int rc;
+	sigemptyset(&sa.sa_mask);
+	if (secs) {
+		sigaction(SIGALRM, &sa, &old);
+		alarm(secs);
+	}
+	rc = MPI_Init(NULL, NULL);
+	if (secs) {
+		alarm(0);
+		sigaction(SIGALRM, &old, NULL);
+	}
+	MPI_CHECK(rc);
 	/* errors come back as codes, so a failed call is reported, not aborted */
 	MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
 	MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, rank));
@@ -60,20 +89,77 @@ void sweep_mpi_abort(int status)
 	MPI_Abort(MPI_COMM_WORLD, status);
 }
 
-/* Receives the next message from any rank into *buf (malloc'd, NUL-terminated). */
-static int recv_msg(int *src, char **buf, int *len)
+/* What rank 0 waits for from each rank. */
+enum rank_state {
+	R_HELLO,   /* its hello */
+	R_BUSY,    /* the result of the point it holds */
+	R_DONE,    /* nothing: told to stop */
+	R_LOST,    /* nothing any more: it did not answer in time */
+};
+
+struct ranks {
+	int size;
+	enum rank_state *state;
+	long *point;       /* the point an R_BUSY rank holds */
+	double *since_s;   /* since when rank 0 waits for it */
+	int live;          /* ranks in R_HELLO or R_BUSY */
+};
+
+/* Receives the message from src that a probe found into *buf (malloc'd,
+ * NUL-terminated). */
+static int recv_probed(const MPI_Status *st, int *src, char **buf, int *len)
 {
-	MPI_Status st;
-	MPI_CHECK(MPI_Probe(MPI_ANY_SOURCE, TAG_MSG, MPI_COMM_WORLD, &st));
-	MPI_CHECK(MPI_Get_count(&st, MPI_CHAR, len));
+	MPI_CHECK(MPI_Get_count(st, MPI_CHAR, len));
 	if (!(*buf = malloc((size_t)*len + 1)))
 		return SIM_ENOMEM;
-	*src = st.MPI_SOURCE;
+	*src = st->MPI_SOURCE;
 	if (MPI_Recv(*buf, *len, MPI_CHAR, *src, TAG_MSG, MPI_COMM_WORLD, MPI_STATUS_IGNORE)) {
 		free(*buf);
 		return SIM_EPEER;
 	}
 	(*buf)[*len] = '\0';
+	return 0;
+}
+
+/* Rank r has not answered within the timeout: its point fails (retried by
+ * the next run), it gets no more work, and rank 0 no longer waits for it. */
+static int give_up(sweep *c, struct ranks *rk, int r, double limit)
+{
+	char why[192];
+	enum rank_state was = rk->state[r];
+	rk->state[r] = R_LOST;
+	rk->live--;
+	c->lost++;
+	if (was == R_HELLO) {
+		cli_error("MPI rank %d did not say hello within %g s (--point-timeout); it gets no "
+			  "points", r, limit);
+		return 0;
+	}
+	snprintf(why, sizeof why, "MPI rank %d did not answer within %g s (--point-timeout); it "
+		 "gets no more points\n", r, limit);
+	return sweep_accept(c, (size_t)rk->point[r], NULL, why);
+}
+
+/* Waits for the next message from any rank (*buf as recv_probed), giving up
+ * on ranks that exceed the point timeout meanwhile. *buf stays NULL when
+ * no rank is left to wait for. MPI_Iprobe and a 1 ms nap, rather than a
+ * blocking probe, so that the clock is looked at. */
+static int next_msg(sweep *c, struct ranks *rk, int *src, char **buf, int *len, int *fatal)
+{
+	*buf = NULL;
+	while (rk->live > 0) {
+		double limit = sweep_timeout_s(c), now = cli_wall_s();
+		MPI_Status st;
+		int flag = 0, rc;
+		MPI_CHECK(MPI_Iprobe(MPI_ANY_SOURCE, TAG_MSG, MPI_COMM_WORLD, &flag, &st));
+		if (flag)
+			return recv_probed(&st, src, buf, len);
+		for (int r = 1; r < rk->size && limit > 0; r++)
+			if ((rk->state[r] == R_HELLO || rk->state[r] == R_BUSY) &&
+			    now - rk->since_s[r] >= limit && (rc = give_up(c, rk, r, limit)) && !*fatal)
+				*fatal = rc;
+		poll(NULL, 0, 1);
+	}
 	return 0;
 }
 
@@ -96,66 +182,90 @@ static bool hello_ok(const sweep *c, int src, int status, const char *body)
 }
 
 /* Sends rank `dst` its next point, or tells it to stop. */
-static int hand_out(sweep *c, int dst, bool stop, size_t *next, long *assigned)
+static int hand_out(sweep *c, struct ranks *rk, int dst, bool stop, size_t *next)
 {
 	long point;
 	if (stop || *next >= c->ntodo) {
-		assigned[dst] = -1;
+		if (rk->state[dst] != R_LOST)
+			rk->live--;
+		else
+			c->lost--;  /* it came back and will finalize */
+		rk->state[dst] = R_DONE;
 		MPI_CHECK(MPI_Send(NULL, 0, MPI_LONG, dst, TAG_STOP, MPI_COMM_WORLD));
-		return 1;
+		return 0;
 	}
 	point = (long)c->todo[(*next)++];
-	assigned[dst] = point;
+	rk->state[dst] = R_BUSY;
+	rk->point[dst] = point;
+	rk->since_s[dst] = cli_wall_s();
 	MPI_CHECK(MPI_Send(&point, 1, MPI_LONG, dst, TAG_WORK, MPI_COMM_WORLD));
 	return 0;
 }
 
-/* One message from a rank: hello or result; then its next assignment.
- * *live drops when the rank is told to stop. */
-static int serve(sweep *c, long *assigned, size_t *next, int *live, int *fatal)
+/* Whether a message's point is the one rank src was expected to send. */
+static bool expected(const struct ranks *rk, int src, long point)
+{
+	return src > 0 && src < rk->size &&
+	       ((rk->state[src] == R_HELLO && point == -1) ||
+		(rk->state[src] == R_BUSY && point == rk->point[src]) || rk->state[src] == R_LOST);
+}
+
+/* One message from a rank: hello or result; then its next assignment. A
+ * rank given up on that answers after all is told to stop, its answer
+ * dropped (its point was counted failed and is retried by the next run). */
+static int serve(sweep *c, struct ranks *rk, size_t *next, int *fatal)
 {
 	char *buf = NULL, *body;
 	long point;
 	int src, len, status, rc;
 	size_t blen;
 	bool ok = true;
-	if ((rc = recv_msg(&src, &buf, &len)))
+	if ((rc = next_msg(c, rk, &src, &buf, &len, fatal)) || !buf)
 		return rc;
 	body = strchr(buf, '\n');
 	if (!body || sweep_parse_header(buf, &point, &status, &blen) ||
-	    blen != (size_t)(len - (++body - buf)) || point != assigned[src]) {
+	    blen != (size_t)(len - (++body - buf)) || !expected(rk, src, point)) {
 		cli_error("MPI rank %d sent a malformed sweep message", src);
 		free(buf);
 		return SIM_EPEER;
 	}
-	if (point < 0)
+	if (rk->state[src] == R_LOST)
+		ok = false;
+	else if (point < 0)
 		ok = hello_ok(c, src, status, body);
-	else if ((rc = sweep_accept_msg(c, (size_t)point, status, body, blen)) && !*fatal)
-		*fatal = rc;
+	else {
+		c->slowest_s = fmax(c->slowest_s, cli_wall_s() - rk->since_s[src]);
+		if ((rc = sweep_accept_msg(c, (size_t)point, status, body, blen)) && !*fatal)
+			*fatal = rc;
+	}
 	free(buf);
-	rc = hand_out(c, src, !ok || *fatal, next, assigned);
-	if (rc < 0)
-		return rc;
-	*live -= rc;
-	return 0;
+	return hand_out(c, rk, src, !ok || *fatal, next);
 }
 
 int sweep_mpi_coordinate(sweep *c, int size)
 {
-	long *assigned = malloc((size_t)size * sizeof *assigned);
+	struct ranks rk = { .size = size, .live = size - 1,
+			    .state = calloc((size_t)size, sizeof *rk.state),
+			    .point = calloc((size_t)size, sizeof *rk.point),
+			    .since_s = calloc((size_t)size, sizeof *rk.since_s) };
 	size_t next = 0;
-	int live = size - 1, rc = 0, fatal = 0;
-	if (!assigned)
-		return SIM_ENOMEM;
-	for (int r = 0; r < size; r++)
-		assigned[r] = -1;  /* a hello is expected first */
-	while (live > 0 && !rc)
-		rc = serve(c, assigned, &next, &live, &fatal);
-	free(assigned);
+	int rc = 0, fatal = 0;
+	double t0 = cli_wall_s();
+	if (!rk.state || !rk.point || !rk.since_s)
+		rc = SIM_ENOMEM;
+	for (int r = 0; !rc && r < size; r++) {
+		rk.state[r] = r ? R_HELLO : R_DONE;  /* a hello is expected first */
+		rk.since_s[r] = t0;
+	}
+	while (!rc && rk.live > 0)
+		rc = serve(c, &rk, &next, &fatal);
+	free(rk.state);
+	free(rk.point);
+	free(rk.since_s);
 	if (!rc && !fatal && c->s && next < c->ntodo) {
 		cli_error("no MPI rank could take the sweep's points");
 		for (; next < c->ntodo; next++)
-			sweep_accept(c, c->todo[next], NULL, NULL);
+			sweep_accept(c, c->todo[next], NULL, "no MPI rank left to compute it\n");
 	}
 	return rc ? rc : fatal;
 }

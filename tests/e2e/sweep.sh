@@ -14,6 +14,14 @@ MPIRUN=(timeout 120 env
 	mpirun --allow-run-as-root --oversubscribe -np 3)
 
 sql() { sqlite3 -batch "$1" "$2"; }
+# The pid of MPI rank R among the descendants of process P (to stop it).
+descendants() { local c; for c in $(pgrep -P "$1"); do echo "$c"; descendants "$c"; done; }
+rank_pid() {
+	local c
+	for c in $(descendants "$1"); do
+		tr '\0' '\n' 2>/dev/null <"/proc/$c/environ" | grep -qx "OMPI_COMM_WORLD_RANK=$2" && { echo "$c"; return; }
+	done
+}
 # Everything a point stores that a worker could get wrong, in a fixed order:
 # every metric (full precision) and every collective of every variant.
 rows() {
@@ -152,6 +160,32 @@ consistent "$db" "the database stays consistent"
 run_cmd "$DPUSIM" sweep "$SLOW" --db "$db"
 expect_out "8 points; 1 run, 7 skipped" "a rerun runs the lost point only"
 
+# ---- a --jobs worker stopped (SIGSTOP): its point times out, the sweep ends ----
+# The worker is stopped as soon as it exists: it then holds a point (its
+# first, or the next one handed to it), and the sweep once waited for it for
+# ever. 4 s is about ten times a point here under the sanitizers.
+db=$E2E_TMP/stopped.db
+timeout 120 "$DPUSIM" sweep "$SCN" --db "$db" --jobs 2 --point-timeout 4s >"$E2E_TMP/s.out" 2>"$E2E_TMP/s.err" &
+pid=$!
+victim=
+for _ in $(seq 1 1000); do
+	victim=$(pgrep -P "$(pgrep -P $pid | head -1)" 2>/dev/null | head -1)
+	[ -n "$victim" ] && kill -STOP "$victim" 2>/dev/null && break
+	kill -0 $pid 2>/dev/null || break
+	sleep 0.01
+done
+wait $pid
+RC=$? OUT=$(cat "$E2E_TMP/s.out") ERR=$(cat "$E2E_TMP/s.err")
+[ -n "$victim" ] && kill -KILL "$victim" 2>/dev/null  # only if the sweep did not
+expect_rc 2 "a sweep with a stopped worker ends (exit 2, not a hang)"
+expect_err "sweep worker $victim did not answer within 4 s \(--point-timeout\) and was killed" "the stopped worker is named and killed"
+n_run=$(sed -n 's/.*; \([0-9]*\) run, .*/\1/p' <<<"$OUT") n_failed=$(sed -n 's/.* \([0-9]*\) failed;.*/\1/p' <<<"$OUT")
+[ "${n_failed:-0}" -ge 1 ] && [ $((n_run + n_failed)) = 8 ] && ok "its point failed ($n_run run, $n_failed failed)" ||
+	not_ok "summary: $OUT"
+consistent "$db" "the database stays consistent"
+run_cmd "$DPUSIM" sweep "$SCN" --db "$db"
+expect_out "8 points; $n_failed run, $n_run skipped" "a rerun retries the timed-out point(s) only"
+
 # ---- shards + merge: same rows ----
 run_cmd "$DPUSIM" sweep "$SCN" --db "$E2E_TMP/s0.db" --shard 0/2
 expect_out "shard 0/2: 4 of them\); 4 run" "shard 0/2 takes 4 points"
@@ -175,6 +209,29 @@ if command -v mpirun >/dev/null; then
 	expect_rc 2 "--jobs under mpirun is refused"
 	run_cmd "${MPIRUN[@]}" "$DPUSIM" sweep "$E2E_TMP/none.yaml" --db "$E2E_TMP/mpi.db"
 	expect_rc 2 "under mpirun a missing scenario stops every rank (no hang)"
+	# A rank stopped (SIGSTOP) once past MPI_Init: its point (or hello) times
+	# out, the other rank computes on, and rank 0 ends the job (MPI_Abort)
+	# rather than wait in MPI_Finalize for ever. Two ring points of the slow
+	# sweep, about a second each: rank 1 still holds one when stopped.
+	db=$E2E_TMP/mpi-stop.db
+	"${MPIRUN[@]}" "$DPUSIM" sweep "$SLOW" --shard 0/4 --db "$db" --point-timeout 10s \
+		>"$E2E_TMP/ms.out" 2>"$E2E_TMP/ms.err" &
+	pid=$!
+	victim=
+	for _ in $(seq 1 3000); do  # rank 0 has said how many points: every rank is past MPI_Init
+		grep -q "points to run" "$E2E_TMP/ms.err" 2>/dev/null && victim=$(rank_pid $pid 1)
+		[ -n "$victim" ] && kill -STOP "$victim" && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.01
+	done
+	wait $pid
+	RC=$? OUT=$(cat "$E2E_TMP/ms.out") ERR=$(cat "$E2E_TMP/ms.err")
+	[ -n "$victim" ] && kill -KILL "$victim" 2>/dev/null
+	expect_rc 2 "mpirun with a stopped rank ends (exit 2, not a hang)"
+	expect_err "MPI rank 1 did not (answer|say hello) within 10 s \\(--point-timeout\\)" "the stopped rank is named"
+	expect_err "ending the job with MPI_Abort" "rank 0 says it ends the job"
+	run_cmd "$DPUSIM" sweep "$SLOW" --shard 0/4 --db "$db"
+	expect_out "2 of them\\); [12] run, [01] skipped" "a rerun retries what the stopped rank held"
 else
 	not_ok "mpirun not found (tools/install-deps installs openmpi-bin)"
 fi
@@ -214,6 +271,9 @@ expect_rc 2 "--shard 2/2 is refused"
 expect_err "--shard wants I/N with 0 <= I < N, not '2/2'" "--shard error says what it wants"
 run_cmd "$DPUSIM" sweep "$SCN" --jobs 0 --db "$E2E_TMP/x.db"
 expect_rc 2 "--jobs 0 is refused"
+run_cmd "$DPUSIM" sweep "$SCN" --point-timeout 5parsecs --db "$E2E_TMP/x.db"
+expect_rc 2 "--point-timeout 5parsecs is refused"
+expect_err "--point-timeout wants a duration such as 90s, 30min or 2h" "--point-timeout error says what it wants"
 run_cmd "$DPUSIM" sweep "$E2E_TMP/none.yaml" --db "$E2E_TMP/x.db"
 expect_rc 2 "a missing scenario file"
 run_cmd "$DPUSIM" sweep --db "$E2E_TMP/x.db"

@@ -255,6 +255,21 @@ START_TEST(value_labels_distinct)
 }
 END_TEST
 
+/* The default point timeout is generous and grows with the slowest point
+ * answered; a given one is kept; 0 is none. */
+START_TEST(timeout_scales)
+{
+	c.timeout_s = SWEEP_TIMEOUT_AUTO;
+	ck_assert(sweep_timeout_s(&c) == SWEEP_AUTO_MIN_S);
+	c.slowest_s = 1000;
+	ck_assert(sweep_timeout_s(&c) == SWEEP_AUTO_FACTOR * 1000);
+	c.timeout_s = 4;
+	ck_assert(sweep_timeout_s(&c) == 4);
+	c.timeout_s = 0;
+	ck_assert(sweep_timeout_s(&c) == 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("sweep");
@@ -262,6 +277,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, headers);
+	tcase_add_test(tc, timeout_scales);
 	tcase_add_test(tc, labels_and_hash);
 	tcase_add_test(tc, value_labels_distinct);
 	tcase_add_test(tc, message_stored_and_skipped);
