@@ -4,8 +4,10 @@
  * for that scenario: per variant, one collective per size and iteration_s
  * (the sum over sizes of the mean time per call). Training scenarios go to
  * backend-hw/replay_train.c. */
+#include <ctype.h>
 #include <stdarg.h>
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,7 @@
 #include "models/scenario.h"
 #include "tools/report.h"
 #include "tools/scn_cli.h"
+#include "tools/sweep.h"
 
 int hw_replay_usage(const char *fmt, ...)
 {
@@ -51,7 +54,7 @@ static int parse(int argc, char **argv, replay_opts *o)
 	double scale;
 	unsigned long n;
 	*o = (replay_opts){ .transport = "tcp", .mem = "host", .compute = "cpu", .scale = 1,
-			    .timeout_ms = 30000 };
+			    .timeout_ms = 30000, .point = -1 };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (a[0] != '-') {
@@ -82,6 +85,11 @@ static int parse(int argc, char **argv, replay_opts *o)
 			o->start_timeout_ms = (int)(secs * 1000);
 		else if (!strcmp(a, "--start-timeout"))
 			return usage("bad --start-timeout '%s' (seconds, 0 < T <= 3600)", v);
+		else if (!strcmp(a, "--point") && sscanf(v, "%lu", &n) == 1 && isdigit((unsigned char)v[0]) &&
+			 n < 1000000)
+			o->point = (long)n;
+		else if (!strcmp(a, "--point"))
+			return usage("bad --point '%s' (a sweep point's index, from 0)", v);
 		else if (!strcmp(a, "--data"))
 			o->data = v;
 		else if (!strcmp(a, "--compute") && (!strcmp(v, "cpu") || !strcmp(v, "cuda")))
@@ -103,6 +111,7 @@ static int parse(int argc, char **argv, replay_opts *o)
 	}
 	if (!o->file)
 		return usage("%s", "missing the scenario FILE");
+	o->where = o->file;
 	if (strcmp(o->mem, "host") && strcmp(o->transport, "verbs"))
 		return usage("--mem %s needs --transport verbs (tcp moves host memory)", o->mem);
 	return 0;
@@ -123,21 +132,21 @@ static int replayable(const scn_scenario *s, const replay_opts *o, int ranks)
 	bool any = false;
 	if (s->njobs != 1)
 		return hw_fail(2, "%s: dpusim-hw replays one workload; this scenario has %zu jobs",
-			       o->file, s->njobs);
+			       o->where, s->njobs);
 	if (c->op != SCN_OP_ALLREDUCE)
 		return hw_fail(2, "%s: collective '%s' is not implemented on hardware (allreduce only)",
-			       o->file, scn_coll_op_name(c->op));
+			       o->where, scn_coll_op_name(c->op));
 	if (c->algo != SCN_ALGO_RING && c->algo != SCN_ALGO_AUTO)
 		return hw_fail(2, "%s: algorithm '%s' is not implemented on hardware (ring only)",
-			       o->file, scn_coll_algo_name(c->algo));
+			       o->where, scn_coll_algo_name(c->algo));
 	if (c->ranks != ranks)
 		return hw_fail(2, "%s: the scenario has %d ranks; run it with mpirun -np %d (this run "
-			       "has %d)", o->file, c->ranks, c->ranks, ranks);
+			       "has %d)", o->where, c->ranks, c->ranks, ranks);
 	for (size_t v = 0; v < s->nvariants; v++)
 		any |= s->variants[v].network == hw_replay_network(o);
 	if (!any)
 		return hw_fail(2, "%s: no variant has network '%s', which --transport %s --mem %s "
-			       "stands for", o->file, scn_network_name(hw_replay_network(o)), o->transport,
+			       "stands for", o->where, scn_network_name(hw_replay_network(o)), o->transport,
 			       o->mem);
 	return 0;
 }
@@ -253,6 +262,17 @@ int hw_replay_report_new(const scn_scenario *s, const replay_opts *o, rep_report
 	if (!err)
 		err = rep_set_scenario(r, &(rep_scenario){ .name = s->name, .file = o->file,
 							    .sha256 = sha, .seed = s->seed });
+	if (!err && o->point_label)
+		err = rep_set_scenario(r, &(rep_scenario){ .name = s->name, .file = o->file,
+							    .sha256 = sha, .seed = s->seed,
+							    .point = o->point_label });
+	if (!err && o->point_label) {
+		char idx[32], n[32];
+		snprintf(idx, sizeof idx, "%zu", o->point_index);
+		snprintf(n, sizeof n, "%zu", o->points);
+		err = rep_set_info(r, "sweep_index", idx) || rep_set_info(r, "sweep_points", n)
+		      ? SIM_ENOMEM : 0;
+	}
 	if (!err)
 		err = rep_set_info(r, "host", host) || rep_set_info(r, "ranks", ranks) ||
 		      rep_set_info(r, "transport", o->transport) || rep_set_info(r, "memory", o->mem) ||
@@ -355,38 +375,33 @@ static hw_xport *open_transport(const replay_opts *o, const scn_collective *c)
 	return hw_replay_transport(o, max_msg);
 }
 
-int hw_cmd_replay(int argc, char **argv)
+/* Can this run replay s (one sweep point, or the scenario)? 0, or 2 with
+ * the reason said. Same answer on every rank (same inputs). */
+static int point_check(const scn_scenario *s, const replay_opts *o)
 {
-	replay_opts o;
-	scn_scenario *s = NULL;
-	rep_collective *cols = NULL;
-	hw_xport *x = NULL;
-	int err = parse(argc, argv, &o);
-	if (err)
-		return err;
-	if (hw_comm_init(&argc, &argv, o.timeout_ms, o.start_timeout_ms))
-		return 2;
-	if (!load(&o, &s) && s->njobs == 1 && s->jobs[0].wl.kind == SCN_WL_TRAINING) {
-		err = hw_replay_train(s, &o);
-		scn_free(s);
-		hw_comm_finalize();
-		return err;
-	}
-	err = !s ? 2 : replayable(s, &o, hw_comm_size());
-	if (!err && (o.data || o.scale != 1 || strcmp(o.compute, "cpu") || o.gemm_n))
+	int err;
+	if (s->njobs == 1 && s->jobs[0].wl.kind == SCN_WL_TRAINING)
+		return hw_replay_train_check(s, o, hw_comm_size());
+	err = replayable(s, o, hw_comm_size());
+	if (!err && (o->data || o->scale != 1 || strcmp(o->compute, "cpu") || o->gemm_n))
 		err = hw_replay_usage("%s: --data, --scale, --compute and --gemm-n apply to training "
-				      "scenarios; this one is a collective workload", o.file);
-	if (!err && !(cols = calloc(s->jobs[0].wl.coll.nsizes, sizeof *cols)))
-		err = hw_fail(2, "out of memory");
-	if (!hw_comm_all(err == 0)) {
-		free(cols);
-		scn_free(s);
-		return hw_comm_finalize(), 2;
-	}
-	x = open_transport(&o, &s->jobs[0].wl.coll);
+				      "scenarios; this one is a collective workload", o->where);
+	return err;
+}
+
+/* A collective scenario on these ranks. Exit status 0, 1 (a wrong result)
+ * or 2, the same on every rank. */
+static int replay_coll(const scn_scenario *s, const replay_opts *o)
+{
+	rep_collective *cols = calloc(s->jobs[0].wl.coll.nsizes, sizeof *cols);
+	hw_xport *x = NULL;
+	int err = cols ? 0 : hw_fail(2, "out of memory"), st;
+	if (!hw_comm_all(err == 0))
+		return free(cols), 2;
+	x = open_transport(o, &s->jobs[0].wl.coll);
 	err = x ? 0 : SIM_EPEER;
 	if (x && hw_comm_rank() == 0)
-		printf("dpusim-hw replay %s: %d ranks over %s\n", s->name, x->size, o.transport);
+		printf("dpusim-hw replay %s: %d ranks over %s\n", s->name, x->size, o->transport);
 	if (!err)
 		err = replay_sizes(x, &s->jobs[0].wl.coll, cols);
 	hw_xport_free(x);
@@ -395,9 +410,159 @@ int hw_cmd_replay(int argc, char **argv)
 		hw_comm_abort(2);
 	}
 	if (!err && hw_comm_rank() == 0)
-		err = write_out(s, &o, cols);
+		err = write_out(s, o, cols);
 	free(cols);
+	st = err == SIM_EVERIFY ? 1 : err ? 2 : 0;
+	/* rank 0 alone writes: the others learn whether that worked */
+	return !hw_comm_all(st == 0) && st == 0 ? 2 : st;
+}
+
+/* Sweep point i of s (s itself when it has no sweep); NULL said. Free
+ * with point_free. */
+static scn_scenario *point_of(scn_scenario *s, size_t i)
+{
+	scn_scenario *p = NULL;
+	diag *d;
+	if (s->sweep.points <= 1)
+		return s;
+	d = diag_new();
+	if (!d || scn_sweep_point(s, i, &p, d)) {
+		if (hw_comm_rank() == 0 && d)
+			diag_print(d, stderr);
+		hw_fail(2, "%s: cannot resolve sweep point %zu", s->file, i);
+		p = NULL;
+	}
+	diag_free(d);
+	return p;
+}
+
+static void point_free(scn_scenario *s, scn_scenario *p)
+{
+	if (p != s)
+		scn_free(p);
+}
+
+/* Names point i in o (messages, the report) and, for a whole sweep, its
+ * report file DIR/NAME.pINDEX.json, as `dpusim sweep -o DIR` names it. */
+static void name_point(const scn_scenario *s, size_t i, const replay_opts *base, replay_opts *o,
+		       char *label, size_t lcap, char *where, size_t wcap, char *out, size_t ocap)
+{
+	sweep sw = { .s = s };
+	*o = *base;
+	if (s->sweep.points <= 1)
+		return;
+	sweep_label(&sw, i, label, lcap);
+	snprintf(where, wcap, "%s, sweep point %zu (%s)", base->file, i, label);
+	o->where = where;
+	o->point_label = label;
+	o->point_index = i;
+	o->points = s->sweep.points;
+	if (base->point < 0) {
+		snprintf(out, ocap, "%s/%s.p%zu.json", base->out, s->name, i);
+		o->out = out;
+	}
+}
+
+/* The points to run, [*first, *last]; 0, or 2 said. Every rank reaches
+ * the same answer. */
+static int select_points(const scn_scenario *s, const replay_opts *o, size_t *first,
+			 size_t *last)
+{
+	size_t n = s->sweep.points;
+	*first = 0, *last = n - 1;
+	if (o->point >= 0 && (size_t)o->point >= n)
+		return hw_replay_usage("--point %ld: %s has %zu sweep point%s (0 to %zu)", o->point,
+				       o->file, n, n == 1 ? "" : "s", n - 1);
+	if (o->point >= 0)
+		*first = *last = (size_t)o->point;
+	if (n <= 1 || o->point >= 0)
+		return 0;
+	if (!o->out)
+		return hw_replay_usage("%s: a sweep of %zu points writes one report per point: give "
+				       "-o DIR (DIR/%s.pINDEX.json, as 'dpusim sweep -o DIR' names "
+				       "them), or --point INDEX for one point", o->file, n, s->name);
+	return 0;
+}
+
+/* Rank 0 makes -o DIR for a whole sweep; 0, or 2 on every rank. */
+static int make_out_dir(const scn_scenario *s, const replay_opts *o)
+{
+	struct stat st;
+	int err = 0;
+	if (s->sweep.points <= 1 || o->point >= 0)
+		return 0;
+	if (hw_comm_rank() == 0 && mkdir(o->out, 0777) && errno != EEXIST)
+		err = hw_fail(2, "-o '%s': cannot create the folder: %s", o->out, strerror(errno));
+	else if (hw_comm_rank() == 0 && (stat(o->out, &st) || !S_ISDIR(st.st_mode)))
+		err = hw_fail(2, "-o '%s': a sweep writes one report per point into a folder; this "
+			      "is not one", o->out);
+	return hw_comm_all(err == 0) ? 0 : 2;
+}
+
+/* Checks every selected point before any runs: a sweep is refused whole,
+ * naming each point that cannot be replayed here, rather than half run. */
+static int check_points(scn_scenario *s, const replay_opts *base, size_t first, size_t last)
+{
+	char label[SWEEP_LABEL_MAX], where[SWEEP_LABEL_MAX + 4096], out[4096];
+	int bad = 0;
+	for (size_t i = first; i <= last && bad < 5; i++) {
+		replay_opts o;
+		scn_scenario *p = point_of(s, i);
+		name_point(s, i, base, &o, label, sizeof label, where, sizeof where, out, sizeof out);
+		bad += !p || point_check(p, &o);
+		point_free(s, p);
+	}
+	return bad ? 2 : 0;
+}
+
+/* Replays points first..last in order; stops at the first that fails.
+ * The worst exit status. */
+static int run_points(scn_scenario *s, const replay_opts *base, size_t first, size_t last)
+{
+	char label[SWEEP_LABEL_MAX], where[SWEEP_LABEL_MAX + 4096], out[4096];
+	int st = 0;
+	for (size_t i = first; i <= last && st == 0; i++) {
+		replay_opts o;
+		scn_scenario *p = point_of(s, i);
+		name_point(s, i, base, &o, label, sizeof label, where, sizeof where, out, sizeof out);
+		if (p && o.point_label && hw_comm_rank() == 0)
+			printf("sweep point %zu of %zu: %s\n", i, s->sweep.points, label);
+		if (!p)
+			st = 2;
+		else if (p->njobs == 1 && p->jobs[0].wl.kind == SCN_WL_TRAINING)
+			st = hw_replay_train(p, &o);
+		else
+			st = replay_coll(p, &o);
+		point_free(s, p);
+		if (st && i < last && hw_comm_rank() == 0)
+			hw_error("sweep point %zu failed: points %zu to %zu are not replayed", i, i + 1,
+				 last);
+	}
+	return st;
+}
+
+int hw_cmd_replay(int argc, char **argv)
+{
+	replay_opts o;
+	scn_scenario *s = NULL;
+	size_t first = 0, last = 0;
+	int err = parse(argc, argv, &o);
+	if (err)
+		return err;
+	if (hw_comm_init(&argc, &argv, o.timeout_ms, o.start_timeout_ms))
+		return 2;
+	err = load(&o, &s) ? 2 : 0;
+	if (!err)
+		err = select_points(s, &o, &first, &last);
+	if (!err)
+		err = check_points(s, &o, first, last);
+	if (!hw_comm_all(err == 0))
+		err = 2;
+	if (!err)
+		err = make_out_dir(s, &o);
+	if (!err)
+		err = run_points(s, &o, first, last);
 	scn_free(s);
 	hw_comm_finalize();
-	return err == SIM_EVERIFY ? 1 : err ? 2 : 0;
+	return err;
 }

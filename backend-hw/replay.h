@@ -16,6 +16,14 @@ typedef struct replay_opts {
 	size_t gemm_n;         /* --gemm-n: GEMM matrix size (0: 256 on cpu, 4096 on cuda) */
 	int timeout_ms;
 	int start_timeout_ms;  /* --start-timeout; 0: hw_comm_init's default */
+	long point;            /* --point I: that sweep point alone; -1: every point */
+	/* Set by the command for each sweep point replayed: what messages call
+	 * the scenario (the file, or "FILE, sweep point I (LABEL)"), and the
+	 * report's scenario.point and info sweep_index / sweep_points (label
+	 * NULL when the scenario has no sweep). */
+	const char *where;
+	const char *point_label;
+	size_t point_index, points;
 } replay_opts;
 
 /* The scenario network the transport and memory stand for. */
@@ -28,6 +36,10 @@ int hw_replay_report_new(const scn_scenario *s, const replay_opts *o, rep_report
 int hw_replay_set_offload(rep_variant *rv, const scn_variant *v);
 /* Validates r and writes it to o->out (or stdout). 0 or a code (logged). */
 int hw_replay_write(const rep_report *r, const replay_opts *o);
+
+/* Whether the training replay can run s on `ranks` ranks with o: 0, or 2
+ * with the reason printed (rank 0). Same answer on every rank. */
+int hw_replay_train_check(const scn_scenario *s, const replay_opts *o, int ranks);
 
 /* The training replay: s's one training job on these ranks (MPI started,
  * scenario loaded). Exit status: 0; 1 when a GEMM or all-reduce result was

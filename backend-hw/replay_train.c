@@ -328,20 +328,20 @@ static int plan_of(const scn_scenario *s, const replay_opts *o, int ranks, plan 
 	if (t->pp != 1)
 		err = hw_replay_usage("%s: pipeline parallelism (pp %d) is not replayed on hardware "
 				      "(the stages' activation sends are not implemented); replay a "
-				      "scenario with pp: 1", o->file, t->pp);
+				      "scenario with pp: 1", o->where, t->pp);
 	else if (t->dp != ranks)
 		err = hw_replay_usage("%s: the workload has dp %d data-parallel replicas, one rank "
-				      "each; run it with mpirun -np %d (this run has %d)", o->file,
+				      "each; run it with mpirun -np %d (this run has %d)", o->where,
 				      t->dp, t->dp, ranks);
 	else if (!p->v)
 		err = hw_replay_usage("%s: no variant has network '%s'%s, crypto none and vswitch "
-				      "none, which --transport %s --mem %s stands for", o->file,
+				      "none, which --transport %s --mem %s stands for", o->where,
 				      scn_network_name(hw_replay_network(o)),
 				      o->data ? ", storage host (--data reads through the host)" : "",
 				      o->transport, o->mem);
 	else if (t->data.present && !o->data)
 		err = hw_replay_usage("%s: the workload reads data (workload.data); give --data DIR, "
-				      "a directory of files to read its samples from", o->file);
+				      "a directory of files to read its samples from", o->where);
 	else if (train_config_of(s, &s->jobs[0], p->v, s->seed, &p->cfg, d, p->notes)) {
 		if (hw_comm_rank() == 0)
 			diag_print(d, stderr);
@@ -374,8 +374,16 @@ static int plan_of(const scn_scenario *s, const replay_opts *o, int ranks, plan 
 	p->gemm_n = o->gemm_n ? o->gemm_n : !strcmp(o->compute, "cuda") ? 4096 : 256;
 	if (o->data && p->batch_bytes == 0)
 		err = hw_replay_usage("%s: a sample of 0 bytes: nothing to read from --data",
-				      o->file);
+				      o->where);
 	return err;
+}
+
+int hw_replay_train_check(const scn_scenario *s, const replay_opts *o, int ranks)
+{
+	plan p = { 0 };
+	int err = plan_of(s, o, ranks, &p);
+	diag_free(p.notes);
+	return err ? 2 : 0;
 }
 
 /* ---- the iterations ---------------------------------------------------- */

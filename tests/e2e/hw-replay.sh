@@ -56,6 +56,57 @@ expect_err 'bad\.yaml:[0-9]+:[0-9]+: ' "with file:line:column"
 run_cmd "$HW" replay
 expect_rc 2 "replay without a FILE"
 
+# A sweep: every point is replayed, each into its own report named and
+# labelled as `dpusim sweep -o DIR` names them (issue 20; issue 18 item 3:
+# only the first point used to run, silently).
+sed -e 's/nodes: 4/nodes: 2/' -e 's/ranks: 4/ranks: 2/' -e 's/^name: .*/name: hw-sweep2/' \
+	-e 's/sizes: \[.*\]/sizes: [4KiB]/' "$SCN" >"$E2E_TMP/sw.yaml"
+printf 'sweep:\n  workload.collective.sizes: [[4KiB], [8KiB, 16KiB]]\n' >>"$E2E_TMP/sw.yaml"
+run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$E2E_TMP/sw.yaml" -o "$E2E_TMP/swhw"
+expect_rc 0 "replay of a 2-point sweep"
+expect_out '^sweep point 1 of 2: workload.collective.sizes=\[8KiB, 16KiB\]' "says which point runs"
+run_cmd "$BIN/dpusim" sweep "$E2E_TMP/sw.yaml" --db "$E2E_TMP/sw.db" -o "$E2E_TMP/swsim"
+expect_rc 0 "the simulator's sweep of the same file"
+if python3 - "$E2E_TMP/swhw" "$E2E_TMP/swsim" <<'PY'
+import json, os, sys
+hw, sim = sys.argv[1], sys.argv[2]
+assert sorted(os.listdir(hw)) == sorted(os.listdir(sim)) == ["hw-sweep2.p0.json", "hw-sweep2.p1.json"]
+want = {0: [4096], 1: [8192, 16384]}
+for i in (0, 1):
+    h = json.load(open(f"{hw}/hw-sweep2.p{i}.json"))
+    s = json.load(open(f"{sim}/hw-sweep2.p{i}.json"))
+    assert h["source"] == "hw" and s["source"] == "sim"
+    assert h["scenario"]["point"] == s["scenario"]["point"], (h["scenario"], s["scenario"])
+    assert h["scenario"]["sha256"] == s["scenario"]["sha256"]
+    assert h["info"]["sweep_index"] == str(i) and h["info"]["sweep_points"] == "2"
+    assert [c["bytes"] for c in h["variants"][0]["collectives"]] == want[i], h["variants"]
+PY
+then ok "one report per point, sizes per point, labels and file names as dpusim sweep's"
+else not_ok "sweep reports"; fi
+
+run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$E2E_TMP/sw.yaml"
+expect_rc 2 "a whole sweep without -o DIR is refused"
+expect_err 'a sweep of 2 points writes one report per point: give -o DIR' "saying what to give"
+run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$E2E_TMP/sw.yaml" --point 1
+expect_rc 0 "--point 1 replays that point alone"
+if python3 -c 'import json,sys; d=json.loads(sys.stdin.read().split("\n",1)[1]); \
+	assert d["scenario"]["point"] == "workload.collective.sizes=[8KiB, 16KiB]"; \
+	assert d["info"]["sweep_index"] == "1"' <<<"$(grep -v '^  allreduce' <<<"$OUT" | sed 1d)"; then
+	ok "its report on stdout is point 1's"
+else not_ok "--point 1 report: ${OUT:0:300}"; fi
+run_cmd "$HW" replay "$E2E_TMP/sw.yaml" --point 2
+expect_rc 2 "--point past the sweep is refused"
+expect_err -- "--point 2: .*sw\.yaml has 2 sweep points \(0 to 1\)" "naming the range"
+
+# A point that cannot run here refuses the whole sweep before anything runs.
+sed -e 's/^sweep:.*//' -e 's/^  workload.collective.sizes: .*//' "$E2E_TMP/sw.yaml" >"$E2E_TMP/bad-sw.yaml"
+printf 'sweep:\n  workload.collective.algo: [ring, tree]\n' >>"$E2E_TMP/bad-sw.yaml"
+run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$E2E_TMP/bad-sw.yaml" -o "$E2E_TMP/badout"
+expect_rc 2 "a sweep with a point the hardware cannot run is refused"
+expect_err "bad-sw\.yaml, sweep point 1 \(workload\.collective\.algo=tree\): algorithm 'tree' is not implemented on hardware" \
+	"naming the point and why"
+if [ ! -e "$E2E_TMP/badout" ]; then ok "nothing ran, nothing written"; else not_ok "reports written: $(ls "$E2E_TMP/badout")"; fi
+
 # Simulation against reality, end to end, once the dpusim side exists.
 if "$BIN/dpusim" run --help >/dev/null 2>&1 && "$BIN/dpusim" compare --help >/dev/null 2>&1 &&
    ! "$BIN/dpusim" --help | grep -Eq '^  (run|compare) .*not built yet'; then
