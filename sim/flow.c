@@ -74,10 +74,11 @@ typedef struct fres {  /* (ordered to pack, what a level reads first: 72 bytes) 
 	uint32_t left;   /* water-filling scratch: occurrences of unfrozen flows, */
 	uint32_t nw;     /* (entries of weighted flows: fflow.wt) */
 	double rem_Bps;  /* capacity not yet given out, */
-	double share_Bps; /* res_share at the start of the level, */
 	double wextra;   /* unfrozen weighted flows' weights beyond their occurrences */
 	uint32_t at;     /* path dedup scratch: the slot it got */
+	uint32_t ci;     /* water-filling: place in the component's walk */
 	bool dirty;
+	bool touched;    /* in net->touched */
 } fres;
 
 typedef struct fslot {
@@ -131,7 +132,10 @@ struct flow_net {
 	uint32_t ndirty, dirty_cap;
 	uint32_t *cres, *cflow;  /* component scratch */
 	uint32_t cres_cap, cflow_cap;
-	uint32_t *act, act_cap;    /* water-filling: resources with unfrozen flows */
+	double *ashare;            /* water-filling: shares by place in the walk */
+	uint32_t ashare_cap;
+	uint32_t *touched, touched_cap; /* resources a level's freezes changed */
+	uint32_t ntouched;
 	fcapped *capped;           /* a component's capped flows, sorted */
 	uint32_t capped_cap;
 	uint32_t epoch, stamp;
@@ -193,7 +197,8 @@ void flow_net_free(flow_net *net)
 	free(net->joined);
 	free(net->cres);
 	free(net->cflow);
-	free(net->act);
+	free(net->ashare);
+	free(net->touched);
 	free(net->capped);
 	free(net);
 }
@@ -908,11 +913,21 @@ static double res_share(const fres *r)
 	return r->rem_Bps / (r->left + r->wextra);
 }
 
+/* Notes that a freeze changed rid's remaining capacity or count. */
+static void touch(flow_net *net, uint32_t rid)
+{
+	if (!net->res[rid].touched) {
+		net->res[rid].touched = true;
+		net->touched[net->ntouched++] = rid;
+	}
+}
+
 /* freeze for a weighted flow: weight x rate off each shared resource. */
 static void freeze_weighted(flow_net *net, fflow *f, double rate_Bps)
 {
 	for (uint32_t k = 0; k < f->nshared; k++) {
 		fres *r = &net->res[f->slot[k].res];
+		touch(net, f->slot[k].res);
 		r->rem_Bps -= rate_Bps * f->wt[k];
 		if (r->rem_Bps < 0)
 			r->rem_Bps = 0;
@@ -937,6 +952,7 @@ static void freeze(flow_net *net, fflow *f, double rate_Bps)
 		return freeze_weighted(net, f, rate_Bps);
 	for (uint32_t k = 0; k < f->nshared; k++) {
 		fres *r = &net->res[f->slot[k].res];
+		touch(net, f->slot[k].res);
 		for (uint32_t t = 0; t < f->slot[k].times; t++) {
 			r->rem_Bps -= rate_Bps;
 			if (r->rem_Bps < 0)
@@ -954,10 +970,46 @@ static int by_cap(const void *a, const void *b)
 	return (x->flow > y->flow) - (x->flow < y->flow);
 }
 
+/* (cap, id) order: a total one, so a heap pops what a sort would list. */
+static bool cap_less(const fcapped *x, const fcapped *y)
+{
+	return x->cap_Bps < y->cap_Bps || (x->cap_Bps == y->cap_Bps && x->flow < y->flow);
+}
+
+static void cap_sift_down(fcapped *h, uint32_t n, uint32_t i)
+{
+	fcapped v = h[i];
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && cap_less(&h[c + 1], &h[c]))
+			c++;
+		if (!cap_less(&h[c], &v))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = v;
+}
+
+static void cap_heapify(fcapped *h, uint32_t n)
+{
+	for (uint32_t i = n / 2; i-- > 0;)
+		cap_sift_down(h, n, i);
+}
+
+static void cap_pop(fcapped *h, uint32_t *n)
+{
+	h[0] = h[--*n];
+	cap_sift_down(h, *n, 0);
+}
+
 /* The component's flows' own caps into net->capped[0, *ncap) and their
- * least private resources into net->capped[nf, nf + *npriv), each sorted
- * by cap then flow id. */
-static void sort_caps(flow_net *net, uint32_t nf, uint32_t *ncap, uint32_t *npriv)
+ * least private resources into net->capped[nf, nf + *npriv), each a heap
+ * in (cap, flow id) order: levels pop only the few they reach, where
+ * sorting every cap cost each solve O(nf log nf). */
+static void heap_caps(flow_net *net, uint32_t nf, uint32_t *ncap, uint32_t *npriv)
 {
 	fcapped *own, *priv;
 	if (grow((void **)&net->capped, &net->capped_cap, 2 * nf, sizeof *net->capped))
@@ -974,16 +1026,17 @@ static void sort_caps(flow_net *net, uint32_t nf, uint32_t *ncap, uint32_t *npri
 		if (p < INFINITY)
 			priv[(*npriv)++] = (fcapped){ .cap_Bps = p, .flow = fid };
 	}
-	qsort(own, *ncap, sizeof *own, by_cap);
-	qsort(priv, *npriv, sizeof *priv, by_cap);
+	cap_heapify(own, *ncap);
+	cap_heapify(priv, *npriv);
 }
 
-/* The first unfrozen entry of a sorted cap list from *at on, or INFINITY. */
-static double least_cap(const flow_net *net, const fcapped *c, uint32_t n, uint32_t *at)
+/* The least unfrozen entry of a cap heap (popping frozen ones), or
+ * INFINITY. */
+static double least_cap(const flow_net *net, fcapped *h, uint32_t *n)
 {
-	while (*at < n && net->flows[c[*at].flow].frozen)
-		(*at)++;
-	return *at < n ? c[*at].cap_Bps : INFINITY;
+	while (*n && net->flows[h[0].flow].frozen)
+		cap_pop(h, n);
+	return *n ? h[0].cap_Bps : INFINITY;
 }
 
 /* Alone in its component (the common case of independent transfers): its
@@ -1002,42 +1055,57 @@ static void fill_one(flow_net *net, uint32_t nr)
 	f->new_Bps = rate;
 }
 
-/* The least share over the shared resources still carrying unfrozen flows
- * (from act[0, *nact), dropping those that carry none) and over the
- * unfrozen flows' private caps (priv from *pi on); INFINITY when none. */
-static double least_share(flow_net *net, uint32_t *nact, const fcapped *priv, uint32_t npriv,
-			  uint32_t *pi)
+/* The water-filling state of the component's shared resources, by their
+ * place i in the walk (cres[i], r->ci): net->ashare[i] is resource i's
+ * share at the start of the level, INFINITY once no unfrozen flow crosses
+ * it. A level changes the shares of the resources its flows cross only
+ * (listed as touched by freeze), so those alone are recomputed; the least
+ * and those at the level are found in one sequential pass over a
+ * contiguous array, where the pass over the resources themselves read a
+ * scattered struct each. */
+static void refresh_touched(flow_net *net)
 {
-	double share = least_cap(net, priv, npriv, pi);
-	uint32_t *act = net->act, j = 0;
-	for (uint32_t i = 0; i < *nact; i++) {
-		fres *r = &net->res[act[i]];
-		if (!r->left)
-			continue;
-		act[j++] = act[i];
-		r->share_Bps = res_share(r);
-		if (r->share_Bps < share)
-			share = r->share_Bps;
+	for (uint32_t i = 0; i < net->ntouched; i++) {
+		fres *r = &net->res[net->touched[i]];
+		r->touched = false;
+		net->ashare[r->ci] = r->left ? res_share(r) : INFINITY;
 	}
-	*nact = j;
+	net->ntouched = 0;
+}
+
+/* The least share over the shared resources still carrying unfrozen flows
+ * and over the unfrozen flows' private caps; INFINITY when none. */
+static double least_share(flow_net *net, uint32_t nr, fcapped *priv, uint32_t *npriv)
+{
+	double share = least_cap(net, priv, npriv);
+	const double *a = net->ashare;
+	refresh_touched(net);
+	for (uint32_t i = 0; i < nr; i++)
+		share = a[i] < share ? a[i] : share;
 	return share;
 }
 
 /* Freezes at `share` every unfrozen flow with a private cap or a shared
  * resource at that level (to within TIE_EPS); returns how many. */
-static uint32_t freeze_level(flow_net *net, double share, uint32_t nact, const fcapped *priv,
-			     uint32_t npriv, uint32_t pi)
+static uint32_t freeze_level(flow_net *net, double share, uint32_t nr, fcapped *priv,
+			     uint32_t *npriv)
 {
 	double level = share * (1 + TIE_EPS);
 	uint32_t n = 0;
-	for (uint32_t k = pi; k < npriv && priv[k].cap_Bps <= level; k++)
-		if (!net->flows[priv[k].flow].frozen)
-			freeze(net, &net->flows[priv[k].flow], share), n++;
-	for (uint32_t i = 0; i < nact; i++) {
-		fres *r = &net->res[net->act[i]];
+	while (*npriv && priv[0].cap_Bps <= level) {
+		fflow *f = &net->flows[priv[0].flow];
+		cap_pop(priv, npriv);
+		if (!f->frozen)
+			freeze(net, f, share), n++;
+	}
+	for (uint32_t i = 0; i < nr; i++) {
+		fres *r;
 		/* Shares only grow as flows freeze at the least (but for
 		 * rounding): the start-of-level one rules most out cheaply. */
-		if (!r->left || r->share_Bps > level || res_share(r) > level)
+		if (net->ashare[i] > level)
+			continue;
+		r = &net->res[net->cres[i]];
+		if (!r->left || res_share(r) > level)
 			continue;
 		for (uint32_t e = 0; e < r->nd; e++) {
 			fflow *f = &net->flows[r->ent[e].flow];
@@ -1048,39 +1116,52 @@ static uint32_t freeze_level(flow_net *net, double share, uint32_t nact, const f
 	return n;
 }
 
-/* Progressive filling of the component in cres/cflow: raise every unfrozen
- * flow together; at the level of the tightest resource, freeze its flows
- * (or, when a flow's own cap is lower, the flows at that cap); repeat. A
- * private resource's share is its flow's cap/times until that flow
- * freezes, so the private ones enter as one sorted list of their flows'
- * least, and a level scans only the shared resources still in play: the
- * same levels as scanning every resource of the component, for a fraction
- * of the cost when flows meet on a few links of long paths. */
-static void water_fill(flow_net *net, uint32_t nr, uint32_t nf)
+/* The component's shared resources at full capacity, each with its share. */
+static void fill_init(flow_net *net, uint32_t nr)
 {
-	uint32_t unfrozen = nf, ncap, npriv, ci = 0, pi = 0, nact = nr;
-	const fcapped *own, *priv;
-	if (nf == 1)
-		return fill_one(net, nr);
+	net->ntouched = 0;
 	for (uint32_t i = 0; i < nr; i++) {
 		fres *r = &net->res[net->cres[i]];
 		r->rem_Bps = r->cap_Bps;
 		r->left = net->nocc[net->cres[i]];
 		r->wextra = r->nw ? res_extra(net, r, false) : 0;
-		net->act[i] = net->cres[i];
+		r->ci = i;
+		r->touched = false;
+		net->ashare[i] = r->left ? res_share(r) : INFINITY;
 	}
-	sort_caps(net, nf, &ncap, &npriv);
+}
+
+/* Progressive filling of the component in cres/cflow: raise every unfrozen
+ * flow together; at the level of the tightest resource, freeze its flows
+ * (or, when a flow's own cap is lower, the flows at that cap); repeat. A
+ * private resource's share is its flow's cap/times until that flow
+ * freezes, so the private ones enter as one list of their flows' least,
+ * and the shared ones as a heap by share: the same levels as scanning
+ * every resource of the component, for a fraction of the cost when flows
+ * meet on a few links of long paths. */
+static void water_fill(flow_net *net, uint32_t nr, uint32_t nf)
+{
+	uint32_t unfrozen = nf, ncap, npriv;
+	fcapped *own, *priv;
+	if (nf == 1)
+		return fill_one(net, nr);
+	fill_init(net, nr);
+	heap_caps(net, nf, &ncap, &npriv);
 	own = net->capped, priv = net->capped + nf;
 	while (unfrozen > 0) {
-		double share = least_share(net, &nact, priv, npriv, &pi);
-		double capmin = least_cap(net, own, ncap, &ci);
+		double share = least_share(net, nr, priv, &npriv);
+		double capmin = least_cap(net, own, &ncap);
 		if (capmin > share) {
-			unfrozen -= freeze_level(net, share, nact, priv, npriv, pi);
+			unfrozen -= freeze_level(net, share, nr, priv, &npriv);
 			continue;
 		}
-		for (uint32_t k = ci; k < ncap && own[k].cap_Bps <= capmin * (1 + TIE_EPS); k++)
-			if (!net->flows[own[k].flow].frozen)
-				freeze(net, &net->flows[own[k].flow], own[k].cap_Bps), unfrozen--;
+		while (ncap && own[0].cap_Bps <= capmin * (1 + TIE_EPS)) {
+			fflow *f = &net->flows[own[0].flow];
+			double cap = own[0].cap_Bps;
+			cap_pop(own, &ncap);
+			if (!f->frozen)
+				freeze(net, f, cap), unfrozen--;
+		}
 	}
 }
 
@@ -1099,7 +1180,8 @@ static void solve_event(sim_engine *eng, void *obj, uint64_t data)
 	net->solve_pending = false;
 	net->epoch++; /* one epoch per solve: a component walked once is marked */
 	if (grow((void **)&net->cres, &net->cres_cap, net->nres, sizeof *net->cres) ||
-	    grow((void **)&net->act, &net->act_cap, net->nres, sizeof *net->act))
+	    grow((void **)&net->ashare, &net->ashare_cap, net->nres, sizeof *net->ashare) ||
+	    grow((void **)&net->touched, &net->touched_cap, net->nres, sizeof *net->touched))
 		SIM_DIE("out of memory in the flow solver");
 	for (uint32_t d = 0; d < net->ndirty; d++) {
 		uint32_t r = net->dirty[d], nr, nf;
