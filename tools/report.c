@@ -266,6 +266,14 @@ int rep_set_scenario(rep_report *r, const rep_scenario *sc)
 	return 0;
 }
 
+int rep_set_source(rep_report *r, rep_source source)
+{
+	if (source != REP_SIM && source != REP_HW)
+		return SIM_EINVAL;
+	r->source = source;
+	return 0;
+}
+
 int rep_set_info(rep_report *r, const char *key, const char *value)
 {
 	char *k, *v;
@@ -301,6 +309,14 @@ rep_variant *rep_add_variant(rep_report *r, const char *name)
 	}
 	r->var[r->nvar++] = v;
 	return v;
+}
+
+int rep_variant_rename(rep_report *r, rep_variant *v, const char *name)
+{
+	rep_variant *other;
+	if (!name || !*name || ((other = rep_find_variant(r, name)) && other != v))
+		return SIM_EINVAL;
+	return set_str(&v->name, name);
 }
 
 int rep_variant_set_offload(rep_variant *v, const char *key, const char *value)

@@ -90,6 +90,9 @@ const char *const *rep_offload_keys(size_t *n);
 rep_report *rep_new(rep_source source);
 void rep_free(rep_report *r);
 
+/* Replace the source (a reader learns it where the file says it). 0 or
+ * SIM_EINVAL. */
+int rep_set_source(rep_report *r, rep_source source);
 /* Replace the version string (copied). 0, SIM_EINVAL (NULL/empty), SIM_ENOMEM. */
 int rep_set_version(rep_report *r, const char *version);
 /* Set the scenario block; strings copied. 0, SIM_EINVAL, SIM_ENOMEM. */
@@ -104,6 +107,10 @@ int rep_set_info(rep_report *r, const char *key, const char *value);
  * (duplicate name, empty name or out of memory). */
 rep_variant *rep_add_variant(rep_report *r, const char *name);
 
+/* Renames v (a reader meets a variant's keys in any order, its name
+ * perhaps last). 0, SIM_EINVAL (empty, or another variant's name),
+ * SIM_ENOMEM. */
+int rep_variant_rename(rep_report *r, rep_variant *v, const char *name);
 /* offload[key] = value. Keys network, storage, crypto, vswitch; values the
  * scenario words of each (models/offload_list.h). SIM_EINVAL for an unknown
  * key or value, SIM_ENOMEM. */

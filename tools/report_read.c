@@ -1,7 +1,10 @@
-/* Reading dpusim-report/1 files: libfyaml in forced-JSON mode builds the
- * tree, then every key is checked and fed through the report setters, so a
- * report read back obeys the same rules as one built in memory. Errors say
- * file:line:column (1-based) and what was expected. */
+/* Reading dpusim-report/1 files: libfyaml's parser in forced-JSON mode
+ * hands over one event at a time, and every key is checked and fed
+ * through the report setters as it comes, so a report read back obeys the
+ * same rules as one built in memory. No document tree is built: a tree
+ * costs about 25 times the file (a 28 MB report took 2 GB in compare),
+ * events cost nothing that outlives them. Errors say file:line:column
+ * (1-based) and what was expected. */
 #include "tools/report.h"
 
 #include <errno.h>
@@ -15,469 +18,49 @@
 
 #include "sim/err.h"
 
+struct mark {
+	int line, col;  /* 1-based; 0 unknown */
+};
+
+/* A speedup entry, kept until every variant is known (JSON objects have
+ * no order: "speedup" may come before "variants"). */
+struct pending_speedup {
+	char *name;
+	double x;
+	struct mark key_at, val_at;
+};
+
 struct rd {
 	const char *name;     /* file name for messages */
-	struct fy_diag *diag; /* collects libfyaml's errors and node positions */
+	struct fy_diag *diag; /* collects libfyaml's syntax errors */
+	struct fy_parser *p;
+	struct fy_event *ev;  /* the current event; NULL before the first */
 	char *errbuf;
 	size_t errlen;
 	rep_report *r;
+	struct pending_speedup *sp;
+	size_t nsp;
+	char path[512];       /* JSON path of the current value: /variants/0/name */
+	size_t plen;
 };
 
-/* Position (1-based) of node n: libfyaml reports positions through its
- * diagnostics, so report into the collecting diag and take the newest. */
-static void node_pos(struct rd *rd, struct fy_node *n, int *line, int *col)
+/* Appends a step to rd->path; returns the length to restore. */
+static size_t path_push(struct rd *rd, const char *key, size_t klen, size_t idx)
 {
-	struct fy_diag_error *e, *last = NULL;
-	void *it = NULL;
-	*line = *col = 0;
-	if (!n)
-		return;
-	fy_diag_node_report(rd->diag, n, FYET_ERROR, "position");
-	while ((e = fy_diag_errors_iterate(rd->diag, &it)))
-		last = e;
-	if (last) {
-		*line = last->line;
-		/* libfyaml points inside a quoted scalar; editors point at the quote */
-		*col = last->column - (fy_node_is_scalar(n) &&
-				       fy_node_get_style(n) == FYNS_DOUBLE_QUOTED && last->column > 1);
-	}
+	size_t old = rd->plen, room = sizeof rd->path - old;
+	int n = key ? snprintf(rd->path + old, room, "/%.*s", (int)klen, key)
+		    : snprintf(rd->path + old, room, "/%zu", idx);
+	rd->plen = n < 0 || (size_t)n >= room ? sizeof rd->path - 1 : old + (size_t)n;
+	return old;
 }
 
-static int rd_fail(struct rd *rd, struct fy_node *n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int rd_fail(struct rd *rd, struct fy_node *n, const char *fmt, ...)
+static void path_pop(struct rd *rd, size_t len)
 {
-	va_list ap;
-	int line, col, k;
-	node_pos(rd, n, &line, &col);
-	if (!rd->errbuf || !rd->errlen)
-		return SIM_EPARSE;
-	k = snprintf(rd->errbuf, rd->errlen, "%s:%d:%d: ", rd->name, line, col);
-	if (k >= 0 && (size_t)k < rd->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(rd->errbuf + k, rd->errlen - (size_t)k, fmt, ap);
-		va_end(ap);
-	}
-	return SIM_EPARSE;
+	rd->plen = len;
+	rd->path[len] = '\0';
 }
 
-/* ---- typed scalars ------------------------------------------------------ */
-
-/* A string with \u0000 inside would be cut there by every C string that
- * carries it on (the database, the report written back): refused whole,
- * with its JSON path, rather than stored as something else. */
-static int nul_inside(struct rd *rd, struct fy_node *n, const char *what)
-{
-	char *path = fy_node_get_path(n);
-	int err = rd_fail(rd, n, "'%s' at %s holds a NUL character (\\u0000), which cannot be "
-			  "stored", what, path ? path : "?");
-	free(path);
-	return err;
-}
-
-static int get_str(struct rd *rd, struct fy_node *n, const char *what, const char **out)
-{
-	size_t len;
-	if (!fy_node_is_scalar(n) || fy_node_get_style(n) != FYNS_DOUBLE_QUOTED)
-		return rd_fail(rd, n, "'%s' must be a string", what);
-	if (!fy_node_get_scalar(n, &len) || !(*out = fy_node_get_scalar0(n)))
-		return SIM_ENOMEM;
-	if (strlen(*out) != len)
-		return nul_inside(rd, n, what);
-	return 0;
-}
-
-static int get_num(struct rd *rd, struct fy_node *n, const char *what, double *out)
-{
-	const char *s;
-	char *end;
-	if (!fy_node_is_scalar(n) || fy_node_get_style(n) != FYNS_PLAIN ||
-	    !(s = fy_node_get_scalar0(n)))
-		return rd_fail(rd, n, "'%s' must be a number", what);
-	errno = 0;
-	*out = strtod(s, &end);
-	if (*end || end == s || errno || !isfinite(*out) || s[0] == 'n' || s[0] == 't' ||
-	    s[0] == 'f')
-		return rd_fail(rd, n, "'%s' must be a finite number, not '%s'", what, s);
-	return 0;
-}
-
-static int get_u64(struct rd *rd, struct fy_node *n, const char *what, uint64_t max,
-		   uint64_t *out)
-{
-	const char *s;
-	char *end;
-	unsigned long long v;
-	if (!fy_node_is_scalar(n) || fy_node_get_style(n) != FYNS_PLAIN ||
-	    !(s = fy_node_get_scalar0(n)) || s[0] < '0' || s[0] > '9')
-		return rd_fail(rd, n, "'%s' must be a non-negative integer", what);
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (*end || errno || v > max)
-		return rd_fail(rd, n, "'%s' must be an integer in 0..%llu, not '%s'", what,
-			       (unsigned long long)max, s);
-	*out = v;
-	return 0;
-}
-
-/* ---- objects ------------------------------------------------------------ */
-
-/* Fill vals[i] with the value of keys[i] in mapping n (NULL when absent);
- * an unknown key is an error. `what` names the object in messages. */
-static int collect(struct rd *rd, struct fy_node *n, const char *what,
-		   const char *const *keys, int nkeys, struct fy_node **vals)
-{
-	struct fy_node_pair *p;
-	void *it = NULL;
-	if (!fy_node_is_mapping(n))
-		return rd_fail(rd, n, "'%s' must be an object", what);
-	for (int i = 0; i < nkeys; i++)
-		vals[i] = NULL;
-	while ((p = fy_node_mapping_iterate(n, &it))) {
-		struct fy_node *k = fy_node_pair_key(p);
-		const char *ks = fy_node_is_scalar(k) ? fy_node_get_scalar0(k) : NULL;
-		int i = 0;
-		while (i < nkeys && (!ks || strcmp(keys[i], ks)))
-			i++;
-		if (i == nkeys)
-			return rd_fail(rd, k, "unknown key '%s' in '%s'", ks ? ks : "?", what);
-		vals[i] = fy_node_pair_value(p);
-	}
-	return 0;
-}
-
-static int need(struct rd *rd, struct fy_node *obj, struct fy_node *val, const char *obj_name,
-		const char *key)
-{
-	if (val)
-		return 0;
-	return rd_fail(rd, obj, "'%s' lacks required key '%s'", obj_name, key);
-}
-
-static int read_scenario(struct rd *rd, struct fy_node *n)
-{
-	static const char *const keys[] = { "name", "file", "sha256", "seed", "point" };
-	struct fy_node *v[5];
-	rep_scenario sc = { 0 };
-	int err;
-	if ((err = collect(rd, n, "scenario", keys, 5, v)) ||
-	    (err = need(rd, n, v[0], "scenario", "name")) ||
-	    (err = need(rd, n, v[3], "scenario", "seed")) ||
-	    (err = get_str(rd, v[0], "name", &sc.name)) ||
-	    (v[1] && (err = get_str(rd, v[1], "file", &sc.file))) ||
-	    (v[2] && (err = get_str(rd, v[2], "sha256", &sc.sha256))) ||
-	    (err = get_u64(rd, v[3], "seed", UINT64_MAX, &sc.seed)) ||
-	    (v[4] && (err = get_str(rd, v[4], "point", &sc.point))))
-		return err;
-	err = rep_set_scenario(rd->r, &sc);
-	if (err == SIM_EINVAL)
-		return rd_fail(rd, v[2] ? v[2] : v[0],
-			       "scenario: empty name or sha256 not 64 lowercase hex digits");
-	return err;
-}
-
-static int read_info(struct rd *rd, struct fy_node *n)
-{
-	struct fy_node_pair *p;
-	void *it = NULL;
-	int err;
-	if (!fy_node_is_mapping(n))
-		return rd_fail(rd, n, "'info' must be an object");
-	while ((p = fy_node_mapping_iterate(n, &it))) {
-		const char *k, *val;
-		if ((err = get_str(rd, fy_node_pair_key(p), "info key", &k)) ||
-		    (err = get_str(rd, fy_node_pair_value(p), k, &val)))
-			return err;
-		if ((err = rep_set_info(rd->r, k, val)))
-			return err == SIM_EINVAL ? rd_fail(rd, fy_node_pair_key(p), "empty info key")
-						 : err;
-	}
-	return 0;
-}
-
-static int read_offload(struct rd *rd, rep_variant *var, struct fy_node *n)
-{
-	size_t nk;
-	const char *const *keys = rep_offload_keys(&nk);
-	struct fy_node *v[8];
-	int err;
-	if ((err = collect(rd, n, "offload", keys, (int)nk, v)))
-		return err;
-	for (size_t i = 0; i < nk; i++) {
-		const char *s;
-		if (!v[i])
-			continue;
-		if ((err = get_str(rd, v[i], keys[i], &s)))
-			return err;
-		if ((err = rep_variant_set_offload(var, keys[i], s)))
-			return err == SIM_EINVAL
-				       ? rd_fail(rd, v[i], "unknown %s offload '%s'", keys[i], s)
-				       : err;
-	}
-	return 0;
-}
-
-static int read_stat(struct rd *rd, rep_variant *var, const char *name, struct fy_node *n)
-{
-	static const char *const keys[] = { "mean", "p50", "p99", "ci95" };
-	struct fy_node *v[4];
-	double x[4] = { NAN, NAN, NAN, NAN };
-	int err;
-	if ((err = collect(rd, n, name, keys, 4, v)) || (err = need(rd, n, v[0], name, "mean")))
-		return err;
-	for (int i = 0; i < 4; i++)
-		if (v[i] && (err = get_num(rd, v[i], keys[i], &x[i])))
-			return err;
-	err = rep_variant_set_stat(var, name, x[0], x[1], x[2], x[3]);
-	if (err == SIM_ERANGE)
-		return rd_fail(rd, n, "'%s' has a negative or out-of-range value", name);
-	return err;
-}
-
-static int read_metric(struct rd *rd, rep_variant *var, struct fy_node *k, struct fy_node *n)
-{
-	const char *name = fy_node_is_scalar(k) ? fy_node_get_scalar0(k) : NULL;
-	const rep_metric_def *def = rep_metric_find(name);
-	double x;
-	int err;
-	if (!def)
-		return rd_fail(rd, k, "unknown metric '%s'", name ? name : "?");
-	if (def->kind == REP_STAT)
-		return read_stat(rd, var, def->name, n);
-	if ((err = get_num(rd, n, def->name, &x)))
-		return err;
-	err = rep_variant_set_metric(var, def->name, x);
-	if (err == SIM_ERANGE)
-		return rd_fail(rd, n, "'%s' = %g is out of range (0..%g %s)", def->name, x,
-			       def->max, def->unit);
-	return err;
-}
-
-static int read_metrics(struct rd *rd, rep_variant *var, struct fy_node *n)
-{
-	struct fy_node_pair *p;
-	void *it = NULL;
-	int err;
-	if (!fy_node_is_mapping(n))
-		return rd_fail(rd, n, "'metrics' must be an object");
-	while ((p = fy_node_mapping_iterate(n, &it)))
-		if ((err = read_metric(rd, var, fy_node_pair_key(p), fy_node_pair_value(p))))
-			return err;
-	return 0;
-}
-
-static int read_breakdown(struct rd *rd, rep_variant *var, struct fy_node *n)
-{
-	size_t nk;
-	const char *const *keys = rep_breakdown_names(&nk);
-	struct fy_node *v[8];
-	int err;
-	if ((err = collect(rd, n, "breakdown_s", keys, (int)nk, v)))
-		return err;
-	for (size_t i = 0; i < nk; i++) {
-		double x;
-		if (!v[i])
-			continue;
-		if ((err = get_num(rd, v[i], keys[i], &x)))
-			return err;
-		if ((err = rep_variant_set_breakdown(var, keys[i], x)))
-			return rd_fail(rd, v[i], "breakdown '%s' must be >= 0", keys[i]);
-	}
-	return 0;
-}
-
-static int read_collective(struct rd *rd, rep_variant *var, struct fy_node *n)
-{
-	static const char *const keys[] = { "op", "algo", "ranks", "bytes",
-					     "time_s", "algbw_GBps", "busbw_GBps" };
-	struct fy_node *v[7];
-	rep_collective c = { 0 };
-	uint64_t ranks = 0;
-	int err = collect(rd, n, "collective", keys, 7, v);
-	for (int i = 0; !err && i < 7; i++)
-		err = need(rd, n, v[i], "collective", keys[i]);
-	if (err || (err = get_str(rd, v[0], "op", &c.op)) ||
-	    (err = get_str(rd, v[1], "algo", &c.algo)) ||
-	    (err = get_u64(rd, v[2], "ranks", UINT32_MAX, &ranks)) ||
-	    (err = get_u64(rd, v[3], "bytes", UINT64_MAX, &c.bytes)) ||
-	    (err = get_num(rd, v[4], "time_s", &c.time_s)) ||
-	    (err = get_num(rd, v[5], "algbw_GBps", &c.algbw_GBps)) ||
-	    (err = get_num(rd, v[6], "busbw_GBps", &c.busbw_GBps)))
-		return err;
-	c.ranks = (uint32_t)ranks;
-	err = rep_variant_add_collective(var, &c);
-	if (err == SIM_EINVAL || err == SIM_ERANGE)
-		return rd_fail(rd, n, "invalid collective (unknown op '%s', zero ranks or a "
-				      "negative figure)", c.op);
-	return err;
-}
-
-static int read_collectives(struct rd *rd, rep_variant *var, struct fy_node *n)
-{
-	struct fy_node *e;
-	void *it = NULL;
-	int err;
-	if (!fy_node_is_sequence(n))
-		return rd_fail(rd, n, "'collectives' must be a list");
-	while ((e = fy_node_sequence_iterate(n, &it)))
-		if ((err = read_collective(rd, var, e)))
-			return err;
-	return 0;
-}
-
-static int read_variant(struct rd *rd, struct fy_node *n)
-{
-	static const char *const keys[] = { "name", "offload", "metrics", "breakdown_s",
-					     "collectives" };
-	struct fy_node *v[5];
-	const char *name;
-	rep_variant *var;
-	int err;
-	if ((err = collect(rd, n, "variant", keys, 5, v)) ||
-	    (err = need(rd, n, v[0], "variant", "name")) ||
-	    (err = need(rd, n, v[1], "variant", "offload")) ||
-	    (err = need(rd, n, v[2], "variant", "metrics")) ||
-	    (err = get_str(rd, v[0], "name", &name)))
-		return err;
-	if (!(var = rep_add_variant(rd->r, name)))
-		return *name && !rep_find_variant(rd->r, name)
-			       ? SIM_ENOMEM
-			       : rd_fail(rd, v[0], "variant name '%s' is empty or repeated", name);
-	if ((err = read_offload(rd, var, v[1])) || (err = read_metrics(rd, var, v[2])) ||
-	    (v[3] && (err = read_breakdown(rd, var, v[3]))) ||
-	    (v[4] && (err = read_collectives(rd, var, v[4]))))
-		return err;
-	return 0;
-}
-
-static int read_speedup(struct rd *rd, struct fy_node *n)
-{
-	struct fy_node_pair *p;
-	void *it = NULL;
-	int err;
-	if (!fy_node_is_mapping(n))
-		return rd_fail(rd, n, "'speedup' must be an object");
-	while ((p = fy_node_mapping_iterate(n, &it))) {
-		const char *k;
-		double x;
-		if ((err = get_str(rd, fy_node_pair_key(p), "speedup key", &k)) ||
-		    (err = get_num(rd, fy_node_pair_value(p), k, &x)))
-			return err;
-		err = rep_set_speedup(rd->r, k, x);
-		if (err == SIM_ENOENT)
-			return rd_fail(rd, fy_node_pair_key(p), "speedup for unknown variant '%s'", k);
-		if (err)
-			return rd_fail(rd, fy_node_pair_value(p), "speedup must be > 0");
-	}
-	return 0;
-}
-
-/* The optional string and number fields of a benchmark (indices from 2). */
-static int read_bench_fields(struct rd *rd, struct fy_node **v, rep_benchmark *b)
-{
-	uint64_t ranks = 0;
-	int err;
-	if ((err = get_str(rd, v[0], "name", &b->name)) ||
-	    (err = get_str(rd, v[1], "transport", &b->transport)) ||
-	    (v[2] && (err = get_str(rd, v[2], "memory", &b->memory))) ||
-	    (v[3] && (err = get_str(rd, v[3], "device", &b->device))) ||
-	    (err = get_u64(rd, v[4], "bytes", UINT64_MAX, &b->bytes)) ||
-	    (err = get_u64(rd, v[5], "ranks", UINT32_MAX, &ranks)) ||
-	    (err = get_u64(rd, v[6], "iters", UINT64_MAX, &b->iters)) ||
-	    (err = get_num(rd, v[7], "value", &b->value)) ||
-	    (err = get_str(rd, v[8], "unit", &b->unit)) ||
-	    (v[9] && (err = get_num(rd, v[9], "p50", &b->p50))) ||
-	    (v[10] && (err = get_num(rd, v[10], "p99", &b->p99))) ||
-	    (v[11] && (err = get_num(rd, v[11], "stddev", &b->stddev))))
-		return err;
-	b->ranks = (uint32_t)ranks;
-	return 0;
-}
-
-static int read_benchmark(struct rd *rd, struct fy_node *n)
-{
-	static const char *const keys[] = { "name", "transport", "memory", "device", "bytes",
-					     "ranks", "iters", "value", "unit", "p50", "p99",
-					     "stddev" };
-	static const int required[] = { 0, 1, 4, 5, 6, 7, 8 };
-	struct fy_node *v[12];
-	rep_benchmark b = { .p50 = NAN, .p99 = NAN, .stddev = NAN };
-	int err = collect(rd, n, "benchmark", keys, 12, v);
-	for (int i = 0; !err && i < 7; i++)
-		err = need(rd, n, v[required[i]], "benchmark", keys[required[i]]);
-	if (err || (err = read_bench_fields(rd, v, &b)))
-		return err;
-	err = rep_add_benchmark(rd->r, &b);
-	if (err == SIM_EINVAL || err == SIM_ERANGE)
-		return rd_fail(rd, n, "invalid benchmark '%s' (transport, memory, unit, zero "
-				      "ranks/iters or a negative figure; see docs/report-schema.md)",
-			       b.name);
-	return err;
-}
-
-static int read_list(struct rd *rd, struct fy_node *n, const char *what,
-		     int (*each)(struct rd *, struct fy_node *))
-{
-	struct fy_node *e;
-	void *it = NULL;
-	int err;
-	if (!fy_node_is_sequence(n))
-		return rd_fail(rd, n, "'%s' must be a list", what);
-	while ((e = fy_node_sequence_iterate(n, &it)))
-		if ((err = each(rd, e)))
-			return err;
-	return 0;
-}
-
-/* ---- document ----------------------------------------------------------- */
-
-enum { K_SCHEMA, K_SOURCE, K_VERSION, K_SCENARIO, K_INFO, K_VARIANTS, K_SPEEDUP, K_BENCH, K_N };
-
-static int read_head(struct rd *rd, struct fy_node *root, struct fy_node **v)
-{
-	static const char *const keys[K_N] = { "schema", "source", "version", "scenario",
-					       "info", "variants", "speedup", "benchmarks" };
-	const char *schema, *source, *version;
-	int err;
-	if ((err = collect(rd, root, "report", keys, K_N, v)))
-		return err;
-	for (int k = K_SCHEMA; k <= K_VARIANTS; k++)
-		if (k != K_INFO && (err = need(rd, root, v[k], "report", keys[k])))
-			return err;
-	if ((err = get_str(rd, v[K_SCHEMA], "schema", &schema)))
-		return err;
-	if (strcmp(schema, REP_SCHEMA))
-		return rd_fail(rd, v[K_SCHEMA], "unsupported schema '%s' (expected '%s')", schema,
-			       REP_SCHEMA);
-	if ((err = get_str(rd, v[K_SOURCE], "source", &source)) ||
-	    (err = get_str(rd, v[K_VERSION], "version", &version)))
-		return err;
-	if (strcmp(source, "sim") && strcmp(source, "hw"))
-		return rd_fail(rd, v[K_SOURCE], "source must be 'sim' or 'hw', not '%s'", source);
-	if (!(rd->r = rep_new(strcmp(source, "hw") ? REP_SIM : REP_HW)))
-		return SIM_ENOMEM;
-	if (rep_set_version(rd->r, version))
-		return *version ? SIM_ENOMEM : rd_fail(rd, v[K_VERSION], "empty version");
-	return 0;
-}
-
-static int read_doc(struct rd *rd, struct fy_node *root)
-{
-	struct fy_node *v[K_N];
-	char why[256];
-	int err;
-	if (!root || !fy_node_is_mapping(root))
-		return rd_fail(rd, root, "a report must be a JSON object");
-	if ((err = read_head(rd, root, v)) || (err = read_scenario(rd, v[K_SCENARIO])) ||
-	    (v[K_INFO] && (err = read_info(rd, v[K_INFO]))) ||
-	    (err = read_list(rd, v[K_VARIANTS], "variants", read_variant)) ||
-	    (v[K_SPEEDUP] && (err = read_speedup(rd, v[K_SPEEDUP]))) ||
-	    (v[K_BENCH] && (err = read_list(rd, v[K_BENCH], "benchmarks", read_benchmark))))
-		return err;
-	if (rep_validate(rd->r, why, sizeof why))
-		return rd_fail(rd, root, "%s", why);
-	return 0;
-}
+/* ---- events ------------------------------------------------------------ */
 
 /* The first error libfyaml collected, as our message. */
 static int syntax_error(struct rd *rd)
@@ -490,13 +73,636 @@ static int syntax_error(struct rd *rd)
 	return SIM_EPARSE;
 }
 
+/* Moves to the next event; a syntax error (or the end of the input where
+ * more was due) is SIM_EPARSE with the message set. */
+static int next(struct rd *rd)
+{
+	if (rd->ev)
+		fy_parser_event_free(rd->p, rd->ev);
+	rd->ev = fy_parser_parse(rd->p);
+	return rd->ev ? 0 : syntax_error(rd);
+}
+
+static enum fy_event_type type(const struct rd *rd)
+{
+	return rd->ev->type;
+}
+
+static struct mark here(const struct rd *rd)
+{
+	const struct fy_mark *m = fy_event_start_mark(rd->ev);
+	/* libfyaml marks a quoted string inside its quote; editors point at it */
+	bool quoted = type(rd) == FYET_SCALAR && rd->ev->scalar.value &&
+		      fy_token_scalar_style(rd->ev->scalar.value) == FYSS_DOUBLE_QUOTED;
+	if (!m)
+		return (struct mark){ 0 };
+	return (struct mark){ .line = m->line + 1, .col = m->column + 1 - (quoted && m->column > 0) };
+}
+
+static int fail_at(struct rd *rd, struct mark at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail_at(struct rd *rd, struct mark at, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+	if (!rd->errbuf || !rd->errlen)
+		return SIM_EPARSE;
+	k = snprintf(rd->errbuf, rd->errlen, "%s:%d:%d: ", rd->name, at.line, at.col);
+	if (k >= 0 && (size_t)k < rd->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(rd->errbuf + k, rd->errlen - (size_t)k, fmt, ap);
+		va_end(ap);
+	}
+	return SIM_EPARSE;
+}
+
+/* The current event's scalar text (NUL-terminated by libfyaml's token
+ * text, valid until the next event) and its length, or NULL. */
+static const char *scalar(const struct rd *rd, size_t *len, enum fy_scalar_style *style)
+{
+	struct fy_token *tok;
+	if (type(rd) != FYET_SCALAR || !(tok = rd->ev->scalar.value))
+		return NULL;
+	*style = fy_token_scalar_style(tok);
+	return fy_token_get_text(tok, len);
+}
+
+/* ---- typed scalars (each consumes its value) ------------------------------ */
+
+/* A string with \u0000 inside would be cut there by every C string that
+ * carries it on (the database, the report written back): refused whole
+ * rather than stored as something else. out: malloc'd copy. */
+static int get_str(struct rd *rd, const char *what, char **out)
+{
+	enum fy_scalar_style style;
+	size_t len;
+	struct mark at = here(rd);
+	const char *s = scalar(rd, &len, &style);
+	*out = NULL;
+	if (!s || style != FYSS_DOUBLE_QUOTED)
+		return fail_at(rd, at, "'%s' must be a string", what);
+	if (memchr(s, '\0', len))
+		return fail_at(rd, at, "'%s' at %s holds a NUL character (\\u0000), which cannot "
+			       "be stored", what, rd->plen ? rd->path : "/");
+	if (!(*out = strndup(s, len)))
+		return SIM_ENOMEM;
+	return next(rd);
+}
+
+static int get_num(struct rd *rd, const char *what, double *out)
+{
+	enum fy_scalar_style style;
+	size_t len;
+	struct mark at = here(rd);
+	const char *t = scalar(rd, &len, &style);
+	char s[64], *end;
+	if (!t || style != FYSS_PLAIN)
+		return fail_at(rd, at, "'%s' must be a number", what);
+	snprintf(s, sizeof s, "%.*s", (int)(len < sizeof s ? len : sizeof s - 1), t);
+	errno = 0;
+	*out = strtod(s, &end);
+	if (len >= sizeof s || *end || end == s || errno || !isfinite(*out) || s[0] == 'n' ||
+	    s[0] == 't' || s[0] == 'f')
+		return fail_at(rd, at, "'%s' must be a finite number, not '%s'", what, s);
+	return next(rd);
+}
+
+static int get_u64(struct rd *rd, const char *what, uint64_t max, uint64_t *out)
+{
+	enum fy_scalar_style style;
+	size_t len;
+	struct mark at = here(rd);
+	const char *t = scalar(rd, &len, &style);
+	char s[64], *end;
+	unsigned long long v;
+	if (!t || style != FYSS_PLAIN || t[0] < '0' || t[0] > '9')
+		return fail_at(rd, at, "'%s' must be a non-negative integer", what);
+	snprintf(s, sizeof s, "%.*s", (int)(len < sizeof s ? len : sizeof s - 1), t);
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (len >= sizeof s || *end || errno || v > max)
+		return fail_at(rd, at, "'%s' must be an integer in 0..%llu, not '%s'", what,
+			       (unsigned long long)max, s);
+	*out = v;
+	return next(rd);
+}
+
+/* ---- objects ------------------------------------------------------------ */
+
+/* Reads an object whose keys are among keys[] (nkeys <= 32): for each
+ * key, each(rd, index, arg) is called at the value's first event and must
+ * consume the value. *start (may be NULL) gets the object's position;
+ * *seen the keys present. Unknown and repeated keys are errors. */
+static int object(struct rd *rd, const char *what, const char *const *keys, int nkeys,
+		  int (*each)(struct rd *, int, void *), void *arg, struct mark *start,
+		  unsigned *seen)
+{
+	struct mark at = here(rd);
+	int err;
+	*seen = 0;
+	if (start)
+		*start = at;
+	if (type(rd) != FYET_MAPPING_START)
+		return fail_at(rd, at, "'%s' must be an object", what);
+	if ((err = next(rd)))
+		return err;
+	while (type(rd) != FYET_MAPPING_END) {
+		enum fy_scalar_style style;
+		size_t len;
+		const char *k = scalar(rd, &len, &style);
+		struct mark kat = here(rd);
+		int i = 0;
+		while (k && i < nkeys && (strlen(keys[i]) != len || memcmp(keys[i], k, len)))
+			i++;
+		if (!k || i == nkeys)
+			return fail_at(rd, kat, "unknown key '%.*s' in '%s'", k ? (int)len : 1,
+				       k ? k : "?", what);
+		size_t old;
+		if (*seen & (1u << i))
+			return fail_at(rd, kat, "duplicate key '%s' in '%s'", keys[i], what);
+		*seen |= 1u << i;
+		old = path_push(rd, keys[i], strlen(keys[i]), 0);
+		if ((err = next(rd)) || (err = each(rd, i, arg)))
+			return err;
+		path_pop(rd, old);
+	}
+	return next(rd);
+}
+
+static int need(struct rd *rd, unsigned seen, int i, struct mark at, const char *obj,
+		const char *key)
+{
+	return seen & (1u << i) ? 0 : fail_at(rd, at, "'%s' lacks required key '%s'", obj, key);
+}
+
+/* An object with keys of our choosing (info, metrics, speedup): each(rd,
+ * key, key position, arg) at the value. */
+static int open_object(struct rd *rd, const char *what,
+		       int (*each)(struct rd *, const char *, struct mark, void *), void *arg)
+{
+	int err;
+	if (type(rd) != FYET_MAPPING_START)
+		return fail_at(rd, here(rd), "'%s' must be an object", what);
+	if ((err = next(rd)))
+		return err;
+	while (type(rd) != FYET_MAPPING_END) {
+		struct mark kat = here(rd);
+		size_t old;
+		char *k;
+		if ((err = get_str(rd, what, &k)))
+			return err;
+		old = path_push(rd, k, strlen(k), 0);
+		err = each(rd, k, kat, arg);
+		free(k);
+		if (err)
+			return err;
+		path_pop(rd, old);
+	}
+	return next(rd);
+}
+
+/* A list: each(rd, arg) at every element's first event. */
+static int list(struct rd *rd, const char *what, int (*each)(struct rd *, void *), void *arg)
+{
+	size_t i = 0;
+	int err;
+	if (type(rd) != FYET_SEQUENCE_START)
+		return fail_at(rd, here(rd), "'%s' must be a list", what);
+	if ((err = next(rd)))
+		return err;
+	while (type(rd) != FYET_SEQUENCE_END) {
+		size_t old = path_push(rd, NULL, 0, i++);
+		if ((err = each(rd, arg)))
+			return err;
+		path_pop(rd, old);
+	}
+	return next(rd);
+}
+
+/* ---- scenario and info --------------------------------------------------- */
+
+struct scn_rd {
+	char *s[5];          /* name, file, sha256, -, point */
+	uint64_t seed;
+	struct mark at[5];
+};
+
+static int scenario_key(struct rd *rd, int i, void *arg)
+{
+	static const char *const what[] = { "name", "file", "sha256", "seed", "point" };
+	struct scn_rd *sc = arg;
+	sc->at[i] = here(rd);
+	if (i == 3)
+		return get_u64(rd, "seed", UINT64_MAX, &sc->seed);
+	return get_str(rd, what[i], &sc->s[i]);
+}
+
+static int read_scenario(struct rd *rd)
+{
+	static const char *const keys[] = { "name", "file", "sha256", "seed", "point" };
+	struct scn_rd sc = { .s = { NULL } };
+	struct mark at;
+	unsigned seen;
+	int err = object(rd, "scenario", keys, 5, scenario_key, &sc, &at, &seen);
+	if (!err && !(err = need(rd, seen, 0, at, "scenario", "name")) &&
+	    !(err = need(rd, seen, 3, at, "scenario", "seed"))) {
+		err = rep_set_scenario(rd->r, &(rep_scenario){ .name = sc.s[0], .file = sc.s[1],
+							       .sha256 = sc.s[2], .seed = sc.seed,
+							       .point = sc.s[4] });
+		if (err == SIM_EINVAL)
+			err = fail_at(rd, seen & 4 ? sc.at[2] : sc.at[0],
+				      "scenario: empty name or sha256 not 64 lowercase hex digits");
+	}
+	for (int i = 0; i < 5; i++)
+		free(sc.s[i]);
+	return err;
+}
+
+static int info_entry(struct rd *rd, const char *k, struct mark kat, void *arg)
+{
+	char *val;
+	int err;
+	(void)arg;
+	if ((err = get_str(rd, k, &val)))
+		return err;
+	for (size_t i = 0; !err && i < rep_ninfo(rd->r); i++) {
+		const char *ik, *iv;
+		rep_info_at(rd->r, i, &ik, &iv);
+		if (!strcmp(ik, k))
+			err = fail_at(rd, kat, "duplicate key '%s' in 'info'", k);
+	}
+	if (!err && (err = rep_set_info(rd->r, k, val)) == SIM_EINVAL)
+		err = fail_at(rd, kat, "empty info key");
+	free(val);
+	return err;
+}
+
+/* ---- variants ------------------------------------------------------------ */
+
+static int offload_key(struct rd *rd, int i, void *arg)
+{
+	size_t nk;
+	const char *const *keys = rep_offload_keys(&nk);
+	struct mark at = here(rd);
+	char *s;
+	int err = get_str(rd, keys[i], &s);
+	if (!err && (err = rep_variant_set_offload(arg, keys[i], s)) == SIM_EINVAL)
+		err = fail_at(rd, at, "unknown %s offload '%s'", keys[i], s);
+	free(s);
+	return err;
+}
+
+struct stat_rd {
+	double x[4];
+};
+
+static int stat_key(struct rd *rd, int i, void *arg)
+{
+	static const char *const keys[] = { "mean", "p50", "p99", "ci95" };
+	struct stat_rd *st = arg;
+	return get_num(rd, keys[i], &st->x[i]);
+}
+
+static int read_stat(struct rd *rd, rep_variant *var, const char *name)
+{
+	static const char *const keys[] = { "mean", "p50", "p99", "ci95" };
+	struct stat_rd st = { .x = { NAN, NAN, NAN, NAN } };
+	struct mark at;
+	unsigned seen;
+	int err = object(rd, name, keys, 4, stat_key, &st, &at, &seen);
+	if (err || (err = need(rd, seen, 0, at, name, "mean")))
+		return err;
+	err = rep_variant_set_stat(var, name, st.x[0], st.x[1], st.x[2], st.x[3]);
+	if (err == SIM_ERANGE)
+		return fail_at(rd, at, "'%s' has a negative or out-of-range value", name);
+	return err;
+}
+
+struct metrics_rd {
+	rep_variant *var;
+	unsigned long long seen;  /* by metric index */
+};
+
+static int metric_entry(struct rd *rd, const char *k, struct mark kat, void *arg)
+{
+	struct metrics_rd *m = arg;
+	size_t nm;
+	const rep_metric_def *defs = rep_metric_defs(&nm), *def = rep_metric_find(k);
+	size_t idx = def ? (size_t)(def - defs) : 0;
+	struct mark at = here(rd);
+	double x;
+	int err;
+	if (!def)
+		return fail_at(rd, kat, "unknown metric '%s'", k);
+	if (idx < 64 && (m->seen & (1ull << idx)))
+		return fail_at(rd, kat, "duplicate key '%s' in 'metrics'", k);
+	m->seen |= idx < 64 ? 1ull << idx : 0;
+	if (def->kind == REP_STAT)
+		return read_stat(rd, m->var, def->name);
+	if ((err = get_num(rd, def->name, &x)))
+		return err;
+	err = rep_variant_set_metric(m->var, def->name, x);
+	if (err == SIM_ERANGE)
+		return fail_at(rd, at, "'%s' = %g is out of range (0..%g %s)", def->name, x,
+			       def->max, def->unit);
+	return err;
+}
+
+static int breakdown_key(struct rd *rd, int i, void *arg)
+{
+	size_t nk;
+	const char *const *keys = rep_breakdown_names(&nk);
+	struct mark at = here(rd);
+	double x;
+	int err = get_num(rd, keys[i], &x);
+	if (!err && rep_variant_set_breakdown(arg, keys[i], x))
+		err = fail_at(rd, at, "breakdown '%s' must be >= 0", keys[i]);
+	return err;
+}
+
+struct coll_rd {
+	char *op, *algo;
+	uint64_t ranks, bytes;
+	double num[3];
+};
+
+static int collective_key(struct rd *rd, int i, void *arg)
+{
+	static const char *const keys[] = { "op", "algo", "ranks", "bytes",
+					     "time_s", "algbw_GBps", "busbw_GBps" };
+	struct coll_rd *c = arg;
+	switch (i) {
+	case 0: return get_str(rd, keys[i], &c->op);
+	case 1: return get_str(rd, keys[i], &c->algo);
+	case 2: return get_u64(rd, keys[i], UINT32_MAX, &c->ranks);
+	case 3: return get_u64(rd, keys[i], UINT64_MAX, &c->bytes);
+	default: return get_num(rd, keys[i], &c->num[i - 4]);
+	}
+}
+
+static int read_collective(struct rd *rd, void *var)
+{
+	static const char *const keys[] = { "op", "algo", "ranks", "bytes",
+					     "time_s", "algbw_GBps", "busbw_GBps" };
+	struct coll_rd c = { .op = NULL };
+	struct mark at;
+	unsigned seen;
+	int err = object(rd, "collective", keys, 7, collective_key, &c, &at, &seen);
+	for (int i = 0; !err && i < 7; i++)
+		err = need(rd, seen, i, at, "collective", keys[i]);
+	if (!err) {
+		err = rep_variant_add_collective(var, &(rep_collective){
+			.op = c.op, .algo = c.algo, .ranks = (uint32_t)c.ranks, .bytes = c.bytes,
+			.time_s = c.num[0], .algbw_GBps = c.num[1], .busbw_GBps = c.num[2] });
+		if (err == SIM_EINVAL || err == SIM_ERANGE)
+			err = fail_at(rd, at, "invalid collective (unknown op '%s', zero ranks or a "
+				      "negative figure)", c.op);
+	}
+	free(c.op);
+	free(c.algo);
+	return err;
+}
+
+struct variant_rd {
+	rep_variant *var;
+	struct mark name_at;
+};
+
+/* The variant whose keys are being read: made at its first key, under a
+ * stand-in name when "name" is not that key (JSON keys have no order;
+ * `jq -S` sorts "name" after "metrics"), renamed when "name" comes. */
+static int variant_of(struct rd *rd, struct variant_rd *v, const char *name)
+{
+	char stand_in[32];
+	if (!name) {
+		snprintf(stand_in, sizeof stand_in, "\001unnamed %zu", rep_nvariants(rd->r));
+		name = stand_in;
+	}
+	if (!v->var && (v->var = rep_add_variant(rd->r, name)))
+		return 0;
+	if (v->var && !rep_variant_rename(rd->r, v->var, name))
+		return 0;
+	if (*name && !rep_find_variant(rd->r, name))
+		return SIM_ENOMEM;
+	return fail_at(rd, v->name_at, "variant name '%s' is empty or repeated", name);
+}
+
+static int variant_key(struct rd *rd, int i, void *arg)
+{
+	struct variant_rd *v = arg;
+	struct metrics_rd m;
+	char *name;
+	int err;
+	if (i == 0) {
+		v->name_at = here(rd);
+		if ((err = get_str(rd, "name", &name)))
+			return err;
+		err = variant_of(rd, v, name);
+		free(name);
+		return err;
+	}
+	if (!v->var && (err = variant_of(rd, v, NULL)))
+		return err;
+	m = (struct metrics_rd){ .var = v->var };
+	switch (i) {
+	case 1: {
+		size_t nk;
+		const char *const *keys = rep_offload_keys(&nk);
+		unsigned seen;
+		return object(rd, "offload", keys, (int)nk, offload_key, v->var, NULL, &seen);
+	}
+	case 2: return open_object(rd, "metrics", metric_entry, &m);
+	case 3: {
+		size_t nk;
+		const char *const *keys = rep_breakdown_names(&nk);
+		unsigned seen;
+		return object(rd, "breakdown_s", keys, (int)nk, breakdown_key, v->var, NULL, &seen);
+	}
+	default: return list(rd, "collectives", read_collective, v->var);
+	}
+}
+
+static int read_variant(struct rd *rd, void *arg)
+{
+	static const char *const keys[] = { "name", "offload", "metrics", "breakdown_s",
+					     "collectives" };
+	struct variant_rd v = { .var = NULL };
+	struct mark at;
+	unsigned seen;
+	int err = object(rd, "variant", keys, 5, variant_key, &v, &at, &seen);
+	(void)arg;
+	if (!err && !(err = need(rd, seen, 0, at, "variant", "name")) &&
+	    !(err = need(rd, seen, 1, at, "variant", "offload")))
+		err = need(rd, seen, 2, at, "variant", "metrics");
+	return err;
+}
+
+/* ---- speedup and benchmarks ------------------------------------------------ */
+
+static int speedup_entry(struct rd *rd, const char *k, struct mark kat, void *arg)
+{
+	struct pending_speedup *p;
+	struct mark at = here(rd);
+	double x;
+	int err;
+	(void)arg;
+	if ((err = get_num(rd, k, &x)))
+		return err;
+	for (size_t i = 0; i < rd->nsp; i++)
+		if (!strcmp(rd->sp[i].name, k))
+			return fail_at(rd, kat, "duplicate key '%s' in 'speedup'", k);
+	if (!(p = realloc(rd->sp, (rd->nsp + 1) * sizeof *p)))
+		return SIM_ENOMEM;
+	rd->sp = p;
+	if (!(p[rd->nsp].name = strdup(k)))
+		return SIM_ENOMEM;
+	p[rd->nsp].x = x;
+	p[rd->nsp].key_at = kat;
+	p[rd->nsp++].val_at = at;
+	return 0;
+}
+
+static int apply_speedups(struct rd *rd)
+{
+	for (size_t i = 0; i < rd->nsp; i++) {
+		int err = rep_set_speedup(rd->r, rd->sp[i].name, rd->sp[i].x);
+		if (err == SIM_ENOENT)
+			return fail_at(rd, rd->sp[i].key_at, "speedup for unknown variant '%s'",
+				       rd->sp[i].name);
+		if (err)
+			return fail_at(rd, rd->sp[i].val_at, "speedup must be > 0");
+	}
+	return 0;
+}
+
+struct bench_rd {
+	char *s[5];            /* name, transport, memory, device, unit */
+	uint64_t u[3];         /* bytes, ranks, iters */
+	double num[4];         /* value, p50, p99, stddev */
+};
+
+static int bench_key(struct rd *rd, int i, void *arg)
+{
+	static const char *const keys[] = { "name", "transport", "memory", "device", "bytes",
+					     "ranks", "iters", "value", "unit", "p50", "p99",
+					     "stddev" };
+	struct bench_rd *b = arg;
+	if (i < 4)
+		return get_str(rd, keys[i], &b->s[i]);
+	if (i == 8)
+		return get_str(rd, keys[i], &b->s[4]);
+	if (i < 7)
+		return get_u64(rd, keys[i], i == 5 ? UINT32_MAX : UINT64_MAX, &b->u[i - 4]);
+	return get_num(rd, keys[i], &b->num[i == 7 ? 0 : i - 8]);
+}
+
+static int read_benchmark(struct rd *rd, void *arg)
+{
+	static const char *const keys[] = { "name", "transport", "memory", "device", "bytes",
+					     "ranks", "iters", "value", "unit", "p50", "p99",
+					     "stddev" };
+	static const int required[] = { 0, 1, 4, 5, 6, 7, 8 };
+	struct bench_rd b = { .num = { NAN, NAN, NAN, NAN } };
+	struct mark at;
+	unsigned seen;
+	int err = object(rd, "benchmark", keys, 12, bench_key, &b, &at, &seen);
+	(void)arg;
+	for (int i = 0; !err && i < 7; i++)
+		err = need(rd, seen, required[i], at, "benchmark", keys[required[i]]);
+	if (!err) {
+		err = rep_add_benchmark(rd->r, &(rep_benchmark){
+			.name = b.s[0], .transport = b.s[1], .memory = b.s[2], .device = b.s[3],
+			.bytes = b.u[0], .ranks = (uint32_t)b.u[1], .iters = b.u[2],
+			.value = b.num[0], .unit = b.s[4], .p50 = b.num[1], .p99 = b.num[2],
+			.stddev = b.num[3] });
+		if (err == SIM_EINVAL || err == SIM_ERANGE)
+			err = fail_at(rd, at, "invalid benchmark '%s' (transport, memory, unit, zero "
+				      "ranks/iters or a negative figure; see docs/report-schema.md)",
+				      b.s[0]);
+	}
+	for (int i = 0; i < 5; i++)
+		free(b.s[i]);
+	return err;
+}
+
+/* ---- document ----------------------------------------------------------- */
+
+enum { K_SCHEMA, K_SOURCE, K_VERSION, K_SCENARIO, K_INFO, K_VARIANTS, K_SPEEDUP, K_BENCH, K_N };
+
+static int head_str(struct rd *rd, int i)
+{
+	static const char *const what[] = { "schema", "source", "version" };
+	struct mark at = here(rd);
+	char *s;
+	int err = get_str(rd, what[i], &s);
+	if (err)
+		return err;
+	if (i == K_SCHEMA && strcmp(s, REP_SCHEMA))
+		err = fail_at(rd, at, "unsupported schema '%s' (expected '%s')", s, REP_SCHEMA);
+	else if (i == K_SOURCE && strcmp(s, "sim") && strcmp(s, "hw"))
+		err = fail_at(rd, at, "source must be 'sim' or 'hw', not '%s'", s);
+	else if (i == K_SOURCE)
+		err = rep_set_source(rd->r, strcmp(s, "hw") ? REP_SIM : REP_HW);
+	else if (i == K_VERSION && rep_set_version(rd->r, s))
+		err = *s ? SIM_ENOMEM : fail_at(rd, at, "empty version");
+	free(s);
+	return err;
+}
+
+static int report_key(struct rd *rd, int i, void *arg)
+{
+	(void)arg;
+	switch (i) {
+	case K_SCHEMA: case K_SOURCE: case K_VERSION: return head_str(rd, i);
+	case K_SCENARIO: return read_scenario(rd);
+	case K_INFO: return open_object(rd, "info", info_entry, NULL);
+	case K_VARIANTS: return list(rd, "variants", read_variant, NULL);
+	case K_SPEEDUP: return open_object(rd, "speedup", speedup_entry, NULL);
+	default: return list(rd, "benchmarks", read_benchmark, NULL);
+	}
+}
+
+static int read_doc(struct rd *rd)
+{
+	static const char *const keys[K_N] = { "schema", "source", "version", "scenario",
+					       "info", "variants", "speedup", "benchmarks" };
+	struct mark at;
+	unsigned seen;
+	char why[256];
+	int err;
+	if ((err = next(rd)) || (type(rd) == FYET_STREAM_START && (err = next(rd))) ||
+	    (type(rd) == FYET_DOCUMENT_START && (err = next(rd))))
+		return err;
+	if (type(rd) != FYET_MAPPING_START) {
+		struct mark root = here(rd);
+		/* broken JSON is said as such, not as the wrong kind of value */
+		while (type(rd) != FYET_STREAM_END)
+			if ((err = next(rd)))
+				return err;
+		return fail_at(rd, root, "a report must be a JSON object");
+	}
+	if ((err = object(rd, "report", keys, K_N, report_key, NULL, &at, &seen)))
+		return err;
+	for (int k = K_SCHEMA; k <= K_VARIANTS; k++)
+		if (k != K_INFO && (err = need(rd, seen, k, at, "report", keys[k])))
+			return err;
+	if ((err = apply_speedups(rd)))
+		return err;
+	if (type(rd) == FYET_DOCUMENT_END && (err = next(rd)))
+		return err;
+	if (type(rd) != FYET_STREAM_END)
+		return fail_at(rd, here(rd), "more after the report's closing brace");
+	if (rep_validate(rd->r, why, sizeof why))
+		return fail_at(rd, at, "%s", why);
+	return 0;
+}
+
 int rep_read_string(const char *name, const char *text, size_t len, rep_report **out,
 		    char *errbuf, size_t errlen)
 {
 	struct rd rd = { .name = name, .errbuf = errbuf, .errlen = errlen };
 	struct fy_diag_cfg dcfg;
 	struct fy_parse_cfg pcfg;
-	struct fy_document *doc;
 	size_t blank = 0;
 	int err;
 	*out = NULL;
@@ -514,10 +720,19 @@ int rep_read_string(const char *name, const char *text, size_t len, rep_report *
 		return SIM_ENOMEM;
 	fy_diag_set_collect_errors(rd.diag, true);
 	pcfg = (struct fy_parse_cfg){ .flags = FYPCF_QUIET | FYPCF_JSON_FORCE, .diag = rd.diag };
-	doc = fy_document_build_from_string(&pcfg, text, len);
-	err = doc ? read_doc(&rd, fy_document_root(doc)) : syntax_error(&rd);
-	fy_document_destroy(doc);
+	rd.p = fy_parser_create(&pcfg);
+	rd.r = rep_new(REP_SIM);
+	if (!rd.p || !rd.r || fy_parser_set_string(rd.p, text, len))
+		err = SIM_ENOMEM;
+	else
+		err = read_doc(&rd);
+	if (rd.ev)
+		fy_parser_event_free(rd.p, rd.ev);
+	fy_parser_destroy(rd.p);
 	fy_diag_destroy(rd.diag);
+	for (size_t i = 0; i < rd.nsp; i++)
+		free(rd.sp[i].name);
+	free(rd.sp);
 	if (err)
 		rep_free(rd.r);
 	else
