@@ -911,11 +911,13 @@ static void launch(collective *r, uint32_t s)
 	}
 }
 
-/* Max of m exponential draws of mean mu, by inverting its CDF. */
+/* Max of m exponential draws of mean mu, by inverting its CDF. For many
+ * members and u near 1, u^(1/m) rounds to 1 (log1p(-1) = -inf): there
+ * 1 - u^(1/m) is taken as -expm1(log(u) / m), which does not round. */
 static double max_exponential(sim_rng *rng, double mu, uint32_t m)
 {
-	double u = sim_rng_uniform(rng);
-	return -mu * log1p(-pow(u, 1.0 / (m ? m : 1)));
+	double u = sim_rng_uniform(rng), k = 1.0 / (m ? m : 1), p = pow(u, k);
+	return p < 1 ? -mu * log1p(-p) : -mu * log(-expm1(log(u) * k));
 }
 
 static void stage_flowed(sim_engine *eng, void *obj, uint64_t data)
@@ -926,10 +928,18 @@ static void stage_flowed(sim_engine *eng, void *obj, uint64_t data)
 	if (r->st[data].on_kept)
 		h->kept_busy = false;
 	sim_time lat = step_lat(r->c, h) * (sim_time)r->st[data].reps;
-	if (t->jitter_mean_ps > 0)
-		lat += (sim_time)max_exponential(r->c->rng, (double)t->jitter_mean_ps,
-						 h->kind == H_CHAIN ? 1 : r->c->n);
-	int rc = sim_schedule_in(eng, lat, stage_arrived, r, data, NULL);
+	int rc = SIM_OK;
+	if (t->jitter_mean_ps > 0) {
+		/* Checked as a double: a draw past the clock must not be cast. */
+		double j = max_exponential(r->c->rng, (double)t->jitter_mean_ps,
+					   h->kind == H_CHAIN ? 1 : r->c->n);
+		if (!(j < (double)(SIM_TIME_MAX - lat)))
+			rc = SIM_EOVERFLOW, lat = SIM_TIME_MAX;
+		else
+			lat += (sim_time)j;
+	}
+	if (!rc)
+		rc = sim_schedule_in(eng, lat, stage_arrived, r, data, NULL);
 	if (rc == SIM_EOVERFLOW)
 		sim_fail(eng, rc, "simulated time passes the engine's horizon of %.2f days (int64 "
 			 "picoseconds): a collective step's latency of %.6g s after %.6g s ends past "

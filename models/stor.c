@@ -19,7 +19,8 @@ typedef struct bench {
 	sim_engine *eng;
 	flow_net *net;
 	uint32_t stage[2][PATH_MAX_RES], len[2];
-	double io_bytes, io_lat_s;
+	uint64_t io_bytes;
+	sim_time io_lat;
 	uint32_t ios_left, done;
 	sim_time end;
 	int err;
@@ -104,7 +105,7 @@ static void stage_done(sim_engine *eng, void *obj, uint64_t st);
 
 static void start_stage(bench *b, int s)
 {
-	flow_spec fs = { .bytes = (uint64_t)llround(b->io_bytes), .path = b->stage[s],
+	flow_spec fs = { .bytes = b->io_bytes, .path = b->stage[s],
 			 .path_len = b->len[s], .done = stage_done, .obj = b, .data = (uint64_t)s };
 	int rc = flow_start(b->net, &fs, NULL);
 	if (rc && !b->err) {
@@ -127,9 +128,9 @@ static void after_latency(sim_engine *eng, void *obj, uint64_t s)
 static void stage_done(sim_engine *eng, void *obj, uint64_t s)
 {
 	bench *b = obj;
-	sim_time lat = s == 0 ? (sim_time)llround(b->io_lat_s * 1e12) : 0;
-	if (sim_schedule_in(eng, lat, after_latency, b, s, NULL) && !b->err) {
-		b->err = SIM_ENOMEM;
+	int rc = sim_schedule_in(eng, s == 0 ? b->io_lat : 0, after_latency, b, s, NULL);
+	if (rc && !b->err) {
+		b->err = rc; /* SIM_EOVERFLOW: the latency ends past the clock */
 		sim_stop(eng);
 	}
 }
@@ -152,11 +153,18 @@ static void start_thread(sim_engine *eng, void *obj, uint64_t data)
 int stor_gdsio(const stor_local *c, uint32_t gpu, stor_xfer x, uint32_t threads,
 	       double io_bytes, uint32_t ios, double *Bps)
 {
-	bench b = { .io_bytes = io_bytes, .io_lat_s = c->io_lat_s };
+	bench b = { 0 };
 	int rc = check(c, gpu, threads, io_bytes, ios);
 	*Bps = 0;
+	/* The IO's size and latency as the engine counts them, checked: a
+	 * double cast past the integer's range is undefined. */
+	if (!rc && !(io_bytes < 18446744073709551616.0))
+		rc = SIM_ERANGE;
+	if (!rc)
+		rc = sim_time_from_s(c->io_lat_s, &b.io_lat);
 	if (rc)
 		return rc;
+	b.io_bytes = (uint64_t)llround(io_bytes);
 	b.ios_left = ios * threads;
 	if (!(b.eng = sim_engine_new()) || !(b.net = flow_net_new(b.eng)))
 		rc = SIM_ENOMEM;
@@ -166,9 +174,11 @@ int stor_gdsio(const stor_local *c, uint32_t gpu, stor_xfer x, uint32_t threads,
 	 * out of phase, while started together a fluid model would keep them in
 	 * lock step (all reading, then all copying), which no real run does. */
 	double gap_s = io_bytes / (c->drives * fmin(c->drive_read_Bps, c->drive_link_Bps));
-	for (uint32_t t = 0; t < threads && !rc; t++)
-		rc = sim_schedule_in(b.eng, (sim_time)llround(t * gap_s * 1e12), start_thread, &b, 0,
-				     NULL);
+	for (uint32_t t = 0; t < threads && !rc; t++) {
+		sim_time at;
+		if (!(rc = sim_time_from_s(t * gap_s, &at)))
+			rc = sim_schedule_in(b.eng, at, start_thread, &b, 0, NULL);
+	}
 	if (!rc) {
 		sim_run(b.eng);
 		rc = b.err ? b.err : sim_error(b.eng); /* SIM_EOVERFLOW: past the clock's end */

@@ -139,6 +139,16 @@ START_TEST(bad_input_is_refused)
 	c = dgx2();
 	c.drive_switch = 4;
 	ck_assert_int_eq(stor_gdsio(&c, 0, STOR_XFER_GDS, 8, MiB, 1, &x), SIM_EINVAL);
+	/* Sizes and times the engine cannot count are refused, not cast
+	 * (undefined: llround of 1e20, of 1e10 s in picoseconds); threads
+	 * started past the clock too. */
+	c = dgx2();
+	ck_assert_int_eq(stor_gdsio(&c, 0, STOR_XFER_GDS, 8, 1e20, 1, &x), SIM_ERANGE);
+	c.io_lat_s = 1e10;
+	ck_assert_int_eq(stor_gdsio(&c, 0, STOR_XFER_GDS, 8, MiB, 1, &x), SIM_EOVERFLOW);
+	c = dgx2();
+	c.drive_read_Bps = c.drive_link_Bps = 1e-6;
+	ck_assert_int_eq(stor_gdsio(&c, 0, STOR_XFER_GDS, 8, MiB, 1, &x), SIM_EOVERFLOW);
 }
 END_TEST
 
