@@ -127,7 +127,8 @@ static bool put_map(FILE *f, const yt_node *v)
 	bool ok = kids != NULL;
 	if (!ok)
 		return false;
-	memcpy(kids, v->kids, v->nkids * sizeof *kids);
+	if (v->nkids) /* an empty mapping has no kids array: memcpy(NULL) is undefined */
+		memcpy(kids, v->kids, v->nkids * sizeof *kids);
 	qsort(kids, v->nkids, sizeof *kids, by_key);
 	fputc('{', f);
 	for (size_t i = 0; i < v->nkids && ok; i++) {
