@@ -22,11 +22,8 @@
 #define MAX_CHUNKS 64
 #define A2A_WINDOW 8 /* all-to-all shifts in flight at once */
 
-static const char *const op_names[] = {
-	[COLL_ALLREDUCE] = "allreduce", [COLL_REDUCE_SCATTER] = "reducescatter",
-	[COLL_ALLGATHER] = "allgather", [COLL_BROADCAST] = "broadcast",
-	[COLL_ALLTOALL] = "alltoall",   [COLL_SENDRECV] = "sendrecv",
-};
+static const char *const op_names[] = { COLL_OPS(COLL_OP_CLI_WORD_) };
+static const char *const op_report_names[] = { COLL_OPS(COLL_OP_REPORT_WORD_) };
 
 int coll_op_parse(const char *s, coll_op *op)
 {
@@ -65,20 +62,23 @@ const char *coll_proto_name(coll_proto p)
 const char *coll_op_name(coll_op op) { return (unsigned)op < COLL_NOPS ? op_names[op] : "?"; }
 const char *coll_algo_name(coll_algo a) { return (unsigned)a < COLL_NALGOS ? coll_algos[a].name : "?"; }
 
+const char *coll_op_report_name(coll_op op)
+{
+	return (unsigned)op < COLL_NOPS ? op_report_names[op] : "?";
+}
+
 double coll_busbw_factor(coll_op op, uint32_t n)
 {
+#define BUSBW_(e, s, cli, scn, rep, busbw) \
+	case e:                             \
+		return busbw;
 	switch (op) {
-	case COLL_ALLREDUCE:
-		return 2.0 * (n - 1) / n;
-	case COLL_REDUCE_SCATTER:
-	case COLL_ALLGATHER:
-	case COLL_ALLTOALL:
-		return (double)(n - 1) / n;
+		COLL_OPS(BUSBW_)
 	default:
 		return 1.0;
 	}
+#undef BUSBW_
 }
-
 /* Room for nres resources; new entries start zero. */
 static int scratch_fit(struct scratch *sc, size_t nres)
 {

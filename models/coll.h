@@ -20,20 +20,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "models/coll_ops.h"
 #include "models/fabric.h"
 #include "models/transport.h"
 #include "sim/engine.h"
 #include "sim/flow.h"
 
-typedef enum coll_op {
-	COLL_ALLREDUCE,
-	COLL_REDUCE_SCATTER,
-	COLL_ALLGATHER,
-	COLL_BROADCAST,
-	COLL_ALLTOALL,
-	COLL_SENDRECV,
-	COLL_NOPS
-} coll_op;
+/* The operations (models/coll_ops.h). */
+typedef enum coll_op { COLL_OPS(COLL_OP_ENUM_) COLL_NOPS } coll_op;
 
 typedef enum coll_algo {
 	COLL_AUTO,   /* lowest predicted time among those that apply */
@@ -52,10 +46,12 @@ int coll_op_parse(const char *s, coll_op *op);
 int coll_algo_parse(const char *s, coll_algo *algo);
 const char *coll_op_name(coll_op op);
 const char *coll_algo_name(coll_algo algo);
+/* The operation as dpusim-report/1 writes it ("reduce_scatter"). */
+const char *coll_op_report_name(coll_op op);
 
-/* nccl-tests' bus bandwidth factor for op on n ranks: all-reduce
- * 2(n-1)/n; reduce-scatter, all-gather, all-to-all (n-1)/n; broadcast and
- * send/recv 1. */
+/* nccl-tests' bus bandwidth factor for op on n ranks (coll_ops.h):
+ * all-reduce 2(n-1)/n; reduce-scatter, all-gather, all-to-all (n-1)/n;
+ * broadcast and send/recv 1. */
 double coll_busbw_factor(coll_op op, uint32_t n);
 
 /* How a collective moves its bytes. IDEAL is the pure flow model: links at

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "models/coll_ops.h"
 #include "models/diag.h"
 #include "models/offload_list.h"
 #include "models/profile.h"
@@ -25,10 +26,7 @@ typedef enum scn_routing { SCN_ROUTE_ECMP, SCN_ROUTE_ADAPTIVE } scn_routing;
 typedef enum scn_stornet { SCN_STORNET_SHARED, SCN_STORNET_DEDICATED } scn_stornet;
 typedef enum scn_precision { SCN_FP32, SCN_TF32, SCN_FP16, SCN_BF16, SCN_FP8 } scn_precision;
 typedef enum scn_wl_kind { SCN_WL_TRAINING, SCN_WL_COLLECTIVE } scn_wl_kind;
-typedef enum scn_coll_op {
-	SCN_OP_ALLREDUCE, SCN_OP_REDUCE_SCATTER, SCN_OP_ALLGATHER, SCN_OP_ALLTOALL,
-	SCN_OP_BROADCAST, SCN_OP_SENDRECV
-} scn_coll_op;
+typedef enum scn_coll_op { COLL_OPS(COLL_OP_SCN_ENUM_) } scn_coll_op; /* coll_ops.h */
 typedef enum scn_coll_algo {
 	SCN_ALGO_AUTO, SCN_ALGO_RING, SCN_ALGO_TREE, SCN_ALGO_HIERARCHICAL, SCN_ALGO_IN_NETWORK
 } scn_coll_algo;

@@ -14,8 +14,7 @@ const char *const scn_routing_words[] = { "ecmp", "adaptive", NULL };
 const char *const scn_stornet_words[] = { "shared", "dedicated", NULL };
 const char *const scn_precision_words[] = { "fp32", "tf32", "fp16", "bf16", "fp8", NULL };
 const char *const scn_kind_words[] = { "training", "collective", NULL };
-const char *const scn_op_words[] = { "allreduce", "reduce-scatter", "allgather", "alltoall",
-				     "broadcast", "sendrecv", NULL };
+const char *const scn_op_words[] = { COLL_OPS(COLL_OP_SCN_WORD_) NULL };
 const char *const scn_algo_words[] = { "auto", "ring", "tree", "hierarchical", "in-network", NULL };
 const char *const scn_placement_words[] = { "packed", "spread", NULL };
 const char *const scn_slowdown_words[] = { "none", "lognormal", "normal", NULL };

@@ -102,7 +102,8 @@ typedef struct train_config {
 } train_config;
 
 typedef struct train_coll_stat {
-	const char *op, *algo, *what;
+	coll_op op;
+	const char *algo, *what;
 	uint32_t ranks;
 	uint64_t bytes;
 	double time_s;                      /* mean over the measured iterations */

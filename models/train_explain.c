@@ -64,7 +64,7 @@ static double boundary_bytes(const train_config *c)
 					       : 0;
 }
 
-static void add_coll(train_result *r, const char *op, const char *algo, const char *what,
+static void add_coll(train_result *r, coll_op op, const char *algo, const char *what,
 		     uint32_t ranks, double bytes, double time_s, uint64_t count, uint32_t channels)
 {
 	if (r->ncoll == TRAIN_MAX_COLLS || count == 0)
@@ -105,15 +105,15 @@ void train_finish(trainer *tr, train_result *r)
 	    !(node_max_snap / (c->storage_engine_Bps * run_s) <= r->dpu_util))
 		r->dpu_util = node_max_snap / (c->storage_engine_Bps * run_s);
 	if (tr->T > 1)
-		add_coll(r, "allreduce", "auto", "tensor-parallel activations (NVLink)", tr->T,
+		add_coll(r, COLL_ALLREDUCE, "auto", "tensor-parallel activations (NVLink)", tr->T,
 			 boundary_bytes(c), tr->tp_ar_s, 1, tr->tp_channels);
 	if (tr->dp_count)
-		add_coll(r, c->zero_stage >= 1 ? "reducescatter" : "allreduce",
+		add_coll(r, c->zero_stage >= 1 ? COLL_REDUCE_SCATTER : COLL_ALLREDUCE,
 			 coll_algo_name(tr->dg[0].res[0].algo), "gradient bucket across replicas",
 			 tr->D, tr->dg[0].bucket_bytes, tr->dp_time_s / (double)tr->dp_count, tr->dp_count,
 			 tr->dg[0].res[0].channels);
 	if (tr->pp_count)
-		add_coll(r, "sendrecv", "p2p", "pipeline activations and gradients", 2,
+		add_coll(r, COLL_SENDRECV, "p2p", "pipeline activations and gradients", 2,
 			 boundary_bytes(c), tr->pp_time_s / (double)tr->pp_count, tr->pp_count, 0);
 	r->events = sim_events_run(tr->w->eng);
 	r->net_switches = fab_net_switches(tr->w->f);

@@ -27,17 +27,6 @@
 #include "tools/version.h"
 
 
-static const char *const coll_names[] = {
-	[SCN_OP_ALLREDUCE] = "allreduce", [SCN_OP_REDUCE_SCATTER] = "reducescatter",
-	[SCN_OP_ALLGATHER] = "allgather", [SCN_OP_ALLTOALL] = "alltoall",
-	[SCN_OP_BROADCAST] = "broadcast", [SCN_OP_SENDRECV] = "sendrecv",
-};
-
-const char *run_report_op(const char *coll_op_name)
-{
-	return strcmp(coll_op_name, "reducescatter") ? coll_op_name : "reduce_scatter";
-}
-
 int run_put_notes(rep_report *rep, const char *variant, const diag *notes)
 {
 	char key[96];
@@ -49,15 +38,13 @@ int run_put_notes(rep_report *rep, const char *variant, const diag *notes)
 	return rc;
 }
 
-int run_put_collective(rep_variant *rv, const char *op, const char *algo, uint32_t ranks,
+int run_put_collective(rep_variant *rv, coll_op op, const char *algo, uint32_t ranks,
 		       uint64_t bytes, double time_s)
 {
-	coll_op o;
 	double algbw = time_s > 0 ? (double)bytes / time_s / 1e9 : 0;
-	double factor = coll_op_parse(op, &o) ? 1 : coll_busbw_factor(o, ranks);
-	rep_collective c = { .op = run_report_op(op), .algo = algo, .ranks = ranks,
+	rep_collective c = { .op = coll_op_report_name(op), .algo = algo, .ranks = ranks,
 			     .bytes = bytes, .time_s = time_s, .algbw_GBps = algbw,
-			     .busbw_GBps = algbw * factor };
+			     .busbw_GBps = algbw * coll_busbw_factor(op, ranks) };
 	return rep_variant_add_collective(rv, &c);
 }
 
@@ -209,14 +196,10 @@ static int coll_sizes(const scn_scenario *s, const scn_job *job, const scn_varia
 	struct world w;
 	double pass_s = 0;
 	int rc;
-	coll_op op;
+	coll_op op = (coll_op)sc->op; /* one list makes both (coll_ops.h) */
 	if ((rc = setup_host_of(s, &host, d)) || (rc = setup_fabric(s, ranks, &fc, d)) ||
 	    (rc = setup_transport(s, v, &host, &cc.transport, d, notes)))
 		return rc;
-	if (coll_op_parse(coll_names[sc->op], &op)) {
-		diag_add(d, NULL, 0, 0, "collective '%s' is not simulated", coll_names[sc->op]);
-		return SIM_EUNSUPPORTED;
-	}
 	/* SHARP only when asked for: NCCL uses it only with its plugin and
 	 * NCCL_COLLNET_ENABLE=1 (NVIDIA HPC-X 2.21 documentation,
 	 * "NCCL-RDMA-SHARP Plugins"), so auto never picks it. */
@@ -239,13 +222,12 @@ static int coll_sizes(const scn_scenario *s, const scn_job *job, const scn_varia
 		rc = run_size(&w, &p, sc->iterations > 0 ? sc->iterations : 1, &t, &res);
 		if (rc) {
 			diag_add(d, NULL, 0, 0, "%s of %llu bytes with algorithm '%s' on %u ranks: %s",
-				 coll_names[sc->op], (unsigned long long)p.bytes,
+				 coll_op_name(op), (unsigned long long)p.bytes,
 				 coll_algo_name(p.algo), ranks,
 				 sim_error(w.eng) ? sim_error_msg(w.eng) : sim_strerror(rc));
 			break;
 		}
-		rc = run_put_collective(rv, coll_names[sc->op], coll_algo_name(res.algo), ranks,
-					p.bytes, t);
+		rc = run_put_collective(rv, op, coll_algo_name(res.algo), ranks, p.bytes, t);
 		pass_s += t;
 	}
 	world_free(&w);
@@ -445,10 +427,7 @@ static int bench_of(const scn_scenario *s, const scn_job *job, train_bench *b, d
 			    .iterations = (uint32_t)(sc->iterations > 0 ? sc->iterations : 1),
 			    .ranks = (uint32_t)(sc->ranks > 0 ? sc->ranks : job->wl.gpus),
 			    .cores_per_gpu = BENCH_CORES_PER_GPU };
-	if (coll_op_parse(coll_names[sc->op], &b->op)) {
-		diag_add(d, NULL, 0, 0, "collective '%s' is not simulated", coll_names[sc->op]);
-		return SIM_EUNSUPPORTED;
-	}
+	b->op = (coll_op)sc->op;
 	/* The benchmarks share the training jobs' collective context, whose
 	 * algorithms are what NCCL uses by default: no SHARP there. */
 	if (sc->algo == SCN_ALGO_IN_NETWORK) {
@@ -640,15 +619,11 @@ static int coll_check(const scn_scenario *s, const scn_job *job, const scn_varia
 	coll_config cc = { .seed = s->seed };
 	struct world w;
 	double pass_s = 0;
-	coll_op op;
+	coll_op op = (coll_op)sc->op;
 	int rc;
 	if ((rc = setup_host_of(s, &host, d)) || (rc = setup_fabric(s, ranks, &fc, d)) ||
 	    (rc = setup_transport(s, v, &host, &cc.transport, d, NULL)))
 		return rc;
-	if (coll_op_parse(coll_names[sc->op], &op)) {
-		diag_add(d, NULL, 0, 0, "collective '%s' is not simulated", scn_coll_op_name(sc->op));
-		return SIM_EUNSUPPORTED;
-	}
 	if (sc->algo == SCN_ALGO_IN_NETWORK && (rc = in_network_ok(s, v, &fc, d)))
 		return rc;
 	cc.sharp = sc->algo == SCN_ALGO_IN_NETWORK && fc.nodes > 1;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "models/coll.h"
 #include "models/diag.h"
 #include "models/scenario.h"
 #include "tools/report.h"
@@ -21,15 +22,11 @@ typedef struct run_opts {
 	FILE *written;            /* "dpusim: wrote trace FILE" per trace; NULL: silent */
 } run_opts;
 
-/* The report's name for a collective op named as models/coll names it
- * ("reducescatter" is "reduce_scatter" in dpusim-report/1; the others are
- * the same). */
-const char *run_report_op(const char *coll_op_name);
 
 /* Adds one collective to rv as nccl-tests reports it: algbw = bytes / time
  * (0 when time_s is not positive), busbw = algbw times the op's bus factor
- * (1 for an op models/coll does not know). op is models/coll's name. */
-int run_put_collective(rep_variant *rv, const char *op, const char *algo, uint32_t ranks,
+ * (coll_busbw_factor); the op under its report name (coll_op_report_name). */
+int run_put_collective(rep_variant *rv, coll_op op, const char *algo, uint32_t ranks,
 		       uint64_t bytes, double time_s);
 
 /* A variant's notes (what setup assumed or could not model) into the

@@ -566,7 +566,7 @@ static int bench_put(const train_bench *b, rep_variant *rv, rep_report *rep, dia
 	int rc = 0;
 	for (uint32_t i = 0; i < b->nsizes && !rc; i++) {
 		double t = b->time_s[i] / (double)b->count[i];
-		rc = run_put_collective(rv, coll_op_name(b->op), coll_algo_name(b->used[i]),
+		rc = run_put_collective(rv, b->op, coll_algo_name(b->used[i]),
 					b->ranks, b->bytes[i], t);
 		pass_s += t;
 		runs += b->count[i];

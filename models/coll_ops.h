@@ -1,0 +1,28 @@
+/* The collective operations, one line each: X(model enum, scenario enum,
+ * word as the command line and the models write it, word in scenario
+ * files, word in dpusim-report/1, nccl-tests' bus-bandwidth factor on n
+ * ranks (its PERFORMANCE.md)). coll_op (models/coll.h) and scn_coll_op
+ * (models/scenario.h) are made from this list, in this order, so one
+ * converts to the other by value. */
+#ifndef DPUSIM_MODELS_COLL_OPS_H
+#define DPUSIM_MODELS_COLL_OPS_H
+
+#define COLL_OPS(X)                                                                      \
+	X(COLL_ALLREDUCE, SCN_OP_ALLREDUCE, "allreduce", "allreduce", "allreduce",       \
+	  2.0 * (n - 1) / n)                                                             \
+	X(COLL_REDUCE_SCATTER, SCN_OP_REDUCE_SCATTER, "reducescatter", "reduce-scatter", \
+	  "reduce_scatter", (double)(n - 1) / n)                                         \
+	X(COLL_ALLGATHER, SCN_OP_ALLGATHER, "allgather", "allgather", "allgather",       \
+	  (double)(n - 1) / n)                                                           \
+	X(COLL_ALLTOALL, SCN_OP_ALLTOALL, "alltoall", "alltoall", "alltoall",            \
+	  (double)(n - 1) / n)                                                           \
+	X(COLL_BROADCAST, SCN_OP_BROADCAST, "broadcast", "broadcast", "broadcast", 1.0)  \
+	X(COLL_SENDRECV, SCN_OP_SENDRECV, "sendrecv", "sendrecv", "sendrecv", 1.0)
+
+#define COLL_OP_ENUM_(e, s, cli, scn, rep, busbw) e,
+#define COLL_OP_SCN_ENUM_(e, s, cli, scn, rep, busbw) s,
+#define COLL_OP_CLI_WORD_(e, s, cli, scn, rep, busbw) cli,
+#define COLL_OP_SCN_WORD_(e, s, cli, scn, rep, busbw) scn,
+#define COLL_OP_REPORT_WORD_(e, s, cli, scn, rep, busbw) rep,
+
+#endif
