@@ -14,6 +14,7 @@
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/db.h"
+#include "tools/human.h"
 #include "tools/run.h"
 #include "tools/scn_cli.h"
 #include "tools/sweep.h"
@@ -76,21 +77,35 @@ static int parse_args(int argc, char **argv, run_args *a)
 
 /* ---- the side-by-side table ---- */
 
-static void cell(char *buf, size_t n, const rep_variant *v, const char *metric, double scale,
-		 const char *fmt)
+/* Text for one value: tools/human.h's formatters and the two below. */
+typedef char *(*fmt_fn)(char *buf, size_t n, double x);
+
+static char *fmt_kwh(char *buf, size_t n, double x)
+{
+	char num[48];
+	snprintf(buf, n, "%s kWh", hum_number(num, sizeof num, x));
+	return buf;
+}
+
+static char *fmt_speedup(char *buf, size_t n, double x)
+{
+	snprintf(buf, n, "%.3fx", x);
+	return buf;
+}
+
+static void cell(char *buf, size_t n, const rep_variant *v, const char *metric, fmt_fn fmt)
 {
 	double x;
 	rep_stat st;
 	if (rep_variant_metric(v, metric, &x))
-		snprintf(buf, n, fmt, x * scale);
+		fmt(buf, n, x);
 	else if (rep_variant_stat(v, metric, &st))
-		snprintf(buf, n, fmt, st.mean * scale);
+		fmt(buf, n, st.mean);
 	else
 		snprintf(buf, n, "-");
 }
 
-static void row(const rep_report *r, const char *label, const char *metric, double scale,
-		const char *fmt)
+static void row(const rep_report *r, const char *label, const char *metric, fmt_fn fmt)
 {
 	char buf[64];
 	bool any = false;
@@ -104,7 +119,7 @@ static void row(const rep_report *r, const char *label, const char *metric, doub
 		return;
 	printf("%-26s", label);
 	for (size_t i = 0; i < rep_nvariants(r); i++) {
-		cell(buf, sizeof buf, rep_variant_at(r, i), metric, scale, fmt);
+		cell(buf, sizeof buf, rep_variant_at(r, i), metric, fmt);
 		printf(" %18s", buf);
 	}
 	putchar('\n');
@@ -113,24 +128,40 @@ static void row(const rep_report *r, const char *label, const char *metric, doub
 static void stat_rows(const rep_report *r)
 {
 	static const struct { const char *label; int which; } rows[] = {
-		{ "iteration (mean, s)", 0 }, { "  95% CI (+-, s)", 1 },
-		{ "  p50 (s)", 2 }, { "  p99 (s)", 3 },
+		{ "iteration (mean)", 0 }, { "  95% CI (+-)", 1 },
+		{ "  p50", 2 }, { "  p99", 3 },
 	};
 	for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
 		printf("%-26s", rows[k].label);
 		for (size_t i = 0; i < rep_nvariants(r); i++) {
 			rep_stat st;
 			double x = NAN;
-			char buf[32] = "-";
+			char buf[32];
 			if (rep_variant_stat(rep_variant_at(r, i), "iteration_s", &st))
 				x = rows[k].which == 0 ? st.mean : rows[k].which == 1 ? st.ci95
 				    : rows[k].which == 2 ? st.p50 : st.p99;
-			if (isfinite(x))
-				snprintf(buf, sizeof buf, "%.4g", x);
-			printf(" %18s", buf);
+			printf(" %18s", hum_duration(buf, sizeof buf, x));
 		}
 		putchar('\n');
 	}
+}
+
+/* Said once under the iteration rows: without noise every replication
+ * simulates the same thing, so a zero interval is no measurement of spread.
+ * Only when the replications did come out identical (every variant's
+ * interval zero), never assumed from the scenario alone. */
+static void replication_note(const rep_report *r, const scn_scenario *s, int reps)
+{
+	const scn_noise *nz = &s->noise;
+	if (reps < 2 || nz->gpu_cv > 0 || nz->slow_node_fraction > 0 || nz->os_jitter > 0 ||
+	    nz->os_jitter_delay_s > 0)
+		return;
+	for (size_t i = 0; i < rep_nvariants(r); i++) {
+		rep_stat st;
+		if (!rep_variant_stat(rep_variant_at(r, i), "iteration_s", &st) || st.ci95 != 0)
+			return;
+	}
+	printf("  (no noise configured: the %d replications are identical)\n", reps);
 }
 
 static void breakdown_rows(const rep_report *r)
@@ -146,13 +177,13 @@ static void breakdown_rows(const rep_report *r)
 		}
 		if (!any)
 			continue;
-		snprintf(label, sizeof label, "  %s (s)", names[k]);
+		snprintf(label, sizeof label, "  %s", names[k]);
 		printf("%-26s", label);
 		for (size_t i = 0; i < rep_nvariants(r); i++) {
 			double x;
 			char buf[32] = "-";
 			if (rep_variant_breakdown(rep_variant_at(r, i), names[k], &x))
-				snprintf(buf, sizeof buf, "%.4g", x);
+				hum_duration(buf, sizeof buf, x);
 			printf(" %18s", buf);
 		}
 		putchar('\n');
@@ -183,23 +214,48 @@ static size_t coll_occurrence(const rep_variant *v, size_t k)
 	return occ;
 }
 
-/* One row per (op, size, repeat) over all columns, in the order first
- * seen: columns of different jobs list different collectives, so a row is
- * never labelled by one column and filled from another's. The label names
- * the algorithm of the first column that has the row; a column that chose
- * another one names its own in the cell. */
+/* Widest variant name, for the collective table's variant column. */
+static int variant_width(const rep_report *r)
+{
+	size_t w = strlen("variant");
+	for (size_t i = 0; i < rep_nvariants(r); i++) {
+		size_t l = strlen(rep_variant_name(rep_variant_at(r, i)));
+		w = l > w ? l : w;
+	}
+	return (int)(w > 40 ? 40 : w);
+}
+
+/* The variants that ran collective c0 (op, size, repeat occ), one line each
+ * with the algorithm that variant chose: variants may choose differently. */
+static void collective_group(const rep_report *r, const rep_collective *c0, size_t occ, int w)
+{
+	char size[32], bw[48], num[32], t[32];
+	hum_bytes(size, sizeof size, c0->bytes);
+	for (size_t j = 0; j < rep_nvariants(r); j++) {
+		const rep_variant *v = rep_variant_at(r, j);
+		const rep_collective *c = coll_match(v, c0->op, c0->bytes, occ);
+		if (!c)
+			continue;
+		snprintf(bw, sizeof bw, "%s GB/s", hum_number(num, sizeof num, c->busbw_GBps));
+		printf("%-12s %10s  %-*s  %-8s %14s %12s\n", c->op, size, w, rep_variant_name(v),
+		       c->algo, bw, hum_duration(t, sizeof t, c->time_s));
+	}
+}
+
+/* One line per collective and variant, grouped by (op, size, repeat) in the
+ * order first seen: columns of different jobs list different collectives.
+ * One algorithm column says what each variant ran. */
 static void collective_rows(const rep_report *r)
 {
 	size_t nv = rep_nvariants(r);
 	bool any = false;
+	int w = variant_width(r);
 	for (size_t i = 0; i < nv; i++)
 		any |= rep_variant_ncollectives(rep_variant_at(r, i)) > 0;
 	if (!any)
 		return;
-	printf("\n%-26s", "collective (busbw GB/s)");
-	for (size_t i = 0; i < nv; i++)
-		printf(" %18s", rep_variant_name(rep_variant_at(r, i)));
-	putchar('\n');
+	printf("\n%-12s %10s  %-*s  %-8s %14s %12s\n", "collective", "size", w, "variant", "algo",
+	       "busbw", "time");
 	for (size_t i = 0; i < nv; i++) {
 		const rep_variant *vi = rep_variant_at(r, i);
 		for (size_t k = 0; k < rep_variant_ncollectives(vi); k++) {
@@ -208,30 +264,13 @@ static void collective_rows(const rep_report *r)
 			bool seen = false;
 			for (size_t e = 0; e < i && !seen; e++)
 				seen = coll_match(rep_variant_at(r, e), c0->op, c0->bytes, occ) != NULL;
-			if (seen)
-				continue;
-			char label[64];
-			snprintf(label, sizeof label, "%s %s %llu B", c0->op, c0->algo,
-				 (unsigned long long)c0->bytes);
-			printf("%-26s", label);
-			for (size_t j = 0; j < nv; j++) {
-				const rep_collective *c =
-					coll_match(rep_variant_at(r, j), c0->op, c0->bytes, occ);
-				char buf[64] = "-";
-				if (c && strcmp(c->algo, c0->algo))
-					snprintf(buf, sizeof buf, "%.3g %s (%.4g us)", c->busbw_GBps,
-						 c->algo, c->time_s * 1e6);
-				else if (c)
-					snprintf(buf, sizeof buf, "%.3g (%.4g us)", c->busbw_GBps,
-						 c->time_s * 1e6);
-				printf(" %18s", buf);
-			}
-			putchar('\n');
+			if (!seen)
+				collective_group(r, c0, occ, w);
 		}
 	}
 }
 
-static void print_table(const rep_report *r)
+static void print_table(const rep_report *r, const scn_scenario *s, int reps)
 {
 	const rep_scenario *sc = rep_get_scenario(r);
 	printf("scenario %s (seed %llu)\n\n%-26s", sc->name, (unsigned long long)sc->seed, "");
@@ -250,18 +289,19 @@ static void print_table(const rep_report *r)
 		putchar('\n');
 	}
 	stat_rows(r);
-	row(r, "samples/s", "samples_per_s", 1, "%.5g");
-	row(r, "tokens/s", "tokens_per_s", 1, "%.5g");
-	row(r, "TFLOP/s per GPU", "tflops_per_gpu", 1, "%.4g");
-	row(r, "MFU", "mfu", 100, "%.1f%%");
-	row(r, "GPU utilisation", "gpu_util", 100, "%.1f%%");
-	row(r, "host CPU utilisation", "host_cpu_util", 100, "%.1f%%");
-	row(r, "DPU utilisation", "dpu_util", 100, "%.1f%%");
-	row(r, "time to train (days)", "time_to_train_s", 1.0 / 86400, "%.4g");
-	row(r, "goodput", "goodput", 100, "%.1f%%");
-	row(r, "energy (kWh)", "energy_kwh", 1, "%.5g");
-	row(r, "cost (USD)", "cost_usd", 1, "%.5g");
-	row(r, "tokens per USD", "tokens_per_usd", 1, "%.5g");
+	replication_note(r, s, reps);
+	row(r, "samples/s", "samples_per_s", hum_number);
+	row(r, "tokens/s", "tokens_per_s", hum_number);
+	row(r, "TFLOP/s per GPU", "tflops_per_gpu", hum_number);
+	row(r, "MFU", "mfu", hum_percent);
+	row(r, "GPU utilisation", "gpu_util", hum_percent);
+	row(r, "host CPU utilisation", "host_cpu_util", hum_percent);
+	row(r, "DPU utilisation", "dpu_util", hum_percent);
+	row(r, "time to train", "time_to_train_s", hum_duration);
+	row(r, "goodput", "goodput", hum_percent);
+	row(r, "energy", "energy_kwh", fmt_kwh);
+	row(r, "cost", "cost_usd", hum_usd);
+	row(r, "tokens per USD", "tokens_per_usd", hum_number);
 	printf("%-26s", "breakdown of an iteration");
 	putchar('\n');
 	breakdown_rows(r);
@@ -270,7 +310,7 @@ static void print_table(const rep_report *r)
 		double x;
 		char buf[32] = "-";
 		if (rep_speedup(r, rep_variant_name(rep_variant_at(r, i)), &x))
-			snprintf(buf, sizeof buf, "%.3fx", x);
+			fmt_speedup(buf, sizeof buf, x);
 		printf(" %18s", buf);
 	}
 	putchar('\n');
@@ -380,7 +420,8 @@ int cmd_run(int argc, char **argv)
 		if (a.json)
 			rep_write_json(rep, stdout);
 		else
-			print_table(rep);
+			print_table(rep, s, a.ro.replications > 0 ? a.ro.replications
+							 : s->replications > 0 ? s->replications : 1);
 	}
 	rep_free(rep);
 	diag_free(d);

@@ -9,10 +9,10 @@ TOOL_OBJS := \
 TOOL_OBJS += $(BUILD)/tools/report.o $(BUILD)/tools/report_read.o $(BUILD)/tools/db.o \
 	$(BUILD)/tools/cmd_compare.o $(BUILD)/tools/cmd_runs.o $(BUILD)/tools/cmd_plot.o \
 	$(BUILD)/tools/plot_timeline.o $(BUILD)/tools/gnuplot.o
-UNIT_TESTS += report db atomic
+UNIT_TESTS += report db atomic human
 E2E_TESTS += compare.sh runs.sh plot.sh report-schema.sh
 # simulated nccl-tests
-TOOL_OBJS += $(BUILD)/tools/cmd_coll.o $(BUILD)/tools/bench_coll.o
+TOOL_OBJS += $(BUILD)/tools/cmd_coll.o $(BUILD)/tools/bench_coll.o $(BUILD)/tools/human.o
 E2E_TESTS += coll.sh bench-coll.sh
 # sweeps and traces
 TOOL_OBJS += $(BUILD)/tools/trace.o $(BUILD)/tools/sweep.o $(BUILD)/tools/cmd_sweep.o
