@@ -340,6 +340,10 @@ int unit_parse(const char *s, unit_dim dim, double *out, unit_err *err)
 		unit++;
 	if (dim == UNIT_COUNT || dim == UNIT_NUMBER || (dim == UNIT_FRACTION && !*unit))
 		return parse_plain(s, num, unit, v, dim, out, err);
+	if (!*unit && v == 0) { /* zero is zero in every unit: '0' needs none */
+		*out = 0;
+		return SIM_OK;
+	}
 	if (!*unit) {
 		set_err(err, NULL, "missing unit in '%s', expected %s such as %s", s, dims[dim].name,
 			dims[dim].example);

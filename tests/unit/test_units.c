@@ -146,9 +146,27 @@ START_TEST(u64_exact)
 }
 END_TEST
 
+/* Zero is zero in every unit, so '0' needs none: a time, a size or a rate
+ * of 0 reads as written ('0us' still works). */
+START_TEST(zero_without_unit)
+{
+	static const unit_dim dims[] = { UNIT_SECONDS, UNIT_BYTES, UNIT_BYTES_PER_S };
+	for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+		double v = 1;
+		unit_err e = { 0 };
+		ck_assert_int_eq(unit_parse("0", dims[i], &v, &e), SIM_OK);
+		ck_assert(v == 0);
+		v = 1;
+		ck_assert_int_eq(unit_parse("0.0", dims[i], &v, &e), SIM_OK);
+		ck_assert(v == 0);
+	}
+}
+END_TEST
+
 START_TEST(strict_rejections)
 {
 	unit_err e;
+	ck_assert_int_eq(bad("0.5", UNIT_SECONDS, &e), SIM_EUNIT); /* only zero goes without */
 	ck_assert_int_eq(bad("400", UNIT_BYTES_PER_S, &e), SIM_EUNIT);
 	ck_assert_str_eq(e.msg, "missing unit in '400', expected a data rate such as 400Gbps or 25GB/s");
 	ck_assert_int_eq(bad("25GB", UNIT_BYTES_PER_S, &e), SIM_EUNIT);
@@ -226,6 +244,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, counts_whole_and_exact);
 	tcase_add_test(tc, u64_exact);
 	tcase_add_test(tc, strict_rejections);
+	tcase_add_test(tc, zero_without_unit);
 	tcase_add_test(tc, did_you_mean);
 	tcase_add_test(tc, format_round_trips);
 	tcase_add_test(tc, edit_distance);
