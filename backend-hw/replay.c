@@ -25,6 +25,7 @@
 #include "backend-hw/xport.h"
 #include "models/diag.h"
 #include "models/scenario.h"
+#include "tools/atomic.h"
 #include "tools/report.h"
 #include "tools/scn_cli.h"
 #include "tools/sweep.h"
@@ -346,9 +347,17 @@ static int load(const replay_opts *o, scn_scenario **s)
 {
 	diag *d = diag_new();
 	int err = d ? scn_load(o->file, NULL, s, d) : SIM_ENOMEM;
-	/* -o must not replace the scenario or a profile it read */
+	char why[512];
+	/* -o must not replace the scenario or a profile it read: said now,
+	 * not after the whole replay */
 	if (!err && scn_cli_protect_inputs(&(scn_cli){ .file = o->file }, *s))
 		err = SIM_ENOMEM;
+	if (!err && o->out && (err = atomic_check_target(o->out, why, sizeof why))) {
+		if (hw_comm_rank() == 0)
+			hw_error("%s", why);
+		diag_free(d);
+		return err;
+	}
 	if (err && hw_comm_rank() == 0) {
 		if (d && diag_count(d))
 			diag_print(d, stderr);

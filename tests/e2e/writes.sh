@@ -125,6 +125,16 @@ refused "$T/db.png" "plot -o naming its source database" \
 cp tests/data/hw-bench-tcp.json "$T/cal/lab2-host-costs.yaml"
 refused "$T/cal/lab2-host-costs.yaml" "calibrate -o whose profile would be a bench file" \
 	"$DPUSIM" calibrate "$T/cal/lab2-host-costs.yaml" -o "$T/cal/lab2.yaml" --mtu 65536
+# dpusim-hw replay -o naming its scenario: refused at once, on every rank
+if command -v mpirun >/dev/null; then
+	cp tests/e2e/data/hw-allreduce4.yaml "$T/hw.yaml"
+	refused "$T/hw.yaml" "dpusim-hw replay -o naming its scenario" \
+		timeout 120 mpirun --allow-run-as-root --oversubscribe -np 4 "$HWBIN" replay \
+		"$T/hw.yaml" -o "$T/hw.yaml"
+	expect_err "rank 0: error: refusing to write '$T/hw.yaml'" "before the replay, from rank 0"
+else
+	ok "# skip dpusim-hw replay -o: no mpirun"
+fi
 # two variants whose trace names collide
 printf 'extends: %s\nname: clash\nvariants:\n  - { name: a-b, network: rdma-gdr }\n  - { name: a/b, network: host-tcp }\n' \
 	"$SMALL" >"$T/clash.yaml"
