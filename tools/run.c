@@ -512,13 +512,36 @@ static size_t trace_paths(const scn_scenario *s, const run_opts *o, char (*paths
 	return n;
 }
 
+/* --trace draws training iterations; a collective benchmark job has none
+ * to draw. A scenario of benchmarks only is refused (writing nothing and
+ * saying nothing was the alternative); beside training jobs, each benchmark
+ * job is named as not traced. */
+static int trace_applies(const scn_scenario *s, const run_opts *o, diag *d)
+{
+	size_t ntrain = 0;
+	for (size_t j = 0; j < s->njobs; j++)
+		ntrain += s->jobs[j].wl.kind != SCN_WL_COLLECTIVE;
+	if (!ntrain) {
+		diag_add(d, NULL, 0, 0, "--trace: '%s' is a collective benchmark, and a trace is "
+			 "the per-GPU timeline of a training iteration: there is nothing to trace "
+			 "(drop --trace; the report has every collective's time)", s->name);
+		return SIM_EINVAL;
+	}
+	for (size_t j = 0; j < s->njobs && o->written; j++)
+		if (s->jobs[j].wl.kind == SCN_WL_COLLECTIVE)
+			fprintf(o->written, "dpusim: note: --trace: job '%s' is a collective "
+				"benchmark, not traced (its time is in the report)\n",
+				s->jobs[j].name);
+	return SIM_OK;
+}
+
 int run_check_outputs(const scn_scenario *s, const run_opts *o, const char *report_path,
 		      diag *d)
 {
 	size_t max = SCN_MAX_JOBS * SCN_MAX_VARIANTS + 1, n = 0;
 	char (*paths)[4096] = calloc(max, sizeof *paths), err[512];
 	int rc = paths ? SIM_OK : SIM_ENOMEM;
-	if (!rc && o && o->trace_path)
+	if (!rc && o && o->trace_path && !(rc = trace_applies(s, o, d)))
 		n = trace_paths(s, o, paths, max - 1);
 	if (!rc && report_path)
 		snprintf(paths[n++], sizeof paths[0], "%s", report_path);
