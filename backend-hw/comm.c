@@ -1,9 +1,12 @@
 /* MPI wrappers for dpusim-hw. MPI errors abort (MPI_ERRORS_ARE_FATAL, the
  * default) except where a call's result is checked here. */
+#define _GNU_SOURCE /* setns, CLONE_NEWNET */
 #include "backend-hw/comm.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +116,33 @@ static void wait_req(MPI_Request *req, const char *what)
 	}
 }
 
+/* $DPUSIM_HW_NETNS: the network namespace (a name under /run/netns, as
+ * `ip netns` and tools/lab-net make them) this rank's transport sockets
+ * live in. Entered after MPI_Init: MPI's own connections (PMIx, the
+ * launcher) stay where mpirun made them, on the host, and only the sockets
+ * opened afterwards, in this thread, use the lab network. 0, or SIM_EIO
+ * said plainly. */
+static int enter_netns(void)
+{
+	const char *name = getenv("DPUSIM_HW_NETNS");
+	char path[256];
+	int fd, err = 0;
+	if (!name || !*name)
+		return 0;
+	if (strchr(name, '/') || snprintf(path, sizeof path, "/run/netns/%s", name) >=
+				       (int)sizeof path)
+		return hw_fail(SIM_EIO, "DPUSIM_HW_NETNS='%s': expected the name of a network "
+			       "namespace under /run/netns", name);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return hw_fail(SIM_EIO, "DPUSIM_HW_NETNS: cannot open '%s': %s (is the lab up? "
+			       "tools/lab-net status)", path, strerror(errno));
+	if (setns(fd, CLONE_NEWNET))
+		err = hw_fail(SIM_EIO, "DPUSIM_HW_NETNS: cannot enter '%s': %s (entering a network "
+			      "namespace needs root or CAP_SYS_ADMIN)", path, strerror(errno));
+	close(fd);
+	return err;
+}
+
 /* Open MPI tells each process its rank before MPI_Init: messages from the
  * start-up can name it. */
 static void guess_rank(void)
@@ -140,6 +170,8 @@ int hw_comm_init(int *argc, char ***argv, int timeout_ms, int start_timeout_ms)
 	MPI_Comm_rank(MPI_COMM_WORLD, &comm_rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &comm_size);
 	hw_log_set_rank(comm_rank);
+	if (enter_netns()) /* the others would wait for this rank's transport */
+		hw_comm_abort(2);
 	return 0;
 }
 

@@ -14,7 +14,9 @@
  * at most timeout_ms, MPI_Init and MPI_Finalize at most start_timeout_ms
  * (0: the larger of timeout_ms and HW_COMM_START_MS): past it the rank says
  * in which step it hung and ends (status 2), taking every rank with it
- * (MPI_Abort, or mpirun seeing it exit). 0 or SIM_EIO. */
+ * (MPI_Abort, or mpirun seeing it exit). With $DPUSIM_HW_NETNS set (a
+ * namespace of tools/lab-net), the calling thread then enters that network
+ * namespace, or every rank is ended. 0 or SIM_EIO. */
 int hw_comm_init(int *argc, char ***argv, int timeout_ms, int start_timeout_ms);
 /* MPI_Finalize after a successful run (bounded by the timeout). */
 void hw_comm_finalize(void);

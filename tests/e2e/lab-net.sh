@@ -1,0 +1,75 @@
+# tools/lab-net (issue 20): a 2-namespace lab shaped to 1 Gb/s each way,
+# dpusim-hw bench over tcp across it with one rank per namespace, and the lab
+# removed with nothing left; plain refusals without root, with a bad option,
+# and (where the kernel has no netem) for a delay. Needs root and network
+# namespaces; says it skips otherwise.
+. tests/e2e/lib.sh
+HW=$BIN/dpusim-hw
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/e2e/hw-lsan.supp:print_suppressions=0}
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0
+LAB=t$(($$ % 100000))   # a name of this run's own: parallel runs do not meet
+gone() { [ -z "$(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${LAB}[0-9]+$")" ] &&
+	! ip link show "$LAB-br" >/dev/null 2>&1; }
+
+run_cmd setpriv --reuid 65534 --regid 65534 --clear-groups tools/lab-net up 2 --name "$LAB"
+expect_rc 2 "lab-net without root is refused"
+expect_err 'needs root \(CAP_NET_ADMIN\) to create network namespaces' "saying what it needs"
+run_cmd tools/lab-net up 2 --rate 1gbs --name "$LAB"
+expect_rc 2 "a bad --rate is refused"
+expect_err "--rate '1gbs': expected a tc rate such as 1gbit" "naming it"
+
+if [ "$(id -u)" -ne 0 ] || ! ip netns add "$LAB-p" 2>/dev/null; then
+	echo "skip - no root or no network namespaces here: the lab itself is not exercised"
+	finish; exit
+fi
+ip netns del "$LAB-p"
+trap 'tools/lab-net down --name "$LAB" >/dev/null 2>&1; rm -rf "$E2E_TMP"' EXIT
+
+run_cmd tools/lab-net up 2 --rate 1gbit --name "$LAB"
+expect_rc 0 "a 2-namespace lab at 1 Gb/s comes up"
+run_cmd tools/lab-net up 2 --rate 1gbit --name "$LAB"
+expect_rc 2 "a second 'up' of the same lab is refused"
+expect_err "lab '$LAB' is up already" "saying so"
+run_cmd tools/lab-net status --name "$LAB"
+expect_out "^${LAB}1: 10\.77\.0\.2/24 tx: qdisc htb" "status shows each namespace's address and shaping"
+
+# One rank per namespace: each enters its namespace after MPI_Init.
+run_cmd timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 \
+	sh -c 'DPUSIM_HW_NETNS='"$LAB"'$OMPI_COMM_WORLD_RANK exec "$0" "$@"' "$HW" bench --quick \
+	--sizes 64K,1M --dir "$E2E_TMP" -o "$E2E_TMP/lab.json"
+expect_rc 0 "dpusim-hw bench over tcp across the lab"
+expect_out 'allreduce_ring_busbw +tcp +1048576 B .*verified' "the all-reduce across it is verified"
+# Loopback between two processes moves several GB/s; the lab's links 1 Gb/s.
+if msg=$(python3 - "$E2E_TMP/lab.json" 2>&1 <<'PY'
+import json, sys
+b = [x for x in json.load(open(sys.argv[1]))["benchmarks"] if x["name"] == "tcp_bw"]
+assert b, "no tcp_bw"
+best = max(x["value"] for x in b)
+assert 0.2 * 125e6 < best < 1.1 * 125e6, best
+print("tcp_bw %.1f MB/s: the traffic crossed the 1 Gb/s links (125 MB/s)" % (best / 1e6))
+PY
+); then ok "$msg"; else not_ok "tcp_bw is not that of the shaped lab: $msg"; fi
+run_cmd timeout 60 mpirun --allow-run-as-root --oversubscribe -np 2 \
+	sh -c 'DPUSIM_HW_NETNS=nosuch$OMPI_COMM_WORLD_RANK exec "$0" "$@"' "$HW" bench --quick \
+	--sizes 4K --dir "$E2E_TMP"
+expect_rc 2 "a rank told to use a namespace that does not exist ends the run"
+expect_err "DPUSIM_HW_NETNS: cannot open '/run/netns/nosuch[01]': No such file" "naming it"
+
+run_cmd tools/lab-net down --name "$LAB"
+expect_rc 0 "the lab comes down"
+if gone; then ok "no namespace, veth or bridge of the lab is left"; else not_ok "lab leftovers"; fi
+
+# Whether this kernel has netem, tried in a namespace of its own.
+ip netns add "$LAB-q" && tc -n "$LAB-q" qdisc add dev lo root netem delay 1us 2>/dev/null
+has_netem=$?
+ip netns del "$LAB-q"
+if [ "$has_netem" -ne 0 ]; then
+	run_cmd tools/lab-net up 2 --rate 1gbit --delay 100us --name "$LAB"
+	expect_rc 2 "a delay without netem in the kernel is refused"
+	expect_err 'this kernel has no netem qdisc' "saying why"
+	if gone; then ok "and nothing of the half-made lab is left"; else not_ok "half-made lab left"; fi
+else
+	echo "skip - this kernel has netem: the refusal of --delay is not exercised (the delay itself is not checked by this test)"
+fi
+
+finish
