@@ -51,6 +51,7 @@ typedef struct cal_run {
 	series s[MAX_SERIES];
 	size_t ns;
 	const char *out, *plot_dir;
+	const char *out_opt, *name_opt; /* -o and --name as given */
 	double mtu_bytes;    /* --mtu, 0 when not given */
 	double peak_flops;   /* --peak-flops, NAN when not given */
 	char base[4096];     /* -o without .yaml */
@@ -856,9 +857,11 @@ static int take_option(cal_run *r, const char *a, const char *v)
 {
 	struct stat st;
 	unit_err ue;
-	if (!strcmp(a, "-o"))
-		return set_output(r, v);
-	if (!strcmp(a, "--plot")) {
+	if (!strcmp(a, "-o")) {
+		r->out_opt = v;
+	} else if (!strcmp(a, "--name")) {
+		r->name_opt = v;
+	} else if (!strcmp(a, "--plot")) {
 		if (stat(v, &st) || !S_ISDIR(st.st_mode))
 			return cli_usage_error("--plot '%s': not a directory", v);
 		r->plot_dir = v;
@@ -875,6 +878,38 @@ static int take_option(cal_run *r, const char *a, const char *v)
 		return cli_usage_error("unknown option '%s' (see 'dpusim calibrate --help')", a);
 	}
 	return CLI_OK;
+}
+
+/* -o is a folder, as for every command that writes several files: the
+ * profiles go to DIR/NAME-KIND.yaml, NAME from --name or the first bench
+ * file's name. The older -o DIR/NAME.yaml still works. */
+static int resolve_output(cal_run *r)
+{
+	const char *o = r->out_opt, *file, *dot;
+	size_t len = o ? strlen(o) : 0;
+	char out[4096 + 64], name[64];
+	struct stat st;
+	if (!o)
+		return cli_usage_error("no output given: -o DIR (e.g. -o models/calibrated "
+				       "--name mylab)");
+	if (len > 5 && !strcmp(o + len - 5, ".yaml")) {
+		if (r->name_opt)
+			return cli_usage_error("-o '%s' names the profiles already; give -o DIR "
+					       "with --name, or -o DIR/NAME.yaml alone", o);
+		return set_output(r, o);
+	}
+	if (len && (stat(o, &st) || !S_ISDIR(st.st_mode)))
+		return cli_usage_error("-o '%s': not a folder (the profiles go to "
+				       "DIR/NAME-KIND.yaml; create it first)", o);
+	file = strrchr(r->files[0].path, '/');
+	file = file ? file + 1 : r->files[0].path;
+	dot = strrchr(file, '.');
+	snprintf(name, sizeof name, "%.*s", (int)(dot && dot != file ? dot - file : 40), file);
+	if (r->name_opt)
+		snprintf(name, sizeof name, "%.63s", r->name_opt);
+	snprintf(out, sizeof out, "%.*s%s%s.yaml", (int)(len && o[len - 1] == '/' ? len - 1 : len),
+		 o, len ? "/" : "", name);
+	return set_output(r, out);
 }
 
 static int parse_args(cal_run *r, int argc, char **argv)
@@ -899,9 +934,7 @@ static int parse_args(cal_run *r, int argc, char **argv)
 	if (!r->nfiles)
 		return cli_usage_error("no bench report given (usage: dpusim calibrate BENCH.json "
 				       "-o PROFILE.yaml)");
-	if (!r->out)
-		return cli_usage_error("no output given: -o models/calibrated/NAME.yaml");
-	return CLI_OK;
+	return resolve_output(r);
 }
 
 static void free_run(cal_run *r)

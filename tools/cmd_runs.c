@@ -57,7 +57,7 @@ static int print_digest(db *d)
 
 int cmd_runs(int argc, char **argv)
 {
-	const char *path = DB_DEFAULT_PATH;
+	const char *path = DB_DEFAULT_PATH, *given = NULL;
 	db_filter f = { 0 };
 	unsigned long long limit;
 	unsigned n = 0;
@@ -71,13 +71,23 @@ int cmd_runs(int argc, char **argv)
 			digest = true;
 			continue;
 		}
+		if (opt[0] != '-' || !opt[1]) { /* the database, as plot and merge take it */
+			if (given && strcmp(given, opt))
+				return cli_usage_error("runs: one database at a time ('%s' and '%s')",
+						       given, opt);
+			path = given = opt;
+			continue;
+		}
 		if (strcmp(opt, "--db") && strcmp(opt, "--scenario") && strcmp(opt, "--variant") &&
 		    strcmp(opt, "--limit"))
 			return cli_usage_error("runs: unknown argument '%s'", opt);
 		if (++i == argc)
 			return cli_usage_error("runs: %s wants a value", opt);
-		if (!strcmp(opt, "--db"))
-			path = argv[i];
+		if (!strcmp(opt, "--db") && given && strcmp(given, argv[i]))
+			return cli_usage_error("runs: one database at a time ('%s' and '%s')", given,
+					       argv[i]);
+		else if (!strcmp(opt, "--db"))
+			path = given = argv[i];
 		else if (!strcmp(opt, "--scenario"))
 			f.scenario = argv[i];
 		else if (!strcmp(opt, "--variant"))
@@ -173,6 +183,31 @@ int cmd_import(int argc, char **argv)
 	return rc;
 }
 
+/* merge --db OUT SOURCE... (the --db every other command stores with), or
+ * the older merge OUT SOURCE...: rewrites argv to the latter. */
+static int merge_args(int *argc, char **argv)
+{
+	const char *out = NULL;
+	int k = 1;
+	for (int i = 1; i < *argc; i++) {
+		if (!strcmp(argv[i], "--db") && i + 1 < *argc && !out)
+			out = argv[++i];
+		else if (!strcmp(argv[i], "--db"))
+			return cli_usage_error("merge: --db wants one output database");
+		else if (argv[i][0] == '-' && argv[i][1])
+			return cli_usage_error("merge: unknown option '%s'", argv[i]);
+		else
+			argv[k++] = argv[i];
+	}
+	if (out) {
+		memmove(argv + 2, argv + 1, (size_t)(k - 1) * sizeof *argv);
+		argv[1] = (char *)out;
+		k++;
+	}
+	*argc = k;
+	return CLI_OK;
+}
+
 int cmd_merge(int argc, char **argv)
 {
 	char err[1024];
@@ -180,9 +215,8 @@ int cmd_merge(int argc, char **argv)
 	bool existed;
 	db *d = NULL;
 	int rc = 0;
-	for (int i = 1; i < argc; i++)
-		if (argv[i][0] == '-' && argv[i][1])
-			return cli_usage_error("merge: unknown option '%s'", argv[i]);
+	if ((rc = merge_args(&argc, argv)))
+		return rc;
 	if (argc < 3)
 		return cli_usage_error("merge wants OUT.db and at least one database to merge");
 	for (int i = 2; i < argc; i++)

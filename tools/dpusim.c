@@ -166,12 +166,12 @@ const cli_cmd cli_commands[] = {
 	  "  --size WxH       picture size in pixels (default 1000x600)\n",
 	  cmd_plot },
 	{ "runs", "list the runs stored in a results database",
-	  "usage: dpusim runs [--db FILE] [--scenario NAME] [--variant NAME] [--limit N]\n"
-	  "       dpusim runs [--db FILE] --digest\n"
+	  "usage: dpusim runs [DB] [--scenario NAME] [--variant NAME] [--limit N]\n"
+	  "       dpusim runs [DB] --digest\n"
 	  "\n"
 	  "Lists stored runs, newest first: id, time (UTC), source (sim|hw), scenario,\n"
 	  "sweep point, seed, and each variant with its speedup over the first.\n"
-	  "  --db FILE        the database (default results/dpusim.db)\n"
+	  "  DB, --db DB      the database (default results/dpusim.db): either spelling\n"
 	  "  --scenario NAME  only runs of that scenario\n"
 	  "  --variant NAME   only runs that have a variant of that name\n"
 	  "  --limit N        at most N runs\n"
@@ -187,7 +187,8 @@ const cli_cmd cli_commands[] = {
 	  "first bad file (exit 2); the files before it stay stored.\n",
 	  cmd_import },
 	{ "merge", "join results databases (sweep shards) into one",
-	  "usage: dpusim merge OUT.db IN.db...\n"
+	  "usage: dpusim merge --db OUT.db IN.db...\n"
+	  "       dpusim merge OUT.db IN.db...      (the older spelling, still accepted)\n"
 	  "\n"
 	  "Copies every run of each IN.db into OUT.db (created if missing), keeping\n"
 	  "its time, scenario text and report. A run whose key (scenario, sha256,\n"
@@ -196,7 +197,7 @@ const cli_cmd cli_commands[] = {
 	  "a bad one adds nothing (exit 2) and the ones before it stay merged.\n",
 	  cmd_merge },
 	{ "calibrate", "fit hardware profiles to dpusim-hw bench measurements",
-	  "usage: dpusim calibrate BENCH.json [BENCH2.json...] -o DIR/NAME.yaml [options]\n"
+	  "usage: dpusim calibrate BENCH.json [BENCH2.json...] -o DIR [--name NAME] [options]\n"
 	  "\n"
 	  "Fits every series of the bench reports (weighted least squares, GSL),\n"
 	  "prints each fit with its standard errors and its residual at each size,\n"
@@ -212,7 +213,9 @@ const cli_cmd cli_commands[] = {
 	  "Every value's source names the bench file, the fit and its uncertainty;\n"
 	  "fields not measured are listed under missing. Use the files with\n"
 	  "'dpusim run FILE --profile DIR/NAME-KIND.yaml'. Guide: docs/calibration.md.\n"
-	  "  -o DIR/NAME.yaml    where the profiles go (required)\n"
+	  "  -o DIR              the folder the profiles go to (required)\n"
+	  "  --name NAME         their name (default: the first bench file's, without\n"
+	  "                      .json); -o DIR/NAME.yaml, the older spelling, works too\n"
 	  "  --plot DIR          draw each fit against its points (gnuplot PNG)\n"
 	  "  --mtu BYTES         the MTU of the benched path: TCP cost per packet\n"
 	  "  --peak-flops RATE   the GPU's dense BF16 peak, for eff_max (989TFLOP/s)\n"
@@ -264,6 +267,13 @@ static void print_help(FILE *f)
 {
 	fprintf(f, "usage: dpusim COMMAND [ARGS]   (dpusim COMMAND --help for more)\n\n"
 		   "predicts training throughput on a GPU cluster with and without DPU offload\n\n"
+		   "conventions: -o names what a command writes, a FILE when it writes one\n"
+		   "(plot; dpusim-hw bench and replay) and a DIR when it writes several (run:\n"
+		   "DIR/report.json; sweep: DIR/NAME.pINDEX.json; calibrate: DIR/NAME-KIND.yaml).\n"
+		   "--db DB names the results database runs are stored in (run, sweep, import,\n"
+		   "merge; default results/dpusim.db); a database a command reads is its\n"
+		   "argument (runs DB, plot DB), and runs takes --db DB too. Older spellings\n"
+		   "keep working: merge OUT IN..., calibrate -o DIR/NAME.yaml.\n\n"
 		   "commands:\n");
 	for (unsigned i = 0; i < cli_ncommands; i++)
 		fprintf(f, "  %-10s %s%s\n", cli_commands[i].name, cli_commands[i].summary,
