@@ -51,6 +51,11 @@ static int parse_args(int argc, char **argv, run_args *a)
 		else if (!strcmp(argv[i], "--replications") && cli_parse_u64(v, &n) && n > 0 &&
 			 n <= 10000)
 			a->ro.replications = (int)n, i++;
+		else if (!strcmp(argv[i], "--jobs") && cli_parse_u64(v, &n) && n > 0 && n <= 1024)
+			a->ro.jobs = (int)n, i++;
+		else if (!strcmp(argv[i], "--jobs"))
+			return cli_usage_error("run: --jobs wants a count from 1 to 1024, not '%s'",
+					       v ? v : "(nothing)");
 		else if (!strcmp(argv[i], "--seed"))
 			return cli_usage_error("run: --seed wants a whole number >= 0, not '%s'",
 					       v ? v : "(nothing)");

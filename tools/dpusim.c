@@ -11,7 +11,7 @@
 
 const cli_cmd cli_commands[] = {
 	{ "run", "simulate a scenario under every offload variant",
-	  "usage: dpusim run FILE [--json] [-o DIR] [--seed N] [--replications N]\n"
+	  "usage: dpusim run FILE [--json] [-o DIR] [--seed N] [--replications N] [--jobs N]\n"
 	  "                  [--db FILE] [--trace FILE] [--profile FILE]... [--profile-dir DIR]\n"
 	  "       dpusim run FILE --dump [--profile FILE]... [--profile-dir DIR]\n"
 	  "\n"
@@ -27,6 +27,8 @@ const cli_cmd cli_commands[] = {
 	  "         nothing else on stdout\n"
 	  "-o DIR   also write DIR/report.json\n"
 	  "--seed N, --replications N   override the scenario's\n"
+	  "--jobs N  simulate the variants in N worker processes at a time (a\n"
+	  "         multi-job scenario's run in this one); the report is the same\n"
 	  "--db FILE  store the run in a results database (docs/results.md)\n"
 	  "--trace FILE  Chrome/Perfetto trace of the last iteration of replica 0\n"
 	  "         (one track per GPU, host CPU and gradient group); with several\n"

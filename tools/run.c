@@ -346,8 +346,8 @@ static void put_hardware(rep_report *rep, const char *variant, const scn_scenari
 	rep_set_info(rep, key, buf);
 }
 
-static int one_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,
-		       const run_opts *o, rep_report *rep, diag *d)
+int run_one_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,
+		    const run_opts *o, rep_report *rep, diag *d)
 {
 	char name[2 * SCN_NAME_MAX + 2];
 	uint64_t seed = o && o->has_seed ? o->seed : s->seed;
@@ -720,13 +720,16 @@ int run_scenario(const scn_scenario *s, const run_opts *o, rep_report **out, dia
 		rc = run_check(s, d);
 	if (!rc && s->multi_job)
 		rc = run_multi(s, o, rep, d);
-	for (size_t j = 0; j < s->njobs && !rc && !s->multi_job; j++)
-		for (size_t v = 0; v < s->nvariants && !rc; v++) {
-			const scn_scenario *vs;
-			const scn_variant *vv;
-			scn_variant_view(s, v, &vs, &vv);
-			rc = one_variant(vs, &vs->jobs[j], vv, o, rep, d);
-		}
+	if (!rc && !s->multi_job && o && o->jobs > 1 && s->njobs * s->nvariants > 1)
+		rc = run_variants_jobs(s, o, rep, d);
+	else
+		for (size_t j = 0; j < s->njobs && !rc && !s->multi_job; j++)
+			for (size_t v = 0; v < s->nvariants && !rc; v++) {
+				const scn_scenario *vs;
+				const scn_variant *vv;
+				scn_variant_view(s, v, &vs, &vv);
+				rc = run_one_variant(vs, &vs->jobs[j], vv, o, rep, d);
+			}
 	if (!rc && rep_compute_speedup(rep) == SIM_ENOENT)
 		rc = SIM_OK; /* no throughput to compare: speedup stays absent */
 	if (rc) {

@@ -20,6 +20,7 @@ typedef struct run_opts {
 	const char *trace_path;   /* Chrome/Perfetto trace of one iteration; NULL: none */
 	FILE *progress;           /* progress lines for long runs; NULL: silent */
 	FILE *written;            /* "dpusim: wrote trace FILE" per trace; NULL: silent */
+	int jobs;                 /* > 1: variants in that many worker processes */
 } run_opts;
 
 
@@ -58,5 +59,19 @@ int run_check(const scn_scenario *s, diag *d);
  * variant, named "JOB/VARIANT", for multi-job scenarios), and speedups.
  * Free with rep_free. Returns 0, or a SIM_E* code with messages in d. */
 int run_scenario(const scn_scenario *s, const run_opts *o, rep_report **out, diag *d);
+
+/* Job `job` of s under variant v (s being the variant's view,
+ * scn_variant_view) into rep: the report variant named as v, with its
+ * info. What run_scenario does per variant of a single-job scenario.
+ * 0, or a SIM_E* code with messages in d. */
+int run_one_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,
+		    const run_opts *o, rep_report *rep, diag *d);
+
+/* Every job and variant of single-job scenario s as run_one_variant does,
+ * in o->jobs forked processes at a time, merged into rep in variant order:
+ * the report is the one a run in this process writes (tools/run_par.c).
+ * 0, or the first failing variant's code with its messages in d
+ * (SIM_EIO: a worker that could not be started or did not finish). */
+int run_variants_jobs(const scn_scenario *s, const run_opts *o, rep_report *rep, diag *d);
 
 #endif

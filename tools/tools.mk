@@ -27,7 +27,7 @@ TOOL_OBJS += $(BUILD)/tools/calib.o $(BUILD)/tools/calib_out.o $(BUILD)/tools/cm
 UNIT_TESTS += calib calib_out
 E2E_TESTS += calibrate.sh closed-loop.sh
 # simulating scenarios: run, validate
-TOOL_OBJS += $(BUILD)/tools/run.o $(BUILD)/tools/run_train.o $(BUILD)/tools/cmd_validate.o \
+TOOL_OBJS += $(BUILD)/tools/run.o $(BUILD)/tools/run_par.o $(BUILD)/tools/run_train.o $(BUILD)/tools/cmd_validate.o \
 	$(BUILD)/tools/bench_train.o
 
 LIB_OBJS += $(TOOL_OBJS)

@@ -1,0 +1,213 @@
+/* `dpusim run --jobs N`: a scenario's variants simulated in forked worker
+ * processes, their reports merged in variant order, so the report is the
+ * one a run one variant after another writes (each variant builds its own
+ * engine, fabric and random streams from the seed: they share nothing).
+ *
+ * A worker writes its result into a temporary file the parent made before
+ * the fork: its status, its messages, then its one-variant report as JSON
+ * (numbers with 17 significant digits, so reading them back is exact). */
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sim/err.h"
+#include "tools/run.h"
+
+typedef struct task {
+	size_t job, variant;
+	FILE *tmp;     /* the worker's result */
+	pid_t pid;     /* 0: not started or reaped */
+} task;
+
+/* In the worker: one variant into its own report, then the result. */
+static void work(const scn_scenario *s, const run_opts *o, const task *t)
+{
+	const scn_scenario *vs;
+	const scn_variant *vv;
+	rep_report *rep = rep_new(REP_SIM);
+	diag *d = diag_new();
+	int rc = rep && d ? SIM_OK : SIM_ENOMEM;
+	if (!rc) /* what the reader needs; the parent's report has its own */
+		rc = rep_set_scenario(rep, &(rep_scenario){ .name = s->name, .file = s->file });
+	if (!rc) {
+		scn_variant_view(s, t->variant, &vs, &vv);
+		rc = run_one_variant(vs, &vs->jobs[t->job], vv, o, rep, d);
+	}
+	fprintf(t->tmp, "%d %zu\n", rc, d ? diag_count(d) : 0);
+	for (size_t i = 0; d && i < diag_count(d); i++)
+		fprintf(t->tmp, "%zu\n%s", strlen(diag_msg(d, i)), diag_msg(d, i));
+	if (!rc)
+		rep_write_json(rep, t->tmp);
+	fflush(NULL);
+	_exit(ferror(t->tmp) ? 3 : 0);
+}
+
+static int start(const scn_scenario *s, const run_opts *o, task *t)
+{
+	if (!(t->tmp = tmpfile()))
+		return SIM_EIO;
+	fflush(NULL); /* nothing buffered is written twice */
+	t->pid = fork();
+	if (t->pid < 0) {
+		t->pid = 0;
+		return SIM_EIO;
+	}
+	if (t->pid == 0)
+		work(s, o, t);
+	return SIM_OK;
+}
+
+/* Every variant of the worker's report (one), and the report's info, into
+ * rep as the worker made them. */
+static int copy_variant(rep_report *rep, const rep_report *w)
+{
+	size_t nm, nb, nk;
+	const rep_metric_def *m = rep_metric_defs(&nm);
+	const char *const *bd = rep_breakdown_names(&nb), *const *keys = rep_offload_keys(&nk);
+	int rc = 0;
+	for (size_t i = 0; i < rep_ninfo(w) && !rc; i++) {
+		const char *k, *v;
+		rep_info_at(w, i, &k, &v);
+		rc = rep_set_info(rep, k, v);
+	}
+	for (size_t i = 0; i < rep_nvariants(w) && !rc; i++) {
+		const rep_variant *src = rep_variant_at(w, i);
+		rep_variant *dst = rep_add_variant(rep, rep_variant_name(src));
+		if (!dst)
+			return SIM_ENOMEM;
+		for (size_t k = 0; k < nk && !rc; k++)
+			if (rep_variant_offload(src, keys[k]))
+				rc = rep_variant_set_offload(dst, keys[k], rep_variant_offload(src, keys[k]));
+		for (size_t k = 0; k < nm && !rc; k++) {
+			double x;
+			rep_stat st;
+			if (m[k].kind == REP_SCALAR && rep_variant_metric(src, m[k].name, &x))
+				rc = rep_variant_set_metric(dst, m[k].name, x);
+			else if (m[k].kind == REP_STAT && rep_variant_stat(src, m[k].name, &st))
+				rc = rep_variant_set_stat(dst, m[k].name, st.mean, st.p50, st.p99, st.ci95);
+		}
+		for (size_t k = 0; k < nb && !rc; k++) {
+			double x;
+			if (rep_variant_breakdown(src, bd[k], &x))
+				rc = rep_variant_set_breakdown(dst, bd[k], x);
+		}
+		for (size_t k = 0; k < rep_variant_ncollectives(src) && !rc; k++)
+			rc = rep_variant_add_collective(dst, rep_variant_collective(src, k));
+	}
+	return rc;
+}
+
+/* Reads a finished worker's file: its messages into d, its report into
+ * rep. Returns the worker's status, or SIM_EIO for a file it did not
+ * finish. */
+static int collect(rep_report *rep, task *t, int status, diag *d)
+{
+	int rc = SIM_EIO, wrc;
+	size_t nmsg, len;
+	char *text = NULL, err[256];
+	long at, end;
+	rep_report *w = NULL;
+	rewind(t->tmp);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) || fscanf(t->tmp, "%d %zu\n", &wrc, &nmsg) != 2)
+		goto out;
+	for (size_t i = 0; i < nmsg; i++) {
+		char *m;
+		if (fscanf(t->tmp, "%zu\n", &len) != 1 || !(m = malloc(len + 1)))
+			goto out;
+		m[fread(m, 1, len, t->tmp)] = '\0';
+		diag_add(d, NULL, 0, 0, "%s", m);
+		free(m);
+	}
+	if ((rc = wrc))
+		goto out;
+	at = ftell(t->tmp);
+	fseek(t->tmp, 0, SEEK_END);
+	end = ftell(t->tmp);
+	fseek(t->tmp, at, SEEK_SET);
+	rc = SIM_ENOMEM;
+	if (at < 0 || end < at || !(text = malloc((size_t)(end - at) + 1)))
+		goto out;
+	len = fread(text, 1, (size_t)(end - at), t->tmp);
+	rc = rep_read_string("(run worker)", text, len, &w, err, sizeof err) ? SIM_EIO : SIM_OK;
+	if (rc)
+		diag_add(d, NULL, 0, 0, "run --jobs: a worker's report does not read back: %s", err);
+	else
+		rc = copy_variant(rep, w);
+out:
+	if (rc == SIM_EIO && !diag_count(d))
+		diag_add(d, NULL, 0, 0, "run --jobs: a worker process failed (status %d)", status);
+	rep_free(w);
+	free(text);
+	fclose(t->tmp);
+	t->tmp = NULL;
+	return rc;
+}
+
+/* Waits for one of the running workers; its task index into *k. */
+static int reap(task *t, size_t n, size_t *k, int *status)
+{
+	pid_t pid = wait(status);
+	for (size_t i = 0; i < n; i++)
+		if (t[i].pid && t[i].pid == pid) {
+			t[i].pid = 0;
+			*k = i;
+			return SIM_OK;
+		}
+	return SIM_EIO;
+}
+
+/* Starts workers as slots free up, and merges finished ones in order
+ * (a finished one waits for those before it). */
+static int drive(const scn_scenario *s, const run_opts *o, task *t, size_t n, rep_report *rep,
+		 diag *d)
+{
+	int *st = calloc(n, sizeof *st), rc = st ? SIM_OK : SIM_ENOMEM;
+	bool *done = calloc(n, sizeof *done);
+	size_t next = 0, merged = 0, running = 0;
+	if (!done)
+		rc = SIM_ENOMEM;
+	while (!rc && merged < n) {
+		size_t k = 0;
+		if (next < n && running < (size_t)o->jobs) {
+			if (!(rc = start(s, o, &t[next])))
+				next++, running++;
+			continue;
+		}
+		if ((rc = reap(t, n, &k, &st[k])))
+			break;
+		running--;
+		done[k] = true;
+		while (!rc && merged < n && done[merged])
+			rc = collect(rep, &t[merged], st[merged], d), merged++;
+	}
+	for (size_t i = 0; i < n; i++) { /* on failure: stop and reap the others */
+		if (t[i].pid) {
+			kill(t[i].pid, SIGTERM);
+			waitpid(t[i].pid, NULL, 0);
+		}
+		if (t[i].tmp)
+			fclose(t[i].tmp);
+	}
+	free(st);
+	free(done);
+	return rc;
+}
+
+int run_variants_jobs(const scn_scenario *s, const run_opts *o, rep_report *rep, diag *d)
+{
+	size_t n = s->njobs * s->nvariants;
+	task *t = calloc(n ? n : 1, sizeof *t);
+	int rc;
+	if (!t)
+		return SIM_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		t[i] = (task){ .job = i / s->nvariants, .variant = i % s->nvariants };
+	rc = drive(s, o, t, n, rep, d);
+	free(t);
+	return rc;
+}
