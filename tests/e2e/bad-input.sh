@@ -235,6 +235,9 @@ variants:
 sweep:
   cluster.nic.port_rate: [200Gbps, 1bps]
 YAML
+run_cmd "$DPUSIM" check "$E2E_TMP/slow-sweep.yaml"
+expect_rc 2 "check refuses a sweep with a point past the horizon"
+expect_err "^$E2E_TMP/slow-sweep.yaml:15:5: variant 'rdma-gdr': collective 'allreduce' of 1073741824 bytes: its predicted time alone ends past the simulator's horizon of 106\\.75 days; .* \\(at sweep point 2: cluster\\.nic\\.port_rate=1bps\\)\$" "check names the sweep point past the horizon"
 run_cmd timeout 120 "$DPUSIM" sweep "$E2E_TMP/slow-sweep.yaml" --jobs 2 --db "$E2E_TMP/sweep.db"
 expect_rc 2 "sweep with a point at 1 b/s"
 expect_out "2 points; 1 run, 0 skipped \\(already stored\\), 1 failed" "sweep runs the other point"
