@@ -35,6 +35,9 @@ struct opts {
 	fab_config fc;
 	coll_config cc;
 	bool json, have_link, have_ranks, have_bytes;
+	uint64_t min_bytes, max_bytes; /* -b, -e: a size range as nccl-tests takes it */
+	uint32_t step_factor;          /* -f (default 2) */
+	uint32_t iters, warmup;        /* -n (default 1), -w (accepted, nothing to warm) */
 };
 
 static int parse_qty(const char *opt, const char *v, unit_dim dim, double *out)
@@ -98,6 +101,25 @@ static int parse_bytes(const char *opt, const char *v, uint64_t *out)
 	if (d != floor(d))
 		return cli_usage_error("coll: '%s' is not a whole number of bytes in '%s'", v, opt);
 	*out = (uint64_t)d;
+	return 0;
+}
+
+/* -b/-e as nccl-tests reads them: bytes with an optional K, M or G
+ * (binary: 128M is 128 MiB), or any size parse_bytes takes (64MiB). */
+static int parse_nccl_size(const char *opt, const char *v, uint64_t *out)
+{
+	static const char suffix[] = "KMG";
+	size_t len = v ? strlen(v) : 0;
+	const char *at = len > 1 ? strchr(suffix, v[len - 1]) : NULL;
+	char digits[32];
+	unsigned long long n;
+	if (!at || !v[len - 1] || len >= sizeof digits)
+		return parse_bytes(opt, v, out);
+	memcpy(digits, v, len - 1);
+	digits[len - 1] = '\0';
+	if (!cli_parse_u64(digits, &n) || n > (UINT64_MAX >> (10 * (at - suffix + 1))))
+		return parse_bytes(opt, v, out);
+	*out = (uint64_t)n << (10 * (at - suffix + 1));
 	return 0;
 }
 
@@ -185,6 +207,16 @@ static int parse_one(int argc, char **argv, int *i, struct opts *o)
 	} else if (!strcmp(a, "--bytes")) {
 		rc = parse_sizes(v, o);
 		o->have_bytes = true;
+	} else if (!strcmp(a, "-b")) {
+		rc = parse_nccl_size(a, v, &o->min_bytes);
+	} else if (!strcmp(a, "-e")) {
+		rc = parse_nccl_size(a, v, &o->max_bytes);
+	} else if (!strcmp(a, "-f")) {
+		rc = parse_count(a, v, 2, 1024, &o->step_factor);
+	} else if (!strcmp(a, "-n")) {
+		rc = parse_count(a, v, 1, 1000, &o->iters);
+	} else if (!strcmp(a, "-w")) {
+		rc = parse_count(a, v, 0, 1000, &o->warmup);
 	} else if (!strcmp(a, "--chunk")) {
 		if (!(rc = parse_bytes(a, v, &o->cc.chunk_bytes)) && !o->cc.chunk_bytes)
 			rc = cli_usage_error("coll: --chunk wants at least 1 byte, not '%s'", v);
@@ -237,6 +269,25 @@ static int parse_one(int argc, char **argv, int *i, struct opts *o)
 	return rc;
 }
 
+/* -b MIN -e MAX [-f F]: MIN, MIN x F, ... up to MAX, as nccl-tests steps. */
+static int size_range(struct opts *o)
+{
+	if (o->have_bytes)
+		return cli_usage_error("coll: give sizes with --bytes or with -b/-e, not both");
+	if (!o->min_bytes || !o->max_bytes || o->min_bytes > o->max_bytes)
+		return cli_usage_error("coll: -b MIN and -e MAX go together, 1 <= MIN <= MAX (e.g. "
+				       "-b 8 -e 128M)");
+	for (uint64_t b = o->min_bytes; b <= o->max_bytes; b *= o->step_factor) {
+		if (o->nsizes == MAX_SIZES)
+			return cli_usage_error("coll: -b/-e/-f give more than %d sizes", MAX_SIZES);
+		o->sizes[o->nsizes++] = b;
+		if (b > o->max_bytes / o->step_factor)
+			break;
+	}
+	o->have_bytes = true;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	*o = (struct opts){
@@ -244,14 +295,20 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		.fc = { .topo = FAB_SINGLE_SWITCH, .gpus_per_node = 1, .radix = DEFAULT_RADIX,
 			.oversub = 1, .seed = 1 },
 		.cc = { .transport = { .kind = COLL_RDMA }, .seed = 1 },
+		.step_factor = 2, .iters = 1,
 	};
 	for (int i = 1; i < argc; i++) {
 		int rc = parse_one(argc, argv, &i, o);
 		if (rc)
 			return rc;
 	}
+	if (o->min_bytes || o->max_bytes) {
+		int rc = size_range(o);
+		if (rc)
+			return rc;
+	}
 	if (!o->have_ranks || !o->have_bytes || !o->have_link)
-		return cli_usage_error("coll: --ranks, --bytes and --link are required "
+		return cli_usage_error("coll: --ranks, --bytes (or -b and -e) and --link are required "
 				       "(see 'dpusim coll --help')");
 	if (o->ranks % o->fc.gpus_per_node)
 		return cli_usage_error("coll: --ranks %u is not a multiple of --gpus-per-node %u",
@@ -271,9 +328,34 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* Runs one size on a fresh network. When the engine fails (sim_fail), its
- * explanation goes to why (n bytes). */
+static int run_once(const struct opts *o, uint64_t bytes, coll_result *res, char *why, size_t n);
+
+/* Runs one size on a fresh network, -n times with seeds seed, seed + 1, ...
+ * (only ECMP hashing and --jitter draw from them), and reports the mean
+ * time and bandwidths, as nccl-tests averages its iterations. */
 static int run_size(const struct opts *o, uint64_t bytes, coll_result *res, char *why, size_t n)
+{
+	struct opts one = *o;
+	double t_ps = 0, factor;
+	int rc = 0;
+	for (uint32_t k = 0; k < o->iters && !rc; k++) {
+		one.fc.seed = o->fc.seed + k;
+		one.cc.seed = o->cc.seed + k;
+		if (!(rc = run_once(&one, bytes, res, why, n)))
+			t_ps += (double)res->time_ps;
+	}
+	if (!rc && o->iters > 1) { /* bandwidths of the mean time, as nccl-tests */
+		factor = res->algbw_GBps > 0 ? res->busbw_GBps / res->algbw_GBps : 0;
+		res->time_ps = (sim_time)llround(t_ps / o->iters);
+		res->algbw_GBps = res->time_ps > 0 ? (double)bytes / sim_time_to_s(res->time_ps) / 1e9 : 0;
+		res->busbw_GBps = res->algbw_GBps * factor;
+	}
+	return rc;
+}
+
+/* One size on a fresh network. When the engine fails (sim_fail), its
+ * explanation goes to why (n bytes). */
+static int run_once(const struct opts *o, uint64_t bytes, coll_result *res, char *why, size_t n)
 {
 	sim_engine *eng = sim_engine_new();
 	flow_net *net = eng ? flow_net_new(eng) : NULL;
@@ -295,28 +377,59 @@ static int run_size(const struct opts *o, uint64_t bytes, coll_result *res, char
 	return rc;
 }
 
+/* nccl-tests' element count for a size: float elements of the buffer, per
+ * rank for the ops whose parameter is a rank's share (its *_perf tools). */
+static uint64_t elements(const struct opts *o, uint64_t bytes)
+{
+	uint64_t count = bytes / 4;
+	if (o->p.op == COLL_ALLGATHER || o->p.op == COLL_REDUCE_SCATTER || o->p.op == COLL_ALLTOALL)
+		count /= o->ranks;
+	return count;
+}
+
+static void print_header(const struct opts *o)
+{
+	printf("# dpusim coll: %s over %u ranks, transport %s, %u iteration%s per size "
+	       "(simulated: no warm-up, and in-place runs as out-of-place)\n#\n",
+	       coll_op_name(o->p.op), o->ranks, coll_tkind_name(o->cc.transport.kind), o->iters,
+	       o->iters == 1 ? "" : "s averaged");
+	printf("# %58s %30s\n", "out-of-place", "in-place");
+	printf("# %10s %12s %8s %6s %6s %10s %8s %8s %6s %10s %8s %8s %6s  %s\n", "size", "count",
+	       "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw",
+	       "#wrong", "algo");
+	printf("# %10s %12s %8s %6s %6s %10s %8s %8s %6s %10s %8s %8s %6s\n", "(B)", "(elements)",
+	       "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+}
+
 static void print_row(const struct opts *o, uint64_t bytes, const coll_result *r, bool first)
 {
 	double us = sim_time_to_s(r->time_ps) * 1e6;
-	char algo[32];
+	char algo[32], group[64];
+	bool reduces = o->p.op == COLL_ALLREDUCE || o->p.op == COLL_REDUCE_SCATTER;
+	int root = o->p.op == COLL_BROADCAST ? (int)o->p.root : -1;
 	/* Under a protocol model the algorithm reads ring/ll, as NCCL_DEBUG=INFO names it. */
 	if (r->proto == COLL_PROTO_IDEAL)
 		snprintf(algo, sizeof algo, "%s", coll_algo_name(r->algo));
 	else
 		snprintf(algo, sizeof algo, "%s/%s", coll_algo_name(r->algo), coll_proto_name(r->proto));
-	if (o->json)
+	if (o->json) {
 		printf("%s\n    { \"bytes\": %llu, \"algo\": \"%s\", \"time_us\": %.6f, "
 		       "\"algbw_GBps\": %.6f, \"busbw_GBps\": %.6f, \"proto\": \"%s\" }",
 		       first ? "" : ",", (unsigned long long)bytes, coll_algo_name(r->algo), us,
 		       r->algbw_GBps, r->busbw_GBps, coll_proto_name(r->proto));
-	else
-		printf("%14llu %6s %14.3f %12.3f %12.3f\n", (unsigned long long)bytes, algo, us,
-		       r->algbw_GBps, r->busbw_GBps);
+		return;
+	}
+	/* #wrong: N/A, as nccl-tests prints it without its data check (-c 0). */
+	snprintf(group, sizeof group, "%10.3f %8.3f %8.3f %6s", us, r->algbw_GBps, r->busbw_GBps, "N/A");
+	printf("%12llu %12llu %8s %6s %6d %s %s  %s\n", (unsigned long long)bytes,
+	       (unsigned long long)elements(o, bytes), "float", reduces ? "sum" : "none", root, group,
+	       group, algo);
 }
 
 int cmd_coll(int argc, char **argv)
 {
 	struct opts o;
+	double busbw_sum = 0;
 	int rc = parse_args(argc, argv, &o);
 	if (rc)
 		return rc;
@@ -324,9 +437,7 @@ int cmd_coll(int argc, char **argv)
 		printf("{\n  \"op\": \"%s\", \"ranks\": %u, \"transport\": \"%s\",\n  \"rows\": [",
 		       coll_op_name(o.p.op), o.ranks, coll_tkind_name(o.cc.transport.kind));
 	else
-		printf("# op=%s ranks=%u transport=%s\n# %12s %6s %14s %12s %12s\n", coll_op_name(o.p.op),
-		       o.ranks, coll_tkind_name(o.cc.transport.kind), "bytes", "algo", "time_us",
-		       "algbw_GBps", "busbw_GBps");
+		print_header(&o);
 	for (int i = 0; i < o.nsizes; i++) {
 		coll_result r;
 		char why[400] = "";
@@ -353,9 +464,12 @@ int cmd_coll(int argc, char **argv)
 					       sim_strerror(rc));
 		}
 		print_row(&o, o.sizes[i], &r, i == 0);
+		busbw_sum += r.busbw_GBps;
 		fflush(stdout);
 	}
 	if (o.json)
 		printf("\n  ]\n}\n");
+	else /* nccl-tests' footer: what scripts read for one figure per run */
+		printf("# Avg bus bandwidth    : %g \n#\n", busbw_sum / o.nsizes);
 	return CLI_OK;
 }

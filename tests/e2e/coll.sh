@@ -1,19 +1,43 @@
 # dpusim coll: the simulated nccl-tests rows, --json, and bad options (exit 2).
+# Rows are nccl-tests' (all_reduce_perf): size count type redop root, then
+# time algbw busbw #wrong out of place and in place, then the algorithm.
 . tests/e2e/lib.sh
 
 COMMON=(--ranks 8 --link 400Gbps --hop-latency 60ns --switch-latency 130ns --msg-latency 1.5us)
 
 run_cmd "$DPUSIM" coll --op allreduce --algo ring --bytes 1048576,64MiB "${COMMON[@]}"
 expect_rc 0 "ring all-reduce over two sizes"
-n=$(grep -Ec '^ +[0-9]+ +ring +[0-9.]+ +[0-9.]+ +[0-9.]+$' <<<"$OUT")
+n=$(grep -Ec '^ +[0-9]+ +[0-9]+ +float +sum +-1( +[0-9.]+ +[0-9.]+ +[0-9.]+ +N/A){2} +ring$' <<<"$OUT")
 if [ "$n" -eq 2 ]; then ok "one row per size"; else not_ok "expected 2 rows, got: $OUT"; fi
 # Closed form for 64 MiB: 2*7*(S/8)/50e9 + 14*(2*60ns + 130ns + 1.5us) = 2372.5 us (+-0.1%).
-t=$(awk '$1 == 67108864 { print $3 }' <<<"$OUT")
+t=$(awk '$1 == 67108864 { print $6 }' <<<"$OUT")
 if awk -v t="$t" 'BEGIN { w = 2*7*(67108864/8)/50e9*1e6 + 14*(0.25+1.5); exit !(t > w*0.999 && t < w*1.001) }'; then
 	ok "64 MiB row matches the closed form ($t us)"
 else not_ok "64 MiB row: time_us '$t' is not the closed form"; fi
-b=$(awk '$1 == 67108864 { printf "%.6f", $4 * 2 * 7 / 8 }' <<<"$OUT")
-expect_out "^ +67108864 +ring +[0-9.]+ +[0-9.]+ +${b%????}" "busbw = algbw * 2(n-1)/n"
+b=$(awk '$1 == 67108864 { printf "%.6f", $7 * 2 * 7 / 8 }' <<<"$OUT")
+expect_out "^ +67108864 +16777216 +float +sum +-1 +[0-9.]+ +[0-9.]+ +${b%????}" "busbw = algbw * 2(n-1)/n"
+# nccl-tests' footer, the mean of the busbw column.
+avg=$(awk '$1 ~ /^[0-9]+$/ { s += $8; n++ } END { printf "%.3f", s / n }' <<<"$OUT")
+got=$(sed -n 's/^# Avg bus bandwidth *: \([0-9.]*\).*/\1/p' <<<"$OUT")
+if awk -v a="$avg" -v g="$got" 'BEGIN { exit !(g > 0 && (g - a) ^ 2 < 1e-6) }'; then ok "Avg bus bandwidth footer is the rows' mean ($got)"
+else not_ok "footer '$got', rows' mean $avg"; fi
+
+# nccl-tests' size range: -b MIN -e MAX -f FACTOR (K/M/G binary), -n iterations.
+run_cmd "$DPUSIM" coll -b 8 -e 128M -f 2 "${COMMON[@]}"
+expect_rc 0 "-b 8 -e 128M -f 2"
+n=$(grep -Ec '^ +[0-9]+ ' <<<"$OUT")
+if [ "$n" -eq 25 ]; then ok "8 B to 128 MiB by 2: 25 rows"; else not_ok "$n rows"; fi
+expect_out '^ +134217728 +33554432 +float +sum ' "128M is 128 MiB, 33554432 floats"
+run_cmd "$DPUSIM" coll --op allgather -b 1M -e 1M "${COMMON[@]}"
+expect_out '^ +1048576 +32768 +float +none +-1 ' "all-gather counts a rank's share, no redop"
+run_cmd "$DPUSIM" coll -b 1M -e 1M -n 5 -w 2 "${COMMON[@]}"
+expect_rc 0 "-n and -w"
+expect_out '5 iterations averaged' "the header says what -n did"
+run_cmd "$DPUSIM" coll -b 1M -e 1K "${COMMON[@]}"
+expect_rc 2 "-b above -e"
+run_cmd "$DPUSIM" coll -b 1M -e 4M --bytes 1MiB --ranks 8 --link 400Gbps
+expect_rc 2 "--bytes and -b/-e together"
+expect_err "not both" "is refused"
 
 run_cmd "$DPUSIM" coll --bytes 1MiB --json "${COMMON[@]}"
 expect_rc 0 "--json"
@@ -29,7 +53,7 @@ fi
 # 2.7 us is above the path's 1.75 us.
 run_cmd "$DPUSIM" coll --bytes 8 --proto nccl "${COMMON[@]}"
 expect_rc 0 "--proto nccl"
-expect_out '^ +8 +ring/ll +44\.4[0-9]* ' "8 bytes run ring/ll at NCCL's latency"
+expect_out '^ +8 +2 +float +sum +-1 +44\.4[0-9]* .* ring/ll$' "8 bytes run ring/ll at NCCL's latency"
 run_cmd "$DPUSIM" coll --bytes 8 --proto nccl --json "${COMMON[@]}"
 expect_out '"proto": "ll"' "json names the protocol"
 run_cmd "$DPUSIM" coll --bytes 8 --proto LL "${COMMON[@]}"
@@ -44,7 +68,7 @@ expect_err "algorithm 'nvls' with protocol 'll' does not apply" "the refused pai
 # the link: 8.4 us + 14 x (8 KiB / 12.5 GB/s + 14 us) = 213.58 us.
 run_cmd "$DPUSIM" coll --bytes 64KiB --algo ring --proto simple --channels 8 "${COMMON[@]}"
 expect_rc 0 "--channels"
-expect_out '^ +65536 +ring/simple +213\.5[78][0-9]* ' "64 KiB runs on 2 of 8 channels"
+expect_out '^ +65536 +16384 +float +sum +-1 +213\.5[78][0-9]* .* ring/simple$' "64 KiB runs on 2 of 8 channels"
 run_cmd "$DPUSIM" coll --bytes 64KiB --channels 0 "${COMMON[@]}"
 expect_rc 2 "zero channels"
 
@@ -75,7 +99,7 @@ expect_err "algorithm 'sharp' .* over transport 'host-tcp'" "the transport is na
 run_cmd "$DPUSIM" coll --sharp --algo sharp --transport rdma --pcie 64GBps --host-mem 60GBps --bytes 64MiB "${COMMON[@]}"
 expect_rc 0 "SHARP from host memory"
 # 64 MiB / 15 GB/s + 2 x (2 x 60 ns + 130 ns) + 1.5 us = 4475.924 us
-expect_out '^ +67108864 +sharp +4475\.92[0-9] ' "the memory bus crossed four times (staged: GPU and NIC, out and back) binds SHARP at 15 GB/s"
+expect_out '^ +67108864 +16777216 +float +sum +-1 +4475\.92[0-9] .* sharp$' "the memory bus crossed four times (staged: GPU and NIC, out and back) binds SHARP at 15 GB/s"
 run_cmd "$DPUSIM" coll --topology fat-tree --radix 4 --ranks 64 --bytes 1MiB --link 400Gbps
 expect_rc 2 "two tiers too small for 64 ports of radix 4"
 expect_err "64 NIC ports do not fit this topology: radix 4 at 1:1 connects at most 8 " "the fabric's limit is named"
