@@ -138,6 +138,7 @@ static int get_str(struct rd *rd, const char *what, char **out)
 	size_t len;
 	struct mark at = here(rd);
 	const char *s = scalar(rd, &len, &style);
+	int err;
 	*out = NULL;
 	if (!s || style != FYSS_DOUBLE_QUOTED)
 		return fail_at(rd, at, "'%s' must be a string", what);
@@ -146,7 +147,11 @@ static int get_str(struct rd *rd, const char *what, char **out)
 			       "be stored", what, rd->plen ? rd->path : "/");
 	if (!(*out = strndup(s, len)))
 		return SIM_ENOMEM;
-	return next(rd);
+	if ((err = next(rd))) { /* the caller owns *out only on success */
+		free(*out);
+		*out = NULL;
+	}
+	return err;
 }
 
 static int get_num(struct rd *rd, const char *what, double *out)
