@@ -28,6 +28,7 @@ else not_ok "expected 2 lines on stderr"; echo "   stderr: ${ERR:0:600}"; fi
 # make install into a temporary prefix (-o all: install what is built, with
 # no rebuild: under the sanitizer build BIN names its binaries).
 DEST=$E2E_TMP/dest
+unset MAKEFLAGS MFLAGS MAKELEVEL   # not the outer make check's jobs or overrides
 run_cmd make -s -o all install DESTDIR="$DEST" PREFIX=/opt/dpusim BIN="$BIN"
 expect_rc 0 "make install DESTDIR=... PREFIX=..."
 INST=$DEST/opt/dpusim
