@@ -8,13 +8,21 @@
 #include <string.h>
 
 #include "models/coll.h"
+#include "models/datadir.h"
+#include "models/diag.h"
 #include "models/fabric.h"
+#include "models/profile.h"
 #include "models/units.h"
 #include "sim/err.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 
 #define MAX_SIZES 64
+/* The profiles whose latencies are the defaults: the newest generation that
+ * publishes them (ConnectX-7 and Quantum-2 publish none; the scenarios
+ * assume these same figures for them). */
+#define DEFAULT_NIC "ConnectX-6-HDR"
+#define DEFAULT_SWITCH "QM8700-HDR"
 /* NVIDIA Quantum-2 QM9700 InfiniBand switch: 64 ports of 400 Gb/s (datasheet). */
 #define DEFAULT_RADIX 64
 /* Upper bounds that keep a run in memory: a ring needs about 450 B per rank
@@ -38,6 +46,8 @@ struct opts {
 	uint64_t min_bytes, max_bytes; /* -b, -e: a size range as nccl-tests takes it */
 	uint32_t step_factor;          /* -f (default 2) */
 	uint32_t iters, warmup;        /* -n (default 1), -w (accepted, nothing to warm) */
+	const char *nic, *sw;          /* --nic, --switch: profiles giving default latencies */
+	bool ideal, have_msg_lat, have_switch_lat, have_proto;
 };
 
 static int parse_qty(const char *opt, const char *v, unit_dim dim, double *out)
@@ -177,6 +187,8 @@ static int parse_one(int argc, char **argv, int *i, struct opts *o)
 		return o->cc.sharp = true, 0;
 	if (!strcmp(a, "--nvls"))
 		return o->cc.nvls = true, 0;
+	if (!strcmp(a, "--ideal"))
+		return o->ideal = true, 0;
 	(*i)++;
 	if (!strcmp(a, "--op")) {
 		if (coll_op_parse(v, &o->p.op))
@@ -207,6 +219,12 @@ static int parse_one(int argc, char **argv, int *i, struct opts *o)
 	} else if (!strcmp(a, "--bytes")) {
 		rc = parse_sizes(v, o);
 		o->have_bytes = true;
+	} else if (!strcmp(a, "--nic")) {
+		o->nic = v;
+		rc = v ? 0 : cli_usage_error("coll: --nic needs a profile name");
+	} else if (!strcmp(a, "--switch")) {
+		o->sw = v;
+		rc = v ? 0 : cli_usage_error("coll: --switch needs a profile name");
 	} else if (!strcmp(a, "-b")) {
 		rc = parse_nccl_size(a, v, &o->min_bytes);
 	} else if (!strcmp(a, "-e")) {
@@ -249,16 +267,19 @@ static int parse_one(int argc, char **argv, int *i, struct opts *o)
 		rc = parse_time(a, v, &o->fc.hop_lat_ps);
 	} else if (!strcmp(a, "--switch-latency")) {
 		rc = parse_time(a, v, &o->fc.switch_lat_ps);
+		o->have_switch_lat = true;
 	} else if (!strcmp(a, "--nvlink-latency")) {
 		rc = parse_time(a, v, &o->fc.nvlink_lat_ps);
 	} else if (!strcmp(a, "--pcie-latency")) {
 		rc = parse_time(a, v, &o->fc.pcie_lat_ps);
 	} else if (!strcmp(a, "--msg-latency")) {
 		rc = parse_time(a, v, &o->cc.transport.msg_lat_ps);
+		o->have_msg_lat = true;
 	} else if (!strcmp(a, "--proto")) {
 		if (coll_proto_parse(v, &o->cc.proto))
 			rc = cli_usage_error("coll: unknown protocol '%s' (ideal, nccl, ll, ll128, simple)",
 					     v ? v : "");
+		o->have_proto = true;
 	} else if (!strcmp(a, "--launch-latency")) {
 		rc = parse_time(a, v, &o->cc.launch_lat_ps);
 	} else if (!strcmp(a, "--jitter")) {
@@ -266,6 +287,59 @@ static int parse_one(int argc, char **argv, int *i, struct opts *o)
 	} else {
 		rc = cli_usage_error("coll: unknown option '%s' (see 'dpusim coll --help')", a);
 	}
+	return rc;
+}
+
+/* One latency of a profile, in ps: the profile's published figure, or an
+ * error naming the option that sets it when the profile gives none. */
+static int profile_latency(profile_set *ps, const char *name, profile_kind kind, const char *field,
+			   const char *opt, sim_time *out)
+{
+	const profile *p = NULL;
+	const profile_field *f = profile_field_find(kind, field);
+	diag *d = diag_new();
+	double v;
+	int rc = d ? profile_set_find(ps, name, &p, d) : SIM_ENOMEM;
+	if (rc == SIM_ENOENT)
+		rc = cli_usage_error("coll: no %s profile '%s' in %s", profile_kind_name(kind), name,
+				     profile_set_dir(ps));
+	else if (rc)
+		rc = cli_usage_error("coll: profile '%s': %s", name,
+				     d && diag_count(d) ? diag_msg(d, 0) : sim_strerror(rc));
+	else if (profile_get_kind(p) != kind)
+		rc = cli_usage_error("coll: '%s' is a %s profile, not a %s profile", name,
+				     profile_kind_name(profile_get_kind(p)), profile_kind_name(kind));
+	else if (!profile_has(v = profile_field_get(profile_get_values(p), f)))
+		rc = cli_usage_error("coll: %s profile '%s' gives no %s (%s); set it with %s T",
+				     profile_kind_name(kind), name, field,
+				     profile_missing(p, f) ? profile_missing(p, f) : "not published",
+				     opt);
+	else if (sim_time_from_s(v, out))
+		rc = cli_usage_error("coll: %s of '%s' is out of range", field, name);
+	diag_free(d);
+	return rc;
+}
+
+/* Defaults as NCCL runs: its protocols, and the latencies the NIC and switch
+ * profiles publish; --ideal (links at full rate, no latency) is the closed
+ * form. An option given explicitly always wins. */
+static int apply_defaults(struct opts *o)
+{
+	profile_set *ps;
+	int rc = 0;
+	if (!o->have_proto)
+		o->cc.proto = o->ideal ? COLL_PROTO_IDEAL : COLL_PROTO_NCCL;
+	if (o->ideal || (o->have_msg_lat && o->have_switch_lat))
+		return 0;
+	if (!(ps = profile_set_new(datadir_profiles())))
+		return cli_usage_error("out of memory");
+	if (!o->have_msg_lat)
+		rc = profile_latency(ps, o->nic, PROFILE_NIC, "rdma_latency", "--msg-latency",
+				     &o->cc.transport.msg_lat_ps);
+	if (!rc && !o->have_switch_lat)
+		rc = profile_latency(ps, o->sw, PROFILE_SWITCH, "latency", "--switch-latency",
+				     &o->fc.switch_lat_ps);
+	profile_set_free(ps);
 	return rc;
 }
 
@@ -295,21 +369,19 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		.fc = { .topo = FAB_SINGLE_SWITCH, .gpus_per_node = 1, .radix = DEFAULT_RADIX,
 			.oversub = 1, .seed = 1 },
 		.cc = { .transport = { .kind = COLL_RDMA }, .seed = 1 },
-		.step_factor = 2, .iters = 1,
+		.step_factor = 2, .iters = 1, .nic = DEFAULT_NIC, .sw = DEFAULT_SWITCH,
 	};
-	for (int i = 1; i < argc; i++) {
-		int rc = parse_one(argc, argv, &i, o);
-		if (rc)
+	int rc;
+	for (int i = 1; i < argc; i++)
+		if ((rc = parse_one(argc, argv, &i, o)))
 			return rc;
-	}
-	if (o->min_bytes || o->max_bytes) {
-		int rc = size_range(o);
-		if (rc)
-			return rc;
-	}
+	if ((o->min_bytes || o->max_bytes) && (rc = size_range(o)))
+		return rc;
 	if (!o->have_ranks || !o->have_bytes || !o->have_link)
 		return cli_usage_error("coll: --ranks, --bytes (or -b and -e) and --link are required "
 				       "(see 'dpusim coll --help')");
+	if ((rc = apply_defaults(o)))
+		return rc;
 	if (o->ranks % o->fc.gpus_per_node)
 		return cli_usage_error("coll: --ranks %u is not a multiple of --gpus-per-node %u",
 				       o->ranks, o->fc.gpus_per_node);
@@ -390,9 +462,16 @@ static uint64_t elements(const struct opts *o, uint64_t bytes)
 static void print_header(const struct opts *o)
 {
 	printf("# dpusim coll: %s over %u ranks, transport %s, %u iteration%s per size "
-	       "(simulated: no warm-up, and in-place runs as out-of-place)\n#\n",
+	       "(simulated: no warm-up, and in-place runs as out-of-place)\n",
 	       coll_op_name(o->p.op), o->ranks, coll_tkind_name(o->cc.transport.kind), o->iters,
 	       o->iters == 1 ? "" : "s averaged");
+	bool nic_lat = !o->have_msg_lat && !o->ideal, sw_lat = !o->have_switch_lat && !o->ideal;
+	printf("# protocol %s; message latency %g us%s%s%s, switch latency %g ns%s%s%s, "
+	       "hop latency %g ns\n#\n", coll_proto_name(o->cc.proto),
+	       sim_time_to_s(o->cc.transport.msg_lat_ps) * 1e6, nic_lat ? " (profile " : "",
+	       nic_lat ? o->nic : "", nic_lat ? ")" : "", sim_time_to_s(o->fc.switch_lat_ps) * 1e9,
+	       sw_lat ? " (profile " : "", sw_lat ? o->sw : "", sw_lat ? ")" : "",
+	       sim_time_to_s(o->fc.hop_lat_ps) * 1e9);
 	printf("# %58s %30s\n", "out-of-place", "in-place");
 	printf("# %10s %12s %8s %6s %6s %10s %8s %8s %6s %10s %8s %8s %6s  %s\n", "size", "count",
 	       "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw",

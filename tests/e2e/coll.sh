@@ -5,7 +5,9 @@
 
 COMMON=(--ranks 8 --link 400Gbps --hop-latency 60ns --switch-latency 130ns --msg-latency 1.5us)
 
-run_cmd "$DPUSIM" coll --op allreduce --algo ring --bytes 1048576,64MiB "${COMMON[@]}"
+# --proto ideal: links at full rate, the closed form (the default is NCCL's
+# protocols; see the defaults below).
+run_cmd "$DPUSIM" coll --op allreduce --algo ring --proto ideal --bytes 1048576,64MiB "${COMMON[@]}"
 expect_rc 0 "ring all-reduce over two sizes"
 n=$(grep -Ec '^ +[0-9]+ +[0-9]+ +float +sum +-1( +[0-9.]+ +[0-9.]+ +[0-9.]+ +N/A){2} +ring$' <<<"$OUT")
 if [ "$n" -eq 2 ]; then ok "one row per size"; else not_ok "expected 2 rows, got: $OUT"; fi
@@ -96,7 +98,7 @@ expect_rc 2 "nvls without an NVSwitch"
 run_cmd "$DPUSIM" coll --sharp --algo sharp --transport host-tcp --bytes 64MiB "${COMMON[@]}"
 expect_rc 2 "no SHARP over host TCP"
 expect_err "algorithm 'sharp' .* over transport 'host-tcp'" "the transport is named"
-run_cmd "$DPUSIM" coll --sharp --algo sharp --transport rdma --pcie 64GBps --host-mem 60GBps --bytes 64MiB "${COMMON[@]}"
+run_cmd "$DPUSIM" coll --sharp --algo sharp --proto ideal --transport rdma --pcie 64GBps --host-mem 60GBps --bytes 64MiB "${COMMON[@]}"
 expect_rc 0 "SHARP from host memory"
 # 64 MiB / 15 GB/s + 2 x (2 x 60 ns + 130 ns) + 1.5 us = 4475.924 us
 expect_out '^ +67108864 +16777216 +float +sum +-1 +4475\.92[0-9] .* sharp$' "the memory bus crossed four times (staged: GPU and NIC, out and back) binds SHARP at 15 GB/s"
@@ -175,6 +177,25 @@ sed -e "s#extends: ../../data/#extends: $PWD/tests/data/#" -e 's/algo: ring/algo
 run_cmd "$DPUSIM" run "$E2E_TMP/shared.yaml"
 expect_rc 2 "in-network beside training jobs"
 expect_err "collective job '[a-z]+': algo 'in-network' is not simulated beside training jobs" "the reason is given"
+
+# Defaults as NCCL runs: its protocols, and the latencies the NIC and switch
+# profiles publish (ConnectX-6 HDR 0.6 us, QM8700 130 ns), said in the
+# header; --ideal is the closed form: full link rate, no latency.
+run_cmd "$DPUSIM" coll --ranks 8 --bytes 1MiB --link 400Gbps
+expect_rc 0 "coll with defaults"
+expect_out '^# protocol nccl; message latency 0.6 us \(profile ConnectX-6-HDR\), switch latency 130 ns \(profile QM8700-HDR\), hop latency 0 ns$' "the header says the defaults and where they come from"
+expect_out '^ +1048576 .* [a-z]+/(ll|ll128|simple)$' "the row names NCCL's protocol"
+run_cmd "$DPUSIM" coll --ranks 8 --bytes 1MiB --link 400Gbps --ideal
+expect_out '^# protocol ideal; message latency 0 us, switch latency 0 ns, hop latency 0 ns$' "--ideal: no latency"
+# 1 MiB ring on 8 ranks at 50 GB/s, nothing else: 2 x 7/8 x 1 MiB / 50e9 = 36.70 us.
+expect_out '^ +1048576 +262144 +float +sum +-1 +36\.70[0-9] .* ring$' "--ideal is the closed form"
+run_cmd "$DPUSIM" coll --ranks 8 --bytes 1MiB --link 400Gbps --switch QM9700-NDR
+expect_rc 2 "a switch profile without a latency"
+expect_err "switch profile 'QM9700-NDR' gives no latency .*set it with --switch-latency T" "names the option that sets it"
+run_cmd "$DPUSIM" coll --ranks 8 --bytes 1MiB --link 400Gbps --switch QM9700-NDR --switch-latency 130ns
+expect_rc 0 "or the latency given"
+run_cmd "$DPUSIM" coll --ranks 8 --bytes 1MiB --link 400Gbps --nic QM8700-HDR
+expect_rc 2 "a profile of the wrong kind"
 
 run_cmd "$DPUSIM" coll --help
 expect_rc 0 "coll --help"
