@@ -4,18 +4,12 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "tools/json.h"
+
+/* The one JSON string escaper (tools/json.h). */
 void hw_json_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
+	json_put_str(f, s);
 }
 
 void hw_json_key(FILE *f, const char *key, int first)

@@ -27,6 +27,7 @@
 #include "models/scenario.h"
 #include "tools/atomic.h"
 #include "tools/report.h"
+#include "tools/run.h"
 #include "tools/scn_cli.h"
 #include "tools/sweep.h"
 
@@ -243,14 +244,7 @@ static int replay_sizes(hw_xport *x, const scn_collective *c, rep_collective *co
 
 int hw_replay_set_offload(rep_variant *rv, const scn_variant *v)
 {
-	int err = rep_variant_set_offload(rv, "network", scn_network_name(v->network));
-	if (!err)
-		err = rep_variant_set_offload(rv, "storage", scn_storage_path_name(v->storage));
-	if (!err)
-		err = rep_variant_set_offload(rv, "crypto", scn_crypto_name(v->crypto));
-	if (!err)
-		err = rep_variant_set_offload(rv, "vswitch", scn_vswitch_name(v->vswitch));
-	return err;
+	return run_put_offload(rv, v);
 }
 
 int hw_replay_report_new(const scn_scenario *s, const replay_opts *o, rep_report **out)

@@ -21,7 +21,8 @@ MODEL_OBJS += $(BUILD)/models/noise.o $(BUILD)/models/reliab.o $(BUILD)/models/p
 UNIT_TESTS += noise reliab power
 # scenario to model parameters, the training simulation
 MODEL_OBJS += $(BUILD)/models/setup.o $(BUILD)/models/train.o $(BUILD)/models/train_world.o \
-	$(BUILD)/models/train_loader.o $(BUILD)/models/train_explain.o $(BUILD)/models/train_config.o
+	$(BUILD)/models/train_loader.o $(BUILD)/models/train_explain.o $(BUILD)/models/train_config.o \
+	$(BUILD)/models/train_costs.o
 UNIT_TESTS += train
 UNIT_TESTS += setup
 # node-local NVMe under PCIe switches, GDS and bounce-buffer paths

@@ -361,19 +361,32 @@ static offload_env env_of(const scn_scenario *s, const scn_variant *v, double fr
 			      .mtu = profile_has(hc->mtu_bytes) ? hc->mtu_bytes : NAN };
 }
 
-int offload_net_costs(const scn_scenario *s, const scn_variant *v, double freq_Hz,
-		      offload_costs *out, diag *d, diag *notes)
+/* Each option's share of the network costs (net) and of the storage
+ * path (storage), kinds in order: storage rows before crypto rows. */
+static int apply(const scn_scenario *s, const scn_variant *v, double freq_Hz, diag *d,
+		 diag *notes, offload_costs *net, offload_storage *storage)
 {
 	offload_env e = env_of(s, v, freq_Hz, notes);
-	*out = (offload_costs){ 0 };
 	for (int k = 0; k < OFFLOAD_NKINDS; k++)
 		if (!row_ready(s, v, offload_row_of(v, (offload_kind)k), d))
 			return SIM_EINVAL;
 	for (int k = 0; k < OFFLOAD_NKINDS; k++) {
 		const offload_row *r = offload_row_of(v, (offload_kind)k);
-		if (r->net)
-			r->net(&e, out);
+		if (net && r->net)
+			r->net(&e, net);
+		if (storage && r->storage)
+			r->storage(&e, storage);
 	}
+	return SIM_OK;
+}
+
+int offload_net_costs(const scn_scenario *s, const scn_variant *v, double freq_Hz,
+		      offload_costs *out, diag *d, diag *notes)
+{
+	int rc;
+	*out = (offload_costs){ 0 };
+	if ((rc = apply(s, v, freq_Hz, d, notes, out, NULL)))
+		return rc;
 	out->total_core_s_per_byte = out->tcp_core_s_per_byte + out->crypto_core_s_per_byte +
 				     out->vswitch_core_s_per_byte;
 	out->total_tx_core_s_per_byte = out->tcp_tx_core_s_per_byte + out->crypto_core_s_per_byte +
@@ -384,15 +397,6 @@ int offload_net_costs(const scn_scenario *s, const scn_variant *v, double freq_H
 int offload_storage_path(const scn_scenario *s, const scn_variant *v, double freq_Hz,
 			 offload_storage *out, diag *d, diag *notes)
 {
-	offload_env e = env_of(s, v, freq_Hz, notes);
 	*out = (offload_storage){ 0 };
-	for (int k = 0; k < OFFLOAD_NKINDS; k++)
-		if (!row_ready(s, v, offload_row_of(v, (offload_kind)k), d))
-			return SIM_EINVAL;
-	for (int k = 0; k < OFFLOAD_NKINDS; k++) {
-		const offload_row *r = offload_row_of(v, (offload_kind)k);
-		if (r->storage)
-			r->storage(&e, out);
-	}
-	return SIM_OK;
+	return apply(s, v, freq_Hz, d, notes, NULL, out);
 }

@@ -453,8 +453,7 @@ int scn_sweep_point(const scn_scenario *s, size_t i, scn_scenario **out, diag *d
 	return rc;
 }
 
-/* Adds point errors to d once each, with the point that shows them. */
-static void report_point(const scn_scenario *s, size_t i, const diag *pd, diag *d, diag *seen)
+void scn_sweep_point_msgs(const scn_scenario *s, size_t i, const diag *pd, diag *d, diag *seen)
 {
 	char label[512];
 	scn_sweep_label(s, i, label, sizeof label);
@@ -483,7 +482,7 @@ static int validate_points(const scn_scenario *s, diag *d)
 		if (!pd)
 			return diag_free(seen), SIM_ENOMEM;
 		if (scn_sweep_point(s, i, &p, pd)) {
-			report_point(s, i, pd, d, seen);
+			scn_sweep_point_msgs(s, i, pd, d, seen);
 			bad++;
 		}
 		scn_free(p);

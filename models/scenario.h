@@ -285,6 +285,10 @@ int scn_sweep_point(const scn_scenario *s, size_t i, scn_scenario **out, diag *d
  * each value's canonical text (models/canon.h), so that distinct points get
  * distinct labels even where values are mappings or lists. */
 char *scn_sweep_label(const scn_scenario *s, size_t i, char *buf, size_t n);
+
+/* Point i's messages (pd) into d, each once over the sweep (seen holds
+ * those already given), marked with the point that shows them. */
+void scn_sweep_point_msgs(const scn_scenario *s, size_t i, const diag *pd, diag *d, diag *seen);
 /* The canonical text of axis a's value at point i (buf: n >= CANON_MAX + 1). */
 char *scn_sweep_value(const scn_scenario *s, size_t a, size_t i, char *buf, size_t n);
 

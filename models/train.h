@@ -17,6 +17,8 @@
 #include "models/fabric.h"
 #include "models/gpu.h"
 #include "models/noise.h"
+#include "models/power.h"
+#include "models/reliab.h"
 #include "models/scenario.h"
 #include "models/setup.h"
 #include "models/workload.h"
@@ -188,6 +190,21 @@ int train_sim_shared(const train_config *const *cfgs, const uint32_t *const *nod
  * NULL) collects what could not be modelled for lack of a published figure. */
 int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant *v,
 		    uint64_t seed, train_config *cfg, diag *d, diag *notes);
+
+/* A job's reliability and energy inputs (models/train_costs.c). What its
+ * failure rate counts: its nodes, and where the scenario gives their own
+ * MTBFs its GPUs, adapters and `switches`. */
+void train_rel_parts(const scn_scenario *s, const train_config *c, double gpus,
+		     uint64_t switches, rel_params *rp);
+/* An asynchronous checkpoint's snapshot rate into rp, what binds it into
+ * bound; SIM_EINVAL with the reason in why without the GPU's PCIe link. */
+int train_snapshot_rate(const scn_scenario *s, const train_config *c, double gpus,
+			rel_params *rp, char *bound, size_t bn, char *why, size_t n);
+/* The job's power draw by component at these utilisations into pc and
+ * util; what has no published figure is named in left, not guessed. */
+void train_energy_parts(const scn_scenario *s, const train_config *c, double gpus,
+			uint64_t switches, double gpu_util, double cpu_util, pwr_cluster *pc,
+			double util[PWR_KINDS], char *left, size_t n);
 
 /* Sets cfg's job up as train_sim would, on a cluster of its own, and
  * checks what needs the built job (its stages' times against the

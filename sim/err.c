@@ -35,6 +35,17 @@ const char *sim_errname(int err)
 	return i < 0 ? "SIM_E?" : err_name[i];
 }
 
+int sim_errbuf(char *errbuf, size_t errlen, int err, const char *fmt, ...)
+{
+	va_list ap;
+	if (errbuf && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(errbuf, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
 void sim_die_at(const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;

@@ -4,6 +4,8 @@
 #ifndef DPUSIM_SIM_ERR_H
 #define DPUSIM_SIM_ERR_H
 
+#include <stddef.h>
+
 /* X(NAME, message): codes are negative, in table order, 0 is success. */
 #define SIM_ERRNO_MAP(X)                                            \
 	X(NOMEM, "out of memory")                                   \
@@ -37,6 +39,11 @@ const char *sim_strerror(int err);
 
 /* Name of an error code such as "SIM_ENOMEM" (never NULL). */
 const char *sim_errname(int err);
+
+/* A message into errbuf (when errbuf and errlen are given: the callers'
+ * convention for errors a library hands back as text), returning err. */
+int sim_errbuf(char *errbuf, size_t errlen, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* Broken invariant: print file:line and the message, then abort. Never
  * compiled out (SimGrid's xbt_assert, ROSS's tw_error(TW_LOC, ...)). */

@@ -15,19 +15,6 @@
 
 #include "sim/err.h"
 
-static int fail(char *errbuf, size_t errlen, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *errbuf, size_t errlen, int err, const char *fmt, ...)
-{
-	va_list ap;
-	if (errbuf && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(errbuf, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return err;
-}
-
 /* ---- inputs and outputs of this command ---- */
 
 /* Inputs by identity: a name compared as text misses "./a.yaml", links
@@ -93,7 +80,7 @@ int atomic_check_target(const char *path, char *errbuf, size_t errlen)
 	struct stat st;
 	if (stat(path, &st) || !find_known(&st))
 		return 0;
-	return fail(errbuf, errlen, SIM_EEXIST,
+	return sim_errbuf(errbuf, errlen, SIM_EEXIST,
 		    "refusing to write '%s': it is an input of this command", path);
 }
 
@@ -205,15 +192,15 @@ static int make_temp(const char *path, char *tmp, size_t tmplen, char *errbuf, s
 {
 	int fd;
 	if ((size_t)snprintf(tmp, tmplen, "%s.tmp.XXXXXX", path) >= tmplen)
-		return fail(errbuf, errlen, -1, "cannot create '%s': name too long", path);
+		return sim_errbuf(errbuf, errlen, -1, "cannot create '%s': name too long", path);
 	if ((fd = mkstemp(tmp)) < 0)
-		return fail(errbuf, errlen, -1, "cannot create '%s': %s", path, strerror(errno));
+		return sim_errbuf(errbuf, errlen, -1, "cannot create '%s': %s", path, strerror(errno));
 	if (fchmod(fd, file_mode()) || fcntl(fd, F_SETFD, FD_CLOEXEC) ||
 	    atomic_temp_register(tmp, false)) {
 		int e = errno;
 		close(fd);
 		unlink(tmp);
-		return fail(errbuf, errlen, -1, "cannot create '%s': %s", path, strerror(e));
+		return sim_errbuf(errbuf, errlen, -1, "cannot create '%s': %s", path, strerror(e));
 	}
 	return fd;
 }
@@ -251,7 +238,7 @@ int atomic_commit(const char *tmp, const char *path, char *errbuf, size_t errlen
 {
 	int fd = open(tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), err;
 	if (fd < 0 || fsync(fd)) {
-		err = fail(errbuf, errlen, SIM_EIO, "%s: cannot sync: %s", path, strerror(errno));
+		err = sim_errbuf(errbuf, errlen, SIM_EIO, "%s: cannot sync: %s", path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		atomic_temp_drop(tmp);
@@ -263,14 +250,14 @@ int atomic_commit(const char *tmp, const char *path, char *errbuf, size_t errlen
 		return err;
 	}
 	if (rename(tmp, path)) {
-		err = fail(errbuf, errlen, SIM_EIO, "%s: cannot rename into place: %s", path,
+		err = sim_errbuf(errbuf, errlen, SIM_EIO, "%s: cannot rename into place: %s", path,
 			   strerror(errno));
 		atomic_temp_drop(tmp);
 		return err;
 	}
 	forget(tmp);
 	if (sync_dir_of(path))
-		return fail(errbuf, errlen, SIM_EIO, "%s: cannot sync its folder: %s", path,
+		return sim_errbuf(errbuf, errlen, SIM_EIO, "%s: cannot sync its folder: %s", path,
 			    strerror(errno));
 	return 0;
 }
@@ -295,11 +282,11 @@ int atomic_write_file(const char *path, atomic_writer *fn, const void *arg, char
 		err = SIM_ENOMEM;
 	} else if ((err = fn(f, arg)) || fflush(f) || ferror(f)) {
 		err = err == SIM_ENOMEM ? err
-					: fail(errbuf, errlen, SIM_EIO, "%s: cannot write: %s", path,
+					: sim_errbuf(errbuf, errlen, SIM_EIO, "%s: cannot write: %s", path,
 					       strerror(errno));
 	}
 	if (f && fclose(f) && !err)
-		err = fail(errbuf, errlen, SIM_EIO, "%s: cannot write: %s", path, strerror(errno));
+		err = sim_errbuf(errbuf, errlen, SIM_EIO, "%s: cannot write: %s", path, strerror(errno));
 	if (err)
 		atomic_temp_drop(tmp);
 	else

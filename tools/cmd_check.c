@@ -13,23 +13,6 @@
 /* At most this many failing sweep points are reported (as the loader does). */
 #define MAX_BAD_POINTS 20
 
-/* Point i's messages into d, each once over the sweep, marked with the point. */
-static void point_msgs(const scn_scenario *s, size_t i, const diag *pd, diag *d, diag *seen)
-{
-	char label[512];
-	scn_sweep_label(s, i, label, sizeof label);
-	for (size_t k = 0; k < diag_count(pd) && k < DIAG_MAX; k++) {
-		const char *m = diag_msg(pd, k);
-		bool dup = false;
-		for (size_t j = 0; j < diag_count(seen) && j < DIAG_MAX && !dup; j++)
-			dup = !strcmp(diag_msg(seen, j), m);
-		if (!dup) {
-			diag_add(seen, NULL, 0, 0, "%s", m);
-			diag_add(d, NULL, 0, 0, "%s (at sweep point %zu: %s)", m, i + 1, label);
-		}
-	}
-}
-
 /* The dry setup pass (tools/run.h run_check) of s, or of every point of
  * its sweep (the points are what runs): what run would refuse, refused
  * here. */
@@ -49,7 +32,7 @@ static int dry_run(const scn_scenario *s, diag *d)
 		if (!prc)
 			prc = run_check(pt, pd);
 		if (prc && pd)
-			point_msgs(s, i, pd, d, seen), bad++;
+			scn_sweep_point_msgs(s, i, pd, d, seen), bad++;
 		rc = rc ? rc : prc;
 		scn_free(pt);
 		diag_free(pd);

@@ -8,6 +8,7 @@
 #include "sim/err.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
+#include "tools/json.h"
 #include "tools/report.h"
 
 struct row {
@@ -179,37 +180,21 @@ static void json_num(bool has, double x)
 	fputs(buf, stdout);
 }
 
-/* JSON strings here are file, variant and metric names: escape " and \ and
- * control characters as the report writer does. */
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			printf("\\%c", *p);
-		else if (*p < 0x20)
-			printf("\\u%04x", *p);
-		else
-			putchar(*p);
-	}
-	putchar('"');
-}
-
 static void print_json(const struct table *t, const char *fa, const char *fb)
 {
 	fputs("{\n  \"a\": ", stdout);
-	json_str(fa);
+	json_put_str(stdout, fa);
 	fputs(",\n  \"b\": ", stdout);
-	json_str(fb);
+	json_put_str(stdout, fb);
 	fputs(",\n  \"tolerance\": ", stdout);
 	json_num(!isnan(t->tol), t->tol);
 	fputs(",\n  \"rows\": [", stdout);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct row *r = &t->rows[i];
 		fputs(i ? ",\n    {\"variant\": " : "\n    {\"variant\": ", stdout);
-		json_str(r->variant);
+		json_put_str(stdout, r->variant);
 		fputs(", \"metric\": ", stdout);
-		json_str(r->metric);
+		json_put_str(stdout, r->metric);
 		fputs(", \"a\": ", stdout);
 		json_num(r->has_a, r->a);
 		fputs(", \"b\": ", stdout);

@@ -18,19 +18,6 @@
 
 extern char **environ;
 
-static int fail(char *errbuf, size_t errlen, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *errbuf, size_t errlen, int err, const char *fmt, ...)
-{
-	va_list ap;
-	if (errbuf && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(errbuf, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return err;
-}
-
 void gp_put_str(FILE *f, const char *s)
 {
 	fputc('\'', f);
@@ -60,7 +47,7 @@ int gp_begin(gp_job *g, const char *out, char *errbuf, size_t errlen)
 	snprintf(g->dir, sizeof g->dir, "%s/dpusim-plot.XXXXXX", tmpdir);
 	if (!mkdtemp(g->dir)) {
 		g->dir[0] = '\0';
-		return fail(errbuf, errlen, SIM_EIO, "cannot create a temporary folder: %s",
+		return sim_errbuf(errbuf, errlen, SIM_EIO, "cannot create a temporary folder: %s",
 			    strerror(errno));
 	}
 	snprintf(g->script, sizeof g->script, "%s/plot.gp", g->dir);
@@ -69,9 +56,9 @@ int gp_begin(gp_job *g, const char *out, char *errbuf, size_t errlen)
 	/* the folder is ours alone (mkdtemp, 0700): plain names are safe in it */
 	if (atomic_temp_register(g->dir, true) || atomic_temp_register(g->script, false) ||
 	    atomic_temp_register(g->data, false) || atomic_temp_register(g->log, false))
-		return fail(errbuf, errlen, SIM_EIO, "too many temporary files at once");
+		return sim_errbuf(errbuf, errlen, SIM_EIO, "too many temporary files at once");
 	if (!(g->f = fopen(g->script, "w")))
-		return fail(errbuf, errlen, SIM_EIO, "cannot write %s: %s", g->script,
+		return sim_errbuf(errbuf, errlen, SIM_EIO, "cannot write %s: %s", g->script,
 			    strerror(errno));
 	/* the picture's own temporary, made now: an unwritable place is found
 	 * before the work, not from gnuplot's message after it */
@@ -91,7 +78,7 @@ FILE *gp_open_data(gp_job *g, char *errbuf, size_t errlen)
 {
 	FILE *d = fopen(g->data, "w");
 	if (!d)
-		fail(errbuf, errlen, 0, "cannot write %s: %s", g->data, strerror(errno));
+		sim_errbuf(errbuf, errlen, 0, "cannot write %s: %s", g->data, strerror(errno));
 	return d;
 }
 
@@ -135,7 +122,7 @@ static int spawn(const gp_job *g, char *errbuf, size_t errlen)
 	pid_t pid;
 	int status, err;
 	if (posix_spawn_file_actions_init(&fa))
-		return fail(errbuf, errlen, -1, "cannot run gnuplot: out of memory");
+		return sim_errbuf(errbuf, errlen, -1, "cannot run gnuplot: out of memory");
 	err = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	if (!err)
 		err = posix_spawn_file_actions_addopen(&fa, 2, g->log,
@@ -144,17 +131,17 @@ static int spawn(const gp_job *g, char *errbuf, size_t errlen)
 		err = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	if (err)
-		return fail(errbuf, errlen, -1, "cannot run gnuplot: %s (install gnuplot-nox)",
+		return sim_errbuf(errbuf, errlen, -1, "cannot run gnuplot: %s (install gnuplot-nox)",
 			    strerror(err));
 	atomic_temp_child(pid);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR) {
 			atomic_temp_child(0);
-			return fail(errbuf, errlen, -1, "waiting for gnuplot: %s", strerror(errno));
+			return sim_errbuf(errbuf, errlen, -1, "waiting for gnuplot: %s", strerror(errno));
 		}
 	atomic_temp_child(0);
 	if (!WIFEXITED(status))
-		return fail(errbuf, errlen, -1, "gnuplot was killed by signal %d",
+		return sim_errbuf(errbuf, errlen, -1, "gnuplot was killed by signal %d",
 			    WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 	return WEXITSTATUS(status);
 }
@@ -187,7 +174,7 @@ static bool read_log(const gp_job *g, int status, char *errbuf, size_t errlen)
 		fclose(f);
 	if (status == 0 && !first[0])
 		return true;
-	fail(errbuf, errlen, 0, "gnuplot failed (exit status %d)%s%s", status,
+	sim_errbuf(errbuf, errlen, 0, "gnuplot failed (exit status %d)%s%s", status,
 	     first[0] ? ": " : "", first);
 	return false;
 }
@@ -198,7 +185,7 @@ static int draw(gp_job *g, const char *out, char *errbuf, size_t errlen)
 	if (status < 0 || !read_log(g, status, errbuf, errlen))
 		return SIM_EIO;
 	if (!gp_picture_whole(g->tmp, is_svg(out)))
-		return fail(errbuf, errlen, SIM_EIO, "%s: gnuplot left the picture incomplete (a "
+		return sim_errbuf(errbuf, errlen, SIM_EIO, "%s: gnuplot left the picture incomplete (a "
 			    "full disk?)", out);
 	return atomic_commit(g->tmp, out, errbuf, errlen);
 }
@@ -208,7 +195,7 @@ int gp_finish(gp_job *g, const char *out, bool draw_it, char *errbuf, size_t err
 	int err = 0;
 	bool bad = g->f && ferror(g->f);
 	if (g->f && (fclose(g->f) || bad) && draw_it)
-		err = fail(errbuf, errlen, SIM_EIO, "cannot write %s: %s", g->script,
+		err = sim_errbuf(errbuf, errlen, SIM_EIO, "cannot write %s: %s", g->script,
 			   strerror(errno));
 	g->f = NULL;
 	if (draw_it && !err)

@@ -9,10 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "models/coll_ops.h"
 #include "models/offload.h"
 #include "sim/alloc.h"
 #include "sim/err.h"
 #include "tools/atomic.h"
+#include "tools/json.h"
 #include "tools/version.h"
 
 #define REP_NMETRICS 13
@@ -73,9 +75,9 @@ static const char *const breakdown_names[REP_NBREAKDOWN] = {
 };
 
 
-static const char *const coll_ops[] = {
-	"allreduce", "reduce_scatter", "allgather", "alltoall", "broadcast", "reduce", "sendrecv", NULL,
-};
+/* The simulated operations' report words (models/coll_ops.h), and
+ * nccl-tests' reduce, which a measured report may carry. */
+static const char *const coll_ops[] = { COLL_OPS(COLL_OP_REPORT_WORD_) "reduce", NULL };
 static const char *const bench_transports[] = {
 	"verbs", "tcp", "cuda", "cpu", "storage", "crypto", NULL,
 };
@@ -592,19 +594,6 @@ const rep_benchmark *rep_benchmark_at(const rep_report *r, size_t i) { return &r
 
 /* ---- validation -------------------------------------------------------- */
 
-static int fail(char *errbuf, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *errbuf, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	if (errbuf && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(errbuf, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return SIM_EINVAL;
-}
-
 static int validate_variant(const rep_variant *v, size_t i, char *errbuf, size_t errlen)
 {
 	double sum = 0;
@@ -612,11 +601,11 @@ static int validate_variant(const rep_variant *v, size_t i, char *errbuf, size_t
 	rep_stat it;
 	for (int k = 0; k < REP_NOFFLOAD; k++)
 		if (!v->offload[k])
-			return fail(errbuf, errlen, "variants[%zu].offload: missing '%s'", i,
+			return sim_errbuf(errbuf, errlen, SIM_EINVAL, "variants[%zu].offload: missing '%s'", i,
 				    offload_kind_name((offload_kind)k));
 	if (rep_variant_stat(v, "iteration_s", &it) && !isnan(it.p50) && !isnan(it.p99) &&
 	    it.p50 > it.p99)
-		return fail(errbuf, errlen, "variants[%zu].metrics.iteration_s: p50 %g > p99 %g",
+		return sim_errbuf(errbuf, errlen, SIM_EINVAL, "variants[%zu].metrics.iteration_s: p50 %g > p99 %g",
 			    i, it.p50, it.p99);
 	for (int k = 0; k < REP_NBREAKDOWN; k++) {
 		sum += v->has_bd[k] ? v->bd[k] : 0;
@@ -625,10 +614,10 @@ static int validate_variant(const rep_variant *v, size_t i, char *errbuf, size_t
 	if (!any)
 		return 0;
 	if (!rep_variant_stat(v, "iteration_s", &it))
-		return fail(errbuf, errlen,
+		return sim_errbuf(errbuf, errlen, SIM_EINVAL,
 			    "variants[%zu].breakdown_s: present without metrics.iteration_s", i);
 	if (fabs(sum - it.mean) > 1e-6 * it.mean + 1e-12)
-		return fail(errbuf, errlen,
+		return sim_errbuf(errbuf, errlen, SIM_EINVAL,
 			    "variants[%zu].breakdown_s: components sum to %.9g s, "
 			    "iteration_s.mean is %.9g s", i, sum, it.mean);
 	return 0;
@@ -646,11 +635,11 @@ static int validate_speedup(const rep_report *r, size_t i, char *errbuf, size_t 
 			continue;
 		want = i == ref ? 1.0 : x / base;
 		if (fabs(v->speedup - want) > 1e-9 * want)
-			return fail(errbuf, errlen, "speedup.%s: %.17g, but the throughput ratio "
+			return sim_errbuf(errbuf, errlen, SIM_EINVAL, "speedup.%s: %.17g, but the throughput ratio "
 				    "over '%s' is %.17g", v->name, v->speedup, r->var[ref]->name, want);
 		return 0;
 	}
-	return fail(errbuf, errlen, "speedup.%s: no throughput (samples_per_s, tokens_per_s "
+	return sim_errbuf(errbuf, errlen, SIM_EINVAL, "speedup.%s: no throughput (samples_per_s, tokens_per_s "
 		    "or iteration_s) to base it on", v->name);
 }
 
@@ -658,18 +647,18 @@ int rep_validate(const rep_report *r, char *errbuf, size_t errlen)
 {
 	int err;
 	if (!r->version || !*r->version)
-		return fail(errbuf, errlen, "version: missing");
+		return sim_errbuf(errbuf, errlen, SIM_EINVAL, "version: missing");
 	if (!r->has_scenario)
-		return fail(errbuf, errlen, "scenario: missing");
+		return sim_errbuf(errbuf, errlen, SIM_EINVAL, "scenario: missing");
 	if (r->nvar == 0 && r->nbench == 0)
-		return fail(errbuf, errlen, "variants: no variant and no benchmark");
+		return sim_errbuf(errbuf, errlen, SIM_EINVAL, "variants: no variant and no benchmark");
 	for (size_t i = 0; i < r->nvar; i++)
 		if ((err = validate_variant(r->var[i], i, errbuf, errlen)) ||
 		    (r->var[i]->has_speedup && (err = validate_speedup(r, i, errbuf, errlen))))
 			return err;
 	for (size_t i = 0; i < r->nbench; i++)
 		if (bench_check(&r->bench[i]))
-			return fail(errbuf, errlen, "benchmarks[%zu]: invalid entry '%s'", i,
+			return sim_errbuf(errbuf, errlen, SIM_EINVAL, "benchmarks[%zu]: invalid entry '%s'", i,
 				    r->bench[i].name ? r->bench[i].name : "?");
 	return 0;
 }
@@ -701,20 +690,6 @@ struct jw {
 	bool first;  /* next item is the first of its container */
 };
 
-static void jw_str(struct jw *w, const char *s)
-{
-	fputc('"', w->f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(w->f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(w->f, "\\u%04x", *p);
-		else
-			fputc(*p, w->f);
-	}
-	fputc('"', w->f);
-}
-
 /* Start an item: comma, newline, indent, then "key": when key != NULL. */
 static void jw_item(struct jw *w, const char *key)
 {
@@ -723,7 +698,7 @@ static void jw_item(struct jw *w, const char *key)
 	for (int i = 0; i < w->depth; i++)
 		fputs("  ", w->f);
 	if (key) {
-		jw_str(w, key);
+		json_put_str(w->f, key);
 		fputs(": ", w->f);
 	}
 }
@@ -753,7 +728,7 @@ static void jw_kstr(struct jw *w, const char *key, const char *s)
 	if (!s)
 		return;
 	jw_item(w, key);
-	jw_str(w, s);
+	json_put_str(w->f, s);
 }
 
 static void jw_knum(struct jw *w, const char *key, double x)

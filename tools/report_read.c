@@ -749,19 +749,6 @@ int rep_read_string(const char *name, const char *text, size_t len, rep_report *
  * eating memory until the allocator fails. */
 #define REP_MAX_FILE_BYTES ((size_t)64 << 20)
 
-static int read_fail(char *errbuf, size_t errlen, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int read_fail(char *errbuf, size_t errlen, int err, const char *fmt, ...)
-{
-	va_list ap;
-	if (errbuf && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(errbuf, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return err;
-}
-
 /* The whole of f into *text (malloc'd, *len bytes), or an error in errbuf. */
 static int slurp(FILE *f, const char *path, char **text, size_t *len, char *errbuf, size_t errlen)
 {
@@ -770,16 +757,16 @@ static int slurp(FILE *f, const char *path, char **text, size_t *len, char *errb
 	*text = NULL;
 	*len = 0;
 	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode))
-		return read_fail(errbuf, errlen, SIM_EIO, "%s: is a directory, expected a %s JSON file",
+		return sim_errbuf(errbuf, errlen, SIM_EIO, "%s: is a directory, expected a %s JSON file",
 				 path, REP_SCHEMA);
 	for (;;) {
 		if (*len == cap) {
 			char *p;
 			if (cap >= REP_MAX_FILE_BYTES)
-				return read_fail(errbuf, errlen, SIM_EIO, "%s: file too large (more than "
+				return sim_errbuf(errbuf, errlen, SIM_EIO, "%s: file too large (more than "
 						 "%zu bytes)", path, REP_MAX_FILE_BYTES);
 			if (!(p = realloc(*text, cap = cap ? cap * 2 : 8192)))
-				return read_fail(errbuf, errlen, SIM_ENOMEM, "%s: out of memory", path);
+				return sim_errbuf(errbuf, errlen, SIM_ENOMEM, "%s: out of memory", path);
 			*text = p;
 		}
 		n = fread(*text + *len, 1, cap - *len, f);
@@ -788,7 +775,7 @@ static int slurp(FILE *f, const char *path, char **text, size_t *len, char *errb
 			break;
 	}
 	if (ferror(f))
-		return read_fail(errbuf, errlen, SIM_EIO, "%s: read error: %s", path, strerror(errno));
+		return sim_errbuf(errbuf, errlen, SIM_EIO, "%s: read error: %s", path, strerror(errno));
 	return 0;
 }
 
@@ -800,7 +787,7 @@ int rep_read_file(const char *path, rep_report **out, char *errbuf, size_t errle
 	int err;
 	*out = NULL;
 	if (!f)
-		return read_fail(errbuf, errlen, SIM_EIO, "%s: cannot open: %s", path, strerror(errno));
+		return sim_errbuf(errbuf, errlen, SIM_EIO, "%s: cannot open: %s", path, strerror(errno));
 	err = slurp(f, path, &text, &len, errbuf, errlen);
 	fclose(f);
 	if (!err)

@@ -248,7 +248,7 @@ static int coll_variant(const scn_scenario *s, const scn_job *job, const scn_var
 	return rc;
 }
 
-static int set_offload(rep_variant *rv, const scn_variant *v)
+int run_put_offload(rep_variant *rv, const scn_variant *v)
 {
 	int rc = 0;
 	for (int k = 0; k < OFFLOAD_NKINDS && !rc; k++)
@@ -357,7 +357,7 @@ int run_one_variant(const scn_scenario *s, const scn_job *job, const scn_variant
 	if (!(rv = rep_add_variant(rep, name)))
 		return SIM_ENOMEM;
 	put_hardware(rep, name, s);
-	if ((rc = set_offload(rv, v)))
+	if ((rc = run_put_offload(rv, v)))
 		return rc;
 	if (job->wl.kind == SCN_WL_COLLECTIVE)
 		return coll_variant(s, job, v, seed, rv, rep, d);
@@ -396,7 +396,7 @@ static int multi_add_variants(const scn_scenario *s, const run_opts *o, rep_repo
 			if (!(rv = rvs[j * s->nvariants + v] = rep_add_variant(rep, name)))
 				return SIM_ENOMEM;
 			put_hardware(rep, name, vs);
-			if (!(rc = set_offload(rv, vv)) &&
+			if (!(rc = run_put_offload(rv, vv)) &&
 			    vs->jobs[j].wl.kind == SCN_WL_COLLECTIVE && !any_training(vs))
 				rc = coll_variant(vs, &vs->jobs[j], vv, seed, rv, rep, d);
 		}

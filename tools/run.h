@@ -24,6 +24,9 @@ typedef struct run_opts {
 } run_opts;
 
 
+/* The variant's offload options into rv (models/offload.h's words). */
+int run_put_offload(rep_variant *rv, const scn_variant *v);
+
 /* Adds one collective to rv as nccl-tests reports it: algbw = bytes / time
  * (0 when time_s is not positive), busbw = algbw times the op's bus factor
  * (coll_busbw_factor); the op under its report name (coll_op_report_name). */

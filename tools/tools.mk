@@ -6,7 +6,8 @@ TOOL_OBJS := \
 	$(BUILD)/tools/cmd_bench.o
 
 # results layer: report JSON, SQLite store, compare/runs/plot
-TOOL_OBJS += $(BUILD)/tools/report.o $(BUILD)/tools/report_read.o $(BUILD)/tools/db.o \
+TOOL_OBJS += $(BUILD)/tools/report.o $(BUILD)/tools/report_read.o $(BUILD)/tools/json.o \
+	$(BUILD)/tools/db.o \
 	$(BUILD)/tools/cmd_compare.o $(BUILD)/tools/cmd_runs.o $(BUILD)/tools/cmd_plot.o \
 	$(BUILD)/tools/plot_timeline.o $(BUILD)/tools/gnuplot.o
 UNIT_TESTS += report db atomic human
@@ -23,7 +24,8 @@ TOOL_OBJS += $(BUILD)/tools/scn_cli.o $(BUILD)/tools/cmd_check.o $(BUILD)/tools/
 	$(BUILD)/tools/cmd_run.o
 
 # calibration: fits and `dpusim calibrate`
-TOOL_OBJS += $(BUILD)/tools/calib.o $(BUILD)/tools/calib_out.o $(BUILD)/tools/cmd_calibrate.o
+TOOL_OBJS += $(BUILD)/tools/calib.o $(BUILD)/tools/calib_fits.o $(BUILD)/tools/calib_out.o \
+	$(BUILD)/tools/cmd_calibrate.o
 UNIT_TESTS += calib calib_out
 E2E_TESTS += calibrate.sh closed-loop.sh
 # simulating scenarios: run, validate

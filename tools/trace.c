@@ -14,6 +14,7 @@
 
 #include "sim/err.h"
 #include "tools/atomic.h"
+#include "tools/json.h"
 
 typedef enum track_kind { K_HOST, K_DPU, K_GPU, K_LINK } track_kind;
 
@@ -236,21 +237,6 @@ int trace_span(trace *t, int track, double start_s, double dur_s, trace_cat cat,
 
 /* ---- writing ----------------------------------------------------------- */
 
-/* s as a JSON string, quotes included. */
-static void put_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
 /* Seconds as microseconds with picosecond resolution, trailing zeros cut:
  * 1.5e-6 -> "1.5". */
 static void put_us(FILE *f, double s)
@@ -285,7 +271,7 @@ static void put_meta(FILE *f, bool *first, const char *what, int pid, long tid,
 	fprintf(f, "%s\n{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%d,\"tid\":%ld,\"args\":{\"%s\":",
 		*first ? "" : ",", what, pid, tid, key);
 	if (sval)
-		put_str(f, sval);
+		json_put_str(f, sval);
 	else
 		fprintf(f, "%ld", ival);
 	fputs("}}", f);
@@ -353,7 +339,7 @@ static void put_spans(const trace *t, FILE *f, bool *first)
 	for (size_t i = 0; i < t->nspans; i++) {
 		const struct span *s = &t->spans[i];
 		fprintf(f, "%s\n{\"name\":", *first ? "" : ",");
-		put_str(f, t->arena + s->name_off);
+		json_put_str(f, t->arena + s->name_off);
 		fprintf(f, ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":", cat_names[s->cat]);
 		put_us(f, s->start_s);
 		fputs(",\"dur\":", f);
