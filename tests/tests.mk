@@ -2,6 +2,7 @@
 # are listed by each fragment in UNIT_TESTS.
 E2E_TESTS += cli-basics.sh bench-engine.sh datadir.sh build-deps.sh version.sh
 E2E_TESTS += readme.sh run-table.sh help-options.sh run-trace.sh conventions.sh
+E2E_TESTS += plot-words.sh
 E2E_TESTS += hw-probe.sh hw-tcp.sh hw-replay.sh
 E2E_TESTS += hw-replay-train.sh hw-hostile.sh lab-net.sh
 E2E_TESTS += check-scenarios.sh bad-input.sh check-run.sh

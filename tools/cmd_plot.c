@@ -2,6 +2,7 @@
  * plot writes a data file and a script into a private temporary folder,
  * runs gnuplot on them, and renames the picture into place only when
  * gnuplot succeeded, so a failed plot leaves nothing half-written. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -326,6 +327,7 @@ struct collect {
 	struct series s[MAX_SERIES];
 	size_t ns, skipped, filtered, dropped;
 	char varying[512];      /* the other keys that take several values, "a,b" */
+	char x_unit[16];        /* the unit the sweep's values were written in ("Gbps") */
 };
 
 /* The end of the value starting at p: the next ',' outside brackets and
@@ -387,6 +389,17 @@ static bool value_x(const char *v, double *x)
 	char *end;
 	*x = strtod(v, &end);
 	return end != v && isfinite(*x);
+}
+
+/* The unit after a sweep value's number, as written ("100Gbps" -> "Gbps"),
+ * for the axis label; "" for a bare number. */
+static void x_unit_of(const char *v, char *unit, size_t n)
+{
+	char *end;
+	(void)strtod(v, &end);
+	while (*end == ' ')
+		end++;
+	snprintf(unit, n, "%s", end);
 }
 
 /* Two sweep values are the same as text, or as numbers with the same unit
@@ -492,6 +505,8 @@ static void add_point(struct collect *c, const struct raw_point *r)
 		return (void)c->skipped++;
 	if (!where_holds(c->o, &kv))
 		return (void)c->filtered++;
+	if (!c->x_unit[0])
+		x_unit_of(xv, c->x_unit, sizeof c->x_unit);
 	series_name(c, r, &kv, name, sizeof name);
 	for (size_t i = 0; i < c->ns && !s; i++)
 		if (!strcmp(c->s[i].name, name))
@@ -571,6 +586,53 @@ static int load_series(const struct plot_opts *o, const char *what, struct colle
 	return 0;
 }
 
+/* A metric as a reader names it, the unit its axis is drawn in, and the
+ * factor from the report's unit to that one (fractions in %, time to
+ * train in days). */
+static const struct metric_words {
+	const char *name, *words, *unit;
+	double scale;
+} metric_words[] = {
+	{ "iteration_s", "time per iteration", "s", 1 },
+	{ "samples_per_s", "throughput", "samples/s", 1 },
+	{ "tokens_per_s", "throughput", "tokens/s", 1 },
+	{ "tflops_per_gpu", "compute per GPU", "TFLOP/s", 1 },
+	{ "mfu", "model FLOPs utilisation", "%", 100 },
+	{ "gpu_util", "GPU utilisation", "%", 100 },
+	{ "host_cpu_util", "host CPU utilisation", "%", 100 },
+	{ "dpu_util", "DPU utilisation", "%", 100 },
+	{ "time_to_train_s", "time to train", "days", 1.0 / 86400 },
+	{ "goodput", "goodput", "%", 100 },
+	{ "energy_kwh", "energy", "kWh", 1 },
+	{ "cost_usd", "cost", "USD", 1 },
+	{ "tokens_per_usd", "tokens per dollar", "tokens/USD", 1 },
+	{ "speedup", "speedup over the first variant", "x", 1 },
+};
+
+static const struct metric_words *words_of(const char *metric)
+{
+	for (size_t i = 0; i < sizeof metric_words / sizeof metric_words[0]; i++)
+		if (!strcmp(metric_words[i].name, metric))
+			return &metric_words[i];
+	return NULL;
+}
+
+/* A sweep key as words: its last component, '_' as blanks ("link rate"),
+ * and the unit its values were written in. */
+static void key_words(const struct collect *c, char *buf, size_t n)
+{
+	const char *last = strrchr(c->key, '.');
+	char w[64];
+	size_t i;
+	for (i = 0, last = last ? last + 1 : c->key; last[i] && i + 1 < sizeof w; i++)
+		w[i] = last[i] == '_' ? ' ' : last[i];
+	w[i] = '\0';
+	if (c->x_unit[0])
+		snprintf(buf, n, "%s (%s)", w, c->x_unit);
+	else
+		snprintf(buf, n, "%s", w);
+}
+
 static int plot_lines(const struct plot_opts *o, bool scaling)
 {
 	const char *what = scaling ? "speedup" : o->metric ? o->metric : "samples_per_s";
@@ -593,25 +655,28 @@ static int plot_lines(const struct plot_opts *o, bool scaling)
 		free(c->raw), free(c);
 		return p.dir[0] ? plot_finish(&p, o->out, rc) : rc;
 	}
+	const struct metric_words *mw = words_of(what);
+	char xw[96];
 	for (size_t i = 0; i < c->ns; i++) {
 		sort_series(&c->s[i]);
 		for (size_t j = 0; j < c->s[i].n; j++)
-			fprintf(d, "%.17g %.17g\n", c->s[i].x[j], c->s[i].y[j]);
+			fprintf(d, "%.17g %.17g\n", c->s[i].x[j],
+				c->s[i].y[j] * (mw ? mw->scale : 1));
 		fputs("\n\n", d);
 	}
 	rc = plot_close_data(d);
-	if (scaling)
-		snprintf(title, sizeof title, "Speedup over the first variant against %s: %s",
-			 c->key, scenario);
-	else
-		snprintf(title, sizeof title, "%s against %s: %s", what, c->key, scenario);
+	key_words(c, xw, sizeof xw);
+	snprintf(title, sizeof title, "%s%s%s against %s: %s", mw ? mw->words : what,
+		 mw && strcmp(mw->unit, "x") && strcmp(mw->unit, "%") ? " in " : "",
+		 mw && strcmp(mw->unit, "x") && strcmp(mw->unit, "%") ? mw->unit : "", xw, scenario);
+	title[0] = (char)toupper((unsigned char)title[0]);
 	fputs("set title ", p.f);
 	gp_put_str(p.f, title);
 	fputs("\nset xlabel ", p.f);
-	gp_put_str(p.f, c->key);
+	gp_put_str(p.f, xw);
 	fputs("\nset ylabel ", p.f);
-	snprintf(title, sizeof title, "%s (%s)", scaling ? "speedup" : what,
-		 scaling ? "x" : def->unit);
+	snprintf(title, sizeof title, "%s (%s)", mw ? mw->words : what,
+		 mw ? mw->unit : def ? def->unit : "x");
 	gp_put_str(p.f, title);
 	fputs("\nset key outside right top vertical\nset yrange [0:*]\nplot ", p.f);
 	for (size_t i = 0; i < c->ns; i++) {

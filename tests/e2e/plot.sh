@@ -49,8 +49,8 @@ expect_rc 0 "capacity PNG from a database"
 check_png "$T/cap.png" 1000 600 "capacity"
 run_cmd "$DPUSIM" plot "$T/s.db" --kind capacity --metric tokens_per_s --x cluster.gpus -o "$T/cap.svg"
 check_svg "$T/cap.svg" 1000 600 "capacity of tokens_per_s"
-grep -q 'tokens_per_s (1/s)' "$T/cap.svg" && grep -q 'cluster.gpus' "$T/cap.svg" \
-	&& ok "capacity axes name the metric with its unit and the sweep key" || not_ok "capacity axes"
+grep -q 'throughput (tokens/s)' "$T/cap.svg" && grep -q '>gpus<' "$T/cap.svg" \
+	&& ok "capacity axes name the metric in words with its unit, and the sweep key" || not_ok "capacity axes"
 run_cmd "$DPUSIM" plot "$T/s.db" --kind scaling -o "$T/scal.png" --size 800x500
 expect_rc 0 "scaling PNG"
 check_png "$T/scal.png" 800 500 "scaling"

@@ -1,0 +1,56 @@
+# Capacity plots read in words with units: the metric named as a reader
+# would ('time per iteration (s)', not 'iteration_s'), the sweep axis in the
+# unit the sweep was written in ('link rate (Gbps)'), time to train in days,
+# fractions in percent.
+. tests/e2e/lib.sh
+T=$E2E_TMP
+
+cat >"$T/lr.yaml" <<YAML
+extends: $PWD/scenarios/allreduce-4ranks.yaml
+name: lr
+workload:
+  collective: { sizes: [1MiB], iterations: 1 }
+sweep:
+  cluster.fabric.link_rate: [100Gbps, 200Gbps]
+YAML
+run_cmd "$DPUSIM" sweep "$T/lr.yaml" --db "$T/lr.db"
+expect_rc 0 "a link-rate sweep"
+run_cmd "$DPUSIM" plot "$T/lr.db" --kind capacity --metric iteration_s -o "$T/lr.svg"
+expect_rc 0 "capacity plot of iteration time"
+for want in 'link rate (Gbps)' 'time per iteration (s)' 'Time per iteration in s against link rate (Gbps): lr'; do
+	if grep -qF "$want" "$T/lr.svg"; then ok "the plot says '$want'"
+	else not_ok "the plot lacks '$want'"; fi
+done
+if grep -q 'iteration_s\|cluster.fabric.link_rate' "$T/lr.svg"; then not_ok "raw key names left in the plot"
+else ok "no raw key names"; fi
+run_cmd "$DPUSIM" plot "$T/lr.db" --kind scaling -o "$T/sc.svg"
+expect_rc 0 "scaling plot"
+if grep -qF 'speedup over the first variant (x)' "$T/sc.svg"; then ok "speedup axis in words"
+else not_ok "speedup axis"; fi
+
+cat >"$T/ttt.yaml" <<YAML
+extends: $PWD/tests/e2e/data/failures-cost.yaml
+name: ttt
+sweep:
+  cluster.nodes: [2, 4]
+YAML
+run_cmd "$DPUSIM" sweep "$T/ttt.yaml" --db "$T/ttt.db"
+expect_rc 0 "a training sweep with time to train"
+run_cmd "$DPUSIM" plot "$T/ttt.db" --kind capacity --metric time_to_train_s -o "$T/ttt.svg"
+expect_rc 0 "time to train plot"
+if grep -qF 'time to train (days)' "$T/ttt.svg" && grep -qF '>nodes<' "$T/ttt.svg"; then
+	ok "time to train in days against nodes"
+else not_ok "time to train labels"; fi
+# The plotted values are days (the report's seconds / 86400): the y axis
+# ticks stay in the range of the stored time to train in days.
+d=$(sqlite3 "$T/ttt.db" "SELECT max(json_extract(report, '\$.variants[0].metrics.time_to_train_s')) FROM runs")
+if python3 - "$T/ttt.svg" "$d" <<'PY'
+import re, sys
+svg = open(sys.argv[1]).read(); days = float(sys.argv[2]) / 86400
+ticks = [float(t) for t in re.findall(r">\s*(-?[0-9.]+)\s*</text>", svg)]
+assert ticks and max(ticks) < 10 * days + 10, (max(ticks), days)
+assert max(ticks) >= days / 2, (max(ticks), days)
+PY
+then ok "the y axis is in days"; else not_ok "the y axis is not in days"; fi
+
+finish
