@@ -23,6 +23,14 @@ import sys
 import yaml
 
 REL = 1e-4
+# Max-min fair sharing is not monotone per flow: a faster link lets flows
+# that were held by it take a larger share of a resource they cross with
+# others (host memory, a node's stack cores), and the collective's critical
+# path can lose a little. Measured: dense-dp's host-tcp iteration +0.017%
+# from 100 to 200 Gb/s with the node's host memory binding (153.6 GB/s), and
+# monotone (0.549 -> 0.490 -> 0.490 s at 100/200/400 Gb/s) when it does not
+# (mem_bw 9 TB/s). "Never slower" for a hardware change holds within REL_SHARED.
+REL_SHARED = 5e-4
 DPUSIM, TMP = sys.argv[1], sys.argv[2]
 RUNS = {}
 CX7 = {"profile": "ConnectX-7-NDR", "rdma_latency": "0.6us"}
@@ -122,7 +130,14 @@ def shapes():
                                         "sizes": ["64KiB", "16MiB", "256MiB"],
                                         "iterations": 2}},
             "variants": transports()}
-    return [dense, tppp, storage, enc, coll]
+    # The case: Llama-2 70B, tp 8 x pp 4 on 8 nodes of a two-tier fat
+    # tree at 100 Gb/s, where rdma was predicted 1.2% slower than host-tcp.
+    big = {"name": "70b-fat-tree", "seed": 5, "cluster": cluster(8, 8, "fat-tree"),
+           "workload": {"model": "llama2-70b", "parallelism": {"tp": 8, "pp": 4},
+                        "batch": {"global": 16, "micro": 1}, "recompute": True,
+                        "iterations": 1},
+           "variants": transports()}
+    return [dense, tppp, storage, enc, coll, big]
 
 
 def no_slower(desc, before, after, variants):
@@ -137,6 +152,9 @@ def no_slower(desc, before, after, variants):
             not_ok("%s: variant %s missing" % (desc, v))
         elif y <= x * (1 + REL):
             ok("%s: %s %.6g s -> %.6g s" % (desc, v, x, y))
+        elif y <= x * (1 + REL_SHARED):
+            ok("%s: %s %.6g s -> %.6g s (+%.3f%%: max-min sharing of a common resource)"
+               % (desc, v, x, y, 100 * (y / x - 1)))
         else:
             not_ok("%s: %s SLOWER %.6g s -> %.6g s (+%.3f%%)" % (desc, v, x, y,
                                                                  100 * (y / x - 1)))
@@ -196,8 +214,8 @@ def gpu_faster(scn):
 
 
 def main():
-    dense, tppp, storage, enc, coll = shapes()
-    for scn in (dense, tppp, coll):
+    dense, tppp, storage, enc, coll, big = shapes()
+    for scn in (dense, tppp, coll, big):
         ordered(scn["name"] + ": transports", scn, ["rdma-gdr", "rdma", "host-tcp"])
     ordered("encrypted: crypto", enc, ["none", "inline", "host"])
     ordered("storage-bound: storage path", storage, ["gds", "nvmeof", "nfs"])
