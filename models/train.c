@@ -457,6 +457,11 @@ static void stage_finished(sim_engine *eng, void *obj, uint64_t data)
 			r->part_s[k] += crit->part[k];
 		r->gpu_busy_frac += busy / (tr->D * tr->P);
 	}
+	if (train_steady_fill(tr, crit->done_at - tr->iter_start, crit, it_s, busy)) {
+		tr->w->jobs_left--;
+		sim_stop(eng); /* the one job is done: what is left would be the next iteration's */
+		return;
+	}
 	tr->iter++;
 	if (tr->iter < tr->cfg->warmup + tr->cfg->iterations)
 		iteration_start(tr);
@@ -714,6 +719,7 @@ static int job_fits(const trainer *tr, diag *d)
 
 static void job_teardown(trainer *tr)
 {
+	train_steady_release(tr);
 	noise_free(tr->noise);
 	if (tr->st)
 		for (uint32_t i = 0; i < tr->D * tr->P; i++) {
@@ -788,7 +794,8 @@ static int run_jobs(world *w, trainer *trs, uint32_t njobs, bool dry)
 	size_t said = diag_count(w->d);
 	int rc = 0;
 	for (uint32_t j = 0; j < njobs && !rc; j++)
-		rc = job_build(&trs[j]);
+		if (!(rc = job_build(&trs[j])))
+			rc = train_steady_init(&trs[j], !dry && train_steady_allowed(&trs[j], njobs));
 	if (rc && diag_count(w->d) == said) {
 		diag_add(w->d, NULL, 0, 0, "training simulation: building the jobs: %s",
 			 sim_strerror(rc));

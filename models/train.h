@@ -129,6 +129,9 @@ typedef struct train_result {
 	train_coll_stat coll[TRAIN_MAX_COLLS];
 	uint32_t ncoll;
 	uint64_t events;
+	uint32_t steady_from;               /* > 0: measured iterations from this one
+					     * (counted from 1) repeat the one before
+					     * exactly and were not simulated */
 	uint32_t net_switches;              /* the simulated cluster's network switches
 					     * (leaves, spines, cores; not NVSwitches),
 					     * shared by all its jobs */

@@ -111,6 +111,17 @@ typedef struct bench_run {
 	coll_result res;
 } bench_run;
 
+/* Steady-state detection (train_steady.c): the totals at the last
+ * iteration's end and what that iteration added to them (v, 2 x their
+ * count), its length, critical stage's parts and GPU busy sum. */
+typedef struct train_steady {
+	bool allowed;
+	uint32_t seen;
+	double *v, *scratch;
+	sim_time it_ps;
+	double busy, part[TRAIN_NPARTS];
+} train_steady;
+
 /* One job: its replicas' stages, gradient groups and loaders, on the nodes
  * node_of[0 .. nodes-1] of the world. */
 struct trainer {
@@ -133,6 +144,7 @@ struct trainer {
 	train_result *res;
 	double pp_time_s, dp_time_s;
 	uint64_t pp_count, dp_count;
+	train_steady sd;
 };
 
 /* The world's rank of the job's rank (d, p, t): its node mapped, its GPU
@@ -209,6 +221,16 @@ int train_world_build(world *w, uint32_t nodes, const train_config *const *cfgs,
 void train_world_teardown(world *w);
 int train_bench_prepare(world *w, const train_config *c0, train_bench *b, bench_run *br);
 void train_bench_start(bench_run *br);
+
+/* train_steady.c: whether job tr (of njobs in its world) has identical
+ * iterations by construction; init (0 or SIM_ENOMEM) and release its
+ * state; at the end of each iteration, fill: when it repeats the one
+ * before exactly, the iterations left are added to the results as copies
+ * of it, tr->iter and tr->end set as if they had run; true then. */
+bool train_steady_allowed(const trainer *tr, uint32_t njobs);
+int train_steady_init(trainer *tr, bool allowed);
+void train_steady_release(trainer *tr);
+bool train_steady_fill(trainer *tr, sim_time it_ps, const stage *crit, double it_s, double busy);
 
 /* train_explain.c */
 void train_finish(trainer *tr, train_result *r);

@@ -284,6 +284,19 @@ static void put_tp_channels(rep_report *rep, const char *variant, const train_co
 	}
 }
 
+/* Steady state (models/train_steady.c), when the last replication used it. */
+static void put_steady(rep_report *rep, const char *variant, const train_result *r)
+{
+	char key[96], buf[256];
+	if (!r->steady_from)
+		return;
+	snprintf(key, sizeof key, "%s.steady_state", variant);
+	snprintf(buf, sizeof buf, "measured iterations %u to %u repeat iteration %u exactly (no "
+		 "noise, no data loader, one job): added as copies of it, not simulated",
+		 r->steady_from, r->iters, r->steady_from - 1);
+	rep_set_info(rep, key, buf);
+}
+
 /* The memory per GPU the scenario check computed (models/workload.h): the
  * stage that needs the most, its parts, against the GPU's memory. */
 static void put_memory(rep_report *rep, const char *variant, const scn_scenario *s,
@@ -377,6 +390,7 @@ static int job_acc_put(job_acc *ja, const scn_scenario *s, rep_report *rep, diag
 	if (!rc) {
 		put_notes(rep, rep_variant_name(ja->rv), ja->notes, &ja->a.last);
 		put_tp_channels(rep, rep_variant_name(ja->rv), &ja->c, &ja->a.last);
+		put_steady(rep, rep_variant_name(ja->rv), &ja->a.last);
 		put_memory(rep, rep_variant_name(ja->rv), s, ja->job);
 	} else {
 		diag_add(d, NULL, 0, 0, "variant '%s': the report refused its %s: %s",
