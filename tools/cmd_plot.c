@@ -156,18 +156,25 @@ static int plot_breakdown(const struct plot_opts *o)
 	gp_job p = { .f = NULL };
 	size_t nb;
 	const char *const *bd = rep_breakdown_names(&nb);
-	bool used[16] = { false }, any = false;
+	bool used[16] = { false }, any = false, nonzero = false;
 	char title[320];
 	FILE *d;
 	int rc = load_report(o, o->src[0], &r), col = 2;
+	/* A component zero in every variant adds no bar: it stays out of the
+	 * legend too, where it would name a colour that is nowhere. */
 	for (size_t v = 0; !rc && v < rep_nvariants(r); v++)
 		for (size_t i = 0; i < nb; i++) {
 			double x;
-			if (rep_variant_breakdown(rep_variant_at(r, v), bd[i], &x))
-				used[i] = any = true;
+			if (rep_variant_breakdown(rep_variant_at(r, v), bd[i], &x)) {
+				any = true;
+				if (x != 0)
+					used[i] = nonzero = true;
+			}
 		}
 	if (!rc && !any)
 		rc = (cli_error("%s: no variant has a breakdown_s to plot", o->src[0]), CLI_USAGE);
+	else if (!rc && !nonzero)
+		rc = (cli_error("%s: every breakdown component is zero", o->src[0]), CLI_USAGE);
 	if (rc) {
 		rep_free(r);
 		return rc;
@@ -187,8 +194,11 @@ static int plot_breakdown(const struct plot_opts *o)
 		fputc('\n', d);
 	}
 	rc = plot_close_data(d);
-	snprintf(title, sizeof title, "Iteration time breakdown per variant: %s (%s)",
-		 rep_get_scenario(r)->name, rep_source_name(rep_get_source(r)));
+	/* A run of a sweep names its point: the database holds one per point. */
+	snprintf(title, sizeof title, "Iteration time breakdown per variant: %s (%s%s%s)",
+		 rep_get_scenario(r)->name, rep_source_name(rep_get_source(r)),
+		 rep_get_scenario(r)->point ? ", " : "",
+		 rep_get_scenario(r)->point ? rep_get_scenario(r)->point : "");
 	fprintf(p.f, "set title ");
 	gp_put_str(p.f, title);
 	fprintf(p.f, "\nset ylabel 'time per iteration (s)'\nset xlabel 'variant'\n"
@@ -278,6 +288,10 @@ static int plot_compare(const struct plot_opts *o)
 	      "set xtics rotate by -40 left\nset style fill solid 0.8 border -1\n"
 	      "set boxwidth 0.7\nset xzeroaxis lt -1\nset bmargin 10\nset rmargin 12\n"
 	      "set offsets 0.5, 0.5, 0, 0\n", p.f);
+	/* Zero, and the tolerance band when given, always inside the y range:
+	 * errors all of one sign, or all small, would otherwise leave them out. */
+	fprintf(p.f, "set yrange [*<%g:%g<*]\n", isnan(o->tol) ? 0 : -100 * o->tol,
+		isnan(o->tol) ? 0 : 100 * o->tol);
 	if (!isnan(o->tol))
 		fprintf(p.f, "set arrow from graph 0, first %g to graph 1, first %g nohead "
 			"dt 2 lc rgb 'red'\nset arrow from graph 0, first %g to graph 1, first "

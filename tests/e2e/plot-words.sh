@@ -53,4 +53,26 @@ assert max(ticks) >= days / 2, (max(ticks), days)
 PY
 then ok "the y axis is in days"; else not_ok "the y axis is not in days"; fi
 
+# A breakdown from a database names the sweep point it draws; components
+# zero in every variant stay out of the legend.
+run_cmd "$DPUSIM" plot "$T/ttt.db" --kind breakdown -o "$T/bd.svg"
+expect_rc 0 "breakdown of the newest stored run"
+if grep -qE 'ttt \(sim, cluster\.nodes=[0-9]+\)' "$T/bd.svg"; then ok "the title names the run's point"
+else not_ok "breakdown title lacks the point"; fi
+if grep -q '>compute<' "$T/bd.svg" && ! grep -q '>pipeline_bubble<\|>other<' "$T/bd.svg"; then
+	ok "zero-only components are not in the legend"
+else not_ok "breakdown legend: $(grep -o '>[a-z_]*<' "$T/bd.svg" | sort -u | tr '\n' ' ')"; fi
+
+# compare: zero and the tolerance band are always in view, even when every
+# error is zero (a report against itself).
+"$DPUSIM" run tests/data/train-small.yaml --json >"$T/a.json"
+run_cmd "$DPUSIM" plot "$T/a.json" "$T/a.json" --kind compare --tolerance 10% -o "$T/cmp.svg"
+expect_rc 0 "compare plot of a report against itself"
+if python3 - "$T/cmp.svg" <<'PY'
+import re, sys
+ticks = [float(t) for t in re.findall(r">\s*(-?[0-9.]+)\s*</text>", open(sys.argv[1]).read())]
+assert min(ticks) <= -10 and max(ticks) >= 10, ticks
+PY
+then ok "the +-10% band is inside the y range"; else not_ok "the tolerance band is out of view"; fi
+
 finish
