@@ -166,6 +166,10 @@ bench: all
 	$(BIN)/dpusim bench engine
 	$(BIN)/dpusim bench flows
 	$(BIN)/dpusim bench scale
+	@# issue 14's yardstick: the shipped capacity sweep, whole, as a planner runs it
+	@d=$$(mktemp -d) && /usr/bin/time -f "sweep scenarios/capacity.yaml points=12 jobs=2 \
+	wall_s=%e peak_rss_kb=%M" $(BIN)/dpusim sweep scenarios/capacity.yaml --db "$$d/c.db" \
+	--jobs 2 >/dev/null; rc=$$?; rm -rf "$$d"; exit $$rc
 
 clean:
 	rm -rf build bin

@@ -145,11 +145,42 @@ static int parse_ranks(const char *v, uint32_t *out, int max)
 	return n > 0 ? n : -1;
 }
 
+/* "NET/ROUTING/M,..." into cases (pointing into a copy, *keep, freed by
+ * the caller): how many, or -1. */
+static int parse_cases(const char *v, bench_train_case *cases, int max, char **keep)
+{
+	static const char *const nets[] = { "host-tcp", "rdma", "rdma-gdr" };
+	char *save = NULL, *tok;
+	int n = 0;
+	free(*keep);
+	if (!(*keep = strdup(v)))
+		return -1;
+	for (tok = strtok_r(*keep, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *r = strchr(tok, '/'), *m = r ? strchr(r + 1, '/') : NULL, *end;
+		unsigned long mb;
+		bool net_ok = false;
+		if (!m || n == max)
+			return -1;
+		*r++ = '\0', *m++ = '\0';
+		for (size_t k = 0; k < sizeof nets / sizeof nets[0]; k++)
+			net_ok |= !strcmp(tok, nets[k]);
+		mb = strtoul(m, &end, 10);
+		if (!net_ok || (strcmp(r, "ecmp") && strcmp(r, "adaptive")) || *end || !*m || mb < 1 ||
+		    mb > 100000)
+			return -1;
+		cases[n++] = (bench_train_case){ .network = tok, .routing = r,
+						 .microbatches = (uint32_t)mb };
+	}
+	return n > 0 ? n : -1;
+}
+
 int bench_scale(int argc, char **argv)
 {
 	uint32_t ranks[16] = { 512, 1024, 2048, 4096 };
 	uint32_t gpus[16] = { 1024, 4096, 16384 };
-	int nranks = 4, ngpus = 3;
+	int nranks = 4, ngpus = 3, ncases = 1;
+	bench_train_case cases[8] = { { "rdma-gdr", "adaptive", 0 } };
+	char *spec = NULL;
 	unsigned long long bytes = UINT64_C(1) << 30, reps = 3;
 	for (int i = 1; i < argc; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -164,7 +195,15 @@ int bench_scale(int argc, char **argv)
 			ngpus = 0, i++;
 		else if (!strcmp(argv[i], "--train-gpus") && (ngpus = parse_ranks(v, gpus, 16)) > 0)
 			i++;
-		else if (!strcmp(argv[i], "--reps"))
+		else if (!strcmp(argv[i], "--train-cases") && v && (ncases = parse_cases(v, cases, 8, &spec)) > 0)
+			i++;
+		else if (!strcmp(argv[i], "--train-cases")) {
+			free(spec);
+			return cli_usage_error("bench scale: --train-cases wants NETWORK/ROUTING/"
+					       "MICROBATCHES[,...] (host-tcp, rdma or rdma-gdr; ecmp or "
+					       "adaptive; 1 to 100000; at most 8), not '%s'",
+					       v ? v : "(nothing)");
+		} else if (!strcmp(argv[i], "--reps"))
 			return cli_usage_error("bench scale: --reps wants a count from 1 to %d, not '%s'",
 					       MAX_REPS, v ? v : "(nothing)");
 		else if (!strcmp(argv[i], "--bytes"))
@@ -188,5 +227,7 @@ int bench_scale(int argc, char **argv)
 		       ranks[i], bytes, sim_s, median(wall, (size_t)reps), cli_peak_rss_kb());
 		fflush(stdout);
 	}
-	return bench_train(gpus, ngpus);
+	int rc = bench_train(gpus, ngpus, cases, ncases);
+	free(spec);
+	return rc;
 }

@@ -24,25 +24,29 @@ static const char scenario_fmt[] =
 	"  gpus_per_node: 8\n"
 	"  gpu: H100-SXM5\n"
 	"  cpu: Xeon-8480C\n"
+	"  host_costs: host-costs-linux\n"
 	"  nic: { profile: ConnectX-7-NDR, rdma_latency: 0.6us }\n"
 	"  nics_per_node: 8\n"
 	"  fabric:\n"
 	"    topology: fat-tree\n"
 	"    switch: { profile: QM9700-NDR, latency: 130ns }\n"
 	"    tiers: %u\n"
-	"    routing: adaptive\n"
+	"    routing: %s\n"
 	"workload:\n"
 	"  model: gpt3-175b\n"
 	"  precision: bf16\n"
 	"  parallelism: { tp: 8, pp: 16, zero_stage: 1 }\n"
-	"  batch: { global: 1536, micro: 1 }\n"
+	"  batch: { global: %llu, micro: 1 }\n"
 	"  iterations: 1\n"
 	"variants:\n"
-	"  - { name: rdma-gdr, network: rdma-gdr }\n";
+	"  - { name: %s, network: %s }\n";
 
 /* One size in this process: prints the line or an error. */
-static int one_size(uint32_t gpus)
+static int one_size(uint32_t gpus, const bench_train_case *k)
 {
+	/* pp 16 and tp 8: dp = gpus / 128 pipelines of k->microbatches each */
+	unsigned long long global = k->microbatches ? (unsigned long long)k->microbatches * (gpus / 128)
+						    : 1536;
 	char text[2048];
 	scn_scenario *s = NULL;
 	diag *d = diag_new();
@@ -50,7 +54,8 @@ static int one_size(uint32_t gpus)
 	train_result r;
 	double t0, t1;
 	int rc;
-	snprintf(text, sizeof text, scenario_fmt, gpus / 8, gpus > 2048 ? 3u : 2u);
+	snprintf(text, sizeof text, scenario_fmt, gpus / 8, gpus > 2048 ? 3u : 2u, k->routing, global,
+		 k->network, k->network);
 	rc = d ? scn_load_buffer("bench-gpt3", text, strlen(text), NULL, &s, d) : SIM_ENOMEM;
 	if (!rc)
 		rc = train_config_of(s, &s->jobs[0], &s->variants[0], s->seed, &c, d, NULL);
@@ -64,9 +69,10 @@ static int one_size(uint32_t gpus)
 		if (d)
 			diag_print(d, stderr);
 	} else {
-		printf("train gpt3-175b gpus=%u wall_s=%.3f peak_rss_kb=%ld events=%llu "
-		       "iteration_s=%.4f\n", gpus, t1 - t0, cli_peak_rss_kb(),
-		       (unsigned long long)r.events, r.iter_s[0]);
+		printf("train gpt3-175b gpus=%u network=%s routing=%s microbatches=%llu wall_s=%.3f "
+		       "peak_rss_kb=%ld events=%llu iteration_s=%.4f\n", gpus, k->network, k->routing,
+		       global / (gpus / 128), t1 - t0, cli_peak_rss_kb(), (unsigned long long)r.events,
+		       r.iter_s[0]);
 		train_result_release(&r);
 	}
 	scn_free(s);
@@ -74,19 +80,21 @@ static int one_size(uint32_t gpus)
 	return rc;
 }
 
-int bench_train(const uint32_t *gpus, int n)
+int bench_train(const uint32_t *gpus, int n, const bench_train_case *cases, int ncases)
 {
 	int failed = 0;
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n * ncases; i++) {
+		const bench_train_case *k = &cases[i / n];
 		pid_t pid;
 		int status;
 		fflush(stdout);
 		pid = fork();
 		if (pid == 0)
-			_exit(one_size(gpus[i]) || fflush(stdout) ? 1 : 0);
+			_exit(one_size(gpus[i % n], k) || fflush(stdout) ? 1 : 0);
 		if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 		    WEXITSTATUS(status)) {
-			cli_error("bench scale: training at %u GPUs failed", gpus[i]);
+			cli_error("bench scale: training at %u GPUs (%s, %s) failed", gpus[i % n],
+				  k->network, k->routing);
 			failed++;
 		}
 	}

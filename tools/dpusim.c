@@ -289,8 +289,14 @@ const cli_cmd cli_commands[] = {
 	  "        then one iteration of GPT-3 175B (tp 8, pp 16, data parallel to\n"
 	  "        fill, H100 nodes on an NDR fat tree, adaptive routing), each size\n"
 	  "        in its own process:\n"
-	  "        train gpt3-175b gpus=G wall_s=W peak_rss_kb=K events=E iteration_s=T\n"
-	  "        --train-gpus G[,G...] (default 1024,4096,16384; none to skip)\n",
+	  "        train gpt3-175b gpus=G network=N routing=R microbatches=M wall_s=W\n"
+	  "          peak_rss_kb=K events=E iteration_s=T\n"
+	  "        --train-gpus G[,G...] (default 1024,4096,16384; none to skip)\n"
+	  "        --train-cases NET/ROUTING/M[,...]  the configurations timed at each\n"
+	  "          size (default: rdma-gdr, adaptive, a global batch of 1536); e.g.\n"
+	  "          host-tcp/ecmp/64,rdma-gdr/ecmp/64,rdma-gdr/adaptive/64 for what\n"
+	  "          planners run: NET host-tcp, rdma or rdma-gdr; ROUTING ecmp or\n"
+	  "          adaptive; M microbatches per pipeline\n",
 	  cmd_bench },
 };
 const unsigned cli_ncommands = sizeof cli_commands / sizeof cli_commands[0];

@@ -4,9 +4,20 @@
 
 run_cmd "$DPUSIM" bench scale --ranks 8 --reps 1 --train-gpus 128,256
 expect_rc 0 "bench scale with small training sizes"
-n=$(grep -Ec '^train gpt3-175b gpus=[0-9]+ wall_s=[0-9.]+ peak_rss_kb=[0-9]+ events=[0-9]+ iteration_s=[0-9.]+$' <<<"$OUT")
+LINE='gpus=[0-9]+ network=[a-z-]+ routing=[a-z]+ microbatches=[0-9]+ wall_s=[0-9.]+ peak_rss_kb=[0-9]+ events=[0-9]+ iteration_s=[0-9.]+$'
+n=$(grep -Ec "^train gpt3-175b $LINE" <<<"$OUT")
 if [ "$n" -eq 2 ]; then ok "two training lines in the documented form"; else not_ok "expected 2 train lines: $OUT"; fi
 expect_out '^coll ring ranks=8 ' "the collective line comes first"
+
+run_cmd "$DPUSIM" bench scale --ranks 8 --reps 1 --train-gpus 128,256 \
+	--train-cases host-tcp/ecmp/64,rdma-gdr/adaptive/64
+expect_rc 0 "bench scale with two realistic cases"
+n=$(grep -Ec "^train gpt3-175b gpus=(128|256) network=(host-tcp routing=ecmp|rdma-gdr routing=adaptive) microbatches=64 " <<<"$OUT")
+if [ "$n" -eq 4 ]; then ok "a line per size and case, each naming its case"; else not_ok "expected 4 case lines: $OUT"; fi
+for bad in foo/ecmp/2 host-tcp/ecmp host-tcp/ibm/4 rdma/ecmp/0; do
+	run_cmd "$DPUSIM" bench scale --train-cases "$bad"
+	expect_rc 2 "--train-cases $bad is a usage error"
+done
 
 run_cmd "$DPUSIM" bench scale --ranks 8 --reps 1 --train-gpus none
 expect_rc 0 "--train-gpus none"
