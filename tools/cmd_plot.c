@@ -768,7 +768,7 @@ static int parse_opts(int argc, char **argv, struct plot_opts *o)
 			o->run = (long long)id;
 		else if (!strcmp(a, "--tracks") && cli_parse_u64(v, &id) && id > 0 && id <= 4096)
 			o->max_tracks = (unsigned)id;
-		else if (!strcmp(a, "--size") && !parse_size(v, &o->w, &o->h))
+		else if (!strcmp(a, "--size") && !parse_size(v, &o->w, &o->h) && (o->size_given = true))
 			continue;
 		else if (!strcmp(a, "--tolerance") && !parse_percent(v, &o->tol))
 			continue;

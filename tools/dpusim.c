@@ -195,7 +195,8 @@ const cli_cmd cli_commands[] = {
 	  "                   the first key of the sweep point)\n"
 	  "  --where KEY=VALUE database plots: only points whose sweep KEY has VALUE\n"
 	  "                   (repeatable); the other keys each split the lines\n"
-	  "  --size WxH       picture size in pixels (default 1000x600)\n",
+	  "  --size WxH       picture size in pixels (default 1000x600; a timeline of\n"
+	  "                   more rows grows 18 pixels a row so labels stay apart)\n",
 	  cmd_plot },
 	{ "runs", "list the runs stored in a results database",
 	  "usage: dpusim runs [DB] [--scenario NAME] [--variant NAME] [--limit N]\n"

@@ -3,6 +3,7 @@
 #ifndef DPUSIM_TOOLS_PLOT_H
 #define DPUSIM_TOOLS_PLOT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "tools/gnuplot.h"
@@ -21,6 +22,7 @@ struct plot_opts {
 	double tol;            /* compare: tolerance band, NAN none */
 	unsigned max_tracks;   /* timeline: rows drawn at most */
 	unsigned w, h;
+	bool size_given;       /* --size: else a timeline grows with its rows */
 };
 
 /* Start the picture (tools/gnuplot.h) and its script with the terminal for

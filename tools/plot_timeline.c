@@ -274,6 +274,22 @@ static void write_script(struct tl *t, const struct plot_opts *o, gp_job *p,
 	fputc('\n', p->f);
 }
 
+/* Without --size the picture grows with its rows, 18 pixels each (an 11-pt
+ * label's height and a gap), so labels never overlap; at most 8000 high. */
+#define ROW_PX 18u
+#define FRAME_PX 140u
+static const struct plot_opts *sized(const struct plot_opts *o, const struct tl *t,
+				     struct plot_opts *grown)
+{
+	size_t rows = t->ntr < o->max_tracks ? t->ntr : o->max_tracks;
+	size_t need = FRAME_PX + ROW_PX * rows;
+	if (o->size_given || need <= o->h)
+		return o;
+	*grown = *o;
+	grown->h = need > 8000 ? 8000 : (unsigned)need;
+	return grown;
+}
+
 /* The events list: {"traceEvents": [...]} or a bare [...]. */
 static struct fy_node *events_of(struct fy_document *doc)
 {
@@ -313,6 +329,7 @@ int plot_timeline(const struct plot_opts *o)
 	struct fy_document *doc = load_trace(o->src[0]);
 	struct fy_node *events = doc ? events_of(doc) : NULL;
 	struct tl *t = calloc(1, sizeof *t);
+	struct plot_opts grown;
 	gp_job p = { .f = NULL };
 	int block[NCATS] = { -1, -1, -1, -1, -1 };
 	FILE *d = NULL;
@@ -326,7 +343,7 @@ int plot_timeline(const struct plot_opts *o)
 	else if (t->nspans == 0)
 		rc = (cli_error("%s: the trace has no spans (\"ph\": \"X\" events)", o->src[0]),
 		      CLI_USAGE);
-	else if (!(rc = plot_begin(&p, o)) && !(d = plot_open_data(&p)))
+	else if (!(rc = plot_begin(&p, sized(o, t, &grown))) && !(d = plot_open_data(&p)))
 		rc = CLI_USAGE;
 	if (!rc) {
 		write_spans(t, events, d, block);

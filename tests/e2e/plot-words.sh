@@ -75,4 +75,21 @@ assert min(ticks) <= -10 and max(ticks) >= 10, ticks
 PY
 then ok "the +-10% band is inside the y range"; else not_ok "the tolerance band is out of view"; fi
 
+# Timeline labels stay readable by default: 64 tracks grow the picture
+# (18 pixels a row) instead of squeezing 64 labels into 600 pixels; --size
+# still decides when given.
+python3 - "$T/t64.json" <<'PY'
+import json, sys
+ev = [{"ph": "X", "cat": "compute", "name": "k", "pid": 0, "tid": i, "ts": 0, "dur": 5} for i in range(64)]
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+png_h() { python3 -c 'import struct,sys; print(struct.unpack(">I", open(sys.argv[1],"rb").read()[20:24])[0])' "$1"; }
+run_cmd "$DPUSIM" plot "$T/t64.json" --kind timeline -o "$T/t64.png"
+expect_rc 0 "timeline of 64 tracks"
+h=$(png_h "$T/t64.png")
+if [ "$h" -ge $((18 * 64)) ]; then ok "the picture grew to $h pixels for 64 rows"; else not_ok "64 rows in $h pixels"; fi
+run_cmd "$DPUSIM" plot "$T/t64.json" --kind timeline --size 1000x600 -o "$T/t64s.png"
+h=$(png_h "$T/t64s.png")
+if [ "$h" -eq 600 ]; then ok "--size is kept as given"; else not_ok "--size 1000x600 gave $h"; fi
+
 finish
