@@ -1,12 +1,14 @@
 # models/: the domain (GPU, CPU, NIC, DPU, fabric, collectives, storage, workload).
 MODEL_OBJS :=
-# scenario language
-MODEL_OBJS += $(BUILD)/models/units.o $(BUILD)/models/diag.o $(BUILD)/models/ytree.o \
-	$(BUILD)/models/profile_schema.o $(BUILD)/models/profile.o \
-	$(BUILD)/models/scenario.o $(BUILD)/models/scenario_read.o \
-	$(BUILD)/models/scenario_resolve.o $(BUILD)/models/scenario_dump.o \
-	$(BUILD)/models/offload.o \
-	$(BUILD)/models/datadir.o $(BUILD)/models/canon.o
+# scenario language; the sources are named once, for the library
+# and for the fuzz target (tests/tests.mk), which builds them with clang
+SCN_SRCS := models/units.c models/diag.c models/ytree.c \
+	models/profile_schema.c models/profile.c \
+	models/scenario.c models/scenario_read.c \
+	models/scenario_resolve.c models/scenario_dump.c \
+	models/offload.c \
+	models/datadir.c models/canon.c
+MODEL_OBJS += $(SCN_SRCS:%.c=$(BUILD)/%.o)
 UNIT_TESTS += units diag ytree profile scenario datadir canon offload
 # fabric, transports, collectives
 MODEL_OBJS += $(BUILD)/models/fabric.o $(BUILD)/models/transport.o $(BUILD)/models/coll.o \
