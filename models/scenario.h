@@ -164,6 +164,10 @@ typedef struct scn_variant {
 	scn_storage_path storage;
 	scn_crypto crypto;
 	scn_vswitch vswitch;
+	/* NCCL's socket transport (network: host-tcp): helper threads per
+	 * connection (NCCL_SOCKET_NTHREADS) and sockets per thread
+	 * (NCCL_NSOCKS_PERTHREAD); 0 where not given (NCCL's default, 1 x 1). */
+	int nccl_socket_nthreads, nccl_nsocks_perthread;
 	scn_where at;               /* the variant's mapping */
 	bool own_hw;                /* the variant names hardware or prices of its own
 	                               (cluster:, cost:): see scn_variant_view */

@@ -248,6 +248,10 @@ static void dump_variants(FILE *f, const scn_scenario *s)
 		for (int k = 0; k < OFFLOAD_NKINDS; k++)
 			put_word(f, 4, offload_kind_name((offload_kind)k),
 				 offload_word((offload_kind)k, offload_value(v, (offload_kind)k)));
+		if (v->nccl_socket_nthreads)
+			fprintf(f, "    nccl_socket_nthreads: %d\n", v->nccl_socket_nthreads);
+		if (v->nccl_nsocks_perthread)
+			fprintf(f, "    nccl_nsocks_perthread: %d\n", v->nccl_nsocks_perthread);
 		if (s->variant_hw[i])
 			dump_own_hw(f, s, s->variant_hw[i]);
 	}

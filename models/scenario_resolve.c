@@ -797,6 +797,7 @@ static void read_jobs(rs *c, const yt_node *jn)
 /* ---- variants ---- */
 
 static const char *const variant_keys[] = { "name", "network", "storage", "crypto", "vswitch",
+					    "nccl_socket_nthreads", "nccl_nsocks_perthread",
 					    "cluster", "cost", NULL };
 
 /* What an offload option takes from the cluster (its row,
@@ -933,6 +934,27 @@ static void check_variant(rs *c, const yt_node *vn, const scn_variant *v)
 			v->name);
 }
 
+/* NCCL's socket transport settings, its own limits (NVIDIA/nccl
+ * src/transport/net_socket.cc: MAX_THREADS 16, MAX_SOCKETS 64 for threads
+ * x sockets per thread; NCCL documentation, Environment Variables,
+ * NCCL_SOCKET_NTHREADS and NCCL_NSOCKS_PERTHREAD). NCCL clamps a larger
+ * value with a warning; here it is refused, as a scenario that asks for
+ * more than NCCL runs would report a configuration nobody gets. */
+static void read_nccl_sockets(rs *c, const yt_node *vn, scn_variant *v)
+{
+	const yt_node *nt = yt_get(vn, "nccl_socket_nthreads"), *ns = yt_get(vn, "nccl_nsocks_perthread");
+	scn_get_int(c->r, vn, "nccl_socket_nthreads", false, 1, 16, &v->nccl_socket_nthreads);
+	scn_get_int(c->r, vn, "nccl_nsocks_perthread", false, 1, 64, &v->nccl_nsocks_perthread);
+	if ((nt || ns) && v->network != SCN_NET_HOST_TCP)
+		scn_err(c->r, nt ? nt : ns, "variant '%s': nccl_socket_nthreads and nccl_nsocks_perthread "
+			"set NCCL's socket transport, which only network: host-tcp uses (it has network: %s)",
+			v->name, scn_network_name(v->network));
+	if (v->nccl_socket_nthreads * v->nccl_nsocks_perthread > 64)
+		scn_err(c->r, ns, "variant '%s': nccl_socket_nthreads x nccl_nsocks_perthread is %d sockets "
+			"per connection, above NCCL's limit of 64", v->name,
+			v->nccl_socket_nthreads * v->nccl_nsocks_perthread);
+}
+
 static void read_variant(rs *c, const yt_node *vn, scn_variant *v)
 {
 	int x;
@@ -950,6 +972,7 @@ static void read_variant(rs *c, const yt_node *vn, scn_variant *v)
 	v->vswitch = SCN_VSW_NONE;
 	if (scn_get_enum(c->r, vn, "vswitch", false, offload_words(OFFLOAD_VSWITCH), &x))
 		v->vswitch = (scn_vswitch)x;
+	read_nccl_sockets(c, vn, v);
 	v->own_hw = yt_get(vn, "cluster") || yt_get(vn, "cost");
 }
 

@@ -158,6 +158,32 @@ static void host_mem_note(const scn_scenario *s, const scn_variant *v, diag *not
 			 tcp ? "host-tcp" : "rdma", cpu->name);
 }
 
+/* One host-tcp connection's cap. NCCL's socket transport
+ * (NVIDIA/nccl src/transport/net_socket.cc) splits each message into
+ * NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD chunks of at least 64 KiB
+ * and hands them round-robin to its helper threads, each progressing its
+ * sockets on one core: a connection moves at most its threads' cores'
+ * worth (no more than the node has). The default is 1 x 1 (2 x 8 on AWS's
+ * adapters, detected by PCI vendor). Sockets per thread share their
+ * thread's core: in NCCL they buy parallel TCP flows (more window in
+ * flight, more ECMP paths, per-flow caps spread), none of which this model
+ * has, so they change nothing here; the report says so. */
+static double tcp_conn_cap_Bps(const scn_variant *v, const setup_host *h,
+			       const offload_costs *costs, diag *notes)
+{
+	int threads = v->nccl_socket_nthreads ? v->nccl_socket_nthreads : 1;
+	int socks = v->nccl_nsocks_perthread ? v->nccl_nsocks_perthread : 1;
+	double cores = fmin(threads, h->cores > 0 ? h->cores : threads);
+	if (notes && (v->nccl_socket_nthreads || v->nccl_nsocks_perthread))
+		diag_add(notes, NULL, 0, 0, "host-tcp (variant '%s'): NCCL socket transport at %d "
+			 "thread%s x %d socket%s per thread: each connection runs on %.0f host "
+			 "core%s (%.1f GB/s); the sockets per thread are not modelled (parallel TCP "
+			 "flows: no per-flow window, ECMP or per-flow cap here)", v->name, threads,
+			 threads == 1 ? "" : "s", socks, socks == 1 ? "" : "s", cores,
+			 cores == 1 ? "" : "s", cores / costs->total_core_s_per_byte / 1e9);
+	return cores / costs->total_core_s_per_byte;
+}
+
 int setup_transport(const scn_scenario *s, const scn_variant *v, const setup_host *h,
 		    coll_transport *out, diag *d, diag *notes)
 {
@@ -182,10 +208,7 @@ int setup_transport(const scn_scenario *s, const scn_variant *v, const setup_hos
 		else if (notes)
 			diag_add(notes, NULL, 0, 0, "host-tcp: host-stack latency per message not "
 				 "modelled (no published tcp_latency)");
-		/* NCCL's socket transport opens NCCL_SOCKET_NTHREADS x
-		 * NCCL_NSOCKS_PERTHREAD sockets per connection, 1 x 1 by default
-		 * (NCCL documentation, Environment Variables): one core's worth. */
-		out->conn_cap_Bps = 1.0 / costs.total_core_s_per_byte;
+		out->conn_cap_Bps = tcp_conn_cap_Bps(v, h, &costs, notes);
 		/* OS jitter: each message through the kernel stack waits an
 		 * exponential extra delay (models/noise.h); kernel-bypass RDMA
 		 * does not. A step waits for its slowest member's. */

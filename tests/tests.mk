@@ -34,5 +34,5 @@ E2E_TESTS += energy-bound.sh
 E2E_TESTS += writes.sh
 E2E_TESTS += import-exact.sh
 E2E_TESTS += plot-scale.sh
-E2E_TESTS += variant-hardware.sh
+E2E_TESTS += variant-hardware.sh nccl-sockets.sh
 E2E_TESTS += report-scale.sh
