@@ -19,7 +19,7 @@ FUZZ_TIME ?= 60
 FUZZ_SRCS := tests/fuzz/fuzz_scenario.c $(SCN_SRCS) models/workload.c sim/err.c
 build/fuzz/fuzz_scenario: $(FUZZ_SRCS) $(wildcard models/*.h sim/*.h)
 	@mkdir -p $(dir $@)
-	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined,float-cast-overflow -fno-sanitize-recover=all \
 	    $(CPPFLAGS) $(PKG_CFLAGS) -o $@ $(FUZZ_SRCS) $(PKG_LIBS) -lm
 fuzz: build/fuzz/fuzz_scenario
 	@mkdir -p tests/fuzz/corpus-run
