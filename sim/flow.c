@@ -51,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/alloc.h"
 #include "sim/err.h"
 
 #define NO_FLOW UINT32_MAX
@@ -159,7 +160,7 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 		c *= 2;
 	if (c > UINT32_MAX)
 		return SIM_ENOMEM;
-	q = realloc(*p, (size_t)c * elem);
+	q = sim_realloc(*p, (size_t)c * elem);
 	if (!q)
 		return SIM_ENOMEM;
 	*p = q;
@@ -169,7 +170,7 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 
 flow_net *flow_net_new(sim_engine *eng)
 {
-	flow_net *net = calloc(1, sizeof *net);
+	flow_net *net = sim_calloc(1, sizeof *net);
 	if (!net)
 		return NULL;
 	net->eng = eng;
@@ -271,12 +272,22 @@ double flow_res_load_Bps(const flow_net *net, uint32_t res)
 
 static void solve_event(sim_engine *eng, void *obj, uint64_t data);
 
+/* Out of memory inside an event: the engine's run fails with SIM_ENOMEM
+ * (sticky, as SQLite's mallocFailed) and stops after this event; the
+ * solver stays consistent enough to be freed, not to run on. */
+static void oom(flow_net *net)
+{
+	sim_fail(net->eng, SIM_ENOMEM, "out of memory in the flow solver");
+}
+
 /* Makes sure a solve is scheduled now. */
 static void want_solve(flow_net *net)
 {
 	if (!net->solve_pending) {
-		if (sim_schedule_at(net->eng, sim_now(net->eng), solve_event, net, 0, NULL))
-			SIM_DIE("out of memory in the flow solver");
+		if (sim_schedule_at(net->eng, sim_now(net->eng), solve_event, net, 0, NULL)) {
+			oom(net);
+			return;
+		}
 		net->solve_pending = true;
 	}
 }
@@ -284,8 +295,10 @@ static void want_solve(flow_net *net)
 static void add_dirty(flow_net *net, uint32_t r)
 {
 	if (!net->res[r].dirty) {
-		if (grow((void **)&net->dirty, &net->dirty_cap, net->ndirty + 1, sizeof *net->dirty))
-			SIM_DIE("out of memory in the flow solver");
+		if (grow((void **)&net->dirty, &net->dirty_cap, net->ndirty + 1, sizeof *net->dirty)) {
+			oom(net);
+			return;
+		}
 		net->res[r].dirty = true;
 		net->dirty[net->ndirty++] = r;
 	}
@@ -305,8 +318,10 @@ static void mark_joined(flow_net *net, uint32_t fid)
 	fflow *f = &net->flows[fid];
 	if (!f->joined) {
 		if (grow((void **)&net->joined, &net->joined_cap, net->njoined + 1,
-			 sizeof *net->joined))
-			SIM_DIE("out of memory in the flow solver");
+			 sizeof *net->joined)) {
+			oom(net);
+			return;
+		}
 		f->joined = true;
 		net->joined[net->njoined++] = fid;
 	}
@@ -489,8 +504,10 @@ static void park(flow_net *net, uint32_t fid)
 {
 	fflow *f = &net->flows[fid];
 	uint32_t nshared = f->nshared;
-	if (!f->det && !(f->det = malloc((size_t)(f->nslot ? f->nslot : 1) * sizeof *f->det)))
-		SIM_DIE("out of memory in the flow solver");
+	if (!f->det && !(f->det = sim_malloc((size_t)(f->nslot ? f->nslot : 1) * sizeof *f->det))) {
+		oom(net); /* stays attached: the run stops */
+		return;
+	}
 	leave_resources(net, fid, nshared);
 	f->ndet = 0;
 	for (uint32_t k = 0; k < nshared; k++)
@@ -580,7 +597,7 @@ static int set_weights(const flow_net *net, fflow *f, const uint32_t *path,
 		unit = weights[i] == 1;
 	if (unit)
 		return 0;
-	f->wt = calloc(f->nslot, sizeof *f->wt);
+	f->wt = sim_calloc(f->nslot, sizeof *f->wt);
 	if (!f->wt)
 		return SIM_ENOMEM;
 	for (uint32_t i = 0; i < len; i++)
@@ -594,7 +611,7 @@ static int set_weights(const flow_net *net, fflow *f, const uint32_t *path,
 static int set_slots(flow_net *net, fflow *f, const uint32_t *path, const double *weights,
 		     uint32_t len)
 {
-	f->slot = malloc((size_t)(len ? len : 1) * sizeof *f->slot);
+	f->slot = sim_malloc((size_t)(len ? len : 1) * sizeof *f->slot);
 	if (!f->slot)
 		return SIM_ENOMEM;
 	if (++net->stamp == 0) { /* wrapped: no resource may look seen */
@@ -622,7 +639,7 @@ static int by_cap(const void *a, const void *b);
  * all of them at each restart (0 or SIM_ENOMEM). */
 static int sort_slot_caps(const flow_net *net, fflow *f)
 {
-	f->bycap = malloc((size_t)(f->nslot ? f->nslot : 1) * sizeof *f->bycap);
+	f->bycap = sim_malloc((size_t)(f->nslot ? f->nslot : 1) * sizeof *f->bycap);
 	if (!f->bycap)
 		return SIM_ENOMEM;
 	for (uint32_t k = 0; k < f->nslot; k++)
@@ -714,7 +731,7 @@ static void apply_rate(flow_net *net, uint32_t fid, double rate_Bps)
 	}
 	at = now + (sim_time)dt_ps;
 	if (sim_schedule_at(net->eng, at, done_event, net, fid, &f->done_ev))
-		SIM_DIE("out of memory in the flow solver");
+		oom(net); /* no completion: the run stops */
 }
 
 /* True when no resource fid shares with others is saturated (to within
@@ -786,8 +803,10 @@ static void go_idle(flow_net *net, uint32_t fid)
 		f->solo_rate_Bps = f->rate_Bps;
 		f->rate_Bps = 0;
 		if (!f->in_idle_list) {
-			if (grow((void **)&net->idle, &net->idle_cap, net->nidle + 1, sizeof *net->idle))
-				SIM_DIE("out of memory in the flow solver");
+			if (grow((void **)&net->idle, &net->idle_cap, net->nidle + 1, sizeof *net->idle)) {
+				oom(net);
+				return;
+			}
 			net->idle[net->nidle++] = fid;
 			f->in_idle_list = true;
 		}
@@ -880,9 +899,7 @@ static void visit_flow(flow_net *net, uint32_t fid, uint32_t *nr, uint32_t *nf)
 		return;
 	SIM_ASSERT(f->live, "idle flow %u found in a component", fid);
 	f->mark = net->epoch;
-	if (grow((void **)&net->cflow, &net->cflow_cap, *nf + 1, sizeof *net->cflow))
-		SIM_DIE("out of memory in the flow solver");
-	net->cflow[(*nf)++] = fid;
+	net->cflow[(*nf)++] = fid; /* sized by solve_event */
 	for (uint32_t k = 0; k < f->nshared; k++)
 		if (net->res[f->slot[k].res].mark != net->epoch)
 			push_cres(net, nr, f->slot[k].res);
@@ -1011,9 +1028,7 @@ static void cap_pop(fcapped *h, uint32_t *n)
  * sorting every cap cost each solve O(nf log nf). */
 static void heap_caps(flow_net *net, uint32_t nf, uint32_t *ncap, uint32_t *npriv)
 {
-	fcapped *own, *priv;
-	if (grow((void **)&net->capped, &net->capped_cap, 2 * nf, sizeof *net->capped))
-		SIM_DIE("out of memory in the flow solver");
+	fcapped *own, *priv; /* capped sized by solve_event */
 	own = net->capped, priv = net->capped + nf;
 	*ncap = *npriv = 0;
 	for (uint32_t i = 0; i < nf; i++) {
@@ -1179,10 +1194,16 @@ static void solve_event(sim_engine *eng, void *obj, uint64_t data)
 	net->njoined = 0;
 	net->solve_pending = false;
 	net->epoch++; /* one epoch per solve: a component walked once is marked */
+	/* Every scratch list at its largest up front, so that running out of
+	 * memory stops the run here rather than half-way through a solve. */
 	if (grow((void **)&net->cres, &net->cres_cap, net->nres, sizeof *net->cres) ||
 	    grow((void **)&net->ashare, &net->ashare_cap, net->nres, sizeof *net->ashare) ||
-	    grow((void **)&net->touched, &net->touched_cap, net->nres, sizeof *net->touched))
-		SIM_DIE("out of memory in the flow solver");
+	    grow((void **)&net->touched, &net->touched_cap, net->nres, sizeof *net->touched) ||
+	    grow((void **)&net->cflow, &net->cflow_cap, net->nflows, sizeof *net->cflow) ||
+	    grow((void **)&net->capped, &net->capped_cap, 2 * net->nflows, sizeof *net->capped)) {
+		oom(net);
+		return;
+	}
 	for (uint32_t d = 0; d < net->ndirty; d++) {
 		uint32_t r = net->dirty[d], nr, nf;
 		net->res[r].dirty = false;

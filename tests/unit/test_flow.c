@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/alloc.h"
 #include "sim/engine.h"
 #include "sim/err.h"
 #include "sim/flow.h"
@@ -1022,6 +1023,65 @@ START_TEST(past_the_horizon_fails_the_engine)
 }
 END_TEST
 
+/* Out of memory anywhere in the solver: the call that allocates returns
+ * SIM_ENOMEM, or, inside an event, the engine's run fails with it (sticky
+ * sim_fail) and stops; it never aborts, and freeing leaks nothing (ASan).
+ * Kept flows restart from their handler, so parking, the idle list and
+ * the solve's scratch are all reached. */
+struct oom_ring {
+	flow_net *net;
+	uint32_t fid[3];
+	int steps;
+	bool refused;
+};
+
+static void oom_restart(sim_engine *eng, void *obj, uint64_t data)
+{
+	struct oom_ring *o = obj;
+	(void)eng;
+	if (o->steps-- > 0 && flow_restart(o->net, o->fid[data], 1000 + data, data))
+		o->refused = true;
+}
+
+static bool oom_run(long budget)
+{
+	uint32_t r[4];
+	struct oom_ring o = { .steps = 12 };
+	sim_engine *eng = sim_engine_new();
+	bool finished = false;
+	int rc = 0;
+	ck_assert_ptr_nonnull(eng);
+	sim_test_fail_alloc_after(budget);
+	o.net = flow_net_new(eng);
+	for (int i = 0; i < 4 && o.net && !rc; i++)
+		rc = flow_res_add(o.net, 1e3 * (i + 1), &r[i]);
+	for (uint32_t k = 0; k < 3 && o.net && !rc; k++) {
+		uint32_t path[3] = { r[k], r[3], r[(k + 1) % 3] };
+		flow_spec fs = { .bytes = 500, .path = path, .path_len = 3, .done = oom_restart,
+				 .obj = &o, .data = k, .keep = true };
+		rc = flow_start(o.net, &fs, &o.fid[k]);
+	}
+	if (o.net && !rc) {
+		sim_run(eng);
+		rc = sim_error(eng);
+		finished = !rc && !o.refused && o.steps < 0;
+	}
+	ck_assert_msg(!rc || rc == SIM_ENOMEM, "budget %ld: %s", budget, sim_strerror(rc));
+	sim_test_fail_alloc_after(-1);
+	flow_net_free(o.net);
+	sim_engine_free(eng);
+	return finished;
+}
+
+START_TEST(out_of_memory_fails_the_run)
+{
+	long budget = 0;
+	while (!oom_run(budget))
+		ck_assert_int_lt(++budget, 10000);
+	ck_assert_int_gt(budget, 5); /* the failures above were reached */
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("flow");
@@ -1050,6 +1110,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, weighted_random_churn_against_reference);
 	tcase_add_test(tc, weighted_kept_flows_churn_against_reference);
 	tcase_add_test(tc, past_the_horizon_fails_the_engine);
+	tcase_add_test(tc, out_of_memory_fails_the_run);
 	suite_add_tcase(s, tc);
 	return s;
 }
