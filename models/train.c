@@ -679,6 +679,17 @@ static double read_s(const trainer *tr)
 	return bytes > 0 && Bps > 0 ? bytes / Bps : 0;
 }
 
+/* "[about ]1.5 s", or what an estimate past the clock (infinite) is, into
+ * buf[40]. */
+static const char *secs(double s, bool about, char *buf)
+{
+	if (isfinite(s))
+		snprintf(buf, 40, "%s%.4g s", about ? "about " : "", s);
+	else
+		snprintf(buf, 40, "longer than the clock holds");
+	return buf;
+}
+
 /* About how long job tr runs, before it runs, by part: per iteration the
  * slowest pipeline stage's 1F1B passes ((M + P - 1) forward and backward
  * passes, noise left out) with its gradient buckets one after another,
@@ -709,11 +720,12 @@ static int job_fits(const trainer *tr, diag *d)
 		hint = TRAIN_LOADER_HINT;
 	else if (net_s > gpu_s)
 		hint = TRAIN_NET_HINT;
-	diag_add(d, NULL, 0, 0, "training simulation: an iteration takes about %.4g s (the "
-		 "slowest pipeline stage's passes %.4g s, its gradient all-reduces %.4g s, the data "
-		 "loader %.4g s), so %.0f iterations with the warm-up end past the simulator's "
-		 "horizon of %.2f days; %s", it_s, gpu_s, net_s, load_s, iters, sim_horizon_days(),
-		 hint);
+	char it[40], gpu[40], net[40], load[40];
+	diag_add(d, NULL, 0, 0, "training simulation: an iteration takes %s (the "
+		 "slowest pipeline stage's passes %s, its gradient all-reduces %s, the data "
+		 "loader %s), so %.0f iterations with the warm-up end past the simulator's "
+		 "horizon of %.2f days; %s", secs(it_s, true, it), secs(gpu_s, false, gpu),
+		 secs(net_s, false, net), secs(load_s, false, load), iters, sim_horizon_days(), hint);
 	return SIM_EOVERFLOW;
 }
 

@@ -200,7 +200,7 @@ sed 's/rdma_latency: 0.6us }/rdma_latency: 0.6us, port_rate: 1bps }/' scenarios/
 # A NIC of 1 b/s is in the profile's range, but the job's gradients would
 # take past the clock's end: check refuses it at the variant, naming what
 # to change, and run refuses it the same way before simulating anything.
-SLOW="variant 'baseline': training simulation: an iteration takes about [^;]* end past the simulator's horizon of 106\\.75 days; check the rates it crosses \\(cluster\\.fabric\\.link_rate, the NIC's port_rate"
+SLOW="variant 'baseline': training simulation: an iteration takes [^;]* end past the simulator's horizon of 106\\.75 days; check the rates it crosses \\(cluster\\.fabric\\.link_rate, the NIC's port_rate"
 run_cmd "$DPUSIM" check "$E2E_TMP/slow-nic.yaml"
 expect_rc 2 "check refuses a NIC of 1 b/s (in range, but past the horizon)"
 expect_err "^$E2E_TMP/slow-nic.yaml:35:5: $SLOW" "check places the NIC of 1 b/s at the variant and names the rates"
