@@ -463,6 +463,9 @@ static void stage_finished(sim_engine *eng, void *obj, uint64_t data)
 		return;
 	}
 	tr->iter++;
+	if (tr->cfg->progress)
+		tr->cfg->progress(tr->cfg->progress_ctx, tr->iter, tr->cfg->warmup + tr->cfg->iterations,
+				  sim_time_to_s(sim_now(eng)));
 	if (tr->iter < tr->cfg->warmup + tr->cfg->iterations)
 		iteration_start(tr);
 	else

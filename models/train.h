@@ -101,6 +101,10 @@ typedef struct train_config {
 	 * its gradient all-reduces) goes to span(span_ctx, ...); NULL: none. */
 	train_span_fn *span;
 	void *span_ctx;
+	/* At the end of each iteration (warm-up included; done of total, the
+	 * simulated clock at sim_s), for progress on long runs; NULL: none. */
+	void (*progress)(void *ctx, uint32_t done, uint32_t total, double sim_s);
+	void *progress_ctx;
 } train_config;
 
 typedef struct train_coll_stat {

@@ -1,5 +1,6 @@
 /* One training variant for dpusim run: replications of train_sim, their
  * statistics, and every metric that applies, into a report variant. */
+#include "tools/cli.h"
 #include "tools/run_train.h"
 
 #include "tools/run.h"
@@ -411,6 +412,32 @@ static int replications_of(const scn_scenario *s, int replications)
 	return replications > 0 ? replications : s->replications > 0 ? s->replications : 1;
 }
 
+/* Progress of a long run on stderr, terminal or not: a line at the end of
+ * an iteration when PROGRESS_EVERY_S of wall time (DPUSIM_PROGRESS_S, for
+ * tests) have passed since the last, with the simulated clock and the time
+ * left at the pace so far. */
+#define PROGRESS_EVERY_S 10.0
+
+typedef struct progress_ctx {
+	const char *variant;
+	int rep, reps;
+	double t0, last, every_s;
+} progress_ctx;
+
+static void say_progress(void *obj, uint32_t done, uint32_t total, double sim_s)
+{
+	progress_ctx *p = obj;
+	double now = cli_wall_s(), per_iter = (now - p->t0) / (p->rep * (double)total + done);
+	double left = per_iter * ((double)(p->reps - p->rep) * total - done);
+	if (now - p->last < p->every_s || done == total)
+		return;
+	p->last = now;
+	fprintf(stderr, "dpusim: %s: replication %d/%d, iteration %u/%u done, simulated %.4g s, "
+		"wall %.0f s, about %.0f s left\n", p->variant, p->rep + 1, p->reps, done, total,
+		sim_s, now - p->t0, left);
+	fflush(stderr);
+}
+
 int train_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,
 		  int replications, uint64_t seed, FILE *progress, struct trace *tr,
 		  rep_variant *rv, rep_report *rep, diag *d)
@@ -418,8 +445,15 @@ int train_variant(const scn_scenario *s, const scn_job *job, const scn_variant *
 	int reps = replications_of(s, replications);
 	job_acc ja;
 	int rc = job_acc_init(&ja, s, job, v, seed, tr, rv, d);
+	const char *every = getenv("DPUSIM_PROGRESS_S");
+	progress_ctx pc = { .variant = rep_variant_name(rv), .reps = reps, .t0 = cli_wall_s(),
+			    .every_s = every ? atof(every) : PROGRESS_EVERY_S };
+	pc.last = pc.t0;
+	ja.c.progress = say_progress;
+	ja.c.progress_ctx = &pc;
 	for (int r = 0; r < reps && !rc; r++) {
 		train_result res;
+		pc.rep = r;
 		job_acc_seed(&ja, seed, r, false);
 		if (progress)
 			fprintf(progress, "dpusim: %s: replication %d of %d\n",
