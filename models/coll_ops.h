@@ -19,6 +19,19 @@
 	X(COLL_BROADCAST, SCN_OP_BROADCAST, "broadcast", "broadcast", "broadcast", 1.0)  \
 	X(COLL_SENDRECV, SCN_OP_SENDRECV, "sendrecv", "sendrecv", "sendrecv", 1.0)
 
+/* The algorithms a scenario names, one line each: X(scenario enum,
+ * scenario word, the model's algorithm (coll_algo); in-network is SHARP
+ * across nodes and NVLS on one node, chosen by the node count). */
+#define COLL_SCN_ALGOS(X)                                   \
+	X(SCN_ALGO_AUTO, "auto", COLL_AUTO)                 \
+	X(SCN_ALGO_RING, "ring", COLL_RING)                 \
+	X(SCN_ALGO_TREE, "tree", COLL_TREE)                 \
+	X(SCN_ALGO_HIERARCHICAL, "hierarchical", COLL_HIER) \
+	X(SCN_ALGO_IN_NETWORK, "in-network", COLL_SHARP)
+
+#define COLL_SCN_ALGO_ENUM_(e, w, algo) e,
+#define COLL_SCN_ALGO_WORD_(e, w, algo) w,
+
 #define COLL_OP_ENUM_(e, s, cli, scn, rep, busbw) e,
 #define COLL_OP_SCN_ENUM_(e, s, cli, scn, rep, busbw) s,
 #define COLL_OP_CLI_WORD_(e, s, cli, scn, rep, busbw) cli,

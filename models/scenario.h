@@ -27,9 +27,7 @@ typedef enum scn_stornet { SCN_STORNET_SHARED, SCN_STORNET_DEDICATED } scn_storn
 typedef enum scn_precision { SCN_FP32, SCN_TF32, SCN_FP16, SCN_BF16, SCN_FP8 } scn_precision;
 typedef enum scn_wl_kind { SCN_WL_TRAINING, SCN_WL_COLLECTIVE } scn_wl_kind;
 typedef enum scn_coll_op { COLL_OPS(COLL_OP_SCN_ENUM_) } scn_coll_op; /* coll_ops.h */
-typedef enum scn_coll_algo {
-	SCN_ALGO_AUTO, SCN_ALGO_RING, SCN_ALGO_TREE, SCN_ALGO_HIERARCHICAL, SCN_ALGO_IN_NETWORK
-} scn_coll_algo;
+typedef enum scn_coll_algo { COLL_SCN_ALGOS(COLL_SCN_ALGO_ENUM_) } scn_coll_algo; /* coll_ops.h */
 typedef enum scn_placement { SCN_PLACE_PACKED, SCN_PLACE_SPREAD } scn_placement;
 /* The offload options (models/offload_list.h, one list per kind). */
 typedef enum scn_network { OFFLOAD_NETWORKS(OFFLOAD_ENUM_) } scn_network;

@@ -50,19 +50,10 @@ int run_put_collective(rep_variant *rv, coll_op op, const char *algo, uint32_t r
 
 static coll_algo algo_of(scn_coll_algo a, uint32_t nodes)
 {
-	switch (a) {
-	case SCN_ALGO_RING:
-		return COLL_RING;
-	case SCN_ALGO_TREE:
-		return COLL_TREE;
-	case SCN_ALGO_HIERARCHICAL:
-		return COLL_HIER;
-	case SCN_ALGO_IN_NETWORK:
-		return nodes > 1 ? COLL_SHARP : COLL_NVLS;
-	case SCN_ALGO_AUTO:
-		break;
-	}
-	return COLL_AUTO;
+#define ALGO_(e, w, algo) [e] = algo,
+	static const coll_algo algos[] = { COLL_SCN_ALGOS(ALGO_) };
+#undef ALGO_
+	return a == SCN_ALGO_IN_NETWORK && nodes == 1 ? COLL_NVLS : algos[a];
 }
 
 /* The simulated machinery of one variant: engine, flows, fabric, collectives. */
