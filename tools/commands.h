@@ -15,5 +15,6 @@ int cmd_merge(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
 
 #endif

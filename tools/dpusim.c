@@ -154,6 +154,27 @@ const cli_cmd cli_commands[] = {
 	  "alone writes the database. --jobs does not combine with mpirun.\n"
 	  "exit status: 0 every point stored, 2 bad input or a point that failed\n",
 	  cmd_sweep },
+	{ "plan", "the fastest parallel layout that fits in GPU memory, per variant",
+	  "usage: dpusim plan FILE [--nodes N|A-B|N,M,...] [--global-batch N] [--top N]\n"
+	  "                  [--finalists K] [--db FILE] [--profile FILE] [--profile-dir DIR]\n"
+	  "\n"
+	  "Lays out FILE's training job every way on each node count: tp (a power of\n"
+	  "two within a node, dividing the heads), pp (a power of two up to the\n"
+	  "layers), dp (the rest), microbatch (a power of two dividing the batch),\n"
+	  "ZeRO stage 0-3 and recomputation off/on. Layouts that do not fit in GPU\n"
+	  "memory are dropped; the rest are ranked by a closed-form estimate and the\n"
+	  "K fastest estimates are simulated with the full model under every variant\n"
+	  "(one replication, at most two iterations). Prints, per variant, the N\n"
+	  "fastest simulated layouts: iteration time, tokens/s, MFU, memory per GPU\n"
+	  "and USD per million tokens (with prices). docs/plan.md.\n"
+	  "  --nodes N|A-B|N,M,...  node counts (A-B: A, 2A, 4A... up to B, and B;\n"
+	  "                 default the scenario's)\n"
+	  "  --global-batch N  samples per iteration (default the scenario's)\n"
+	  "  --top N        rows per variant (default 5)\n"
+	  "  --finalists K  layouts simulated (default 8)\n"
+	  "  --db FILE      also store each finalist's report in the results database\n"
+	  "exit status: 0 planned, 2 bad input or no layout that fits (nothing written)\n",
+	  cmd_plan },
 	{ "compare", "compare two reports metric by metric",
 	  "usage: dpusim compare A.json B.json [--tolerance P%] [--json]\n"
 	  "\n"

@@ -1,0 +1,85 @@
+# dpusim plan (issue 15 item 4) on a layout space small enough to check by
+# hand (tests/data/plan-small.yaml: Llama-2 7B on 2 GPUs): which layouts fit
+# (the loader's own memory check agrees on every one), the best simulated
+# layout is the fastest of all that fit and a scenario written with it runs
+# to the same iteration time, cost per token is the GPU price over the
+# throughput, --db stores the finalists, and bad input is exit 2 with
+# nothing written.
+. tests/e2e/lib.sh
+F=tests/data/plan-small.yaml
+
+run_cmd "$DPUSIM" plan "$F" --finalists 1000 --top 1000
+expect_rc 0 "plan over every layout that fits"
+expect_out "40 layouts, 15 fit, 15 simulated" "2 GPUs: 40 layouts (tp 2, pp 2 or dp 2 x micro x ZeRO x recompute), 15 fit"
+echo "$OUT" > "$E2E_TMP/all.txt"
+# Rows: rank nodes tp pp dp micro zero recompute estimate iteration tokens/s MFU GiB USD/Mtoken
+ROWS=$(awk '$1 ~ /^[0-9]+$/ && NF == 14' "$E2E_TMP/all.txt")
+if ! awk '$3 == 1 && $4 == 1 && $7 == 0' <<<"$ROWS" | grep -q .; then
+	ok "no dp-2 layout without ZeRO fits (16 B x 6.74e9 parameters = 108 GB > 80 GB)"
+else not_ok "a dp-2 layout without ZeRO was kept"; fi
+if awk 'NR == 1 { best = $10 + 0 } $10 + 0 < best { bad = 1 } END { exit bad }' <<<"$ROWS"; then
+	ok "rank 1 is the fastest simulated layout"
+else not_ok "rank 1 is not the fastest"; fi
+read -r _ NODES TP PP DP MB Z REC _ ITER TOKS _ _ USD <<<"$(head -1 <<<"$ROWS")"
+if python3 -c "import sys; t=float(sys.argv[1]); u=float(sys.argv[2]); e=2*2.5/3600/t*1e6; sys.exit(abs(u-e) > 1e-4*e + 5e-5)" "$TOKS" "$USD"; then
+	ok "USD per million tokens is 2 GPUs x 2.5 USD/h over the throughput ($USD)"
+else not_ok "USD per million tokens $USD does not follow from $TOKS tokens/s"; fi
+
+# The best layout, written as a scenario by hand, runs to the same time.
+RECB=$([ "$REC" = on ] && echo true || echo false)
+sed -e "s/parallelism: { tp: 2 }/parallelism: { tp: $TP, pp: $PP, dp: $DP, zero_stage: $Z }/" \
+    -e "s/batch: { global: 8, micro: 1 }/batch: { global: 8, micro: $MB }/" \
+    -e "s/recompute: true/recompute: $RECB/" "$F" > "$E2E_TMP/best.yaml"
+run_cmd "$DPUSIM" run "$E2E_TMP/best.yaml" --json
+expect_rc 0 "the best layout runs as a scenario"
+if python3 -c "import json,sys; r=json.loads(sys.stdin.read()); t=r['variants'][0]['metrics']['iteration_s']['mean']; sys.exit(abs(t-float(sys.argv[1])) > 1e-4*t)" "${ITER%s}" <<<"$OUT"; then
+	ok "the scenario with the best layout steps in the plan's $ITER"
+else not_ok "the best layout's scenario differs from the plan's $ITER"; fi
+
+# Every layout the plan drops for memory, the loader refuses for memory too.
+REFUSED=0 AGREE=0
+for tp in 1 2; do for pp in 1 2; do
+	dp=$((2 / (tp * pp))); [ "$dp" -ge 1 ] || continue; [ $((tp * pp * dp)) -eq 2 ] || continue
+	for mb in 1 2 4 8; do [ $((8 % (dp * mb))) -eq 0 ] || continue
+	zs=0; [ "$dp" -gt 1 ] && zs="0 1 2 3"
+	for z in $zs; do for rec in true false; do
+		r=$([ "$rec" = true ] && echo on || echo off)
+		kept=$(awk -v tp=$tp -v pp=$pp -v mb=$mb -v z=$z -v r=$r '$3 == tp && $4 == pp && $6 == mb && $7 == z && $8 == r' <<<"$ROWS")
+		sed -e "s/parallelism: { tp: 2 }/parallelism: { tp: $tp, pp: $pp, dp: $dp, zero_stage: $z }/" \
+		    -e "s/batch: { global: 8, micro: 1 }/batch: { global: 8, micro: $mb }/" \
+		    -e "s/recompute: true/recompute: $rec/" "$F" > "$E2E_TMP/l.yaml"
+		"$DPUSIM" check "$E2E_TMP/l.yaml" >/dev/null 2>"$E2E_TMP/l.err"; rc=$?
+		if [ -n "$kept" ] && [ $rc -eq 0 ]; then AGREE=$((AGREE + 1))
+		elif [ -z "$kept" ] && [ $rc -eq 2 ] && grep -q "per GPU" "$E2E_TMP/l.err"; then
+			AGREE=$((AGREE + 1)); REFUSED=$((REFUSED + 1))
+		else echo "   tp $tp pp $pp mb $mb zero $z recompute $rec: plan kept '${kept:0:20}', check exit $rc"; fi
+	done; done; done
+done; done
+if [ "$AGREE" -eq 40 ] && [ "$REFUSED" -eq 25 ]; then
+	ok "dpusim check agrees on all 40 layouts (25 refused for memory)"
+else not_ok "dpusim check agrees on $AGREE of 40 layouts ($REFUSED refused)"; fi
+
+# --db stores each finalist.
+run_cmd "$DPUSIM" plan "$F" --finalists 3 --db "$E2E_TMP/plan.db"
+expect_rc 0 "plan --db"
+N=$(sqlite3 "$E2E_TMP/plan.db" "select count(*) from runs" 2>&1)
+if [ "$N" = 3 ]; then ok "--db stored the 3 finalists"; else not_ok "--db stored '$N' runs, not 3"; fi
+
+# Bad input: exit 2, a located or named message, nothing written.
+# Llama-2 70B (16 B x 69e9 = 1.1 TB of model states) fits as tp 2 pp 16
+# on 16 nodes of 2 GPUs, and in no layout on 1 node.
+sed -e 's/model: llama2-7b/model: llama2-70b/' -e 's/nodes: 1/nodes: 16/' \
+    -e 's/parallelism: { tp: 2 }/parallelism: { tp: 2, pp: 16 }/' "$F" > "$E2E_TMP/big.yaml"
+run_cmd "$DPUSIM" plan "$E2E_TMP/big.yaml" --nodes 1 --db "$E2E_TMP/no.db"
+expect_rc 2 "Llama-2 70B on 1 node of 2 GPUs: no layout fits"
+expect_err "big.yaml:[0-9]+:[0-9]+: no layout of the job fits: 40 tried on 1 to 1 nodes" "the message points at the workload"
+if [ ! -e "$E2E_TMP/no.db" ]; then ok "nothing written when nothing fits"; else not_ok "a database was written"; fi
+for bad in "--nodes 0" "--nodes 8-4" "--nodes x" "--top 0" "--finalists" "--global-batch 1.5" "--bogus"; do
+	run_cmd "$DPUSIM" plan "$F" $bad --db "$E2E_TMP/no.db"
+	expect_rc 2 "plan $bad is refused"
+	expect_err "dpusim: error: plan: " "plan $bad: says what is wrong"
+done
+run_cmd "$DPUSIM" plan scenarios/allreduce-4ranks.yaml
+expect_rc 2 "a collective benchmark has nothing to plan"
+if [ ! -e "$E2E_TMP/no.db" ]; then ok "no bad input wrote a database"; else not_ok "a database was written"; fi
+finish

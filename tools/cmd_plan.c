@@ -1,0 +1,479 @@
+/* dpusim plan: the fastest parallel layout of a scenario's training job that
+ * fits in GPU memory, per offload variant. Every layout (tp, pp, dp,
+ * microbatch, ZeRO stage, recomputation) of the job on each node count is
+ * checked against GPU memory (wl_gpu_memory) and timed by a closed-form
+ * estimate (plan_estimate, below); the fastest estimates are the finalists,
+ * each simulated with the real model (run_scenario, every variant) from the
+ * scenario with its layout merged over it (extends:), so a finalist passes
+ * the same checks a scenario file would. docs/plan.md. */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/diag.h"
+#include "models/scenario.h"
+#include "models/workload.h"
+#include "sim/err.h"
+#include "tools/cli.h"
+#include "tools/commands.h"
+#include "tools/db.h"
+#include "tools/report.h"
+#include "tools/run.h"
+#include "tools/scn_cli.h"
+
+enum { PLAN_MAX_NODES = 32, PLAN_MAX_CANDS = 200000 };
+
+typedef struct plan_opts {
+	scn_cli c;
+	int nodes[PLAN_MAX_NODES];
+	size_t nnodes;
+	long global_batch;   /* 0: the scenario's */
+	long top;            /* rows per variant */
+	long finalists;      /* layouts simulated */
+	const char *db_path;
+} plan_opts;
+
+typedef struct cand {
+	int nodes, tp, pp, dp, mb, zero;
+	bool recompute;
+	double est_s, mem_bytes;
+} cand;
+
+typedef struct cand_list {
+	cand *v;
+	size_t n, cap;
+	size_t tried, too_big;  /* layouts tried, and refused for memory */
+	double least_mem;       /* the smallest need of those refused */
+} cand_list;
+
+/* One finalist's simulated figures under one variant. */
+typedef struct plan_row {
+	const cand *c;
+	double iter_s, tokens_s, mfu, tokens_usd;
+} plan_row;
+
+/* ---- options ---- */
+
+static int parse_long(const char *opt, const char *s, long lo, long hi, long *out)
+{
+	unsigned long long x;
+	if (!s || !cli_parse_u64(s, &x) || (long long)x < lo || (long long)x > hi)
+		return cli_usage_error("plan: %s needs a whole number from %ld to %ld (got '%s')",
+				       opt, lo, hi, s ? s : "nothing");
+	*out = (long)x;
+	return CLI_OK;
+}
+
+/* --nodes N, A-B (A, 2A, 4A... up to B, and B) or N,M,... */
+static int parse_nodes(const char *s, plan_opts *o)
+{
+	char buf[256], *save = NULL;
+	long a = 0, b = 0;
+	if (!s || strlen(s) >= sizeof buf)
+		return cli_usage_error("plan: --nodes needs N, A-B or N,M,... (got '%s')", s ? s : "nothing");
+	strcpy(buf, s);
+	char *dash = strchr(buf, '-');
+	if (dash) {
+		*dash = 0;
+		if (parse_long("--nodes", buf, 1, 1 << 20, &a) || parse_long("--nodes", dash + 1, 1, 1 << 20, &b))
+			return CLI_USAGE;
+		if (b < a)
+			return cli_usage_error("plan: --nodes %s: the range runs backwards", s);
+		for (long n = a; n <= b && o->nnodes < PLAN_MAX_NODES; n *= 2)
+			o->nodes[o->nnodes++] = (int)n;
+		if (o->nodes[o->nnodes - 1] != b && o->nnodes < PLAN_MAX_NODES)
+			o->nodes[o->nnodes++] = (int)b;
+		return CLI_OK;
+	}
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (o->nnodes == PLAN_MAX_NODES)
+			return cli_usage_error("plan: --nodes: at most %d node counts", PLAN_MAX_NODES);
+		if (parse_long("--nodes", t, 1, 1 << 20, &a))
+			return CLI_USAGE;
+		o->nodes[o->nnodes++] = (int)a;
+	}
+	return o->nnodes ? CLI_OK : cli_usage_error("plan: --nodes is empty");
+}
+
+static int parse_opts(int argc, char **argv, plan_opts *o)
+{
+	*o = (plan_opts){ .top = 5, .finalists = 8 };
+	for (int i = 1; i < argc; i++) {
+		int taken = scn_cli_option(&o->c, argc, argv, &i), rc = CLI_OK;
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (taken < 0)
+			return CLI_USAGE;
+		if (taken)
+			continue;
+		if (!strcmp(a, "--nodes"))
+			rc = parse_nodes(val, o), i++;
+		else if (!strcmp(a, "--global-batch"))
+			rc = parse_long(a, val, 1, INT_MAX, &o->global_batch), i++;
+		else if (!strcmp(a, "--top"))
+			rc = parse_long(a, val, 1, 1000, &o->top), i++;
+		else if (!strcmp(a, "--finalists"))
+			rc = parse_long(a, val, 1, 1000, &o->finalists), i++;
+		else if (!strcmp(a, "--db")) {
+			if (!val)
+				return cli_usage_error("plan: --db needs a file name");
+			o->db_path = val, i++;
+		} else if (a[0] == '-' && a[1])
+			return cli_usage_error("plan: unknown option '%s' (see 'dpusim plan --help')", a);
+		else if (o->c.file)
+			return cli_usage_error("plan: one scenario file at a time ('%s' and '%s')", o->c.file, a);
+		else
+			o->c.file = a;
+		if (rc)
+			return rc;
+	}
+	if (!o->c.file)
+		return cli_usage_error("plan: no scenario file given (usage: dpusim plan FILE [options])");
+	return CLI_OK;
+}
+
+/* ---- the closed-form estimate ---- */
+
+static double peak_flops(const profile_gpu *g, scn_precision p)
+{
+	switch (p) {
+	case SCN_FP32: return g->peak_fp32_flops;
+	case SCN_TF32: return g->peak_tf32_flops;
+	case SCN_FP16: return g->peak_fp16_flops;
+	case SCN_BF16: return g->peak_bf16_flops;
+	case SCN_FP8: break;
+	}
+	return g->peak_fp8_flops;
+}
+
+/* Seconds of one iteration, closed form, for ranking only (the finalists'
+ * figures are simulated): the busiest stage's FLOPs at eff_max of peak,
+ * stretched by the 1F1B bubble ((m + pp - 1) / m, Narayanan et al. 2021),
+ * plus, not overlapped, the tensor-parallel all-reduces (4 per layer per
+ * microbatch of s*b*h 16-bit values, ring 2(tp-1)/tp, over NVLink), the
+ * data-parallel gradient all-reduce (the stage's parameters / tp in 16 bits,
+ * ring 2(dp-1)/dp, over the GPU's NIC link; ZeRO-3 half as much again for
+ * gathering the parameters, 3 against 2 model sizes per step in Rajbhandari
+ * et al., "ZeRO", SC 2020, section 7.2) and the stage-boundary sends. */
+static double plan_estimate(const scn_scenario *s, const scn_training *t, const cand *c, int m)
+{
+	const profile_gpu *g = &s->cluster.gpu.v.gpu;
+	const wl_model *wm = &t->shape;
+	double rate = peak_flops(g, t->precision) * (g->eff_max > 0 ? g->eff_max : 1);
+	double link = s->cluster.fabric.link_rate_Bps, comp = 0, params = 0;
+	for (int p = 0; p < c->pp; p++) {
+		comp = fmax(comp, wl_gpu_iter_flops(wm, (uint32_t)c->mb, (uint32_t)m, (uint32_t)c->tp,
+						     (uint32_t)c->pp, (uint32_t)p, c->recompute) / rate);
+		params = fmax(params, wl_stage_params(wm, (uint32_t)c->pp, (uint32_t)p));
+	}
+	double T = comp * (m + c->pp - 1) / m;
+	if (wm->kind == WL_TRANSFORMER) {
+		double act = wl_stage_boundary_bytes(&wm->tf, (uint32_t)c->mb);
+		double layers = wl_stage_layers(wm, (uint32_t)c->pp, 0);
+		double nvl = g->nvlink_bw_Bps > 0 ? g->nvlink_bw_Bps : link;
+		if (c->tp > 1)
+			T += 4 * layers * m * act * 2.0 * (c->tp - 1) / c->tp / (c->tp <= s->cluster.gpus_per_node ? nvl : link);
+		if (c->pp > 1 && link > 0)
+			T += 2.0 * m * act / c->tp / link;
+	}
+	if (c->dp > 1 && link > 0)
+		T += 2.0 * (c->dp - 1) / c->dp * params / c->tp * 2 / link * (c->zero == 3 ? 1.5 : 1);
+	return T;
+}
+
+/* ---- candidates ---- */
+
+static int cand_add(cand_list *l, const cand *c)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 256;
+		cand *v = realloc(l->v, cap * sizeof *v);
+		if (!v)
+			return SIM_ENOMEM;
+		l->v = v, l->cap = cap;
+	}
+	l->v[l->n++] = *c;
+	return SIM_OK;
+}
+
+/* Every layout on `nodes` nodes: tp a power of two within a node dividing
+ * the heads, pp a power of two up to the layers, dp what is left, mb a
+ * power of two dividing the per-replica batch, ZeRO 0-3 (only 0 without
+ * data parallelism), recomputation off and on. */
+static int enumerate(const scn_scenario *s, const scn_training *t, int nodes, long global,
+		     cand_list *l)
+{
+	const wl_model *wm = &t->shape;
+	int gpus = nodes * s->cluster.gpus_per_node;
+	uint32_t layers = wm->kind == WL_TRANSFORMER ? wm->tf.layers : 1;
+	uint32_t heads = wm->kind == WL_TRANSFORMER ? wm->tf.heads : 1;
+	double hbm = s->cluster.gpu.v.gpu.hbm_bytes;
+	for (int tp = 1; tp <= s->cluster.gpus_per_node; tp *= 2) {
+		if (heads % (uint32_t)tp)
+			continue;
+		for (int pp = 1; (uint32_t)pp <= layers && tp * pp <= gpus; pp *= 2) {
+			if (gpus % (tp * pp))
+				continue;
+			int dp = gpus / (tp * pp);
+			for (int mb = 1; mb <= 64; mb *= 2) {
+				if (global % ((long)dp * mb))
+					continue;
+				int m = (int)(global / ((long)dp * mb));
+				for (int z = 0; z <= (dp > 1 ? 3 : 0); z++)
+					for (int r = 0; r < 2; r++) {
+						cand c = { .nodes = nodes, .tp = tp, .pp = pp, .dp = dp, .mb = mb,
+							   .zero = z, .recompute = r };
+						wl_mem_plan mp = { .tp = (uint32_t)tp, .pp = (uint32_t)pp,
+								   .dp = (uint32_t)dp, .mb = (uint32_t)mb,
+								   .microbatches = (uint32_t)m, .zero_stage = z,
+								   .recompute = r,
+								   .reserve_bytes = t->memory_reserve_bytes };
+						wl_memory mem;
+						wl_gpu_memory(wm, &mp, &mem);
+						l->tried++;
+						c.mem_bytes = mem.total;
+						if (hbm > 0 && mem.total > hbm) {
+							l->too_big++;
+							l->least_mem = fmin(l->least_mem, mem.total);
+							continue;
+						}
+						c.est_s = plan_estimate(s, t, &c, m);
+						if (l->n >= PLAN_MAX_CANDS || cand_add(l, &c))
+							return SIM_ENOMEM;
+					}
+			}
+		}
+	}
+	return SIM_OK;
+}
+
+static int by_estimate(const void *a, const void *b)
+{
+	const cand *x = a, *y = b;
+	if (x->est_s != y->est_s)
+		return (x->est_s > y->est_s) - (x->est_s < y->est_s);
+	return (x->mem_bytes > y->mem_bytes) - (x->mem_bytes < y->mem_bytes);
+}
+
+/* ---- the finalists, simulated ---- */
+
+/* The scenario with c's layout merged over it (extends:), one replication,
+ * at most two iterations, no sweep. */
+static int finalist_text(const char *abs, const scn_training *t, bool cost, const cand *c,
+			 long global, char *buf, size_t n)
+{
+	int k = snprintf(buf, n,
+			 "extends: \"%s\"\nreplications: 1\nsweep: null\ncluster: { nodes: %d }\n"
+			 "workload:\n  parallelism: { tp: %d, pp: %d, dp: %d, zero_stage: %d }\n"
+			 "  batch: { global: %ld, micro: %d }\n  recompute: %s\n  iterations: %d\n",
+			 abs, c->nodes, c->tp, c->pp, c->dp, c->zero, global, c->mb,
+			 c->recompute ? "true" : "false", t->iterations < 2 ? t->iterations : 2);
+	/* Tokens per dollar need a training length; any will do (it cancels). */
+	if (k > 0 && (size_t)k < n && cost && !(t->target_tokens > 0))
+		k += snprintf(buf + k, n - (size_t)k, "  target_tokens: 1e9\n");
+	return k > 0 && (size_t)k < n ? SIM_OK : SIM_EINVAL;
+}
+
+static double metric(const rep_variant *v, const char *name)
+{
+	double x;
+	rep_stat st;
+	if (rep_variant_stat(v, name, &st))
+		return st.mean;
+	return rep_variant_metric(v, name, &x) ? x : NAN;
+}
+
+/* Simulates finalist c; its report (owned by the caller) in *out and each
+ * variant's figures in rows[variant]. A layout the scenario's own checks
+ * refuse is skipped (returns SIM_EINVAL, its first message in why). */
+static int simulate(const plan_opts *o, const char *abs, const scn_training *t, bool cost,
+		    const cand *c,
+		    long global, char *text, size_t ntext, rep_report **out, plan_row *rows,
+		    char *why, size_t nwhy)
+{
+	scn_opts so = { .profile_dir = o->c.profile_dir, .profile_files = o->c.profiles,
+			.nprofile_files = o->c.nprofiles };
+	scn_scenario *cs = NULL;
+	diag *d = diag_new();
+	int rc = d ? finalist_text(abs, t, cost, c, global, text, ntext) : SIM_ENOMEM;
+	if (!rc)
+		rc = scn_load_buffer(o->c.file, text, strlen(text), &so, &cs, d);
+	if (!rc) {
+		run_opts ro = { .replications = 1 };
+		rc = run_scenario(cs, &ro, out, d);
+	}
+	if (rc) {
+		snprintf(why, nwhy, "%s", d && diag_count(d) ? diag_msg(d, 0) : "out of memory");
+	} else {
+		for (size_t i = 0; i < rep_nvariants(*out); i++) {
+			const rep_variant *v = rep_variant_at(*out, i);
+			rows[i] = (plan_row){ .c = c, .iter_s = metric(v, "iteration_s"),
+					      .tokens_s = metric(v, "tokens_per_s"), .mfu = metric(v, "mfu"),
+					      .tokens_usd = metric(v, "tokens_per_usd") };
+		}
+		char info[160];
+		snprintf(info, sizeof info, "nodes %d, tp %d, pp %d, dp %d, micro %d, zero %d, recompute %s",
+			 c->nodes, c->tp, c->pp, c->dp, c->mb, c->zero, c->recompute ? "on" : "off");
+		rc = rep_set_info(*out, "plan.layout", info);
+	}
+	scn_free(cs);
+	diag_free(d);
+	return rc;
+}
+
+static int by_iteration(const void *a, const void *b)
+{
+	const plan_row *x = a, *y = b;
+	if (x->iter_s != y->iter_s)
+		return (x->iter_s > y->iter_s) - (x->iter_s < y->iter_s);
+	return (x->c->mem_bytes > y->c->mem_bytes) - (x->c->mem_bytes < y->c->mem_bytes);
+}
+
+static void print_variant(const scn_scenario *s, size_t vi, plan_row *rows, size_t n, long top)
+{
+	qsort(rows, n, sizeof *rows, by_iteration);
+	printf("\nvariant %s: the %ld fastest of %zu simulated\n", s->variants[vi].name,
+	       top < (long)n ? top : (long)n, n);
+	printf("%4s %5s %3s %3s %4s %5s %4s %9s %10s %10s %12s %6s %9s %12s\n", "rank", "nodes", "tp",
+	       "pp", "dp", "micro", "zero", "recompute", "estimate", "iteration", "tokens/s", "MFU",
+	       "GiB/GPU", "USD/Mtoken");
+	for (size_t i = 0; i < n && (long)i < top; i++) {
+		const plan_row *r = &rows[i];
+		char usd[32] = "-";
+		if (isfinite(r->tokens_usd) && r->tokens_usd > 0)
+			snprintf(usd, sizeof usd, "%.4f", 1e6 / r->tokens_usd);
+		printf("%4zu %5d %3d %3d %4d %5d %4d %9s %9.4fs %9.4fs %12.0f %5.1f%% %9.1f %12s\n", i + 1,
+		       r->c->nodes, r->c->tp, r->c->pp, r->c->dp, r->c->mb, r->c->zero,
+		       r->c->recompute ? "on" : "off", r->c->est_s, r->iter_s, r->tokens_s,
+		       100 * r->mfu, r->c->mem_bytes / (1024.0 * 1024 * 1024), usd);
+	}
+}
+
+/* ---- the command ---- */
+
+static int no_fit(const plan_opts *o, const scn_job *job, const cand_list *l, long global)
+{
+	fprintf(stderr, "%s:%d:%d: no layout of the job fits: %zu tried on %d to %d nodes with global "
+		"batch %ld, %zu need more GPU memory than the GPU has (the least, %.1f GiB)%s\n",
+		job->at.file ? job->at.file : o->c.file, job->at.line, job->at.col, l->tried,
+		o->nodes[0], o->nodes[o->nnodes - 1], global, l->too_big,
+		isfinite(l->least_mem) ? l->least_mem / (1024.0 * 1024 * 1024) : 0.0,
+		l->too_big == l->tried ? "" : "; the rest divide neither the GPUs nor the batch");
+	return cli_usage_error("plan: nothing to plan in '%s' (try more nodes, or another global batch)",
+			       o->c.file);
+}
+
+static int store(const plan_opts *o, rep_report **reps, char **texts, size_t n)
+{
+	char err[512];
+	db *d = NULL;
+	size_t added = 0;
+	if (db_make_parent(o->db_path, err, sizeof err) || db_open(o->db_path, &d, err, sizeof err))
+		return cli_usage_error("plan: %s", err);
+	for (size_t i = 0; i < n; i++) {
+		bool add = false;
+		if (reps[i] && db_store_report(d, reps[i], texts[i], NULL, &add, err, sizeof err)) {
+			db_close(d);
+			return cli_usage_error("plan: %s", err);
+		}
+		added += add;
+	}
+	db_close(d);
+	fprintf(stderr, "dpusim: plan: stored %zu finalist run%s in %s\n", added, added == 1 ? "" : "s",
+		o->db_path);
+	return CLI_OK;
+}
+
+static int check_job(const plan_opts *o, const scn_scenario *s)
+{
+	if (s->multi_job || s->njobs != 1)
+		return cli_usage_error("plan: '%s' has several jobs; plan lays out one training job",
+				       o->c.file);
+	if (s->jobs[0].wl.kind != SCN_WL_TRAINING)
+		return cli_usage_error("plan: '%s' is a collective benchmark; plan lays out a training job",
+				       o->c.file);
+	return CLI_OK;
+}
+
+static int plan_run(plan_opts *o, const scn_scenario *s)
+{
+	const scn_training *t = &s->jobs[0].wl.train;
+	long global = o->global_batch ? o->global_batch : t->global_batch;
+	char abs[4096];
+	cand_list l = { .least_mem = INFINITY };
+	int rc = CLI_OK;
+	if (!realpath(o->c.file, abs))
+		return cli_usage_error("plan: cannot resolve '%s'", o->c.file);
+	if (!o->nnodes)
+		o->nodes[o->nnodes++] = s->cluster.nodes;
+	for (size_t i = 0; i < o->nnodes; i++)
+		if (enumerate(s, t, o->nodes[i], global, &l)) {
+			free(l.v);
+			return cli_usage_error("plan: out of memory (or over %d layouts)", PLAN_MAX_CANDS);
+		}
+	if (!l.n) {
+		free(l.v);
+		return no_fit(o, &s->jobs[0], &l, global);
+	}
+	qsort(l.v, l.n, sizeof *l.v, by_estimate);
+	size_t nf = l.n < (size_t)o->finalists ? l.n : (size_t)o->finalists, ok = 0;
+	fprintf(stderr, "dpusim: plan: %zu layouts tried, %zu fit in GPU memory; simulating the %zu "
+		"fastest estimates under %zu variant%s\n", l.tried, l.n, nf, s->nvariants,
+		s->nvariants == 1 ? "" : "s");
+	rep_report **reps = calloc(nf, sizeof *reps);
+	char **texts = calloc(nf, sizeof *texts);
+	plan_row *rows = calloc(nf * SCN_MAX_VARIANTS, sizeof *rows);
+	if (!reps || !texts || !rows)
+		rc = cli_usage_error("plan: out of memory");
+	for (size_t i = 0; i < nf && !rc; i++) {
+		char why[512];
+		plan_row vr[SCN_MAX_VARIANTS];
+		if (!(texts[i] = malloc(8192))) {
+			rc = cli_usage_error("plan: out of memory");
+			break;
+		}
+		if (simulate(o, abs, t, s->cost.present, &l.v[i], global, texts[i], 8192, &reps[i], vr, why, sizeof why)) {
+			fprintf(stderr, "dpusim: plan: layout %zu skipped: %s\n", i + 1, why);
+			rep_free(reps[i]);
+			reps[i] = NULL;
+			continue;
+		}
+		for (size_t v = 0; v < s->nvariants; v++)
+			rows[v * nf + ok] = vr[v];
+		ok++;
+	}
+	if (!rc && !ok)
+		rc = cli_usage_error("plan: none of the %zu finalists passed the scenario's checks "
+				     "(messages above)", nf);
+	if (!rc && o->db_path)
+		rc = store(o, reps, texts, nf);
+	if (!rc) {
+		printf("plan %s: %s, global batch %ld; %zu layouts, %zu fit, %zu simulated\n", s->name,
+		       s->jobs[0].wl.train.model, global, l.tried, l.n, ok);
+		for (size_t v = 0; v < s->nvariants; v++)
+			print_variant(s, v, rows + v * nf, ok, o->top);
+	}
+	for (size_t i = 0; i < nf && reps && texts; i++) {
+		rep_free(reps[i]);
+		free(texts[i]);
+	}
+	free(reps);
+	free(texts);
+	free(rows);
+	free(l.v);
+	return rc;
+}
+
+int cmd_plan(int argc, char **argv)
+{
+	plan_opts o;
+	scn_scenario *s = NULL;
+	int rc = parse_opts(argc, argv, &o);
+	if (rc || (rc = scn_cli_load(&o.c, &s)))
+		return rc;
+	if (!(rc = check_job(&o, s)))
+		rc = plan_run(&o, s);
+	scn_free(s);
+	return rc;
+}
