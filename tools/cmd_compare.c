@@ -1,5 +1,9 @@
 /* dpusim compare A B: two reports side by side, per variant and metric,
- * with the relative error of B against A; one-sided entries are listed. */
+ * with the relative error of B against A; one-sided entries are listed.
+ * Collective rows are matched per size (op, algo, ranks, bytes) and each
+ * size is classed latency- or bandwidth-bound, so a calibration sees which
+ * model parameter a disagreement points to. Replays at different --scale
+ * are refused: scale changes every training figure. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,17 +15,26 @@
 #include "tools/json.h"
 #include "tools/report.h"
 
+/* Regime of a collective size, from the reference report's own algbw. */
+enum regime { REG_NONE, REG_LAT, REG_BW, NREG };
+
 struct row {
 	const char *variant;
-	char metric[48];
+	char metric[64];
 	bool has_a, has_b;
 	double a, b;
+	const rep_collective *coll; /* collective rows: A's (else B's) row */
+	bool is_time;               /* the collective's time_s (regime summary) */
+	enum regime regime;
 };
 
 struct table {
 	struct row *rows;
 	size_t n, cap;
 	double tol;        /* fraction; NAN: no tolerance given */
+	bool colls_only;   /* --collectives-only: skip the scale-dependent metrics */
+	bool ref_is_b;     /* regimes classed by B's rows (B simulated, A not) */
+	double scale[2];   /* each report's replay scale (1: full size) */
 };
 
 static int add_row(struct table *t, const char *variant, const char *metric, bool has_a,
@@ -70,6 +83,79 @@ static bool stat_part(const rep_variant *v, const char *name, int part, double *
 	return !isnan(*out);
 }
 
+/* A size is bandwidth-bound when its algbw is at least half the largest
+ * size's of the same (op, algo, ranks) in the same report. With
+ * t = alpha + n / beta, algbw reaches beta / 2 where the latency term equals
+ * the transfer term: below that size latency dominates. The largest size
+ * stands for beta; a group with one size has none to compare with. */
+static enum regime classify(const rep_variant *v, const rep_collective *c)
+{
+	const rep_collective *big = c;
+	size_t n = 0;
+	for (size_t i = 0; v && i < rep_variant_ncollectives(v); i++) {
+		const rep_collective *o = rep_variant_collective(v, i);
+		if (strcmp(o->op, c->op) || strcmp(o->algo, c->algo) || o->ranks != c->ranks)
+			continue;
+		n++;
+		if (o->bytes > big->bytes)
+			big = o;
+	}
+	if (n < 2 || !(big->algbw_GBps > 0))
+		return REG_NONE;
+	return c->algbw_GBps >= 0.5 * big->algbw_GBps ? REG_BW : REG_LAT;
+}
+
+static bool same_size(const rep_collective *x, const rep_collective *y)
+{
+	return !strcmp(x->op, y->op) && !strcmp(x->algo, y->algo) && x->ranks == y->ranks &&
+	       x->bytes == y->bytes;
+}
+
+/* Rows time_s and busbw_GBps of one size; ca or cb NULL: one-sided. */
+static int add_coll_pair(struct table *t, const char *name, const rep_collective *ca,
+			 const rep_collective *cb, enum regime reg)
+{
+	const rep_collective *c = ca ? ca : cb;
+	char key[64];
+	int err = 0;
+	for (int q = 0; !err && q < 2; q++) {
+		snprintf(key, sizeof key, "%s.%s.%ur.%lluB.%s", c->op, c->algo, c->ranks,
+			 (unsigned long long)c->bytes, q ? "busbw_GBps" : "time_s");
+		double a = ca ? (q ? ca->busbw_GBps : ca->time_s) : 0;
+		double b = cb ? (q ? cb->busbw_GBps : cb->time_s) : 0;
+		err = add_row(t, name, key, ca != NULL, a, cb != NULL, b);
+		if (!err) {
+			t->rows[t->n - 1].coll = c;
+			t->rows[t->n - 1].is_time = !q;
+			t->rows[t->n - 1].regime = ca && cb ? reg : REG_NONE;
+		}
+	}
+	return err;
+}
+
+/* Collective rows of a variant both reports hold, matched per size. */
+static int add_coll_rows(struct table *t, const char *name, const rep_variant *va,
+			 const rep_variant *vb)
+{
+	size_t na = rep_variant_ncollectives(va), nb = rep_variant_ncollectives(vb);
+	bool *used = calloc(nb ? nb : 1, sizeof *used);
+	int err = used ? 0 : SIM_ENOMEM;
+	for (size_t i = 0; !err && i < na; i++) {
+		const rep_collective *ca = rep_variant_collective(va, i), *cb = NULL;
+		for (size_t j = 0; !cb && j < nb; j++)
+			if (!used[j] && same_size(ca, rep_variant_collective(vb, j)))
+				used[j] = true, cb = rep_variant_collective(vb, j);
+		enum regime reg = t->ref_is_b ? (cb ? classify(vb, cb) : REG_NONE)
+					      : classify(va, ca);
+		err = add_coll_pair(t, name, ca, cb, reg);
+	}
+	for (size_t j = 0; !err && j < nb; j++)
+		if (!used[j])
+			err = add_coll_pair(t, name, NULL, rep_variant_collective(vb, j), REG_NONE);
+	free(used);
+	return err;
+}
+
 static int add_variant_rows(struct table *t, const char *name, const rep_report *ra,
 			    const rep_report *rb)
 {
@@ -81,6 +167,8 @@ static int add_variant_rows(struct table *t, const char *name, const rep_report 
 	double a = 0, b = 0;
 	char key[48];
 	int err = 0;
+	if (t->colls_only)
+		return va && vb ? add_coll_rows(t, name, va, vb) : 0;
 	for (size_t i = 0; !err && i < nm; i++) {
 		if (defs[i].kind == REP_SCALAR) {
 			bool ha = va && rep_variant_metric(va, defs[i].name, &a);
@@ -105,6 +193,8 @@ static int add_variant_rows(struct table *t, const char *name, const rep_report 
 		bool ha = va && rep_speedup(ra, name, &a), hb = vb && rep_speedup(rb, name, &b);
 		err = add_row(t, name, "speedup", ha, a, hb, b);
 	}
+	if (!err && va && vb)
+		err = add_coll_rows(t, name, va, vb);
 	return err;
 }
 
@@ -129,6 +219,52 @@ static void fmt_num(char *buf, size_t len, bool has, double x)
 		snprintf(buf, len, "-");
 }
 
+static const char *const regime_name[NREG] = { "-", "latency-bound", "bandwidth-bound" };
+/* The model parameters each regime's error points to (docs/calibration.md). */
+static const char *const regime_hint[NREG] = {
+	"", "per-step latency: nic.rdma_latency, host-costs.tcp_latency, kernel launch",
+	"link rate: fabric.link_rate, nic.port_rate, per-connection caps"
+};
+
+struct regime_sum {
+	size_t n[NREG];
+	double sum[NREG], abs_sum[NREG];
+};
+
+/* Time errors of the matched collective sizes, per regime. */
+static struct regime_sum sum_regimes(const struct table *t)
+{
+	struct regime_sum s = { { 0 }, { 0 }, { 0 } };
+	for (size_t i = 0; i < t->n; i++) {
+		const struct row *r = &t->rows[i];
+		if (!r->is_time || !r->has_a || !r->has_b)
+			continue;
+		double e = rel_err(r->a, r->b);
+		s.n[r->regime]++;
+		s.sum[r->regime] += e;
+		s.abs_sum[r->regime] += fabs(e);
+	}
+	return s;
+}
+
+static void print_regimes(const struct table *t)
+{
+	struct regime_sum s = sum_regimes(t);
+	for (int g = REG_LAT; g < NREG; g++)
+		if (s.n[g])
+			printf("regime %s: %zu sizes, mean time_s rel_err %+.2f%%, mean |rel_err| "
+			       "%.2f%%; points to %s\n", regime_name[g], s.n[g],
+			       100 * s.sum[g] / (double)s.n[g], 100 * s.abs_sum[g] / (double)s.n[g],
+			       regime_hint[g]);
+	if (s.n[REG_NONE])
+		printf("regime unclassified: %zu sizes (the only size of their op, algo and ranks "
+		       "in %s: no largest size to compare algbw with)\n", s.n[REG_NONE],
+		       t->ref_is_b ? "B" : "A");
+	if (s.n[REG_LAT] + s.n[REG_BW])
+		printf("regimes from %s's algbw: bandwidth-bound at >= 50%% of the largest size's\n",
+		       t->ref_is_b ? "B" : "A");
+}
+
 static void print_text(const struct table *t, const char *fa, const char *fb,
 		       const rep_report *a, const rep_report *b)
 {
@@ -136,10 +272,14 @@ static void print_text(const struct table *t, const char *fa, const char *fb,
 	double worst_err = -1;
 	printf("A: %s (%s)\nB: %s (%s)\n", fa, rep_source_name(rep_get_source(a)), fb,
 	       rep_source_name(rep_get_source(b)));
+	if (t->colls_only)
+		printf("note: --collectives-only: per-size collective rows only (scale %g vs %g); "
+		       "training metrics, breakdown and speedup are not compared\n", t->scale[0],
+		       t->scale[1]);
 	if (strcmp(rep_get_scenario(a)->name, rep_get_scenario(b)->name))
 		printf("note: different scenarios ('%s' vs '%s')\n", rep_get_scenario(a)->name,
 		       rep_get_scenario(b)->name);
-	printf("%-16s %-28s %14s %14s %10s\n", "variant", "metric", "A", "B", "rel_err");
+	printf("%-16s %-40s %14s %14s %10s\n", "variant", "metric", "A", "B", "rel_err");
 	for (size_t i = 0; i < t->n; i++) {
 		const struct row *r = &t->rows[i];
 		char sa[32], sb[32], se[32];
@@ -157,8 +297,9 @@ static void print_text(const struct table *t, const char *fa, const char *fb,
 			only_a += r->has_a;
 			only_b += r->has_b;
 		}
-		printf("%-16s %-28s %14s %14s %10s%s\n", r->variant, r->metric, sa, sb, se,
-		       beyond(t, r) ? "  beyond tolerance" : "");
+		printf("%-16s %-40s %14s %14s %10s%s%s%s\n", r->variant, r->metric, sa, sb, se,
+		       beyond(t, r) ? "  beyond tolerance" : "", r->regime ? "  " : "",
+		       r->regime ? regime_name[r->regime] : "");
 	}
 	printf("summary: %zu shared", shared);
 	if (shared)
@@ -167,6 +308,7 @@ static void print_text(const struct table *t, const char *fa, const char *fb,
 	if (!isnan(t->tol))
 		printf(", %zu beyond tolerance %g%%", over, 100 * t->tol);
 	printf(", %zu only in A, %zu only in B\n", only_a, only_b);
+	print_regimes(t);
 }
 
 static void json_num(bool has, double x)
@@ -180,6 +322,44 @@ static void json_num(bool has, double x)
 	fputs(buf, stdout);
 }
 
+static void json_coll(const struct row *r)
+{
+	if (!r->coll)
+		return;
+	fputs(", \"op\": ", stdout);
+	json_put_str(stdout, r->coll->op);
+	fputs(", \"algo\": ", stdout);
+	json_put_str(stdout, r->coll->algo);
+	printf(", \"ranks\": %u, \"bytes\": %llu, \"regime\": ", r->coll->ranks,
+	       (unsigned long long)r->coll->bytes);
+	if (r->regime)
+		json_put_str(stdout, regime_name[r->regime]);
+	else
+		fputs("null", stdout);
+}
+
+static void json_regimes(const struct table *t)
+{
+	struct regime_sum s = sum_regimes(t);
+	bool first = true;
+	fputs(",\n  \"regimes\": [", stdout);
+	for (int g = REG_LAT; g < NREG; g++) {
+		if (!s.n[g])
+			continue;
+		fputs(first ? "\n    {\"regime\": " : ",\n    {\"regime\": ", stdout);
+		first = false;
+		json_put_str(stdout, regime_name[g]);
+		printf(", \"sizes\": %zu, \"mean_rel_err\": ", s.n[g]);
+		json_num(true, s.sum[g] / (double)s.n[g]);
+		fputs(", \"mean_abs_rel_err\": ", stdout);
+		json_num(true, s.abs_sum[g] / (double)s.n[g]);
+		fputs(", \"points_to\": ", stdout);
+		json_put_str(stdout, regime_hint[g]);
+		fputs("}", stdout);
+	}
+	fputs(first ? "]" : "\n  ]", stdout);
+}
+
 static void print_json(const struct table *t, const char *fa, const char *fb)
 {
 	fputs("{\n  \"a\": ", stdout);
@@ -188,6 +368,11 @@ static void print_json(const struct table *t, const char *fa, const char *fb)
 	json_put_str(stdout, fb);
 	fputs(",\n  \"tolerance\": ", stdout);
 	json_num(!isnan(t->tol), t->tol);
+	fputs(",\n  \"scale_a\": ", stdout);
+	json_num(true, t->scale[0]);
+	fputs(",\n  \"scale_b\": ", stdout);
+	json_num(true, t->scale[1]);
+	printf(",\n  \"collectives_only\": %s", t->colls_only ? "true" : "false");
 	fputs(",\n  \"rows\": [", stdout);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct row *r = &t->rows[i];
@@ -201,9 +386,13 @@ static void print_json(const struct table *t, const char *fa, const char *fb)
 		json_num(r->has_b, r->b);
 		fputs(", \"rel_err\": ", stdout);
 		json_num(r->has_a && r->has_b, rel_err(r->a, r->b));
-		printf(", \"beyond_tolerance\": %s}", beyond(t, r) ? "true" : "false");
+		printf(", \"beyond_tolerance\": %s", beyond(t, r) ? "true" : "false");
+		json_coll(r);
+		fputs("}", stdout);
 	}
-	fputs(t->n ? "\n  ]\n}\n" : "]\n}\n", stdout);
+	fputs(t->n ? "\n  ]" : "]", stdout);
+	json_regimes(t);
+	fputs("\n}\n", stdout);
 }
 
 /* "10%" -> 0.10. Only a percentage is accepted, so 10 and 0.1 cannot be
@@ -232,6 +421,43 @@ static int load(const char *path, rep_report **r)
 	return 0;
 }
 
+/* The replay scale a report records (dpusim-hw replay --scale S writes the
+ * info entry replay.scale); a report without it is full size. */
+static int report_scale(const char *path, const rep_report *r, double *out)
+{
+	*out = 1;
+	for (size_t i = 0; i < rep_ninfo(r); i++) {
+		const char *k, *v;
+		rep_info_at(r, i, &k, &v);
+		if (strcmp(k, "replay.scale"))
+			continue;
+		if (!cli_parse_double(v, out) || !(*out > 0) || *out > 1) {
+			cli_error("%s: info replay.scale '%s' is not a fraction 0 < S <= 1", path, v);
+			return CLI_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* Scale changes every training figure and the gradient all-reduce's size:
+ * reports of different scales compare only per-size collective rows, and
+ * only when asked to. */
+static int check_scales(struct table *t, const char *const files[2], const rep_report *a,
+			const rep_report *b)
+{
+	int rc = report_scale(files[0], a, &t->scale[0]);
+	if (rc || (rc = report_scale(files[1], b, &t->scale[1])))
+		return rc;
+	if (t->scale[0] == t->scale[1] || t->colls_only)
+		return 0;
+	cli_error("%s is at scale %g, %s at scale %g (replay.scale; 1 is full size): "
+		  "iteration time, throughput, breakdown and the gradient all-reduce's size "
+		  "change with scale, so these do not compare; compare reports of one scale, "
+		  "or pass --collectives-only to compare only the per-size collective rows",
+		  files[0], t->scale[0], files[1], t->scale[1]);
+	return CLI_USAGE;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	const char *files[2] = { NULL, NULL };
@@ -242,6 +468,8 @@ int cmd_compare(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
 			json = true;
+		else if (!strcmp(argv[i], "--collectives-only"))
+			t.colls_only = true;
 		else if (!strcmp(argv[i], "--tolerance")) {
 			if (++i == argc || !parse_percent(argv[i], &t.tol))
 				return cli_usage_error("--tolerance wants a percentage such as 10%%");
@@ -255,7 +483,9 @@ int cmd_compare(int argc, char **argv)
 	if (nfiles != 2)
 		return cli_usage_error("compare wants two reports (see 'dpusim compare --help')");
 	if ((rc = load(files[0], &a)) || (rc = load(files[1], &b)) ||
-	    (build_table(&t, a, b) && (cli_error("out of memory"), rc = CLI_USAGE))) {
+	    (rc = check_scales(&t, files, a, b)) ||
+	    (t.ref_is_b = rep_get_source(a) != REP_SIM && rep_get_source(b) == REP_SIM,
+	     build_table(&t, a, b) && (cli_error("out of memory"), rc = CLI_USAGE))) {
 		rep_free(a);
 		rep_free(b);
 		free(t.rows);

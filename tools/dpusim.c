@@ -177,14 +177,23 @@ const cli_cmd cli_commands[] = {
 	  cmd_plan },
 	{ "compare", "compare two reports metric by metric",
 	  "usage: dpusim compare A.json B.json [--tolerance P%] [--json]\n"
+	  "                      [--collectives-only]\n"
 	  "\n"
 	  "Reads two dpusim-report/1 files (sim or hw) and prints, per variant\n"
 	  "(matched by name) and metric, A, B and the relative error (B - A) / |A|.\n"
 	  "iteration_s is compared by mean, p50 and p99; breakdown components and\n"
 	  "speedup are compared too. Metrics and variants present in one report\n"
 	  "only are listed as 'only in A' / 'only in B'.\n"
+	  "Collective rows are matched per size (op, algo, ranks, bytes): time_s\n"
+	  "and busbw_GBps. Each size is latency-bound or bandwidth-bound (its algbw\n"
+	  "below or at least half the largest size's, in the simulated report) and\n"
+	  "the mean time error per regime names the model parameters it points to.\n"
+	  "Reports of different replay scales (info replay.scale, dpusim-hw replay\n"
+	  "--scale) are refused.\n"
 	  "  --tolerance P%  exit 1 when any shared value differs by more than P%\n"
 	  "  --json          the table as JSON on stdout\n"
+	  "  --collectives-only  compare only the per-size collective rows (which\n"
+	  "                  scale does not change), also across scales\n"
 	  "exit status: 0 within tolerance (or none given), 1 beyond it, 2 bad input\n",
 	  cmd_compare },
 	{ "plot", "draw capacity, breakdown, comparison or timeline plots",
