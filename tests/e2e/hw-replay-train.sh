@@ -59,9 +59,17 @@ then ok "the report has the simulator's training keys and consistent figures"; e
 run_cmd "$BIN/dpusim" run "$SCN" --json
 expect_rc 0 "dpusim run simulates the same scenario"
 printf '%s\n' "$OUT" >"$E2E_TMP/sim.json"
+# The replay ran at --scale 1e-5: its iteration time and throughput are not the
+# full-size simulation's, so compare refuses rather than print -100%.
 run_cmd "$BIN/dpusim" compare "$E2E_TMP/sim.json" "$E2E_TMP/hw.json"
-if [ "$RC" -eq 0 ] || [ "$RC" -eq 1 ]; then ok "dpusim compare sim vs hw runs (exit $RC)"
-else not_ok "dpusim compare: exit $RC: ${ERR:0:300}"; fi
+expect_rc 2 "dpusim compare refuses a full-size simulation against a scaled replay"
+expect_err 'sim.json is at scale 1, .*hw.json at scale 1e-05' "naming both scales"
+run_cmd "$BIN/dpusim" compare "$E2E_TMP/sim.json" "$E2E_TMP/hw.json" --collectives-only
+if [ "$RC" -eq 0 ] || [ "$RC" -eq 1 ]; then ok "dpusim compare --collectives-only runs (exit $RC)"
+else not_ok "dpusim compare --collectives-only: exit $RC: ${ERR:0:300}"; fi
+expect_out '^note: --collectives-only' "and says what it compares"
+run_cmd "$BIN/dpusim" compare "$E2E_TMP/hw.json" "$E2E_TMP/hw.json" --tolerance 0%
+expect_rc 0 "a replay against itself compares in full"
 expect_out 'baseline +breakdown_s\.compute' "the comparison holds the breakdown side by side"
 expect_out 'baseline +iteration_s ' "and the iteration time"
 
