@@ -42,7 +42,7 @@ fi
 
 run_cmd "$DPUSIM" compare tests/data/report-sim.json "$T/sorted.json" --tolerance 0%
 expect_rc 0 "a report with sorted keys (name after metrics, speedup before variants)"
-expect_out 'summary: 37 shared, max \|rel_err\| 0\.00%' "reads back the same figures"
+expect_out 'summary: 41 shared, max \|rel_err\| 0\.00%' "reads back the same figures (37 metrics, 2 collective sizes x time, busbw)"
 run_cmd "$DPUSIM" import "$T/sorted.json" --db "$T/r.db"
 expect_rc 0 "and imports"
 finish
