@@ -18,7 +18,8 @@ HW_PURE_OBJS := \
 	$(BUILD)/backend-hw/pci.o \
 	$(BUILD)/backend-hw/msg.o \
 	$(BUILD)/backend-hw/log.o \
-	$(BUILD)/backend-hw/json.o
+	$(BUILD)/backend-hw/json.o \
+	$(BUILD)/backend-hw/crypt.o
 
 HW_OBJS := $(HW_PURE_OBJS) \
 	$(BUILD)/backend-hw/main.o \
@@ -71,7 +72,9 @@ ALL_BINS += $(BIN)/dpusim-hw
 
 # Unit suites for the pure parts link those objects besides the library.
 UNIT_TESTS += hw_pci hw_msg
-UNIT_TESTS += hw_gemm
+UNIT_TESTS += hw_gemm hw_crypt
+$(BUILD)/tests/test_hw_crypt: $(BUILD)/backend-hw/crypt.o $(BUILD)/backend-hw/log.o \
+	$(BUILD)/backend-hw/xport.o
 $(BUILD)/tests/test_hw_gemm: $(BUILD)/backend-hw/gemm.o $(BUILD)/backend-hw/gpu_none.o \
 	$(BUILD)/backend-hw/log.o
 $(BUILD)/tests/test_hw_pci: $(BUILD)/backend-hw/pci.o

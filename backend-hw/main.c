@@ -96,7 +96,13 @@ static const hw_cmd commands[] = {
 	  "checked before any runs: one that cannot be replayed here refuses the run.\n"
 	  "\n"
 	  "Variants: those whose network the transport stands for (tcp: host-tcp; verbs:\n"
-	  "rdma, or rdma-gdr with --mem cuda). Without -o, the JSON goes to stdout.\n"
+	  "rdma, or rdma-gdr with --mem cuda). A collective scenario's crypto: host\n"
+	  "variants run the sizes again with every message sealed with AES-256-GCM\n"
+	  "(OpenSSL EVP) by its sender and opened, tag checked, by its receiver; info\n"
+	  "VARIANT.crypto_cycles_per_byte (measured) sits beside\n"
+	  "VARIANT.crypto_model_cycles_per_byte (the host-costs profile). Variants not\n"
+	  "run get info VARIANT.not_replayed with the reason. Without -o, the JSON goes\n"
+	  "to stdout.\n"
 	  "Exit status: 0; 1 when a result was wrong; 2 bad input, dead or hung peer.\n"
 	  "Test hook (training): DPUSIM_HW_FAULT=exit:R|corrupt:R.\n",
 	  hw_cmd_replay },

@@ -19,6 +19,7 @@
 #include "backend-hw/bench.h"
 #include "backend-hw/cmd.h"
 #include "backend-hw/comm.h"
+#include "backend-hw/crypt.h"
 #include "backend-hw/log.h"
 #include "backend-hw/mem.h"
 #include "backend-hw/replay.h"
@@ -127,6 +128,22 @@ scn_network hw_replay_network(const replay_opts *o)
 	return strcmp(o->mem, "cuda") ? SCN_NET_RDMA : SCN_NET_RDMA_GDR;
 }
 
+/* Why variant v is not replayed by this run, or NULL when it is: the
+ * network the transport stands for, crypto none or host (host: AES-256-GCM
+ * on the ranks, replay_crypto). */
+static const char *not_replayed(const scn_variant *v, const replay_opts *o)
+{
+	if (v->network != hw_replay_network(o))
+		return "its network is not the one this run's --transport and --mem stand for";
+	if (v->crypto == SCN_CRYPTO_DPU_INLINE)
+		return "crypto dpu-inline needs a DPU's inline IPsec/TLS engine, which dpusim-hw "
+		       "does not drive";
+	if (v->crypto == SCN_CRYPTO_NIC_INLINE)
+		return "crypto nic-inline needs the NIC's inline IPsec/TLS engine, which dpusim-hw "
+		       "does not drive";
+	return NULL;
+}
+
 /* Checks what this backend can replay; a message names what it cannot. */
 static int replayable(const scn_scenario *s, const replay_opts *o, int ranks)
 {
@@ -145,10 +162,10 @@ static int replayable(const scn_scenario *s, const replay_opts *o, int ranks)
 		return hw_fail(2, "%s: the scenario has %d ranks; run it with mpirun -np %d (this run "
 			       "has %d)", o->where, c->ranks, c->ranks, ranks);
 	for (size_t v = 0; v < s->nvariants; v++)
-		any |= s->variants[v].network == hw_replay_network(o);
+		any |= !not_replayed(&s->variants[v], o);
 	if (!any)
 		return hw_fail(2, "%s: no variant has network '%s', which --transport %s --mem %s "
-			       "stands for", o->where, scn_network_name(hw_replay_network(o)), o->transport,
+			       "stands for, and crypto none or host", o->where, scn_network_name(hw_replay_network(o)), o->transport,
 			       o->mem);
 	return 0;
 }
@@ -178,8 +195,8 @@ static int file_sha256(const char *path, char hex[65])
 /* One size, `iters` calls, each refilled, timed alone and verified; *mean_s
  * gets the max over ranks of the mean call time. SIM_EVERIFY on every rank
  * when any result was wrong. */
-static int replay_size(hw_xport *x, size_t bytes, int iters, float *data, float *tmp,
-		       double *mean_s)
+static int replay_size(hw_xport *x, const hw_crypt *c, size_t bytes, int iters, float *data,
+		       float *tmp, double *mean_s)
 {
 	size_t count = bytes / sizeof(float), bad = count;
 	double sum = 0;
@@ -200,14 +217,16 @@ static int replay_size(hw_xport *x, size_t bytes, int iters, float *data, float 
 	if (bad != count)
 		hw_error("all-reduce of %zu bytes gave a wrong sum: element %zu is %g, expected %g",
 			 bytes, bad, (double)data[bad], (double)want);
-	if (!hw_comm_all(bad == count))
+	/* a message failing its tag check was zeroed and logged (crypt.c) */
+	if (!hw_comm_all(bad == count && (!c || c->failed == 0)))
 		return SIM_EVERIFY;
 	*mean_s = hw_comm_max(sum / iters);
 	return 0;
 }
 
 /* Runs every size; rank 0 appends the collectives to `cols` (nsizes long). */
-static int replay_sizes(hw_xport *x, const scn_collective *c, rep_collective *cols)
+static int replay_sizes(hw_xport *x, const hw_crypt *cr, const scn_collective *c,
+			rep_collective *cols)
 {
 	size_t max = 4;
 	float *data, *tmp;
@@ -225,7 +244,7 @@ static int replay_sizes(hw_xport *x, const scn_collective *c, rep_collective *co
 	for (size_t i = 0; i < c->nsizes && !err; i++) {
 		size_t b = (size_t)c->sizes_bytes[i];
 		double t = 0, algbw;
-		err = replay_size(x, b, c->iterations > 0 ? c->iterations : 1, data, tmp, &t);
+		err = replay_size(x, cr, b, c->iterations > 0 ? c->iterations : 1, data, tmp, &t);
 		if (err)
 			break;
 		algbw = (double)b / t / 1e9;
@@ -234,8 +253,9 @@ static int replay_sizes(hw_xport *x, const scn_collective *c, rep_collective *co
 					    .busbw_GBps = algbw * hw_allreduce_bus_factor(x->size) };
 		if (x->rank == 0)
 			printf("  allreduce ring %4d ranks %12zu B  %12.1f us  algbw %8.3f GB/s  busbw "
-			       "%8.3f GB/s  verified x%d\n", x->size, b, t * 1e6, algbw,
-			       cols[i].busbw_GBps, c->iterations > 0 ? c->iterations : 1);
+			       "%8.3f GB/s  verified x%d%s\n", x->size, b, t * 1e6, algbw,
+			       cols[i].busbw_GBps, c->iterations > 0 ? c->iterations : 1,
+			       cr ? "  AES-256-GCM" : "");
 	}
 	free(data);
 	free(tmp);
@@ -280,30 +300,95 @@ int hw_replay_report_new(const scn_scenario *s, const replay_opts *o, rep_report
 	return 0;
 }
 
-/* The report: every variant this transport stands for gets the measured
- * collectives (they share the network path that was run). */
-static int build_report(const scn_scenario *s, const replay_opts *o, const rep_collective *cols,
+/* One pass over the sizes: plain, or through AES-256-GCM (crypto: host);
+ * for the latter, the cipher's cost summed over the ranks. */
+typedef struct coll_pass {
+	rep_collective *cols;
+	bool ran;
+	double cpu_s, bytes, msgs;
+} coll_pass;
+
+static int put_info(rep_report *r, const char *variant, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int put_info(rep_report *r, const char *variant, const char *key, const char *fmt, ...)
+{
+	char k[SCN_NAME_MAX + 64], v[512];
+	va_list ap;
+	snprintf(k, sizeof k, "%s.%s", variant, key);
+	va_start(ap, fmt);
+	vsnprintf(v, sizeof v, fmt, ap);
+	va_end(ap);
+	return rep_set_info(r, k, v) ? SIM_ENOMEM : 0;
+}
+
+/* The measured CPU cost of the cipher next to the one the scenario's
+ * host-costs profile implies (aes_gcm_cycles_per_byte at the scenario
+ * CPU's clock), per byte encrypted or decrypted. Cycles are the measured
+ * thread CPU seconds times this machine's clock (hw_cpu_hz). */
+static int put_crypto_info(rep_report *r, const scn_scenario *s, const scn_variant *v,
+			   const coll_pass *p)
+{
+	const char *src = NULL;
+	double hz = hw_cpu_hz(&src), spb = p->cpu_s / p->bytes;
+	double model_cpb = s->cluster.host_costs.v.host.aes_gcm_cycles_per_byte;
+	double model_hz = s->cluster.cpu.v.cpu.freq_hz;
+	int err = put_info(r, v->name, "crypto_replayed", "AES-256-GCM through OpenSSL EVP on the "
+			   "sending and receiving ranks; %.0f messages, every tag checked", p->msgs) ||
+		  put_info(r, v->name, "crypto_bytes", "%.0f", p->bytes) ||
+		  put_info(r, v->name, "crypto_cpu_s_per_byte", "%.6g", spb) ||
+		  put_info(r, v->name, "crypto_model_cycles_per_byte", "%.6g", model_cpb) ||
+		  put_info(r, v->name, "crypto_model_cpu_s_per_byte", "%.6g", model_cpb / model_hz);
+	if (!err && hz > 0)
+		err = put_info(r, v->name, "crypto_cycles_per_byte", "%.6g", spb * hz) ||
+		      put_info(r, v->name, "crypto_clock_Hz", "%.6g", hz) ||
+		      put_info(r, v->name, "crypto_clock_source", "%s", src ? src : "unknown");
+	else if (!err)
+		err = put_info(r, v->name, "crypto_cycles_per_byte", "unknown: no CPU clock found "
+			       "(compare crypto_cpu_s_per_byte)");
+	return err;
+}
+
+/* One variant's entry: the pass its crypto stands for, or why it was not
+ * replayed (info VARIANT.not_replayed). */
+static int add_variant(rep_report *r, const scn_scenario *s, const replay_opts *o,
+		       const scn_variant *v, const coll_pass pass[2], size_t n)
+{
+	const char *why = not_replayed(v, o);
+	const coll_pass *p = &pass[v->crypto == SCN_CRYPTO_HOST];
+	rep_variant *rv;
+	double total = 0;
+	int err;
+	if (why && v->network != hw_replay_network(o))
+		return put_info(r, v->name, "not_replayed", "network %s: this run (--transport %s "
+				"--mem %s) stands for %s", scn_network_name(v->network), o->transport,
+				o->mem, scn_network_name(hw_replay_network(o)));
+	if (why)
+		return put_info(r, v->name, "not_replayed", "%s", why);
+	if (!(rv = rep_add_variant(r, v->name)))
+		return SIM_ENOMEM;
+	err = hw_replay_set_offload(rv, v);
+	for (size_t i = 0; i < n && !err; i++) {
+		err = rep_variant_add_collective(rv, &p->cols[i]);
+		total += p->cols[i].time_s;
+	}
+	if (!err)
+		err = rep_variant_set_stat(rv, "iteration_s", total, NAN, NAN, NAN);
+	if (!err && v->crypto == SCN_CRYPTO_HOST)
+		err = put_crypto_info(r, s, v, p);
+	return err;
+}
+
+/* The report: every variant this run stands for gets the collectives of
+ * its pass; the others are listed with the reason. */
+static int build_report(const scn_scenario *s, const replay_opts *o, const coll_pass pass[2],
 			size_t n, rep_report **out)
 {
 	rep_report *r = NULL;
 	int err = hw_replay_report_new(s, o, &r);
-	double total = 0;
 	if (err)
 		return err;
-	for (size_t i = 0; i < n; i++)
-		total += cols[i].time_s;
-	for (size_t v = 0; v < s->nvariants && !err; v++) {
-		rep_variant *rv;
-		if (s->variants[v].network != hw_replay_network(o))
-			continue;
-		if (!(rv = rep_add_variant(r, s->variants[v].name)) ||
-		    (err = hw_replay_set_offload(rv, &s->variants[v])))
-			err = err ? err : SIM_ENOMEM;
-		for (size_t i = 0; i < n && !err; i++)
-			err = rep_variant_add_collective(rv, &cols[i]);
-		if (!err)
-			err = rep_variant_set_stat(rv, "iteration_s", total, NAN, NAN, NAN);
-	}
+	for (size_t v = 0; v < s->nvariants && !err; v++)
+		err = add_variant(r, s, o, &s->variants[v], pass, n);
 	if (err) {
 		rep_free(r);
 		return hw_fail(err, "cannot build the replay report: %s", sim_strerror(err));
@@ -327,10 +412,10 @@ int hw_replay_write(const rep_report *r, const replay_opts *o)
 	return err;
 }
 
-static int write_out(const scn_scenario *s, const replay_opts *o, const rep_collective *cols)
+static int write_out(const scn_scenario *s, const replay_opts *o, const coll_pass pass[2])
 {
 	rep_report *r = NULL;
-	int err = build_report(s, o, cols, s->jobs[0].wl.coll.nsizes, &r);
+	int err = build_report(s, o, pass, s->jobs[0].wl.coll.nsizes, &r);
 	if (!err)
 		err = hw_replay_write(r, o);
 	rep_free(r);
@@ -369,13 +454,14 @@ hw_xport *hw_replay_transport(const replay_opts *o, size_t max_msg)
 	return strcmp(o->transport, "verbs") ? hw_tcp_new(&xo) : hw_verbs_new(&xo);
 }
 
-static hw_xport *open_transport(const replay_opts *o, const scn_collective *c)
+/* The largest size (a ring chunk never exceeds the whole). */
+static size_t max_size(const scn_collective *c)
 {
 	size_t max_msg = 0;
-	for (size_t i = 0; i < c->nsizes; i++)  /* a ring chunk never exceeds the whole */
+	for (size_t i = 0; i < c->nsizes; i++)
 		if ((size_t)c->sizes_bytes[i] > max_msg)
 			max_msg = (size_t)c->sizes_bytes[i];
-	return hw_replay_transport(o, max_msg);
+	return max_msg;
 }
 
 /* Can this run replay s (one sweep point, or the scenario)? 0, or 2 with
@@ -392,29 +478,107 @@ static int point_check(const scn_scenario *s, const replay_opts *o)
 	return err;
 }
 
-/* A collective scenario on these ranks. Exit status 0, 1 (a wrong result)
- * or 2, the same on every rank. */
-static int replay_coll(const scn_scenario *s, const replay_opts *o)
+/* DPUSIM_HW_FAULT=tamper:RANK (a fault hook for tests): that rank flips a
+ * ciphertext byte of every message of the crypto: host pass. *rank -1 when
+ * unset; 2 (said) when malformed. */
+static int tamper_rank(int *rank)
 {
-	rep_collective *cols = calloc(s->jobs[0].wl.coll.nsizes, sizeof *cols);
-	hw_xport *x = NULL;
-	int err = cols ? 0 : hw_fail(2, "out of memory"), st;
-	if (!hw_comm_all(err == 0))
-		return free(cols), 2;
-	x = open_transport(o, &s->jobs[0].wl.coll);
-	err = x ? 0 : SIM_EPEER;
+	const char *f = getenv("DPUSIM_HW_FAULT");
+	char tail;
+	*rank = -1;
+	if (!f || !*f)
+		return 0;
+	if (sscanf(f, "tamper:%d%c", rank, &tail) != 1 || *rank < 0)
+		return hw_replay_usage("DPUSIM_HW_FAULT='%s': the collective replay takes tamper:RANK",
+				       f);
+	return 0;
+}
+
+/* The pass's key: the same on every rank, from the scenario's seed. A
+ * replay measures the cipher's cost; the key protects nothing secret. */
+static int replay_key(uint64_t seed, unsigned char key[HW_CRYPT_KEY])
+{
+	char text[64];
+	unsigned len = 0;
+	int n = snprintf(text, sizeof text, "dpusim-hw replay key, seed %llu",
+			 (unsigned long long)seed);
+	if (EVP_Digest(text, (size_t)n, key, &len, EVP_sha256(), NULL) != 1 || len != HW_CRYPT_KEY)
+		return hw_fail(SIM_EIO, "cannot derive the AES-256-GCM key (SHA-256 failed)");
+	return 0;
+}
+
+/* The crypto: host pass: every message sealed by its sender and opened by
+ * its receiver; the cipher's CPU time and bytes summed over the ranks. */
+static int crypto_pass(hw_xport *x, const scn_scenario *s, int tamper, coll_pass *p)
+{
+	const scn_collective *coll = &s->jobs[0].wl.coll;
+	unsigned char key[HW_CRYPT_KEY];
+	hw_crypt c = { 0 };
+	hw_xport *cx = NULL;
+	int err = replay_key(s->seed, key);
+	if (!err && !(err = hw_crypt_init(&c, key)) &&
+	    !(cx = hw_crypt_xport_new(x, &c, max_size(coll), tamper == x->rank)))
+		err = hw_fail(SIM_ENOMEM, "out of memory for the AES-256-GCM buffers");
+	if (!err && x->rank == 0)
+		printf("crypto host: AES-256-GCM (OpenSSL EVP) on every rank\n");
+	if (!err)
+		err = replay_sizes(cx, &c, coll, p->cols);
+	if (!err) {
+		p->cpu_s = hw_comm_sum(c.cpu_s);
+		p->bytes = hw_comm_sum((double)c.bytes);
+		p->msgs = hw_comm_sum((double)c.sealed);
+	}
+	hw_xport_free(cx);
+	hw_crypt_fini(&c);
+	return err;
+}
+
+/* Which passes the variants need: [0] plain, [1] crypto host. */
+static void passes_wanted(const scn_scenario *s, const replay_opts *o, coll_pass pass[2])
+{
+	for (size_t v = 0; v < s->nvariants; v++)
+		if (!not_replayed(&s->variants[v], o))
+			pass[s->variants[v].crypto == SCN_CRYPTO_HOST].ran = true;
+}
+
+static int run_passes(const scn_scenario *s, const replay_opts *o, coll_pass pass[2], int tamper)
+{
+	/* room for the tag: the crypto pass sends through the same transport */
+	hw_xport *x = hw_replay_transport(o, max_size(&s->jobs[0].wl.coll) + HW_CRYPT_TAG);
+	int err = x ? 0 : SIM_EPEER;
 	if (x && hw_comm_rank() == 0)
 		printf("dpusim-hw replay %s: %d ranks over %s\n", s->name, x->size, o->transport);
-	if (!err)
-		err = replay_sizes(x, &s->jobs[0].wl.coll, cols);
+	if (!err && pass[0].ran)
+		err = replay_sizes(x, NULL, &s->jobs[0].wl.coll, pass[0].cols);
+	if (!err && pass[1].ran)
+		err = crypto_pass(x, s, tamper, &pass[1]);
 	hw_xport_free(x);
+	return err;
+}
+
+/* A collective scenario on these ranks. Exit status 0, 1 (a wrong result,
+ * or a message failing its tag check) or 2, the same on every rank. */
+static int replay_coll(const scn_scenario *s, const replay_opts *o)
+{
+	size_t n = s->jobs[0].wl.coll.nsizes;
+	coll_pass pass[2] = { { .cols = calloc(n, sizeof(rep_collective)) },
+			      { .cols = calloc(n, sizeof(rep_collective)) } };
+	int tamper = -1, st;
+	int err = pass[0].cols && pass[1].cols ? 0 : hw_fail(2, "out of memory");
+	if (!err)
+		err = tamper_rank(&tamper);
+	if (!hw_comm_all(err == 0))
+		return free(pass[0].cols), free(pass[1].cols), 2;
+	passes_wanted(s, o, pass);
+	err = run_passes(s, o, pass, tamper);
 	if (err && err != SIM_EVERIFY && err != SIM_EPEER) {
 		hw_error("replay failed (%s); ending every rank", sim_strerror(err));
 		hw_comm_abort(2);
 	}
 	if (!err && hw_comm_rank() == 0)
-		err = write_out(s, o, cols);
-	free(cols);
+		err = write_out(s, o, pass);
+	free(pass[0].cols);
+	free(pass[1].cols);
 	st = err == SIM_EVERIFY ? 1 : err ? 2 : 0;
 	/* rank 0 alone writes: the others learn whether that worked */
 	return !hw_comm_all(st == 0) && st == 0 ? 2 : st;

@@ -5,6 +5,7 @@ E2E_TESTS += readme.sh run-table.sh help-options.sh run-trace.sh conventions.sh
 E2E_TESTS += plot-words.sh
 E2E_TESTS += hw-probe.sh hw-tcp.sh hw-replay.sh
 E2E_TESTS += hw-replay-train.sh hw-hostile.sh lab-net.sh
+E2E_TESTS += hw-replay-crypto.sh
 E2E_TESTS += check-scenarios.sh bad-input.sh check-run.sh
 E2E_TESTS += yaml-input.sh
 E2E_TESTS += effects.sh
