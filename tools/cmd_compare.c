@@ -87,28 +87,41 @@ static bool stat_part(const rep_variant *v, const char *name, int part, double *
  * size's of the same (op, algo, ranks) in the same report. With
  * t = alpha + n / beta, algbw reaches beta / 2 where the latency term equals
  * the transfer term: below that size latency dominates. The largest size
- * stands for beta; a group with one size has none to compare with. */
-static enum regime classify(const rep_variant *v, const rep_collective *c)
+ * stands for beta; a group with one size has none to compare with.
+ * One pass per group (reg[] starts REG_NONE, seen[] false), so a report of
+ * thousands of sizes in a few groups costs linear time. */
+static bool same_group(const rep_collective *x, const rep_collective *y)
 {
-	const rep_collective *big = c;
-	size_t n = 0;
-	for (size_t i = 0; v && i < rep_variant_ncollectives(v); i++) {
-		const rep_collective *o = rep_variant_collective(v, i);
-		if (strcmp(o->op, c->op) || strcmp(o->algo, c->algo) || o->ranks != c->ranks)
+	return !strcmp(x->op, y->op) && !strcmp(x->algo, y->algo) && x->ranks == y->ranks;
+}
+
+static void classify_all(const rep_variant *v, enum regime *reg, bool *seen)
+{
+	size_t n = rep_variant_ncollectives(v);
+	for (size_t i = 0; i < n; i++) {
+		const rep_collective *c = rep_variant_collective(v, i), *big = c;
+		size_t members = 0;
+		if (seen[i])
 			continue;
-		n++;
-		if (o->bytes > big->bytes)
-			big = o;
+		for (size_t j = i; j < n; j++) {
+			const rep_collective *o = rep_variant_collective(v, j);
+			if (!seen[j] && same_group(o, c) && (members++, o->bytes > big->bytes))
+				big = o;
+		}
+		for (size_t j = i; j < n; j++) {
+			const rep_collective *o = rep_variant_collective(v, j);
+			if (seen[j] || !same_group(o, c))
+				continue;
+			seen[j] = true;
+			if (members > 1 && big->algbw_GBps > 0)
+				reg[j] = o->algbw_GBps >= 0.5 * big->algbw_GBps ? REG_BW : REG_LAT;
+		}
 	}
-	if (n < 2 || !(big->algbw_GBps > 0))
-		return REG_NONE;
-	return c->algbw_GBps >= 0.5 * big->algbw_GBps ? REG_BW : REG_LAT;
 }
 
 static bool same_size(const rep_collective *x, const rep_collective *y)
 {
-	return !strcmp(x->op, y->op) && !strcmp(x->algo, y->algo) && x->ranks == y->ranks &&
-	       x->bytes == y->bytes;
+	return same_group(x, y) && x->bytes == y->bytes;
 }
 
 /* Rows time_s and busbw_GBps of one size; ca or cb NULL: one-sided. */
@@ -133,26 +146,47 @@ static int add_coll_pair(struct table *t, const char *name, const rep_collective
 	return err;
 }
 
+/* The row of vb matching ca and not used yet, searched from *hint on (the
+ * row after the last match: two reports usually list sizes in one order). */
+static const rep_collective *match(const rep_collective *ca, const rep_variant *vb, bool *used,
+				   size_t *hint, size_t *at)
+{
+	size_t nb = rep_variant_ncollectives(vb);
+	for (size_t k = 0; k < nb; k++) {
+		size_t j = (*hint + k) % nb;
+		if (!used[j] && same_size(ca, rep_variant_collective(vb, j))) {
+			used[j] = true;
+			*hint = j + 1;
+			*at = j;
+			return rep_variant_collective(vb, j);
+		}
+	}
+	return NULL;
+}
+
 /* Collective rows of a variant both reports hold, matched per size. */
 static int add_coll_rows(struct table *t, const char *name, const rep_variant *va,
 			 const rep_variant *vb)
 {
 	size_t na = rep_variant_ncollectives(va), nb = rep_variant_ncollectives(vb);
-	bool *used = calloc(nb ? nb : 1, sizeof *used);
-	int err = used ? 0 : SIM_ENOMEM;
+	size_t nr = t->ref_is_b ? nb : na, hint = 0, at = 0;
+	bool *used = calloc(nb + 1, sizeof *used), *seen = calloc(nr + 1, sizeof *seen);
+	enum regime *reg = calloc(nr + 1, sizeof *reg);
+	int err = used && seen && reg ? 0 : SIM_ENOMEM;
+	if (!err)
+		classify_all(t->ref_is_b ? vb : va, reg, seen);
 	for (size_t i = 0; !err && i < na; i++) {
-		const rep_collective *ca = rep_variant_collective(va, i), *cb = NULL;
-		for (size_t j = 0; !cb && j < nb; j++)
-			if (!used[j] && same_size(ca, rep_variant_collective(vb, j)))
-				used[j] = true, cb = rep_variant_collective(vb, j);
-		enum regime reg = t->ref_is_b ? (cb ? classify(vb, cb) : REG_NONE)
-					      : classify(va, ca);
-		err = add_coll_pair(t, name, ca, cb, reg);
+		const rep_collective *ca = rep_variant_collective(va, i);
+		const rep_collective *cb = match(ca, vb, used, &hint, &at);
+		enum regime g = !cb ? REG_NONE : reg[t->ref_is_b ? at : i];
+		err = add_coll_pair(t, name, ca, cb, g);
 	}
 	for (size_t j = 0; !err && j < nb; j++)
 		if (!used[j])
 			err = add_coll_pair(t, name, NULL, rep_variant_collective(vb, j), REG_NONE);
 	free(used);
+	free(seen);
+	free(reg);
 	return err;
 }
 
