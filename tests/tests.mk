@@ -37,3 +37,4 @@ E2E_TESTS += import-exact.sh
 E2E_TESTS += plot-scale.sh
 E2E_TESTS += variant-hardware.sh nccl-sockets.sh
 E2E_TESTS += report-scale.sh
+E2E_TESTS += metamorphic.sh

@@ -31,6 +31,17 @@ REL = 1e-4
 # monotone (0.549 -> 0.490 -> 0.490 s at 100/200/400 Gb/s) when it does not
 # (mem_bw 9 TB/s). "Never slower" for a hardware change holds within REL_SHARED.
 REL_SHARED = 5e-4
+# Violations the model still has, open in issue 16: printed on stderr as
+# known, not counted, and reported as fixed (a failure, so the entry is
+# removed) when they no longer occur. (check, faster, slower) as ordered()
+# names them.
+KNOWN = {
+    # NCCL's tuner model picks tree for host-tcp and ring for rdma on the
+    # two-replica data-parallel all-reduce; with ECMP on the fat tree the
+    # ring's flows collide on uplinks the uncontended estimate does not see,
+    # so the ring runs slower than the tree (2.96 against 3.90 GB/s busbw).
+    ("70b-fat-tree: transports", "rdma", "host-tcp"),
+}
 DPUSIM, TMP = sys.argv[1], sys.argv[2]
 RUNS = {}
 CX7 = {"profile": "ConnectX-7-NDR", "rdma_latency": "0.6us"}
@@ -167,8 +178,14 @@ def ordered(desc, scn, order):
         return not_ok("%s: run failed: %s" % (desc, rep["error"]))
     times = [iteration(rep, v) for v in order]
     for (va, ta), (vb, tb) in zip(zip(order, times), zip(order[1:], times[1:])):
-        if ta <= tb * (1 + REL):
+        known = (desc, va, vb) in KNOWN
+        if ta <= tb * (1 + REL) and known:
+            not_ok("%s: %s <= %s holds now: remove it from KNOWN" % (desc, va, vb))
+        elif ta <= tb * (1 + REL):
             ok("%s: %s %.6g s <= %s %.6g s" % (desc, va, ta, vb, tb))
+        elif known:
+            sys.stderr.write("# known violation (issue 16): %s: %s %.6g s is slower than %s "
+                             "%.6g s (+%.2f%%)\n" % (desc, va, ta, vb, tb, 100 * (ta / tb - 1)))
         else:
             not_ok("%s: %s %.6g s is SLOWER than %s %.6g s (+%.2f%%)" %
                    (desc, va, ta, vb, tb, 100 * (ta / tb - 1)))
