@@ -469,13 +469,16 @@ void scn_sweep_point_msgs(const scn_scenario *s, size_t i, const diag *pd, diag 
 	}
 }
 
-/* Every point must resolve: a sweep that breaks halfway is caught here. */
+/* Every point must resolve: a sweep that breaks halfway is caught here.
+ * Messages already in d (the scenario's own) are not repeated per point. */
 static int validate_points(const scn_scenario *s, diag *d)
 {
 	diag *seen = diag_new();
 	size_t bad = 0;
 	if (!seen)
 		return SIM_ENOMEM;
+	for (size_t k = 0; k < diag_count(d) && k < DIAG_MAX; k++)
+		diag_add(seen, NULL, 0, 0, "%s", diag_msg(d, k));
 	for (size_t i = 0; i < s->sweep.points && bad < MAX_REPORTED_POINTS; i++) {
 		diag *pd = diag_new();
 		scn_scenario *p = NULL;
@@ -492,6 +495,25 @@ static int validate_points(const scn_scenario *s, diag *d)
 	return bad ? SIM_EPARSE : SIM_OK;
 }
 
+/* The scenario itself did not resolve: its sweep's points are checked all
+ * the same, so a bad sweep key or value is reported in the same pass as the
+ * scenario's other errors rather than after they are mended. */
+static void validate_points_anyway(scn_src *src, const char *file, diag *d)
+{
+	scn_scenario *s = calloc(1, sizeof *s);
+	diag *quiet = diag_new();
+	if (s && quiet && (s->file = strdup(file))) {
+		scn_rd r = { .d = quiet, .ps = src->ps };
+		s->src = src;
+		src->refs++;
+		read_sweep(&r, s, src->sweep); /* its own errors are d's already */
+		if (!diag_count(quiet) && s->sweep.naxes)
+			validate_points(s, d);
+	}
+	scn_free(s);
+	diag_free(quiet);
+}
+
 static int finish(scn_src *src, const char *file, scn_scenario **out, diag *d)
 {
 	scn_scenario *s = NULL;
@@ -506,6 +528,8 @@ static int finish(scn_src *src, const char *file, scn_scenario **out, diag *d)
 		break;
 	}
 	rc = resolve(src, src->root, file, &s, d);
+	if (rc == SIM_EPARSE && src->sweep)
+		validate_points_anyway(src, file, d);
 	src_release(src);
 	if (!rc && s->sweep.naxes && (rc = validate_points(s, d)))
 		scn_free(s), s = NULL;
