@@ -305,7 +305,7 @@ int hw_replay_report_new(const scn_scenario *s, const replay_opts *o, rep_report
 typedef struct coll_pass {
 	rep_collective *cols;
 	bool ran;
-	double cpu_s, bytes, msgs;
+	hw_crypt_cost cost;
 } coll_pass;
 
 static int put_info(rep_report *r, const char *variant, const char *key, const char *fmt, ...)
@@ -325,8 +325,8 @@ static int put_info(rep_report *r, const char *variant, const char *key, const c
  * host-costs profile implies (aes_gcm_cycles_per_byte at the scenario
  * CPU's clock), per byte encrypted or decrypted. Cycles are the measured
  * thread CPU seconds times this machine's clock (hw_cpu_hz). */
-static int put_crypto_info(rep_report *r, const scn_scenario *s, const scn_variant *v,
-			   const coll_pass *p)
+int hw_replay_crypto_info(rep_report *r, const scn_scenario *s, const scn_variant *v,
+			  const hw_crypt_cost *p)
 {
 	const char *src = NULL;
 	double hz = hw_cpu_hz(&src), spb = p->cpu_s / p->bytes;
@@ -374,7 +374,7 @@ static int add_variant(rep_report *r, const scn_scenario *s, const replay_opts *
 	if (!err)
 		err = rep_variant_set_stat(rv, "iteration_s", total, NAN, NAN, NAN);
 	if (!err && v->crypto == SCN_CRYPTO_HOST)
-		err = put_crypto_info(r, s, v, p);
+		err = hw_replay_crypto_info(r, s, v, &p->cost);
 	return err;
 }
 
@@ -494,9 +494,7 @@ static int tamper_rank(int *rank)
 	return 0;
 }
 
-/* The pass's key: the same on every rank, from the scenario's seed. A
- * replay measures the cipher's cost; the key protects nothing secret. */
-static int replay_key(uint64_t seed, unsigned char key[HW_CRYPT_KEY])
+int hw_replay_key(uint64_t seed, unsigned char key[HW_CRYPT_KEY])
 {
 	char text[64];
 	unsigned len = 0;
@@ -507,6 +505,13 @@ static int replay_key(uint64_t seed, unsigned char key[HW_CRYPT_KEY])
 	return 0;
 }
 
+void hw_replay_crypto_cost(const hw_crypt *c, hw_crypt_cost *out)
+{
+	out->cpu_s = hw_comm_sum(c->cpu_s);
+	out->bytes = hw_comm_sum((double)c->bytes);
+	out->msgs = hw_comm_sum((double)c->sealed);
+}
+
 /* The crypto: host pass: every message sealed by its sender and opened by
  * its receiver; the cipher's CPU time and bytes summed over the ranks. */
 static int crypto_pass(hw_xport *x, const scn_scenario *s, int tamper, coll_pass *p)
@@ -515,7 +520,7 @@ static int crypto_pass(hw_xport *x, const scn_scenario *s, int tamper, coll_pass
 	unsigned char key[HW_CRYPT_KEY];
 	hw_crypt c = { 0 };
 	hw_xport *cx = NULL;
-	int err = replay_key(s->seed, key);
+	int err = hw_replay_key(s->seed, key);
 	if (!err && !(err = hw_crypt_init(&c, key)) &&
 	    !(cx = hw_crypt_xport_new(x, &c, max_size(coll), tamper == x->rank)))
 		err = hw_fail(SIM_ENOMEM, "out of memory for the AES-256-GCM buffers");
@@ -523,11 +528,8 @@ static int crypto_pass(hw_xport *x, const scn_scenario *s, int tamper, coll_pass
 		printf("crypto host: AES-256-GCM (OpenSSL EVP) on every rank\n");
 	if (!err)
 		err = replay_sizes(cx, &c, coll, p->cols);
-	if (!err) {
-		p->cpu_s = hw_comm_sum(c.cpu_s);
-		p->bytes = hw_comm_sum((double)c.bytes);
-		p->msgs = hw_comm_sum((double)c.sealed);
-	}
+	if (!err)
+		hw_replay_crypto_cost(&c, &p->cost);
 	hw_xport_free(cx);
 	hw_crypt_fini(&c);
 	return err;

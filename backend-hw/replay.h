@@ -4,6 +4,7 @@
 #ifndef DPUSIM_HW_REPLAY_H
 #define DPUSIM_HW_REPLAY_H
 
+#include "backend-hw/crypt.h"
 #include "backend-hw/xport.h"
 #include "models/scenario.h"
 #include "tools/report.h"
@@ -45,6 +46,20 @@ int hw_replay_train_check(const scn_scenario *s, const replay_opts *o, int ranks
  * scenario loaded). Exit status: 0; 1 when a GEMM or all-reduce result was
  * wrong; 2 bad input or failure. Every rank returns the same status. */
 int hw_replay_train(const scn_scenario *s, const replay_opts *o);
+
+/* crypto: host: the AES-256-GCM key of a replay, the same on every rank,
+ * from the scenario's seed (the replay measures the cipher's cost; the key
+ * protects nothing secret). 0 or SIM_EIO. */
+int hw_replay_key(uint64_t seed, unsigned char key[HW_CRYPT_KEY]);
+/* What the cipher cost, summed over the ranks (a collective call). */
+typedef struct hw_crypt_cost {
+	double cpu_s, bytes, msgs;
+} hw_crypt_cost;
+void hw_replay_crypto_cost(const hw_crypt *c, hw_crypt_cost *out);
+/* Info VARIANT.crypto_*: the measured cost per byte beside the one the
+ * scenario's host-costs profile implies. 0 or SIM_ENOMEM. */
+int hw_replay_crypto_info(rep_report *r, const scn_scenario *s, const scn_variant *v,
+			  const hw_crypt_cost *p);
 
 /* The replay's transport (o->transport: tcp or verbs) for messages of up
  * to max_msg bytes, or NULL (the error is logged). */

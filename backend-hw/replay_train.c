@@ -213,6 +213,16 @@ static void loader_start(loader *l, long b)
 	pthread_mutex_unlock(&l->mu);
 }
 
+/* Back to "nothing read" for another pass from batch 0 (the thread idle:
+ * the last batch asked for was waited for); else a one-iteration pass
+ * would find batch 0 already done and measure no read. */
+static void loader_rewind(loader *l)
+{
+	pthread_mutex_lock(&l->mu);
+	l->want = l->done = -1;
+	pthread_mutex_unlock(&l->mu);
+}
+
 /* Waits until the batch asked for is read. 0 or the read's error. */
 static int loader_wait(loader *l)
 {
@@ -291,12 +301,27 @@ static double token_bytes(uint32_t vocab)
 	return vocab < 65500 ? 2 : 4;
 }
 
-/* A variant this run stands for: the transport's network, storage through
- * the host when data is read, no crypto or virtual switch (not replayed). */
+/* Why this run does not replay variant v, or NULL when it does: the
+ * transport's network, storage through the host when data is read, crypto
+ * none or host (host: a second pass with the gradients sealed with
+ * AES-256-GCM), no virtual switch. */
+static const char *why_not(const scn_variant *v, const replay_opts *o)
+{
+	if (v->network != hw_replay_network(o))
+		return "its network is not the one this run's --transport and --mem stand for";
+	if (o->data && v->storage != SCN_STOR_HOST)
+		return "--data reads through the host; its storage is not host";
+	if (v->crypto != SCN_CRYPTO_NONE && v->crypto != SCN_CRYPTO_HOST)
+		return "its crypto needs an inline IPsec/TLS engine (DPU or NIC), which dpusim-hw "
+		       "does not drive";
+	if (v->vswitch != SCN_VSW_NONE)
+		return "a virtual switch is not replayed";
+	return NULL;
+}
+
 static bool stands_for(const scn_variant *v, const replay_opts *o)
 {
-	return v->network == hw_replay_network(o) && (!o->data || v->storage == SCN_STOR_HOST) &&
-	       v->crypto == SCN_CRYPTO_NONE && v->vswitch == SCN_VSW_NONE;
+	return !why_not(v, o);
 }
 
 static int parse_fault(plan *p)
@@ -334,8 +359,8 @@ static int plan_of(const scn_scenario *s, const replay_opts *o, int ranks, plan 
 				      "each; run it with mpirun -np %d (this run has %d)", o->where,
 				      t->dp, t->dp, ranks);
 	else if (!p->v)
-		err = hw_replay_usage("%s: no variant has network '%s'%s, crypto none and vswitch "
-				      "none, which --transport %s --mem %s stands for", o->where,
+		err = hw_replay_usage("%s: no variant has network '%s'%s, crypto none or host and "
+				      "vswitch none, which --transport %s --mem %s stands for", o->where,
 				      scn_network_name(hw_replay_network(o)),
 				      o->data ? ", storage host (--data reads through the host)" : "",
 				      o->transport, o->mem);
@@ -603,30 +628,48 @@ static int put_info(rep_report *r, const replay_opts *o, const plan *p, const me
 	return err ? SIM_ENOMEM : 0;
 }
 
+/* One variant's entry: the pass its crypto stands for (m[1]: crypto
+ * host), or why it was not replayed (info VARIANT.not_replayed). */
+static int add_variant(rep_report *r, const scn_scenario *s, const replay_opts *o, const plan *p,
+		       const scn_variant *v, const measured m[2], const hw_crypt_cost *cost,
+		       const loader *l)
+{
+	const char *why = why_not(v, o);
+	rep_variant *rv;
+	int err;
+	char key[SCN_NAME_MAX + 32];
+	if (why) {
+		snprintf(key, sizeof key, "%s.not_replayed", v->name);
+		return rep_set_info(r, key, why) ? SIM_ENOMEM : 0;
+	}
+	if (!(rv = rep_add_variant(r, v->name)))
+		return SIM_ENOMEM;
+	err = hw_replay_set_offload(rv, v);
+	if (!err)
+		err = put_variant(rv, s, p, &m[v->crypto == SCN_CRYPTO_HOST], l);
+	if (!err && v->crypto == SCN_CRYPTO_HOST)
+		err = hw_replay_crypto_info(r, s, v, cost);
+	return err;
+}
+
 static int report(const scn_scenario *s, const replay_opts *o, const plan *p,
-		  const measured *m, const loader *l, const hw_gemm *g)
+		  const measured m[2], const hw_crypt_cost *cost, const loader *l,
+		  const hw_gemm *g)
 {
 	rep_report *r = NULL;
-	double fps = hw_comm_sum(m->compute_s > 0 ? m->flops_done / m->compute_s : 0) /
+	/* the FLOP rate of the first pass run */
+	const measured *m0 = m[0].n ? &m[0] : &m[1];
+	double fps = hw_comm_sum(m0->compute_s > 0 ? m0->flops_done / m0->compute_s : 0) /
 		     hw_comm_size();
 	int err = 0;
 	if (hw_comm_rank() != 0)
 		return 0;
 	if ((err = hw_replay_report_new(s, o, &r)))
 		return err;
-	for (size_t v = 0; v < s->nvariants && !err; v++) {
-		rep_variant *rv;
-		if (!stands_for(&s->variants[v], o))
-			continue;
-		if (!(rv = rep_add_variant(r, s->variants[v].name)))
-			err = SIM_ENOMEM;
-		if (!err)
-			err = hw_replay_set_offload(rv, &s->variants[v]);
-		if (!err)
-			err = put_variant(rv, s, p, m, l);
-	}
+	for (size_t v = 0; v < s->nvariants && !err; v++)
+		err = add_variant(r, s, o, p, &s->variants[v], m, cost, l);
 	if (!err)
-		err = put_info(r, o, p, m, l, g, fps);
+		err = put_info(r, o, p, m0, l, g, fps);
 	if (!err)
 		err = rep_compute_speedup(r);
 	if (err)
@@ -644,13 +687,57 @@ static int report(const scn_scenario *s, const replay_opts *o, const plan *p,
 
 static hw_xport *open_transport(const replay_opts *o, const plan *p)
 {
-	return hw_replay_transport(o, p->grad_count * sizeof(float));
+	/* room for the tag: the crypto: host pass sends through it too */
+	return hw_replay_transport(o, p->grad_count * sizeof(float) + HW_CRYPT_TAG);
+}
+
+/* The crypto: host pass: the same iterations with every gradient message
+ * sealed by its sender and opened, tag checked, by its receiver. */
+static int crypto_pass(hw_xport *x, const scn_scenario *s, hw_gemm *g, loader *l,
+		       const plan *p, measured *m, hw_crypt_cost *cost)
+{
+	unsigned char key[HW_CRYPT_KEY];
+	hw_crypt c = { 0 };
+	hw_xport *cx = NULL;
+	int err = hw_replay_key(s->seed, key);
+	if (!err && !(err = hw_crypt_init(&c, key)) &&
+	    !(cx = hw_crypt_xport_new(x, &c, p->grad_count * sizeof(float), false)))
+		err = hw_fail(SIM_ENOMEM, "out of memory for the AES-256-GCM buffers");
+	if (!err && x->rank == 0)
+		printf("crypto host: the gradients sealed with AES-256-GCM (OpenSSL EVP) on every "
+		       "rank\n");
+	if (!err)
+		err = run_iterations(cx, g, l, p, m);
+	if (!err)
+		hw_replay_crypto_cost(&c, cost);
+	hw_xport_free(cx);
+	hw_crypt_fini(&c);
+	return err;
+}
+
+/* The passes the variants need: plain (crypto none), crypto host. */
+static int run_passes(hw_xport *x, const scn_scenario *s, const replay_opts *o, hw_gemm *g,
+		      loader *l, const plan *p, measured m[2], hw_crypt_cost *cost)
+{
+	bool want[2] = { false, false };
+	int err = 0;
+	for (size_t v = 0; v < s->nvariants; v++)
+		if (stands_for(&s->variants[v], o))
+			want[s->variants[v].crypto == SCN_CRYPTO_HOST] = true;
+	if (want[0])
+		err = run_iterations(x, g, l, p, &m[0]);
+	if (!err && want[1] && l && want[0])
+		loader_rewind(l);
+	if (!err && want[1])
+		err = crypto_pass(x, s, g, l, p, &m[1], cost);
+	return err;
 }
 
 int hw_replay_train(const scn_scenario *s, const replay_opts *o)
 {
 	plan p = { 0 };
-	measured m = { 0 };
+	measured m[2] = { { 0 }, { 0 } };
+	hw_crypt_cost cost = { 0 };
 	loader ld = { 0 }, *l = NULL;
 	hw_gemm *g = NULL;
 	hw_xport *x = NULL;
@@ -661,7 +748,8 @@ int hw_replay_train(const scn_scenario *s, const replay_opts *o)
 	}
 	if (!err && (err = hw_gemm_open(o->compute, p.gemm_n, &g)))
 		err = 2;
-	if (!err && !(m.iter_s = calloc(p.cfg.iterations, sizeof *m.iter_s)))
+	if (!err && (!(m[0].iter_s = calloc(p.cfg.iterations, sizeof *m[0].iter_s)) ||
+		     !(m[1].iter_s = calloc(p.cfg.iterations, sizeof *m[1].iter_s))))
 		err = hw_fail(2, "out of memory");
 	if (!hw_comm_all(err == 0)) {
 		err = 2;
@@ -678,13 +766,13 @@ int hw_replay_train(const scn_scenario *s, const replay_opts *o)
 		       p.v->name, x->size, o->transport, hw_gemm_describe(g), p.flops,
 		       p.flops_full, o->scale, p.grad_count * sizeof(float),
 		       l ? "data from --data" : "no data read");
-	err = run_iterations(x, g, l, &p, &m);
+	err = run_passes(x, s, o, g, l, &p, m, &cost);
 	if (err && err != SIM_EVERIFY) {
 		hw_error("replay failed (%s); ending every rank", sim_strerror(err));
 		hw_comm_abort(2);
 	}
 	if (!err)
-		err = report(s, o, &p, &m, l, g) ? 2 : 0;
+		err = report(s, o, &p, m, &cost, l, g) ? 2 : 0;
 	if (!hw_comm_all(err == 0) && !err)
 		err = 2;
 	err = err == SIM_EVERIFY ? 1 : err ? 2 : 0;
@@ -693,7 +781,8 @@ out:
 	hw_gemm_close(g);
 	if (l)
 		loader_free(l);
-	free(m.iter_s);
+	free(m[0].iter_s);
+	free(m[1].iter_s);
 	diag_free(p.notes);
 	return err;
 }

@@ -54,4 +54,40 @@ run_cmd env DPUSIM_HW_FAULT=tamper "${MPIRUN[@]}" -np 2 -x DPUSIM_HW_FAULT "$HW"
 expect_rc 2 "a malformed fault hook is refused"
 expect_err "DPUSIM_HW_FAULT='tamper': the collective replay takes tamper:RANK" "plainly"
 
+# The training replay: a second pass of the iterations with the gradients
+# sealed, for the crypto: host variant; rdma listed as not replayed.
+cat >"$E2E_TMP/train.yaml" <<'YAML'
+name: two-replicas-crypto
+seed: 5
+cluster: { nodes: 2, gpus_per_node: 8, gpu: H100-SXM5, cpu: Xeon-8480C, host_costs: host-costs-linux,
+           nic: { profile: ConnectX-7-NDR, rdma_latency: 0.6us }, nics_per_node: 8,
+           fabric: { topology: single-switch, switch: { profile: QM9700-NDR, latency: 130ns } } }
+workload: { model: llama2-7b, precision: bf16, parallelism: { tp: 8, pp: 1, dp: auto },
+            batch: { global: 8, micro: 1 }, iterations: 1 }
+variants:
+  - { name: baseline, network: host-tcp }
+  - { name: tls-host, network: host-tcp, crypto: host }
+  - { name: rdma, network: rdma }
+YAML
+run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$E2E_TMP/train.yaml" --scale 0.00001 -o "$E2E_TMP/train.json"
+expect_rc 0 "training replay with a crypto: host variant"
+expect_out '^crypto host: the gradients sealed with AES-256-GCM' "runs the sealed pass"
+if python3 - "$E2E_TMP/train.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+info = d["info"]
+assert [v["name"] for v in d["variants"]] == ["baseline", "tls-host"], d["variants"]
+for v in d["variants"]:
+    assert v["metrics"]["iteration_s"]["mean"] > 0 and v["collectives"][0]["time_s"] > 0
+assert "every tag checked" in info["tls-host.crypto_replayed"]
+# the sealed pass alone: 2 iterations (warm-up included) x 2 ranks x 2 ring
+# steps of half the gradients, each message sealed once and opened once
+g = d["variants"][1]["collectives"][0]["bytes"]
+assert int(info["tls-host.crypto_bytes"]) == 2 * 2 * 2 * 2 * (g // 2), (info, g)
+cpb = float(info["tls-host.crypto_cycles_per_byte"])
+assert 0.1 < cpb < 100, cpb
+assert "rdma.not_replayed" in info and "baseline.not_replayed" not in info
+PY
+then ok "the training report has the crypto cost of the sealed gradients"; else not_ok "training crypto report"; fi
+
 finish
