@@ -130,7 +130,7 @@ scn_network hw_replay_network(const replay_opts *o)
 
 /* Why variant v is not replayed by this run, or NULL when it is: the
  * network the transport stands for, crypto none or host (host: AES-256-GCM
- * on the ranks, replay_crypto). */
+ * on the ranks, crypto_pass), no virtual switch (as the training replay). */
 static const char *not_replayed(const scn_variant *v, const replay_opts *o)
 {
 	if (v->network != hw_replay_network(o))
@@ -141,6 +141,8 @@ static const char *not_replayed(const scn_variant *v, const replay_opts *o)
 	if (v->crypto == SCN_CRYPTO_NIC_INLINE)
 		return "crypto nic-inline needs the NIC's inline IPsec/TLS engine, which dpusim-hw "
 		       "does not drive";
+	if (v->vswitch != SCN_VSW_NONE)
+		return "a virtual switch is not replayed";
 	return NULL;
 }
 
