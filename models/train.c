@@ -499,9 +499,10 @@ static void iteration_start(trainer *tr)
 /* ---- construction ---- */
 
 /* Tensor-parallel all-reduce of one layer's activations on a node's
- * NVSwitch, simulated once on its own one-node fabric. */
+ * NVSwitch, simulated once on its own one-node fabric: its time, the
+ * channels and the algorithm NCCL's choice ran it on. */
 static int tp_allreduce_s(const train_config *c, double bytes, double *out, uint32_t *channels,
-			  diag *d)
+			  coll_algo *algo, diag *d)
 {
 	fab_config fc = c->fabric;
 	sim_engine *eng;
@@ -549,6 +550,7 @@ static int tp_allreduce_s(const train_config *c, double bytes, double *out, uint
 	if (!rc) {
 		*out = sim_time_to_s(r.time_ps);
 		*channels = r.channels;
+		*algo = r.algo;
 	}
 	coll_ctx_free(cc);
 	fab_free(f);
@@ -574,7 +576,7 @@ static int build_compute(trainer *tr)
 	gpu_logits_s(&c->gpu, t, c->micro_batch, c->tp, &tr->logit_f_s, &tr->logit_b_s);
 	/* Megatron: two all-reduces per layer forward (attention, MLP). */
 	rc = tp_allreduce_s(c, wl_stage_boundary_bytes(t, c->micro_batch), &tr->tp_ar_s,
-			    &tr->tp_channels, tr->w->d);
+			    &tr->tp_channels, &tr->tp_algo, tr->w->d);
 	tr->tp_fwd_s = 2 * tr->tp_ar_s;
 	return rc;
 }

@@ -135,6 +135,7 @@ struct trainer {
 	loader *ld;                /* D */
 	double tp_fwd_s, tp_ar_s;  /* per layer per op: all-reduces on NVLink */
 	uint32_t tp_channels;      /* the channels NCCL ran tp_ar_s on (0: not NCCL's) */
+	coll_algo tp_algo;         /* the algorithm tp_ar_s ran (NCCL's choice) */
 	double layer_f_s, layer_b_s, logit_f_s, logit_b_s;
 	double *params_stage;      /* per GPU, per stage */
 	uint32_t iter, stages_done;
