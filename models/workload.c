@@ -29,9 +29,13 @@ static const wl_preset presets[] = {
 		       "Table 2.1 (vocabulary padded to 51,200 as in Megatron-LM)",
 	  { .kind = WL_TRANSFORMER,
 	    .tf = { .layers = 96, .hidden = 12288, .heads = 96, .seq = 2048, .vocab = 51200 } } },
-	{ "gpt3-13b", "Brown et al., NeurIPS 2020, Table 2.1",
+	/* Table 2.1 prints d_model 5140 beside 40 heads of d_head 128: 40 x 128
+	 * is 5120, and 5140 is no multiple of 40 heads, so the width is taken
+	 * as 5120 (the printed figure cannot be built). */
+	{ "gpt3-13b", "Brown et al., NeurIPS 2020, Table 2.1 (n_heads 40 x d_head 128 = 5120; "
+		      "the table's d_model 5140 is not a multiple of the heads)",
 	  { .kind = WL_TRANSFORMER,
-	    .tf = { .layers = 40, .hidden = 5140, .heads = 40, .seq = 2048, .vocab = 51200 } } },
+	    .tf = { .layers = 40, .hidden = 5120, .heads = 40, .seq = 2048, .vocab = 51200 } } },
 	{ "llama2-7b", "Touvron et al., Llama 2: Open Foundation and Fine-Tuned Chat Models, "
 		       "2023, Table 1; params.json of the released model (ffn 11008, SwiGLU)",
 	  { .kind = WL_TRANSFORMER,

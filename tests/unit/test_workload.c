@@ -255,6 +255,21 @@ START_TEST(bad_shapes_are_refused)
 }
 END_TEST
 
+/* Every preset is a shape the loader accepts (gpt3-13b's 5140 from the
+ * GPT-3 paper's table was not a multiple of its 40 heads). */
+START_TEST(every_preset_is_a_valid_shape)
+{
+	char why[128];
+	for (size_t i = 0; i < wl_preset_count(); i++) {
+		wl_model m = wl_preset_at(i)->model;
+		if (m.kind != WL_TRANSFORMER)
+			continue;
+		ck_assert_msg(wl_transformer_check(&m.tf, why, sizeof why) == 0, "%s: %s",
+			      wl_preset_at(i)->name, why);
+	}
+}
+END_TEST
+
 /* One GPU's share, summed over every GPU of a tp x pp x dp job, is the
  * whole iteration's FLOPs; stage parameters add up to the model's, less
  * the position embeddings and final norm the stages do not hold, plus the
@@ -298,6 +313,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, layer_kernel_bytes_by_hand);
 	tcase_add_test(tc, kernels_split_inside_parallel_regions_only);
 	tcase_add_test(tc, bad_shapes_are_refused);
+	tcase_add_test(tc, every_preset_is_a_valid_shape);
 	tcase_add_test(tc, per_gpu_flops_and_stage_params_add_up);
 	suite_add_tcase(s, tc);
 	return s;
