@@ -35,11 +35,12 @@ static double core_s_per_byte(double cycles_per_byte, double per_core_Bps, doubl
 }
 
 /* An engine bounds the node's traffic: the slowest one binds. */
-static void cap_engine(offload_costs *o, double cap, const char *what)
+static void cap_engine(offload_costs *o, double cap, const char *what, bool on_dpu)
 {
 	if (cap > 0 && (o->engine_cap_Bps == 0 || cap < o->engine_cap_Bps)) {
 		o->engine_cap_Bps = cap;
 		o->engine_what = what;
+		o->engine_on_dpu = on_dpu;
 	}
 }
 
@@ -94,7 +95,7 @@ static void net_crypto_host(const offload_env *e, offload_costs *out)
 static void net_crypto_dpu(const offload_env *e, offload_costs *out)
 {
 	cap_engine(out, per_dpu_node(e, e->s->cluster.dpu.v.dpu.crypto_rate_Bps),
-		   "DPU inline crypto engine");
+		   "DPU inline crypto engine", true);
 }
 
 /* Each NIC's engine encrypts what leaves through it and decrypts what
@@ -103,7 +104,7 @@ static void net_crypto_nic(const offload_env *e, offload_costs *out)
 {
 	int nics = e->s->cluster.nics_per_node > 0 ? e->s->cluster.nics_per_node : 1;
 	cap_engine(out, e->s->cluster.nic.v.nic.inline_crypto_bw_Bps * nics,
-		   "NIC inline crypto engine");
+		   "NIC inline crypto engine", false);
 }
 
 /* Packets per second of one host core through the software switch. */
@@ -122,7 +123,7 @@ static void net_vswitch_host(const offload_env *e, offload_costs *out)
 static void net_vswitch_dpu(const offload_env *e, offload_costs *out)
 {
 	cap_engine(out, per_dpu_node(e, e->s->cluster.dpu.v.dpu.asap2_pps) * e->mtu,
-		   "DPU ASAP2 virtual-switch offload");
+		   "DPU ASAP2 virtual-switch offload", true);
 }
 
 /* A software virtual switch on the DPU's Arm cores: the host-costs
@@ -140,7 +141,7 @@ static void net_vswitch_arm(const offload_env *e, offload_costs *out)
 				       : hc->vswitch_pps_per_core / e->freq_Hz;
 	cap_engine(out, per_dpu_node(e, dpu->arm_cores * dpu->arm_freq_hz * dpu->arm_rel_speed *
 					    pkt_per_cycle * e->mtu),
-		   "software virtual switch on the DPU's Arm cores");
+		   "software virtual switch on the DPU's Arm cores", true);
 }
 
 /* NFS over TCP receives every byte through the kernel TCP copy path:

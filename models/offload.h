@@ -49,6 +49,7 @@ typedef struct offload_costs {
 	double total_tx_core_s_per_byte; /* send side */
 	double engine_cap_Bps;           /* DPU or NIC engine bound on the node's traffic; 0: none */
 	const char *engine_what;         /* which engine, for explanations */
+	bool engine_on_dpu;              /* that engine is the DPU's (else the NIC's) */
 } offload_costs;
 
 /* How the data loader's reads from the storage servers reach the GPU. */

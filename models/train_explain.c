@@ -99,7 +99,7 @@ void train_finish(trainer *tr, train_result *r)
 	r->run_s = run_s;
 	/* The DPU's busiest engine: the network engine (both directions) or
 	 * SNAP (storage reads). */
-	if (c->net_costs.engine_cap_Bps > 0 && run_s > 0)
+	if (c->net_costs.engine_cap_Bps > 0 && c->net_costs.engine_on_dpu && run_s > 0)
 		r->dpu_util = node_max_bytes / (c->net_costs.engine_cap_Bps * run_s);
 	if (c->storage_engine_Bps > 0 && run_s > 0 &&
 	    !(node_max_snap / (c->storage_engine_Bps * run_s) <= r->dpu_util))
