@@ -70,6 +70,7 @@ static scn_src *src_new(const scn_opts *opts, diag *d)
 		return free(src), NULL;
 	}
 	src->refs = 1;
+	src->fit_unchecked = opts && opts->fit_unchecked;
 	if (!(src->ps = profile_set_new(dir)))
 		return free(src), NULL;
 	for (size_t i = 0; opts && i < opts->nprofile_files; i++)
@@ -392,7 +393,7 @@ void scn_variant_view(const scn_scenario *s, size_t i, const scn_scenario **vs,
 /* Resolves tree into a new scenario sharing src. Messages in d. */
 static int resolve(scn_src *src, const yt_node *tree, const char *file, scn_scenario **out, diag *d)
 {
-	scn_rd r = { .d = d, .ps = src->ps };
+	scn_rd r = { .d = d, .ps = src->ps, .fit_unchecked = src->fit_unchecked };
 	size_t before = diag_count(d);
 	scn_scenario *s = calloc(1, sizeof *s);
 	if (!s || !(s->file = strdup(file)))

@@ -253,6 +253,9 @@ typedef struct scn_opts {
 	const char *profile_dir;          /* NULL: datadir_profiles() */
 	const char *const *profile_files; /* --profile FILE overrides */
 	size_t nprofile_files;
+	bool fit_unchecked;               /* a layout that does not fit in GPU memory is
+	                                     not refused (dpusim plan searches the
+	                                     layouts itself); the memory is still computed */
 } scn_opts;
 
 /* Loads, validates and resolves the scenario in path (following extends:).

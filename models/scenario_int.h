@@ -10,6 +10,7 @@
 /* What a loaded scenario keeps for sweeps: shared by every point. */
 struct scn_src {
 	int refs;
+	bool fit_unchecked; /* scn_opts.fit_unchecked */
 	yt_node *root;      /* merged tree (extends applied), sweep: removed */
 	yt_node *sweep;     /* the sweep: mapping as written, or NULL */
 	char **files;       /* file names the nodes point at */
@@ -21,6 +22,7 @@ typedef struct scn_rd {
 	diag *d;
 	size_t errs;
 	profile_set *ps;
+	bool fit_unchecked; /* scn_opts.fit_unchecked */
 } scn_rd;
 
 /* Error at a node's value / at its key. */

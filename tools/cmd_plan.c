@@ -477,6 +477,8 @@ int cmd_plan(int argc, char **argv)
 	plan_opts o;
 	scn_scenario *s = NULL;
 	int rc = parse_opts(argc, argv, &o);
+	/* The scenario's own layout need not fit: plan searches for one that does. */
+	o.c.fit_unchecked = true;
 	if (rc || (rc = scn_cli_load(&o.c, &s)))
 		return rc;
 	if (!(rc = check_job(&o, s)))

@@ -55,7 +55,7 @@ int scn_cli_protect_inputs(const scn_cli *c, const scn_scenario *s)
 int scn_cli_load(const scn_cli *c, scn_scenario **out)
 {
 	scn_opts o = { .profile_dir = scn_cli_profile_dir(c), .profile_files = c->profiles,
-		       .nprofile_files = c->nprofiles };
+		       .nprofile_files = c->nprofiles, .fit_unchecked = c->fit_unchecked };
 	diag *d = diag_new();
 	int rc;
 	if (!d)

@@ -15,6 +15,7 @@ typedef struct scn_cli {
 	const char *profile_dir; /* --profile-dir, else datadir_profiles() */
 	const char *profiles[SCN_CLI_MAX_PROFILES];
 	size_t nprofiles;
+	bool fit_unchecked;      /* scn_opts.fit_unchecked (dpusim plan) */
 } scn_cli;
 
 /* Takes argv[*i] if it is --profile FILE or --profile-dir DIR (advancing *i

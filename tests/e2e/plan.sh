@@ -82,4 +82,11 @@ done
 run_cmd "$DPUSIM" plan scenarios/allreduce-4ranks.yaml
 expect_rc 2 "a collective benchmark has nothing to plan"
 if [ ! -e "$E2E_TMP/no.db" ]; then ok "no bad input wrote a database"; else not_ok "a database was written"; fi
+# The issue's own example: a scenario whose layout does not fit (Llama-2 70B,
+# tp 1 pp 1, no ZeRO: check refuses it) is still a question plan answers.
+run_cmd "$DPUSIM" plan tests/bad/memory-does-not-fit.yaml --top 1 --finalists 2
+expect_rc 0 "plan starts from a scenario whose own layout does not fit"
+expect_out '^ +1 +8 +8 ' "it finds a layout that fits (tp 8 on 8 nodes)"
+run_cmd "$DPUSIM" check tests/bad/memory-does-not-fit.yaml
+expect_rc 2 "check still refuses that scenario"
 finish
