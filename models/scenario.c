@@ -209,10 +209,15 @@ static size_t axis_index(const scn_scenario *s, size_t a, size_t i)
 	return i % s->sweep.axes[a].nvalues;
 }
 
+/* A sweepable setting path: not a name, extends, jobs or the sweep itself,
+ * and variants only as a whole (each value is that point's list of
+ * variants: the offload and hardware choices become a sweep dimension). */
 static bool valid_path(const char *p)
 {
 	static const char *const roots[] = { "name", "description", "extends", "sweep", "jobs", "variants" };
 	size_t seg = 0;
+	if (!strcmp(p, "variants"))
+		return true;
 	for (size_t i = 0; i < sizeof roots / sizeof *roots; i++)
 		if (!strncmp(p, roots[i], strlen(roots[i])) &&
 		    (p[strlen(roots[i])] == '.' || !p[strlen(roots[i])]))
@@ -234,7 +239,8 @@ static void read_axis(scn_rd *r, scn_scenario *s, const yt_node *an)
 	scn_sweep_axis *ax = &s->sweep.axes[s->sweep.naxes];
 	if (!valid_path(an->key) || strlen(an->key) >= sizeof ax->key)
 		return scn_err_key(r, an, "sweep key '%s' is not a setting path such as cluster.nodes "
-				   "(names, jobs, variants and sweep cannot be swept)", an->key);
+				   "(names, jobs and sweep cannot be swept, and variants only as a "
+				   "whole list)", an->key);
 	if (an->type != YT_SEQ || !an->nkids)
 		return scn_err(r, an, "sweep '%s' must be a non-empty list of values", an->key);
 	snprintf(ax->key, sizeof ax->key, "%s", an->key);

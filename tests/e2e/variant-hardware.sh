@@ -54,4 +54,18 @@ run_cmd "$DPUSIM" sweep "$E2E_TMP/sw.yaml" --db "$E2E_TMP/sw.db" -o "$E2E_TMP/sw
 expect_rc 0 "a sweep of variants with their own hardware"
 n=$(cat "$E2E_TMP"/sw/*.json 2>/dev/null | grep -c '1 x BlueField-3; [24] nodes; fabric single-switch, 200 Gb/s')
 [ "$n" -eq 2 ] && ok "each point's BlueField-3 variant has its DPU and links" || not_ok "sweep points with the variant's hardware: $n of 2"
+# The variants themselves as a sweep dimension: one point per hardware
+# choice, each point's variant on its own hardware.
+cat > "$E2E_TMP/swv.yaml" <<YAML
+extends: $PWD/$F
+sweep:
+  variants:
+    - [{ name: cx7, network: host-tcp, crypto: host }]
+    - [{ name: bf3, network: rdma, crypto: dpu-inline, cluster: { dpu: { profile: BlueField-3, crypto_rate: 193Gbps } }, cost: { dpu_price: 0.15USD/h } }]
+YAML
+run_cmd "$DPUSIM" sweep "$E2E_TMP/swv.yaml" --db "$E2E_TMP/swv.db" -o "$E2E_TMP/swv"
+expect_rc 0 "a sweep over the variants"
+n=$(cat "$E2E_TMP"/swv/*.json 2>/dev/null | grep -c '"bf3.hardware": "per node: .*1 x BlueField-3')
+m=$(cat "$E2E_TMP"/swv/*.json 2>/dev/null | grep -c '"cx7.hardware": "per node: .*ConnectX-7-NDR; 2 nodes')
+[ "$n" -eq 1 ] && [ "$m" -eq 1 ] && ok "each point runs its own variant on its own hardware" || not_ok "variant sweep points: bf3 $n, cx7 $m"
 finish
