@@ -79,6 +79,7 @@ START_TEST(nic_inline_caps_the_node_at_its_nics)
 	offload_costs c;
 	ck_assert_int_eq(offload_net_costs(s, &s->variants[0], 2.0e9, &c, d, NULL), SIM_OK);
 	ck_assert_double_eq_tol(c.engine_cap_Bps, 4 * 100e9 / 8, 1);
+	ck_assert(!c.engine_on_dpu); /* the NIC's engine: no DPU utilisation */
 	ck_assert_str_eq(c.engine_what, "NIC inline crypto engine");
 	ck_assert_double_eq(c.total_core_s_per_byte, 0);
 	ck_assert_double_eq(c.total_tx_core_s_per_byte, 0);

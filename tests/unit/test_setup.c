@@ -110,6 +110,7 @@ START_TEST(arm_vswitch_capacity_by_hand)
 	ck_assert_int_eq(costs_of(CLUSTER(ARM_DPU) "variants: [{ name: a, network: rdma, "
 				  "vswitch: dpu-arm }]\n", &c, d), SIM_OK);
 	ck_assert_double_eq_tol(c.engine_cap_Bps, 11.28e9, 1e3);
+	ck_assert(c.engine_on_dpu);
 	ck_assert_double_eq(c.total_core_s_per_byte, 0);
 	ck_assert_str_eq(c.engine_what, "software virtual switch on the DPU's Arm cores");
 	diag_free(d);

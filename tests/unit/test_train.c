@@ -181,7 +181,8 @@ START_TEST(dpu_and_host_count_both_directions)
 					  .tcp_tx_core_s_per_byte = 1 / 4e9,
 					  .total_core_s_per_byte = 1 / 2e9,
 					  .total_tx_core_s_per_byte = 1 / 4e9,
-					  .engine_cap_Bps = 20e9 };
+					  .engine_cap_Bps = 20e9,
+					  .engine_on_dpu = true };
 	train_result r = run(&c);
 	double B = (double)(uint64_t)wl_stage_boundary_bytes(&c.model.tf, 1);
 	double iters = c.warmup + c.iterations, M = c.microbatches;
@@ -209,7 +210,8 @@ START_TEST(dp_hops_inside_a_node_cost_no_host_cpu)
 					  .tcp_tx_core_s_per_byte = 1 / 4e9,
 					  .total_core_s_per_byte = 1 / 2e9,
 					  .total_tx_core_s_per_byte = 1 / 4e9,
-					  .engine_cap_Bps = 20e9 };
+					  .engine_cap_Bps = 20e9,
+					  .engine_on_dpu = true };
 	train_result packed = run(&c);
 	c.fabric.gpus_per_node = c.noise.gpus_per_node = 1;
 	c.fabric.nics_per_node = 1;
