@@ -9,7 +9,10 @@ export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo \
 # A sanitizer build of dpusim-hw (make check-rdma-asan) reads these; others ignore them.
 export LSAN_OPTIONS=suppressions=/work/hw-lsan.supp:print_suppressions=0 \
        ASAN_OPTIONS=fast_unwind_on_malloc=0
-MPI="timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2"
+# The profiles are in /work/models (mkroot.sh): dpusim-hw finds its data
+# beside its binary or through DPUSIM_DATADIR, never the current folder.
+export DPUSIM_DATADIR=/work
+MPI="timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 -x DPUSIM_DATADIR"
 
 dpusim-hw probe >/tmp/probe.txt 2>&1; rc=$?
 cat /tmp/probe.txt

@@ -55,7 +55,7 @@ done | sort -u | while read -r lib; do copy "$lib"; done
 copy /lib64/ld-linux-x86-64.so.2
 ldconfig -r "$root" 2>/dev/null || true
 
-# The scenario loader reads profiles relative to the working directory.
+# The profiles, as a source tree's models/profiles: guest.sh sets DPUSIM_DATADIR.
 mkdir -p "$root/work/models" "$root/work/tests"
 cp -a "$top/models/profiles" "$root/work/models/"
 cp "$here/guest.sh" "$root/work/guest.sh"
