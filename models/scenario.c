@@ -325,15 +325,27 @@ static const char *const own_keys[] = { "cluster", "cost" };
  * without them, as its variants. Positions are kept, so an error in an
  * override points at the variant. 0, SIM_EPARSE (an override that is not a
  * mapping, in d) or SIM_ENOMEM. */
+/* Override o (a variant's cluster: or cost:) over t's section key: merged
+ * key by key where t has that section as a mapping, else set whole (cost:
+ * given only by variants; a malformed section is the scenario's own error). */
+static int merge_own(yt_node *t, const char *key, const yt_node *o)
+{
+	yt_node *base = yt_get(t, key), *oc;
+	if (!base || base->type != YT_MAP)
+		return yt_set_path(t, key, o);
+	if (!(oc = yt_clone(o)))
+		return SIM_ENOMEM;
+	return yt_merge(base, oc);
+}
+
 static int variant_tree(const yt_node *tree, const yt_node *vn, yt_node **out, diag *d)
 {
+	const size_t nkeys = sizeof own_keys / sizeof *own_keys;
 	yt_node *t = yt_clone(tree), *v = yt_clone(vn);
 	const yt_node *vs = yt_get(tree, "variants");
 	int rc = t && v ? SIM_OK : SIM_ENOMEM;
-	for (size_t k = 0; k < 2 && !rc; k++) {
+	for (size_t k = 0; k < nkeys && !rc; k++) {
 		const yt_node *o = yt_get(vn, own_keys[k]);
-		yt_node *base = yt_get(t, own_keys[k]);
-		yt_node *oc;
 		if (!o)
 			continue;
 		if (o->type != YT_MAP) {
@@ -341,20 +353,11 @@ static int variant_tree(const yt_node *tree, const yt_node *vn, yt_node **out, d
 				 "the scenario's %s fields it changes, not %s", own_keys[k],
 				 own_keys[k], yt_type_name(o->type));
 			rc = SIM_EPARSE;
-			break;
+		} else {
+			rc = merge_own(t, own_keys[k], o);
 		}
-		if (!base) { /* cost: given only by variants */
-			rc = yt_set_path(t, own_keys[k], o);
-			continue;
-		}
-		if (!(oc = yt_clone(o)))
-			rc = SIM_ENOMEM;
-		else if (base->type != YT_MAP)
-			rc = (yt_free(oc), yt_set_path(t, own_keys[k], o));
-		else
-			rc = yt_merge(base, oc);
 	}
-	for (size_t k = 0; k < 2 && !rc; k++)
+	for (size_t k = 0; k < nkeys && !rc; k++)
 		yt_remove(v, own_keys[k]);
 	if (!rc) {
 		yt_node *kids[1] = { v };
