@@ -11,9 +11,9 @@
 #   V=1             show full commands;  CI=1 (or CI=true) adds -Werror
 #
 # Object lists are explicit and live next to their code in one fragment per
-# folder (sim/sim.mk, models/models.mk, tools/tools.mk, backend-hw/hw.mk,
-# tests/tests.mk). BUILD and BIN may be overridden so that several builds
-# (plain, sanitizer, a second developer's) can share one tree.
+# folder (sim/sim.mk, models/models.mk, report/report.mk, tools/tools.mk,
+# backend-hw/hw.mk, tests/tests.mk). BUILD and BIN may be overridden so that
+# several builds (plain, sanitizer, a second developer's) can share one tree.
 
 BUILD ?= build
 BIN ?= bin
@@ -56,6 +56,10 @@ else
 Q := @
 endif
 
+# The stamp that the Debian packages are there (its rule is below); named
+# before the fragments, whose rules list it as an order-only prerequisite.
+DEPS_OK = $(BUILD)/.deps-ok
+
 # Each fragment appends to these lists.
 LIB_OBJS :=
 DPUSIM_OBJS :=
@@ -70,23 +74,13 @@ EXTRA_CHECKS :=
 
 include sim/sim.mk
 include models/models.mk
+include report/report.mk
 include tools/tools.mk
 include backend-hw/hw.mk
 include tests/tests.mk
 
 LIB := $(BUILD)/libdpusim.a
 
-# The version (tools/version: git describe, else VERSION) in a generated
-# source that is rewritten only when the version changes, so a new commit
-# relinks the binaries and nothing is recompiled otherwise.
-LIB_OBJS += $(BUILD)/version.o
-$(BUILD)/version.c: FORCE
-	@mkdir -p $(dir $@)
-	@printf 'const char dpusim_version[] = "%s";\n' "$$(tools/version)" >$@.tmp
-	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
-$(BUILD)/version.o: $(BUILD)/version.c | $(DEPS_OK)
-	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -include tools/version.h -c -o $@ $<
 FORCE:
 ALL_BINS += $(BIN)/dpusim
 
@@ -99,7 +93,6 @@ all: $(ALL_BINS)
 # Before compiling anything, the Debian packages the build needs: one message
 # naming what is missing and how to get it (tools/install-deps --check), not
 # a compiler error about mpi.h. Checked again when the package database changes.
-DEPS_OK = $(BUILD)/.deps-ok
 $(DEPS_OK): tools/install-deps $(wildcard /var/lib/dpkg/status)
 	@tools/install-deps --check
 	@mkdir -p $(dir $@) && touch $@

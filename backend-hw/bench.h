@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "backend-hw/xport.h"
-#include "tools/report.h"
+#include "report/report.h"
 
 #define HW_BENCH_MAX_SIZES 32
 

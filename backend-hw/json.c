@@ -4,9 +4,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "tools/json.h"
+#include "report/json.h"
 
-/* The one JSON string escaper (tools/json.h). */
+/* The one JSON string escaper (report/json.h). */
 void hw_json_str(FILE *f, const char *s)
 {
 	json_put_str(f, s);

@@ -5,8 +5,8 @@
 
 #include "backend-hw/cmd.h"
 #include "backend-hw/gpu.h"
-#include "tools/atomic.h"
-#include "tools/version.h"
+#include "report/atomic.h"
+#include "report/version.h"
 
 
 typedef struct hw_cmd {

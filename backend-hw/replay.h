@@ -7,7 +7,7 @@
 #include "backend-hw/crypt.h"
 #include "backend-hw/xport.h"
 #include "models/scenario.h"
-#include "tools/report.h"
+#include "report/report.h"
 
 typedef struct replay_opts {
 	const char *file, *out, *transport, *mem;

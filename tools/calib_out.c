@@ -16,7 +16,7 @@
 
 #include "models/units.h"
 #include "sim/err.h"
-#include "tools/atomic.h"
+#include "report/atomic.h"
 #include "tools/gnuplot.h"
 
 struct cal_doc {

@@ -11,7 +11,7 @@
 #include "models/profile.h"
 #include "tools/calib.h"
 #include "tools/calib_out.h"
-#include "tools/report.h"
+#include "report/report.h"
 
 #define MAX_FILES 8
 #define MAX_SERIES 64

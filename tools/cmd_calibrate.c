@@ -15,12 +15,12 @@
 #include "models/units.h"
 #include "sim/err.h"
 #include "tools/calib.h"
-#include "tools/atomic.h"
+#include "report/atomic.h"
 #include "tools/calib_out.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
 #include "tools/calib_run.h"
-#include "tools/report.h"
+#include "report/report.h"
 
 
 /* ---- human-readable figures for messages and sources ---- */

@@ -12,8 +12,8 @@
 #include "sim/err.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
-#include "tools/json.h"
-#include "tools/report.h"
+#include "report/json.h"
+#include "report/report.h"
 
 /* Regime of a collective size, from the reference report's own algbw. */
 enum regime { REG_NONE, REG_LAT, REG_BW, NREG };

@@ -19,8 +19,8 @@
 #include "sim/err.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
-#include "tools/db.h"
-#include "tools/report.h"
+#include "report/db.h"
+#include "report/report.h"
 #include "tools/run.h"
 #include "tools/scn_cli.h"
 

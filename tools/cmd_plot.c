@@ -15,12 +15,12 @@
 #include <unistd.h>
 
 #include "sim/err.h"
-#include "tools/atomic.h"
+#include "report/atomic.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
-#include "tools/db.h"
+#include "report/db.h"
 #include "tools/plot.h"
-#include "tools/report.h"
+#include "report/report.h"
 
 extern char **environ;
 

@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "sim/err.h"
-#include "tools/atomic.h"
+#include "report/atomic.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
-#include "tools/db.h"
+#include "report/db.h"
 #include "tools/human.h"
 #include "tools/run.h"
 #include "tools/scn_cli.h"

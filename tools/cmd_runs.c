@@ -10,8 +10,8 @@
 #include "sim/err.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
-#include "tools/db.h"
-#include "tools/report.h"
+#include "report/db.h"
+#include "report/report.h"
 
 /* Open an existing database for reading: listing must not create an empty
  * one, nor need write access (a read-only mount, another user's file). */

@@ -3,10 +3,10 @@
 #include <string.h>
 
 #include "models/datadir.h"
-#include "tools/atomic.h"
+#include "report/atomic.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
-#include "tools/version.h"
+#include "report/version.h"
 
 
 const cli_cmd cli_commands[] = {

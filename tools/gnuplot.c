@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "sim/err.h"
-#include "tools/atomic.h"
+#include "report/atomic.h"
 
 extern char **environ;
 

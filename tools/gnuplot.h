@@ -4,7 +4,7 @@
  * only when gnuplot exited 0, said nothing but warnings, and the file is
  * whole (a PNG ends with its IEND chunk, an SVG with </svg>): a full disk
  * truncates the file while gnuplot still exits 0. An interrupted command
- * leaves none of it behind (tools/atomic.h). `dpusim plot` and
+ * leaves none of it behind (report/atomic.h). `dpusim plot` and
  * `dpusim calibrate --plot` draw through here. */
 #ifndef DPUSIM_TOOLS_GNUPLOT_H
 #define DPUSIM_TOOLS_GNUPLOT_H

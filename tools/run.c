@@ -21,10 +21,10 @@
 #include "sim/flow.h"
 #include "sim/stats.h"
 #include "models/train.h"
-#include "tools/atomic.h"
+#include "report/atomic.h"
 #include "tools/run_train.h"
 #include "tools/trace.h"
-#include "tools/version.h"
+#include "report/version.h"
 
 
 int run_put_notes(rep_report *rep, const char *variant, const diag *notes)

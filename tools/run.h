@@ -11,7 +11,7 @@
 #include "models/coll.h"
 #include "models/diag.h"
 #include "models/scenario.h"
-#include "tools/report.h"
+#include "report/report.h"
 
 typedef struct run_opts {
 	bool has_seed;            /* override the scenario's seed */

@@ -8,7 +8,7 @@
 
 #include "models/diag.h"
 #include "models/scenario.h"
-#include "tools/report.h"
+#include "report/report.h"
 
 /* Runs replications (0: the scenario's) of job under variant v, each with
  * its own seed derived from seed, and fills rv: iteration time (mean across

@@ -7,7 +7,7 @@
 
 #include "models/datadir.h"
 #include "sim/err.h"
-#include "tools/atomic.h"
+#include "report/atomic.h"
 #include "tools/cli.h"
 
 int scn_cli_option(scn_cli *c, int argc, char **argv, int *i)

@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "models/scenario.h"
-#include "tools/db.h"
+#include "report/db.h"
 #include "tools/run.h"
 
 #define SWEEP_MSG_MAGIC "dpusim-sweep/1"

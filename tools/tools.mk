@@ -2,16 +2,13 @@
 # implementations go in the library so tests can drive them; main stays out.
 TOOL_OBJS := \
 	$(BUILD)/tools/cli.o \
-	$(BUILD)/tools/atomic.o \
 	$(BUILD)/tools/cmd_bench.o
 
-# results layer: report JSON, SQLite store, compare/runs/plot
-TOOL_OBJS += $(BUILD)/tools/report.o $(BUILD)/tools/report_read.o $(BUILD)/tools/json.o \
-	$(BUILD)/tools/db.o \
-	$(BUILD)/tools/cmd_compare.o $(BUILD)/tools/cmd_runs.o $(BUILD)/tools/cmd_plot.o \
+# reading results: compare/runs/plot (the report itself is report/)
+TOOL_OBJS += $(BUILD)/tools/cmd_compare.o $(BUILD)/tools/cmd_runs.o $(BUILD)/tools/cmd_plot.o \
 	$(BUILD)/tools/plot_timeline.o $(BUILD)/tools/gnuplot.o
-UNIT_TESTS += report db atomic human
-E2E_TESTS += compare.sh runs.sh plot.sh report-schema.sh
+UNIT_TESTS += human
+E2E_TESTS += compare.sh runs.sh plot.sh
 # simulated nccl-tests
 TOOL_OBJS += $(BUILD)/tools/cmd_coll.o $(BUILD)/tools/bench_coll.o $(BUILD)/tools/human.o
 E2E_TESTS += coll.sh bench-coll.sh

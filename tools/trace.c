@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "sim/err.h"
-#include "tools/atomic.h"
-#include "tools/json.h"
+#include "report/atomic.h"
+#include "report/json.h"
 
 typedef enum track_kind { K_HOST, K_DPU, K_GPU, K_LINK } track_kind;
 

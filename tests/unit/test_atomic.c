@@ -14,7 +14,7 @@
 
 #include "check_main.h"
 #include "sim/err.h"
-#include "tools/atomic.h"
+#include "report/atomic.h"
 
 static char dir[64];
 

@@ -13,8 +13,8 @@
 #include <sqlite3.h>
 
 #include "sim/err.h"
-#include "tools/db.h"
-#include "tools/report.h"
+#include "report/db.h"
+#include "report/report.h"
 #include "tests/unit/check_main.h"
 
 static char dir[64], path[128];

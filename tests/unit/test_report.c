@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "sim/err.h"
-#include "tools/report.h"
+#include "report/report.h"
 #include "tests/unit/check_main.h"
 
 static void set_offload(rep_variant *v, const char *net, const char *sto, const char *cry,

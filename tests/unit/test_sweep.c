@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "sim/err.h"
-#include "tools/db.h"
+#include "report/db.h"
 #include "tools/sweep.h"
 #include "tests/unit/check_main.h"
 

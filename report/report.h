@@ -1,8 +1,8 @@
 /* The dpusim-report/1 document: one in-memory report shared by the
  * simulator and dpusim-hw, its deterministic JSON writer, its reader
  * (libfyaml, JSON mode) and its validator. Schema: docs/report-schema.md. */
-#ifndef DPUSIM_TOOLS_REPORT_H
-#define DPUSIM_TOOLS_REPORT_H
+#ifndef DPUSIM_REPORT_REPORT_H
+#define DPUSIM_REPORT_REPORT_H
 
 #include <stdbool.h>
 #include <stddef.h>

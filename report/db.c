@@ -1,6 +1,6 @@
 /* The results database in SQLite: schema migrations, one transaction per
  * stored run, prepared statements, every call checked with its message. */
-#include "tools/db.h"
+#include "report/db.h"
 
 #include <errno.h>
 #include <math.h>

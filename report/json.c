@@ -1,5 +1,5 @@
 /* JSON text (json.h). */
-#include "tools/json.h"
+#include "report/json.h"
 
 void json_put_str(FILE *f, const char *s)
 {

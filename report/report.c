@@ -1,6 +1,6 @@
 /* dpusim-report/1: the in-memory report, its setters and accessors, the
  * deterministic JSON writer and the validator. The reader is report_read.c. */
-#include "tools/report.h"
+#include "report/report.h"
 
 #include <errno.h>
 #include <math.h>
@@ -13,9 +13,9 @@
 #include "models/offload.h"
 #include "sim/alloc.h"
 #include "sim/err.h"
-#include "tools/atomic.h"
-#include "tools/json.h"
-#include "tools/version.h"
+#include "report/atomic.h"
+#include "report/json.h"
+#include "report/version.h"
 
 #define REP_NMETRICS 13
 #define REP_NBREAKDOWN 6

@@ -5,7 +5,7 @@
  * costs about 25 times the file (a 28 MB report took 2 GB in compare),
  * events cost nothing that outlives them. Errors say file:line:column
  * (1-based) and what was expected. */
-#include "tools/report.h"
+#include "report/report.h"
 
 #include <errno.h>
 #include <math.h>

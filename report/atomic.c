@@ -1,5 +1,5 @@
 /* Writing files safely (atomic.h). */
-#include "tools/atomic.h"
+#include "report/atomic.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,14 +1,14 @@
 /* The results database: every run's report in SQLite (WAL mode, one
  * transaction per run, versioned schema with migrations). Tables and
  * columns are documented in docs/report-schema.md ("Results database"). */
-#ifndef DPUSIM_TOOLS_DB_H
-#define DPUSIM_TOOLS_DB_H
+#ifndef DPUSIM_REPORT_DB_H
+#define DPUSIM_REPORT_DB_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 
-#include "tools/report.h"
+#include "report/report.h"
 
 #define DB_DEFAULT_PATH "results/dpusim.db"
 #define DB_SCHEMA_VERSION 2  /* the version this code migrates up to */

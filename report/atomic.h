@@ -3,8 +3,8 @@
  * do not outlive an interrupted command. Reports, traces, calibrated
  * profiles and pictures all go through here; so does the check that
  * standard output was written. */
-#ifndef DPUSIM_TOOLS_ATOMIC_H
-#define DPUSIM_TOOLS_ATOMIC_H
+#ifndef DPUSIM_REPORT_ATOMIC_H
+#define DPUSIM_REPORT_ATOMIC_H
 
 #include <stdbool.h>
 #include <stddef.h>

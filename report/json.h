@@ -1,7 +1,7 @@
 /* JSON text shared by every writer: the report, traces, compare's output
  * and dpusim-hw's records. */
-#ifndef DPUSIM_TOOLS_JSON_H
-#define DPUSIM_TOOLS_JSON_H
+#ifndef DPUSIM_REPORT_JSON_H
+#define DPUSIM_REPORT_JSON_H
 
 #include <stdio.h>
 
