@@ -313,25 +313,54 @@ static void op_done(sim_engine *eng, void *obj, uint64_t data)
 	train_try_run(tr, s);
 }
 
-/* ---- gradient all-reduce across replicas ---- */
+/* ---- gradient synchronisation across replicas ---- */
 
 static void bucket_done(sim_engine *eng, void *obj, uint64_t data);
+static void gather_done(sim_engine *eng, void *obj, uint64_t data);
 
-/* Host-stack work and DPU-engine bytes of replica d's ranks in one bucket
- * of g. A ring (or tree) all-reduce moves 2 (D - 1) / D of the bucket over
- * every hop of its ring (with ZeRO, its reduce-scatter and the parameters'
- * all-gather, (D - 1) / D each, move as much). Only hops that leave a node
- * cost the host stack and go through the DPU's engines: the ring visits a
- * node's ranks in a row (as NCCL lays rings out, coll.c's ring_rank), so a
- * node holding several replicas sends and receives once per ring, and a
- * ring inside one node, over NVLink, not at all (as coll.c charges its
- * collectives: network hops only). Charged to the node of d's first
- * tensor rank: a stage's tensor-parallel group shares one node. */
-static void count_dp_hops(trainer *tr, const dpgroup *g, uint32_t d)
+/* The collectives each gradient bucket runs, in order, into ops[2]; their
+ * count. What ZeRO adds is communication as Rajbhandari et al. ("ZeRO",
+ * SC 2020, section 7) count it: stages 1 and 2 replace the all-reduce by a
+ * reduce-scatter of the gradients and, after the optimizer step on each
+ * replica's shard, an all-gather of the updated parameters (stage_synced),
+ * as many bytes as the all-reduce; stage 3 also gathers the parameters
+ * again for the backward pass, 1.5 times the traffic. That backward gather
+ * runs here, in the bucket's slot behind the last backward; the forward's
+ * gather is the one after the optimizer step, not hidden behind the next
+ * forward (no prefetch). Counted once per iteration, as the paper does:
+ * implementations that gather again for each microbatch of gradient
+ * accumulation move more. */
+static uint32_t dp_chain(const train_config *c, coll_op ops[2])
+{
+	if (c->zero_stage >= 3) {
+		ops[0] = COLL_ALLGATHER, ops[1] = COLL_REDUCE_SCATTER;
+		return 2;
+	}
+	ops[0] = c->zero_stage >= 1 ? COLL_REDUCE_SCATTER : COLL_ALLREDUCE;
+	return 1;
+}
+
+/* Whether the parameters are gathered after the optimizer step (ZeRO). */
+static bool gathers(const trainer *tr)
+{
+	return tr->cfg->zero_stage >= 1 && tr->D > 1;
+}
+
+/* Host-stack work and DPU-engine bytes of replica d's ranks in one
+ * collective op of a bucket of g. A ring (or tree) moves busbw factor x the
+ * bucket over every hop of its ring (all-reduce 2 (D - 1) / D,
+ * reduce-scatter and all-gather (D - 1) / D each). Only hops that leave a
+ * node cost the host stack and go through the DPU's engines: the ring
+ * visits a node's ranks in a row (as NCCL lays rings out, coll.c's
+ * ring_rank), so a node holding several replicas sends and receives once
+ * per ring, and a ring inside one node, over NVLink, not at all (as coll.c
+ * charges its collectives: network hops only). Charged to the node of d's
+ * first tensor rank: a stage's tensor-parallel group shares one node. */
+static void count_dp_hops(trainer *tr, const dpgroup *g, uint32_t d, coll_op op)
 {
 	const offload_costs *nc = &tr->cfg->net_costs;
 	uint32_t node = rank_of(tr, d, g->p, 0) / tr->gpn, out = 0, in = 0, D = tr->D;
-	double hop = g->bucket_bytes * 2.0 * (D - 1) / D;
+	double hop = g->bucket_bytes * coll_busbw_factor(op, D);
 	for (uint32_t t = 0; t < tr->T; t++) {
 		const uint32_t *rk = g->ranks + (size_t)t * D;
 		uint32_t here = rk[d] / tr->gpn;
@@ -343,21 +372,55 @@ static void count_dp_hops(trainer *tr, const dpgroup *g, uint32_t d)
 					   in * nc->total_core_s_per_byte);
 }
 
-static void bucket_start(trainer *tr, dpgroup *g)
+/* Op on one bucket of g across the replicas, one collective per tensor
+ * rank; done(g, t) as each ends. */
+static void dp_start(trainer *tr, dpgroup *g, coll_op op, sim_handler *done)
 {
-	coll_op op = tr->cfg->zero_stage >= 1 ? COLL_REDUCE_SCATTER : COLL_ALLREDUCE;
-	g->running = 1;
 	g->done_tp = 0;
 	g->started = sim_now(tr->w->eng);
 	for (uint32_t t = 0; t < tr->T; t++) {
 		coll_params cp = { .op = op, .algo = COLL_AUTO, .bytes = (uint64_t)g->bucket_bytes,
 				   .ranks = g->ranks + (size_t)t * tr->D, .nranks = tr->D };
-		int rc = coll_start(tr->w->coll, &cp, &g->res[t], bucket_done, g, t);
+		int rc = coll_start(tr->w->coll, &cp, &g->res[t], done, g, t);
 		if (rc)
-			return fail(tr, rc, "gradient all-reduce");
+			return fail(tr, rc, op == COLL_ALLGATHER ? "parameter all-gather"
+								 : "gradient all-reduce");
 	}
 	for (uint32_t d = 0; d < tr->D; d++)
-		count_dp_hops(tr, g, d);
+		count_dp_hops(tr, g, d, op);
+}
+
+/* The time of g's op that just ended, into the report's figures and, for
+ * replica 0 in a traced iteration, the trace. */
+static void dp_account(trainer *tr, const dpgroup *g, coll_op op)
+{
+	double s = sim_time_to_s(sim_now(tr->w->eng) - g->started);
+	bool ag = op == COLL_ALLGATHER;
+	if (ag)
+		tr->ag_time_s += s, tr->ag_count++, tr->ag_algo = g->res[0].algo,
+		tr->ag_channels = g->res[0].channels;
+	else
+		tr->dp_time_s += s, tr->dp_count++, tr->dp_algo = g->res[0].algo,
+		tr->dp_channels = g->res[0].channels;
+	if (!tracing(tr, 0))
+		return;
+	static const char *const names[] = { "gradients, stage 0", "gradients, stage 1",
+		"gradients, stage 2", "gradients, stage 3", "gradients, stage 4",
+		"gradients, stage 5", "gradients, stage 6", "gradients, stage 7+" };
+	train_span sp = { .track = TRAIN_TRACK_LINK, .link = names[g->p < 7 ? g->p : 7],
+			  .start_s = sim_time_to_s(g->started - tr->iter_start), .dur_s = s,
+			  .cat = TRAIN_SPAN_COMM,
+			  .name = ag ? "parameter all-gather" : op == COLL_REDUCE_SCATTER
+				? "gradient reduce-scatter" : "gradient all-reduce" };
+	tr->cfg->span(tr->cfg->span_ctx, &sp);
+}
+
+static void bucket_start(trainer *tr, dpgroup *g)
+{
+	coll_op ops[2];
+	dp_chain(tr->cfg, ops);
+	g->running = 1;
+	dp_start(tr, g, ops[g->phase], bucket_done);
 }
 
 static void bucket_ready(sim_engine *eng, void *obj, uint64_t k)
@@ -376,22 +439,15 @@ static void bucket_done(sim_engine *eng, void *obj, uint64_t t)
 {
 	dpgroup *g = obj;
 	trainer *tr = g->tr;
+	coll_op ops[2];
+	uint32_t n = dp_chain(tr->cfg, ops);
 	(void)eng, (void)t;
 	if (++g->done_tp < tr->T)
 		return;
-	tr->dp_time_s += sim_time_to_s(sim_now(tr->w->eng) - g->started);
-	tr->dp_count++;
-	if (tracing(tr, 0)) {
-		static const char *const names[] = { "gradients, stage 0", "gradients, stage 1",
-			"gradients, stage 2", "gradients, stage 3", "gradients, stage 4",
-			"gradients, stage 5", "gradients, stage 6", "gradients, stage 7+" };
-		train_span sp = { .track = TRAIN_TRACK_LINK,
-				  .link = names[g->p < 7 ? g->p : 7],
-				  .start_s = sim_time_to_s(g->started - tr->iter_start),
-				  .dur_s = sim_time_to_s(sim_now(tr->w->eng) - g->started),
-				  .cat = TRAIN_SPAN_COMM, .name = "gradient all-reduce" };
-		tr->cfg->span(tr->cfg->span_ctx, &sp);
-	}
+	dp_account(tr, g, ops[g->phase]);
+	if (++g->phase < n)
+		return dp_start(tr, g, ops[g->phase], bucket_done);
+	g->phase = 0;
 	g->running = 0;
 	if (++g->next == g->nbuckets)
 		return stage_synced(tr, g->p);
@@ -400,9 +456,10 @@ static void bucket_done(sim_engine *eng, void *obj, uint64_t t)
 }
 
 static void stage_finished(sim_engine *eng, void *obj, uint64_t data);
+static void optimizer_done(sim_engine *eng, void *obj, uint64_t data);
 
 /* Every replica's stage p has its gradients: attribute the wait, run the
- * optimizer step. */
+ * optimizer step (on each replica's shard under ZeRO). */
 static void stage_synced(trainer *tr, uint32_t p)
 {
 	const train_config *c = tr->cfg;
@@ -410,6 +467,7 @@ static void stage_synced(trainer *tr, uint32_t p)
 	dpgroup *g = &tr->dg[p];
 	sim_time barrier = tr->D > 1 ? g->all_ready_at[g->nbuckets - 1] : now;
 	double shard = tr->params_stage[p] / (c->zero_stage >= 1 ? tr->D : 1);
+	g->opt_done = 0;
 	for (uint32_t d = 0; d < tr->D; d++) {
 		stage *s = &tr->st[d * tr->P + p];
 		sim_time cut = barrier > s->sync_since ? barrier : s->sync_since;
@@ -426,8 +484,48 @@ static void stage_synced(trainer *tr, uint32_t p)
 		span_gpus(tr, s, now, end, TRAIN_SPAN_COMPUTE, "optimizer step");
 		s->part[TRAIN_COMPUTE] += opt;
 		s->compute_s += opt;
-		if ((rc = sim_schedule_in(tr->w->eng, dur, stage_finished, s, 0, NULL)))
+		if ((rc = sim_schedule_in(tr->w->eng, dur, gathers(tr) ? optimizer_done : stage_finished,
+					  s, 0, NULL)))
 			return train_fail_time(tr, rc, "an optimizer step", TRAIN_GPU_HINT, opt);
+	}
+}
+
+/* ZeRO: once every replica has updated its shard of stage p's parameters,
+ * they are all-gathered, bucket by bucket; each replica waits for it. */
+static void optimizer_done(sim_engine *eng, void *obj, uint64_t data)
+{
+	stage *s = obj;
+	trainer *tr = s->tr;
+	dpgroup *g = &tr->dg[s->p];
+	(void)data;
+	s->opt_end = sim_now(eng);
+	if (++g->opt_done < tr->D)
+		return;
+	g->gather_next = 0;
+	dp_start(tr, g, COLL_ALLGATHER, gather_done);
+}
+
+static void gather_done(sim_engine *eng, void *obj, uint64_t t)
+{
+	dpgroup *g = obj;
+	trainer *tr = g->tr;
+	sim_time now = sim_now(eng);
+	(void)t;
+	if (++g->done_tp < tr->T)
+		return;
+	dp_account(tr, g, COLL_ALLGATHER);
+	if (++g->gather_next < g->nbuckets)
+		return dp_start(tr, g, COLL_ALLGATHER, gather_done);
+	/* The gather began when the last optimizer step ended. */
+	sim_time began = 0;
+	for (uint32_t d = 0; d < tr->D; d++)
+		if (tr->st[d * tr->P + g->p].opt_end > began)
+			began = tr->st[d * tr->P + g->p].opt_end;
+	for (uint32_t d = 0; d < tr->D; d++) {
+		stage *s = &tr->st[d * tr->P + g->p];
+		add_wait(s, TRAIN_OTHER, s->opt_end, began);
+		add_wait(s, TRAIN_EXPOSED_COMM, began, now);
+		stage_finished(eng, s, 0);
 	}
 }
 
@@ -490,7 +588,7 @@ static void iteration_start(trainer *tr)
 	for (uint32_t p = 0; p < tr->P; p++) {
 		dpgroup *g = &tr->dg[p];
 		memset(g->ready, 0, sizeof g->ready);
-		g->next = g->running = 0;
+		g->next = g->running = g->phase = 0;
 	}
 	for (uint32_t i = 0; i < tr->D * tr->P; i++)
 		train_try_run(tr, &tr->st[i]);
@@ -650,12 +748,12 @@ static int job_build(trainer *tr)
 
 /* ---- the simulator's horizon ---- */
 
-/* The fastest uncontended prediction of one gradient bucket of stage p's
- * data-parallel group (the algorithms auto chooses from), in seconds. */
-static double bucket_s(const trainer *tr, const dpgroup *g)
+/* The fastest uncontended prediction of op on one gradient bucket of
+ * stage p's data-parallel group (the algorithms auto chooses from), in
+ * seconds. */
+static double bucket_op_s(const trainer *tr, const dpgroup *g, coll_op op)
 {
-	coll_params cp = { .op = tr->cfg->zero_stage >= 1 ? COLL_REDUCE_SCATTER : COLL_ALLREDUCE,
-			   .algo = COLL_AUTO, .ranks = g->ranks, .nranks = tr->D };
+	coll_params cp = { .op = op, .algo = COLL_AUTO, .ranks = g->ranks, .nranks = tr->D };
 	sim_time best = SIM_TIME_MAX, t;
 	if (!(g->bucket_bytes < 1.8e19))
 		return INFINITY;
@@ -664,6 +762,18 @@ static double bucket_s(const trainer *tr, const dpgroup *g)
 		if (!coll_predict(tr->w->coll, &cp, (coll_algo)a, &t) && t < best)
 			best = t;
 	return best < SIM_TIME_MAX ? sim_time_to_s(best) : INFINITY;
+}
+
+/* One bucket's chain and, under ZeRO, its parameter all-gather, in
+ * seconds (dp_chain). */
+static double bucket_s(const trainer *tr, const dpgroup *g)
+{
+	coll_op ops[2];
+	uint32_t n = dp_chain(tr->cfg, ops);
+	double s = gathers(tr) ? bucket_op_s(tr, g, COLL_ALLGATHER) : 0;
+	for (uint32_t i = 0; i < n; i++)
+		s += bucket_op_s(tr, g, ops[i]);
+	return s;
 }
 
 /* The iteration's samples of every replica read at the storage's rate

@@ -115,8 +115,8 @@ typedef struct train_coll_stat {
 	double time_s;                      /* mean over the measured iterations */
 	uint64_t count;
 	uint32_t channels;                  /* NCCL ring, hier or tree: the channels it ran
-					       on (coll_result.channels; gradients: stage 0's
-					       last bucket, as algo); else 0 */
+					       on (coll_result.channels; gradients and parameters: the
+					       last bucket that ran, as algo); else 0 */
 } train_coll_stat;
 
 enum { TRAIN_MAX_COLLS = 4 };

@@ -110,12 +110,16 @@ void train_finish(trainer *tr, train_result *r)
 			 boundary_bytes(c), tr->tp_ar_s, 1, tr->tp_channels);
 	if (tr->dp_count)
 		add_coll(r, c->zero_stage >= 1 ? COLL_REDUCE_SCATTER : COLL_ALLREDUCE,
-			 coll_algo_name(tr->dg[0].res[0].algo), "gradient bucket across replicas",
+			 coll_algo_name(tr->dp_algo), "gradient bucket across replicas",
 			 tr->D, tr->dg[0].bucket_bytes, tr->dp_time_s / (double)tr->dp_count, tr->dp_count,
-			 tr->dg[0].res[0].channels);
+			 tr->dp_channels);
 	if (tr->pp_count)
 		add_coll(r, COLL_SENDRECV, "p2p", "pipeline activations and gradients", 2,
 			 boundary_bytes(c), tr->pp_time_s / (double)tr->pp_count, tr->pp_count, 0);
+	if (tr->ag_count) /* ZeRO (train.c's dp_chain) */
+		add_coll(r, COLL_ALLGATHER, coll_algo_name(tr->ag_algo),
+			 "parameter bucket across replicas (ZeRO)", tr->D, tr->dg[0].bucket_bytes,
+			 tr->ag_time_s / (double)tr->ag_count, tr->ag_count, tr->ag_channels);
 	r->events = sim_events_run(tr->w->eng);
 	r->net_switches = fab_net_switches(tr->w->f);
 	explain(tr, r);

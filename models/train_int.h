@@ -30,6 +30,7 @@ typedef struct stage {
 	uint32_t op;               /* next op of the 2M-long 1F1B sequence */
 	bool busy, waiting, syncing, done;
 	sim_time wait_since, sync_since, done_at;
+	sim_time opt_end;          /* its optimizer step ended (ZeRO: before the gather) */
 	uint8_t *fwd_in, *bwd_in;  /* input of microbatch m has arrived */
 	sim_time *fwd_sent, *bwd_sent; /* when the transfer providing it started */
 	double part[TRAIN_NPARTS];
@@ -38,10 +39,17 @@ typedef struct stage {
 	double op_compute_s;
 } stage;
 
-/* Gradient all-reduce of one pipeline stage across the replicas. */
+/* Gradient synchronisation of one pipeline stage across the replicas:
+ * each bucket runs its chain of collectives (dp_chain: an all-reduce, or
+ * under ZeRO a reduce-scatter, after ZeRO-3's backward all-gather of the
+ * parameters), then, under ZeRO, the parameters are all-gathered bucket by
+ * bucket once every replica's optimizer step is over. */
 typedef struct dpgroup {
 	trainer *tr;
 	uint32_t p, nbuckets, next, running, done_tp;
+	uint32_t phase;            /* the running bucket's place in its chain */
+	uint32_t opt_done;         /* replicas whose optimizer step is over (ZeRO) */
+	uint32_t gather_next;      /* the bucket the parameter all-gather is at */
 	uint32_t ready[MAX_BUCKETS];
 	sim_time all_ready_at[MAX_BUCKETS];
 	double bucket_bytes;
@@ -143,8 +151,11 @@ struct trainer {
 	uint64_t step;
 	/* results */
 	train_result *res;
-	double pp_time_s, dp_time_s;
-	uint64_t pp_count, dp_count;
+	double pp_time_s, dp_time_s, ag_time_s;
+	uint64_t pp_count, dp_count, ag_count;  /* dp: gradient all-reduce or reduce-scatter;
+						 * ag: parameter all-gather (ZeRO) */
+	coll_algo dp_algo, ag_algo;             /* what NCCL's choice ran, last time */
+	uint32_t dp_channels, ag_channels;
 	train_steady sd;
 };
 

@@ -16,15 +16,16 @@
 #define TOTAL_RTOL 1e-12
 
 /* The totals one iteration adds to, in one vector: pp and dp times and
- * counts, then every node's core seconds, DPU bytes and SNAP bytes. */
-enum { ST_PP_S, ST_DP_S, ST_PP_N, ST_DP_N, ST_NODES };
+ * counts (the parameter all-gather's too), then every node's core seconds, DPU bytes and SNAP bytes. */
+enum { ST_PP_S, ST_DP_S, ST_AG_S, ST_PP_N, ST_DP_N, ST_AG_N, ST_NODES };
 
 static size_t totals_len(const trainer *tr) { return ST_NODES + 3 * (size_t)tr->nodes; }
 
 static void totals(const trainer *tr, double *v)
 {
-	v[ST_PP_S] = tr->pp_time_s, v[ST_DP_S] = tr->dp_time_s;
+	v[ST_PP_S] = tr->pp_time_s, v[ST_DP_S] = tr->dp_time_s, v[ST_AG_S] = tr->ag_time_s;
 	v[ST_PP_N] = (double)tr->pp_count, v[ST_DP_N] = (double)tr->dp_count;
+	v[ST_AG_N] = (double)tr->ag_count;
 	for (uint32_t i = 0; i < tr->nodes; i++) {
 		uint32_t n = tr->node_of[i];
 		v[ST_NODES + 3 * i] = tr->w->node_core_s[n];
@@ -37,6 +38,7 @@ static void add_totals(trainer *tr, const double *d)
 {
 	tr->pp_time_s += d[ST_PP_S], tr->dp_time_s += d[ST_DP_S];
 	tr->pp_count += (uint64_t)d[ST_PP_N], tr->dp_count += (uint64_t)d[ST_DP_N];
+	tr->ag_time_s += d[ST_AG_S], tr->ag_count += (uint64_t)d[ST_AG_N];
 	for (uint32_t i = 0; i < tr->nodes; i++) {
 		uint32_t n = tr->node_of[i];
 		tr->w->node_core_s[n] += d[ST_NODES + 3 * i];

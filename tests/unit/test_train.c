@@ -238,6 +238,53 @@ START_TEST(dp_hops_inside_a_node_cost_no_host_cpu)
 }
 END_TEST
 
+/* What ZeRO moves across the replicas (Rajbhandari et al., "ZeRO",
+ * SC 2020, section 7): stages 1 and 2 a reduce-scatter of the gradients
+ * and an all-gather of the updated parameters, as many bytes as the
+ * all-reduce without ZeRO; stage 3 gathers the parameters once more for
+ * the backward, 1.5 times the bytes. 16 replicas on 16 one-GPU nodes: the
+ * DPU engine's bytes per node give the volume. Stage 3 is slower than
+ * stage 1 (its memory saving is not free), the parts add up, and the
+ * report lists the parameter all-gather beside the reduce-scatter. */
+START_TEST(zero_stages_pay_their_communication)
+{
+	double engine_B[4], iter[4];
+	train_result r[4];
+	for (uint32_t z = 0; z < 4; z++) {
+		train_config c = base(1, 1, 16, 2);
+		c.fabric.gpus_per_node = c.noise.gpus_per_node = 1;
+		c.fabric.nics_per_node = 1;
+		c.fabric.nvlink_Bps = 0;
+		c.fabric.nodes = 16;
+		c.bucket_bytes = 64e6;
+		c.net_costs = (offload_costs){ .engine_cap_Bps = 20e9, .engine_on_dpu = true };
+		c.zero_stage = z;
+		r[z] = run(&c);
+		engine_B[z] = r[z].dpu_util * 20e9 * r[z].run_s;
+		iter[z] = mean_iter(&r[z]);
+		ck_assert_double_eq_tol(sum_parts(&r[z]), iter[z], 1e-9);
+	}
+	ck_assert(engine_B[0] > 0);
+	ck_assert_double_eq_tol(engine_B[1], engine_B[0], 1e-9 * engine_B[0]);
+	ck_assert_double_eq_tol(engine_B[2], engine_B[0], 1e-9 * engine_B[0]);
+	ck_assert_double_eq_tol(engine_B[3], 1.5 * engine_B[0], 1e-9 * engine_B[0]);
+	ck_assert_double_eq_tol(iter[2], iter[1], 1e-12);
+	ck_assert(iter[3] > iter[1]);
+	ck_assert(r[3].part_s[TRAIN_EXPOSED_COMM] > r[1].part_s[TRAIN_EXPOSED_COMM]);
+	ck_assert_uint_eq(r[0].ncoll, 1);
+	ck_assert_int_eq(r[0].coll[0].op, COLL_ALLREDUCE);
+	for (uint32_t z = 1; z < 4; z++) {
+		ck_assert_uint_eq(r[z].ncoll, 2);
+		ck_assert_int_eq(r[z].coll[0].op, COLL_REDUCE_SCATTER);
+		ck_assert_int_eq(r[z].coll[1].op, COLL_ALLGATHER);
+		ck_assert_uint_eq(r[z].coll[0].count, r[0].coll[0].count);
+		ck_assert_uint_eq(r[z].coll[1].count, (z == 3 ? 2 : 1) * r[0].coll[0].count);
+	}
+	for (uint32_t z = 0; z < 4; z++)
+		train_result_release(&r[z]);
+}
+END_TEST
+
 /* The host's stack cores are one station for the network stack and the
  * storage client (issue 5). Two one-GPU nodes, 2 replicas over host TCP;
  * 4 cores - 1 framework thread - 1 decode worker = 2 for the stack: at
@@ -933,6 +980,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, data_parallel_exposes_allreduce);
 	tcase_add_test(tc, host_tcp_bound_by_cores);
 	tcase_add_test(tc, dp_hops_inside_a_node_cost_no_host_cpu);
+	tcase_add_test(tc, zero_stages_pay_their_communication);
 	tcase_add_test(tc, storage_client_and_tcp_share_the_cores);
 	tcase_add_test(tc, storage_bounce_and_rdma_share_host_memory);
 	tcase_add_test(tc, same_seed_same_result);
