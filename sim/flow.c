@@ -19,11 +19,12 @@
  *
  * A weighted flow keeps each slot's weights summed (wt); every use of a
  * slot's count as what the flow takes of it per unit of rate goes through
- * slot_w, so an unweighted flow computes exactly as before weights were.
- * A resource counts its entries of weighted flows (nw); water-filling adds
- * their weights beyond their occurrences (wextra, 0 when nw is) to its
- * count of unfrozen occurrences, so an unweighted resource divides by the
- * very count it did before, and an unweighted flow freezes as before.
+ * slot_w, where an unweighted flow's weight is its count of occurrences.
+ * A resource counts its entries of weighted flows (nweighted); water-filling
+ * adds their weights beyond their occurrences (wt_extra, 0 when nweighted
+ * is) to its count of unfrozen occurrences, so that unweighted resources
+ * and flows divide by plain occurrence counts, with no floating sum to
+ * perturb their rates.
  *
  * A resource crossed by one flow only is "private" to it: it cannot tie
  * that flow's rate to anyone else's, so it acts as a rate cap, cap/times
@@ -69,13 +70,13 @@ typedef struct fentry {
 typedef struct fres {  /* (ordered to pack, what a level reads first: 72 bytes) */
 	double cap_Bps;
 	fentry *ent;     /* one per distinct flow */
-	uint32_t nd, ent_cap;
+	uint32_t nent, ent_cap;
 	uint32_t mark;   /* component walk epoch */
 	uint32_t stamp;  /* path dedup scratch: net->stamp when last seen */
 	uint32_t left;   /* water-filling scratch: occurrences of unfrozen flows, */
-	uint32_t nw;     /* (entries of weighted flows: fflow.wt) */
+	uint32_t nweighted; /* (entries of weighted flows: fflow.wt) */
 	double rem_Bps;  /* capacity not yet given out, */
-	double wextra;   /* unfrozen weighted flows' weights beyond their occurrences */
+	double wt_extra; /* unfrozen weighted flows' weights beyond their occurrences */
 	uint32_t at;     /* path dedup scratch: the slot it got */
 	uint32_t ci;     /* water-filling: place in the component's walk */
 	bool dirty;
@@ -88,9 +89,11 @@ typedef struct fslot {
 	uint32_t pos;    /* index of this flow's entry in res's list, or NO_POS */
 } fslot;
 
+/* A cap and whose it is: a flow's (the component's heaps of capped flows)
+ * or a resource's (fflow.bycap, a kept flow's slots by cap). */
 typedef struct fcapped {
 	double cap_Bps;
-	uint32_t flow;
+	uint32_t id;
 } fcapped;
 
 typedef struct fflow {
@@ -104,8 +107,8 @@ typedef struct fflow {
 	uint32_t nslot, nshared;
 	double priv_Bps;    /* least cap/times over private slots, unless priv_stale */
 	fcapped *bycap;     /* kept flows: (cap/times, resource) of every slot, by cap */
-	uint32_t *det;      /* parked: slots out of their resources' lists */
-	uint32_t ndet;
+	uint32_t *parked_slots; /* parked: slots out of their resources' lists */
+	uint32_t nparked_slots;
 	uint32_t mark;
 	bool priv_stale;    /* (the flags together: 176 bytes with wt, as without) */
 	bool parked;        /* idle kept flow, in the lists of its private slots only */
@@ -125,7 +128,7 @@ typedef struct fflow {
 struct flow_net {
 	sim_engine *eng;
 	fres *res;
-	uint32_t *nocc;            /* per resource: path occurrences over its flows */
+	uint32_t *res_occ;         /* per resource: path occurrences over its flows */
 	uint32_t nres, res_cap;
 	fflow *flows;
 	uint32_t nflows, flows_cap, free_head;
@@ -188,10 +191,10 @@ void flow_net_free(flow_net *net)
 		free(net->flows[i].slot);
 		free(net->flows[i].wt);
 		free(net->flows[i].bycap);
-		free(net->flows[i].det);
+		free(net->flows[i].parked_slots);
 	}
 	free(net->res);
-	free(net->nocc);
+	free(net->res_occ);
 	free(net->flows);
 	free(net->dirty);
 	free(net->idle);
@@ -210,11 +213,11 @@ int flow_res_add(flow_net *net, double cap_Bps, uint32_t *id)
 		return SIM_EINVAL;
 	uint32_t cap = net->res_cap;
 	if (net->nres == UINT32_MAX - 1 ||
-	    grow((void **)&net->nocc, &cap, net->nres + 1, sizeof *net->nocc) ||
+	    grow((void **)&net->res_occ, &cap, net->nres + 1, sizeof *net->res_occ) ||
 	    grow((void **)&net->res, &net->res_cap, net->nres + 1, sizeof *net->res))
 		return SIM_ENOMEM;
 	net->res[net->nres] = (fres){ .cap_Bps = cap_Bps };
-	net->nocc[net->nres] = 0;
+	net->res_occ[net->nres] = 0;
 	if (id)
 		*id = net->nres;
 	net->nres++;
@@ -232,14 +235,14 @@ static double slot_w(const fflow *f, uint32_t k)
 }
 
 /* Sum over r's weighted entries (only its unfrozen flows', with
- * unfrozen_only) of their weights beyond their occurrences, so that nocc
+ * unfrozen_only) of their weights beyond their occurrences, so that res_occ
  * + this is what a common rate of all its flows takes of it per unit
- * (callers skip it, 0, on resources with none, so unweighted that is nocc
+ * (callers skip it, 0, on resources with none, so unweighted that is res_occ
  * to the bit). */
 static double res_extra(const flow_net *net, const fres *r, bool unfrozen_only)
 {
 	double sum = 0;
-	for (uint32_t i = 0; i < r->nd; i++) {
+	for (uint32_t i = 0; i < r->nent; i++) {
 		const fflow *f = &net->flows[r->ent[i].flow];
 		if (f->wt && !(unfrozen_only && f->frozen))
 			sum += f->wt[r->ent[i].slot] - f->slot[r->ent[i].slot].times;
@@ -251,19 +254,19 @@ static double res_extra(const flow_net *net, const fres *r, bool unfrozen_only)
  * tell. */
 static bool parked_only(const flow_net *net, const fres *r)
 {
-	return r->nd == 1 && net->flows[r->ent[0].flow].parked;
+	return r->nent == 1 && net->flows[r->ent[0].flow].parked;
 }
 
 uint32_t flow_res_nflows(const flow_net *net, uint32_t res)
 {
-	return parked_only(net, &net->res[res]) ? 0 : net->nocc[res];
+	return parked_only(net, &net->res[res]) ? 0 : net->res_occ[res];
 }
 
 double flow_res_load_Bps(const flow_net *net, uint32_t res)
 {
 	const fres *r = &net->res[res];
 	double sum = 0;
-	for (uint32_t i = 0; i < r->nd; i++) {
+	for (uint32_t i = 0; i < r->nent; i++) {
 		const fflow *f = &net->flows[r->ent[i].flow];
 		sum += f->rate_Bps * slot_w(f, r->ent[i].slot);
 	}
@@ -348,7 +351,7 @@ static void release_flow(flow_net *net, uint32_t fid)
 	free(f->slot);
 	free(f->wt);
 	free(f->bycap);
-	free(f->det);
+	free(f->parked_slots);
 	*f = (fflow){ .next_free = net->free_head };
 	net->free_head = fid;
 }
@@ -407,7 +410,7 @@ static double priv_cap_Bps(flow_net *net, fflow *f)
 		f->priv_Bps = INFINITY;
 		if (f->bycap) {
 			for (uint32_t i = 0; i < f->nslot; i++)
-				if (net->res[f->bycap[i].flow].nd == 1) {
+				if (net->res[f->bycap[i].id].nent == 1) {
 					f->priv_Bps = f->bycap[i].cap_Bps;
 					break;
 				}
@@ -426,11 +429,11 @@ static void evict(flow_net *net, fres *r, uint32_t rid)
 {
 	fentry e = r->ent[0];
 	fflow *f = &net->flows[e.flow];
-	r->nd = 0;
-	r->nw -= f->wt != NULL;
-	net->nocc[rid] -= f->slot[e.slot].times;
+	r->nent = 0;
+	r->nweighted -= f->wt != NULL;
+	net->res_occ[rid] -= f->slot[e.slot].times;
 	f->slot[e.slot].pos = NO_POS;
-	f->det[f->ndet++] = e.slot;
+	f->parked_slots[f->nparked_slots++] = e.slot;
 }
 
 /* Adds fid's entry for slot k to its resource (not in its list), sorting
@@ -444,15 +447,15 @@ static int attach_slot(flow_net *net, uint32_t fid, uint32_t k)
 	bool weighted = net->flows[fid].wt != NULL;
 	if (parked_only(net, r))
 		evict(net, r, s->res);
-	if (grow((void **)&r->ent, &r->ent_cap, r->nd + 1, sizeof *r->ent))
+	if (grow((void **)&r->ent, &r->ent_cap, r->nent + 1, sizeof *r->ent))
 		return SIM_ENOMEM;
-	s->pos = r->nd;
-	r->ent[r->nd++] = (fentry){ .flow = fid, .slot = k };
-	net->nocc[s->res] += s->times;
-	r->nw += weighted;
-	if (r->nd == 2)
+	s->pos = r->nent;
+	r->ent[r->nent++] = (fentry){ .flow = fid, .slot = k };
+	net->res_occ[s->res] += s->times;
+	r->nweighted += weighted;
+	if (r->nent == 2)
 		make_shared(net, r->ent[0].flow, r->ent[0].slot);
-	if (r->nd >= 2)
+	if (r->nent >= 2)
 		make_shared(net, fid, k);
 	return 0;
 }
@@ -483,13 +486,13 @@ static void leave_resources(flow_net *net, uint32_t fid, uint32_t upto)
 		fentry moved;
 		if (s->pos == NO_POS)
 			continue;
-		moved = r->ent[--r->nd];
+		moved = r->ent[--r->nent];
 		r->ent[s->pos] = moved;
 		net->flows[moved.flow].slot[moved.slot].pos = s->pos;
-		net->nocc[s->res] -= s->times;
-		r->nw -= f->wt != NULL;
+		net->res_occ[s->res] -= s->times;
+		r->nweighted -= f->wt != NULL;
 		s->pos = NO_POS;
-		if (r->nd == 1)
+		if (r->nent == 1)
 			make_private(net, r->ent[0].flow, r->ent[0].slot);
 	}
 	f->nshared = 0;
@@ -504,14 +507,14 @@ static void park(flow_net *net, uint32_t fid)
 {
 	fflow *f = &net->flows[fid];
 	uint32_t nshared = f->nshared;
-	if (!f->det && !(f->det = sim_malloc((size_t)(f->nslot ? f->nslot : 1) * sizeof *f->det))) {
+	if (!f->parked_slots && !(f->parked_slots = sim_malloc((size_t)(f->nslot ? f->nslot : 1) * sizeof *f->parked_slots))) {
 		oom(net); /* stays attached: the run stops */
 		return;
 	}
 	leave_resources(net, fid, nshared);
-	f->ndet = 0;
+	f->nparked_slots = 0;
 	for (uint32_t k = 0; k < nshared; k++)
-		f->det[f->ndet++] = k;
+		f->parked_slots[f->nparked_slots++] = k;
 	f->attached = false;
 	f->parked = true;
 }
@@ -531,27 +534,27 @@ static int unpark(flow_net *net, uint32_t fid)
 	f->parked = false;
 	f->nshared = 0;
 	f->priv_stale = true;
-	/* Out of their lists: slots with pos NO_POS, listed in det; when
+	/* Out of their lists: slots with pos NO_POS, listed in parked_slots; when
 	 * they are many, reading them off the slots in order beats sorting. */
-	if (f->ndet >= f->nslot / 16) {
+	if (f->nparked_slots >= f->nslot / 16) {
 		uint32_t n = 0;
 		for (uint32_t k = 0; k < f->nslot; k++)
 			if (f->slot[k].pos == NO_POS)
-				f->det[n++] = k;
-		SIM_ASSERT(n == f->ndet, "parked flow %u: %u slots out, %u listed", fid, n, f->ndet);
+				f->parked_slots[n++] = k;
+		SIM_ASSERT(n == f->nparked_slots, "parked flow %u: %u slots out, %u listed", fid, n, f->nparked_slots);
 	} else {
-		qsort(f->det, f->ndet, sizeof *f->det, by_slot);
+		qsort(f->parked_slots, f->nparked_slots, sizeof *f->parked_slots, by_slot);
 	}
-	for (uint32_t i = 0; i < f->ndet; i++)
-		if (attach_slot(net, fid, f->det[i])) {
+	for (uint32_t i = 0; i < f->nparked_slots; i++)
+		if (attach_slot(net, fid, f->parked_slots[i])) {
 			/* Out of memory: parked again, in no list. */
 			leave_resources(net, fid, f->nslot);
-			for (f->ndet = 0; f->ndet < f->nslot; f->ndet++)
-				f->det[f->ndet] = f->ndet;
+			for (f->nparked_slots = 0; f->nparked_slots < f->nslot; f->nparked_slots++)
+				f->parked_slots[f->nparked_slots] = f->nparked_slots;
 			f->parked = true;
 			return SIM_ENOMEM;
 		}
-	f->ndet = 0;
+	f->nparked_slots = 0;
 	return 0;
 }
 
@@ -644,7 +647,7 @@ static int sort_slot_caps(const flow_net *net, fflow *f)
 		return SIM_ENOMEM;
 	for (uint32_t k = 0; k < f->nslot; k++)
 		f->bycap[k] = (fcapped){ .cap_Bps = slot_cap_Bps(net, f, k),
-					 .flow = f->slot[k].res };
+					 .id = f->slot[k].res };
 	qsort(f->bycap, f->nslot, sizeof *f->bycap, by_cap);
 	return 0;
 }
@@ -749,7 +752,7 @@ static bool quiet(const flow_net *net, const fflow *f, double extra_Bps)
 		/* Re-solved at this instant anyway; and a check costlier than
 		 * QUIET_SCAN entries is left to the solve, so that n changes on
 		 * one link at one instant cost one solve, not n^2. */
-		if (r->dirty || (seen += r->nd) > QUIET_SCAN)
+		if (r->dirty || (seen += r->nent) > QUIET_SCAN)
 			return false;
 		load = flow_res_load_Bps(net, f->slot[k].res) + extra_Bps * slot_w(f, k);
 		if (!(load <= r->cap_Bps * (1 - QUIET_EPS)))
@@ -911,23 +914,23 @@ static void walk_component(flow_net *net, uint32_t start, uint32_t *nr, uint32_t
 {
 	const fres *s = &net->res[start];
 	*nr = *nf = 0;
-	if (s->nd == 1)
+	if (s->nent == 1)
 		visit_flow(net, s->ent[0].flow, nr, nf);
 	else if (s->mark != net->epoch)
 		push_cres(net, nr, start);
 	for (uint32_t i = 0; i < *nr; i++) {
 		const fres *r = &net->res[net->cres[i]];
-		for (uint32_t e = 0; e < r->nd; e++)
+		for (uint32_t e = 0; e < r->nent; e++)
 			visit_flow(net, r->ent[e].flow, nr, nf);
 	}
 }
 
 /* What each unfrozen flow on r may still get per unit of weight: its
- * capacity left over their weights. Unweighted, wextra is 0 and the
+ * capacity left over their weights. Unweighted, wt_extra is 0 and the
  * weights are the occurrences: rem / left to the bit. */
 static double res_share(const fres *r)
 {
-	return r->rem_Bps / (r->left + r->wextra);
+	return r->rem_Bps / (r->left + r->wt_extra);
 }
 
 /* Notes that a freeze changed rid's remaining capacity or count. */
@@ -949,11 +952,11 @@ static void freeze_weighted(flow_net *net, fflow *f, double rate_Bps)
 		if (r->rem_Bps < 0)
 			r->rem_Bps = 0;
 		r->left -= f->slot[k].times;
-		r->wextra -= f->wt[k] - f->slot[k].times;
+		r->wt_extra -= f->wt[k] - f->slot[k].times;
 		/* Subtracting one by one rounded the weights left to nothing
 		 * while some flows are: sum them afresh. */
-		if (r->left && !(r->left + r->wextra > 0))
-			r->wextra = res_extra(net, r, true);
+		if (r->left && !(r->left + r->wt_extra > 0))
+			r->wt_extra = res_extra(net, r, true);
 	}
 }
 
@@ -984,13 +987,13 @@ static int by_cap(const void *a, const void *b)
 	const fcapped *x = a, *y = b;
 	if (x->cap_Bps != y->cap_Bps)
 		return x->cap_Bps < y->cap_Bps ? -1 : 1;
-	return (x->flow > y->flow) - (x->flow < y->flow);
+	return (x->id > y->id) - (x->id < y->id);
 }
 
 /* (cap, id) order: a total one, so a heap pops what a sort would list. */
 static bool cap_less(const fcapped *x, const fcapped *y)
 {
-	return x->cap_Bps < y->cap_Bps || (x->cap_Bps == y->cap_Bps && x->flow < y->flow);
+	return x->cap_Bps < y->cap_Bps || (x->cap_Bps == y->cap_Bps && x->id < y->id);
 }
 
 static void cap_sift_down(fcapped *h, uint32_t n, uint32_t i)
@@ -1037,9 +1040,9 @@ static void heap_caps(flow_net *net, uint32_t nf, uint32_t *ncap, uint32_t *npri
 		double p = priv_cap_Bps(net, f);
 		f->frozen = false;
 		if (f->cap_Bps > 0)
-			own[(*ncap)++] = (fcapped){ .cap_Bps = f->cap_Bps, .flow = fid };
+			own[(*ncap)++] = (fcapped){ .cap_Bps = f->cap_Bps, .id = fid };
 		if (p < INFINITY)
-			priv[(*npriv)++] = (fcapped){ .cap_Bps = p, .flow = fid };
+			priv[(*npriv)++] = (fcapped){ .cap_Bps = p, .id = fid };
 	}
 	cap_heapify(own, *ncap);
 	cap_heapify(priv, *npriv);
@@ -1049,7 +1052,7 @@ static void heap_caps(flow_net *net, uint32_t nf, uint32_t *ncap, uint32_t *npri
  * INFINITY. */
 static double least_cap(const flow_net *net, fcapped *h, uint32_t *n)
 {
-	while (*n && net->flows[h[0].flow].frozen)
+	while (*n && net->flows[h[0].id].frozen)
 		cap_pop(h, n);
 	return *n ? h[0].cap_Bps : INFINITY;
 }
@@ -1064,8 +1067,8 @@ static void fill_one(flow_net *net, uint32_t nr)
 		rate = fmin(rate, f->cap_Bps);
 	for (uint32_t i = 0; i < nr; i++) {
 		const fres *r = &net->res[net->cres[i]];
-		double extra = r->nw ? res_extra(net, r, false) : 0;
-		rate = fmin(rate, r->cap_Bps / (net->nocc[net->cres[i]] + extra));
+		double extra = r->nweighted ? res_extra(net, r, false) : 0;
+		rate = fmin(rate, r->cap_Bps / (net->res_occ[net->cres[i]] + extra));
 	}
 	f->new_Bps = rate;
 }
@@ -1108,7 +1111,7 @@ static uint32_t freeze_level(flow_net *net, double share, uint32_t nr, fcapped *
 	double level = share * (1 + TIE_EPS);
 	uint32_t n = 0;
 	while (*npriv && priv[0].cap_Bps <= level) {
-		fflow *f = &net->flows[priv[0].flow];
+		fflow *f = &net->flows[priv[0].id];
 		cap_pop(priv, npriv);
 		if (!f->frozen)
 			freeze(net, f, share), n++;
@@ -1122,7 +1125,7 @@ static uint32_t freeze_level(flow_net *net, double share, uint32_t nr, fcapped *
 		r = &net->res[net->cres[i]];
 		if (!r->left || res_share(r) > level)
 			continue;
-		for (uint32_t e = 0; e < r->nd; e++) {
+		for (uint32_t e = 0; e < r->nent; e++) {
 			fflow *f = &net->flows[r->ent[e].flow];
 			if (!f->frozen)
 				freeze(net, f, share), n++;
@@ -1138,8 +1141,8 @@ static void fill_init(flow_net *net, uint32_t nr)
 	for (uint32_t i = 0; i < nr; i++) {
 		fres *r = &net->res[net->cres[i]];
 		r->rem_Bps = r->cap_Bps;
-		r->left = net->nocc[net->cres[i]];
-		r->wextra = r->nw ? res_extra(net, r, false) : 0;
+		r->left = net->res_occ[net->cres[i]];
+		r->wt_extra = r->nweighted ? res_extra(net, r, false) : 0;
 		r->ci = i;
 		r->touched = false;
 		net->ashare[i] = r->left ? res_share(r) : INFINITY;
@@ -1171,7 +1174,7 @@ static void water_fill(flow_net *net, uint32_t nr, uint32_t nf)
 			continue;
 		}
 		while (ncap && own[0].cap_Bps <= capmin * (1 + TIE_EPS)) {
-			fflow *f = &net->flows[own[0].flow];
+			fflow *f = &net->flows[own[0].id];
 			double cap = own[0].cap_Bps;
 			cap_pop(own, &ncap);
 			if (!f->frozen)
@@ -1207,7 +1210,7 @@ static void solve_event(sim_engine *eng, void *obj, uint64_t data)
 	for (uint32_t d = 0; d < net->ndirty; d++) {
 		uint32_t r = net->dirty[d], nr, nf;
 		net->res[r].dirty = false;
-		if (net->res[r].nd == 0 || parked_only(net, &net->res[r]))
+		if (net->res[r].nent == 0 || parked_only(net, &net->res[r]))
 			continue;
 		walk_component(net, r, &nr, &nf);
 		if (nf == 0)
@@ -1250,7 +1253,7 @@ static bool has_bottleneck(const flow_net *net, const fflow *f)
 		bool fastest = true;
 		if (flow_res_load_Bps(net, rid) < r->cap_Bps * (1 - CHECK_EPS))
 			continue;
-		for (uint32_t e = 0; e < r->nd && fastest; e++)
+		for (uint32_t e = 0; e < r->nent && fastest; e++)
 			fastest = net->flows[r->ent[e].flow].rate_Bps <= f->rate_Bps * (1 + CHECK_EPS);
 		if (fastest)
 			return true;
