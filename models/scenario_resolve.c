@@ -22,14 +22,15 @@ const char *const scn_ckpt_mode_words[] = { "sync", "async", NULL };
 
 #define INF HUGE_VAL
 
-/* Where things were written, for cross-field messages. */
-typedef struct rs {
+/* The scenario being resolved, with where each section was written, for
+ * cross-field messages. */
+typedef struct resolve_ctx {
 	scn_rd *r;
 	scn_scenario *s;
 	const yt_node *root, *cluster, *fabric, *storage, *gpu, *cpu, *host, *nic, *dpu, *sw, *server;
 	const yt_node *variant_nodes[SCN_MAX_VARIANTS];
 	const yt_node *job_nodes[SCN_MAX_JOBS];
-} rs;
+} resolve_ctx;
 
 /* ---- hardware components ---- */
 
@@ -123,7 +124,7 @@ static const yt_node *read_hw(scn_rd *r, const yt_node *parent, const char *key,
 
 /* A value the models need from a component: absent is an error that says
  * why it is needed and why the profile lacks it. */
-static bool need(rs *c, const scn_hw *hw, const yt_node *hw_node, const yt_node *at,
+static bool need(resolve_ctx *c, const scn_hw *hw, const yt_node *hw_node, const yt_node *at,
 		 const char *field, const char *why)
 {
 	const profile_field *f;
@@ -144,7 +145,7 @@ static bool need(rs *c, const scn_hw *hw, const yt_node *hw_node, const yt_node 
 }
 
 /* Either of two fields will do (a cycles form or a clock-free form). */
-static void need_either(rs *c, const scn_hw *hw, const yt_node *hw_node, const yt_node *at,
+static void need_either(resolve_ctx *c, const scn_hw *hw, const yt_node *hw_node, const yt_node *at,
 			const char *a, const char *b, const char *why)
 {
 	const profile_field *fb;
@@ -173,7 +174,7 @@ static double fabric_capacity(const scn_fabric *f)
 	return f->tiers == 2 ? k * down : k * down * floor(k / 2);
 }
 
-static void read_fabric(rs *c, const yt_node *fab, scn_cluster *cl)
+static void read_fabric(resolve_ctx *c, const yt_node *fab, scn_cluster *cl)
 {
 	scn_rd *r = c->r;
 	scn_fabric *f = &cl->fabric;
@@ -203,7 +204,7 @@ static void read_fabric(rs *c, const yt_node *fab, scn_cluster *cl)
 }
 
 /* Link rate default and limits, switch capacity: needs the NIC and switch. */
-static void check_fabric(rs *c, scn_cluster *cl)
+static void check_fabric(resolve_ctx *c, scn_cluster *cl)
 {
 	scn_fabric *f = &cl->fabric;
 	double nic = cl->nic.v.nic.port_rate_Bps, sw = f->sw.v.sw.port_rate_Bps;
@@ -236,7 +237,7 @@ static void check_fabric(rs *c, scn_cluster *cl)
 
 static const char *const storage_keys[] = { "server", "servers", "network", "link_rate", "dataset", NULL };
 
-static void read_storage(rs *c, const yt_node *st, scn_storage *s)
+static void read_storage(resolve_ctx *c, const yt_node *st, scn_storage *s)
 {
 	scn_rd *r = c->r;
 	int v;
@@ -258,7 +259,7 @@ static void read_storage(rs *c, const yt_node *st, scn_storage *s)
 
 static const char *const local_keys[] = { "drive", "drives", "pcie_switch", NULL };
 
-static void read_local_nvme(rs *c, const yt_node *ln, scn_cluster *cl)
+static void read_local_nvme(resolve_ctx *c, const yt_node *ln, scn_cluster *cl)
 {
 	scn_rd *r = c->r;
 	scn_local_nvme *l = &cl->local_nvme;
@@ -284,7 +285,7 @@ static const char *const cluster_keys[] = { "nodes", "gpus_per_node", "gpu", "cp
 					    "nic", "nics_per_node", "dpu", "dpus_per_node", "fabric",
 					    "storage", "local_nvme", NULL };
 
-static void read_cluster(rs *c, const yt_node *cn, scn_cluster *cl)
+static void read_cluster(resolve_ctx *c, const yt_node *cn, scn_cluster *cl)
 {
 	scn_rd *r = c->r;
 	const yt_node *fab, *st;
@@ -327,7 +328,7 @@ static void read_cluster(rs *c, const yt_node *cn, scn_cluster *cl)
 static const char *const tf_keys[] = { "layers", "hidden", "heads", "kv_heads", "ffn", "ffn_mats",
 				       "seq", "vocab", NULL };
 
-static void read_shape(rs *c, const yt_node *tn, wl_transformer *t)
+static void read_shape(resolve_ctx *c, const yt_node *tn, wl_transformer *t)
 {
 	static const struct { const char *key; long lo, hi; size_t off; } f[] = {
 		{ "layers", 1, 1000, offsetof(wl_transformer, layers) },
@@ -349,7 +350,7 @@ static void read_shape(rs *c, const yt_node *tn, wl_transformer *t)
 	}
 }
 
-static void read_model(rs *c, const yt_node *w, scn_training *t)
+static void read_model(resolve_ctx *c, const yt_node *w, scn_training *t)
 {
 	scn_rd *r = c->r;
 	const yt_node *tn = yt_get(w, "transformer"), *mn = yt_get(w, "model");
@@ -386,7 +387,7 @@ static void read_model(rs *c, const yt_node *w, scn_training *t)
 static const char *const data_keys[] = { "sample_bytes", "decode", "workers", "prefetch",
 					 "page_cache_hit", NULL };
 
-static void read_data(rs *c, const yt_node *dn, scn_training *t)
+static void read_data(resolve_ctx *c, const yt_node *dn, scn_training *t)
 {
 	scn_rd *r = c->r;
 	scn_data *d = &t->data;
@@ -402,7 +403,7 @@ static void read_data(rs *c, const yt_node *dn, scn_training *t)
 	scn_get_q(r, dn, "page_cache_hit", false, UNIT_FRACTION, 0, 1, false, &d->page_cache_hit);
 }
 
-static void read_parallelism(rs *c, const yt_node *pn, scn_training *t)
+static void read_parallelism(resolve_ctx *c, const yt_node *pn, scn_training *t)
 {
 	static const char *const keys[] = { "tp", "pp", "dp", "zero_stage", NULL };
 	const yt_node *dp = yt_get(pn, "dp");
@@ -421,7 +422,7 @@ static const char *const train_keys[] = { "kind", "model", "transformer", "preci
 					  "batch", "bucket", "recompute", "data", "iterations",
 					  "target_tokens", "memory_reserve", NULL };
 
-static void read_training(rs *c, const yt_node *w, scn_training *t)
+static void read_training(resolve_ctx *c, const yt_node *w, scn_training *t)
 {
 	scn_rd *r = c->r;
 	const yt_node *pn, *bn, *dn;
@@ -460,7 +461,7 @@ static void read_training(rs *c, const yt_node *w, scn_training *t)
 }
 
 /* sizes: [1KiB, 1MiB] or { from: 1KiB, to: 1GiB, factor: 2 }. */
-static void read_sizes(rs *c, const yt_node *sn, scn_collective *k)
+static void read_sizes(resolve_ctx *c, const yt_node *sn, scn_collective *k)
 {
 	scn_rd *r = c->r;
 	double from = 0, to = 0, factor = 2;
@@ -524,7 +525,7 @@ static bool algo_fits_op(scn_coll_op op, scn_coll_algo a)
 static const char *const coll_keys[] = { "kind", "collective", NULL };
 static const char *const coll_inner_keys[] = { "op", "algo", "sizes", "ranks", "iterations", NULL };
 
-static void read_collective(rs *c, const yt_node *w, scn_collective *k)
+static void read_collective(resolve_ctx *c, const yt_node *w, scn_collective *k)
 {
 	scn_rd *r = c->r;
 	const yt_node *cn, *sn;
@@ -554,7 +555,7 @@ static void read_collective(rs *c, const yt_node *w, scn_collective *k)
 }
 
 /* False when the kind itself is wrong: nothing else can be checked then. */
-static bool read_workload(rs *c, const yt_node *w, scn_workload *wl)
+static bool read_workload(resolve_ctx *c, const yt_node *w, scn_workload *wl)
 {
 	int v;
 	wl->kind = SCN_WL_TRAINING;
@@ -570,7 +571,7 @@ static bool read_workload(rs *c, const yt_node *w, scn_workload *wl)
 }
 
 /* Parallelism and batch against the GPUs the workload gets. */
-static void check_training(rs *c, const yt_node *w, scn_training *t, int gpus)
+static void check_training(resolve_ctx *c, const yt_node *w, scn_training *t, int gpus)
 {
 	const yt_node *pn = yt_get(w, "parallelism");
 	const yt_node *at = pn ? pn : w;
@@ -611,7 +612,7 @@ static void check_training(rs *c, const yt_node *w, scn_training *t, int gpus)
 
 /* ---- memory per GPU ---- */
 
-static wl_mem_plan mem_plan(const rs *c, const scn_training *t, int tp, int pp, int zero,
+static wl_mem_plan mem_plan(const resolve_ctx *c, const scn_training *t, int tp, int pp, int zero,
 			    bool recompute)
 {
 	const profile_values *g = &c->s->cluster.gpu.v;
@@ -626,7 +627,7 @@ static wl_mem_plan mem_plan(const rs *c, const scn_training *t, int tp, int pp, 
 			      .reserve_bytes = t->memory_reserve_bytes };
 }
 
-static bool fits(const rs *c, const scn_training *t, int tp, int pp, int zero, bool rc,
+static bool fits(const resolve_ctx *c, const scn_training *t, int tp, int pp, int zero, bool rc,
 		 double cap)
 {
 	wl_mem_plan p = mem_plan(c, t, tp, pp, zero, rc);
@@ -649,8 +650,8 @@ static void put_hint(char *buf, size_t n, const scn_training *t, int tp, int pp,
 /* The same layout with ZeRO or recomputation, or else the smallest larger
  * tp x pp (dividing the GPUs, the heads, the layers and the batch) that
  * fits with them: the change nearest the one asked for. */
-static bool try_layout(const rs *c, const scn_training *t, int tp, int pp, double cap, char *buf,
-		       size_t n)
+static bool try_layout(const resolve_ctx *c, const scn_training *t, int tp, int pp, double cap,
+		       char *buf, size_t n)
 {
 	for (int rc = t->recompute; rc <= 1; rc++)
 		for (int z = t->zero_stage; z <= 3; z++)
@@ -659,7 +660,7 @@ static bool try_layout(const rs *c, const scn_training *t, int tp, int pp, doubl
 	return false;
 }
 
-static void suggest_fit(const rs *c, const scn_training *t, double cap, char *buf, size_t n)
+static void suggest_fit(const resolve_ctx *c, const scn_training *t, double cap, char *buf, size_t n)
 {
 	const wl_transformer *tf = &t->shape.tf;
 	long gpus = (long)t->tp * t->pp * t->dp;
@@ -689,7 +690,7 @@ static const char *gb(double bytes, char *buf, size_t n)
 }
 
 /* The job's memory per GPU against the GPU's: refused when it cannot fit. */
-static void check_memory(rs *c, const yt_node *w, scn_training *t)
+static void check_memory(resolve_ctx *c, const yt_node *w, scn_training *t)
 {
 	const profile_values *g = &c->s->cluster.gpu.v;
 	const yt_node *at = yt_get(w, "parallelism") ? yt_get(w, "parallelism") : w;
@@ -711,7 +712,7 @@ static void check_memory(rs *c, const yt_node *w, scn_training *t)
 		gb(g->gpu.hbm_bytes, have_s, sizeof have_s), hint);
 }
 
-static void check_workload(rs *c, const yt_node *w, scn_workload *wl, int gpus)
+static void check_workload(resolve_ctx *c, const yt_node *w, scn_workload *wl, int gpus)
 {
 	wl->gpus = gpus;
 	if (wl->kind == SCN_WL_TRAINING) {
@@ -739,7 +740,7 @@ static const char *const job_keys[] = { "name", "nodes", "placement", "workload"
 /* A collective job beside training jobs shares their collective context,
  * which runs what NCCL runs by default: no in-network reduction there
  * (tools/run.c bench_of). */
-static void check_benchmarks(rs *c, const yt_node *jn)
+static void check_benchmarks(resolve_ctx *c, const yt_node *jn)
 {
 	const scn_scenario *s = c->s;
 	bool training = false;
@@ -755,7 +756,7 @@ static void check_benchmarks(rs *c, const yt_node *jn)
 	}
 }
 
-static void read_jobs(rs *c, const yt_node *jn)
+static void read_jobs(resolve_ctx *c, const yt_node *jn)
 {
 	scn_scenario *s = c->s;
 	long total = 0;
@@ -803,7 +804,7 @@ static const char *const variant_keys[] = { "name", "network", "storage", "crypt
 /* What an offload option takes from the cluster (its row,
  * models/offload.c): the host-costs profile it reads, and every profile
  * field it needs, each refused with where to set it. */
-static void check_needs(rs *c, const scn_variant *v, const yt_node *vn, offload_kind k)
+static void check_needs(resolve_ctx *c, const scn_variant *v, const yt_node *vn, offload_kind k)
 {
 	const offload_row *row = offload_row_of(v, k);
 	const yt_node *at = yt_get(vn, offload_kind_name(k));
@@ -827,7 +828,7 @@ static void check_needs(rs *c, const scn_variant *v, const yt_node *vn, offload_
 
 /* Options that run on a DPU need one; options that run work on the host's
  * cores need its costs. */
-static void check_hosts(rs *c, const yt_node *vn, const scn_variant *v)
+static void check_hosts(resolve_ctx *c, const yt_node *vn, const scn_variant *v)
 {
 	scn_cluster *cl = &c->s->cluster;
 	bool host_work = false;
@@ -846,7 +847,7 @@ static void check_hosts(rs *c, const yt_node *vn, const scn_variant *v)
 
 /* Where the loader's reads come from: storage servers, or the node's own
  * drives. */
-static void check_storage(rs *c, const yt_node *vn, const scn_variant *v)
+static void check_storage(resolve_ctx *c, const yt_node *vn, const scn_variant *v)
 {
 	scn_cluster *cl = &c->s->cluster;
 	const yt_node *st = yt_get(vn, "storage");
@@ -874,7 +875,7 @@ static void check_storage(rs *c, const yt_node *vn, const scn_variant *v)
 
 /* Which traffic each crypto option can encrypt, and on what. False where
  * the option has nothing to run on, so its fields are not asked for. */
-static bool check_crypto(rs *c, const yt_node *vn, const scn_variant *v)
+static bool check_crypto(resolve_ctx *c, const yt_node *vn, const scn_variant *v)
 {
 	scn_cluster *cl = &c->s->cluster;
 	const yt_node *net = yt_get(vn, "network"), *st = yt_get(vn, "storage");
@@ -910,7 +911,7 @@ static bool check_crypto(rs *c, const yt_node *vn, const scn_variant *v)
 	return true;
 }
 
-static void check_variant(rs *c, const yt_node *vn, const scn_variant *v)
+static void check_variant(resolve_ctx *c, const yt_node *vn, const scn_variant *v)
 {
 	scn_cluster *cl = &c->s->cluster;
 	const yt_node *net = yt_get(vn, "network");
@@ -940,7 +941,7 @@ static void check_variant(rs *c, const yt_node *vn, const scn_variant *v)
  * NCCL_SOCKET_NTHREADS and NCCL_NSOCKS_PERTHREAD). NCCL clamps a larger
  * value with a warning; here it is refused, as a scenario that asks for
  * more than NCCL runs would report a configuration nobody gets. */
-static void read_nccl_sockets(rs *c, const yt_node *vn, scn_variant *v)
+static void read_nccl_sockets(resolve_ctx *c, const yt_node *vn, scn_variant *v)
 {
 	const yt_node *nt = yt_get(vn, "nccl_socket_nthreads"), *ns = yt_get(vn, "nccl_nsocks_perthread");
 	scn_get_int(c->r, vn, "nccl_socket_nthreads", false, 1, 16, &v->nccl_socket_nthreads);
@@ -955,7 +956,7 @@ static void read_nccl_sockets(rs *c, const yt_node *vn, scn_variant *v)
 			v->nccl_socket_nthreads * v->nccl_nsocks_perthread);
 }
 
-static void read_variant(rs *c, const yt_node *vn, scn_variant *v)
+static void read_variant(resolve_ctx *c, const yt_node *vn, scn_variant *v)
 {
 	int x;
 	v->at = where_of(vn);
@@ -976,7 +977,7 @@ static void read_variant(rs *c, const yt_node *vn, scn_variant *v)
 	v->own_hw = yt_get(vn, "cluster") || yt_get(vn, "cost");
 }
 
-static void read_variants(rs *c, const yt_node *vs)
+static void read_variants(resolve_ctx *c, const yt_node *vs)
 {
 	scn_scenario *s = c->s;
 	if (vs->type != YT_SEQ || !vs->nkids)
@@ -1004,7 +1005,7 @@ static void read_variants(rs *c, const yt_node *vs)
 
 /* ---- noise, failures, cost, security ---- */
 
-static void read_noise(rs *c, const yt_node *n, scn_noise *z)
+static void read_noise(resolve_ctx *c, const yt_node *n, scn_noise *z)
 {
 	static const char *const keys[] = { "gpu_dist", "gpu_cv", "slow_nodes", "slow_factor", "os_jitter",
 					    "os_jitter_delay", NULL };
@@ -1023,7 +1024,7 @@ static void read_noise(rs *c, const yt_node *n, scn_noise *z)
 		scn_err(c->r, yt_get(n, "slow_nodes"), "'slow_nodes' needs 'slow_factor' above 1");
 }
 
-static void read_failures(rs *c, const yt_node *n, scn_failures *f)
+static void read_failures(resolve_ctx *c, const yt_node *n, scn_failures *f)
 {
 	static const char *const keys[] = { "node_mtbf", "gpu_mtbf", "nic_mtbf", "switch_mtbf",
 					    "checkpoint_interval", "checkpoint_size", "restart",
@@ -1046,7 +1047,7 @@ static void read_failures(rs *c, const yt_node *n, scn_failures *f)
 /* A price: 0 (free), or between a billionth of a dollar and a million
  * dollars per hour (per kWh for energy), written as `per`: beyond, the
  * run's cost or its tokens per dollar overflow a double. */
-static void read_price(rs *c, const yt_node *n, const char *key, bool required, unit_dim dim,
+static void read_price(resolve_ctx *c, const yt_node *n, const char *key, bool required, unit_dim dim,
 		       double per_s, const char *per, double *out)
 {
 	const yt_node *at = yt_get(n, key);
@@ -1056,7 +1057,7 @@ static void read_price(rs *c, const yt_node *n, const char *key, bool required, 
 			per, per, at->text);
 }
 
-static void read_cost(rs *c, const yt_node *n, scn_cost *k)
+static void read_cost(resolve_ctx *c, const yt_node *n, scn_cost *k)
 {
 	static const char *const keys[] = { "gpu_price", "dpu_price", "energy_price", "pue", NULL };
 	scn_only_keys(c->r, n, keys, "cost");
@@ -1070,7 +1071,7 @@ static void read_cost(rs *c, const yt_node *n, scn_cost *k)
 	scn_get_q(c->r, n, "pue", false, UNIT_NUMBER, 1, 3, false, &k->pue);
 }
 
-static void read_security(rs *c, const yt_node *n, scn_security *k)
+static void read_security(resolve_ctx *c, const yt_node *n, scn_security *k)
 {
 	static const char *const keys[] = { "encryption", "tenant_isolation", NULL };
 	static const char *const enc[] = { "optional", "required", NULL };
@@ -1087,7 +1088,7 @@ static const char *const top_keys[] = { "name", "description", "extends", "seed"
 					"cluster", "workload", "jobs", "variants", "noise", "failures",
 					"cost", "security", "sweep", NULL };
 
-static void read_top(rs *c, const yt_node *root)
+static void read_top(resolve_ctx *c, const yt_node *root)
 {
 	scn_scenario *s = c->s;
 	const yt_node *d = yt_get(root, "description");
@@ -1103,7 +1104,7 @@ static void read_top(rs *c, const yt_node *root)
 	scn_get_int(c->r, root, "replications", false, 1, 10000, &s->replications);
 }
 
-static void read_work(rs *c, const yt_node *root)
+static void read_work(resolve_ctx *c, const yt_node *root)
 {
 	scn_scenario *s = c->s;
 	const yt_node *w = yt_get(root, "workload"), *j = yt_get(root, "jobs");
@@ -1123,7 +1124,7 @@ static void read_work(rs *c, const yt_node *root)
 
 void scn_resolve(scn_rd *r, const yt_node *root, scn_scenario *s)
 {
-	rs c = { .r = r, .s = s, .root = root };
+	resolve_ctx c = { .r = r, .s = s, .root = root };
 	const yt_node *n;
 	s->noise = (scn_noise){ .gpu_dist = SCN_SLOW_NONE, .slow_node_factor = 1 };
 	read_top(&c, root);
