@@ -139,12 +139,14 @@ int datadir_path(const char *tree_path, char *buf, size_t n)
 	return 0;
 }
 
-const char *datadir_profiles(void)
+const char *datadir_profiles(char *buf, size_t n)
 {
-	static char dir[PATH_MAX + 32];
 	const char *env = getenv("DPUSIM_PROFILE_DIR");
-	if (env && *env)
-		return env;
-	datadir_path("models/profiles", dir, sizeof dir);
-	return dir;
+	if (!(env && *env)) {
+		datadir_path("models/profiles", buf, n);
+		return buf;
+	}
+	if (snprintf(buf, n, "%s", env) >= (int)n && n)
+		buf[0] = '\0';
+	return buf;
 }

@@ -4,7 +4,11 @@
 #ifndef DPUSIM_MODELS_DATADIR_H
 #define DPUSIM_MODELS_DATADIR_H
 
+#include <limits.h>
 #include <stddef.h>
+
+/* Room for any path datadir_path or datadir_profiles writes. */
+#define DATADIR_PATH_MAX (PATH_MAX + 32)
 
 /* The data folder in effect, first found of:
  *   1. $DPUSIM_DATADIR (a source tree or an installed share/dpusim);
@@ -25,9 +29,10 @@ const char *datadir_root(void);
  * small (buf then holds ""). */
 int datadir_path(const char *tree_path, char *buf, size_t n);
 
-/* Where hardware profiles are looked up when no folder is given:
- * $DPUSIM_PROFILE_DIR, else datadir_path("models/profiles"). Static
- * storage that the next call rewrites, never NULL. */
-const char *datadir_profiles(void);
+/* Writes into buf (n bytes) where hardware profiles are looked up when no
+ * folder is given: $DPUSIM_PROFILE_DIR, else datadir_path("models/profiles").
+ * Returns buf, which holds "" when n is too small (a folder that is not
+ * there, so the caller's "not a folder" message names the problem). */
+const char *datadir_profiles(char *buf, size_t n);
 
 #endif

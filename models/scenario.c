@@ -58,7 +58,9 @@ static const char *src_file(scn_src *src, const char *name)
 static scn_src *src_new(const scn_opts *opts, diag *d)
 {
 	scn_src *src = calloc(1, sizeof *src);
-	const char *dir = opts && opts->profile_dir ? opts->profile_dir : datadir_profiles();
+	char def[DATADIR_PATH_MAX];
+	const char *dir = opts && opts->profile_dir ? opts->profile_dir
+						    : datadir_profiles(def, sizeof def);
 	struct stat st;
 	if (!src)
 		return NULL;

@@ -325,13 +325,14 @@ static int profile_latency(profile_set *ps, const char *name, profile_kind kind,
  * form. An option given explicitly always wins. */
 static int apply_defaults(struct opts *o)
 {
+	char dir[DATADIR_PATH_MAX];
 	profile_set *ps;
 	int rc = 0;
 	if (!o->have_proto)
 		o->cc.proto = o->ideal ? COLL_PROTO_IDEAL : COLL_PROTO_NCCL;
 	if (o->ideal || (o->have_msg_lat && o->have_switch_lat))
 		return 0;
-	if (!(ps = profile_set_new(datadir_profiles())))
+	if (!(ps = profile_set_new(datadir_profiles(dir, sizeof dir))))
 		return cli_usage_error("out of memory");
 	if (!o->have_msg_lat)
 		rc = profile_latency(ps, o->nic, PROFILE_NIC, "rdma_latency", "--msg-latency",

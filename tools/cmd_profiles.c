@@ -91,6 +91,7 @@ static int show(profile_set *ps, const char *name)
 int cmd_profiles(int argc, char **argv)
 {
 	scn_cli c = { 0 };
+	char dir[DATADIR_PATH_MAX];
 	const char *name = NULL;
 	profile_set *ps;
 	int rc;
@@ -108,7 +109,7 @@ int cmd_profiles(int argc, char **argv)
 			return cli_usage_error("profiles: one profile name at a time");
 		name = argv[i];
 	}
-	if (!(ps = profile_set_new(scn_cli_profile_dir(&c))))
+	if (!(ps = profile_set_new(scn_cli_profile_dir(&c, dir, sizeof dir))))
 		return cli_usage_error("out of memory");
 	rc = name ? show(ps, name) : list(ps);
 	profile_set_free(ps);

@@ -235,7 +235,9 @@ static int coordinate(const struct args *a, int ranks)
 /* An MPI rank > 0: load without printing (rank 0 prints), then compute. */
 static int mpi_worker(const struct args *a)
 {
-	scn_opts o = { .profile_dir = scn_cli_profile_dir(&a->sc), .profile_files = a->sc.profiles,
+	char dir[DATADIR_PATH_MAX];
+	scn_opts o = { .profile_dir = scn_cli_profile_dir(&a->sc, dir, sizeof dir),
+		       .profile_files = a->sc.profiles,
 		       .nprofile_files = a->sc.nprofiles };
 	scn_scenario *s = NULL;
 	char *why = NULL;

@@ -31,14 +31,15 @@ int scn_cli_option(scn_cli *c, int argc, char **argv, int *i)
 	return 1;
 }
 
-const char *scn_cli_profile_dir(const scn_cli *c)
+const char *scn_cli_profile_dir(const scn_cli *c, char *buf, size_t n)
 {
-	return c->profile_dir ? c->profile_dir : datadir_profiles();
+	return c->profile_dir ? c->profile_dir : datadir_profiles(buf, n);
 }
 
 int scn_cli_protect_inputs(const scn_cli *c, const scn_scenario *s)
 {
 	size_t n;
+	char dir[DATADIR_PATH_MAX];
 	const char *const *files = s ? scn_files(s, &n) : NULL;
 	int err = atomic_protect_input(c->file);
 	for (size_t i = 0; !err && files && i < n; i++)
@@ -46,7 +47,7 @@ int scn_cli_protect_inputs(const scn_cli *c, const scn_scenario *s)
 	for (size_t i = 0; !err && i < c->nprofiles; i++)
 		err = atomic_protect_input(c->profiles[i]);
 	if (!err)
-		err = atomic_protect_dir(scn_cli_profile_dir(c));
+		err = atomic_protect_dir(scn_cli_profile_dir(c, dir, sizeof dir));
 	if (err)
 		cli_error("out of memory");
 	return err ? CLI_USAGE : CLI_OK;
@@ -54,7 +55,9 @@ int scn_cli_protect_inputs(const scn_cli *c, const scn_scenario *s)
 
 int scn_cli_load(const scn_cli *c, scn_scenario **out)
 {
-	scn_opts o = { .profile_dir = scn_cli_profile_dir(c), .profile_files = c->profiles,
+	char dir[DATADIR_PATH_MAX];
+	scn_opts o = { .profile_dir = scn_cli_profile_dir(c, dir, sizeof dir),
+		       .profile_files = c->profiles,
 		       .nprofile_files = c->nprofiles, .fit_unchecked = c->fit_unchecked };
 	diag *d = diag_new();
 	int rc;

@@ -5,14 +5,16 @@
 #define DPUSIM_TOOLS_SCN_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
+#include "models/datadir.h"
 #include "models/scenario.h"
 
 #define SCN_CLI_MAX_PROFILES 32
 
 typedef struct scn_cli {
 	const char *file;
-	const char *profile_dir; /* --profile-dir, else datadir_profiles() */
+	const char *profile_dir; /* --profile-dir (NULL: scn_cli_profile_dir's default) */
 	const char *profiles[SCN_CLI_MAX_PROFILES];
 	size_t nprofiles;
 	bool fit_unchecked;      /* scn_opts.fit_unchecked (dpusim plan) */
@@ -23,8 +25,9 @@ typedef struct scn_cli {
  * printed) on a missing value or too many --profile. */
 int scn_cli_option(scn_cli *c, int argc, char **argv, int *i);
 
-/* The profile directory in effect. */
-const char *scn_cli_profile_dir(const scn_cli *c);
+/* The profile directory in effect: --profile-dir, else the default
+ * (datadir_profiles) written into buf, n bytes (DATADIR_PATH_MAX). */
+const char *scn_cli_profile_dir(const scn_cli *c, char *buf, size_t n);
 
 /* Loads c->file. On failure prints every error, then one closing line, on
  * stderr and returns CLI_USAGE; on success *out (free with scn_free) and
