@@ -297,6 +297,22 @@ void scn_sweep_point_msgs(const scn_scenario *s, size_t i, const diag *pd, diag 
 /* The canonical text of axis a's value at point i (buf: n >= CANON_MAX + 1). */
 char *scn_sweep_value(const scn_scenario *s, size_t a, size_t i, char *buf, size_t n);
 
+/* One way to lay a training job out: what the loader's memory check tries
+ * when suggesting a layout that fits, and what dpusim plan varies. */
+typedef struct scn_layout {
+	int tp, pp, dp;
+	int micro_batch;        /* samples per microbatch per pipeline */
+	long global_batch;      /* samples per iteration */
+	int zero_stage;         /* 0..3 */
+	bool recompute;
+} scn_layout;
+
+/* Job t laid out as l on cluster cl, for wl_gpu_memory: t's reserve, and
+ * NCCL's buffers once per channel of a communicator (the GPU profile's
+ * nccl_channels, else one per NIC), as the loader's memory check counts
+ * them, so a layout plan keeps is one the check accepts. */
+wl_mem_plan scn_mem_plan(const scn_cluster *cl, const scn_training *t, const scn_layout *l);
+
 /* One paragraph: cluster, job(s), variants, sweep size. */
 void scn_summary(const scn_scenario *s, FILE *f);
 

@@ -612,25 +612,33 @@ static void check_training(resolve_ctx *c, const yt_node *w, scn_training *t, in
 
 /* ---- memory per GPU ---- */
 
-static wl_mem_plan mem_plan(const resolve_ctx *c, const scn_training *t, int tp, int pp, int zero,
-			    bool recompute)
+wl_mem_plan scn_mem_plan(const scn_cluster *cl, const scn_training *t, const scn_layout *l)
 {
-	const profile_values *g = &c->s->cluster.gpu.v;
-	int dp = t->dp * t->tp * t->pp / (tp * pp);
-	double ch = profile_has(g->gpu.nccl_channels) ? g->gpu.nccl_channels
-						      : c->s->cluster.nics_per_node;
-	return (wl_mem_plan){ .tp = (uint32_t)tp, .pp = (uint32_t)pp, .dp = (uint32_t)dp,
-			      .mb = (uint32_t)t->micro_batch,
-			      .microbatches = (uint32_t)(t->global_batch / (dp * t->micro_batch)),
-			      .zero_stage = zero, .recompute = recompute,
+	double ch = profile_has(cl->gpu.v.gpu.nccl_channels) ? cl->gpu.v.gpu.nccl_channels
+							     : cl->nics_per_node;
+	return (wl_mem_plan){ .tp = (uint32_t)l->tp, .pp = (uint32_t)l->pp, .dp = (uint32_t)l->dp,
+			      .mb = (uint32_t)l->micro_batch,
+			      .microbatches = (uint32_t)(l->global_batch /
+							 ((long)l->dp * l->micro_batch)),
+			      .zero_stage = l->zero_stage, .recompute = l->recompute,
 			      .channels = ch >= 1 ? (uint32_t)ch : 1,
 			      .reserve_bytes = t->memory_reserve_bytes };
+}
+
+/* t with tp x pp (data parallelism over the rest of its GPUs), ZeRO stage
+ * zero and recomputation rc: a layout the memory check tries. */
+static scn_layout layout_of(const scn_training *t, int tp, int pp, int zero, bool rc)
+{
+	return (scn_layout){ .tp = tp, .pp = pp, .dp = t->dp * t->tp * t->pp / (tp * pp),
+			     .micro_batch = t->micro_batch, .global_batch = t->global_batch,
+			     .zero_stage = zero, .recompute = rc };
 }
 
 static bool fits(const resolve_ctx *c, const scn_training *t, int tp, int pp, int zero, bool rc,
 		 double cap)
 {
-	wl_mem_plan p = mem_plan(c, t, tp, pp, zero, rc);
+	scn_layout l = layout_of(t, tp, pp, zero, rc);
+	wl_mem_plan p = scn_mem_plan(&c->s->cluster, t, &l);
 	wl_memory w;
 	wl_gpu_memory(&t->shape, &p, &w);
 	return w.total <= cap;
@@ -694,11 +702,13 @@ static void check_memory(resolve_ctx *c, const yt_node *w, scn_training *t)
 {
 	const profile_values *g = &c->s->cluster.gpu.v;
 	const yt_node *at = yt_get(w, "parallelism") ? yt_get(w, "parallelism") : w;
+	scn_layout l;
 	wl_mem_plan p;
 	char hint[160], need_s[32], have_s[32], a[5][32];
 	if (!c->s->cluster.gpu.prof || !profile_has(g->gpu.hbm_bytes) || !t->microbatches)
 		return;
-	p = mem_plan(c, t, t->tp, t->pp, t->zero_stage, t->recompute);
+	l = layout_of(t, t->tp, t->pp, t->zero_stage, t->recompute);
+	p = scn_mem_plan(&c->s->cluster, t, &l);
 	wl_gpu_memory(&t->shape, &p, &t->memory);
 	if (t->memory.total <= g->gpu.hbm_bytes || c->r->fit_unchecked)
 		return;

@@ -210,12 +210,6 @@ static int enumerate(const scn_scenario *s, const scn_training *t, int nodes, lo
 	uint32_t layers = wm->kind == WL_TRANSFORMER ? wm->tf.layers : 1;
 	uint32_t heads = wm->kind == WL_TRANSFORMER ? wm->tf.heads : 1;
 	double hbm = s->cluster.gpu.v.gpu.hbm_bytes;
-	/* NCCL's buffers per communicator channel, counted as the loader's
-	 * memory check counts them (models/scenario_resolve.c mem_plan), so a
-	 * layout kept here is one the finalist's own check accepts. */
-	double nch = s->cluster.gpu.v.gpu.nccl_channels;
-	uint32_t ch = (uint32_t)(profile_has(nch) && nch >= 1 ? nch
-				 : s->cluster.nics_per_node >= 1 ? s->cluster.nics_per_node : 1);
 	for (int tp = 1; tp <= s->cluster.gpus_per_node; tp *= 2) {
 		if (heads % (uint32_t)tp)
 			continue;
@@ -231,11 +225,12 @@ static int enumerate(const scn_scenario *s, const scn_training *t, int nodes, lo
 					for (int r = 0; r < 2; r++) {
 						cand c = { .nodes = nodes, .tp = tp, .pp = pp, .dp = dp, .mb = mb,
 							   .zero = z, .recompute = r };
-						wl_mem_plan mp = { .tp = (uint32_t)tp, .pp = (uint32_t)pp,
-								   .dp = (uint32_t)dp, .mb = (uint32_t)mb,
-								   .microbatches = (uint32_t)m, .zero_stage = z,
-								   .recompute = r, .channels = ch,
-								   .reserve_bytes = t->memory_reserve_bytes };
+						/* the loader's memory check's own plan */
+						scn_layout lay = { .tp = tp, .pp = pp, .dp = dp,
+								   .micro_batch = mb,
+								   .global_batch = global,
+								   .zero_stage = z, .recompute = r };
+						wl_mem_plan mp = scn_mem_plan(&s->cluster, t, &lay);
 						wl_memory mem;
 						wl_gpu_memory(wm, &mp, &mem);
 						l->tried++;

@@ -89,6 +89,39 @@ START_TEST(resolves_si_values)
 }
 END_TEST
 
+/* The memory plan plan asks for is the one the loader's check used: same
+ * total for the job's own layout; NCCL's buffers per channel come from the
+ * GPU profile's nccl_channels, else one per NIC. */
+START_TEST(memory_plan_is_the_checks)
+{
+	static const char gpu24[] =
+		"cluster:\n  nodes: 4\n  gpus_per_node: 8\n"
+		"  gpu: { profile: H100-SXM5, nccl_channels: 24 }\n"
+		"  cpu: Xeon-8480C\n  host_costs: host-costs-linux\n"
+		"  nic: { profile: ConnectX-7-NDR, rdma_latency: 0.6us }\n  nics_per_node: 8\n"
+		"  fabric: { topology: single-switch, switch: { profile: QM9700-NDR, latency: 130ns } }\n"
+		WORK VARIANTS;
+	scn_scenario *s = load_ok(BASE WORK VARIANTS);
+	const scn_training *t = &s->jobs[0].wl.train;
+	scn_layout l = { .tp = t->tp, .pp = t->pp, .dp = t->dp, .micro_batch = t->micro_batch,
+			 .global_batch = t->global_batch, .zero_stage = t->zero_stage,
+			 .recompute = t->recompute };
+	wl_mem_plan p = scn_mem_plan(&s->cluster, t, &l);
+	wl_memory w;
+	wl_gpu_memory(&t->shape, &p, &w);
+	ck_assert_double_gt(t->memory.total, 0);
+	ck_assert_double_eq(w.total, t->memory.total);
+	ck_assert_uint_eq(p.channels, 8);     /* H100-SXM5 publishes none: one per NIC */
+	ck_assert_uint_eq(p.microbatches, 8); /* 64 / (4 x 2) */
+	l.dp = 2, l.pp = 2;
+	ck_assert_uint_eq(scn_mem_plan(&s->cluster, t, &l).microbatches, 16);
+	scn_free(s);
+	s = load_ok(gpu24);
+	ck_assert_uint_eq(scn_mem_plan(&s->cluster, &s->jobs[0].wl.train, &l).channels, 24);
+	scn_free(s);
+}
+END_TEST
+
 START_TEST(collects_every_error)
 {
 	diag *d = load_bad(BASE
@@ -479,6 +512,7 @@ static Suite *suite(void)
 	Suite *s = suite_create("scenario");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, resolves_si_values);
+	tcase_add_test(tc, memory_plan_is_the_checks);
 	tcase_add_test(tc, collects_every_error);
 	tcase_add_test(tc, units_and_ranges);
 	tcase_add_test(tc, profile_overrides);
