@@ -99,6 +99,9 @@ typedef struct scn_cluster {
 	bool has_dpu;
 	scn_hw dpu;
 	int dpus_per_node;
+	bool dpus_replace_nics;   /* the DPUs are the rail adapters: no separate NIC is bought,
+				   * powered or failing (the NIC profile still gives the network
+				   * side's figures) */
 	scn_fabric fabric;
 	scn_storage storage;
 	scn_local_nvme local_nvme;

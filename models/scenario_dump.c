@@ -94,6 +94,8 @@ static void dump_cluster_at(FILE *f, int ind, const scn_cluster *c)
 	put_hw(f, ind, "dpu", &c->dpu);
 	if (c->has_dpu)
 		put_q(f, ind, "dpus_per_node", c->dpus_per_node, UNIT_COUNT);
+	if (c->dpus_replace_nics)
+		fprintf(f, "%*sdpus_replace_nics: true\n", ind, "");
 	fprintf(f, "%*sfabric:\n", ind, "");
 	put_word(f, in, "topology", scn_topology_words[fb->topology]);
 	put_hw(f, in, "switch", &fb->sw);
@@ -227,6 +229,8 @@ static void dump_own_hw(FILE *f, const scn_scenario *s, const scn_scenario *vs)
 	dump_cluster_at(f, 6, c);
 	if (b->has_dpu && !c->has_dpu)
 		fputs("      dpu: null\n", f);
+	if (b->dpus_replace_nics && !c->dpus_replace_nics)
+		fputs("      dpus_replace_nics: false\n", f);
 	if (b->local_nvme.present && !c->local_nvme.present)
 		fputs("      local_nvme: null\n", f);
 	if (b->storage.present && !c->storage.present)
@@ -368,10 +372,16 @@ void scn_summary(const scn_scenario *s, FILE *f)
 	const scn_cluster *c = &s->cluster;
 	char rate[48];
 	unit_format(c->fabric.link_rate_Bps * 8 / 1e9, UNIT_NUMBER, rate, sizeof rate);
-	fprintf(f, "%s: %d nodes x %d %s = %d GPUs, %s host CPUs, %d x %s per node%s%s; %d-tier %s of %s at %s Gb/s per link",
-		s->name, c->nodes, c->gpus_per_node, c->gpu.name, c->nodes * c->gpus_per_node, c->cpu.name,
-		c->nics_per_node, c->nic.name, c->has_dpu ? ", DPU " : "", c->has_dpu ? c->dpu.name : "",
-		c->fabric.tiers, scn_topology_words[c->fabric.topology], c->fabric.sw.name, rate);
+	fprintf(f, "%s: %d nodes x %d %s = %d GPUs, %s host CPUs, ", s->name, c->nodes,
+		c->gpus_per_node, c->gpu.name, c->nodes * c->gpus_per_node, c->cpu.name);
+	if (c->dpus_replace_nics)
+		fprintf(f, "%d x DPU %s per node in place of NICs (network side: %s)", c->dpus_per_node,
+			c->dpu.name, c->nic.name);
+	else
+		fprintf(f, "%d x %s per node%s%s", c->nics_per_node, c->nic.name,
+			c->has_dpu ? ", DPU " : "", c->has_dpu ? c->dpu.name : "");
+	fprintf(f, "; %d-tier %s of %s at %s Gb/s per link", c->fabric.tiers,
+		scn_topology_words[c->fabric.topology], c->fabric.sw.name, rate);
 	if (c->fabric.topology != SCN_TOPO_SINGLE_SWITCH)
 		fprintf(f, " (oversubscription %g:1, %s)", c->fabric.oversubscription,
 			scn_routing_words[c->fabric.routing]);

@@ -282,8 +282,27 @@ static void read_local_nvme(resolve_ctx *c, const yt_node *ln, scn_cluster *cl)
 }
 
 static const char *const cluster_keys[] = { "nodes", "gpus_per_node", "gpu", "cpu", "host_costs",
-					    "nic", "nics_per_node", "dpu", "dpus_per_node", "fabric",
+					    "nic", "nics_per_node", "dpu", "dpus_per_node",
+					    "dpus_replace_nics", "fabric",
 					    "storage", "local_nvme", NULL };
+
+/* dpus_replace_nics: each rail's adapter is a DPU (a BlueField-3 SuperNIC or
+ * DPU on each GPU's rail, in place of a ConnectX-7: NVIDIA's HGX AI Factory
+ * reference architecture connects the GPUs "through their respective
+ * SuperNICs", BlueField-3 among them), so one DPU per NIC rail. */
+static void read_dpu_rails(scn_rd *r, const yt_node *cn, scn_cluster *cl)
+{
+	const yt_node *k = yt_get(cn, "dpus_replace_nics");
+	if (!scn_get_bool(r, cn, "dpus_replace_nics", &cl->dpus_replace_nics) ||
+	    !cl->dpus_replace_nics)
+		return;
+	if (!cl->has_dpu)
+		scn_err(r, k, "'dpus_replace_nics' needs a 'dpu' to take the NICs' place "
+			"(give cluster.dpu, or drop the key)");
+	else if (cl->dpus_per_node != cl->nics_per_node)
+		scn_err(r, k, "'dpus_replace_nics' needs one DPU per NIC rail: dpus_per_node is %d, "
+			"nics_per_node %d", cl->dpus_per_node, cl->nics_per_node);
+}
 
 static void read_cluster(resolve_ctx *c, const yt_node *cn, scn_cluster *cl)
 {
@@ -304,6 +323,7 @@ static void read_cluster(resolve_ctx *c, const yt_node *cn, scn_cluster *cl)
 	cl->dpus_per_node = cl->has_dpu ? 1 : 0;
 	if (scn_get_int(r, cn, "dpus_per_node", false, 1, 16, &cl->dpus_per_node) && !yt_get(cn, "dpu"))
 		scn_err(r, yt_get(cn, "dpus_per_node"), "'dpus_per_node' is given but the cluster has no 'dpu'");
+	read_dpu_rails(r, cn, cl);
 	if (c->cpu) {
 		need(c, &cl->cpu, c->cpu, NULL, "sockets", "the host CPU model");
 		need(c, &cl->cpu, c->cpu, NULL, "cores_per_socket", "the host CPU model");

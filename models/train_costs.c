@@ -17,7 +17,7 @@ void train_rel_parts(const scn_scenario *s, const train_config *c, double gpus,
 		     uint64_t switches, rel_params *rp)
 {
 	const scn_failures *f = &s->failures;
-	uint64_t adapters = (uint64_t)c->fabric.nics_per_node +
+	uint64_t adapters = (s->cluster.dpus_replace_nics ? 0 : (uint64_t)c->fabric.nics_per_node) +
 			    (s->cluster.has_dpu ? (uint64_t)s->cluster.dpus_per_node : 0);
 	rp->part[REL_NODE] = (rel_part){ .count = c->fabric.nodes, .mtbf_s = f->node_mtbf_s };
 	if (f->gpu_mtbf_s > 0)
@@ -100,10 +100,12 @@ void train_energy_parts(const scn_scenario *s, const train_config *c, double gpu
 		list_add(left, n, "CPUs (no tdp_w and idle_w)");
 	}
 	double nic_w = s->cluster.nic.v.nic.power_w;
-	if (profile_has(nic_w))
-		pc->part[PWR_NIC] = (pwr_part){ .count = (uint64_t)(nodes * c->fabric.nics_per_node),
-						.max_w = nic_w, .idle_w = nic_w };
-	else
+	/* DPUs in the NICs' place: no NIC draws power (the DPUs' own figure,
+	 * below, is theirs). */
+	uint64_t nics = s->cluster.dpus_replace_nics ? 0 : (uint64_t)(nodes * c->fabric.nics_per_node);
+	if (nics && profile_has(nic_w))
+		pc->part[PWR_NIC] = (pwr_part){ .count = nics, .max_w = nic_w, .idle_w = nic_w };
+	else if (nics)
 		list_add(left, n, "NICs (no power_w)");
 	util[PWR_NIC] = 1;
 	if (s->cluster.has_dpu) {

@@ -309,9 +309,16 @@ static void put_hardware(rep_report *rep, const char *variant, const scn_scenari
 	const profile_cpu *cpu = &c->cpu.v.cpu;
 	char key[2 * SCN_NAME_MAX + 16], buf[1024];
 	size_t at;
-	at = (size_t)snprintf(buf, sizeof buf, "per node: %d x %s, %g x %s, %d x %s", c->gpus_per_node,
-			      c->gpu.name, cpu->sockets, c->cpu.name, c->nics_per_node, c->nic.name);
-	if (c->has_dpu && at < sizeof buf)
+	at = (size_t)snprintf(buf, sizeof buf, "per node: %d x %s, %g x %s", c->gpus_per_node,
+			      c->gpu.name, cpu->sockets, c->cpu.name);
+	if (c->dpus_replace_nics && at < sizeof buf)
+		at += (size_t)snprintf(buf + at, sizeof buf - at, ", %d x %s (the rail adapters, no "
+				       "NIC; network side as %s)", c->dpus_per_node, c->dpu.name,
+				       c->nic.name);
+	else if (at < sizeof buf)
+		at += (size_t)snprintf(buf + at, sizeof buf - at, ", %d x %s", c->nics_per_node,
+				       c->nic.name);
+	if (c->has_dpu && !c->dpus_replace_nics && at < sizeof buf)
 		at += (size_t)snprintf(buf + at, sizeof buf - at, ", %d x %s", c->dpus_per_node,
 				       c->dpu.name);
 	if (at < sizeof buf)
@@ -325,8 +332,9 @@ static void put_hardware(rep_report *rep, const char *variant, const scn_scenari
 	if (at < sizeof buf) {
 		if (s->cost.present && c->has_dpu)
 			snprintf(buf + at, sizeof buf - at, "; prices (the scenario's cost:): GPU %g "
-				 "USD/h, DPU %g USD/h", s->cost.gpu_usd_per_s * 3600,
-				 s->cost.dpu_usd_per_s * 3600);
+				 "USD/h, DPU %g USD/h%s", s->cost.gpu_usd_per_s * 3600,
+				 s->cost.dpu_usd_per_s * 3600,
+				 c->dpus_replace_nics ? " (over the NIC it replaces)" : "");
 		else if (s->cost.present)
 			snprintf(buf + at, sizeof buf - at, "; prices (the scenario's cost:): GPU %g "
 				 "USD/h, no DPU", s->cost.gpu_usd_per_s * 3600);

@@ -8,11 +8,13 @@ F=tests/data/variant-hardware.yaml
 run_cmd "$DPUSIM" run "$F" --json --replications 1
 expect_rc 0 "a scenario whose variants carry their own hardware runs"
 echo "$OUT" > "$E2E_TMP/r.json"
-tally_checks "$(python3 - "$E2E_TMP/r.json" <<'PY'
+nic_w=$("$DPUSIM" profiles ConnectX-7-NDR | sed -n 's/^power_w *\([0-9.]*\)W$/\1/p')
+tally_checks "$(python3 - "$E2E_TMP/r.json" "$nic_w" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
+nic_w = float(sys.argv[2])
 v = {x["name"]: x for x in r["variants"]}
-cx, bf = v["connectx7-host-crypto"], v["bluefield3-inline"]
+cx, bf, rails = v["connectx7-host-crypto"], v["bluefield3-inline"], v["bluefield3-rails"]
 gpus, nodes = 16, 2
 def cost_per_hour(x):
     m = x["metrics"]
@@ -29,6 +31,23 @@ check("BlueField-3" not in hw["connectx7-host-crypto.hardware"] and "400 Gb/s" i
 check("1 x BlueField-3" in hw["bluefield3-inline.hardware"] and "200 Gb/s" in hw["bluefield3-inline.hardware"]
       and "DPU 0.15 USD/h" in hw["bluefield3-inline.hardware"],
       "the BlueField-3 variant's bill of materials has its DPU, its links and its price")
+# A BlueField-3 on each rail in place of the ConnectX-7s (dpus_replace_nics):
+# 8 DPUs and no NIC per node, in its bill of materials, its price (the DPU
+# price is over the NIC it replaces, inside the all-in GPU price) and its
+# draw: no NIC power, the DPUs' left out (none published) and named so.
+check(abs(cost_per_hour(rails) - (gpus * 2.5 + nodes * 8 * 0.15)) < 1e-6 * cost_per_hour(rails),
+      "the rail-DPU variant pays for its GPUs and 8 DPUs per node: %.4f USD/h" % cost_per_hour(rails))
+rh = hw["bluefield3-rails.hardware"]
+check("8 x BlueField-3 (the rail adapters, no NIC" in rh and "8 x ConnectX-7" not in rh,
+      "the rail-DPU variant's bill of materials lists its 8 DPUs and no NIC: " + rh)
+def draw_w(x):
+    m = x["metrics"]
+    return m["energy_kwh"] * 3.6e6 / m["time_to_train_s"]
+want = draw_w(cx) - gpus * nic_w
+check(nic_w > 0 and abs(draw_w(rails) - want) < 1e-6 * want,
+      "the rail-DPU variant draws no NIC power: %.1f W = %.1f W - 16 x %.1f W" % (draw_w(rails), draw_w(cx), nic_w))
+check(abs(draw_w(bf) - draw_w(cx)) < 1e-6 * draw_w(cx) and "DPUs (no power_w)" in hw["bluefield3-rails.energy"],
+      "the DPUs beside or in place of NICs are left out of the energy, and named")
 PY
 )"
 
