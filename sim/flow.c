@@ -57,6 +57,7 @@
 
 #define NO_FLOW UINT32_MAX
 #define NO_POS UINT32_MAX /* a slot not in its resource's list */
+#define BY_CAP UINT32_MAX /* fflow.bound: held by its own cap */
 #define TIE_EPS 1e-12  /* shares this close (relative) are one level */
 #define CHECK_EPS 1e-9
 #define QUIET_EPS 1e-9 /* a resource this close to its capacity counts as saturated */
@@ -81,6 +82,7 @@ typedef struct fres {  /* (ordered to pack, what a level reads first: 72 bytes) 
 	uint32_t ci;     /* water-filling: place in the component's walk */
 	bool dirty;
 	bool touched;    /* in net->touched */
+	uint8_t cls;     /* flow_res_set_class (in the padding: still 72 bytes) */
 } fres;
 
 typedef struct fslot {
@@ -110,7 +112,11 @@ typedef struct fflow {
 	uint32_t *parked_slots; /* parked: slots out of their resources' lists */
 	uint32_t nparked_slots;
 	uint32_t mark;
-	bool priv_stale;    /* (the flags together: 176 bytes with wt, as without) */
+	uint32_t priv_res;  /* the resource priv_Bps comes from */
+	uint32_t bound;     /* what the last solve froze it on: a resource, or BY_CAP */
+	sim_time bound_t;   /* counted in flow_bound up to here */
+	uint8_t cap_class;  /* flow_spec's (the flags and it together: 192 bytes) */
+	bool priv_stale;
 	bool parked;        /* idle kept flow, in the lists of its private slots only */
 	bool live, frozen;
 	bool keep, attached, in_idle_list, solo;
@@ -123,6 +129,7 @@ typedef struct fflow {
 	void *obj;
 	uint64_t data;
 	uint32_t next_free;
+	uint32_t tag;       /* flow_spec's, for flow_bound */
 } fflow;
 
 struct flow_net {
@@ -151,6 +158,8 @@ struct flow_net {
 	uint32_t *idle;            /* kept flows idle but still joined */
 	uint32_t nidle, idle_cap;
 	size_t active;
+	double *bacc;              /* flow_bound: per (tag, class), flow-seconds and bytes */
+	uint32_t btags, bclasses;
 };
 
 static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
@@ -204,6 +213,7 @@ void flow_net_free(flow_net *net)
 	free(net->ashare);
 	free(net->touched);
 	free(net->capped);
+	free(net->bacc);
 	free(net);
 }
 
@@ -225,6 +235,74 @@ int flow_res_add(flow_net *net, double cap_Bps, uint32_t *id)
 }
 
 size_t flow_res_count(const flow_net *net) { return net->nres; }
+
+int flow_res_set_class(flow_net *net, uint32_t res, uint8_t cls)
+{
+	if (res >= net->nres)
+		return SIM_EINVAL;
+	net->res[res].cls = cls;
+	return 0;
+}
+
+int flow_bound_init(flow_net *net, uint32_t ntags, uint32_t nclasses)
+{
+	double *a;
+	if (!ntags || !nclasses || (size_t)ntags > SIZE_MAX / 2 / nclasses / sizeof *a)
+		return SIM_EINVAL;
+	if (!(a = sim_calloc(2 * (size_t)ntags * nclasses, sizeof *a)))
+		return SIM_ENOMEM;
+	free(net->bacc);
+	net->bacc = a;
+	net->btags = ntags;
+	net->bclasses = nclasses;
+	return 0;
+}
+
+/* Counts f's time since bound_t, at its rate, to the class of the limit
+ * that holds it: rates change only at freezes, placements and
+ * completions, which call this first, so every interval goes to the limit
+ * that held it then. */
+static void settle_bound(flow_net *net, fflow *f)
+{
+	sim_time now = sim_now(net->eng);
+	uint32_t cls;
+	if (net->bacc && f->rate_Bps > 0 && now > f->bound_t && f->tag < net->btags) {
+		cls = f->bound == BY_CAP ? f->cap_class : net->res[f->bound].cls;
+		if (cls < net->bclasses) {
+			double dt_s = (double)(now - f->bound_t) * 1e-12;
+			double *a = net->bacc + 2 * ((size_t)f->tag * net->bclasses + cls);
+			a[0] += dt_s;
+			a[1] += dt_s * f->rate_Bps;
+		}
+	}
+	f->bound_t = now;
+}
+
+/* f is held by `bound` (a resource or BY_CAP) from now on. */
+static void set_bound(flow_net *net, fflow *f, uint32_t bound)
+{
+	settle_bound(net, f);
+	f->bound = bound;
+}
+
+void flow_bound_flush(flow_net *net)
+{
+	for (uint32_t i = 0; i < net->nflows; i++)
+		if (net->flows[i].live)
+			settle_bound(net, &net->flows[i]);
+}
+
+void flow_bound(const flow_net *net, uint32_t tag, uint32_t cls, double *flow_s,
+		double *bytes)
+{
+	const double *a;
+	*flow_s = *bytes = 0;
+	if (!net->bacc || tag >= net->btags || cls >= net->bclasses)
+		return;
+	a = net->bacc + 2 * ((size_t)tag * net->bclasses + cls);
+	*flow_s = a[0];
+	*bytes = a[1];
+}
 double flow_res_cap_Bps(const flow_net *net, uint32_t res) { return net->res[res].cap_Bps; }
 
 /* What f's slot k takes of its resource per unit of f's rate: its
@@ -397,8 +475,10 @@ static void make_private(flow_net *net, uint32_t fid, uint32_t k)
 	fflow *f = &net->flows[fid];
 	f->nshared--;
 	swap_slots(net, fid, k, f->nshared);
-	if (!f->priv_stale)
-		f->priv_Bps = fmin(f->priv_Bps, slot_cap_Bps(net, f, f->nshared));
+	if (!f->priv_stale && slot_cap_Bps(net, f, f->nshared) < f->priv_Bps) {
+		f->priv_Bps = slot_cap_Bps(net, f, f->nshared);
+		f->priv_res = f->slot[f->nshared].res;
+	}
 }
 
 /* The least cap/times over f's private slots (of a live flow, on all its
@@ -412,11 +492,15 @@ static double priv_cap_Bps(flow_net *net, fflow *f)
 			for (uint32_t i = 0; i < f->nslot; i++)
 				if (net->res[f->bycap[i].id].nent == 1) {
 					f->priv_Bps = f->bycap[i].cap_Bps;
+					f->priv_res = f->bycap[i].id;
 					break;
 				}
 		} else {
 			for (uint32_t k = f->nshared; k < f->nslot; k++)
-				f->priv_Bps = fmin(f->priv_Bps, slot_cap_Bps(net, f, k));
+				if (slot_cap_Bps(net, f, k) < f->priv_Bps) {
+					f->priv_Bps = slot_cap_Bps(net, f, k);
+					f->priv_res = f->slot[k].res;
+				}
 		}
 		f->priv_stale = false;
 	}
@@ -666,7 +750,9 @@ int flow_start(flow_net *net, const flow_spec *spec, uint32_t *fid)
 	*f = (fflow){ .bytes = spec->bytes, .left_bytes = (double)spec->bytes,
 		      .cap_Bps = spec->cap_Bps, .t_last = sim_now(net->eng),
 		      .live = true, .fn = spec->done, .keep = spec->keep,
-		      .obj = spec->obj, .data = spec->data, .mark = net->epoch };
+		      .obj = spec->obj, .data = spec->data, .mark = net->epoch,
+		      .bound = BY_CAP, .bound_t = sim_now(net->eng), .tag = spec->tag,
+		      .cap_class = spec->cap_class };
 	if (set_slots(net, f, spec->path, spec->weights, spec->path_len) ||
 	    (spec->keep && sort_slot_caps(net, f))) {
 		release_flow(net, id);
@@ -791,6 +877,7 @@ static bool place_quietly(flow_net *net, uint32_t fid)
 	if (f->nshared == 0 || rate_Bps == INFINITY || !quiet(net, f, rate_Bps))
 		return false;
 	f->solo = false;
+	set_bound(net, f, f->cap_Bps > 0 && f->cap_Bps <= f->priv_Bps ? BY_CAP : f->priv_res);
 	apply_rate(net, fid, rate_Bps);
 	return true;
 }
@@ -831,6 +918,7 @@ static void done_event(sim_engine *eng, void *obj, uint64_t data)
 	sim_handler *fn = f->fn;
 	void *fobj = f->obj;
 	uint64_t fdata = f->data;
+	settle_bound(net, f);
 	net->delivered += f->bytes;
 	net->active--;
 	if (f->keep) {
@@ -859,7 +947,7 @@ int flow_restart(flow_net *net, uint32_t fid, uint64_t bytes, uint64_t data)
 	f->bytes = bytes;
 	f->left_bytes = (double)bytes;
 	f->rate_Bps = 0;
-	f->t_last = sim_now(net->eng);
+	f->t_last = f->bound_t = sim_now(net->eng);
 	f->live = true;
 	f->frozen = false;
 	f->new_Bps = 0;
@@ -960,12 +1048,13 @@ static void freeze_weighted(flow_net *net, fflow *f, double rate_Bps)
 	}
 }
 
-/* Freezes f at rate_Bps, taking it off its shared resources once per
+/* Freezes f at rate_Bps, held by `bound` (set_bound), taking it off its shared resources once per
  * occurrence: one subtraction each, as when every occurrence was an entry
  * of its own, so the remaining capacities round as they did then (a
  * weighted flow: weight x rate, once per slot). */
-static void freeze(flow_net *net, fflow *f, double rate_Bps)
+static void freeze(flow_net *net, fflow *f, double rate_Bps, uint32_t bound)
 {
+	set_bound(net, f, bound);
 	f->frozen = true;
 	f->new_Bps = rate_Bps;
 	if (f->wt)
@@ -1063,13 +1152,17 @@ static void fill_one(flow_net *net, uint32_t nr)
 {
 	fflow *f = &net->flows[net->cflow[0]];
 	double rate = priv_cap_Bps(net, f);
-	if (f->cap_Bps > 0)
-		rate = fmin(rate, f->cap_Bps);
+	uint32_t bound = f->priv_res;
+	if (f->cap_Bps > 0 && f->cap_Bps <= rate)
+		rate = f->cap_Bps, bound = BY_CAP;
 	for (uint32_t i = 0; i < nr; i++) {
 		const fres *r = &net->res[net->cres[i]];
 		double extra = r->nweighted ? res_extra(net, r, false) : 0;
-		rate = fmin(rate, r->cap_Bps / (net->res_occ[net->cres[i]] + extra));
+		double share = r->cap_Bps / (net->res_occ[net->cres[i]] + extra);
+		if (share < rate)
+			rate = share, bound = net->cres[i];
 	}
+	set_bound(net, f, bound);
 	f->new_Bps = rate;
 }
 
@@ -1114,7 +1207,7 @@ static uint32_t freeze_level(flow_net *net, double share, uint32_t nr, fcapped *
 		fflow *f = &net->flows[priv[0].id];
 		cap_pop(priv, npriv);
 		if (!f->frozen)
-			freeze(net, f, share), n++;
+			freeze(net, f, share, f->priv_res), n++;
 	}
 	for (uint32_t i = 0; i < nr; i++) {
 		fres *r;
@@ -1128,7 +1221,7 @@ static uint32_t freeze_level(flow_net *net, double share, uint32_t nr, fcapped *
 		for (uint32_t e = 0; e < r->nent; e++) {
 			fflow *f = &net->flows[r->ent[e].flow];
 			if (!f->frozen)
-				freeze(net, f, share), n++;
+				freeze(net, f, share, net->cres[i]), n++;
 		}
 	}
 	return n;
@@ -1178,7 +1271,7 @@ static void water_fill(flow_net *net, uint32_t nr, uint32_t nf)
 			double cap = own[0].cap_Bps;
 			cap_pop(own, &ncap);
 			if (!f->frozen)
-				freeze(net, f, cap), unfrozen--;
+				freeze(net, f, cap, BY_CAP), unfrozen--;
 		}
 	}
 }

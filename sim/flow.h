@@ -67,6 +67,8 @@ typedef struct flow_spec {
 	void *obj;
 	uint64_t data;
 	bool keep;             /* keep the flow after completion for flow_restart */
+	uint32_t tag;          /* what the flow is for, for flow_bound (the caller's) */
+	uint8_t cap_class;     /* the class its cap counts under in flow_bound */
 } flow_spec;
 
 /* Starts a flow now. Its rate is set by the solve at this instant, so it
@@ -102,6 +104,28 @@ uint64_t flow_bytes_sent(const flow_net *net);
 uint64_t flow_bytes_delivered(const flow_net *net);
 size_t flow_active(const flow_net *net);
 uint64_t flow_solves(const flow_net *net);
+
+/* What bound each flow's rate, summed by what the flow is for and by what
+ * bound it. Every solve knows, as it freezes a flow, which limit froze it:
+ * a resource saturated (shared or its own) or the flow's own cap. A
+ * resource may carry a class (flow_res_set_class, 0 unless set) and a
+ * flow a tag and its cap a class (flow_spec); once flow_bound_init has
+ * sized the table, flow_bound gives, per (tag, class), the flow-seconds
+ * during which a flow of that tag was held by a limit of that class and
+ * the bytes it moved meanwhile. Time at rate 0 (waiting for its solve)
+ * counts nowhere; flows whose tag or class is outside the table are not
+ * counted. The knowledge costs a few stores per freeze. */
+int flow_res_set_class(flow_net *net, uint32_t res, uint8_t cls); /* 0 or SIM_EINVAL */
+/* Sizes the table (zeroed) to ntags x nclasses: 0, SIM_EINVAL (0 of
+ * either) or SIM_ENOMEM. */
+int flow_bound_init(flow_net *net, uint32_t ntags, uint32_t nclasses);
+/* Counts the time of the flows still running up to now, so that flow_bound
+ * is complete as of now. O(flows). */
+void flow_bound_flush(flow_net *net);
+/* Flow-seconds and bytes of tag's flows held by a limit of class cls (0, 0
+ * outside the table). */
+void flow_bound(const flow_net *net, uint32_t tag, uint32_t cls, double *flow_s,
+		double *bytes);
 
 /* Debug check of the solution now (call it when no solve is pending, e.g.
  * from an event after the changes of an instant): no resource above its

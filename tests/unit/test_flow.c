@@ -1082,6 +1082,178 @@ START_TEST(out_of_memory_fails_the_run)
 }
 END_TEST
 
+/* Within the picosecond a completion rounds to (bytes: that picosecond at
+ * the flow's rate). */
+#define NEAR(a, b) (fabs((a) - (double)(b)) <= 1e-6 * fabs((double)(b)))
+
+/* flow_bound: each flow's time and bytes go to the class of the limit that
+ * holds it, per tag, and move when a change moves the limit. Link a
+ * (1 GB/s, class 1) carries three flows: one capped at 0.2 GB/s (cap
+ * class 3, tag 0), one also over b (0.1 GB/s, class 2, its own) and one
+ * held by a (0.7 GB/s; tag 1 both). */
+START_TEST(bound_by_class_and_tag)
+{
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = flow_net_new(eng);
+	uint32_t a, b, pab[2];
+	double s, bytes;
+	flow_res_add(net, 1e9, &a);
+	flow_res_add(net, 1e8, &b);
+	pab[0] = a, pab[1] = b;
+	ck_assert_int_eq(flow_res_set_class(net, a, 1), 0);
+	ck_assert_int_eq(flow_res_set_class(net, b, 2), 0);
+	ck_assert_int_eq(flow_res_set_class(net, 2, 1), SIM_EINVAL);
+	ck_assert_int_eq(flow_bound_init(net, 0, 4), SIM_EINVAL);
+	ck_assert_int_eq(flow_bound_init(net, 2, 4), 0);
+	flow_spec fcap = { .bytes = 1000, .path = &a, .path_len = 1, .cap_Bps = 2e8,
+			   .tag = 0, .cap_class = 3 };
+	flow_spec fslow = { .bytes = 1000, .path = pab, .path_len = 2, .tag = 1 };
+	flow_spec fother = { .bytes = 1000, .path = &a, .path_len = 1, .tag = 1 };
+	ck_assert_int_eq(flow_start(net, &fcap, NULL), 0);
+	ck_assert_int_eq(flow_start(net, &fslow, NULL), 0);
+	ck_assert_int_eq(flow_start(net, &fother, NULL), 0);
+	sim_run(eng);
+	flow_bound(net, 0, 3, &s, &bytes);
+	ck_assert(NEAR(s, 5e-6) && NEAR(bytes, 1000));
+	flow_bound(net, 1, 2, &s, &bytes);
+	ck_assert(NEAR(s, 1e-5) && NEAR(bytes, 1000));
+	flow_bound(net, 1, 1, &s, &bytes);
+	ck_assert_msg(fabs(s - 1000 / 7e8) <= 1e-12 && NEAR(bytes, 1000), "%.9g s", s);
+	flow_bound(net, 0, 1, &s, &bytes);
+	ck_assert(s == 0 && bytes == 0);
+	flow_bound(net, 2, 1, &s, &bytes); /* outside the table */
+	ck_assert(s == 0 && bytes == 0);
+	flow_net_free(net);
+	sim_engine_free(eng);
+}
+END_TEST
+
+/* The limit moves with the rates: x shares a (1 GB/s, class 1) with y
+ * until y is done at 2 ms (0.5 GB/s each), then runs at its own b
+ * (0.8 GB/s, class 2) for its last 2 MB. A kept flow's idle time between
+ * its runs counts nowhere, and flush counts a running flow up to now. */
+START_TEST(bound_follows_the_rates)
+{
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = flow_net_new(eng);
+	uint32_t a, b, pab[2], kid;
+	double s, bytes;
+	flow_res_add(net, 1e9, &a);
+	flow_res_add(net, 8e8, &b);
+	pab[0] = a, pab[1] = b;
+	flow_res_set_class(net, a, 1);
+	flow_res_set_class(net, b, 2);
+	ck_assert_int_eq(flow_bound_init(net, 2, 3), 0);
+	flow_spec x = { .bytes = 3000000, .path = pab, .path_len = 2 };
+	flow_spec y = { .bytes = 1000000, .path = &a, .path_len = 1, .tag = 1 };
+	ck_assert_int_eq(flow_start(net, &x, NULL), 0);
+	ck_assert_int_eq(flow_start(net, &y, NULL), 0);
+	sim_run(eng);
+	flow_bound(net, 0, 1, &s, &bytes);
+	ck_assert(NEAR(s, 2e-3) && NEAR(bytes, 1e6));
+	flow_bound(net, 0, 2, &s, &bytes);
+	ck_assert(NEAR(s, 2.5e-3) && NEAR(bytes, 2e6));
+	/* A kept flow over b alone: 0.8 MB (1 ms), idle 1 ms, then half of
+	 * another 0.8 MB by 2.5 ms, counted by flush. */
+	flow_spec k = { .bytes = 800000, .path = &b, .path_len = 1, .tag = 1, .keep = true };
+	sim_time t0 = sim_now(eng);
+	ck_assert_int_eq(flow_start(net, &k, &kid), 0);
+	sim_run(eng);
+	sim_run_until(eng, t0 + 2 * SIM_MS);
+	ck_assert_int_eq(flow_restart(net, kid, 800000, 0), 0);
+	sim_run_until(eng, t0 + 2 * SIM_MS + SIM_MS / 2);
+	flow_bound_flush(net);
+	flow_bound(net, 1, 2, &s, &bytes);
+	ck_assert_msg(NEAR(s, 1.5e-3) && NEAR(bytes, 1.2e6), "%.9g s %.9g B", s, bytes);
+	sim_run(eng);
+	flow_bound(net, 1, 2, &s, &bytes);
+	ck_assert(NEAR(s, 2e-3) && NEAR(bytes, 1.6e6));
+	ck_assert_int_eq(flow_release(net, kid), 0);
+	flow_net_free(net);
+	sim_engine_free(eng);
+}
+END_TEST
+
+/* Random networks (each resource its own class, each flow its own tag):
+ * just after the first solve, every flow is counted under one limit, and
+ * that limit really is its bottleneck (flow_net_check's definition: its
+ * cap, or a saturated resource on which no flow is faster); by the end
+ * each flow's time and bytes add up to its whole transfer. */
+START_TEST(bound_is_the_bottleneck)
+{
+	sim_rng *rng = sim_rng_new(11, "test.flow.bound");
+	for (int trial = 0; trial < 200; trial++) {
+		sim_engine *eng = sim_engine_new();
+		flow_net *net = flow_net_new(eng);
+		struct rnet rn = { .nf = 1 + (int)sim_rng_below(rng, RF) };
+		uint32_t fid[RF];
+		uint64_t sz[RF];
+		double want[RF], s, bytes;
+		for (int r = 0; r < RN; r++) {
+			rn.cap[r] = 1e9 * (double)(1 + sim_rng_below(rng, 8));
+			flow_res_add(net, rn.cap[r], NULL);
+			flow_res_set_class(net, (uint32_t)r, (uint8_t)(r + 1));
+		}
+		ck_assert_int_eq(flow_bound_init(net, RF, RN + 1), 0);
+		for (int f = 0; f < rn.nf; f++) {
+			uint32_t path[6], len = 1 + (uint32_t)sim_rng_below(rng, 6);
+			for (uint32_t k = 0; k < len; k++) {
+				path[k] = (uint32_t)sim_rng_below(rng, RN);
+				rn.use[f][path[k]] += 1;
+			}
+			rn.fcap[f] = sim_rng_bernoulli(rng, 0.3) ? 1e8 * (double)(1 + sim_rng_below(rng, 40)) : 0;
+			sz[f] = 1000 + sim_rng_below(rng, 1000000);
+			flow_spec fs = { .bytes = sz[f], .path = path, .path_len = len,
+					 .cap_Bps = rn.fcap[f], .tag = (uint32_t)f };
+			ck_assert_int_eq(flow_start(net, &fs, &fid[f]), 0);
+		}
+		sim_run_until(eng, 1000); /* 1 ns: no 1000-byte flow is done at 8 GB/s */
+		flow_bound_flush(net);
+		reference_rates(&rn, want);
+		for (int f = 0; f < rn.nf; f++) {
+			int held = -1, n = 0;
+			for (int c = 0; c <= RN; c++) {
+				flow_bound(net, (uint32_t)f, (uint32_t)c, &s, &bytes);
+				if (s > 0)
+					held = c, n++;
+			}
+			ck_assert_msg(n == 1, "trial %d flow %d: counted under %d limits", trial, f, n);
+			ck_assert(NEAR(flow_rate_Bps(net, fid[f]), want[f]));
+			if (held == 0) {
+				ck_assert_msg(NEAR(want[f], rn.fcap[f]), "trial %d flow %d: not at its cap",
+					      trial, f);
+				continue;
+			}
+			double load = 0, top = 0;
+			for (int g = 0; g < rn.nf; g++) {
+				load += want[g] * rn.use[g][held - 1];
+				if (rn.use[g][held - 1] > 0)
+					top = fmax(top, want[g]);
+			}
+			ck_assert_msg(rn.use[f][held - 1] > 0 && load >= rn.cap[held - 1] * (1 - 1e-9) &&
+				      want[f] >= top * (1 - 1e-9),
+				      "trial %d flow %d: resource %d is not its bottleneck", trial, f,
+				      held - 1);
+		}
+		sim_run(eng);
+		for (int f = 0; f < rn.nf; f++) {
+			double ts = 0, tb = 0;
+			for (int c = 0; c <= RN; c++) {
+				flow_bound(net, (uint32_t)f, (uint32_t)c, &s, &bytes);
+				ts += s, tb += bytes;
+			}
+			ck_assert_msg(fabs(tb - (double)sz[f]) <= 1e-6 * (double)sz[f],
+				      "trial %d flow %d: %.9g of %llu bytes counted", trial, f, tb,
+				      (unsigned long long)sz[f]);
+			ck_assert(ts > 0);
+		}
+		flow_net_free(net);
+		sim_engine_free(eng);
+	}
+	sim_rng_free(rng);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("flow");
@@ -1111,6 +1283,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, weighted_kept_flows_churn_against_reference);
 	tcase_add_test(tc, past_the_horizon_fails_the_engine);
 	tcase_add_test(tc, out_of_memory_fails_the_run);
+	tcase_add_test(tc, bound_by_class_and_tag);
+	tcase_add_test(tc, bound_follows_the_rates);
+	tcase_add_test(tc, bound_is_the_bottleneck);
 	suite_add_tcase(s, tc);
 	return s;
 }
