@@ -158,7 +158,8 @@ struct flow_net {
 	uint32_t *idle;            /* kept flows idle but still joined */
 	uint32_t nidle, idle_cap;
 	size_t active;
-	double *bacc;              /* flow_bound: per (tag, class), flow-seconds and bytes */
+	double *bacc;              /* flow_bound: per (tag, class), flow-seconds and bytes, */
+				   /* then per tag, those of capped flows (flow_capped) */
 	uint32_t btags, bclasses;
 };
 
@@ -249,7 +250,7 @@ int flow_bound_init(flow_net *net, uint32_t ntags, uint32_t nclasses)
 	double *a;
 	if (!ntags || !nclasses || (size_t)ntags > SIZE_MAX / 2 / nclasses / sizeof *a)
 		return SIM_EINVAL;
-	if (!(a = sim_calloc(2 * (size_t)ntags * nclasses, sizeof *a)))
+	if (!(a = sim_calloc(2 * (size_t)ntags * (nclasses + 1), sizeof *a)))
 		return SIM_ENOMEM;
 	free(net->bacc);
 	net->bacc = a;
@@ -267,12 +268,15 @@ static void settle_bound(flow_net *net, fflow *f)
 	sim_time now = sim_now(net->eng);
 	uint32_t cls;
 	if (net->bacc && f->rate_Bps > 0 && now > f->bound_t && f->tag < net->btags) {
+		double dt_s = (double)(now - f->bound_t) * 1e-12, *a;
 		cls = f->bound == BY_CAP ? f->cap_class : net->res[f->bound].cls;
 		if (cls < net->bclasses) {
-			double dt_s = (double)(now - f->bound_t) * 1e-12;
-			double *a = net->bacc + 2 * ((size_t)f->tag * net->bclasses + cls);
-			a[0] += dt_s;
-			a[1] += dt_s * f->rate_Bps;
+			a = net->bacc + 2 * ((size_t)f->tag * net->bclasses + cls);
+			a[0] += dt_s, a[1] += dt_s * f->rate_Bps;
+		}
+		if (f->cap_Bps > 0) {
+			a = net->bacc + 2 * ((size_t)net->btags * net->bclasses + f->tag);
+			a[0] += dt_s, a[1] += dt_s * f->rate_Bps;
 		}
 	}
 	f->bound_t = now;
@@ -302,6 +306,17 @@ void flow_bound(const flow_net *net, uint32_t tag, uint32_t cls, double *flow_s,
 	a = net->bacc + 2 * ((size_t)tag * net->bclasses + cls);
 	*flow_s = a[0];
 	*bytes = a[1];
+}
+
+void flow_capped(const flow_net *net, uint32_t tag, double *flow_s, double *bytes)
+{
+	const double *c;
+	*flow_s = *bytes = 0;
+	if (!net->bacc || tag >= net->btags)
+		return;
+	c = net->bacc + 2 * ((size_t)net->btags * net->bclasses + tag);
+	*flow_s = c[0];
+	*bytes = c[1];
 }
 double flow_res_cap_Bps(const flow_net *net, uint32_t res) { return net->res[res].cap_Bps; }
 

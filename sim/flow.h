@@ -126,6 +126,10 @@ void flow_bound_flush(flow_net *net);
  * outside the table). */
 void flow_bound(const flow_net *net, uint32_t tag, uint32_t cls, double *flow_s,
 		double *bytes);
+/* Flow-seconds and bytes of tag's flows that have a cap of their own,
+ * whatever held them: bytes / (cap x flow-seconds) is how busy the limit
+ * the cap stands for was while they ran (0, 0 outside the table). */
+void flow_capped(const flow_net *net, uint32_t tag, double *flow_s, double *bytes);
 
 /* Debug check of the solution now (call it when no solve is pending, e.g.
  * from an event after the changes of an instant): no resource above its

@@ -1087,7 +1087,8 @@ END_TEST
 #define NEAR(a, b) (fabs((a) - (double)(b)) <= 1e-6 * fabs((double)(b)))
 
 /* flow_bound: each flow's time and bytes go to the class of the limit that
- * holds it, per tag, and move when a change moves the limit. Link a
+ * holds it, per tag, and move when a change moves the limit; flow_capped
+ * counts the capped flows' own. Link a
  * (1 GB/s, class 1) carries three flows: one capped at 0.2 GB/s (cap
  * class 3, tag 0), one also over b (0.1 GB/s, class 2, its own) and one
  * held by a (0.7 GB/s; tag 1 both). */
@@ -1122,6 +1123,10 @@ START_TEST(bound_by_class_and_tag)
 	flow_bound(net, 0, 1, &s, &bytes);
 	ck_assert(s == 0 && bytes == 0);
 	flow_bound(net, 2, 1, &s, &bytes); /* outside the table */
+	ck_assert(s == 0 && bytes == 0);
+	flow_capped(net, 0, &s, &bytes); /* the capped flow, at its cap */
+	ck_assert(NEAR(s, 5e-6) && NEAR(bytes, 1000));
+	flow_capped(net, 1, &s, &bytes);
 	ck_assert(s == 0 && bytes == 0);
 	flow_net_free(net);
 	sim_engine_free(eng);
