@@ -557,13 +557,15 @@ static int put_variant(rep_variant *rv, const scn_scenario *s, const plan *p,
 					   hw_quantile_sorted(sorted, m->n, 0.99), NAN);
 	}
 	free(sorted);
-	if (!err)
-		err = rep_variant_set_metric(rv, "samples_per_s", t->global_batch / mean);
-	if (!err && p->cfg.model.kind == WL_TRANSFORMER)
-		err = rep_variant_set_metric(rv, "tokens_per_s",
-					     (double)t->global_batch * p->cfg.model.tf.seq / mean);
-	if (!err)
-		err = rep_variant_set_metric(rv, "tflops_per_gpu", m->flops_done / m->n / mean / 1e12);
+	if (!err) {
+		/* one rank's FLOPs as run (x scale): no MFU, as the scaled
+		 * GEMMs are not the model's */
+		wl_iter_run run = { .iter_s = mean, .batch = t->global_batch,
+				    .flops_run = m->flops_done / m->n, .gpus = 1,
+				    .peak_flops = NAN };
+		wl_rates r = wl_rates_of(&p->cfg.model, &run);
+		err = rep_variant_set_rates(rv, &r);
+	}
 	if (!err)
 		err = rep_variant_set_metric(rv, "gpu_util", fmin(1, m->part[P_COMPUTE] / m->n / mean));
 	/* The critical rank's parts add up to its iterations: scaled to the

@@ -1,6 +1,7 @@
 /* Transformer and vision workload arithmetic. */
 #include "models/workload.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -178,6 +179,25 @@ double wl_iter_flops(const wl_transformer *t, double batch, bool recompute)
 	/* Recomputation reruns the layers' forward, not the logits (equation
 	 * 3's V/(16lh) term is 6BshV: the logits counted three times). */
 	return layers * (recompute ? 4.0 : 3.0) + 3.0 * logits;
+}
+
+double wl_model_iter_flops(const wl_model *m, double batch, bool recompute)
+{
+	if (m->kind == WL_TRANSFORMER)
+		return wl_iter_flops(&m->tf, batch, recompute);
+	return 3.0 * m->vis.fwd_flops_per_sample * batch;
+}
+
+wl_rates wl_rates_of(const wl_model *m, const wl_iter_run *r)
+{
+	double model_flops = wl_model_iter_flops(m, r->batch, false);
+	double mfu = model_flops / r->iter_s / r->gpus / r->peak_flops;
+	return (wl_rates){
+		.samples_per_s = r->batch / r->iter_s,
+		.tokens_per_s = m->kind == WL_TRANSFORMER ? r->batch * m->tf.seq / r->iter_s : NAN,
+		.tflops_per_gpu = r->flops_run / r->iter_s / r->gpus / 1e12,
+		.mfu = isnan(mfu) ? NAN : mfu < 0 ? 0 : mfu > 1 ? 1 : mfu,
+	};
 }
 
 double wl_layer_act_bytes(const wl_transformer *t, uint32_t mb, uint32_t tp)

@@ -84,6 +84,34 @@ double wl_logit_fwd_flops_per_token(const wl_transformer *t);
  * LM's equation 3, 96*B*s*l*h^2*(1 + s/(6h) + V/(16*l*h)), with recompute. */
 double wl_iter_flops(const wl_transformer *t, double batch, bool recompute);
 
+/* The same for any model: wl_iter_flops for a transformer; for a vision
+ * model three forwards a sample (backward twice the forward; no
+ * recomputation model). */
+double wl_model_iter_flops(const wl_model *m, double batch, bool recompute);
+
+/* One training iteration as measured or simulated, for wl_rates_of. */
+typedef struct wl_iter_run {
+	double iter_s;          /* mean iteration time */
+	double batch;           /* samples per iteration (the global batch) */
+	double flops_run;       /* FLOPs run in one iteration by `gpus` GPUs */
+	double gpus;
+	double peak_flops;      /* one GPU's peak; NaN: no MFU */
+} wl_iter_run;
+
+/* Throughput as both programs report it. */
+typedef struct wl_rates {
+	double samples_per_s;
+	double tokens_per_s;    /* NaN for a vision model */
+	double tflops_per_gpu;  /* flops_run per GPU per second (Megatron-LM's
+				 * counting: recomputation included) */
+	double mfu;             /* model FLOPs utilisation: the model's own FLOPs
+				 * (no recomputation) over peak, 0..1; NaN
+				 * without a peak */
+} wl_rates;
+
+/* The rates of model m trained as r describes. */
+wl_rates wl_rates_of(const wl_model *m, const wl_iter_run *r);
+
 /* Bytes of activations one layer keeps for backward, per microbatch, per
  * GPU, 16-bit: for GPT's shape s*b*h*(10 + 24/tp + 5*a*s/(h*tp))
  * (Korthikanti et al., "Reducing Activation Recomputation in Large

@@ -351,6 +351,18 @@ int rep_variant_set_metric(rep_variant *v, const char *name, double value)
 	return 0;
 }
 
+int rep_variant_set_rates(rep_variant *v, const wl_rates *r)
+{
+	int rc = rep_variant_set_metric(v, "samples_per_s", r->samples_per_s);
+	if (!rc && !isnan(r->tokens_per_s))
+		rc = rep_variant_set_metric(v, "tokens_per_s", r->tokens_per_s);
+	if (!rc)
+		rc = rep_variant_set_metric(v, "tflops_per_gpu", r->tflops_per_gpu);
+	if (!rc && !isnan(r->mfu))
+		rc = rep_variant_set_metric(v, "mfu", r->mfu);
+	return rc;
+}
+
 int rep_variant_set_stat(rep_variant *v, const char *name, double mean, double p50,
 			 double p99, double ci95)
 {

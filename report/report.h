@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "models/workload.h"
+
 #define REP_SCHEMA "dpusim-report/1"
 
 typedef struct rep_report rep_report;
@@ -118,6 +120,9 @@ int rep_variant_set_offload(rep_variant *v, const char *key, const char *value);
 /* A scalar metric (see rep_metric_defs). SIM_EINVAL for an unknown or
  * REP_STAT metric; SIM_ERANGE for a non-finite, negative or above-max value. */
 int rep_variant_set_metric(rep_variant *v, const char *name, double value);
+/* The throughput metrics (samples_per_s, tokens_per_s, tflops_per_gpu, mfu)
+ * from r, each that r has (not NaN); errors as rep_variant_set_metric. */
+int rep_variant_set_rates(rep_variant *v, const wl_rates *r);
 /* A distribution metric (iteration_s). p50/p99/ci95 may be NAN (absent).
  * SIM_EINVAL for an unknown or scalar metric; SIM_ERANGE as above. */
 int rep_variant_set_stat(rep_variant *v, const char *name, double mean, double p50,

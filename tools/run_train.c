@@ -100,25 +100,14 @@ static int put_breakdown(rep_variant *rv, const agg *a, double mean)
 static int put_throughput(const scn_job *job, const train_config *c, rep_variant *rv,
 			  const agg *a, double mean, double *tokens_per_s)
 {
-	const scn_training *t = &job->wl.train;
-	double gpus = (double)c->tp * c->pp * c->dp, flops, model_flops;
-	int rc = rep_variant_set_metric(rv, "samples_per_s", t->global_batch / mean);
-	*tokens_per_s = NAN;
-	if (c->model.kind == WL_TRANSFORMER) {
-		*tokens_per_s = (double)t->global_batch * c->model.tf.seq / mean;
-		/* Megatron-LM's counting (equation 3): recomputation included. */
-		flops = wl_iter_flops(&c->model.tf, t->global_batch, c->recompute);
-		model_flops = wl_iter_flops(&c->model.tf, t->global_batch, false);
-		if (!rc)
-			rc = rep_variant_set_metric(rv, "tokens_per_s", *tokens_per_s);
-	} else {
-		flops = model_flops = 3.0 * c->model.vis.fwd_flops_per_sample * t->global_batch;
-	}
-	if (!rc)
-		rc = rep_variant_set_metric(rv, "tflops_per_gpu", flops / mean / gpus / 1e12);
-	if (!rc)
-		rc = rep_variant_set_metric(rv, "mfu", clamp01(model_flops / mean / gpus /
-								c->gpu.peak_flops));
+	double batch = job->wl.train.global_batch;
+	/* Megatron-LM's counting (equation 3): recomputation included. */
+	wl_iter_run run = { .iter_s = mean, .batch = batch,
+			    .flops_run = wl_model_iter_flops(&c->model, batch, c->recompute),
+			    .gpus = (double)c->tp * c->pp * c->dp, .peak_flops = c->gpu.peak_flops };
+	wl_rates r = wl_rates_of(&c->model, &run);
+	int rc = rep_variant_set_rates(rv, &r);
+	*tokens_per_s = r.tokens_per_s;
 	if (!rc)
 		rc = rep_variant_set_metric(rv, "gpu_util", clamp01(a->gpu / a->reps));
 	if (!rc && a->has_cpu)

@@ -158,6 +158,12 @@ START_TEST(absent_metrics_stay_absent)
 	ck_assert(!rep_variant_metric(v, "samples_per_s", &x));
 	ck_assert(rep_variant_metric(v, "tokens_per_s", &x) && x == 1e6);
 	ck_assert_int_eq(rep_get_source(back), REP_HW);
+	/* the rates a vision model without a peak has: no tokens, no MFU */
+	ck_assert_int_eq(rep_variant_set_rates(v, &(wl_rates){ .samples_per_s = 5,
+		.tokens_per_s = NAN, .tflops_per_gpu = 1, .mfu = NAN }), 0);
+	ck_assert(!rep_variant_metric(v, "mfu", &x));
+	ck_assert(rep_variant_metric(v, "samples_per_s", &x) && x == 5);
+	ck_assert(rep_variant_metric(v, "tokens_per_s", &x) && x == 1e6);
 	/* speedup of a single variant over itself, on tokens */
 	ck_assert_int_eq(rep_compute_speedup(back), 0);
 	ck_assert(rep_speedup(back, "only", &x) && x == 1.0);

@@ -41,6 +41,37 @@ START_TEST(iteration_flops_are_megatron_equation_3)
 }
 END_TEST
 
+/* The rates both programs report, by hand for GPT-3 175B on 1,024 GPUs
+ * (Megatron-LM's Table 1 row: batch 1536 of 2048 tokens): MFU counts the
+ * model's FLOPs without recomputation, TFLOP/s what ran; a vision model
+ * has no tokens, no peak gives no MFU, and MFU stays within 0..1. */
+START_TEST(rates_by_hand)
+{
+	wl_model m = { .kind = WL_TRANSFORMER, .tf = shape("gpt3-175b") };
+	double run = wl_iter_flops(&m.tf, 1536, true), model = wl_iter_flops(&m.tf, 1536, false);
+	wl_iter_run r = { .iter_s = 20, .batch = 1536, .flops_run = run, .gpus = 1024,
+			  .peak_flops = 312e12 };
+	wl_rates x = wl_rates_of(&m, &r);
+	ck_assert_double_eq(x.samples_per_s, 1536 / 20.0);
+	ck_assert_double_eq_tol(x.tokens_per_s, 1536 * 2048 / 20.0, 1e-6);
+	ck_assert_double_eq_tol(x.tflops_per_gpu, run / 20 / 1024 / 1e12, 1e-9);
+	ck_assert_double_eq_tol(x.mfu, model / 20 / 1024 / 312e12, 1e-12);
+	ck_assert_double_lt(x.mfu, x.tflops_per_gpu * 1e12 / 312e12);
+	ck_assert_double_eq(wl_model_iter_flops(&m, 1536, true), run);
+	r.peak_flops = 1e9;
+	ck_assert_double_eq(wl_rates_of(&m, &r).mfu, 1);
+	r.peak_flops = NAN;
+	ck_assert(isnan(wl_rates_of(&m, &r).mfu));
+	m = (wl_model){ .kind = WL_VISION, .vis = { .fwd_flops_per_sample = 4e9 } };
+	r = (wl_iter_run){ .iter_s = 2, .batch = 256, .flops_run = 3 * 4e9 * 256, .gpus = 8,
+			   .peak_flops = 1e15 };
+	x = wl_rates_of(&m, &r);
+	ck_assert(isnan(x.tokens_per_s));
+	ck_assert_double_eq(wl_model_iter_flops(&m, 256, true), 3 * 4e9 * 256);
+	ck_assert_double_eq_tol(x.mfu, 3 * 4e9 * 256 / 2 / 8 / 1e15, 1e-15);
+}
+END_TEST
+
 /* The model names carry their parameter counts (Megatron-LM Table 1;
  * GPT-3 paper; Llama 2 paper: 6.7B and 69B with an untied output layer,
  * which this model ties, hence the wider tolerance there). */
@@ -305,6 +336,7 @@ static Suite *suite(void)
 	Suite *s = suite_create("workload");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, iteration_flops_are_megatron_equation_3);
+	tcase_add_test(tc, rates_by_hand);
 	tcase_add_test(tc, parameter_counts_match_the_names);
 	tcase_add_test(tc, gemms_split_with_tensor_parallelism);
 	tcase_add_test(tc, activation_bytes_follow_korthikanti);
