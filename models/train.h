@@ -119,6 +119,12 @@ typedef struct train_coll_stat {
 					       last bucket that ran, as algo); else 0 */
 } train_coll_stat;
 
+/* Gradient buckets per stage: enough to resolve how much of the all-reduce
+ * hides behind the last backward (to 1/8 of it), few enough that the
+ * flows of thousands of replicas stay cheap to solve (dpusim plan's
+ * estimate splits the gradients as the simulation does). */
+enum { TRAIN_MAX_BUCKETS = 8 };
+
 enum { TRAIN_MAX_COLLS = 4 };
 
 typedef struct train_result {

@@ -17,10 +17,7 @@
 #include "sim/flow.h"
 #include "sim/station.h"
 
-/* Gradient buckets per stage: enough to resolve how much of the all-reduce
- * hides behind the last backward (to 1/8 of it), few enough that the
- * flows of thousands of replicas stay cheap to solve. */
-#define MAX_BUCKETS 8
+#define MAX_BUCKETS TRAIN_MAX_BUCKETS
 
 typedef struct trainer trainer;
 

@@ -15,6 +15,7 @@
 #include "models/diag.h"
 #include "models/profile.h"
 #include "models/scenario.h"
+#include "models/train.h"
 #include "models/workload.h"
 #include "sim/err.h"
 #include "tools/cli.h"
@@ -40,6 +41,7 @@ typedef struct cand {
 	int nodes, tp, pp, dp, mb, zero;
 	bool recompute;
 	double est_s, mem_bytes;
+	size_t est_rank;        /* its place among the layouts that fit, by estimate */
 } cand;
 
 typedef struct cand_list {
@@ -148,21 +150,63 @@ static double peak_flops(const profile_gpu *g, scn_precision p)
 	return g->peak_fp8_flops;
 }
 
+/* Bytes per second a group of n ranks, stride ranks apart in Megatron's
+ * order (tensor, then pipeline, then data), moves between its members:
+ * NVLink when the group lies inside one node. Across nodes, point to point
+ * (ring false) one GPU's share of its node's NICs; a ring, as NCCL lays
+ * it out (a node's members in a row, one ring per NIC), crosses each node
+ * once per ring, so the node's NICs serve the min(GPUs per node, stride)
+ * groups that run side by side there, up to NVLink's rate. */
+static double group_Bps(const scn_scenario *s, long stride, long n, bool ring)
+{
+	const scn_cluster *cl = &s->cluster;
+	double link = cl->fabric.link_rate_Bps, nvl = cl->gpu.v.gpu.nvlink_bw_Bps;
+	double node = link * cl->nics_per_node, gpn = cl->gpus_per_node;
+	double Bps = ring ? node / fmin(gpn, (double)stride) : node / gpn;
+	if (stride * n <= cl->gpus_per_node && nvl > 0)
+		return nvl;
+	Bps = fmin(Bps, ring ? node : link);
+	return nvl > 0 ? fmin(Bps, nvl) : Bps;
+}
+
+/* Exposed seconds of the data-parallel traffic of a stage with `params`
+ * parameters per GPU (16-bit gradients) whose last microbatch's backward
+ * takes bwd_s, as the simulation schedules it (models/train.c, dp_chain):
+ * the all-reduce (ring 2(dp-1)/dp of the bytes) runs in buckets behind
+ * that backward, hidden but for what outlasts it and at least its last
+ * bucket; ZeRO 1 and 2 run a reduce-scatter there (half of it) and an
+ * all-gather, exposed, after the optimizer step; ZeRO 3 the backward's
+ * all-gather and the reduce-scatter there and the all-gather after, 3
+ * against 2 model sizes per step (Rajbhandari et al., "ZeRO", SC 2020,
+ * section 7.2). */
+static double dp_exposed_s(const scn_training *t, const cand *c, double params, double Bps,
+			   double bwd_s)
+{
+	double bytes = params / c->tp * 2, ar = 2.0 * (c->dp - 1) / c->dp * bytes / Bps;
+	double k = t->bucket_bytes > 0 ? ceil(bytes / t->bucket_bytes) : 1;
+	double nb = k < 1 ? 1 : k > TRAIN_MAX_BUCKETS ? TRAIN_MAX_BUCKETS : k;
+	double slot = c->zero == 0 || c->zero == 3 ? ar : ar / 2, after = c->zero ? ar / 2 : 0;
+	return fmax(slot / nb, slot - bwd_s) + after;
+}
+
 /* Seconds of one iteration, closed form, for ranking only (the finalists'
  * figures are simulated): the busiest stage's FLOPs at eff_max of peak,
  * stretched by the 1F1B bubble ((m + pp - 1) / m, Narayanan et al. 2021),
  * plus, not overlapped, the tensor-parallel all-reduces (4 per layer per
- * microbatch of s*b*h 16-bit values, ring 2(tp-1)/tp, over NVLink), the
- * data-parallel gradient all-reduce (the stage's parameters / tp in 16 bits,
- * ring 2(dp-1)/dp, over the GPU's NIC link; ZeRO-3 half as much again for
- * gathering the parameters, 3 against 2 model sizes per step in Rajbhandari
- * et al., "ZeRO", SC 2020, section 7.2) and the stage-boundary sends. */
+ * microbatch of s*b*h 16-bit values, 6 with recomputation, which repeats
+ * the forward's 2 in the backward, as the simulation does; ring
+ * 2(tp-1)/tp) and the stage-boundary sends, and what the data-parallel
+ * traffic leaves exposed (dp_exposed_s), each over NVLink where its group
+ * lies inside a node, else over the GPU's share of the node's NICs
+ * (group_Bps). */
 static double plan_estimate(const scn_scenario *s, const scn_training *t, const cand *c, int m)
 {
 	const profile_gpu *g = &s->cluster.gpu.v.gpu;
 	const wl_model *wm = &t->shape;
 	double rate = peak_flops(g, t->precision) * (g->eff_max > 0 ? g->eff_max : 1);
-	double link = s->cluster.fabric.link_rate_Bps, comp = 0, params = 0;
+	double comp = 0, params = 0;
+	double pp_Bps = group_Bps(s, c->tp, c->pp, false);
+	double dp_Bps = group_Bps(s, (long)c->tp * c->pp, c->dp, true);
 	for (int p = 0; p < c->pp; p++) {
 		comp = fmax(comp, wl_gpu_iter_flops(wm, (uint32_t)c->mb, (uint32_t)m, (uint32_t)c->tp,
 						     (uint32_t)c->pp, (uint32_t)p, c->recompute) / rate);
@@ -172,14 +216,16 @@ static double plan_estimate(const scn_scenario *s, const scn_training *t, const 
 	if (wm->kind == WL_TRANSFORMER) {
 		double act = wl_stage_boundary_bytes(&wm->tf, (uint32_t)c->mb);
 		double layers = wl_stage_layers(wm, (uint32_t)c->pp, 0);
-		double nvl = g->nvlink_bw_Bps > 0 ? g->nvlink_bw_Bps : link;
-		if (c->tp > 1)
-			T += 4 * layers * m * act * 2.0 * (c->tp - 1) / c->tp / (c->tp <= s->cluster.gpus_per_node ? nvl : link);
-		if (c->pp > 1 && link > 0)
-			T += 2.0 * m * act / c->tp / link;
+		double tp_Bps = group_Bps(s, 1, c->tp, true);
+		if (c->tp > 1 && tp_Bps > 0)
+			T += (c->recompute ? 6 : 4) * layers * m * act * 2.0 * (c->tp - 1) / c->tp / tp_Bps;
+		if (c->pp > 1 && pp_Bps > 0)
+			T += 2.0 * m * act / c->tp / pp_Bps;
 	}
-	if (c->dp > 1 && link > 0)
-		T += 2.0 * (c->dp - 1) / c->dp * params / c->tp * 2 / link * (c->zero == 3 ? 1.5 : 1);
+	/* The last microbatch's backward: 2 of a pass's 3 forward-equivalents,
+	 * 3 of 4 with recomputation. */
+	if (c->dp > 1 && dp_Bps > 0)
+		T += dp_exposed_s(t, c, params, dp_Bps, comp / m * (c->recompute ? 0.75 : 2.0 / 3));
 	return T;
 }
 
@@ -332,24 +378,98 @@ static int by_iteration(const void *a, const void *b)
 	return (x->c->mem_bytes > y->c->mem_bytes) - (x->c->mem_bytes < y->c->mem_bytes);
 }
 
+/* The ranks of v[0..n-1], 1 for the least, ties sharing their mean rank,
+ * into rank; tmp holds n entries. */
+typedef struct ranked {
+	double v;
+	size_t i;
+} ranked;
+
+static int by_value(const void *a, const void *b)
+{
+	const ranked *x = a, *y = b;
+	if (x->v != y->v)
+		return (x->v > y->v) - (x->v < y->v);
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+static void mean_ranks(const double *v, size_t n, double *rank, ranked *tmp)
+{
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = (ranked){ .v = v[i], .i = i };
+	qsort(tmp, n, sizeof *tmp, by_value);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && tmp[j].v == tmp[i].v; j++)
+			;
+		for (size_t k = i; k < j; k++)
+			rank[tmp[k].i] = (double)(i + j + 1) / 2;
+	}
+}
+
+/* Spearman's rank correlation of x and y (n pairs): the Pearson
+ * correlation of their mean ranks; NAN for fewer than 2 pairs or a
+ * side all ties. */
+static double plan_spearman(const double *x, const double *y, size_t n)
+{
+	double *r = malloc(2 * n * sizeof *r), sxy = 0, sxx = 0, syy = 0, mean = (double)(n + 1) / 2;
+	ranked *tmp = malloc(n * sizeof *tmp);
+	double rho = NAN;
+	if (n >= 2 && r && tmp) {
+		mean_ranks(x, n, r, tmp);
+		mean_ranks(y, n, r + n, tmp);
+		for (size_t i = 0; i < n; i++) {
+			sxy += (r[i] - mean) * (r[n + i] - mean);
+			sxx += (r[i] - mean) * (r[i] - mean);
+			syy += (r[n + i] - mean) * (r[n + i] - mean);
+		}
+		if (sxx > 0 && syy > 0)
+			rho = sxy / sqrt(sxx * syy);
+	}
+	free(r);
+	free(tmp);
+	return rho;
+}
+
+/* How far the estimate's order of the simulated layouts agrees with the
+ * simulation's, said plainly under the table. */
+static void print_agreement(const plan_row *rows, size_t n)
+{
+	double *est = malloc(2 * n * sizeof *est), rho;
+	size_t first = 0;
+	if (!est)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		est[i] = rows[i].c->est_s, est[n + i] = rows[i].iter_s;
+		if (rows[i].c->est_rank < rows[first].c->est_rank)
+			first = i;
+	}
+	rho = n >= 3 ? plan_spearman(est, est + n, n) : NAN; /* 2 pairs: always +-1 */
+	if (isfinite(rho))
+		printf("the estimate orders these %zu layouts with Spearman's rank correlation %.2f "
+		       "against the simulation (1: the same order); the simulated iteration decides "
+		       "the order above, and the estimate's first of them is simulated rank %zu\n", n, rho, first + 1);
+	free(est);
+}
+
 static void print_variant(const scn_scenario *s, size_t vi, plan_row *rows, size_t n, long top)
 {
 	qsort(rows, n, sizeof *rows, by_iteration);
 	printf("\nvariant %s: the %ld fastest of %zu simulated\n", s->variants[vi].name,
 	       top < (long)n ? top : (long)n, n);
-	printf("%4s %5s %3s %3s %4s %5s %4s %9s %10s %10s %12s %6s %9s %12s\n", "rank", "nodes", "tp",
-	       "pp", "dp", "micro", "zero", "recompute", "estimate", "iteration", "tokens/s", "MFU",
-	       "GiB/GPU", "USD/Mtoken");
+	printf("%4s %5s %3s %3s %4s %5s %4s %9s %10s %9s %10s %12s %6s %9s %12s\n", "rank", "nodes",
+	       "tp", "pp", "dp", "micro", "zero", "recompute", "estimate", "est.rank", "iteration",
+	       "tokens/s", "MFU", "GiB/GPU", "USD/Mtoken");
 	for (size_t i = 0; i < n && (long)i < top; i++) {
 		const plan_row *r = &rows[i];
 		char usd[32] = "-";
 		if (isfinite(r->tokens_usd) && r->tokens_usd > 0)
 			snprintf(usd, sizeof usd, "%.4f", 1e6 / r->tokens_usd);
-		printf("%4zu %5d %3d %3d %4d %5d %4d %9s %9.4fs %9.4fs %12.0f %5.1f%% %9.1f %12s\n", i + 1,
-		       r->c->nodes, r->c->tp, r->c->pp, r->c->dp, r->c->mb, r->c->zero,
-		       r->c->recompute ? "on" : "off", r->c->est_s, r->iter_s, r->tokens_s,
-		       100 * r->mfu, r->c->mem_bytes / (1024.0 * 1024 * 1024), usd);
+		printf("%4zu %5d %3d %3d %4d %5d %4d %9s %9.4fs %9zu %9.4fs %12.0f %5.1f%% %9.1f %12s\n",
+		       i + 1, r->c->nodes, r->c->tp, r->c->pp, r->c->dp, r->c->mb, r->c->zero,
+		       r->c->recompute ? "on" : "off", r->c->est_s, r->c->est_rank, r->iter_s,
+		       r->tokens_s, 100 * r->mfu, r->c->mem_bytes / (1024.0 * 1024 * 1024), usd);
 	}
+	print_agreement(rows, n);
 }
 
 /* ---- the command ---- */
@@ -419,6 +539,8 @@ static int plan_run(plan_opts *o, const scn_scenario *s)
 		return no_fit(o, &s->jobs[0], &l, global);
 	}
 	qsort(l.v, l.n, sizeof *l.v, by_estimate);
+	for (size_t i = 0; i < l.n; i++)
+		l.v[i].est_rank = i + 1;
 	size_t nf = l.n < (size_t)o->finalists ? l.n : (size_t)o->finalists, ok = 0;
 	fprintf(stderr, "dpusim: plan: %zu layouts tried, %zu fit in GPU memory; simulating the %zu "
 		"fastest estimates under %zu variant%s\n", l.tried, l.n, nf, s->nvariants,
