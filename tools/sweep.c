@@ -374,10 +374,12 @@ struct worker {
 	double since_s;  /* when it got that point (cli_wall_s) */
 };
 
-static int write_all(int fd, const char *buf, size_t len)
+/* All len bytes through a pipe, either way, whatever the signals:
+ * SIM_EIO when the other end is gone (end of file or an error). */
+static int pipe_all(int fd, char *buf, size_t len, bool out)
 {
 	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
+		ssize_t n = out ? write(fd, buf, len) : read(fd, buf, len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -388,18 +390,14 @@ static int write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
+static int write_all(int fd, const char *buf, size_t len)
+{
+	return pipe_all(fd, (char *)buf, len, true);
+}
+
 static int read_full(int fd, char *buf, size_t len)
 {
-	while (len > 0) {
-		ssize_t n = read(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return SIM_EIO;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return pipe_all(fd, buf, len, false);
 }
 
 /* One line (newline kept) into buf; SIM_EIO at EOF, SIM_EPARSE when too long. */
