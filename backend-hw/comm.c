@@ -200,6 +200,14 @@ int hw_comm_size(void)
 	return comm_size;
 }
 
+bool hw_comm_has_peers(const char *what)
+{
+	if (comm_size >= 2)
+		return true;
+	hw_error("the %s transport needs at least 2 ranks (run under mpirun -np N)", what);
+	return false;
+}
+
 /* Says once, on the lowest rank other than the sender, why rank r's record
  * was refused, quoting it safely (it may hold anything). */
 static void report_bad_record(int r, const char *slot, int err)
@@ -247,22 +255,24 @@ bool hw_comm_all(bool ok)
 	return out != 0;
 }
 
-double hw_comm_max(double v)
+/* One double reduced over every rank, under the watchdog (wait_req). */
+static double reduce_double(double v, MPI_Op op, const char *what)
 {
 	double out = v;
 	MPI_Request req;
-	MPI_Iallreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &req);
-	wait_req(&req, "max reduction");
+	MPI_Iallreduce(&v, &out, 1, MPI_DOUBLE, op, MPI_COMM_WORLD, &req);
+	wait_req(&req, what);
 	return out;
+}
+
+double hw_comm_max(double v)
+{
+	return reduce_double(v, MPI_MAX, "max reduction");
 }
 
 double hw_comm_sum(double v)
 {
-	double out = v;
-	MPI_Request req;
-	MPI_Iallreduce(&v, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req);
-	wait_req(&req, "sum reduction");
-	return out;
+	return reduce_double(v, MPI_SUM, "sum reduction");
 }
 
 void hw_comm_barrier(void)

@@ -27,6 +27,10 @@ _Noreturn void hw_comm_abort(int status);
 int hw_comm_rank(void);
 int hw_comm_size(void);
 
+/* Whether there is a peer to talk to (2 ranks or more); when not, says
+ * that the `what` transport needs them. */
+bool hw_comm_has_peers(const char *what);
+
 /* Says whether one gathered slot[cap] holds a record this rank can use:
  * 0, or a negative code (a decoder from backend-hw/msg.h). */
 typedef int (*hw_comm_check_fn)(const char *slot, size_t cap);

@@ -304,10 +304,8 @@ hw_xport *hw_tcp_new(const hw_xport_opts *o)
 {
 	tcp_xport *t;
 	int err;
-	if (hw_comm_size() < 2) {
-		hw_error("the tcp transport needs at least 2 ranks (run under mpirun -np N)");
+	if (!hw_comm_has_peers("tcp"))
 		return NULL;
-	}
 	t = calloc(1, sizeof *t);
 	if (!t)
 		return NULL;
