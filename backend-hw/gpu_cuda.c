@@ -85,21 +85,23 @@ int hw_gpu_probe(hw_gpu_info *out, int max, char *why, size_t why_cap)
 	return n < max ? n : max;
 }
 
-/* Times `reps` runs of one GEMM with CUDA events; median seconds in *s. */
-static int time_gemm(cublasHandle_t h, cudaDataType_t t, cublasComputeType_t ct, int n,
-		     const void *a, const void *b, void *c, int reps, double *s)
+/* What time_median times: one operation enqueued on the default stream. */
+typedef int timed_op(const void *ctx);
+
+/* Times `reps` runs of op (at most 64, after one untimed warm-up) with CUDA
+ * events; median seconds in *s. */
+static int time_median(timed_op *op, const void *ctx, int reps, double *s)
 {
-	const float one = 1.0f, zero = 0.0f;
 	double times[64];
 	cudaEvent_t e0, e1;
 	float ms;
+	int err;
 	CUDACHECK(cudaEventCreate(&e0));
 	CUDACHECK(cudaEventCreate(&e1));
 	for (int r = -1; r < reps && r < 64; r++) {
 		CUDACHECK(cudaEventRecord(e0, 0));
-		CUBLASCHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, t, n, b, t,
-					 n, &zero, c, t == CUDA_R_16BF ? CUDA_R_32F : t, n, ct,
-					 CUBLAS_GEMM_DEFAULT));
+		if ((err = op(ctx)))
+			return err;
 		CUDACHECK(cudaEventRecord(e1, 0));
 		CUDACHECK(cudaEventSynchronize(e1));
 		CUDACHECK(cudaEventElapsedTime(&ms, e0, e1));
@@ -110,6 +112,27 @@ static int time_gemm(cublasHandle_t h, cudaDataType_t t, cublasComputeType_t ct,
 	cudaEventDestroy(e1);
 	gsl_sort(times, 1, (size_t)(reps < 64 ? reps : 64));
 	*s = times[(reps < 64 ? reps : 64) / 2];
+	return 0;
+}
+
+/* One square GEMM, c = a b, n x n, of type t computed as ct. */
+struct gemm_op {
+	cublasHandle_t h;
+	cudaDataType_t t;
+	cublasComputeType_t ct;
+	int n;
+	const void *a, *b;
+	void *c;
+};
+
+static int run_gemm(const void *ctx)
+{
+	const struct gemm_op *g = ctx;
+	const float one = 1.0f, zero = 0.0f;
+	CUBLASCHECK(cublasGemmEx(g->h, CUBLAS_OP_N, CUBLAS_OP_N, g->n, g->n, g->n, &one, g->a,
+				 g->t, g->n, g->b, g->t, g->n, &zero, g->c,
+				 g->t == CUDA_R_16BF ? CUDA_R_32F : g->t, g->n, g->ct,
+				 CUBLAS_GEMM_DEFAULT));
 	return 0;
 }
 
@@ -134,7 +157,8 @@ int hw_gpu_gemm(int dev, const char *dtype, int n, int reps, double *flops_per_s
 	if (!err && cublasCreate(&h) != CUBLAS_STATUS_SUCCESS)
 		err = hw_fail(SIM_EIO, "cublasCreate failed on GPU %d", dev);
 	if (!err)
-		err = time_gemm(h, t, ct, n, a, b, c, reps, &s);
+		err = time_median(run_gemm, &(struct gemm_op){ .h = h, .t = t, .ct = ct, .n = n,
+				  .a = a, .b = b, .c = c }, reps, &s);
 	if (h)
 		cublasDestroy(h);
 	cudaFree(a);
@@ -145,28 +169,18 @@ int hw_gpu_gemm(int dev, const char *dtype, int n, int reps, double *flops_per_s
 	return err;
 }
 
-/* Median seconds of `reps` copies of `bytes` in direction `kind`. */
-static int time_copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, int reps,
-		     double *s)
+/* One copy of `bytes` in direction `kind`. */
+struct copy_op {
+	void *dst;
+	const void *src;
+	size_t bytes;
+	enum cudaMemcpyKind kind;
+};
+
+static int run_copy(const void *ctx)
 {
-	double times[64];
-	cudaEvent_t e0, e1;
-	float ms;
-	CUDACHECK(cudaEventCreate(&e0));
-	CUDACHECK(cudaEventCreate(&e1));
-	for (int r = -1; r < reps && r < 64; r++) {
-		CUDACHECK(cudaEventRecord(e0, 0));
-		CUDACHECK(cudaMemcpyAsync(dst, src, bytes, kind, 0));
-		CUDACHECK(cudaEventRecord(e1, 0));
-		CUDACHECK(cudaEventSynchronize(e1));
-		CUDACHECK(cudaEventElapsedTime(&ms, e0, e1));
-		if (r >= 0)
-			times[r] = ms * 1e-3;
-	}
-	cudaEventDestroy(e0);
-	cudaEventDestroy(e1);
-	gsl_sort(times, 1, (size_t)(reps < 64 ? reps : 64));
-	*s = times[(reps < 64 ? reps : 64) / 2];
+	const struct copy_op *c = ctx;
+	CUDACHECK(cudaMemcpyAsync(c->dst, c->src, c->bytes, c->kind, 0));
 	return 0;
 }
 
@@ -183,9 +197,11 @@ int hw_gpu_copy_bw(int dev, size_t bytes, int reps, double *h2d_Bps, double *d2h
 	if (!err)
 		memset(host, 0x5a, bytes);
 	if (!err)
-		err = time_copy(d, host, bytes, cudaMemcpyHostToDevice, reps, &s_h2d);
+		err = time_median(run_copy, &(struct copy_op){ .dst = d, .src = host, .bytes = bytes,
+				  .kind = cudaMemcpyHostToDevice }, reps, &s_h2d);
 	if (!err)
-		err = time_copy(host, d, bytes, cudaMemcpyDeviceToHost, reps, &s_d2h);
+		err = time_median(run_copy, &(struct copy_op){ .dst = host, .src = d, .bytes = bytes,
+				  .kind = cudaMemcpyDeviceToHost }, reps, &s_d2h);
 	cudaFreeHost(host);
 	cudaFree(d);
 	if (!err) {
