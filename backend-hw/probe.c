@@ -374,29 +374,37 @@ static void json_bool(FILE *f, const char *key, bool v)
 	hw_json_key(f, key, 0), fputs(v ? "true" : "false", f);
 }
 
+/* ,"key":{"devices":[ ... the caller lists the devices ... */
+static void devices_open(FILE *f, const char *key)
+{
+	hw_json_key(f, key, 0), fputc('{', f);
+	hw_json_key(f, "devices", 1), fputc('[', f);
+}
+
+/* ...]} closing devices_open's, with a note saying why when there are none. */
+static void devices_close(FILE *f, int n, const char *note)
+{
+	fputc(']', f);
+	if (n == 0)
+		hw_json_key(f, "note", 0), hw_json_str(f, note);
+	fputc('}', f);
+}
+
 static void print_json(const probe *pr)
 {
 	FILE *f = stdout;
 	fputc('{', f);
 	hw_json_key(f, "schema", 1), hw_json_str(f, "dpusim-hw-probe/1");
 	hw_json_key(f, "compiled", 0), hw_json_str(f, hw_compiled_paths());
-	hw_json_key(f, "rdma", 0), fputc('{', f);
-	hw_json_key(f, "devices", 1), fputc('[', f);
+	devices_open(f, "rdma");
 	for (int i = 0; i < pr->ndev; i++)
 		fputs(i ? "," : "", f), json_dev(f, &pr->dev[i]);
-	fputc(']', f);
-	if (pr->ndev == 0)
-		hw_json_key(f, "note", 0), hw_json_str(f, pr->rdma_note);
-	fputs("},", f);
-	hw_json_key(f, "gpus", 1), fputc('{', f);
-	hw_json_key(f, "devices", 1), fputc('[', f);
+	devices_close(f, pr->ndev, pr->rdma_note);
+	devices_open(f, "gpus");
 	for (int i = 0; i < pr->ngpu; i++)
 		fputs(i ? "," : "", f), json_gpu(f, &pr->gpu[i]);
-	fputc(']', f);
-	if (pr->ngpu == 0)
-		hw_json_key(f, "note", 0), hw_json_str(f, pr->gpu_note);
-	fputs("},", f);
-	hw_json_key(f, "cpu", 1), fputc('{', f);
+	devices_close(f, pr->ngpu, pr->gpu_note);
+	hw_json_key(f, "cpu", 0), fputc('{', f);
 	hw_json_key(f, "model", 1), hw_json_str(f, pr->cpu_model);
 	hw_json_key(f, "logical_cpus", 0), fprintf(f, "%d", pr->cpus);
 	if (pr->cpu_mhz > 0) {
