@@ -275,6 +275,25 @@ static void collective_rows(const rep_report *r)
 	}
 }
 
+/* The table's metric rows, in order; a row no variant has is left out. */
+static const struct {
+	const char *label, *metric;
+	fmt_fn fmt;
+} metric_rows[] = {
+	{ "samples/s", "samples_per_s", hum_number },
+	{ "tokens/s", "tokens_per_s", hum_number },
+	{ "TFLOP/s per GPU", "tflops_per_gpu", hum_number },
+	{ "MFU", "mfu", hum_percent },
+	{ "GPU utilisation", "gpu_util", hum_percent },
+	{ "host CPU utilisation", "host_cpu_util", hum_percent },
+	{ "DPU utilisation", "dpu_util", hum_percent },
+	{ "time to train", "time_to_train_s", hum_duration },
+	{ "goodput", "goodput", hum_percent },
+	{ "energy", "energy_kwh", fmt_kwh },
+	{ "cost", "cost_usd", hum_usd },
+	{ "tokens per USD", "tokens_per_usd", hum_number },
+};
+
 static void print_table(const rep_report *r, const scn_scenario *s, int reps)
 {
 	const rep_scenario *sc = rep_get_scenario(r);
@@ -295,18 +314,8 @@ static void print_table(const rep_report *r, const scn_scenario *s, int reps)
 	}
 	stat_rows(r);
 	replication_note(r, s, reps);
-	row(r, "samples/s", "samples_per_s", hum_number);
-	row(r, "tokens/s", "tokens_per_s", hum_number);
-	row(r, "TFLOP/s per GPU", "tflops_per_gpu", hum_number);
-	row(r, "MFU", "mfu", hum_percent);
-	row(r, "GPU utilisation", "gpu_util", hum_percent);
-	row(r, "host CPU utilisation", "host_cpu_util", hum_percent);
-	row(r, "DPU utilisation", "dpu_util", hum_percent);
-	row(r, "time to train", "time_to_train_s", hum_duration);
-	row(r, "goodput", "goodput", hum_percent);
-	row(r, "energy", "energy_kwh", fmt_kwh);
-	row(r, "cost", "cost_usd", hum_usd);
-	row(r, "tokens per USD", "tokens_per_usd", hum_number);
+	for (size_t k = 0; k < sizeof metric_rows / sizeof metric_rows[0]; k++)
+		row(r, metric_rows[k].label, metric_rows[k].metric, metric_rows[k].fmt);
 	printf("%-26s", "breakdown of an iteration");
 	putchar('\n');
 	breakdown_rows(r);
