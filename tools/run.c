@@ -175,6 +175,34 @@ static int in_network_ok(const scn_scenario *s, const scn_variant *v, const fab_
 	return SIM_EUNSUPPORTED;
 }
 
+/* The world a collective job's variant runs in, seeded with seed: its
+ * host, fabric and transport (the transport's notes into notes, NULL: none)
+ * and the in-network reduction it asks for. *host and *fc as set up, for
+ * attach_node_caps. */
+static int coll_world(const scn_scenario *s, const scn_job *job, const scn_variant *v,
+		      uint64_t seed, struct world *w, setup_host *host, fab_config *fc, diag *d,
+		      diag *notes)
+{
+	const scn_collective *sc = &job->wl.coll;
+	uint32_t ranks = (uint32_t)(sc->ranks > 0 ? sc->ranks : job->wl.gpus);
+	coll_config cc = { .seed = seed };
+	int rc;
+	if ((rc = setup_host_of(s, host, d)) || (rc = setup_fabric(s, ranks, fc, d)) ||
+	    (rc = setup_transport(s, v, host, &cc.transport, d, notes)))
+		return rc;
+	/* SHARP only when asked for: NCCL uses it only with its plugin and
+	 * NCCL_COLLNET_ENABLE=1 (NVIDIA HPC-X 2.21 documentation,
+	 * "NCCL-RDMA-SHARP Plugins"), so auto never picks it. */
+	if (sc->algo == SCN_ALGO_IN_NETWORK && (rc = in_network_ok(s, v, fc, d)))
+		return rc;
+	cc.sharp = sc->algo == SCN_ALGO_IN_NETWORK && fc->nodes > 1;
+	cc.nvls = sc->algo == SCN_ALGO_IN_NETWORK && fc->nodes == 1;
+	fc->seed = seed;
+	if ((rc = world_new(w, fc, &cc)))
+		diag_add(d, NULL, 0, 0, "cannot build the fabric for %u ranks: %s", ranks,
+			 sim_strerror(rc));
+	return rc;
+}
 
 static int coll_sizes(const scn_scenario *s, const scn_job *job, const scn_variant *v,
 		      uint64_t seed, rep_variant *rv, diag *d, diag *notes)
@@ -183,27 +211,12 @@ static int coll_sizes(const scn_scenario *s, const scn_job *job, const scn_varia
 	uint32_t ranks = (uint32_t)(sc->ranks > 0 ? sc->ranks : job->wl.gpus);
 	setup_host host;
 	fab_config fc;
-	coll_config cc = { .seed = seed };
 	struct world w;
 	double pass_s = 0;
-	int rc;
 	coll_op op = (coll_op)sc->op; /* one list makes both (coll_ops.h) */
-	if ((rc = setup_host_of(s, &host, d)) || (rc = setup_fabric(s, ranks, &fc, d)) ||
-	    (rc = setup_transport(s, v, &host, &cc.transport, d, notes)))
+	int rc = coll_world(s, job, v, seed, &w, &host, &fc, d, notes);
+	if (rc)
 		return rc;
-	/* SHARP only when asked for: NCCL uses it only with its plugin and
-	 * NCCL_COLLNET_ENABLE=1 (NVIDIA HPC-X 2.21 documentation,
-	 * "NCCL-RDMA-SHARP Plugins"), so auto never picks it. */
-	if (sc->algo == SCN_ALGO_IN_NETWORK && (rc = in_network_ok(s, v, &fc, d)))
-		return rc;
-	cc.sharp = sc->algo == SCN_ALGO_IN_NETWORK && fc.nodes > 1;
-	cc.nvls = sc->algo == SCN_ALGO_IN_NETWORK && fc.nodes == 1;
-	fc.seed = seed;
-	if ((rc = world_new(&w, &fc, &cc))) {
-		diag_add(d, NULL, 0, 0, "cannot build the fabric for %u ranks: %s", ranks,
-			 sim_strerror(rc));
-		return rc;
-	}
 	rc = attach_node_caps(&w, s, v, &host, &fc, d);
 	for (size_t i = 0; i < sc->nsizes && !rc; i++) {
 		coll_params p = { .op = op, .algo = algo_of(sc->algo, fc.nodes),
@@ -635,26 +648,14 @@ static int coll_fits(struct world *w, const scn_collective *sc, coll_op op, uint
 static int coll_check(const scn_scenario *s, const scn_job *job, const scn_variant *v, diag *d)
 {
 	const scn_collective *sc = &job->wl.coll;
-	uint32_t ranks = (uint32_t)(sc->ranks > 0 ? sc->ranks : job->wl.gpus);
 	setup_host host;
 	fab_config fc;
-	coll_config cc = { .seed = s->seed };
 	struct world w;
 	double pass_s = 0;
 	coll_op op = (coll_op)sc->op;
-	int rc;
-	if ((rc = setup_host_of(s, &host, d)) || (rc = setup_fabric(s, ranks, &fc, d)) ||
-	    (rc = setup_transport(s, v, &host, &cc.transport, d, NULL)))
+	int rc = coll_world(s, job, v, s->seed, &w, &host, &fc, d, NULL);
+	if (rc)
 		return rc;
-	if (sc->algo == SCN_ALGO_IN_NETWORK && (rc = in_network_ok(s, v, &fc, d)))
-		return rc;
-	cc.sharp = sc->algo == SCN_ALGO_IN_NETWORK && fc.nodes > 1;
-	cc.nvls = sc->algo == SCN_ALGO_IN_NETWORK && fc.nodes == 1;
-	if ((rc = world_new(&w, &fc, &cc))) {
-		diag_add(d, NULL, 0, 0, "cannot build the fabric for %u ranks: %s", ranks,
-			 sim_strerror(rc));
-		return rc;
-	}
 	if ((rc = attach_node_caps(&w, s, v, &host, &fc, d)))
 		diag_add(d, NULL, 0, 0, "building the cluster: %s", sim_strerror(rc));
 	for (size_t i = 0; i < sc->nsizes && !rc; i++)
