@@ -82,19 +82,28 @@ void scn_only_keys(scn_rd *r, const yt_node *m, const char *const *keys, const c
 	}
 }
 
+/* The node of type `type` under key, or NULL (absent: an error if
+ * required, describing the value as `missing` when not NULL; another type:
+ * an error saying it must be `must_be`). */
+static const yt_node *typed(scn_rd *r, const yt_node *m, const char *key, bool required,
+			    yt_type type, const char *must_be, const char *missing)
+{
+	const yt_node *n = yt_get(m, key);
+	if (!n) {
+		if (required)
+			scn_err_missing(r, m, key, missing);
+		return NULL;
+	}
+	if (n->type != type) {
+		scn_err(r, n, "'%s' must be %s, not %s", key, must_be, yt_type_name(n->type));
+		return NULL;
+	}
+	return n;
+}
+
 const yt_node *scn_section(scn_rd *r, const yt_node *m, const char *key, bool required)
 {
-	const yt_node *s = yt_get(m, key);
-	if (!s) {
-		if (required)
-			scn_err_missing(r, m, key, NULL);
-		return NULL;
-	}
-	if (s->type != YT_MAP) {
-		scn_err(r, s, "'%s' must be a mapping, not %s", key, yt_type_name(s->type));
-		return NULL;
-	}
-	return s;
+	return typed(r, m, key, required, YT_MAP, "a mapping", NULL);
 }
 
 /* The scalar under key, or NULL (absent: error if required; wrong type:
@@ -102,17 +111,7 @@ const yt_node *scn_section(scn_rd *r, const yt_node *m, const char *key, bool re
 static const yt_node *scalar(scn_rd *r, const yt_node *m, const char *key, bool required,
 			     const char *what)
 {
-	const yt_node *n = yt_get(m, key);
-	if (!n) {
-		if (required)
-			scn_err_missing(r, m, key, what);
-		return NULL;
-	}
-	if (n->type != YT_SCALAR) {
-		scn_err(r, n, "'%s' must be %s, not %s", key, what, yt_type_name(n->type));
-		return NULL;
-	}
-	return n;
+	return typed(r, m, key, required, YT_SCALAR, what, what);
 }
 
 static void range_error(scn_rd *r, const yt_node *n, const char *key, unit_dim dim, double v,
