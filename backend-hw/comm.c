@@ -18,6 +18,7 @@
 
 #include "backend-hw/log.h"
 #include "backend-hw/msg.h"
+#include "backend-hw/xport.h"
 
 static int comm_rank, comm_size = 1;
 static int comm_timeout_ms = 30000;
@@ -206,6 +207,15 @@ bool hw_comm_has_peers(const char *what)
 		return true;
 	hw_error("the %s transport needs at least 2 ranks (run under mpirun -np N)", what);
 	return false;
+}
+
+int hw_xport_place_me(hw_xport *x, const hw_xport_opts *o)
+{
+	int s = o->stride > 1 ? o->stride : 1;
+	if (hw_xport_place(x, comm_rank, comm_size, s))
+		return hw_fail(SIM_EINVAL, "a ring of every %d-th rank needs a multiple of %d "
+			       "ranks, at least %d (this run has %d)", s, s, 2 * s, comm_size);
+	return 0;
 }
 
 /* Says once, on the lowest rank other than the sender, why rank r's record

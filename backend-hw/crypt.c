@@ -107,7 +107,7 @@ static int cx_xfer(hw_xport *x, int slink, const void *sbuf, size_t sbytes, int 
 		return hw_fail(SIM_ERANGE, "message of %zu bytes over the crypto transport's %zu",
 			       sbytes > rbytes ? sbytes : rbytes, x->max_msg);
 	if (slink != HW_NOLINK) {
-		hw_crypt_nonce(nonce, (uint32_t)x->rank, slink, cx->sent[slink]++);
+		hw_crypt_nonce(nonce, (uint32_t)x->id, slink, cx->sent[slink]++);
 		err = hw_crypt_seal(cx->c, nonce, sbuf, sbytes, cx->sbuf);
 		if (!err && cx->tamper)
 			cx->sbuf[sbytes / 2] ^= 0x01;  /* the tag, for an empty message */

@@ -449,10 +449,10 @@ static int load(const replay_opts *o, scn_scenario **s)
 	return err;
 }
 
-hw_xport *hw_replay_transport(const replay_opts *o, size_t max_msg)
+hw_xport *hw_replay_transport(const replay_opts *o, size_t max_msg, int stride)
 {
 	hw_xport_opts xo = { .timeout_ms = o->timeout_ms, .mem = o->mem, .gid_index = -1,
-			     .max_msg = max_msg };
+			     .max_msg = max_msg, .stride = stride };
 	return strcmp(o->transport, "verbs") ? hw_tcp_new(&xo) : hw_verbs_new(&xo);
 }
 
@@ -496,12 +496,12 @@ static int tamper_rank(int *rank)
 	return 0;
 }
 
-int hw_replay_key(uint64_t seed, unsigned char key[HW_CRYPT_KEY])
+int hw_replay_key(uint64_t seed, const char *use, unsigned char key[HW_CRYPT_KEY])
 {
-	char text[64];
+	char text[96];
 	unsigned len = 0;
-	int n = snprintf(text, sizeof text, "dpusim-hw replay key, seed %llu",
-			 (unsigned long long)seed);
+	int n = snprintf(text, sizeof text, "dpusim-hw replay key, seed %llu, %s",
+			 (unsigned long long)seed, use);
 	if (EVP_Digest(text, (size_t)n, key, &len, EVP_sha256(), NULL) != 1 || len != HW_CRYPT_KEY)
 		return hw_fail(SIM_EIO, "cannot derive the AES-256-GCM key (SHA-256 failed)");
 	return 0;
@@ -522,7 +522,7 @@ static int crypto_pass(hw_xport *x, const scn_scenario *s, int tamper, coll_pass
 	unsigned char key[HW_CRYPT_KEY];
 	hw_crypt c = { 0 };
 	hw_xport *cx = NULL;
-	int err = hw_replay_key(s->seed, key);
+	int err = hw_replay_key(s->seed, "collective", key);
 	if (!err && !(err = hw_crypt_init(&c, key)) &&
 	    !(cx = hw_crypt_xport_new(x, &c, max_size(coll), tamper == x->rank)))
 		err = hw_fail(SIM_ENOMEM, "out of memory for the AES-256-GCM buffers");
@@ -548,7 +548,7 @@ static void passes_wanted(const scn_scenario *s, const replay_opts *o, coll_pass
 static int run_passes(const scn_scenario *s, const replay_opts *o, coll_pass pass[2], int tamper)
 {
 	/* room for the tag: the crypto pass sends through the same transport */
-	hw_xport *x = hw_replay_transport(o, max_size(&s->jobs[0].wl.coll) + HW_CRYPT_TAG);
+	hw_xport *x = hw_replay_transport(o, max_size(&s->jobs[0].wl.coll) + HW_CRYPT_TAG, 1);
 	int err = x ? 0 : SIM_EPEER;
 	if (x && hw_comm_rank() == 0)
 		printf("dpusim-hw replay %s: %d ranks over %s\n", s->name, x->size, o->transport);

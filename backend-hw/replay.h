@@ -48,9 +48,11 @@ int hw_replay_train_check(const scn_scenario *s, const replay_opts *o, int ranks
 int hw_replay_train(const scn_scenario *s, const replay_opts *o);
 
 /* crypto: host: the AES-256-GCM key of a replay, the same on every rank,
- * from the scenario's seed (the replay measures the cipher's cost; the key
- * protects nothing secret). 0 or SIM_EIO. */
-int hw_replay_key(uint64_t seed, unsigned char key[HW_CRYPT_KEY]);
+ * from the scenario's seed and what it seals (`use`: one key per transport,
+ * as nonces are unique per sender and link of one transport only; the
+ * replay measures the cipher's cost; the key protects nothing secret).
+ * 0 or SIM_EIO. */
+int hw_replay_key(uint64_t seed, const char *use, unsigned char key[HW_CRYPT_KEY]);
 /* What the cipher cost, summed over the ranks (a collective call). */
 typedef struct hw_crypt_cost {
 	double cpu_s, bytes, msgs;
@@ -62,7 +64,8 @@ int hw_replay_crypto_info(rep_report *r, const scn_scenario *s, const scn_varian
 			  const hw_crypt_cost *p);
 
 /* The replay's transport (o->transport: tcp or verbs) for messages of up
- * to max_msg bytes, or NULL (the error is logged). */
-hw_xport *hw_replay_transport(const replay_opts *o, size_t max_msg);
+ * to max_msg bytes, rings of every stride-th rank (1: one ring), or NULL
+ * (the error is logged). A collective call. */
+hw_xport *hw_replay_transport(const replay_opts *o, size_t max_msg, int stride);
 
 #endif

@@ -1,13 +1,16 @@
-/* dpusim-hw replay of a training scenario: each MPI rank stands for one GPU
- * of data-parallel replica `rank` (stage 0, tensor-parallel rank 0) and runs,
- * every iteration,
- *   1. its share of the batch read from --data DIR (prefetched one iteration
- *      ahead by a loader thread; the wait for it is the data stall),
+/* dpusim-hw replay of a training scenario: each MPI rank stands for one GPU,
+ * tensor-parallel rank 0 of data-parallel replica `rank` (pp 1) or of stage
+ * rank % pp of replica rank / pp, and runs, every iteration,
+ *   1. on stage 0, its share of the batch read from --data DIR (prefetched
+ *      one iteration ahead by a loader thread; the wait for it is the data
+ *      stall),
  *   2. the GEMM FLOPs the simulator gives that GPU per iteration
- *      (wl_gpu_iter_flops), times --scale, every product checked,
+ *      (wl_gpu_iter_flops), times --scale, every product checked; with
+ *      pp > 1 pass by pass in 1F1B order, the activations and their
+ *      gradients sent between neighbouring stages (backend-hw/pipe.c),
  *   3. the gradient all-reduce of that GPU's parameters (wl_stage_params / tp
  *      x the simulator's bytes per gradient), times --scale, over the chosen
- *      transport, the sums checked,
+ *      transport among its stage's replicas, the sums checked,
  * and writes a source "hw" report with the keys `dpusim run` writes for a
  * training variant. What it does not run (tensor-parallel all-reduces,
  * overlap of the all-reduce with backward, the optimizer, decode) is listed
@@ -34,10 +37,13 @@
 #include "backend-hw/comm.h"
 #include "backend-hw/gemm.h"
 #include "backend-hw/log.h"
+#include "backend-hw/msg.h"
+#include "backend-hw/pipe.h"
 #include "backend-hw/replay.h"
 #include "backend-hw/xport.h"
 #include "models/train.h"
 #include "models/workload.h"
+#include "tools/run.h"
 
 #define IO_ALIGN ((size_t)4096)
 #define IO_CHUNK ((size_t)1 << 20)
@@ -280,8 +286,12 @@ static int loader_init(loader *l, const char *dir, uint64_t batch_bytes, int ran
 typedef struct plan {
 	const scn_variant *v;         /* the first variant this run stands for */
 	train_config cfg;             /* the simulator's configuration of it */
-	double flops_full, flops;     /* per GPU per iteration; times scale */
-	double grad_full_bytes;       /* per GPU per iteration */
+	uint32_t replicas;            /* replayed: ranks / pp (dp where ranks allow) */
+	uint32_t stage, replica;      /* this rank's: rank = replica x pp + stage */
+	double flops_full, flops;     /* this rank's stage, per GPU per iteration; times scale */
+	double fwd_flops, bwd_flops;  /* pp > 1: one microbatch's passes, times scale */
+	size_t msg_bytes;             /* pp > 1: one activation (or its gradient) per GPU */
+	double grad_full_bytes;       /* per GPU per iteration, this rank's stage */
 	size_t grad_count;            /* floats all-reduced (grad bytes x scale / 4) */
 	double sample_bytes;
 	const char *sample_src;
@@ -303,8 +313,8 @@ static double token_bytes(uint32_t vocab)
 
 /* Why this run does not replay variant v, or NULL when it does: the
  * transport's network, storage through the host when data is read, crypto
- * none or host (host: a second pass with the gradients sealed with
- * AES-256-GCM), no virtual switch. */
+ * none or host (host: a second pass with the gradients and activations
+ * sealed with AES-256-GCM), no virtual switch. */
 static const char *why_not(const scn_variant *v, const replay_opts *o)
 {
 	if (v->network != hw_replay_network(o))
@@ -337,6 +347,69 @@ static int parse_fault(plan *p)
 	return 0;
 }
 
+/* One rank per data-parallel replica (pp 1), or per stage per replica; with
+ * pp > 1 fewer whole pipelines (fewer replicas) also run, said in the
+ * report. 0 or 2 (said). */
+static int check_ranks(const scn_training *t, const replay_opts *o, int ranks)
+{
+	if (t->pp == 1 && t->dp != ranks)
+		return hw_replay_usage("%s: the workload has dp %d data-parallel replicas, one rank "
+				       "each; run it with mpirun -np %d (this run has %d)", o->where,
+				       t->dp, t->dp, ranks);
+	if (t->pp > 1 && (ranks % t->pp || ranks / t->pp > t->dp))
+		return hw_replay_usage("%s: the workload has pp %d pipeline stages x dp %d replicas: "
+				       "run one rank per stage per replica (mpirun -np %d), or whole "
+				       "pipelines of fewer replicas, a multiple of %d ranks (this run "
+				       "has %d)", o->where, t->pp, t->dp, t->pp * t->dp, t->pp, ranks);
+	return 0;
+}
+
+/* This rank's sizes, from the simulator's own functions: its stage's GEMM
+ * FLOPs (per iteration, and per microbatch's forward and backward pass:
+ * a forward is a third of the passes without recompute), the stage
+ * boundary each message carries, its stage's gradients. */
+static void sizes_of(plan *p, const replay_opts *o, int ranks)
+{
+	const train_config *c = &p->cfg;
+	uint32_t P = c->pp, s;
+	double fwd;
+	p->replicas = (uint32_t)ranks / P;
+	p->stage = s = (uint32_t)hw_comm_rank() % P;
+	p->replica = (uint32_t)hw_comm_rank() / P;
+	p->flops_full = wl_gpu_iter_flops(&c->model, c->micro_batch, c->microbatches, c->tp, P, s,
+					  c->recompute);
+	p->flops = p->flops_full * o->scale;
+	if (P > 1) {
+		fwd = wl_gpu_iter_flops(&c->model, c->micro_batch, 1, c->tp, P, s, false) / 3;
+		p->fwd_flops = fwd * o->scale;
+		p->bwd_flops = (wl_gpu_iter_flops(&c->model, c->micro_batch, 1, c->tp, P, s,
+						  c->recompute) - fwd) * o->scale;
+		p->msg_bytes = (size_t)nearbyint(wl_stage_boundary_bytes(&c->model.tf,
+									 c->micro_batch) / c->tp);
+	}
+	p->grad_full_bytes = wl_stage_params(&c->model, P, s) / c->tp * c->grad_bytes_per_param;
+	p->grad_count = (size_t)nearbyint(p->grad_full_bytes * o->scale / sizeof(float));
+	if (p->grad_count < p->replicas)
+		p->grad_count = p->replicas;
+}
+
+static void sample_of(plan *p)
+{
+	p->samples_per_rank = p->cfg.micro_batch * p->cfg.microbatches;
+	if (p->cfg.data) {
+		p->sample_bytes = p->cfg.sample_bytes;
+		p->sample_src = "workload.data.sample_bytes";
+	} else if (p->cfg.model.kind == WL_VISION) {
+		p->sample_bytes = p->cfg.model.vis.sample_bytes;
+		p->sample_src = "the model preset's sample size";
+	} else {
+		p->sample_bytes = p->cfg.model.tf.seq * token_bytes(p->cfg.model.tf.vocab);
+		p->sample_src = "seq x token id size (Megatron-LM indexed dataset: uint16 below "
+				"65,500 tokens of vocabulary, else int32)";
+	}
+	p->batch_bytes = (uint64_t)nearbyint(p->samples_per_rank * p->sample_bytes);
+}
+
 /* Every check of the scenario against this run, then the sizes. Same
  * answer on every rank (same inputs); messages from rank 0 only. */
 static int plan_of(const scn_scenario *s, const replay_opts *o, int ranks, plan *p)
@@ -350,14 +423,8 @@ static int plan_of(const scn_scenario *s, const replay_opts *o, int ranks, plan 
 	for (size_t v = 0; v < s->nvariants && !p->v; v++)
 		if (stands_for(&s->variants[v], o))
 			p->v = &s->variants[v];
-	if (t->pp != 1)
-		err = hw_replay_usage("%s: pipeline parallelism (pp %d) is not replayed on hardware "
-				      "(the stages' activation sends are not implemented); replay a "
-				      "scenario with pp: 1", o->where, t->pp);
-	else if (t->dp != ranks)
-		err = hw_replay_usage("%s: the workload has dp %d data-parallel replicas, one rank "
-				      "each; run it with mpirun -np %d (this run has %d)", o->where,
-				      t->dp, t->dp, ranks);
+	if ((err = check_ranks(t, o, ranks)))
+		;
 	else if (!p->v)
 		err = hw_replay_usage("%s: no variant has network '%s'%s, crypto none or host and "
 				      "vswitch none, which --transport %s --mem %s stands for", o->where,
@@ -375,27 +442,8 @@ static int plan_of(const scn_scenario *s, const replay_opts *o, int ranks, plan 
 	diag_free(d);
 	if (err || (err = parse_fault(p)))
 		return err;
-	p->flops_full = wl_gpu_iter_flops(&p->cfg.model, p->cfg.micro_batch, p->cfg.microbatches,
-					  p->cfg.tp, p->cfg.pp, 0, p->cfg.recompute);
-	p->flops = p->flops_full * o->scale;
-	p->grad_full_bytes = wl_stage_params(&p->cfg.model, p->cfg.pp, 0) / p->cfg.tp *
-			     p->cfg.grad_bytes_per_param;
-	p->grad_count = (size_t)nearbyint(p->grad_full_bytes * o->scale / sizeof(float));
-	if (p->grad_count < (size_t)ranks)
-		p->grad_count = (size_t)ranks;
-	p->samples_per_rank = p->cfg.micro_batch * p->cfg.microbatches;
-	if (p->cfg.data) {
-		p->sample_bytes = p->cfg.sample_bytes;
-		p->sample_src = "workload.data.sample_bytes";
-	} else if (p->cfg.model.kind == WL_VISION) {
-		p->sample_bytes = p->cfg.model.vis.sample_bytes;
-		p->sample_src = "the model preset's sample size";
-	} else {
-		p->sample_bytes = p->cfg.model.tf.seq * token_bytes(p->cfg.model.tf.vocab);
-		p->sample_src = "seq x token id size (Megatron-LM indexed dataset: uint16 below "
-				"65,500 tokens of vocabulary, else int32)";
-	}
-	p->batch_bytes = (uint64_t)nearbyint(p->samples_per_rank * p->sample_bytes);
+	sizes_of(p, o, ranks);
+	sample_of(p);
 	p->gemm_n = o->gemm_n ? o->gemm_n : !strcmp(o->compute, "cuda") ? 4096 : 256;
 	if (o->data && p->batch_bytes == 0)
 		err = hw_replay_usage("%s: a sample of 0 bytes: nothing to read from --data",
@@ -415,26 +463,73 @@ int hw_replay_train_check(const scn_scenario *s, const replay_opts *o, int ranks
 
 enum { P_DATA, P_COMPUTE, P_COMM, P_OTHER, NPARTS };
 
+/* The transports an iteration uses. */
+typedef struct lanes {
+	hw_xport *pipe;   /* pp > 1: the stages' ring over every rank; else NULL */
+	hw_xport *dp;     /* this stage's replicas' ring; NULL with one replica */
+	hw_pipe *pp;      /* pp > 1: this stage's sizes and message buffers */
+} lanes;
+
+/* One iteration on this rank. */
+typedef struct iter_t {
+	double part[NPARTS];
+	double ar_s, done;            /* the gradient all-reduce; FLOPs run */
+	hw_pipe_count pc;             /* pp > 1: this iteration's sends and receives */
+	char order[HW_MSG_MAX];       /* pp > 1: its passes in the order run */
+} iter_t;
+
 typedef struct measured {
 	double *iter_s;               /* measured iterations, critical rank */
 	uint32_t n;
 	double part[NPARTS];          /* sums over measured iterations, critical rank */
 	double flops_done, compute_s; /* this rank's, measured iterations */
-	double comm_s;                /* max over ranks of the all-reduce, summed */
+	double comm_s;                /* max over stage 0's ranks of the all-reduce, summed */
 	double last_s;                /* the last iteration, warm-up included */
+	hw_pipe_count pc;             /* this rank's, measured iterations */
+	char order[HW_MSG_MAX];       /* the last iteration's passes, this rank's */
+	double half_rtt_s;            /* this rank's pipeline message alone (hw_pipe_pingpong) */
 } measured;
 
-/* One iteration on this rank; times in t[]. Returns 0, SIM_EVERIFY (this
- * rank's GEMM or all-reduce was wrong: the ranks go on together and stop
- * after the iteration), or a transport error. */
-static int iterate(hw_xport *x, hw_gemm *g, loader *l, const plan *p, long i, long total,
-		   float *grad, float *tmp, double t[NPARTS], double *done)
+/* The GEMMs of the iteration: the stage's 1F1B passes with their sends and
+ * receives (pp > 1), else all at once. */
+static int compute(const lanes *k, hw_gemm *g, const plan *p, iter_t *it)
+{
+	int err;
+	if (!k->pp)
+		return hw_gemm_run(g, p->flops, &it->done, &it->part[P_COMPUTE]);
+	err = hw_pipe_iteration(k->pp, k->pipe, g, &it->pc, it->order, sizeof it->order);
+	it->part[P_COMPUTE] = it->pc.compute_s;
+	it->done = it->pc.flops_done;
+	return err;
+}
+
+static int all_reduce(const lanes *k, const plan *p, float *grad, float *tmp)
+{
+	size_t at;
+	float want;
+	/* with pp > 1 the fault hook corrupts the pipeline's messages instead */
+	bool corrupt = k->dp->id == p->fault_rank && !strcmp(p->fault, "corrupt") && !k->pp;
+	int err = hw_allreduce_ring(k->dp, grad, p->grad_count, tmp, corrupt);
+	if (err)
+		return err;
+	at = hw_allreduce_check(grad, p->grad_count, k->dp->size, &want);
+	if (at == p->grad_count)
+		return 0;
+	hw_error("gradient all-reduce of %zu bytes gave a wrong sum: element %zu is %g, "
+		 "expected %g", p->grad_count * sizeof(float), at, (double)grad[at], (double)want);
+	return SIM_EVERIFY;
+}
+
+/* One iteration on this rank; times in it. Returns 0, SIM_EVERIFY (this
+ * rank's GEMM, pipeline message or all-reduce was wrong: the ranks go on
+ * together and stop after the iteration), or a transport error. */
+static int iterate(const lanes *k, hw_gemm *g, loader *l, const plan *p, long i, long total,
+		   float *grad, float *tmp, iter_t *it)
 {
 	double t0, t1;
 	int err = 0, bad = 0;
-	size_t at;
-	float want;
-	hw_allreduce_fill(grad, p->grad_count, x->rank);
+	if (k->dp)
+		hw_allreduce_fill(grad, p->grad_count, k->dp->rank);
 	hw_comm_barrier();
 	t0 = hw_now_s();
 	if (l) {
@@ -442,48 +537,58 @@ static int iterate(hw_xport *x, hw_gemm *g, loader *l, const plan *p, long i, lo
 		if (!err && i + 1 < total)
 			loader_start(l, i + 1);
 	}
-	t[P_DATA] = hw_now_s() - t0;
-	if (!err && (err = hw_gemm_run(g, p->flops, done, &t[P_COMPUTE])) == SIM_EVERIFY)
+	it->part[P_DATA] = hw_now_s() - t0;
+	if (!err && (err = compute(k, g, p, it)) == SIM_EVERIFY)
 		bad = 1, err = 0;  /* the product's check is not compute: it lands in `other` */
 	if (err)
 		return err;
-	if (x->rank == p->fault_rank && !strcmp(p->fault, "exit") && i == 1) {
-		fprintf(stderr, "dpusim-hw: rank %d: fault hook: exiting early on purpose\n", x->rank);
+	if (hw_comm_rank() == p->fault_rank && !strcmp(p->fault, "exit") && i == 1) {
+		fprintf(stderr, "dpusim-hw: rank %d: fault hook: exiting early on purpose\n",
+			hw_comm_rank());
 		_exit(3);
 	}
 	t1 = hw_now_s();
-	err = hw_allreduce_ring(x, grad, p->grad_count, tmp,
-				x->rank == p->fault_rank && !strcmp(p->fault, "corrupt"));
-	t[P_COMM] = hw_now_s() - t1;
-	t[P_OTHER] = hw_now_s() - t0 - t[P_DATA] - t[P_COMPUTE] - t[P_COMM];
+	if (k->dp && (err = all_reduce(k, p, grad, tmp)) == SIM_EVERIFY)
+		bad = 1, err = 0;
+	it->ar_s = hw_now_s() - t1;
+	it->part[P_COMM] = it->ar_s + it->pc.p2p_s;
+	it->part[P_OTHER] = hw_now_s() - t0 - it->part[P_DATA] - it->part[P_COMPUTE] -
+			    it->part[P_COMM];
 	if (err)
 		return err;
-	at = hw_allreduce_check(grad, p->grad_count, x->size, &want);
-	if (at != p->grad_count) {
-		hw_error("gradient all-reduce of %zu bytes gave a wrong sum: element %zu is %g, "
-			 "expected %g", p->grad_count * sizeof(float), at, (double)grad[at],
-			 (double)want);
-		bad = 1;
-	}
 	return bad ? SIM_EVERIFY : 0;
 }
 
-/* The iteration's time is the slowest rank's; its parts are that rank's. */
-static void account(measured *m, const double t[NPARTS], bool keep)
+static void add_count(hw_pipe_count *to, const hw_pipe_count *c)
 {
-	double total = t[P_DATA] + t[P_COMPUTE] + t[P_COMM] + t[P_OTHER];
+	to->fwd_sent += c->fwd_sent, to->bwd_sent += c->bwd_sent;
+	to->fwd_recv += c->fwd_recv, to->bwd_recv += c->bwd_recv;
+	to->bad += c->bad, to->p2p_s += c->p2p_s;
+	to->compute_s += c->compute_s, to->flops_done += c->flops_done;
+}
+
+/* The iteration's time is the slowest rank's; its parts are that rank's.
+ * The all-reduce's time is that of stage 0's replicas, whose gradients the
+ * simulator's collective row stands for. */
+static void account(measured *m, const plan *p, const iter_t *it, bool keep)
+{
+	double total = it->part[P_DATA] + it->part[P_COMPUTE] + it->part[P_COMM] +
+		       it->part[P_OTHER];
 	double worst = hw_comm_max(total);
 	double crit = hw_comm_max(total == worst ? (double)hw_comm_rank() : -1.0);
-	double comm = hw_comm_max(t[P_COMM]);
+	double comm = hw_comm_max(p->stage == 0 ? it->ar_s : 0.0);
 	m->last_s = worst;
 	for (int k = 0; k < NPARTS; k++) {
-		double v = hw_comm_sum(hw_comm_rank() == (int)crit ? t[k] : 0.0);
+		double v = hw_comm_sum(hw_comm_rank() == (int)crit ? it->part[k] : 0.0);
 		if (keep)
 			m->part[k] += v;
 	}
 	if (keep) {
 		m->iter_s[m->n++] = worst;
 		m->comm_s += comm;
+		m->flops_done += it->done, m->compute_s += it->part[P_COMPUTE];
+		add_count(&m->pc, &it->pc);
+		memcpy(m->order, it->order, sizeof m->order);
 	}
 }
 
@@ -496,33 +601,43 @@ static const char *data_wait(const loader *l, double s, char *buf, size_t n)
 	return buf;
 }
 
-static int run_iterations(hw_xport *x, hw_gemm *g, loader *l, const plan *p, measured *m)
+static void say_iteration(const lanes *k, const loader *l, const measured *m, const iter_t *it,
+			  long i, long warm)
+{
+	char wait[48], pipe[48] = "";
+	if (hw_comm_rank() != 0)
+		return;
+	if (k->pp)
+		snprintf(pipe, sizeof pipe, ", pipeline sends %.3f s", it->pc.p2p_s);
+	printf("  iteration %ld%s: %.3f s (rank 0: compute %.3f s%s, all-reduce %.3f s%s), "
+	       "GEMMs%s and gradient sums verified\n", i + 1, i < warm ? " (warm-up)" : "",
+	       m->last_s, it->part[P_COMPUTE], pipe, it->ar_s,
+	       data_wait(l, it->part[P_DATA], wait, sizeof wait),
+	       k->pp ? ", pipeline messages" : "");
+}
+
+static int run_iterations(const lanes *k, hw_gemm *g, loader *l, const plan *p, measured *m)
 {
 	long warm = p->cfg.warmup, total = warm + p->cfg.iterations;
-	size_t tmpn = hw_allreduce_tmp_count(p->grad_count, x->size);
+	size_t tmpn = hw_allreduce_tmp_count(p->grad_count, k->dp ? k->dp->size : 1);
 	float *grad = malloc(p->grad_count * sizeof *grad), *tmp = malloc(tmpn * sizeof *tmp);
 	int err = grad && tmp ? 0 : hw_fail(SIM_ENOMEM, "cannot allocate the gradients");
 	if (l && !err)
 		loader_start(l, 0);
 	for (long i = 0; i < total && !err; i++) {
-		double t[NPARTS] = { 0 }, done = 0;
-		err = iterate(x, g, l, p, i, total, grad, tmp, t, &done);
+		iter_t it = { 0 };
+		err = iterate(k, g, l, p, i, total, grad, tmp, &it);
 		if (err && err != SIM_EVERIFY)
 			break;  /* a transport or read failure: the caller ends every rank */
 		if (!hw_comm_all(err == 0)) {
 			err = SIM_EVERIFY;
 			break;
 		}
-		account(m, t, i >= warm);
-		if (i >= warm)
-			m->flops_done += done, m->compute_s += t[P_COMPUTE];
-		char wait[48];
-		if (x->rank == 0)
-			printf("  iteration %ld%s: %.3f s (rank 0: compute %.3f s, all-reduce %.3f s%s), "
-			       "GEMMs and gradient sums verified\n", i + 1, i < warm ? " (warm-up)" : "",
-			       m->last_s, t[P_COMPUTE], t[P_COMM],
-			       data_wait(l, t[P_DATA], wait, sizeof wait));
+		account(m, p, &it, i >= warm);
+		say_iteration(k, l, m, &it, i, warm);
 	}
+	if (!err && k->pp)
+		err = hw_pipe_pingpong(k->pp, k->pipe, 5, &m->half_rtt_s);
 	free(grad);
 	free(tmp);
 	return err;
@@ -542,8 +657,61 @@ static int set_info_f(rep_report *r, const char *key, const char *fmt, ...)
 	return rep_set_info(r, key, buf);
 }
 
+/* What the ranks did, gathered (a collective call) for rank 0's report. */
+typedef struct gathered {
+	double fps;                   /* FLOP/s of the GEMMs, mean over ranks */
+	double flops_done;            /* FLOPs run per rank, mean over ranks */
+	double half_rtt_s[2];         /* per pass: the slowest stage pair's message */
+	hw_pipe_count *stage;         /* pp > 1: per stage, summed over replicas (first pass) */
+	char *order;                  /* pp > 1: every rank's order [ranks][HW_MSG_MAX] */
+} gathered;
+
+static int order_check(const char *slot, size_t cap)
+{
+	size_t n = strnlen(slot, cap);
+	if (n == cap)
+		return SIM_EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (slot[i] < ' ' || slot[i] > '~')
+			return SIM_EINVAL;
+	return 0;
+}
+
+static int gather(const plan *p, const measured m[2], gathered *gt)
+{
+	const measured *m0 = m[0].n ? &m[0] : &m[1];
+	int ranks = hw_comm_size();
+	uint32_t P = p->cfg.pp;
+	gt->fps = hw_comm_sum(m0->compute_s > 0 ? m0->flops_done / m0->compute_s : 0) / ranks;
+	gt->flops_done = hw_comm_sum(m0->flops_done) / ranks;
+	for (int k = 0; k < 2; k++)
+		gt->half_rtt_s[k] = hw_comm_max(m[k].half_rtt_s);
+	if (P == 1)
+		return 0;
+	gt->stage = calloc(P, sizeof *gt->stage);
+	gt->order = malloc((size_t)ranks * HW_MSG_MAX);
+	if (!gt->stage || !gt->order)  /* the same on every rank but for memory: end them all */
+		return hw_fail(SIM_ENOMEM, "out of memory");
+	for (uint32_t s = 0; s < P; s++) {
+		const hw_pipe_count *c = &m0->pc;
+		bool me = p->stage == s;
+		gt->stage[s].fwd_sent = (uint64_t)hw_comm_sum(me ? (double)c->fwd_sent : 0);
+		gt->stage[s].bwd_sent = (uint64_t)hw_comm_sum(me ? (double)c->bwd_sent : 0);
+		gt->stage[s].fwd_recv = (uint64_t)hw_comm_sum(me ? (double)c->fwd_recv : 0);
+		gt->stage[s].bwd_recv = (uint64_t)hw_comm_sum(me ? (double)c->bwd_recv : 0);
+		gt->stage[s].p2p_s = hw_comm_max(me ? c->p2p_s : 0);
+	}
+	return hw_comm_exchange(m0->order, gt->order, order_check);
+}
+
+static void gathered_free(gathered *gt)
+{
+	free(gt->stage);
+	free(gt->order);
+}
+
 static int put_variant(rep_variant *rv, const scn_scenario *s, const plan *p,
-		       const measured *m, const loader *l)
+		       const measured *m, const gathered *gt, double half_rtt_s, const loader *l)
 {
 	const scn_training *t = &s->jobs[0].wl.train;
 	double *sorted = malloc(m->n * sizeof *sorted), mean = 0, parts = 0;
@@ -558,10 +726,10 @@ static int put_variant(rep_variant *rv, const scn_scenario *s, const plan *p,
 	}
 	free(sorted);
 	if (!err) {
-		/* one rank's FLOPs as run (x scale): no MFU, as the scaled
-		 * GEMMs are not the model's */
+		/* FLOPs as run per rank (x scale), the mean over ranks (pipeline
+		 * stages differ): no MFU, as the scaled GEMMs are not the model's */
 		wl_iter_run run = { .iter_s = mean, .batch = t->global_batch,
-				    .flops_run = m->flops_done / m->n, .gpus = 1,
+				    .flops_run = gt->flops_done / m->n, .gpus = 1,
 				    .peak_flops = NAN };
 		wl_rates r = wl_rates_of(&p->cfg.model, &run);
 		err = rep_variant_set_rates(rv, &r);
@@ -578,32 +746,78 @@ static int put_variant(rep_variant *rv, const scn_scenario *s, const plan *p,
 		if (k != P_DATA || l)
 			err = rep_variant_set_breakdown(rv, names[k], parts > 0 ? v / parts * mean : 0);
 	}
-	if (!err) {
+	if (!err && p->replicas > 1) {
 		double bytes = (double)p->grad_count * sizeof(float), ts = m->comm_s / m->n;
 		double algbw = bytes / ts / 1e9;
 		err = rep_variant_add_collective(rv, &(rep_collective){ .op = "allreduce",
-			.algo = "ring", .ranks = (uint32_t)p->cfg.dp, .bytes = (uint64_t)bytes,
+			.algo = "ring", .ranks = p->replicas, .bytes = (uint64_t)bytes,
 			.time_s = ts, .algbw_GBps = algbw,
-			.busbw_GBps = algbw * hw_allreduce_bus_factor((int)p->cfg.dp) });
+			.busbw_GBps = algbw * hw_allreduce_bus_factor((int)p->replicas) });
+	}
+	/* The simulator's row: the whole stage boundary (its tp slices move
+	 * together), the time of one message. */
+	if (!err && p->cfg.pp > 1)
+		err = run_put_collective(rv, COLL_SENDRECV, "p2p", 2,
+					 (uint64_t)wl_stage_boundary_bytes(&p->cfg.model.tf,
+									   p->cfg.micro_batch),
+					 half_rtt_s);
+	return err;
+}
+
+/* info replay.pipeline*: how ranks map onto stages and replicas, the
+ * message size, and per stage what it sent and received. */
+static int put_pipeline(rep_report *r, const plan *p, const measured *m0, const gathered *gt)
+{
+	const train_config *c = &p->cfg;
+	uint32_t P = c->pp, R = p->replicas;
+	char key[64], fewer[320] = "";
+	int err = 0;
+	if (R < c->dp)
+		snprintf(fewer, sizeof fewer, "; dp %u replicas replayed as %u (one rank per stage "
+			 "per replica needs mpirun -np %u): %s", c->dp, R, P * c->dp,
+			 R > 1 ? "each stage's gradient all-reduce ran over that many ranks"
+			       : "no gradient all-reduce ran (one replica)");
+	err = set_info_f(r, "replay.pipeline", "pp %u stages x %u replicas on %u ranks: rank r is "
+			 "replica r / %u, stage r %% %u (one rank per stage per replica, standing "
+			 "for its first tensor-parallel GPU); activations and their gradients sent "
+			 "between neighbouring stages in 1F1B order (wl_1f1b_op, the simulator's), "
+			 "each checked by its receiver%s", P, R, P * R, P, P, fewer) ||
+	      set_info_f(r, "replay.pipeline_message_bytes", "%zu per message and GPU: the stage "
+			 "boundary (wl_stage_boundary_bytes, seq x micro x hidden x 2 B = %.6g) / tp "
+			 "%u, full size whatever --scale; the sendrecv row holds the whole boundary "
+			 "(the tp slices move together, as the simulator's row) and the median half "
+			 "round trip of one message between neighbouring stages, measured alone "
+			 "after the iterations (the slowest pair)", p->msg_bytes,
+			 wl_stage_boundary_bytes(&c->model.tf, c->micro_batch), c->tp);
+	for (uint32_t s = 0; s < P && !err; s++) {
+		const hw_pipe_count *k = &gt->stage[s];
+		snprintf(key, sizeof key, "replay.pipeline_stage%u", s);
+		err = set_info_f(r, key, "activations sent %llu, received %llu; gradients sent %llu, "
+				 "received %llu (%u measured iterations x %u replicas); %.4g s per "
+				 "iteration in sends and receives (transfers and waits for the "
+				 "neighbouring stage, slowest replica); passes of one iteration: %s",
+				 (unsigned long long)k->fwd_sent, (unsigned long long)k->fwd_recv,
+				 (unsigned long long)k->bwd_sent, (unsigned long long)k->bwd_recv,
+				 m0->n, R, k->p2p_s / m0->n, gt->order + (size_t)s * HW_MSG_MAX);
 	}
 	return err;
 }
 
 static int put_info(rep_report *r, const replay_opts *o, const plan *p, const measured *m,
-		    const loader *l, const hw_gemm *g, double fps)
+		    const loader *l, const hw_gemm *g, const gathered *gt)
 {
-	const char *v = p->v->name;
+	const char *v = p->v->name, *st0 = p->cfg.pp > 1 ? " of stage 0" : "";
 	char key[128];
 	int err = set_info_f(r, "replay.scale", "%g", o->scale) ||
 		  set_info_f(r, "replay.compute", "%s", hw_gemm_describe(g)) ||
-		  set_info_f(r, "replay.flops_per_gpu_iteration", "%.6g (the scenario's, "
+		  set_info_f(r, "replay.flops_per_gpu_iteration", "%.6g%s (the scenario's, "
 			     "wl_gpu_iter_flops; %.6g run: x scale, in whole GEMMs)", p->flops_full,
-			     m->flops_done / m->n) ||
+			     st0, m->flops_done / m->n) ||
 		  set_info_f(r, "replay.compute_flops_per_s", "%.6g (measured: FLOPs run / GEMM "
-			     "time, mean over ranks)", fps) ||
-		  set_info_f(r, "replay.gradient_bytes", "%.6g per GPU (the scenario's: stage "
+			     "time, mean over ranks)", gt->fps) ||
+		  set_info_f(r, "replay.gradient_bytes", "%.6g per GPU%s (the scenario's: stage "
 			     "parameters / tp x %g B); %zu all-reduced (x scale, whole floats)",
-			     p->grad_full_bytes, p->cfg.grad_bytes_per_param,
+			     p->grad_full_bytes, st0, p->cfg.grad_bytes_per_param,
 			     p->grad_count * sizeof(float)) ||
 		  set_info_f(r, "replay.data", "%s", l ? l->mode : "none (no --data)");
 	if (!err && l)
@@ -615,14 +829,19 @@ static int put_info(rep_report *r, const replay_opts *o, const plan *p, const me
 		err = set_info_f(r, "replay.extrapolate", "compute and the gradient all-reduce ran "
 				 "at %g of the scenario's size: full-size compute takes about "
 				 "flops_per_gpu_iteration / compute_flops_per_s = %.6g s per "
-				 "iteration on this compute; data reads are full size", o->scale,
-				 p->flops_full / fps);
+				 "iteration on this compute; data reads%s are full size", o->scale,
+				 p->flops_full / gt->fps,
+				 p->cfg.pp > 1 ? " and pipeline messages" : "");
+	if (!err && p->cfg.pp > 1)
+		err = put_pipeline(r, p, m, gt);
 	if (!err)
 		err = set_info_f(r, "replay.not_replayed", "tensor-parallel all-reduces (tp %u: "
-				 "NVLink inside a node), pipeline stages, overlap of the gradient "
-				 "all-reduce with backward (here it follows compute: exposed_comm "
-				 "is all of it), the optimizer step, sample decode",
-				 p->cfg.tp);
+				 "NVLink inside a node), %soverlap of the gradient all-reduce with "
+				 "backward (here it follows compute: exposed_comm is all of it), "
+				 "the optimizer step, sample decode", p->cfg.tp,
+				 p->cfg.pp > 1 ? "the pipeline bubble apart from the transfers (the "
+				 "time in pipeline sends and receives, waits for the neighbouring "
+				 "stage included, is in exposed_comm), " : "pipeline stages (pp 1), ");
 	for (size_t i = 0; i < diag_count(p->notes) && i < MAX_NOTES && !err; i++) {
 		snprintf(key, sizeof key, "%s.note%zu", v, i + 1);
 		err = rep_set_info(r, key, diag_msg(p->notes, i));
@@ -633,10 +852,11 @@ static int put_info(rep_report *r, const replay_opts *o, const plan *p, const me
 /* One variant's entry: the pass its crypto stands for (m[1]: crypto
  * host), or why it was not replayed (info VARIANT.not_replayed). */
 static int add_variant(rep_report *r, const scn_scenario *s, const replay_opts *o, const plan *p,
-		       const scn_variant *v, const measured m[2], const hw_crypt_cost *cost,
-		       const loader *l)
+		       const scn_variant *v, const measured m[2], const gathered *gt,
+		       const hw_crypt_cost *cost, const loader *l)
 {
 	const char *why = why_not(v, o);
+	bool host = v->crypto == SCN_CRYPTO_HOST;
 	rep_variant *rv;
 	int err;
 	char key[SCN_NAME_MAX + 32];
@@ -648,8 +868,8 @@ static int add_variant(rep_report *r, const scn_scenario *s, const replay_opts *
 		return SIM_ENOMEM;
 	err = hw_replay_set_offload(rv, v);
 	if (!err)
-		err = put_variant(rv, s, p, &m[v->crypto == SCN_CRYPTO_HOST], l);
-	if (!err && v->crypto == SCN_CRYPTO_HOST)
+		err = put_variant(rv, s, p, &m[host], gt, gt->half_rtt_s[host], l);
+	if (!err && host)
 		err = hw_replay_crypto_info(r, s, v, cost);
 	return err;
 }
@@ -659,66 +879,115 @@ static int report(const scn_scenario *s, const replay_opts *o, const plan *p,
 		  const hw_gemm *g)
 {
 	rep_report *r = NULL;
-	/* the FLOP rate of the first pass run */
+	/* the first pass run */
 	const measured *m0 = m[0].n ? &m[0] : &m[1];
-	double fps = hw_comm_sum(m0->compute_s > 0 ? m0->flops_done / m0->compute_s : 0) /
-		     hw_comm_size();
-	int err = 0;
-	if (hw_comm_rank() != 0)
-		return 0;
+	gathered gt = { 0 };
+	int err = gather(p, m, &gt);
+	if (err || hw_comm_rank() != 0)
+		return gathered_free(&gt), err;
 	if ((err = hw_replay_report_new(s, o, &r)))
-		return err;
+		return gathered_free(&gt), err;
 	for (size_t v = 0; v < s->nvariants && !err; v++)
-		err = add_variant(r, s, o, p, &s->variants[v], m, cost, l);
+		err = add_variant(r, s, o, p, &s->variants[v], m, &gt, cost, l);
 	if (!err)
-		err = put_info(r, o, p, m0, l, g, fps);
+		err = put_info(r, o, p, m0, l, g, &gt);
 	if (!err)
 		err = rep_compute_speedup(r);
 	if (err)
 		err = hw_fail(err, "cannot build the replay report: %s", sim_strerror(err));
 	if (!err) {
-		printf("compute: %.3g FLOP/s measured per rank (%s); scale %g\n", fps,
+		printf("compute: %.3g FLOP/s measured per rank (%s); scale %g\n", gt.fps,
 		       hw_gemm_describe(g), o->scale);
 		err = hw_replay_write(r, o);
 	}
 	rep_free(r);
+	gathered_free(&gt);
 	return err;
 }
 
 /* ---- the command ------------------------------------------------------- */
 
-static hw_xport *open_transport(const replay_opts *o, const plan *p)
+/* The transports (collective calls): pp 1, one ring of the replicas; else
+ * the stages' ring over every rank and, with two replicas or more, each
+ * stage's replicas' ring (every pp-th rank). Room for the tag: the crypto:
+ * host pass sends through them too. 0, or 2 (logged). */
+static int open_lanes(const replay_opts *o, const plan *p, hw_pipe *pp, lanes *k)
 {
-	/* room for the tag: the crypto: host pass sends through it too */
-	return hw_replay_transport(o, p->grad_count * sizeof(float) + HW_CRYPT_TAG);
+	size_t grad = p->grad_count * sizeof(float) + HW_CRYPT_TAG;
+	if (p->cfg.pp == 1)
+		return (k->dp = hw_replay_transport(o, grad, 1)) ? 0 : 2;
+	k->pp = pp;
+	if (!(k->pipe = hw_replay_transport(o, pp->msg_bytes + HW_CRYPT_TAG, 1)))
+		return 2;
+	if (p->replicas > 1 && !(k->dp = hw_replay_transport(o, grad, (int)p->cfg.pp)))
+		return 2;
+	return 0;
 }
 
-/* The crypto: host pass: the same iterations with every gradient message
- * sealed by its sender and opened, tag checked, by its receiver. */
-static int crypto_pass(hw_xport *x, const scn_scenario *s, hw_gemm *g, loader *l,
+static void close_lanes(lanes *k)
+{
+	hw_xport_free(k->dp);
+	hw_xport_free(k->pipe);
+}
+
+/* The cipher of each transport: its own key (nonces are unique per
+ * transport only). */
+typedef struct sealed {
+	hw_crypt c[2];                /* gradients, activations */
+	lanes k;
+} sealed;
+
+static int seal_lanes(const scn_scenario *s, const plan *p, const lanes *k, sealed *z)
+{
+	static const char *const use[2] = { "gradients", "activations" };
+	hw_xport *inner[2] = { k->dp, k->pipe }, **outer[2] = { &z->k.dp, &z->k.pipe };
+	size_t max[2] = { p->grad_count * sizeof(float), p->msg_bytes };
+	unsigned char key[HW_CRYPT_KEY];
+	int err = 0;
+	z->k.pp = k->pp;
+	for (int i = 0; i < 2 && !err; i++) {
+		if ((err = hw_replay_key(s->seed, use[i], key)) || (err = hw_crypt_init(&z->c[i], key)))
+			break;
+		if (inner[i] && !(*outer[i] = hw_crypt_xport_new(inner[i], &z->c[i], max[i], false)))
+			err = hw_fail(SIM_ENOMEM, "out of memory for the AES-256-GCM buffers");
+	}
+	return err;
+}
+
+static void unseal_lanes(sealed *z)
+{
+	close_lanes(&z->k);
+	hw_crypt_fini(&z->c[0]);
+	hw_crypt_fini(&z->c[1]);
+}
+
+/* The crypto: host pass: the same iterations with every gradient and
+ * pipeline message sealed by its sender and opened, tag checked, by its
+ * receiver. */
+static int crypto_pass(const lanes *k, const scn_scenario *s, hw_gemm *g, loader *l,
 		       const plan *p, measured *m, hw_crypt_cost *cost)
 {
-	unsigned char key[HW_CRYPT_KEY];
-	hw_crypt c = { 0 };
-	hw_xport *cx = NULL;
-	int err = hw_replay_key(s->seed, key);
-	if (!err && !(err = hw_crypt_init(&c, key)) &&
-	    !(cx = hw_crypt_xport_new(x, &c, p->grad_count * sizeof(float), false)))
-		err = hw_fail(SIM_ENOMEM, "out of memory for the AES-256-GCM buffers");
-	if (!err && x->rank == 0)
-		printf("crypto host: the gradients sealed with AES-256-GCM (OpenSSL EVP) on every "
-		       "rank\n");
+	sealed z = { 0 };
+	hw_crypt_cost part[2];
+	int err = seal_lanes(s, p, k, &z);
+	if (!err && hw_comm_rank() == 0)
+		printf("crypto host: the gradients%s sealed with AES-256-GCM (OpenSSL EVP) on every "
+		       "rank\n", k->pp ? " and pipeline messages" : "");
 	if (!err)
-		err = run_iterations(cx, g, l, p, m);
-	if (!err)
-		hw_replay_crypto_cost(&c, cost);
-	hw_xport_free(cx);
-	hw_crypt_fini(&c);
+		err = run_iterations(&z.k, g, l, p, m);
+	if (!err) {
+		hw_replay_crypto_cost(&z.c[0], &part[0]);
+		hw_replay_crypto_cost(&z.c[1], &part[1]);
+		*cost = (hw_crypt_cost){ .cpu_s = part[0].cpu_s + part[1].cpu_s,
+					 .bytes = part[0].bytes + part[1].bytes,
+					 .msgs = part[0].msgs + part[1].msgs };
+	}
+	unseal_lanes(&z);
 	return err;
 }
 
 /* The passes the variants need: plain (crypto none), crypto host. */
-static int run_passes(hw_xport *x, const scn_scenario *s, const replay_opts *o, hw_gemm *g,
+static int run_passes(const lanes *k, const scn_scenario *s, const replay_opts *o, hw_gemm *g,
 		      loader *l, const plan *p, measured m[2], hw_crypt_cost *cost)
 {
 	bool want[2] = { false, false };
@@ -727,12 +996,40 @@ static int run_passes(hw_xport *x, const scn_scenario *s, const replay_opts *o, 
 		if (stands_for(&s->variants[v], o))
 			want[s->variants[v].crypto == SCN_CRYPTO_HOST] = true;
 	if (want[0])
-		err = run_iterations(x, g, l, p, &m[0]);
+		err = run_iterations(k, g, l, p, &m[0]);
 	if (!err && want[1] && l && want[0])
 		loader_rewind(l);
 	if (!err && want[1])
-		err = crypto_pass(x, s, g, l, p, &m[1], cost);
+		err = crypto_pass(k, s, g, l, p, &m[1], cost);
 	return err;
+}
+
+static void say_start(const scn_scenario *s, const replay_opts *o, const plan *p,
+		      const hw_gemm *g, const loader *l)
+{
+	char pipe[160] = "";
+	if (hw_comm_rank() != 0)
+		return;
+	if (p->cfg.pp > 1)
+		snprintf(pipe, sizeof pipe, " (pp %u stages x %u replicas), %zu-byte pipeline "
+			 "messages", p->cfg.pp, p->replicas, p->msg_bytes);
+	printf("dpusim-hw replay %s (training, variant %s): %d ranks%s over %s, %s; per rank "
+	       "and iteration %.4g FLOPs (%.3g x scale %g), %zu gradient bytes, %s\n", s->name,
+	       p->v->name, hw_comm_size(), pipe, o->transport, hw_gemm_describe(g), p->flops,
+	       p->flops_full, o->scale, p->grad_count * sizeof(float),
+	       l ? "data from --data" : "no data read");
+}
+
+/* Buffers and sizes of this rank's stage (pp > 1). 0 or SIM_ENOMEM. */
+static int pipe_of(const plan *p, hw_pipe *pp)
+{
+	if (p->cfg.pp == 1)
+		return 0;
+	*pp = (hw_pipe){ .stages = p->cfg.pp, .microbatches = p->cfg.microbatches,
+			 .stage = p->stage, .msg_bytes = p->msg_bytes, .fwd_flops = p->fwd_flops,
+			 .bwd_flops = p->bwd_flops,
+			 .corrupt = hw_comm_rank() == p->fault_rank && !strcmp(p->fault, "corrupt") };
+	return hw_pipe_init(pp);
 }
 
 int hw_replay_train(const scn_scenario *s, const replay_opts *o)
@@ -741,34 +1038,29 @@ int hw_replay_train(const scn_scenario *s, const replay_opts *o)
 	measured m[2] = { { 0 }, { 0 } };
 	hw_crypt_cost cost = { 0 };
 	loader ld = { 0 }, *l = NULL;
+	hw_pipe pp = { 0 };
+	lanes k = { 0 };
 	hw_gemm *g = NULL;
-	hw_xport *x = NULL;
 	int err = plan_of(s, o, hw_comm_size(), &p);
-	if (!err && o->data) {
-		err = loader_init(&ld, o->data, p.batch_bytes, hw_comm_rank(), hw_comm_size());
+	/* the loader feeds stage 0, as the simulator's */
+	if (!err && o->data && p.stage == 0) {
+		err = loader_init(&ld, o->data, p.batch_bytes, (int)p.replica, (int)p.replicas);
 		l = &ld;
 	}
 	if (!err && (err = hw_gemm_open(o->compute, p.gemm_n, &g)))
 		err = 2;
 	if (!err && (!(m[0].iter_s = calloc(p.cfg.iterations, sizeof *m[0].iter_s)) ||
-		     !(m[1].iter_s = calloc(p.cfg.iterations, sizeof *m[1].iter_s))))
+		     !(m[1].iter_s = calloc(p.cfg.iterations, sizeof *m[1].iter_s)) ||
+		     pipe_of(&p, &pp)))
 		err = hw_fail(2, "out of memory");
 	if (!hw_comm_all(err == 0)) {
 		err = 2;
 		goto out;
 	}
-	x = open_transport(o, &p);
-	if (!x) {
-		err = 2;
+	if ((err = open_lanes(o, &p, &pp, &k)))
 		goto out;
-	}
-	if (x->rank == 0)
-		printf("dpusim-hw replay %s (training, variant %s): %d ranks over %s, %s; per rank "
-		       "and iteration %.4g FLOPs (%.3g x scale %g), %zu gradient bytes, %s\n", s->name,
-		       p.v->name, x->size, o->transport, hw_gemm_describe(g), p.flops,
-		       p.flops_full, o->scale, p.grad_count * sizeof(float),
-		       l ? "data from --data" : "no data read");
-	err = run_passes(x, s, o, g, l, &p, m, &cost);
+	say_start(s, o, &p, g, l);
+	err = run_passes(&k, s, o, g, l, &p, m, &cost);
 	if (err && err != SIM_EVERIFY) {
 		hw_error("replay failed (%s); ending every rank", sim_strerror(err));
 		hw_comm_abort(2);
@@ -779,7 +1071,8 @@ int hw_replay_train(const scn_scenario *s, const replay_opts *o)
 		err = 2;
 	err = err == SIM_EVERIFY ? 1 : err ? 2 : 0;
 out:
-	hw_xport_free(x);
+	close_lanes(&k);
+	hw_pipe_release(&pp);
 	hw_gemm_close(g);
 	if (l)
 		loader_free(l);

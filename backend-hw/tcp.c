@@ -122,7 +122,7 @@ static int connect_right(tcp_xport *t, const hw_msg_tcp *me, const hw_msg_tcp *p
 {
 	int right = t->base.peer[HW_RIGHT], fd, err = 0;
 	socklen_t len = sizeof err;
-	uint32_t hello = htonl((uint32_t)t->base.rank);
+	uint32_t hello = htonl((uint32_t)t->base.id);
 	double deadline = now_ms() + t->base.timeout_ms;
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(peer->port) };
 	/* Same host name and address: the same machine (containers on different
@@ -279,7 +279,7 @@ static int tcp_connect(tcp_xport *t)
 	int err = tcp_listen(t, &me), one = 1;
 	if (!err)
 		err = hw_msg_encode_tcp(line, sizeof line, &me);
-	all = malloc((size_t)t->base.size * HW_MSG_MAX);
+	all = malloc((size_t)hw_comm_size() * HW_MSG_MAX);
 	if (!all)
 		return hw_fail(SIM_ENOMEM, "out of memory");
 	if (err)
@@ -309,12 +309,11 @@ hw_xport *hw_tcp_new(const hw_xport_opts *o)
 	t = calloc(1, sizeof *t);
 	if (!t)
 		return NULL;
-	t->base = (hw_xport){ .ops = &tcp_ops, .rank = hw_comm_rank(), .size = hw_comm_size(),
-			      .timeout_ms = o->timeout_ms, .max_msg = SIZE_MAX };
-	t->base.peer[HW_LEFT] = (t->base.rank + t->base.size - 1) % t->base.size;
-	t->base.peer[HW_RIGHT] = (t->base.rank + 1) % t->base.size;
+	t->base = (hw_xport){ .ops = &tcp_ops, .timeout_ms = o->timeout_ms, .max_msg = SIZE_MAX };
 	t->fd[0] = t->fd[1] = t->listen_fd = -1;
-	err = tcp_connect(t);
+	err = hw_xport_place_me(&t->base, o);
+	if (!err)
+		err = tcp_connect(t);
 	if (!hw_comm_all(err == 0)) {
 		tcp_free(&t->base);
 		return NULL;

@@ -460,7 +460,7 @@ static int verbs_check(const char *slot, size_t cap)
  * the neighbour on its `peer_of` side, whose published link faces it. */
 static int exchange_round(verbs_xport *v, bool ok, int publish, int peer_of)
 {
-	char line[HW_MSG_MAX] = "", *all = malloc((size_t)v->base.size * HW_MSG_MAX);
+	char line[HW_MSG_MAX] = "", *all = malloc((size_t)hw_comm_size() * HW_MSG_MAX);
 	hw_msg_verbs m;
 	int err;
 	if (!all)
@@ -510,11 +510,11 @@ hw_xport *hw_verbs_new(const hw_xport_opts *o)
 		return NULL;
 	if (!(v = calloc(1, sizeof *v)))
 		return NULL;
-	v->base = (hw_xport){ .ops = &verbs_ops, .rank = hw_comm_rank(), .size = hw_comm_size(),
-			      .timeout_ms = o->timeout_ms, .max_msg = o->max_msg ? o->max_msg : 1 };
-	v->base.peer[HW_LEFT] = (v->base.rank + v->base.size - 1) % v->base.size;
-	v->base.peer[HW_RIGHT] = (v->base.rank + 1) % v->base.size;
-	err = verbs_connect(v, o);
+	v->base = (hw_xport){ .ops = &verbs_ops, .timeout_ms = o->timeout_ms,
+			      .max_msg = o->max_msg ? o->max_msg : 1 };
+	err = hw_xport_place_me(&v->base, o);
+	if (!err)
+		err = verbs_connect(v, o);
 	/* Every rank has posted its receives before anyone writes. */
 	if (!hw_comm_all(err == 0)) {
 		verbs_free(&v->base);

@@ -1,6 +1,21 @@
 /* Transport-independent helpers over hw_xport_ops. */
 #include "backend-hw/xport.h"
 
+#include "sim/err.h"
+
+int hw_xport_place(hw_xport *x, int id, int n, int stride)
+{
+	int s = stride > 1 ? stride : 1;
+	if (n % s || n / s < 2 || id < 0 || id >= n)
+		return SIM_EINVAL;
+	x->id = id;
+	x->rank = id / s;
+	x->size = n / s;
+	x->peer[HW_LEFT] = (id + n - s) % n;
+	x->peer[HW_RIGHT] = (id + s) % n;
+	return 0;
+}
+
 int hw_xfer(hw_xport *x, int slink, const void *sbuf, size_t sbytes, int rlink, void *rbuf,
 	    size_t rbytes)
 {

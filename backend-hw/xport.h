@@ -1,5 +1,7 @@
 /* Transports between MPI ranks arranged in a ring: each rank has a link to
- * its left neighbour (rank - 1) and its right neighbour (rank + 1). One
+ * its left neighbour (rank - 1) and its right neighbour (rank + 1), or, with
+ * a stride s, one ring per class of ranks equal modulo s, neighbours s
+ * apart (the data-parallel group of one pipeline stage). One
  * operation, xfer, sends a message on one link while receiving one on
  * another, both progressing together, so a ring step cannot deadlock. Every
  * wait is bounded: no progress for the timeout ends the operation with
@@ -31,8 +33,9 @@ typedef struct hw_xport_ops {
 /* The base every backend embeds first. */
 struct hw_xport {
 	const hw_xport_ops *ops;
-	int rank, size;
-	int peer[2];          /* rank of the left / right neighbour */
+	int rank, size;       /* place in the ring and its length */
+	int id;               /* this process's MPI rank */
+	int peer[2];          /* MPI rank of the left / right neighbour */
 	int timeout_ms;       /* longest wait without progress */
 	size_t max_msg;       /* largest message xfer accepts (SIZE_MAX: any) */
 };
@@ -44,10 +47,20 @@ typedef struct hw_xport_opts {
 	const char *mem;         /* verbs: "host" or "cuda" receive staging memory */
 	int gid_index;           /* verbs: -1 picks the first RoCEv2 GID, else this one */
 	const char *device;      /* verbs: device name, NULL for the first */
+	int stride;              /* 0 or 1: one ring of every rank; s: the ranks equal
+				    to this one modulo s, which must divide the ranks
+				    and leave at least 2 in each ring */
 } hw_xport_opts;
 
+/* Sets x's rank, size, id and peers as MPI rank `id` of n in the rings of
+ * `stride` (0 or 1: one ring). 0, or SIM_EINVAL when the stride does not
+ * divide n or leaves fewer than 2 ranks a ring. */
+int hw_xport_place(hw_xport *x, int id, int n, int stride);
+/* hw_xport_place for this process (MPI started); the refusal logged. */
+int hw_xport_place_me(hw_xport *x, const hw_xport_opts *o);
+
 /* Connects a ring over MPI_COMM_WORLD (a collective call: every rank calls
- * it). Needs at least 2 ranks. NULL on failure, logged; every rank fails
+ * it; with a stride, every ring at once). Needs at least 2 ranks a ring. NULL on failure, logged; every rank fails
  * together where the failure is local to one (the others learn it through
  * MPI), so none is left waiting. Free with hw_xport_free. */
 hw_xport *hw_tcp_new(const hw_xport_opts *o);

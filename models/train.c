@@ -19,24 +19,6 @@
  * onto its nodes, so tenants contend for links, uplinks and storage. */
 #include "models/train_int.h"
 
-/* ---- the 1F1B schedule ---- */
-
-/* Op i of stage p: warm-up forwards, then one forward and one backward
- * alternately, then the remaining backwards (Narayanan et al., SC21, 2.2.1). */
-static void op_at(uint32_t P, uint32_t M, uint32_t p, uint32_t i, bool *fwd, uint32_t *m)
-{
-	uint32_t warm = P - p - 1 < M ? P - p - 1 : M;
-	if (i < warm) {
-		*fwd = true, *m = i;
-	} else if (i < warm + 2 * (M - warm)) {
-		uint32_t j = (i - warm) / 2;
-		*fwd = (i - warm) % 2 == 0;
-		*m = *fwd ? warm + j : j;
-	} else {
-		*fwd = false, *m = M - warm + (i - warm - 2 * (M - warm));
-	}
-}
-
 static void stage_synced(trainer *tr, uint32_t p);
 
 /* Every GPU of a stage (its tensor-parallel group) gets the span. */
@@ -140,7 +122,7 @@ void train_try_run(trainer *tr, stage *s)
 			stage_synced(tr, s->p);
 		return;
 	}
-	op_at(tr->P, tr->M, s->p, s->op, &fwd, &m);
+	wl_1f1b_op(tr->P, tr->M, s->p, s->op, &fwd, &m);
 	if (!input_ready(tr, s, fwd, m)) {
 		if (!s->waiting) {
 			s->waiting = true;

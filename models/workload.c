@@ -357,6 +357,21 @@ void wl_logit_kernel_bytes(const wl_transformer *t, uint32_t mb, uint32_t tp,
 	*bwd_bytes = (8 * n + stats + 2 * n) + 14 * logits + 6 * weights;
 }
 
+void wl_1f1b_op(uint32_t pp, uint32_t microbatches, uint32_t p, uint32_t i, bool *fwd,
+		uint32_t *m)
+{
+	uint32_t M = microbatches, warm = pp - p - 1 < M ? pp - p - 1 : M;
+	if (i < warm) {
+		*fwd = true, *m = i;
+	} else if (i < warm + 2 * (M - warm)) {
+		uint32_t j = (i - warm) / 2;
+		*fwd = (i - warm) % 2 == 0;
+		*m = *fwd ? warm + j : j;
+	} else {
+		*fwd = false, *m = M - warm + (i - warm - 2 * (M - warm));
+	}
+}
+
 double wl_stage_boundary_bytes(const wl_transformer *t, uint32_t mb)
 {
 	return 2.0 * t->seq * mb * t->hidden;

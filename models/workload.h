@@ -182,6 +182,15 @@ void wl_layer_kernels(const wl_transformer *t, uint32_t mb, uint32_t tp,
 void wl_logit_kernel_bytes(const wl_transformer *t, uint32_t mb, uint32_t tp,
 			   double *fwd_bytes, double *bwd_bytes);
 
+/* Op i (0 <= i < 2 x microbatches) of pipeline stage p of pp in Megatron's
+ * 1F1B schedule (Narayanan et al., SC21, 2.2.1): the warm-up forwards
+ * (pp - p - 1 of them, at most microbatches), then one forward and one
+ * backward alternately, then the remaining backwards. *fwd says which pass,
+ * *m of which microbatch. The order models/train.c simulates and
+ * dpusim-hw replay runs. */
+void wl_1f1b_op(uint32_t pp, uint32_t microbatches, uint32_t p, uint32_t i, bool *fwd,
+		uint32_t *m);
+
 /* Bytes between pipeline stages for one microbatch: s*b*h 16-bit values. */
 double wl_stage_boundary_bytes(const wl_transformer *t, uint32_t mb);
 

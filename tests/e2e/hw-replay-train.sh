@@ -98,11 +98,6 @@ run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$SCN" --data "$E2E_TMP/data" --scale 
 expect_rc 2 "one rank per data-parallel replica"
 expect_err 'dp 4 data-parallel replicas, one rank each; run it with mpirun -np 4' "and says how"
 
-sed -e 's/name: hw-train4/name: hw-train4-pp/' -e 's/tp: 1, pp: 1/tp: 1, pp: 2/' "$SCN" >"$E2E_TMP/pp.yaml"
-run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$E2E_TMP/pp.yaml" --data "$E2E_TMP/data"
-expect_rc 2 "pipeline parallelism is refused"
-expect_err 'pipeline parallelism \(pp 2\) is not replayed' "plainly"
-
 sed -n '/^workload:/q;p' "$SCN" >"$E2E_TMP/nowl.yaml"
 printf 'variants: [ { name: baseline, network: host-tcp } ]\n' >>"$E2E_TMP/nowl.yaml"
 run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$E2E_TMP/nowl.yaml" --data "$E2E_TMP/data"

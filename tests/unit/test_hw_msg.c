@@ -231,6 +231,29 @@ START_TEST(allreduce_pattern_and_check)
 }
 END_TEST
 
+/* Rings of every 3rd of 12 ranks: rank 7 is place 2 of 4 in the ring
+ * 1, 4, 7, 10; strides that do not divide, or leave one rank, are refused. */
+START_TEST(strided_rings)
+{
+	hw_xport x = { 0 };
+	ck_assert_int_eq(hw_xport_place(&x, 7, 12, 3), 0);
+	ck_assert_int_eq(x.id, 7);
+	ck_assert_int_eq(x.rank, 2);
+	ck_assert_int_eq(x.size, 4);
+	ck_assert_int_eq(x.peer[HW_LEFT], 4);
+	ck_assert_int_eq(x.peer[HW_RIGHT], 10);
+	ck_assert_int_eq(hw_xport_place(&x, 10, 12, 3), 0);
+	ck_assert_int_eq(x.peer[HW_RIGHT], 1);
+	ck_assert_int_eq(hw_xport_place(&x, 0, 4, 0), 0);
+	ck_assert_int_eq(x.rank, 0);
+	ck_assert_int_eq(x.size, 4);
+	ck_assert_int_eq(x.peer[HW_LEFT], 3);
+	ck_assert_int_eq(hw_xport_place(&x, 0, 12, 5), SIM_EINVAL);
+	ck_assert_int_eq(hw_xport_place(&x, 0, 4, 4), SIM_EINVAL);
+	ck_assert_int_eq(hw_xport_place(&x, 4, 4, 1), SIM_EINVAL);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("hw_msg");
@@ -245,6 +268,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, truncated_and_random_records);
 	tcase_add_test(tc, records_are_quoted_safely);
 	tcase_add_test(ar, allreduce_pattern_and_check);
+	tcase_add_test(ar, strided_rings);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, ar);
 	return s;

@@ -331,6 +331,32 @@ START_TEST(per_gpu_flops_and_stage_params_add_up)
 }
 END_TEST
 
+/* wl_1f1b_op: every stage runs each microbatch's forward and backward
+ * once, a forward before its backward; stage p starts with min(P - p - 1,
+ * M) forwards (and at most that many in flight after), then alternates. */
+START_TEST(one_f_one_b_order)
+{
+	const uint32_t P = 4;
+	for (uint32_t M = 1; M <= 6; M++)
+		for (uint32_t p = 0; p < P; p++) {
+			uint32_t warm = P - p - 1 < M ? P - p - 1 : M, f = 0, b = 0;
+			for (uint32_t i = 0; i < 2 * M; i++) {
+				bool fwd;
+				uint32_t m;
+				wl_1f1b_op(P, M, p, i, &fwd, &m);
+				ck_assert_uint_eq(m, fwd ? f : b);  /* microbatches in order */
+				fwd ? f++ : b++;
+				ck_assert_uint_le(b, f);
+				ck_assert_uint_le(f - b, warm + 1);
+				if (i < warm)
+					ck_assert(fwd);
+			}
+			ck_assert_uint_eq(f, M);
+			ck_assert_uint_eq(b, M);
+		}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("workload");
@@ -347,6 +373,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, bad_shapes_are_refused);
 	tcase_add_test(tc, every_preset_is_a_valid_shape);
 	tcase_add_test(tc, per_gpu_flops_and_stage_params_add_up);
+	tcase_add_test(tc, one_f_one_b_order);
 	suite_add_tcase(s, tc);
 	return s;
 }
