@@ -5,7 +5,15 @@
  * ports and u uplinks with d / u = oversub and d + u = radix; the u
  * uplinks go one to each spine (two tiers) or one to each aggregation
  * switch of its pod (three tiers), where an aggregation switch has radix/2
- * leaves below and radix/2 uplinks, one to each core switch of its group. */
+ * leaves below and radix/2 uplinks, one to each core switch of its group.
+ *
+ * D-mod-K numbers the NIC ports in leaf order (leaf l's i-th host port is
+ * l * d + i), as OpenSM's fat-tree engine orders the end ports it routes
+ * (its CA ordering), and sends destination D up leaf uplink D mod u and,
+ * in three tiers, up aggregation uplink (D / u) mod k. On a full fat tree
+ * each down link then carries one destination only, and the d consecutive
+ * destinations of one leaf's sources in a shift leave by d distinct
+ * uplinks. */
 #include "models/fabric.h"
 
 #include <math.h>
@@ -33,6 +41,7 @@ struct fab {
 	uint32_t d, u;             /* host ports and uplinks per leaf */
 	uint32_t leaves, spines, pods, per_pod, cores_per_group;
 	uint32_t *port_leaf, *port_link;
+	uint32_t *port_dix;        /* D-mod-K: the port's place in leaf order */
 	uint32_t *leaf_up;         /* leaves * u */
 	uint32_t *agg_up;          /* pods * u * cores_per_group */
 	uint32_t *nvl, *gpu_pcie, *nic_pcie, *sw_pcie, *mem;
@@ -129,27 +138,31 @@ static int place_ports(fab *f)
 {
 	const fab_config *c = &f->cfg;
 	f->port_leaf = table(f->ports);
-	if (!f->port_leaf)
+	f->port_dix = table(f->ports);
+	if (!f->port_leaf || !f->port_dix)
 		return SIM_ENOMEM;
 	if (c->topo == FAB_SINGLE_SWITCH) {
 		if (c->radix && f->ports > c->radix)
 			return SIM_EINVAL;
 		f->leaves = 1;
 		for (uint32_t p = 0; p < f->ports; p++)
-			f->port_leaf[p] = 0;
+			f->port_leaf[p] = 0, f->port_dix[p] = p;
 		return 0;
 	}
 	leaf_shape(f);
 	if (c->topo == FAB_RAIL) {
 		uint32_t per_rail = (c->nodes + f->d - 1) / f->d;
 		f->leaves = per_rail * c->nics_per_node;
-		for (uint32_t p = 0; p < f->ports; p++)
-			f->port_leaf[p] = (p % c->nics_per_node) * per_rail + (p / c->nics_per_node) / f->d;
+		for (uint32_t p = 0; p < f->ports; p++) {
+			uint32_t node = p / c->nics_per_node;
+			f->port_leaf[p] = (p % c->nics_per_node) * per_rail + node / f->d;
+			f->port_dix[p] = f->port_leaf[p] * f->d + node % f->d;
+		}
 		return 0;
 	}
 	f->leaves = (f->ports + f->d - 1) / f->d;
 	for (uint32_t p = 0; p < f->ports; p++)
-		f->port_leaf[p] = p / f->d;
+		f->port_leaf[p] = p / f->d, f->port_dix[p] = p;
 	return 0;
 }
 
@@ -254,6 +267,7 @@ void fab_free(fab *f)
 	free(f->names);
 	free(f->port_leaf);
 	free(f->port_link);
+	free(f->port_dix);
 	free(f->leaf_up);
 	free(f->agg_up);
 	free(f->nvl);
@@ -414,12 +428,18 @@ static uint32_t busiest(const fab *f, const uint32_t *links, int n)
 	return m;
 }
 
-/* Picks (j, k) among u uplinks x kc core links: by hash, or the least
- * loaded starting from the hashed one so ties spread like ECMP. */
-static void pick(const fab *f, uint64_t h, uint32_t la, uint32_t lb, uint32_t pa, uint32_t pb,
-		 uint32_t kc, uint32_t *j, uint32_t *k)
+/* Picks (j, k) among u uplinks x kc core links towards NIC port b: by
+ * destination (D-mod-K), by hash, or the least loaded starting from the
+ * hashed one so ties spread like ECMP. */
+static void pick(const fab *f, uint64_t h, uint32_t b, uint32_t la, uint32_t lb, uint32_t pa,
+		 uint32_t pb, uint32_t kc, uint32_t *j, uint32_t *k)
 {
 	uint32_t n = f->u * kc, start = (uint32_t)(h % n), best = NONE;
+	if (f->cfg.routing == FAB_DMODK) {
+		*j = f->port_dix[b] % f->u;
+		*k = f->port_dix[b] / f->u % kc;
+		return;
+	}
 	*j = start / kc;
 	*k = start % kc;
 	if (f->cfg.routing != FAB_ADAPTIVE)
@@ -450,13 +470,13 @@ static void route_network(const fab *f, uint32_t a, uint32_t b, uint64_t h, fab_
 	p->links += 2;
 	p->switches += 1;
 	if (la != lb && f->cfg.topo != FAB_FAT_TREE3) {
-		pick(f, h, la, lb, 0, 0, 1, &j, &k);
+		pick(f, h, b, la, lb, 0, 0, 1, &j, &k);
 		push(p, f->leaf_up[la * f->u + j]);
 		push(p, f->leaf_up[lb * f->u + j] + 1);
 		p->links += 2, p->switches += 2;
 	} else if (la != lb) {
 		uint32_t pa = la / f->per_pod, pb = lb / f->per_pod;
-		pick(f, h, la, lb, pa, pb, pa == pb ? 1 : f->cores_per_group, &j, &k);
+		pick(f, h, b, la, lb, pa, pb, pa == pb ? 1 : f->cores_per_group, &j, &k);
 		push(p, f->leaf_up[la * f->u + j]);
 		if (pa != pb) {
 			push(p, f->agg_up[(pa * f->u + j) * f->cores_per_group + k]);

@@ -2,6 +2,7 @@
  * two- and three-tier fat-tree with oversubscription, rail-optimised), the
  * node inside (NVLink/NVSwitch domain, PCIe under a switch or through the
  * root complex, host memory), and routing (ECMP by a seeded per-flow hash,
+ * D-mod-K by destination as an InfiniBand subnet manager routes a fat tree,
  * or adaptive least-loaded). Every link is full duplex: one resource per
  * direction. A rank is one GPU; rank r is GPU r % gpus_per_node of node
  * r / gpus_per_node. */
@@ -31,6 +32,10 @@ typedef enum fab_pcie_mode {
 typedef enum fab_routing {
 	FAB_ECMP,        /* per-flow hash of (seed, key, src, dst): collisions happen */
 	FAB_ADAPTIVE,    /* the candidate whose busiest link carries fewest flows */
+	FAB_DMODK,       /* by destination: up-port D mod u at the leaf, (D / u) mod
+			  * k above, D the destination port's place in leaf order
+			  * (Zahavi et al. 2010; OpenSM's ftree engine): every
+			  * shift pattern is contention-free on a full fat tree */
 } fab_routing;
 
 /* Where a transfer starts or ends inside a node. */
@@ -109,7 +114,8 @@ typedef struct fab_path {
 
 /* The path from rank src to rank dst for the flow named by key (different
  * keys may take different ECMP paths; the same key always takes the same
- * one for a seed). Same node with an NVLink domain: over NVLink. Otherwise
+ * one for a seed; D-mod-K ignores key and seed: the destination alone
+ * picks the path). Same node with an NVLink domain: over NVLink. Otherwise
  * through the NICs, with the ends in GPU, host or staged memory. Returns 0
  * or SIM_EINVAL (rank out of range, src == dst). */
 int fab_route(fab *f, uint32_t src, uint32_t dst, uint64_t key, fab_end src_end,

@@ -59,6 +59,32 @@ void profile_field_set(profile_values *v, const profile_field *f, double x)
 	memcpy((char *)v + f->offset, &x, sizeof x);
 }
 
+const char *profile_field_word(const profile_field *f, double v)
+{
+	size_t n = 0;
+	while (f->words && f->words[n])
+		n++;
+	return v >= 0 && v < (double)n ? f->words[(size_t)v] : "?";
+}
+
+/* A word field's value: the index of text in its list. */
+static int parse_word(const profile_field *f, const yt_node *n, double *out, diag *d)
+{
+	char list[128] = "";
+	size_t at = 0, nw = 0;
+	const char *best;
+	for (; f->words[nw]; nw++)
+		if (!strcmp(n->text, f->words[nw]))
+			return *out = (double)nw, SIM_OK;
+	for (size_t i = 0; i < nw && at < sizeof list; i++)
+		at += (size_t)snprintf(list + at, sizeof list - at, "%s%s",
+				       i == 0 ? "" : i + 1 == nw ? " or " : ", ", f->words[i]);
+	best = diag_suggest(n->text, f->words, nw);
+	diag_add(d, n->file, n->line, n->col, "unknown %s '%s' (expected %s%s%s%s)", f->name, n->text,
+		 list, best ? "; did you mean '" : "", best ? best : "", best ? "'?" : "");
+	return SIM_EPARSE;
+}
+
 const char *profile_field_suggest(profile_kind kind, const char *name)
 {
 	const char *cands[64];
@@ -86,9 +112,12 @@ int profile_field_parse(const profile_field *f, const yt_node *n, double *out, d
 	char range[112];
 	if (n->type != YT_SCALAR) {
 		diag_add(d, n->file, n->line, n->col, "'%s' must be %s, not %s", f->name,
-			 f->is_bool ? "true or false" : unit_dim_name(f->dim), yt_type_name(n->type));
+			 f->is_bool ? "true or false" : f->words ? "a word" : unit_dim_name(f->dim),
+			 yt_type_name(n->type));
 		return SIM_EPARSE;
 	}
+	if (f->words)
+		return parse_word(f, n, out, d);
 	if (f->is_bool) {
 		if (unit_parse_bool(n->text, &b, &e))
 			return diag_add(d, n->file, n->line, n->col, "%s in '%s'", e.msg, f->name), SIM_EPARSE;

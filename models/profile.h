@@ -23,8 +23,19 @@ typedef enum profile_kind {
 } profile_kind;
 
 /* Every value is a double in SI units (counts hold whole numbers, booleans
- * 0 or 1). A value the profile does not give is NAN: test with
- * profile_has(). Field meanings: docs/profiles.md. */
+ * 0 or 1, words the index of the word in their field's list). A value the
+ * profile does not give is NAN: test with profile_has(). Field meanings:
+ * docs/profiles.md. */
+
+/* link_layer (nic, dpu, switch): what the ports speak. vpi: a card that
+ * runs either (NVIDIA's Virtual Protocol Interconnect), set per port by
+ * the fabric it is cabled to. */
+typedef enum profile_link_layer {
+	PROFILE_LL_INFINIBAND,
+	PROFILE_LL_ETHERNET,
+	PROFILE_LL_VPI,
+} profile_link_layer;
+extern const char *const profile_link_layer_words[]; /* NULL-terminated */
 typedef struct profile_gpu {
 	double peak_fp64_flops, peak_fp32_flops, peak_tf32_flops; /* FLOP/s, dense */
 	double peak_fp16_flops, peak_bf16_flops, peak_fp8_flops;  /* FLOP/s, dense */
@@ -54,6 +65,7 @@ typedef struct profile_nic {
 	double power_w;
 	double inline_crypto;        /* bool: an inline IPsec/TLS engine (crypto-enabled SKUs) */
 	double inline_crypto_bw_Bps; /* that engine's AES-GCM throughput */
+	double link_layer;           /* profile_link_layer */
 } profile_nic;
 
 typedef struct profile_dpu {
@@ -67,6 +79,7 @@ typedef struct profile_switch {
 	double radix, port_rate_Bps, latency_s;
 	double sharp; /* bool */
 	double power_w;
+	double link_layer; /* profile_link_layer */
 } profile_switch;
 
 typedef struct profile_storage {
@@ -101,8 +114,10 @@ typedef union profile_values {
 typedef struct profile_field {
 	profile_kind kind;
 	const char *name; /* as written in files and scenarios */
-	unit_dim dim;     /* ignored when is_bool */
+	unit_dim dim;     /* ignored when is_bool or words */
 	bool is_bool;
+	const char *const *words; /* a word field: one of these (NULL-terminated),
+				   * held as its index; NULL otherwise */
 	size_t offset;    /* of the double in profile_values */
 	double lo, hi;    /* accepted range, inclusive (lo exclusive when lo_open) */
 	bool lo_open;
@@ -118,6 +133,8 @@ const profile_field *profile_field_find(profile_kind kind, const char *name);
 size_t profile_field_index(const profile_field *f);
 double profile_field_get(const profile_values *v, const profile_field *f);
 void profile_field_set(profile_values *v, const profile_field *f, double x);
+/* The word a word field's value v stands for ("?" when out of range). */
+const char *profile_field_word(const profile_field *f, double v);
 /* Closest field name of that kind to name (edit distance), or NULL. */
 const char *profile_field_suggest(profile_kind kind, const char *name);
 

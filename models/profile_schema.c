@@ -14,6 +14,12 @@
 	{ .kind = PROFILE_##k, .name = nm, .is_bool = true, .offset = offsetof(st, member), \
 	  .lo = 0, .hi = 1, .doc = txt }
 
+#define W(k, st, nm, member, list, txt)                                              \
+	{ .kind = PROFILE_##k, .name = nm, .words = list, .offset = offsetof(st, member), \
+	  .lo = 0, .hi = 2, .doc = txt }
+
+const char *const profile_link_layer_words[] = { "infiniband", "ethernet", "vpi", NULL };
+
 /* NIC fields, shared by nic and dpu (a DPU is a NIC plus Arm cores and engines). */
 #define NIC_FIELDS(k, st, pre)                                                              \
 	F(k, st, "ports", pre ports, UNIT_COUNT, 1, 16, false, "network ports"),             \
@@ -24,7 +30,9 @@
 	F(k, st, "pcie_gen", pre pcie_gen, UNIT_COUNT, 1, 7, false, "PCIe generation"),       \
 	F(k, st, "pcie_lanes", pre pcie_lanes, UNIT_COUNT, 1, 32, false, "PCIe lanes"),       \
 	B(k, st, "gpudirect", pre gpudirect, "GPUDirect RDMA supported"),                     \
-	F(k, st, "power_w", pre power_w, UNIT_WATTS, 0, 1e3, true, "typical power")
+	F(k, st, "power_w", pre power_w, UNIT_WATTS, 0, 1e3, true, "typical power"),          \
+	W(k, st, "link_layer", pre link_layer, profile_link_layer_words,                       \
+	  "what the ports speak: infiniband, ethernet, or vpi (either, set per port)")
 
 const profile_field profile_fields[] = {
 	F(GPU, profile_gpu, "peak_fp64_flops", peak_fp64_flops, UNIT_FLOP_PER_S, 0, 1e18, true, "dense FP64 peak"),
@@ -84,6 +92,8 @@ const profile_field profile_fields[] = {
 	F(SWITCH, profile_switch, "latency", latency_s, UNIT_SECONDS, 0, 1e-4, true, "port-to-port latency"),
 	B(SWITCH, profile_switch, "sharp", sharp, "in-network reduction (SHARP)"),
 	F(SWITCH, profile_switch, "power_w", power_w, UNIT_WATTS, 0, 1e5, true, "typical power"),
+	W(SWITCH, profile_switch, "link_layer", link_layer, profile_link_layer_words,
+	  "what the ports speak: infiniband or ethernet (sets the fabric's default routing)"),
 
 	F(STORAGE, profile_storage, "bw", bw_Bps, UNIT_BYTES_PER_S, 0, 1e13, true, "read bandwidth per server"),
 	F(STORAGE, profile_storage, "iops", iops, UNIT_PER_S, 0, 1e10, true, "IOs per second per server"),

@@ -27,6 +27,34 @@ const char *scn_vswitch_name(scn_vswitch v) { return offload_word(OFFLOAD_VSWITC
 const char *scn_precision_name(scn_precision v) { return scn_precision_words[v]; }
 const char *scn_coll_op_name(scn_coll_op v) { return scn_op_words[v]; }
 const char *scn_coll_algo_name(scn_coll_algo v) { return scn_algo_words[v]; }
+const char *scn_routing_name(scn_routing v) { return scn_routing_words[v]; }
+
+void scn_routing_why(const scn_cluster *c, char *buf, size_t n)
+{
+	static const char *const what[] = {
+		[SCN_ROUTE_ECMP] = "ECMP, each flow's path by a hash of it (Ethernet/RoCE switches)",
+		[SCN_ROUTE_ADAPTIVE] = "adaptive, each flow on the least loaded path",
+		[SCN_ROUTE_DMODK] = "D-mod-K, each destination's path fixed by its place in the tree "
+				    "(an InfiniBand subnet manager's fat-tree routing)",
+	};
+	const scn_fabric *f = &c->fabric;
+	const scn_hw *from = f->ll_from == SCN_LL_NIC ? &c->nic : &f->sw;
+	const char *one = f->topology == SCN_TOPO_SINGLE_SWITCH
+				  ? "; one switch: every path is the same, so it chooses nothing" : "";
+	if (f->routing_given)
+		snprintf(buf, n, "%s: %s, as the scenario sets (cluster.fabric.routing)%s",
+			 scn_routing_words[f->routing], what[f->routing], one);
+	else if (f->ll_from == SCN_LL_UNKNOWN)
+		snprintf(buf, n, "%s: %s, the default where the link layer is not known (switch '%s' "
+			 "and NIC '%s' give no link_layer that decides it)%s",
+			 scn_routing_words[f->routing], what[f->routing], f->sw.name, c->nic.name, one);
+	else
+		snprintf(buf, n, "%s: %s, the default for an %s fabric (%s '%s': link_layer %s)%s",
+			 scn_routing_words[f->routing], what[f->routing],
+			 f->link_layer == PROFILE_LL_INFINIBAND ? "InfiniBand" : "Ethernet",
+			 f->ll_from == SCN_LL_NIC ? "NIC" : "switch", from->name,
+			 profile_link_layer_words[f->link_layer], one);
+}
 
 /* ---- sources ---- */
 

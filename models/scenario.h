@@ -22,7 +22,9 @@
 #define SCN_MAX_SWEEP_POINTS 100000
 
 typedef enum scn_topology { SCN_TOPO_SINGLE_SWITCH, SCN_TOPO_FAT_TREE, SCN_TOPO_RAIL_OPTIMISED } scn_topology;
-typedef enum scn_routing { SCN_ROUTE_ECMP, SCN_ROUTE_ADAPTIVE } scn_routing;
+typedef enum scn_routing { SCN_ROUTE_ECMP, SCN_ROUTE_ADAPTIVE, SCN_ROUTE_DMODK } scn_routing;
+/* Where the fabric's link layer was read. */
+typedef enum scn_ll_from { SCN_LL_UNKNOWN, SCN_LL_SWITCH, SCN_LL_NIC } scn_ll_from;
 typedef enum scn_stornet { SCN_STORNET_SHARED, SCN_STORNET_DEDICATED } scn_stornet;
 typedef enum scn_precision { SCN_FP32, SCN_TF32, SCN_FP16, SCN_BF16, SCN_FP8 } scn_precision;
 typedef enum scn_wl_kind { SCN_WL_TRAINING, SCN_WL_COLLECTIVE } scn_wl_kind;
@@ -45,6 +47,7 @@ const char *scn_vswitch_name(scn_vswitch v);
 const char *scn_precision_name(scn_precision v);
 const char *scn_coll_op_name(scn_coll_op v);
 const char *scn_coll_algo_name(scn_coll_algo v);
+const char *scn_routing_name(scn_routing v);
 
 /* Where a part of the scenario was written, for messages about it that
  * come after loading (models/setup.c, the dry setup pass of dpusim check
@@ -69,7 +72,10 @@ typedef struct scn_fabric {
 	double oversubscription;  /* leaf down:up bandwidth ratio, >= 1 */
 	double link_rate_Bps;     /* node-to-leaf link rate */
 	double hop_latency_s;     /* cable + SerDes per hop, besides the switch's own */
-	scn_routing routing;
+	scn_routing routing;      /* as given, else by link layer: InfiniBand dmodk, else ecmp */
+	bool routing_given;       /* the scenario wrote routing: */
+	int link_layer;           /* profile_link_layer of the fabric, -1 unknown */
+	scn_ll_from ll_from;      /* the profile that decided it */
 	int rails;                /* rail-optimised: rails (= NICs per node) */
 	scn_hw sw;                /* switch profile */
 } scn_fabric;
@@ -315,6 +321,12 @@ typedef struct scn_layout {
  * nccl_channels, else one per NIC), as the loader's memory check counts
  * them, so a layout plan keeps is one the check accepts. */
 wl_mem_plan scn_mem_plan(const scn_cluster *cl, const scn_training *t, const scn_layout *l);
+
+/* Which routing the cluster's fabric runs and why, one line into buf (n
+ * bytes): "dmodk: ... the default for an InfiniBand fabric (switch
+ * 'QM9700-NDR' link_layer infiniband)", or "... as the scenario sets
+ * (cluster.fabric.routing)". For the report's info VARIANT.routing. */
+void scn_routing_why(const scn_cluster *c, char *buf, size_t n);
 
 /* One paragraph: cluster, job(s), variants, sweep size. */
 void scn_summary(const scn_scenario *s, FILE *f);

@@ -72,6 +72,8 @@ static void put_hw(FILE *f, int ind, const char *key, const scn_hw *hw)
 			continue;
 		if (fd->is_bool)
 			put_word(f, ind + 2, fd->name, v != 0 ? "true" : "false");
+		else if (fd->words)
+			put_word(f, ind + 2, fd->name, profile_field_word(fd, v));
 		else
 			put_q(f, ind + 2, fd->name, v, fd->dim);
 	}

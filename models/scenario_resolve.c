@@ -10,7 +10,7 @@
 #include "sim/err.h"
 
 const char *const scn_topology_words[] = { "single-switch", "fat-tree", "rail-optimised", NULL };
-const char *const scn_routing_words[] = { "ecmp", "adaptive", NULL };
+const char *const scn_routing_words[] = { "ecmp", "adaptive", "dmodk", NULL };
 const char *const scn_stornet_words[] = { "shared", "dedicated", NULL };
 const char *const scn_precision_words[] = { "fp32", "tf32", "fp16", "bf16", "fp8", NULL };
 const char *const scn_kind_words[] = { "training", "collective", NULL };
@@ -195,12 +195,31 @@ static void read_fabric(resolve_ctx *c, const yt_node *fab, scn_cluster *cl)
 	f->oversubscription = 1;
 	scn_get_q(r, fab, "oversubscription", false, UNIT_NUMBER, 1, 64, false, &f->oversubscription);
 	f->routing = SCN_ROUTE_ECMP;
-	if (scn_get_enum(r, fab, "routing", false, scn_routing_words, &v))
+	f->routing_given = scn_get_enum(r, fab, "routing", false, scn_routing_words, &v);
+	if (f->routing_given)
 		f->routing = (scn_routing)v;
 	f->hop_latency_s = 0;
 	scn_get_q(r, fab, "hop_latency", false, UNIT_SECONDS, 0, 1e-3, false, &f->hop_latency_s);
 	f->link_rate_Bps = NAN;
 	scn_get_q(r, fab, "link_rate", false, UNIT_BYTES_PER_S, 0, 1e13, true, &f->link_rate_Bps);
+}
+
+/* The fabric's link layer (the switch's, else a NIC's that is not vpi)
+ * and, unless the scenario chose, its routing: an InfiniBand subnet
+ * manager routes a fat tree by destination (D-mod-K: OpenSM's ftree
+ * engine), Ethernet/RoCE switches hash each flow (ECMP). */
+static void default_routing(scn_fabric *f, const scn_hw *nic)
+{
+	double sw = f->sw.prof ? f->sw.v.sw.link_layer : NAN;
+	double nl = nic->prof ? nic->v.nic.link_layer : NAN;
+	f->link_layer = -1;
+	f->ll_from = SCN_LL_UNKNOWN;
+	if (profile_has(sw) && sw != PROFILE_LL_VPI)
+		f->link_layer = (int)sw, f->ll_from = SCN_LL_SWITCH;
+	else if (profile_has(nl) && nl != PROFILE_LL_VPI)
+		f->link_layer = (int)nl, f->ll_from = SCN_LL_NIC;
+	if (!f->routing_given)
+		f->routing = f->link_layer == PROFILE_LL_INFINIBAND ? SCN_ROUTE_DMODK : SCN_ROUTE_ECMP;
 }
 
 /* Link rate default and limits, switch capacity: needs the NIC and switch. */
@@ -210,6 +229,7 @@ static void check_fabric(resolve_ctx *c, scn_cluster *cl)
 	double nic = cl->nic.v.nic.port_rate_Bps, sw = f->sw.v.sw.port_rate_Bps;
 	double endpoints = (double)cl->nodes * cl->nics_per_node;
 	char a[48];
+	default_routing(f, &cl->nic);
 	if (f->sw.prof)
 		need(c, &f->sw, c->sw, NULL, "latency", "the fabric");
 	if (!cl->nic.prof || !f->sw.prof || !need(c, &f->sw, c->sw, NULL, "port_rate", "the fabric") ||

@@ -126,7 +126,9 @@ int setup_fabric(const scn_scenario *s, uint32_t gpus, fab_config *out, diag *d)
 		.pcie_Bps = gpu_pcie > 0 && nic_pcie > 0 ? fmin(gpu_pcie, nic_pcie) : 0,
 		.pcie = FAB_PCIE_SWITCH,
 		.host_mem_Bps = host_mem_Bps(&c->cpu.v.cpu),
-		.routing = f->routing == SCN_ROUTE_ADAPTIVE ? FAB_ADAPTIVE : FAB_ECMP,
+		.routing = f->routing == SCN_ROUTE_ADAPTIVE ? FAB_ADAPTIVE
+			   : f->routing == SCN_ROUTE_DMODK  ? FAB_DMODK
+							    : FAB_ECMP,
 		.seed = s->seed,
 	};
 	if (out->topo == FAB_SINGLE_SWITCH)

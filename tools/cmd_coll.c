@@ -179,7 +179,7 @@ static int parse_enum(const char *opt, const char *v, const char *a, const char 
 static int parse_one(int argc, char **argv, int *i, struct opts *o)
 {
 	const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-	bool flag;
+	bool flag = false;
 	int rc = 0;
 	if (!strcmp(a, "--json"))
 		return o->json = true, 0;
@@ -248,8 +248,15 @@ static int parse_one(int argc, char **argv, int *i, struct opts *o)
 			rc = cli_usage_error("coll: unknown transport '%s' (host-tcp, rdma, rdma-gdr)",
 					     v ? v : "");
 	} else if (!strcmp(a, "--routing")) {
-		if (!(rc = parse_enum(a, v, "ecmp", "adaptive", &flag)))
-			o->fc.routing = flag ? FAB_ADAPTIVE : FAB_ECMP;
+		if (v && !strcmp(v, "dmodk"))
+			o->fc.routing = FAB_DMODK;
+		else if (v && !strcmp(v, "ecmp"))
+			o->fc.routing = FAB_ECMP;
+		else if (v && !strcmp(v, "adaptive"))
+			o->fc.routing = FAB_ADAPTIVE;
+		else
+			rc = cli_usage_error("coll: --routing is 'ecmp', 'dmodk' or 'adaptive', not '%s'",
+					     v ? v : "");
 	} else if (!strcmp(a, "--pcie-mode")) {
 		if (!(rc = parse_enum(a, v, "switch", "root", &flag)))
 			o->fc.pcie = flag ? FAB_PCIE_ROOT : FAB_PCIE_SWITCH;

@@ -47,6 +47,8 @@ static void show_field(const profile *p, const profile_field *f)
 		printf("%-26s (not given)\n", f->name);
 	else if (f->is_bool)
 		printf("%-26s %s\n", f->name, v != 0 ? "true" : "false");
+	else if (f->words)
+		printf("%-26s %s\n", f->name, profile_field_word(f, v));
 	else
 		printf("%-26s %s\n", f->name, unit_format(v, f->dim, buf, sizeof buf));
 	printf("    %s\n", f->doc);

@@ -356,6 +356,9 @@ static void put_hardware(rep_report *rep, const char *variant, const scn_scenari
 	}
 	snprintf(key, sizeof key, "%s.hardware", variant);
 	rep_set_info(rep, key, buf);
+	scn_routing_why(c, buf, sizeof buf);
+	snprintf(key, sizeof key, "%s.routing", variant);
+	rep_set_info(rep, key, buf);
 }
 
 int run_one_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,

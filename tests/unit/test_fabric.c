@@ -1,5 +1,6 @@
 /* models/fabric: topology sizes, paths and latencies, oversubscription as
- * built, ECMP collisions (deterministic per seed), adaptive routing, and the
+ * built, ECMP collisions (deterministic per seed), D-mod-K (contention-free
+ * shifts), adaptive routing, and the
  * node end of paths (NVLink, PCIe switch or root complex, host memory). */
 #include <check.h>
 #include <math.h>
@@ -463,6 +464,79 @@ START_TEST(hold_end_forgets_the_hold)
 }
 END_TEST
 
+/* The most flows any one resource carries when every rank r sends to the
+ * rank `shift` nodes on (same GPU index, wrapping): a ring's step, as a
+ * data-parallel ring of each GPU index across nodes runs it. Counted over
+ * the paths' resources (NIC ports, leaf, aggregation and core links). */
+static uint32_t shift_max_load(const fab_config *c, uint32_t shift, uint64_t key)
+{
+	flow_net *net = flow_net_new(NULL);
+	fab *f;
+	uint32_t *load, max = 0, ranks = c->nodes * c->gpus_per_node;
+	ck_assert_int_eq(fab_new(c, net, &f), 0);
+	load = calloc(flow_res_count(net), sizeof *load);
+	ck_assert_ptr_nonnull(load);
+	for (uint32_t r = 0; r < ranks; r++) {
+		fab_path p;
+		uint32_t dst = (r + shift * c->gpus_per_node) % ranks;
+		ck_assert_int_eq(fab_route(f, r, dst, key + r, FAB_END_GPU, FAB_END_GPU, &p), 0);
+		for (uint32_t i = 0; i < p.len; i++)
+			max = ++load[p.res[i]] > max ? load[p.res[i]] : max;
+	}
+	free(load);
+	fab_free(f);
+	flow_net_free(net);
+	return max;
+}
+
+/* Full-bisection trees at their largest: two tiers of radix 8 (8 leaves
+ * of 4 hosts, 4 spines), three tiers of radix 4 (16 hosts, the k-ary
+ * fat-tree), and rails (4 NICs per node, two leaves per rail). */
+static fab_config full_tree(int which, fab_routing routing)
+{
+	fab_config c = which == 0 ? base_cfg(FAB_FAT_TREE2, 32, 8, 1)
+		       : which == 1 ? base_cfg(FAB_FAT_TREE3, 16, 4, 1)
+				    : base_cfg(FAB_RAIL, 8, 8, 1);
+	if (which == 2)
+		c.gpus_per_node = c.nics_per_node = 4;
+	c.routing = routing;
+	return c;
+}
+
+/* D-mod-K sends destination D up uplink D mod u: the sources of one leaf
+ * in a shift reach consecutive destinations, so each takes an up-link of
+ * its own, and each down link carries one destination. No link carries
+ * two flows of any shift, whatever the key or seed (Zahavi et al. 2010). */
+START_TEST(dmodk_shift_is_contention_free)
+{
+	for (int t = 0; t < 3; t++) {
+		fab_config c = full_tree(t, FAB_DMODK);
+		for (uint32_t k = 1; k < c.nodes; k++) {
+			ck_assert_msg(shift_max_load(&c, k, 0) == 1, "topology %d, shift %u", t, k);
+			c.seed = 7; /* neither seed nor key moves a D-mod-K path */
+			ck_assert_uint_eq(shift_max_load(&c, k, 1000), 1);
+			c.seed = 1;
+		}
+	}
+}
+END_TEST
+
+/* ECMP still hashes: the same shifts collide on some link (two or more
+ * flows on one uplink), as hashed paths do on a full tree. */
+START_TEST(ecmp_shift_collides)
+{
+	for (int t = 0; t < 3; t++) {
+		fab_config c = full_tree(t, FAB_ECMP);
+		uint32_t worst = 0;
+		for (uint32_t k = 1; k < c.nodes; k++) {
+			uint32_t m = shift_max_load(&c, k, 0);
+			worst = m > worst ? m : worst;
+		}
+		ck_assert_msg(worst >= 2, "topology %d: no ECMP collision", t);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("fabric");
@@ -475,6 +549,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, rail_optimised);
 	tcase_add_test(tc, ecmp_deterministic_per_seed);
 	tcase_add_test(tc, oversubscribed_contention);
+	tcase_add_test(tc, dmodk_shift_is_contention_free);
+	tcase_add_test(tc, ecmp_shift_collides);
 	tcase_add_test(tc, node_ends);
 	tcase_add_test(tc, socket_end);
 	tcase_add_test(tc, longest_path_fits);

@@ -507,6 +507,76 @@ START_TEST(run_needs_are_checked_in_place)
 }
 END_TEST
 
+/* BASE on a two-tier fat tree of the given switch and NIC entries. */
+static scn_scenario *load_fabric(const char *sw, const char *nic, const char *extra)
+{
+	char text[2048];
+	snprintf(text, sizeof text,
+		 "cluster:\n  nodes: 4\n  gpus_per_node: 8\n  gpu: H100-SXM5\n  cpu: Xeon-8480C\n"
+		 "  host_costs: host-costs-linux\n  nic: { profile: ConnectX-7-NDR, rdma_latency: 0.6us%s }\n"
+		 "  nics_per_node: 8\n"
+		 "  fabric: { topology: fat-tree, link_rate: 400Gbps, switch: { %s, latency: 130ns }%s }\n"
+		 WORK VARIANTS, nic, sw, extra);
+	return load_ok(text);
+}
+
+/* The fabric's routing follows its link layer unless the scenario sets it:
+ * an InfiniBand switch (QM9700) D-mod-K, an Ethernet one (SN5600) ECMP; a
+ * vpi switch defers to the NIC; nothing decisive leaves ECMP, said so. */
+START_TEST(routing_by_link_layer)
+{
+	char why[512];
+	scn_scenario *s = load_fabric("profile: QM9700-NDR", "", "");
+	const scn_fabric *f = &s->cluster.fabric;
+	ck_assert_int_eq(f->routing, SCN_ROUTE_DMODK);
+	ck_assert(!f->routing_given);
+	ck_assert_int_eq(f->link_layer, PROFILE_LL_INFINIBAND);
+	ck_assert_int_eq(f->ll_from, SCN_LL_SWITCH);
+	scn_routing_why(&s->cluster, why, sizeof why);
+	ck_assert_msg(strstr(why, "dmodk: D-mod-K") == why && strstr(why, "the default for an InfiniBand "
+		      "fabric (switch 'QM9700-NDR': link_layer infiniband)"), "%s", why);
+	scn_free(s);
+	s = load_fabric("profile: SN5600", "", "");
+	ck_assert_int_eq(s->cluster.fabric.routing, SCN_ROUTE_ECMP);
+	ck_assert_int_eq(s->cluster.fabric.link_layer, PROFILE_LL_ETHERNET);
+	scn_free(s);
+	s = load_fabric("profile: QM9700-NDR", "", ", routing: ecmp");
+	ck_assert_int_eq(s->cluster.fabric.routing, SCN_ROUTE_ECMP);
+	ck_assert(s->cluster.fabric.routing_given);
+	scn_routing_why(&s->cluster, why, sizeof why);
+	ck_assert_msg(strstr(why, "as the scenario sets (cluster.fabric.routing)"), "%s", why);
+	scn_free(s);
+	s = load_fabric("profile: SN5600", "", ", routing: dmodk");
+	ck_assert_int_eq(s->cluster.fabric.routing, SCN_ROUTE_DMODK);
+	scn_free(s);
+	s = load_fabric("profile: QM9700-NDR, link_layer: vpi", ", link_layer: ethernet", "");
+	ck_assert_int_eq(s->cluster.fabric.routing, SCN_ROUTE_ECMP);
+	ck_assert_int_eq(s->cluster.fabric.ll_from, SCN_LL_NIC);
+	scn_free(s);
+	s = load_fabric("profile: QM9700-NDR, link_layer: vpi", "", "");
+	ck_assert_int_eq(s->cluster.fabric.routing, SCN_ROUTE_ECMP);
+	ck_assert_int_eq(s->cluster.fabric.link_layer, -1);
+	scn_routing_why(&s->cluster, why, sizeof why);
+	ck_assert_msg(strstr(why, "the default where the link layer is not known"), "%s", why);
+	scn_free(s);
+}
+END_TEST
+
+START_TEST(link_layer_word_checked)
+{
+	diag *d = load_bad("cluster:\n  nodes: 4\n  gpus_per_node: 8\n  gpu: H100-SXM5\n"
+			   "  cpu: Xeon-8480C\n  host_costs: host-costs-linux\n"
+			   "  nic: { profile: ConnectX-7-NDR, rdma_latency: 0.6us }\n  nics_per_node: 8\n"
+			   "  fabric: { topology: fat-tree, switch: { profile: QM9700-NDR, latency: 130ns, "
+			   "link_layer: fddi }, routing: dmod }\n" WORK VARIANTS);
+	ck_assert(has_msg(d, "t.yaml:9:92: unknown link_layer 'fddi' (expected infiniband, ethernet "
+			  "or vpi)"));
+	ck_assert(has_msg(d, "t.yaml:9:109: unknown routing 'dmod' (expected ecmp, adaptive or "
+			  "dmodk; did you mean 'dmodk'?)"));
+	diag_free(d);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("scenario");
@@ -527,6 +597,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, sweep_point_limit);
 	tcase_add_test(tc, degenerate_inputs);
 	tcase_add_test(tc, run_needs_are_checked_in_place);
+	tcase_add_test(tc, routing_by_link_layer);
+	tcase_add_test(tc, link_layer_word_checked);
 	suite_add_tcase(s, tc);
 	return s;
 }
