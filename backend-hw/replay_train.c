@@ -43,6 +43,7 @@
 #include "backend-hw/xport.h"
 #include "models/train.h"
 #include "models/workload.h"
+#include "sim/alloc.h"
 #include "tools/run.h"
 
 #define IO_ALIGN ((size_t)4096)
@@ -92,16 +93,11 @@ static int loader_list(loader *l, const char *dir)
 	while ((e = readdir(d))) {
 		char path[4096];
 		struct stat st;
-		data_file *nf;
 		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
 		if (stat(path, &st) || !S_ISREG(st.st_mode) || st.st_size == 0)
 			continue;
-		if (l->nf == cap) {
-			cap = cap ? 2 * cap : 16;
-			if (!(nf = realloc(l->f, cap * sizeof *nf)))
-				return closedir(d), hw_fail(2, "out of memory");
-			l->f = nf;
-		}
+		if (sim_grow(&l->f, &cap, l->nf + 1, sizeof *l->f, 16))
+			return closedir(d), hw_fail(2, "out of memory");
 		l->f[l->nf] = (data_file){ .path = strdup(path), .fd = -1, .size = (uint64_t)st.st_size };
 		if (!l->f[l->nf].path)
 			return closedir(d), hw_fail(2, "out of memory");

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "models/units.h"
+#include "sim/alloc.h"
 #include "sim/err.h"
 
 struct diag {
@@ -32,14 +33,8 @@ void diag_free(diag *d)
 
 static int diag_push(diag *d, char *msg)
 {
-	if (d->kept == d->cap) {
-		size_t cap = d->cap ? 2 * d->cap : 8;
-		char **m = realloc(d->msgs, cap * sizeof *m);
-		if (!m)
-			return free(msg), SIM_ENOMEM;
-		d->msgs = m;
-		d->cap = cap;
-	}
+	if (sim_grow(&d->msgs, &d->cap, d->kept + 1, sizeof *d->msgs, 8))
+		return free(msg), SIM_ENOMEM;
 	d->msgs[d->kept++] = msg;
 	return SIM_OK;
 }

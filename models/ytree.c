@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "sim/alloc.h"
 #include "sim/err.h"
 
 #define YT_MAX_DEPTH 64
@@ -170,14 +171,8 @@ void yt_free(yt_node *n)
 
 static int node_append(yt_node *parent, yt_node *kid)
 {
-	if (parent->nkids == parent->cap) {
-		size_t cap = parent->cap ? 2 * parent->cap : 4;
-		yt_node **k = realloc(parent->kids, cap * sizeof *k);
-		if (!k)
-			return SIM_ENOMEM;
-		parent->kids = k;
-		parent->cap = cap;
-	}
+	if (sim_grow(&parent->kids, &parent->cap, parent->nkids + 1, sizeof *parent->kids, 4))
+		return SIM_ENOMEM;
 	parent->kids[parent->nkids++] = kid;
 	return SIM_OK;
 }
@@ -400,14 +395,8 @@ static int add_nodes(builder *b, size_t k, int line, int col)
 /* Takes n out of the tree for good (see builder). */
 static int retire(builder *b, yt_node *n)
 {
-	if (b->nspare == b->spare_cap) {
-		size_t cap = b->spare_cap ? 2 * b->spare_cap : 16;
-		yt_node **s = realloc(b->spare, cap * sizeof *s);
-		if (!s)
-			return yt_free(n), b->err = SIM_ENOMEM;
-		b->spare = s;
-		b->spare_cap = cap;
-	}
+	if (sim_grow(&b->spare, &b->spare_cap, b->nspare + 1, sizeof *b->spare, 16))
+		return yt_free(n), b->err = SIM_ENOMEM;
 	b->spare[b->nspare++] = n;
 	return SIM_OK;
 }

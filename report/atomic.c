@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sim/alloc.h"
 #include "sim/err.h"
 
 /* ---- inputs and outputs of this command ---- */
@@ -29,14 +30,8 @@ static size_t nknown, capknown;
 
 static int remember(const struct stat *st)
 {
-	if (nknown == capknown) {
-		size_t cap = capknown ? 2 * capknown : 16;
-		struct file_id *p = realloc(known, cap * sizeof *p);
-		if (!p)
-			return SIM_ENOMEM;
-		known = p;
-		capknown = cap;
-	}
+	if (sim_grow(&known, &capknown, nknown + 1, sizeof *known, 16))
+		return SIM_ENOMEM;
 	known[nknown++] = (struct file_id){ .dev = st->st_dev, .ino = st->st_ino };
 	return 0;
 }

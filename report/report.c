@@ -136,11 +136,6 @@ static void *rep_calloc(size_t n, size_t size)
 	return sim_calloc(n, size);
 }
 
-static void *rep_realloc(void *p, size_t size)
-{
-	return sim_realloc(p, size);
-}
-
 static char *rep_strdup(const char *s)
 {
 	return sim_alloc_ok() ? strdup(s) : NULL;
@@ -148,21 +143,10 @@ static char *rep_strdup(const char *s)
 
 /* ---- building ---------------------------------------------------------- */
 
-/* Grow *arr (elements of `size` bytes, capacity *cap) to hold n + 1. */
+/* Room in *arr (capacity *cap) for one more than its n elements. */
 static int grow(void *arrp, size_t *cap, size_t n, size_t size)
 {
-	void *arr, *p;
-	size_t ncap;
-	if (n < *cap)
-		return 0;
-	memcpy(&arr, arrp, sizeof arr);
-	ncap = *cap ? *cap * 2 : 4;
-	p = rep_realloc(arr, ncap * size);
-	if (!p)
-		return SIM_ENOMEM;
-	memcpy(arrp, &p, sizeof p);
-	*cap = ncap;
-	return 0;
+	return sim_grow(arrp, cap, n + 1, size, 4);
 }
 
 /* Replace *dst with a copy of src (NULL allowed). */

@@ -1,6 +1,11 @@
 /* The allocation-failure hook (alloc.h). */
 #include "sim/alloc.h"
 
+#include <stdint.h>
+#include <string.h>
+
+#include "sim/err.h"
+
 static long alloc_budget = -1; /* allocations left before failing; -1: no limit */
 
 void sim_test_fail_alloc_after(long n)
@@ -16,4 +21,23 @@ bool sim_alloc_ok(void)
 		return false;
 	alloc_budget--;
 	return true;
+}
+
+int sim_grow(void *arrp, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	size_t c = *cap ? *cap : first;
+	void *arr, *p;
+	if (need <= *cap)
+		return 0;
+	while (c < need && c <= SIZE_MAX / 2)
+		c *= 2;
+	if (c < need || !elem || c > SIZE_MAX / elem)
+		return SIM_ENOMEM;
+	/* through memcpy: arrp points at a T *, not at a void * */
+	memcpy(&arr, arrp, sizeof arr);
+	if (!(p = sim_realloc(arr, c * elem)))
+		return SIM_ENOMEM;
+	memcpy(arrp, &p, sizeof p);
+	*cap = c;
+	return 0;
 }

@@ -31,4 +31,10 @@ static inline void *sim_realloc(void *p, size_t size)
 	return sim_alloc_ok() ? realloc(p, size) : NULL;
 }
 
+/* Makes room for `need` elements of `elem` bytes in the array whose
+ * address is at arrp (a T ** for any T), of capacity *cap: doubles it
+ * (from `first` when empty) through sim_realloc. 0, or SIM_ENOMEM with the
+ * array and *cap as they were. The one growth rule of every list. */
+int sim_grow(void *arrp, size_t *cap, size_t need, size_t elem, size_t first);
+
 #endif

@@ -12,6 +12,6 @@ SIM_OBJS += $(BUILD)/sim/stats.o $(BUILD)/sim/station.o
 SIM_OBJS += $(BUILD)/sim/flow.o
 
 LIB_OBJS += $(SIM_OBJS)
-UNIT_TESTS += err time pq engine rng
+UNIT_TESTS += err alloc time pq engine rng
 UNIT_TESTS += stats station
 UNIT_TESTS += flow

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/alloc.h"
 #include "sim/err.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
@@ -42,14 +43,8 @@ static int add_row(struct table *t, const char *variant, const char *metric, boo
 {
 	if (!has_a && !has_b)
 		return 0;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct row *p = realloc(t->rows, cap * sizeof *p);
-		if (!p)
-			return SIM_ENOMEM;
-		t->rows = p;
-		t->cap = cap;
-	}
+	if (sim_grow(&t->rows, &t->cap, t->n + 1, sizeof *t->rows, 64))
+		return SIM_ENOMEM;
 	t->rows[t->n] = (struct row){ .variant = variant, .has_a = has_a, .has_b = has_b,
 				      .a = a, .b = b };
 	snprintf(t->rows[t->n].metric, sizeof t->rows[t->n].metric, "%s", metric);

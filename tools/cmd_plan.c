@@ -17,6 +17,7 @@
 #include "models/scenario.h"
 #include "models/train.h"
 #include "models/workload.h"
+#include "sim/alloc.h"
 #include "sim/err.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
@@ -233,13 +234,8 @@ static double plan_estimate(const scn_scenario *s, const scn_training *t, const 
 
 static int cand_add(cand_list *l, const cand *c)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 256;
-		cand *v = realloc(l->v, cap * sizeof *v);
-		if (!v)
-			return SIM_ENOMEM;
-		l->v = v, l->cap = cap;
-	}
+	if (sim_grow(&l->v, &l->cap, l->n + 1, sizeof *l->v, 256))
+		return SIM_ENOMEM;
 	l->v[l->n++] = *c;
 	return SIM_OK;
 }

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sim/alloc.h"
 #include "sim/err.h"
 #include "report/atomic.h"
 #include "tools/cli.h"
@@ -455,13 +456,8 @@ static int keep_point(const db_point *pt, void *arg)
 	struct raw_point *r;
 	if (!pt->point)
 		return c->skipped++, 0;
-	if (c->nraw == c->capraw) {
-		size_t cap = c->capraw ? 2 * c->capraw : 64;
-		void *n = realloc(c->raw, cap * sizeof *c->raw);
-		if (!n)
-			return SIM_ENOMEM;
-		c->raw = n, c->capraw = cap;
-	}
+	if (sim_grow(&c->raw, &c->capraw, c->nraw + 1, sizeof *c->raw, 64))
+		return SIM_ENOMEM;
 	r = &c->raw[c->nraw];
 	if (snprintf(r->variant, sizeof r->variant, "%s", pt->variant) >= (int)sizeof r->variant ||
 	    snprintf(r->point, sizeof r->point, "%s", pt->point) >= (int)sizeof r->point)

@@ -10,6 +10,7 @@
 
 #include <libfyaml.h>
 
+#include "sim/alloc.h"
 #include "sim/err.h"
 #include "tools/cli.h"
 #include "tools/plot.h"
@@ -97,14 +98,8 @@ static struct track *track_of(struct tl *t, long pid, long tid)
 	size_t *at;
 	if (t->nslots && *(at = find_slot(t, pid, tid)))
 		return &t->tr[*at - 1];
-	if (t->ntr == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 64;
-		struct track *p = realloc(t->tr, cap * sizeof *p);
-		if (!p)
-			return NULL;
-		t->tr = p;
-		t->cap = cap;
-	}
+	if (sim_grow(&t->tr, &t->cap, t->ntr + 1, sizeof *t->tr, 64))
+		return NULL;
 	if (2 * (t->ntr + 1) > t->nslots && reindex(t, t->nslots ? 2 * t->nslots : 128))
 		return NULL;
 	t->tr[t->ntr] = (struct track){ .pid = pid, .tid = tid, .psort = pid, .tsort = tid,
