@@ -799,6 +799,20 @@ static int put_pipeline(rep_report *r, const plan *p, const measured *m0, const 
 	return err;
 }
 
+/* What the replay does instead of ZeRO's collectives (the simulator's,
+ * models/train.c dp_chain): one all-reduce of the gradients. */
+static const char *zero_note(uint32_t stage)
+{
+	if (stage >= 3)
+		return "; ZeRO 3's collectives: its gradient reduce-scatter and parameter "
+		       "all-gather after the step run as one all-reduce of the same bytes, its "
+		       "parameter all-gather for the backward (a third of its traffic) not at all";
+	if (stage >= 1)
+		return "; ZeRO's collectives (a gradient reduce-scatter, a parameter all-gather "
+		       "after the step): one all-reduce of the same bytes instead";
+	return "";
+}
+
 static int put_info(rep_report *r, const replay_opts *o, const plan *p, const measured *m,
 		    const loader *l, const hw_gemm *g, const gathered *gt)
 {
@@ -834,10 +848,11 @@ static int put_info(rep_report *r, const replay_opts *o, const plan *p, const me
 		err = set_info_f(r, "replay.not_replayed", "tensor-parallel all-reduces (tp %u: "
 				 "NVLink inside a node), %soverlap of the gradient all-reduce with "
 				 "backward (here it follows compute: exposed_comm is all of it), "
-				 "the optimizer step, sample decode", p->cfg.tp,
+				 "the optimizer step, sample decode%s", p->cfg.tp,
 				 p->cfg.pp > 1 ? "the pipeline bubble apart from the transfers (the "
 				 "time in pipeline sends and receives, waits for the neighbouring "
-				 "stage included, is in exposed_comm), " : "pipeline stages (pp 1), ");
+				 "stage included, is in exposed_comm), " : "pipeline stages (pp 1), ",
+				 zero_note(p->cfg.zero_stage));
 	for (size_t i = 0; i < diag_count(p->notes) && i < MAX_NOTES && !err; i++) {
 		snprintf(key, sizeof key, "%s.note%zu", v, i + 1);
 		err = rep_set_info(r, key, diag_msg(p->notes, i));

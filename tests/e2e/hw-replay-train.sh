@@ -114,4 +114,15 @@ run_cmd "$HW" replay "$SCN" --scale 2
 expect_rc 2 "--scale above 1 is refused"
 expect_err "bad --scale '2'" "plainly"
 
+# ZeRO: the simulator runs a reduce-scatter and a parameter all-gather
+# (stage 3: a second gather for the backward); the replay all-reduces the
+# gradients and says what it did instead.
+printf 'extends: %s\nworkload:\n  parallelism: { zero_stage: 3 }\n' "$PWD/$SCN" > "$E2E_TMP/zero3.yaml"
+run_cmd "${MPIRUN[@]}" -np 4 "$HW" replay "$E2E_TMP/zero3.yaml" --data "$E2E_TMP/data" --scale $SCALE \
+	--timeout 20 -o "$E2E_TMP/zero3.json"
+expect_rc 0 "training replay of a ZeRO-3 scenario"
+if python3 -c "import json,sys; n=json.load(open(sys.argv[1]))['info']['replay.not_replayed']; sys.exit(not ('ZeRO 3' in n and 'backward' in n and 'not at all' in n))" "$E2E_TMP/zero3.json"; then
+	ok "the replay says which of ZeRO 3's collectives it ran as an all-reduce and which not at all"
+else not_ok "the ZeRO-3 replay does not say what it left out"; fi
+
 finish
