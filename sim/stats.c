@@ -209,6 +209,18 @@ bool stats_samples_exact(const stats_samples *s)
 	return s->seen == s->n;
 }
 
+double stats_quantile_sorted(const double *v, size_t n, double q)
+{
+	double pos = q * (double)(n - 1), d, lo, hi, x;
+	size_t i = (size_t)pos;
+	if (i + 1 >= n)
+		return v[n - 1];
+	d = pos - (double)i;
+	lo = v[i], hi = v[i + 1];
+	x = lo + d * (hi - lo); /* >= lo: d and hi - lo are >= 0 */
+	return x > hi ? hi : x;
+}
+
 int stats_samples_quantile(stats_samples *s, double q, double *out)
 {
 	if (!(q >= 0.0 && q <= 1.0))
@@ -219,6 +231,6 @@ int stats_samples_quantile(stats_samples *s, double q, double *out)
 		gsl_sort(s->v, 1, s->n);
 		s->sorted = true;
 	}
-	*out = gsl_stats_quantile_from_sorted_data(s->v, 1, s->n, q);
+	*out = stats_quantile_sorted(s->v, s->n, q);
 	return SIM_OK;
 }

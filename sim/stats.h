@@ -79,8 +79,17 @@ size_t stats_samples_kept(const stats_samples *s);
 /* True while every observation seen is kept (quantiles are exact). */
 bool stats_samples_exact(const stats_samples *s);
 
-/* The q-quantile (0 <= q <= 1) of the kept observations, interpolated as
- * gsl_stats_quantile_from_sorted_data does (position q * (n - 1)). Sorts the
+/* The q-quantile (0 <= q <= 1) of v[0..n) sorted ascending (n >= 1), at
+ * position q * (n - 1) as gsl_stats_quantile_from_sorted_data places it,
+ * interpolated as lo + d * (hi - lo) and kept within [lo, hi]: equal
+ * neighbours give their value exactly and a larger q never gives less.
+ * GSL's (1 - d) * lo + d * hi can do neither in floating point: with five
+ * equal iterations of 27.2677 s its 0.99-quantile came out above the
+ * median's, and the report was refused (p50 > p99). */
+double stats_quantile_sorted(const double *v, size_t n, double q);
+
+/* The q-quantile (0 <= q <= 1) of the kept observations
+ * (stats_quantile_sorted). Sorts the
  * store in place (gsl_sort) when it changed since the last call. Returns 0,
  * SIM_EINVAL for q outside [0, 1], or SIM_ENOENT when the store is empty. */
 int stats_samples_quantile(stats_samples *s, double q, double *out);

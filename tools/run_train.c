@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
 
 #include "models/power.h"
 #include "models/reliab.h"
@@ -75,8 +74,8 @@ static int put_iteration(rep_variant *rv, agg *a, double *mean)
 {
 	double ci = NAN, p50, p99;
 	gsl_sort(a->all, 1, a->nall);
-	p50 = gsl_stats_quantile_from_sorted_data(a->all, 1, a->nall, 0.50);
-	p99 = gsl_stats_quantile_from_sorted_data(a->all, 1, a->nall, 0.99);
+	p50 = stats_quantile_sorted(a->all, a->nall, 0.50);
+	p99 = stats_quantile_sorted(a->all, a->nall, 0.99);
 	*mean = stats_acc_mean(&a->rep_mean);
 	if (a->reps >= 2 && stats_acc_ci95(&a->rep_mean, &ci))
 		ci = NAN;
