@@ -105,6 +105,8 @@ static const char *const stmt_sql[S_N] = {
 		     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 	[S_BREAKDOWN] = "INSERT INTO breakdown (variant_id, component, seconds) "
 			"VALUES (?1, ?2, ?3)",
+	/* collectives and benchmarks: after (owner, idx), the record's fields
+	 * in report/report.h's order (store_record) */
 	[S_COLLECTIVE] = "INSERT INTO collectives (variant_id, idx, op, algo, ranks, bytes, "
 			 "time_s, algbw_GBps, busbw_GBps) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[S_BENCH] = "INSERT INTO benchmarks (run_id, idx, name, transport, memory, device, "
@@ -546,22 +548,33 @@ static int store_stats(db *d, int64_t vid, const rep_variant *v)
 	return 0;
 }
 
+/* Inserts record rec as row idx of its owner (the statement's first two
+ * columns), its fields (report/report.h's list) in the columns after. */
+static int store_record(db *d, sqlite3_stmt *st, int64_t owner, size_t idx, const rep_field *f,
+			size_t nf, const void *rec)
+{
+	int err = 0;
+	DB_CHECK(d, sqlite3_bind_int64(st, 1, owner));
+	DB_CHECK(d, sqlite3_bind_int64(st, 2, (sqlite3_int64)idx));
+	for (size_t k = 0; k < nf && !err; k++) {
+		int col = 3 + (int)k;
+		if (f[k].type == REP_F_STR)
+			err = bind_text(d, st, col, rep_field_str(&f[k], rec));
+		else if (f[k].type == REP_F_NUM)
+			err = bind_opt(d, st, col, rep_field_num(&f[k], rec));
+		else
+			DB_CHECK(d, sqlite3_bind_int64(st, col, (sqlite3_int64)rep_field_u64(&f[k], rec)));
+	}
+	return err ? err : step_insert(d, st);
+}
+
 static int store_collectives(db *d, int64_t vid, const rep_variant *v)
 {
-	sqlite3_stmt *st = d->st[S_COLLECTIVE];
-	int err;
-	for (size_t i = 0; i < rep_variant_ncollectives(v); i++) {
-		const rep_collective *c = rep_variant_collective(v, i);
-		DB_CHECK(d, sqlite3_bind_int64(st, 1, vid));
-		DB_CHECK(d, sqlite3_bind_int64(st, 2, (sqlite3_int64)i));
-		DB_CHECK(d, sqlite3_bind_int64(st, 5, c->ranks));
-		DB_CHECK(d, sqlite3_bind_int64(st, 6, (sqlite3_int64)c->bytes));
-		if ((err = bind_text(d, st, 3, c->op)) || (err = bind_text(d, st, 4, c->algo)) ||
-		    (err = bind_opt(d, st, 7, c->time_s)) || (err = bind_opt(d, st, 8, c->algbw_GBps)) ||
-		    (err = bind_opt(d, st, 9, c->busbw_GBps)) || (err = step_insert(d, st)))
-			return err;
-	}
-	return 0;
+	int err = 0;
+	for (size_t i = 0; i < rep_variant_ncollectives(v) && !err; i++)
+		err = store_record(d, d->st[S_COLLECTIVE], vid, i, rep_collective_fields,
+				   REP_COLLECTIVE_NFIELDS, rep_variant_collective(v, i));
+	return err;
 }
 
 static int store_variant(db *d, int64_t run_id, const rep_report *r, size_t idx)
@@ -591,23 +604,11 @@ static int store_variant(db *d, int64_t run_id, const rep_report *r, size_t idx)
 
 static int store_benchmarks(db *d, int64_t run_id, const rep_report *r)
 {
-	sqlite3_stmt *st = d->st[S_BENCH];
-	int err;
-	for (size_t i = 0; i < rep_nbenchmarks(r); i++) {
-		const rep_benchmark *b = rep_benchmark_at(r, i);
-		DB_CHECK(d, sqlite3_bind_int64(st, 1, run_id));
-		DB_CHECK(d, sqlite3_bind_int64(st, 2, (sqlite3_int64)i));
-		DB_CHECK(d, sqlite3_bind_int64(st, 7, (sqlite3_int64)b->bytes));
-		DB_CHECK(d, sqlite3_bind_int64(st, 8, b->ranks));
-		DB_CHECK(d, sqlite3_bind_int64(st, 9, (sqlite3_int64)b->iters));
-		if ((err = bind_text(d, st, 3, b->name)) || (err = bind_text(d, st, 4, b->transport)) ||
-		    (err = bind_text(d, st, 5, b->memory)) || (err = bind_text(d, st, 6, b->device)) ||
-		    (err = bind_opt(d, st, 10, b->value)) || (err = bind_text(d, st, 11, b->unit)) ||
-		    (err = bind_opt(d, st, 12, b->p50)) || (err = bind_opt(d, st, 13, b->p99)) ||
-		    (err = bind_opt(d, st, 14, b->stddev)) || (err = step_insert(d, st)))
-			return err;
-	}
-	return 0;
+	int err = 0;
+	for (size_t i = 0; i < rep_nbenchmarks(r) && !err; i++)
+		err = store_record(d, d->st[S_BENCH], run_id, i, rep_benchmark_fields,
+				   REP_BENCHMARK_NFIELDS, rep_benchmark_at(r, i));
+	return err;
 }
 
 /* The JSON of r as a malloc'd string, or NULL. */
@@ -705,27 +706,34 @@ static int store_once(db *d, const rep_report *r, const char *text, const char *
  * 2^63-1 they would come back negative. The seed alone is stored as its bit
  * pattern and read back as unsigned. true (why: the JSON path and value)
  * when r holds one. */
+/* Whether a count of rec (record i under the JSON path at) is above what
+ * the database holds; why: that path and the value. */
+static bool field_too_large(const rep_field *f, size_t nf, const void *rec, const char *at,
+			    size_t i, char *why, size_t n)
+{
+	for (size_t k = 0; k < nf; k++)
+		if (f[k].type == REP_F_U64 && rep_field_u64(&f[k], rec) > INT64_MAX)
+			return snprintf(why, n, "%s%zu/%s = %llu is above the largest integer the "
+					"database stores (2^63-1)", at, i, f[k].key,
+					(unsigned long long)rep_field_u64(&f[k], rec)), true;
+	return false;
+}
+
 static bool too_large(const rep_report *r, char *why, size_t n)
 {
-	static const char fmt[] = "%s%zu%s = %llu is above the largest integer the database "
-				  "stores (2^63-1)";
 	for (size_t v = 0; v < rep_nvariants(r); v++)
 		for (size_t i = 0; i < rep_variant_ncollectives(rep_variant_at(r, v)); i++) {
-			const rep_collective *c = rep_variant_collective(rep_variant_at(r, v), i);
 			char at[64];
 			snprintf(at, sizeof at, "/variants/%zu/collectives/", v);
-			if (c->bytes > INT64_MAX)
-				return snprintf(why, n, fmt, at, i, "/bytes",
-						(unsigned long long)c->bytes), true;
+			if (field_too_large(rep_collective_fields, REP_COLLECTIVE_NFIELDS,
+					    rep_variant_collective(rep_variant_at(r, v), i), at, i,
+					    why, n))
+				return true;
 		}
-	for (size_t i = 0; i < rep_nbenchmarks(r); i++) {
-		const rep_benchmark *b = rep_benchmark_at(r, i);
-		if (b->bytes > INT64_MAX || b->iters > INT64_MAX)
-			return snprintf(why, n, fmt, "/benchmarks/", i,
-					b->bytes > INT64_MAX ? "/bytes" : "/iters",
-					(unsigned long long)(b->bytes > INT64_MAX ? b->bytes
-										  : b->iters)), true;
-	}
+	for (size_t i = 0; i < rep_nbenchmarks(r); i++)
+		if (field_too_large(rep_benchmark_fields, REP_BENCHMARK_NFIELDS,
+				    rep_benchmark_at(r, i), "/benchmarks/", i, why, n))
+			return true;
 	return false;
 }
 

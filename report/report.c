@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -176,6 +177,105 @@ rep_report *rep_new(rep_source source)
 	return r;
 }
 
+/* ---- the collective and benchmark records' fields ---------------------- */
+
+#define FIELD_(rec, name, type, req) { #name, REP_F_##type, offsetof(rec, name), req }
+const rep_field rep_collective_fields[REP_COLLECTIVE_NFIELDS] = {
+	FIELD_(rep_collective, op, STR, true),
+	FIELD_(rep_collective, algo, STR, true),
+	FIELD_(rep_collective, ranks, U32, true),
+	FIELD_(rep_collective, bytes, U64, true),
+	FIELD_(rep_collective, time_s, NUM, true),
+	FIELD_(rep_collective, algbw_GBps, NUM, true),
+	FIELD_(rep_collective, busbw_GBps, NUM, true),
+};
+const rep_field rep_benchmark_fields[REP_BENCHMARK_NFIELDS] = {
+	FIELD_(rep_benchmark, name, STR, true),
+	FIELD_(rep_benchmark, transport, STR, true),
+	FIELD_(rep_benchmark, memory, STR, false),
+	FIELD_(rep_benchmark, device, STR, false),
+	FIELD_(rep_benchmark, bytes, U64, true),
+	FIELD_(rep_benchmark, ranks, U32, true),
+	FIELD_(rep_benchmark, iters, U64, true),
+	FIELD_(rep_benchmark, value, NUM, true),
+	FIELD_(rep_benchmark, unit, STR, true),
+	FIELD_(rep_benchmark, p50, NUM, false),
+	FIELD_(rep_benchmark, p99, NUM, false),
+	FIELD_(rep_benchmark, stddev, NUM, false),
+};
+#undef FIELD_
+
+/* The member f names: rec + f->off holds an object of f's type. */
+static const void *field_at(const rep_field *f, const void *rec)
+{
+	return (const char *)rec + f->off;
+}
+
+static void *field_set(const rep_field *f, void *rec)
+{
+	return (char *)rec + f->off;
+}
+
+const char *rep_field_str(const rep_field *f, const void *rec)
+{
+	return *(const char *const *)field_at(f, rec);
+}
+
+uint64_t rep_field_u64(const rep_field *f, const void *rec)
+{
+	if (f->type == REP_F_U32)
+		return *(const uint32_t *)field_at(f, rec);
+	return *(const uint64_t *)field_at(f, rec);
+}
+
+double rep_field_num(const rep_field *f, const void *rec)
+{
+	return *(const double *)field_at(f, rec);
+}
+
+void rep_field_set_str(const rep_field *f, void *rec, const char *s)
+{
+	*(const char **)field_set(f, rec) = s;
+}
+
+void rep_field_set_u64(const rep_field *f, void *rec, uint64_t x)
+{
+	if (f->type == REP_F_U32)
+		*(uint32_t *)field_set(f, rec) = (uint32_t)x;
+	else
+		*(uint64_t *)field_set(f, rec) = x;
+}
+
+void rep_field_set_num(const rep_field *f, void *rec, double x)
+{
+	*(double *)field_set(f, rec) = x;
+}
+
+/* Frees the strings among rec's first n fields (the record owns them). */
+static void release_strings(const rep_field *f, size_t n, void *rec)
+{
+	for (size_t i = 0; i < n; i++)
+		if (f[i].type == REP_F_STR)
+			free((char *)rep_field_str(&f[i], rec));
+}
+
+/* Replaces rec's borrowed strings by copies it owns; SIM_ENOMEM (none of
+ * them owned) when one cannot be made. */
+static int own_strings(const rep_field *f, size_t n, void *rec)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *s = f[i].type == REP_F_STR ? rep_field_str(&f[i], rec) : NULL;
+		char *c = s ? rep_strdup(s) : NULL;
+		if (s && !c) {
+			release_strings(f, i, rec);
+			return SIM_ENOMEM;
+		}
+		if (s)
+			rep_field_set_str(&f[i], rec, c);
+	}
+	return 0;
+}
+
 static void variant_free(rep_variant *v)
 {
 	if (!v)
@@ -183,21 +283,10 @@ static void variant_free(rep_variant *v)
 	free(v->name);
 	for (int i = 0; i < REP_NOFFLOAD; i++)
 		free(v->offload[i]);
-	for (size_t i = 0; i < v->ncoll; i++) {
-		free((char *)v->coll[i].op);
-		free((char *)v->coll[i].algo);
-	}
+	for (size_t i = 0; i < v->ncoll; i++)
+		release_strings(rep_collective_fields, REP_COLLECTIVE_NFIELDS, &v->coll[i]);
 	free(v->coll);
 	free(v);
-}
-
-static void bench_release(rep_benchmark *b)
-{
-	free((char *)b->name);
-	free((char *)b->transport);
-	free((char *)b->memory);
-	free((char *)b->device);
-	free((char *)b->unit);
 }
 
 void rep_free(rep_report *r)
@@ -218,7 +307,7 @@ void rep_free(rep_report *r)
 		variant_free(r->var[i]);
 	free(r->var);
 	for (size_t i = 0; i < r->nbench; i++)
-		bench_release(&r->bench[i]);
+		release_strings(rep_benchmark_fields, REP_BENCHMARK_NFIELDS, &r->bench[i]);
 	free(r->bench);
 	free(r);
 }
@@ -383,15 +472,9 @@ int rep_variant_add_collective(rep_variant *v, const rep_collective *c)
 	if (!in_range(c->time_s, INFINITY) || !in_range(c->algbw_GBps, INFINITY) ||
 	    !in_range(c->busbw_GBps, INFINITY))
 		return SIM_ERANGE;
-	if (grow(&v->coll, &v->capcoll, v->ncoll, sizeof *v->coll))
+	if (grow(&v->coll, &v->capcoll, v->ncoll, sizeof *v->coll) ||
+	    own_strings(rep_collective_fields, REP_COLLECTIVE_NFIELDS, &copy))
 		return SIM_ENOMEM;
-	copy.op = rep_strdup(c->op);
-	copy.algo = rep_strdup(c->algo);
-	if (!copy.op || !copy.algo) {
-		free((char *)copy.op);
-		free((char *)copy.algo);
-		return SIM_ENOMEM;
-	}
 	v->coll[v->ncoll++] = copy;
 	return 0;
 }
@@ -409,32 +492,15 @@ static int bench_check(const rep_benchmark *b)
 	return 0;
 }
 
-static char *opt_dup(const char *s, bool *fail)
-{
-	char *c = s ? rep_strdup(s) : NULL;
-	if (s && !c)
-		*fail = true;
-	return c;
-}
-
 int rep_add_benchmark(rep_report *r, const rep_benchmark *b)
 {
 	rep_benchmark copy = *b;
-	bool fail = false;
 	int err = bench_check(b);
 	if (err)
 		return err;
-	if (grow(&r->bench, &r->capbench, r->nbench, sizeof *r->bench))
+	if (grow(&r->bench, &r->capbench, r->nbench, sizeof *r->bench) ||
+	    own_strings(rep_benchmark_fields, REP_BENCHMARK_NFIELDS, &copy))
 		return SIM_ENOMEM;
-	copy.name = opt_dup(b->name, &fail);
-	copy.transport = opt_dup(b->transport, &fail);
-	copy.memory = opt_dup(b->memory, &fail);
-	copy.device = opt_dup(b->device, &fail);
-	copy.unit = opt_dup(b->unit, &fail);
-	if (fail) {
-		bench_release(&copy);
-		return SIM_ENOMEM;
-	}
 	r->bench[r->nbench++] = copy;
 	return 0;
 }
@@ -764,19 +830,21 @@ static void write_metrics(struct jw *w, const rep_variant *v)
 	jw_close(w, '}');
 }
 
-static void write_collectives(struct jw *w, const rep_variant *v)
+/* key: [ one object per record of recs (n of them, each `size` bytes) ] */
+static void write_records(struct jw *w, const char *key, const rep_field *f, size_t nf,
+			  const void *recs, size_t n, size_t size)
 {
-	jw_open(w, "collectives", '[');
-	for (size_t i = 0; i < v->ncoll; i++) {
-		const rep_collective *c = &v->coll[i];
+	jw_open(w, key, '[');
+	for (size_t i = 0; i < n; i++) {
+		const void *rec = (const char *)recs + i * size;
 		jw_open(w, NULL, '{');
-		jw_kstr(w, "op", c->op);
-		jw_kstr(w, "algo", c->algo);
-		jw_ku64(w, "ranks", c->ranks);
-		jw_ku64(w, "bytes", c->bytes);
-		jw_knum(w, "time_s", c->time_s);
-		jw_knum(w, "algbw_GBps", c->algbw_GBps);
-		jw_knum(w, "busbw_GBps", c->busbw_GBps);
+		for (size_t k = 0; k < nf; k++)
+			if (f[k].type == REP_F_STR)
+				jw_kstr(w, f[k].key, rep_field_str(&f[k], rec));
+			else if (f[k].type == REP_F_NUM)
+				jw_knum(w, f[k].key, rep_field_num(&f[k], rec));
+			else
+				jw_ku64(w, f[k].key, rep_field_u64(&f[k], rec));
 		jw_close(w, '}');
 	}
 	jw_close(w, ']');
@@ -796,33 +864,16 @@ static void write_variant(struct jw *w, const rep_variant *v)
 		if (v->has_bd[k])
 			jw_knum(w, breakdown_names[k], v->bd[k]);
 	jw_close(w, '}');
-	write_collectives(w, v);
+	write_records(w, "collectives", rep_collective_fields, REP_COLLECTIVE_NFIELDS, v->coll,
+		      v->ncoll, sizeof *v->coll);
 	jw_close(w, '}');
 }
 
 static void write_benchmarks(struct jw *w, const rep_report *r)
 {
-	if (r->nbench == 0)
-		return;
-	jw_open(w, "benchmarks", '[');
-	for (size_t i = 0; i < r->nbench; i++) {
-		const rep_benchmark *b = &r->bench[i];
-		jw_open(w, NULL, '{');
-		jw_kstr(w, "name", b->name);
-		jw_kstr(w, "transport", b->transport);
-		jw_kstr(w, "memory", b->memory);
-		jw_kstr(w, "device", b->device);
-		jw_ku64(w, "bytes", b->bytes);
-		jw_ku64(w, "ranks", b->ranks);
-		jw_ku64(w, "iters", b->iters);
-		jw_knum(w, "value", b->value);
-		jw_kstr(w, "unit", b->unit);
-		jw_knum(w, "p50", b->p50);
-		jw_knum(w, "p99", b->p99);
-		jw_knum(w, "stddev", b->stddev);
-		jw_close(w, '}');
-	}
-	jw_close(w, ']');
+	if (r->nbench)
+		write_records(w, "benchmarks", rep_benchmark_fields, REP_BENCHMARK_NFIELDS, r->bench,
+			      r->nbench, sizeof *r->bench);
 }
 
 static void write_head(struct jw *w, const rep_report *r)

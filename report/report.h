@@ -67,6 +67,37 @@ typedef struct rep_benchmark {
 	double stddev;         /* optional, in `unit` */
 } rep_benchmark;
 
+/* The fields of a collective row and of a benchmark, in the order the
+ * report writes them, the reader takes them and the database stores them:
+ * one list, so that the three cannot disagree. */
+typedef enum rep_ftype {
+	REP_F_STR,  /* const char *; NULL: absent */
+	REP_F_U32,  /* uint32_t */
+	REP_F_U64,  /* uint64_t */
+	REP_F_NUM,  /* double; NaN: absent */
+} rep_ftype;
+
+typedef struct rep_field {
+	const char *key;
+	rep_ftype type;
+	size_t off;         /* offsetof in its record */
+	bool required;      /* the reader refuses a record without it */
+} rep_field;
+
+enum { REP_COLLECTIVE_NFIELDS = 7, REP_BENCHMARK_NFIELDS = 12 };
+extern const rep_field rep_collective_fields[REP_COLLECTIVE_NFIELDS];
+extern const rep_field rep_benchmark_fields[REP_BENCHMARK_NFIELDS];
+
+/* Field f of record rec (a rep_collective or rep_benchmark as f says):
+ * its string, its count (REP_F_U32 or REP_F_U64), its number. */
+const char *rep_field_str(const rep_field *f, const void *rec);
+uint64_t rep_field_u64(const rep_field *f, const void *rec);
+double rep_field_num(const rep_field *f, const void *rec);
+/* Sets them (strings are borrowed until the record is added). */
+void rep_field_set_str(const rep_field *f, void *rec, const char *s);
+void rep_field_set_u64(const rep_field *f, void *rec, uint64_t x);
+void rep_field_set_num(const rep_field *f, void *rec, double x);
+
 /* A known metric: the validator and the reader reject any other name. */
 typedef enum rep_kind { REP_SCALAR, REP_STAT } rep_kind;
 typedef struct rep_metric_def {

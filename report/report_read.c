@@ -425,46 +425,71 @@ static int breakdown_key(struct rd *rd, int i, void *arg)
 	return err;
 }
 
-struct coll_rd {
-	char *op, *algo;
-	uint64_t ranks, bytes;
-	double num[3];
+/* A collective row or a benchmark being read: its fields (report.h's
+ * list) straight into the record, the strings it read owned here. */
+struct rec_rd {
+	const rep_field *f;
+	int nf;
+	void *rec;
+	char *str[REP_BENCHMARK_NFIELDS];
 };
 
-static int collective_key(struct rd *rd, int i, void *arg)
+static int record_key(struct rd *rd, int i, void *arg)
 {
-	static const char *const keys[] = { "op", "algo", "ranks", "bytes",
-					     "time_s", "algbw_GBps", "busbw_GBps" };
-	struct coll_rd *c = arg;
-	switch (i) {
-	case 0: return get_str(rd, keys[i], &c->op);
-	case 1: return get_str(rd, keys[i], &c->algo);
-	case 2: return get_u64(rd, keys[i], UINT32_MAX, &c->ranks);
-	case 3: return get_u64(rd, keys[i], UINT64_MAX, &c->bytes);
-	default: return get_num(rd, keys[i], &c->num[i - 4]);
+	struct rec_rd *x = arg;
+	const rep_field *f = &x->f[i];
+	uint64_t u;
+	double v;
+	int err;
+	if (f->type == REP_F_STR) {
+		if (!(err = get_str(rd, f->key, &x->str[i])))
+			rep_field_set_str(f, x->rec, x->str[i]);
+	} else if (f->type == REP_F_NUM) {
+		if (!(err = get_num(rd, f->key, &v)))
+			rep_field_set_num(f, x->rec, v);
+	} else if (!(err = get_u64(rd, f->key, f->type == REP_F_U32 ? UINT32_MAX : UINT64_MAX,
+				   &u))) {
+		rep_field_set_u64(f, x->rec, u);
 	}
+	return err;
+}
+
+/* Reads one record (what: its name in messages) into rec, whose absent
+ * fields stay as the caller set them; every required field must be there.
+ * Free x->str with free_record after use. */
+static int read_record(struct rd *rd, const char *what, struct rec_rd *x, struct mark *at)
+{
+	const char *keys[REP_BENCHMARK_NFIELDS];
+	unsigned seen;
+	int err;
+	for (int i = 0; i < x->nf; i++)
+		keys[i] = x->f[i].key;
+	err = object(rd, what, keys, x->nf, record_key, x, at, &seen);
+	for (int i = 0; !err && i < x->nf; i++)
+		if (x->f[i].required)
+			err = need(rd, seen, i, *at, what, keys[i]);
+	return err;
+}
+
+static void free_record(struct rec_rd *x)
+{
+	for (int i = 0; i < x->nf; i++)
+		free(x->str[i]);
 }
 
 static int read_collective(struct rd *rd, void *var)
 {
-	static const char *const keys[] = { "op", "algo", "ranks", "bytes",
-					     "time_s", "algbw_GBps", "busbw_GBps" };
-	struct coll_rd c = { .op = NULL };
+	rep_collective c = { .op = NULL };
+	struct rec_rd x = { .f = rep_collective_fields, .nf = REP_COLLECTIVE_NFIELDS, .rec = &c };
 	struct mark at;
-	unsigned seen;
-	int err = object(rd, "collective", keys, 7, collective_key, &c, &at, &seen);
-	for (int i = 0; !err && i < 7; i++)
-		err = need(rd, seen, i, at, "collective", keys[i]);
+	int err = read_record(rd, "collective", &x, &at);
 	if (!err) {
-		err = rep_variant_add_collective(var, &(rep_collective){
-			.op = c.op, .algo = c.algo, .ranks = (uint32_t)c.ranks, .bytes = c.bytes,
-			.time_s = c.num[0], .algbw_GBps = c.num[1], .busbw_GBps = c.num[2] });
+		err = rep_variant_add_collective(var, &c);
 		if (err == SIM_EINVAL || err == SIM_ERANGE)
 			err = fail_at(rd, at, "invalid collective (unknown op '%s', zero ranks or a "
 				      "negative figure)", c.op);
 	}
-	free(c.op);
-	free(c.algo);
+	free_record(&x);
 	return err;
 }
 
@@ -580,53 +605,21 @@ static int apply_speedups(struct rd *rd)
 	return 0;
 }
 
-struct bench_rd {
-	char *s[5];            /* name, transport, memory, device, unit */
-	uint64_t u[3];         /* bytes, ranks, iters */
-	double num[4];         /* value, p50, p99, stddev */
-};
-
-static int bench_key(struct rd *rd, int i, void *arg)
-{
-	static const char *const keys[] = { "name", "transport", "memory", "device", "bytes",
-					     "ranks", "iters", "value", "unit", "p50", "p99",
-					     "stddev" };
-	struct bench_rd *b = arg;
-	if (i < 4)
-		return get_str(rd, keys[i], &b->s[i]);
-	if (i == 8)
-		return get_str(rd, keys[i], &b->s[4]);
-	if (i < 7)
-		return get_u64(rd, keys[i], i == 5 ? UINT32_MAX : UINT64_MAX, &b->u[i - 4]);
-	return get_num(rd, keys[i], &b->num[i == 7 ? 0 : i - 8]);
-}
-
 static int read_benchmark(struct rd *rd, void *arg)
 {
-	static const char *const keys[] = { "name", "transport", "memory", "device", "bytes",
-					     "ranks", "iters", "value", "unit", "p50", "p99",
-					     "stddev" };
-	static const int required[] = { 0, 1, 4, 5, 6, 7, 8 };
-	struct bench_rd b = { .num = { NAN, NAN, NAN, NAN } };
+	rep_benchmark b = { .p50 = NAN, .p99 = NAN, .stddev = NAN };
+	struct rec_rd x = { .f = rep_benchmark_fields, .nf = REP_BENCHMARK_NFIELDS, .rec = &b };
 	struct mark at;
-	unsigned seen;
-	int err = object(rd, "benchmark", keys, 12, bench_key, &b, &at, &seen);
+	int err = read_record(rd, "benchmark", &x, &at);
 	(void)arg;
-	for (int i = 0; !err && i < 7; i++)
-		err = need(rd, seen, required[i], at, "benchmark", keys[required[i]]);
 	if (!err) {
-		err = rep_add_benchmark(rd->r, &(rep_benchmark){
-			.name = b.s[0], .transport = b.s[1], .memory = b.s[2], .device = b.s[3],
-			.bytes = b.u[0], .ranks = (uint32_t)b.u[1], .iters = b.u[2],
-			.value = b.num[0], .unit = b.s[4], .p50 = b.num[1], .p99 = b.num[2],
-			.stddev = b.num[3] });
+		err = rep_add_benchmark(rd->r, &b);
 		if (err == SIM_EINVAL || err == SIM_ERANGE)
 			err = fail_at(rd, at, "invalid benchmark '%s' (transport, memory, unit, zero "
 				      "ranks/iters or a negative figure; see docs/report-schema.md)",
-				      b.s[0]);
+				      b.name);
 	}
-	for (int i = 0; i < 5; i++)
-		free(b.s[i]);
+	free_record(&x);
 	return err;
 }
 

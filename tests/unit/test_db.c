@@ -472,6 +472,54 @@ START_TEST(benchmarks_are_stored)
 }
 END_TEST
 
+/* The record tables' columns after (owner, idx) are report.h's field list,
+ * in order, and each stored value is the record's: the JSON writer, the
+ * reader and the store share that one list. */
+static void check_record_columns(const char *table, const rep_field *f, int nf,
+				 const void *rec)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	char sql[256];
+	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+	snprintf(sql, sizeof sql, "PRAGMA table_info(%s)", table);
+	ck_assert_int_eq(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+	for (int k = -2; k < nf; k++) {
+		ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+		if (k >= 0)
+			ck_assert_str_eq((const char *)sqlite3_column_text(st, 1), f[k].key);
+	}
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	for (int k = 0; k < nf; k++) {
+		snprintf(sql, sizeof sql, "SELECT %s FROM %s WHERE idx = 0 ORDER BY rowid LIMIT 1",
+			 f[k].key, table);
+		if (f[k].type == REP_F_NUM && !isnan(rep_field_num(&f[k], rec)))
+			ck_assert_double_eq(sql_num(sql), rep_field_num(&f[k], rec));
+		else if (f[k].type == REP_F_U32 || f[k].type == REP_F_U64)
+			ck_assert_double_eq(sql_num(sql), (double)rep_field_u64(&f[k], rec));
+	}
+}
+
+START_TEST(record_columns_follow_the_field_list)
+{
+	db *d = open_db();
+	rep_report *sim = fixture("report-sim.json"), *bench = fixture("report-bench.json");
+	char err[512] = "";
+	ck_assert_msg(db_store_report(d, sim, NULL, NULL, NULL, err, sizeof err) == 0, "%s", err);
+	ck_assert_msg(db_store_report(d, bench, NULL, NULL, NULL, err, sizeof err) == 0, "%s", err);
+	ck_assert_uint_gt(rep_variant_ncollectives(rep_variant_at(sim, 0)), 0);
+	check_record_columns("collectives", rep_collective_fields, REP_COLLECTIVE_NFIELDS,
+			     rep_variant_collective(rep_variant_at(sim, 0), 0));
+	check_record_columns("benchmarks", rep_benchmark_fields, REP_BENCHMARK_NFIELDS,
+			     rep_benchmark_at(bench, 0));
+	rep_free(sim);
+	rep_free(bench);
+	db_close(d);
+}
+END_TEST
+
 START_TEST(find_run_by_key)
 {
 	db *d = open_db();
@@ -590,6 +638,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, migration_keeps_copies);
 	tcase_add_test(tc, bad_paths_and_reports);
 	tcase_add_test(tc, benchmarks_are_stored);
+	tcase_add_test(tc, record_columns_follow_the_field_list);
 	tcase_add_test(tc, find_run_by_key);
 	tcase_add_test(tc, merge_shards);
 	tcase_add_test(tc, digest_ignores_order_and_ids);
