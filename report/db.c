@@ -893,6 +893,19 @@ static int walk(db *d, sqlite3_stmt *st, int (*each)(sqlite3_stmt *st, void *ctx
 	return ret;
 }
 
+/* *st: sql prepared, its ?1 and ?2 bound to the strings a and b (NULL: SQL
+ * NULL); nothing to finalize on failure. */
+static int prepare_two(db *d, const char *sql, const char *a, const char *b, sqlite3_stmt **st)
+{
+	int err;
+	DB_CHECK(d, sqlite3_prepare_v2(d->h, sql, -1, st, NULL));
+	if ((err = bind_text(d, *st, 1, a)) || (err = bind_text(d, *st, 2, b))) {
+		sqlite3_finalize(*st);
+		return err;
+	}
+	return 0;
+}
+
 struct run_ctx {
 	int (*cb)(const db_run *run, void *arg);
 	void *arg;
@@ -929,11 +942,8 @@ int db_list_runs(db *d, const db_filter *f, int (*cb)(const db_run *run, void *a
 	int err;
 	d->errbuf = errbuf;
 	d->errlen = errlen;
-	DB_CHECK(d, sqlite3_prepare_v2(d->h, sql, -1, &st, NULL));
-	if ((err = bind_text(d, st, 1, f->scenario)) || (err = bind_text(d, st, 2, f->variant))) {
-		sqlite3_finalize(st);
+	if ((err = prepare_two(d, sql, f->scenario, f->variant, &st)))
 		return err;
-	}
 	sqlite3_bind_int64(st, 3, f->limit ? (sqlite3_int64)f->limit : -1);
 	return walk(d, st, each_run, &c);
 }
@@ -968,12 +978,9 @@ int db_series(db *d, const char *scenario, const char *what,
 	int err;
 	d->errbuf = errbuf;
 	d->errlen = errlen;
-	DB_CHECK(d, sqlite3_prepare_v2(d->h, strcmp(what, "speedup") ? metric_sql : speedup_sql,
-				       -1, &st, NULL));
-	if ((err = bind_text(d, st, 1, scenario)) || (err = bind_text(d, st, 2, what))) {
-		sqlite3_finalize(st);
+	if ((err = prepare_two(d, strcmp(what, "speedup") ? metric_sql : speedup_sql, scenario,
+			       what, &st)))
 		return err;
-	}
 	return walk(d, st, each_point, &c);
 }
 
