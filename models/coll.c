@@ -275,13 +275,8 @@ struct build_ctx {
 
 static int hs_push(hopset *h, uint32_t res)
 {
-	if (h->len == h->cap) {
-		uint32_t cap = h->cap ? h->cap * 2 : 16;
-		uint32_t *p = sim_realloc(h->path, cap * sizeof *p);
-		if (!p)
-			return SIM_ENOMEM;
-		h->path = p, h->cap = cap;
-	}
+	if (sim_grow_u32(&h->path, &h->cap, h->len + 1, sizeof *h->path, 16))
+		return SIM_ENOMEM;
 	h->path[h->len++] = res;
 	return 0;
 }
@@ -434,13 +429,8 @@ static uint32_t add_hs(collective *r, hopset h)
 {
 	if (r->rc)
 		return NONE;
-	if (r->nhs == r->hscap) {
-		uint32_t cap = r->hscap ? r->hscap * 2 : 8;
-		hopset *p = sim_realloc(r->hs, cap * sizeof *p);
-		if (!p)
-			return r->rc = SIM_ENOMEM, NONE;
-		r->hs = p, r->hscap = cap;
-	}
+	if (sim_grow_u32(&r->hs, &r->hscap, r->nhs + 1, sizeof *r->hs, 8))
+		return r->rc = SIM_ENOMEM, NONE;
 	r->hs[r->nhs] = h;
 	/* Lock-step steps carry NCCL's per-step latency; pipelined grids and
 	 * in-network reductions carry it per collective (coll_nccl_coll_lat). */
@@ -456,13 +446,8 @@ static uint32_t add_stage(collective *r, uint32_t hs, uint64_t bytes)
 {
 	if (r->rc)
 		return NONE;
-	if (r->nst == r->stcap) {
-		uint32_t cap = r->stcap ? r->stcap * 2 : 16;
-		stage *p = sim_realloc(r->st, cap * sizeof *p);
-		if (!p)
-			return r->rc = SIM_ENOMEM, NONE;
-		r->st = p, r->stcap = cap;
-	}
+	if (sim_grow_u32(&r->st, &r->stcap, r->nst + 1, sizeof *r->st, 16))
+		return r->rc = SIM_ENOMEM, NONE;
 	r->st[r->nst] = (stage){ .hs = hs, .bytes = bytes, .reps = 1 };
 	r->hs[hs].refs++;
 	return r->nst++;

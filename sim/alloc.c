@@ -41,3 +41,14 @@ int sim_grow(void *arrp, size_t *cap, size_t need, size_t elem, size_t first)
 	*cap = c;
 	return 0;
 }
+
+int sim_grow_u32(void *arrp, uint32_t *cap, uint32_t need, size_t elem, uint32_t first)
+{
+	size_t c = *cap;
+	if (need <= *cap)
+		return 0;
+	if (need > (uint32_t)1 << 31 || sim_grow(arrp, &c, need, elem, first))
+		return SIM_ENOMEM;
+	*cap = (uint32_t)c;
+	return 0;
+}

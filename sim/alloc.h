@@ -7,6 +7,7 @@
 #define DPUSIM_SIM_ALLOC_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 /* After n more allocations through sim_malloc and friends, each fails;
@@ -36,5 +37,9 @@ static inline void *sim_realloc(void *p, size_t size)
  * (from `first` when empty) through sim_realloc. 0, or SIM_ENOMEM with the
  * array and *cap as they were. The one growth rule of every list. */
 int sim_grow(void *arrp, size_t *cap, size_t need, size_t elem, size_t first);
+
+/* The same for a 32-bit capacity (the engine's and collectives' lists):
+ * SIM_ENOMEM also when the doubled capacity would not fit (need > 2^31). */
+int sim_grow_u32(void *arrp, uint32_t *cap, uint32_t need, size_t elem, uint32_t first);
 
 #endif

@@ -165,20 +165,7 @@ struct flow_net {
 
 static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 {
-	uint64_t c = *cap ? *cap : 4;
-	void *q;
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	if (c > UINT32_MAX)
-		return SIM_ENOMEM;
-	q = sim_realloc(*p, (size_t)c * elem);
-	if (!q)
-		return SIM_ENOMEM;
-	*p = q;
-	*cap = (uint32_t)c;
-	return 0;
+	return sim_grow_u32(p, cap, need, elem, 4);
 }
 
 flow_net *flow_net_new(sim_engine *eng)

@@ -52,12 +52,31 @@ START_TEST(grow_failure_leaves_array)
 }
 END_TEST
 
+/* The 32-bit form: the same doubling, and a need whose doubled capacity
+ * would pass 32 bits refused (no allocation tried). */
+START_TEST(grow_u32_stays_in_32_bits)
+{
+	uint16_t *v = NULL;
+	uint32_t cap = 0;
+	ck_assert_int_eq(sim_grow_u32(&v, &cap, 5, sizeof *v, 4), 0);
+	ck_assert_uint_eq(cap, 8);
+	v[7] = 7;
+	ck_assert_int_eq(sim_grow_u32(&v, &cap, ((uint32_t)1 << 31) + 1, sizeof *v, 4), SIM_ENOMEM);
+	ck_assert_uint_eq(cap, 8);
+	ck_assert_int_eq(sim_grow_u32(&v, &cap, 9, sizeof *v, 4), 0);
+	ck_assert_uint_eq(cap, 16);
+	ck_assert_uint_eq(v[7], 7);
+	free(v);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("alloc");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, grow_doubles_and_keeps);
 	tcase_add_test(tc, grow_failure_leaves_array);
+	tcase_add_test(tc, grow_u32_stays_in_32_bits);
 	suite_add_tcase(s, tc);
 	return s;
 }
