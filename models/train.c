@@ -315,7 +315,8 @@ static void gather_done(sim_engine *eng, void *obj, uint64_t data);
 static uint32_t dp_chain(const train_config *c, coll_op ops[2])
 {
 	if (c->zero_stage >= 3) {
-		ops[0] = COLL_ALLGATHER, ops[1] = COLL_REDUCE_SCATTER;
+		ops[0] = COLL_ALLGATHER;
+		ops[1] = COLL_REDUCE_SCATTER;
 		return 2;
 	}
 	ops[0] = c->zero_stage >= 1 ? COLL_REDUCE_SCATTER : COLL_ALLREDUCE;
@@ -378,12 +379,17 @@ static void dp_account(trainer *tr, const dpgroup *g, coll_op op)
 {
 	double s = sim_time_to_s(sim_now(tr->w->eng) - g->started);
 	bool ag = op == COLL_ALLGATHER;
-	if (ag)
-		tr->ag_time_s += s, tr->ag_count++, tr->ag_algo = g->res[0].algo,
+	if (ag) {
+		tr->ag_time_s += s;
+		tr->ag_count++;
+		tr->ag_algo = g->res[0].algo;
 		tr->ag_channels = g->res[0].channels;
-	else
-		tr->dp_time_s += s, tr->dp_count++, tr->dp_algo = g->res[0].algo,
+	} else {
+		tr->dp_time_s += s;
+		tr->dp_count++;
+		tr->dp_algo = g->res[0].algo;
 		tr->dp_channels = g->res[0].channels;
+	}
 	if (!tracing(tr, 0))
 		return;
 	static const char *const names[] = { "gradients, stage 0", "gradients, stage 1",

@@ -435,7 +435,8 @@ static void print_agreement(const plan_row *rows, size_t n)
 	if (!est)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		est[i] = rows[i].c->est_s, est[n + i] = rows[i].iter_s;
+		est[i] = rows[i].c->est_s;
+		est[n + i] = rows[i].iter_s;
 		if (rows[i].c->est_rank < rows[first].c->est_rank)
 			first = i;
 	}
