@@ -9,6 +9,9 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "report/db.h"
+#include "report/report.h"
+
 static void verror(const char *fmt, va_list ap)
 {
 	fflush(stdout);
@@ -78,4 +81,24 @@ double cli_wall_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int cli_read_report(const char *path, rep_report **r)
+{
+	char err[1024];
+	if (rep_read_file(path, r, err, sizeof err)) {
+		cli_error("%s", err);
+		return CLI_USAGE;
+	}
+	return CLI_OK;
+}
+
+int cli_open_db_ro(const char *path, db **d)
+{
+	char err[1024];
+	if (db_open_ro(path, d, err, sizeof err)) {
+		cli_error("%s", err);
+		return CLI_USAGE;
+	}
+	return CLI_OK;
 }

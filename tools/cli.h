@@ -28,6 +28,15 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "dpusim: error: ..." on stderr, no return value convention. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The report in the JSON file at path (*r: free with rep_free), or
+ * CLI_USAGE with the reader's located message printed. */
+typedef struct rep_report rep_report;
+int cli_read_report(const char *path, rep_report **r);
+/* The results database at path opened read-only (*d: close with db_close),
+ * or CLI_USAGE with why printed. */
+typedef struct db db;
+int cli_open_db_ro(const char *path, db **d);
+
 /* True when argv holds -h or --help (before a "--"). */
 bool cli_wants_help(int argc, char **argv);
 

@@ -440,16 +440,6 @@ static bool parse_percent(const char *s, double *out)
 	return true;
 }
 
-static int load(const char *path, rep_report **r)
-{
-	char err[1024];
-	if (rep_read_file(path, r, err, sizeof err)) {
-		cli_error("%s", err);
-		return CLI_USAGE;
-	}
-	return 0;
-}
-
 /* The replay scale a report records (dpusim-hw replay --scale S writes the
  * info entry replay.scale); a report without it is full size. */
 static int report_scale(const char *path, const rep_report *r, double *out)
@@ -511,7 +501,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (nfiles != 2)
 		return cli_usage_error("compare wants two reports (see 'dpusim compare --help')");
-	if ((rc = load(files[0], &a)) || (rc = load(files[1], &b)) ||
+	if ((rc = cli_read_report(files[0], &a)) || (rc = cli_read_report(files[1], &b)) ||
 	    (rc = check_scales(&t, files, a, b)) ||
 	    (t.ref_is_b = rep_get_source(a) != REP_SIM && rep_get_source(b) == REP_SIM,
 	     build_table(&t, a, b) && (cli_error("out of memory"), rc = CLI_USAGE))) {

@@ -93,16 +93,6 @@ static bool is_sqlite(const char *path)
 	return n == sizeof magic && !memcmp(magic, "SQLite format 3", 16);
 }
 
-static int open_db_source(const char *path, db **d)
-{
-	char err[1024];
-	if (db_open_ro(path, d, err, sizeof err)) {
-		cli_error("%s", err);
-		return CLI_USAGE;
-	}
-	return 0;
-}
-
 struct newest {
 	int64_t id;
 	char *scenario;  /* malloc'd; NULL when out of memory or no run */
@@ -124,13 +114,9 @@ static int load_report(const struct plot_opts *o, const char *path, rep_report *
 	struct newest newest = { 0 };
 	int64_t id = o->run;
 	int rc;
-	if (!is_sqlite(path)) {
-		if (!rep_read_file(path, r, err, sizeof err))
-			return 0;
-		cli_error("%s", err);
-		return CLI_USAGE;
-	}
-	if ((rc = open_db_source(path, &d)))
+	if (!is_sqlite(path))
+		return cli_read_report(path, r);
+	if ((rc = cli_open_db_ro(path, &d)))
 		return rc;
 	/* --scenario picks the newest run of that scenario (it was ignored,
 	 * and a misspelt name drew another scenario's run) */
@@ -566,7 +552,7 @@ static int load_series(const struct plot_opts *o, const char *what, struct colle
 	if (!is_sqlite(o->src[0]))
 		return cli_usage_error("plot --kind %s reads a results database, and %s is not one",
 				       o->kind, o->src[0]);
-	if ((rc = open_db_source(o->src[0], &d)))
+	if ((rc = cli_open_db_ro(o->src[0], &d)))
 		return rc;
 	if (!o->scenario)
 		db_list_runs(d, &(db_filter){ .limit = 1 }, newest_run, &newest, err, sizeof err);

@@ -17,17 +17,12 @@
  * one, nor need write access (a read-only mount, another user's file). */
 static int open_existing(const char *path, db **d)
 {
-	char err[1024];
 	if (access(path, F_OK)) {
 		cli_error("%s: no results database (%s); 'dpusim run --db' and 'dpusim import' "
 			  "create one", path, strerror(errno));
 		return CLI_USAGE;
 	}
-	if (db_open_ro(path, d, err, sizeof err)) {
-		cli_error("%s", err);
-		return CLI_USAGE;
-	}
-	return 0;
+	return cli_open_db_ro(path, d);
 }
 
 static int print_run(const db_run *r, void *arg)
@@ -126,10 +121,8 @@ static int import_one(db *d, const char *file)
 	rep_report *r = NULL;
 	int64_t id;
 	bool added;
-	if (rep_read_file(file, &r, err, sizeof err)) {
-		cli_error("%s", err);
+	if (cli_read_report(file, &r))
 		return CLI_USAGE;
-	}
 	if (db_store_report(d, r, NULL, &id, &added, err, sizeof err)) {
 		cli_error("%s", err);
 		rep_free(r);
