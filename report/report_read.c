@@ -194,6 +194,15 @@ static int get_u64(struct rd *rd, const char *what, uint64_t max, uint64_t *out)
 
 /* ---- objects ------------------------------------------------------------ */
 
+/* Steps into the object or list (as start says: `is` in the message) that
+ * `what` must be. */
+static int enter(struct rd *rd, const char *what, enum fy_event_type start, const char *is)
+{
+	if (type(rd) != start)
+		return fail_at(rd, here(rd), "'%s' must be %s", what, is);
+	return next(rd);
+}
+
 /* Reads an object whose keys are among keys[] (nkeys <= 32): for each
  * key, each(rd, index, arg) is called at the value's first event and must
  * consume the value. *start (may be NULL) gets the object's position;
@@ -202,14 +211,11 @@ static int object(struct rd *rd, const char *what, const char *const *keys, int 
 		  int (*each)(struct rd *, int, void *), void *arg, struct mark *start,
 		  unsigned *seen)
 {
-	struct mark at = here(rd);
 	int err;
 	*seen = 0;
 	if (start)
-		*start = at;
-	if (type(rd) != FYET_MAPPING_START)
-		return fail_at(rd, at, "'%s' must be an object", what);
-	if ((err = next(rd)))
+		*start = here(rd);
+	if ((err = enter(rd, what, FYET_MAPPING_START, "an object")))
 		return err;
 	while (type(rd) != FYET_MAPPING_END) {
 		enum fy_scalar_style style;
@@ -245,10 +251,8 @@ static int need(struct rd *rd, unsigned seen, int i, struct mark at, const char 
 static int open_object(struct rd *rd, const char *what,
 		       int (*each)(struct rd *, const char *, struct mark, void *), void *arg)
 {
-	int err;
-	if (type(rd) != FYET_MAPPING_START)
-		return fail_at(rd, here(rd), "'%s' must be an object", what);
-	if ((err = next(rd)))
+	int err = enter(rd, what, FYET_MAPPING_START, "an object");
+	if (err)
 		return err;
 	while (type(rd) != FYET_MAPPING_END) {
 		struct mark kat = here(rd);
@@ -270,10 +274,8 @@ static int open_object(struct rd *rd, const char *what,
 static int list(struct rd *rd, const char *what, int (*each)(struct rd *, void *), void *arg)
 {
 	size_t i = 0;
-	int err;
-	if (type(rd) != FYET_SEQUENCE_START)
-		return fail_at(rd, here(rd), "'%s' must be a list", what);
-	if ((err = next(rd)))
+	int err = enter(rd, what, FYET_SEQUENCE_START, "a list");
+	if (err)
 		return err;
 	while (type(rd) != FYET_SEQUENCE_END) {
 		size_t old = path_push(rd, NULL, 0, i++);
