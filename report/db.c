@@ -356,7 +356,7 @@ static bool wal_has_frames(const char *path)
  * connection opened read-only cannot remove the -wal and -shm files when it
  * closes, and left them beside every file it read; where writing is
  * allowed, the connection is opened read-write (without creating, and this
- * module never writes through it) so that closing tidies up as before. */
+ * module never writes through it) so that closing removes them. */
 static bool writable(const char *path)
 {
 	const char *slash = strrchr(path, '/');
