@@ -48,6 +48,19 @@ int hw_bench_net(hw_bench *h, hw_xport *x);
 /* Checks the fault hook at `point`: exits or hangs this rank if so asked. */
 void hw_bench_fault(const hw_bench *h, const char *point);
 
+/* The storage files of bench and replay. */
+#define HW_STOR_BLOCK ((size_t)1 << 20)
+/* Creates a file in dir, which may be shared (/tmp): a fresh name (O_EXCL:
+ * nothing planted there, symlink or file, is ever opened) that is removed
+ * at once, so no path leaves it behind, a killed rank included. The
+ * descriptor alone reaches it (cuFile through /proc/self/fd). Returns the
+ * descriptor, or -1 logged (messages start with `what`). */
+int hw_stor_create(const char *dir, const char *what);
+/* Writes `bytes` through fd, every byte of the HW_STOR_BLOCK-sized block at
+ * offset o being (o / HW_STOR_BLOCK) % 251, and syncs it (fsync). 0 or
+ * SIM_EIO / SIM_ENOMEM (logged). */
+int hw_stor_write(int fd, size_t bytes, const char *what);
+
 /* Median of v[0..n) (sorts v). */
 double hw_median(double *v, size_t n);
 /* Value at quantile q in [0,1] of sorted v (nearest rank). */

@@ -17,7 +17,7 @@
 #include "backend-hw/gpu.h"
 #include "backend-hw/log.h"
 
-#define STOR_BLOCK ((size_t)1 << 20)
+#define STOR_BLOCK HW_STOR_BLOCK
 #define STOR_RAND 4096u
 
 static int bench_memcpy(hw_bench *h)
@@ -92,44 +92,39 @@ static int bench_aes(hw_bench *h)
 	return 0;
 }
 
-/* Writes the test file (a known byte per block) through fd and syncs it. */
-static int stor_write(int fd, size_t bytes)
+int hw_stor_write(int fd, size_t bytes, const char *what)
 {
 	char *buf = malloc(STOR_BLOCK);
 	int err = 0;
 	if (!buf)
 		return hw_fail(SIM_ENOMEM, "out of memory");
 	for (size_t off = 0; off < bytes && !err; off += STOR_BLOCK) {
-		memset(buf, (int)(off / STOR_BLOCK % 251), STOR_BLOCK);
-		if (pwrite(fd, buf, STOR_BLOCK, (off_t)off) != (ssize_t)STOR_BLOCK)
-			err = hw_fail(SIM_EIO, "storage benchmark: writing its file: %s", strerror(errno));
+		size_t n = bytes - off < STOR_BLOCK ? bytes - off : STOR_BLOCK;
+		memset(buf, (int)(off / STOR_BLOCK % 251), n);
+		if (pwrite(fd, buf, n, (off_t)off) != (ssize_t)n)
+			err = hw_fail(SIM_EIO, "%s: writing its file: %s", what, strerror(errno));
 	}
 	if (!err && fsync(fd))
-		err = hw_fail(SIM_EIO, "storage benchmark: fsync of its file: %s", strerror(errno));
+		err = hw_fail(SIM_EIO, "%s: fsync of its file: %s", what, strerror(errno));
 	free(buf);
 	return err;
 }
 
-/* Creates the test file in dir, which may be shared (/tmp): a fresh name
- * (O_EXCL: nothing planted there, symlink or file, is ever opened) that is
- * removed at once, so no path leaves it behind, a killed rank included.
- * The descriptor alone reaches it (cuFile through /proc/self/fd). Returns
- * the descriptor, or -1 logged. */
-static int stor_create(const char *dir)
+int hw_stor_create(const char *dir, const char *what)
 {
 	char path[4096];
 	int fd, n = snprintf(path, sizeof path, "%s/dpusim-hw-storage.XXXXXX", dir);
 	if (n < 0 || (size_t)n >= sizeof path) {
-		hw_error("storage benchmark: --dir '%.64s...' is too long", dir);
+		hw_error("%s: the directory '%.64s...' is too long", what, dir);
 		return -1;
 	}
 	fd = mkostemp(path, O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0) {
-		hw_error("storage benchmark: cannot create a file in '%s': %s", dir, strerror(errno));
+		hw_error("%s: cannot create a file in '%s': %s", what, dir, strerror(errno));
 		return -1;
 	}
 	if (unlink(path)) {
-		hw_error("storage benchmark: cannot remove '%s' after creating it: %s", path,
+		hw_error("%s: cannot remove '%s' after creating it: %s", what, path,
 			 strerror(errno));
 		close(fd);
 		return -1;
@@ -271,10 +266,10 @@ static int stor_reads(hw_bench *h, int fd, size_t bytes)
 static int bench_storage(hw_bench *h)
 {
 	size_t bytes = h->quick ? (size_t)8 << 20 : (size_t)256 << 20;
-	int fd = stor_create(h->dir), err;
+	int fd = hw_stor_create(h->dir, "storage benchmark"), err;
 	if (fd < 0)
 		return SIM_EIO;
-	err = stor_write(fd, bytes);
+	err = hw_stor_write(fd, bytes, "storage benchmark");
 	if (!err)
 		err = stor_reads(h, fd, bytes);
 	close(fd);

@@ -36,7 +36,7 @@ HW_OBJS := $(HW_PURE_OBJS) \
 	$(BUILD)/backend-hw/replay.o
 # The training replay and its GEMM engine (CPU: GSL CBLAS; GPU: gpu_cuda.c).
 HW_OBJS += $(BUILD)/backend-hw/replay_train.o $(BUILD)/backend-hw/gemm.o \
-	$(BUILD)/backend-hw/pipe.o
+	$(BUILD)/backend-hw/pipe.o $(BUILD)/backend-hw/replay_store.o
 
 ifneq ($(HW_CUDA),)
 HW_OBJS += $(BUILD)/backend-hw/gpu_cuda.o $(BUILD)/backend-hw/kernels.o

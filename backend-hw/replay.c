@@ -57,7 +57,8 @@ static int parse(int argc, char **argv, replay_opts *o)
 	double scale;
 	unsigned long n;
 	*o = (replay_opts){ .transport = "tcp", .mem = "host", .compute = "cpu", .scale = 1,
-			    .timeout_ms = 30000, .point = -1 };
+			    .timeout_ms = 30000, .point = -1,
+			    .dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp" };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (a[0] != '-') {
@@ -95,6 +96,8 @@ static int parse(int argc, char **argv, replay_opts *o)
 			return usage("bad --point '%s' (a sweep point's index, from 0)", v);
 		else if (!strcmp(a, "--data"))
 			o->data = v;
+		else if (!strcmp(a, "--dir"))
+			o->dir = v;
 		else if (!strcmp(a, "--compute") && (!strcmp(v, "cpu") || !strcmp(v, "cuda")))
 			o->compute = v;
 		else if (!strcmp(a, "--compute"))

@@ -7,11 +7,13 @@
 #include "backend-hw/crypt.h"
 #include "backend-hw/xport.h"
 #include "models/scenario.h"
+#include "models/train.h"
 #include "report/report.h"
 
 typedef struct replay_opts {
 	const char *file, *out, *transport, *mem;
 	const char *data;      /* --data DIR, or NULL */
+	const char *dir;       /* --dir: the storage replay's files ($TMPDIR or /tmp) */
 	const char *compute;   /* --compute cpu|cuda */
 	double scale;          /* --scale: fraction of FLOPs and gradient bytes run (0, 1] */
 	size_t gemm_n;         /* --gemm-n: GEMM matrix size (0: 256 on cpu, 4096 on cuda) */
@@ -62,6 +64,62 @@ void hw_replay_crypto_cost(const hw_crypt *c, hw_crypt_cost *out);
  * scenario's host-costs profile implies. 0 or SIM_ENOMEM. */
 int hw_replay_crypto_info(rep_report *r, const scn_scenario *s, const scn_variant *v,
 			  const hw_crypt_cost *p);
+
+/* The storage part of a training replay, on every rank at once (a
+ * collective call): first the data loader's reads, `samples` samples of
+ * sample_bytes from a file of this rank's own in dir (created, written and
+ * synced, then dropped from the page cache), in order, once buffered and
+ * once with O_DIRECT (the aligned blocks covering each sample), each byte
+ * range checked, and with gds through cuFile too; then the checkpoint
+ * write, ckpt_bytes to another new file and fsync. Files are unlinked as
+ * soon as they are made. Nothing to read or write: 0 samples, 0 bytes. */
+typedef struct hw_store_job {
+	const char *dir;
+	uint64_t samples;
+	double sample_bytes;
+	double ckpt_bytes;
+	bool gds;
+} hw_store_job;
+
+typedef struct hw_store_res {
+	uint64_t read_bytes;          /* samples x sample_bytes */
+	double buffered_s, direct_s;  /* this rank's reads, each way */
+	bool direct;                  /* O_DIRECT taken; else direct_why says why */
+	char direct_why[160];
+	int gds_err;                  /* 0: gds_Bps measured; SIM_EUNSUPPORTED: gds_why */
+	double gds_Bps;
+	char gds_why[256];
+	double ckpt_s;                /* write + fsync */
+} hw_store_res;
+
+/* 0, or SIM_EIO, SIM_EVERIFY, SIM_ENOMEM (logged). */
+int hw_replay_store(const hw_store_job *j, hw_store_res *r);
+
+/* hw_replay_store's figures over every rank (a collective call): bytes and
+ * samples summed, times the slowest rank's, O_DIRECT taken on every loader,
+ * cuFile's and the reasons rank 0's. */
+typedef struct hw_store_sum {
+	uint64_t read_bytes, samples;
+	unsigned loaders;
+	double buffered_s, direct_s;
+	bool direct;
+	char direct_why[160];
+	double ckpt_bytes, ckpt_s;
+	int gds_err;
+	double gds_Bps;
+	char gds_why[256];
+} hw_store_sum;
+void hw_replay_store_sum(const hw_store_job *j, const hw_store_res *r, hw_store_sum *out);
+/* Info replay.storage_read, replay.storage_model and replay.checkpoint_write:
+ * the measured figures beside the simulator's for c (full_bytes: the
+ * job's whole checkpoint, train_ckpt_bytes). 0 or SIM_ENOMEM. */
+int hw_replay_store_info(rep_report *r, const scn_scenario *s, const train_config *c,
+			 const hw_store_job *j, const hw_store_sum *m, double full_bytes,
+			 double scale);
+/* Variant v's storage path when it is not the host's: gds through cuFile
+ * (VARIANT.storage_gds_read_Bps) or VARIANT.storage_not_replayed with the
+ * reason. 0 or SIM_ENOMEM. */
+int hw_replay_store_variant(rep_report *r, const scn_variant *v, const hw_store_sum *m);
 
 /* The replay's transport (o->transport: tcp or verbs) for messages of up
  * to max_msg bytes, rings of every stride-th rank (1: one ring), or NULL

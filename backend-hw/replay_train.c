@@ -660,6 +660,8 @@ typedef struct gathered {
 	double half_rtt_s[2];         /* per pass: the slowest stage pair's message */
 	hw_pipe_count *stage;         /* pp > 1: per stage, summed over replicas (first pass) */
 	char *order;                  /* pp > 1: every rank's order [ranks][HW_MSG_MAX] */
+	const hw_store_job *sj;       /* the storage replay: what it ran */
+	hw_store_sum ss;              /* and what it measured */
 } gathered;
 
 static int order_check(const char *slot, size_t cap)
@@ -673,7 +675,8 @@ static int order_check(const char *slot, size_t cap)
 	return 0;
 }
 
-static int gather(const plan *p, const measured m[2], gathered *gt)
+static int gather(const plan *p, const measured m[2], const hw_store_job *sj,
+		  const hw_store_res *sr, gathered *gt)
 {
 	const measured *m0 = m[0].n ? &m[0] : &m[1];
 	int ranks = hw_comm_size();
@@ -682,6 +685,8 @@ static int gather(const plan *p, const measured m[2], gathered *gt)
 	gt->flops_done = hw_comm_sum(m0->flops_done) / ranks;
 	for (int k = 0; k < 2; k++)
 		gt->half_rtt_s[k] = hw_comm_max(m[k].half_rtt_s);
+	gt->sj = sj;
+	hw_replay_store_sum(sj, sr, &gt->ss);
 	if (P == 1)
 		return 0;
 	gt->stage = calloc(P, sizeof *gt->stage);
@@ -813,8 +818,8 @@ static const char *zero_note(uint32_t stage)
 	return "";
 }
 
-static int put_info(rep_report *r, const replay_opts *o, const plan *p, const measured *m,
-		    const loader *l, const hw_gemm *g, const gathered *gt)
+static int put_info(rep_report *r, const scn_scenario *s, const replay_opts *o, const plan *p,
+		    const measured *m, const loader *l, const hw_gemm *g, const gathered *gt)
 {
 	const char *v = p->v->name, *st0 = p->cfg.pp > 1 ? " of stage 0" : "";
 	char key[128];
@@ -845,6 +850,9 @@ static int put_info(rep_report *r, const replay_opts *o, const plan *p, const me
 	if (!err && p->cfg.pp > 1)
 		err = put_pipeline(r, p, m, gt);
 	if (!err)
+		err = hw_replay_store_info(r, s, &p->cfg, gt->sj, &gt->ss,
+					   train_ckpt_bytes(s, &p->cfg), o->scale);
+	if (!err)
 		err = set_info_f(r, "replay.not_replayed", "tensor-parallel all-reduces (tp %u: "
 				 "NVLink inside a node), %soverlap of the gradient all-reduce with "
 				 "backward (here it follows compute: exposed_comm is all of it), "
@@ -871,6 +879,9 @@ static int add_variant(rep_report *r, const scn_scenario *s, const replay_opts *
 	rep_variant *rv;
 	int err;
 	char key[SCN_NAME_MAX + 32];
+	/* its storage path is measured whether or not the rest runs */
+	if ((err = hw_replay_store_variant(r, v, &gt->ss)))
+		return err;
 	if (why) {
 		snprintf(key, sizeof key, "%s.not_replayed", v->name);
 		return rep_set_info(r, key, why) ? SIM_ENOMEM : 0;
@@ -887,13 +898,13 @@ static int add_variant(rep_report *r, const scn_scenario *s, const replay_opts *
 
 static int report(const scn_scenario *s, const replay_opts *o, const plan *p,
 		  const measured m[2], const hw_crypt_cost *cost, const loader *l,
-		  const hw_gemm *g)
+		  const hw_gemm *g, const hw_store_job *sj, const hw_store_res *sr)
 {
 	rep_report *r = NULL;
 	/* the first pass run */
 	const measured *m0 = m[0].n ? &m[0] : &m[1];
 	gathered gt = { 0 };
-	int err = gather(p, m, &gt);
+	int err = gather(p, m, sj, sr, &gt);
 	if (err || hw_comm_rank() != 0)
 		return gathered_free(&gt), err;
 	if ((err = hw_replay_report_new(s, o, &r)))
@@ -901,7 +912,7 @@ static int report(const scn_scenario *s, const replay_opts *o, const plan *p,
 	for (size_t v = 0; v < s->nvariants && !err; v++)
 		err = add_variant(r, s, o, p, &s->variants[v], m, &gt, cost, l);
 	if (!err)
-		err = put_info(r, o, p, m0, l, g, &gt);
+		err = put_info(r, s, o, p, m0, l, g, &gt);
 	if (!err)
 		err = rep_compute_speedup(r);
 	if (err)
@@ -1031,6 +1042,28 @@ static void say_start(const scn_scenario *s, const replay_opts *o, const plan *p
 	       l ? "data from --data" : "no data read");
 }
 
+/* The storage replay (a collective call): the loader's reads on stage 0's
+ * ranks, one run's worth of samples (warm-up included), when the workload
+ * reads data; each rank's share of the checkpoint (x scale) when the
+ * scenario takes checkpoints; cuFile too when a variant reads with gds. 0, 1 (a byte read back wrong) or 2, the same on every rank. */
+static int storage_pass(const scn_scenario *s, const replay_opts *o, const plan *p,
+			hw_store_job *j, hw_store_res *r)
+{
+	const train_config *c = &p->cfg;
+	int err;
+	*j = (hw_store_job){ .dir = o->dir, .sample_bytes = p->sample_bytes };
+	if (c->data && p->stage == 0)
+		j->samples = (uint64_t)p->samples_per_rank * (c->warmup + c->iterations);
+	if (s->failures.enabled)
+		j->ckpt_bytes = train_ckpt_bytes(s, c) / ((double)c->tp * c->pp * c->dp) * o->scale;
+	for (size_t v = 0; v < s->nvariants; v++)
+		j->gds |= s->variants[v].storage == SCN_STOR_GDS;
+	err = hw_replay_store(j, r);
+	if (hw_comm_all(err == 0))
+		return 0;
+	return hw_comm_all(err != SIM_EVERIFY) ? 2 : 1;
+}
+
 /* Buffers and sizes of this rank's stage (pp > 1). 0 or SIM_ENOMEM. */
 static int pipe_of(const plan *p, hw_pipe *pp)
 {
@@ -1048,6 +1081,8 @@ int hw_replay_train(const scn_scenario *s, const replay_opts *o)
 	plan p = { 0 };
 	measured m[2] = { { 0 }, { 0 } };
 	hw_crypt_cost cost = { 0 };
+	hw_store_job sj = { 0 };
+	hw_store_res sr = { 0 };
 	loader ld = { 0 }, *l = NULL;
 	hw_pipe pp = { 0 };
 	lanes k = { 0 };
@@ -1076,8 +1111,10 @@ int hw_replay_train(const scn_scenario *s, const replay_opts *o)
 		hw_error("replay failed (%s); ending every rank", sim_strerror(err));
 		hw_comm_abort(2);
 	}
+	if (!err && (err = storage_pass(s, o, &p, &sj, &sr)) == 1)
+		err = SIM_EVERIFY;
 	if (!err)
-		err = report(s, o, &p, m, &cost, l, g) ? 2 : 0;
+		err = report(s, o, &p, m, &cost, l, g, &sj, &sr) ? 2 : 0;
 	if (!hw_comm_all(err == 0) && !err)
 		err = 2;
 	err = err == SIM_EVERIFY ? 1 : err ? 2 : 0;

@@ -209,6 +209,10 @@ int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant
  * MTBFs its GPUs, adapters and `switches`. */
 void train_rel_parts(const scn_scenario *s, const train_config *c, double gpus,
 		     uint64_t switches, rel_params *rp);
+/* One checkpoint of the job, in bytes: failures.checkpoint_size, else
+ * mixed-precision Adam's 16 bytes per parameter (weights, gradients and
+ * optimizer states, ZeRO's figure 1). */
+double train_ckpt_bytes(const scn_scenario *s, const train_config *c);
 /* An asynchronous checkpoint's snapshot rate into rp, what binds it into
  * bound; SIM_EINVAL with the reason in why without the GPU's PCIe link. */
 int train_snapshot_rate(const scn_scenario *s, const train_config *c, double gpus,

@@ -8,6 +8,12 @@
 #include "models/train.h"
 #include "sim/err.h"
 
+double train_ckpt_bytes(const scn_scenario *s, const train_config *c)
+{
+	return s->failures.checkpoint_bytes > 0 ? s->failures.checkpoint_bytes
+						: 16.0 * wl_params(&c->model);
+}
+
 /* What the job's failure rate counts: its nodes (node_mtbf), and where the
  * scenario gives them, its GPUs and its adapters (every NIC and DPU of its
  * nodes) as parts of their own (without gpu_mtbf or nic_mtbf those are

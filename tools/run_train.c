@@ -198,9 +198,7 @@ static int put_run_totals(const scn_scenario *s, const scn_job *job, const train
 	wall_s = useful_s;
 	if (s->failures.enabled) {
 		rel_params rp = { .restart_s = s->failures.restart_s,
-				  .ckpt_bytes = s->failures.checkpoint_bytes > 0
-							? s->failures.checkpoint_bytes
-							: 16.0 * wl_params(&c->model),
+				  .ckpt_bytes = train_ckpt_bytes(s, c),
 				  .ckpt_write_Bps = c->storage_write_Bps };
 		rel_plan plan;
 		char bound[96] = "";

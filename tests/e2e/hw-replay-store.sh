@@ -1,0 +1,59 @@
+# dpusim-hw replay's storage part, for real on this machine: each loader rank
+# writes a file of its own in --dir, drops it from the page cache, and reads
+# the scenario's samples from it buffered and with O_DIRECT; every rank
+# writes and fsyncs its share of the checkpoint (the simulator's size, x
+# --scale). The report holds the measured rates beside the simulated ones;
+# gds is read through cuFile where it is compiled in, else the variant says
+# why not; nothing is left in --dir; a missing --dir is said plainly. (A
+# filesystem refusing O_DIRECT is said in the report too; tmpfs, the usual
+# one, takes it since Linux 6.6, so it is not tested here.)
+. tests/e2e/lib.sh
+HW=$BIN/dpusim-hw
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/e2e/hw-lsan.supp:print_suppressions=0}
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0
+SCN=tests/e2e/data/hw-train-store.yaml
+MPIRUN=(timeout 120 mpirun --allow-run-as-root --oversubscribe)
+SCALE=1e-5
+
+mkdir -p "$E2E_TMP/data" "$E2E_TMP/st"
+head -c 50000 /dev/urandom >"$E2E_TMP/data/shard0.bin"
+
+run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$SCN" --data "$E2E_TMP/data" --scale $SCALE \
+	--timeout 20 --dir "$E2E_TMP/st" -o "$E2E_TMP/hw.json"
+expect_rc 0 "training replay with the storage part on 2 ranks"
+if out=$(python3 - "$E2E_TMP/hw.json" "$E2E_TMP/st" "$SCALE" 2>&1 <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1])); info = d["info"]; scale = float(sys.argv[3])
+r = info["replay.storage_read"]
+# 2 microbatches of 1 sample per replica, a warm-up and 2 iterations
+m = re.match(r"6 samples of 2048 B per loader rank \(stage 0\), 2 ranks at once, from a file of each in '(.*)' .*buffered pread ([0-9.e+-]+) B/s together .*; O_DIRECT (.*)", r)
+assert m and m.group(1) == sys.argv[2], r
+assert float(m.group(2)) > 0, r
+assert re.match(r"([0-9.e+-]+) B/s together", m.group(3)) or re.match(r"not run: the filesystem of .* refuses O_DIRECT", m.group(3)), r
+# DDN AI400X2: 90 GB/s read for the 2 replicas
+assert info["replay.storage_model"].startswith("simulated: the storage servers (cluster.storage) at 9e+10 B/s for all 2 replicas"), info["replay.storage_model"]
+c = info["replay.checkpoint_write"]
+m = re.match(r"([0-9.e+]+) bytes per rank \(train_ckpt_bytes ([0-9.e+]+): .* by 2 ranks at once: ([0-9.e+-]+) B/s together .*simulated: the whole checkpoint at the storage servers' write rate, 6.5e\+10 B/s, in ([0-9.e+-]+) s", c)
+assert m, c
+# 16 B per parameter: 8 layers x (12 h^2 + 13 h) + token and position embeddings
+h, L, V, s = 1024, 8, 32000, 1024
+params = L * (12 * h * h + 13 * h) + V * h + s * h
+full = float(m.group(2))
+assert abs(full / (16 * params) - 1) < 0.01, (full, 16 * params)
+assert abs(float(m.group(1)) - full / 2 * scale) <= 1, c
+assert float(m.group(3)) > 0 and abs(float(m.group(4)) / (full / 6.5e10) - 1) < 1e-4, c
+g = info.get("gds.storage_gds_read_Bps") or info["gds.storage_not_replayed"]
+assert "gds.storage_gds_read_Bps" in info or g.startswith("gds: cuFile"), g
+assert [v["name"] for v in d["variants"]] == ["baseline"], d["variants"]
+PY
+); then ok "measured reads and checkpoint write beside the simulated figures, sizes the simulator's"
+else not_ok "storage report: $out"; fi
+if [ -z "$(ls -A "$E2E_TMP/st")" ]; then ok "nothing left in --dir"; else not_ok "left in --dir: $(ls -A "$E2E_TMP/st")"; fi
+
+run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$SCN" --data "$E2E_TMP/data" --scale $SCALE \
+	--timeout 20 --dir "$E2E_TMP/no-such-dir" -o "$E2E_TMP/bad.json"
+expect_rc 2 "a --dir that does not exist fails the run"
+expect_err "storage replay: cannot create a file in '.*no-such-dir'" "naming it"
+if [ ! -e "$E2E_TMP/bad.json" ]; then ok "and writes no report"; else not_ok "a report was written"; fi
+
+finish
