@@ -877,7 +877,7 @@ static void launch(collective *r, uint32_t s)
 	}
 	flow_spec fs = { .bytes = st->bytes, .path = h->path, .path_len = h->len,
 			 .cap_Bps = h->net ? t->conn_cap_Bps : 0, .done = stage_flowed, .obj = r, .data = s,
-			 .keep = !h->has_kept };
+			 .keep = !h->has_kept, .tag = r->p.tag, .cap_class = FAB_CLS_CONN };
 	/* Consecutive steps on one hop set reuse one kept flow: when nothing
 	 * else changed meanwhile, the next step costs O(1), not O(hops). */
 	if (h->has_kept && !h->kept_busy) {

@@ -113,6 +113,8 @@ typedef struct coll_params {
 	 * hierarchical algorithms to see the node structure. Copied. */
 	const uint32_t *ranks;
 	uint32_t nranks;
+	uint32_t tag;       /* its flows' flow_spec.tag (flow_bound); their caps count
+			       as FAB_CLS_CONN */
 } coll_params;
 
 typedef struct coll_result {

@@ -53,6 +53,39 @@ struct fab {
 	bool holding;
 };
 
+static const struct {
+	const char *name, *words;
+} class_names[FAB_NCLASSES] = {
+	[FAB_CLS_OTHER] = { "other", "other limits" },
+	[FAB_CLS_CONN] = { "conn_core", "one core per connection" },
+	[FAB_CLS_HOST_CORES] = { "host_cores", "the host's stack cores" },
+	[FAB_CLS_HOST_MEM] = { "host_mem", "host memory" },
+	[FAB_CLS_PCIE] = { "pcie", "PCIe" },
+	[FAB_CLS_NIC] = { "nic", "NIC ports" },
+	[FAB_CLS_FABRIC] = { "fabric", "switch links" },
+	[FAB_CLS_NVLINK] = { "nvlink", "NVLink" },
+	[FAB_CLS_ENGINE] = { "engine", "the DPU/NIC engine" },
+	[FAB_CLS_STORAGE] = { "storage", "storage" },
+};
+
+const char *fab_class_name(fab_class c)
+{
+	return c < FAB_NCLASSES ? class_names[c].name : "?";
+}
+
+const char *fab_class_words(fab_class c)
+{
+	return c < FAB_NCLASSES ? class_names[c].words : "?";
+}
+
+static fab_class link_class(enum lkind kind)
+{
+	static const fab_class cls[] = { [L_NIC] = FAB_CLS_NIC, [L_LEAF] = FAB_CLS_FABRIC,
+		[L_AGG] = FAB_CLS_FABRIC, [L_NVL] = FAB_CLS_NVLINK, [L_GPU_PCIE] = FAB_CLS_PCIE,
+		[L_NIC_PCIE] = FAB_CLS_PCIE, [L_SW_PCIE] = FAB_CLS_PCIE, [L_MEM] = FAB_CLS_HOST_MEM };
+	return cls[kind];
+}
+
 static int add_link(fab *f, double cap_Bps, enum lkind kind, uint32_t a, uint32_t b,
 		    uint32_t c, uint32_t *up)
 {
@@ -60,6 +93,8 @@ static int add_link(fab *f, double cap_Bps, enum lkind kind, uint32_t a, uint32_
 	lname *nn;
 	if (flow_res_add(f->net, cap_Bps, &id) || flow_res_add(f->net, cap_Bps, &down))
 		return SIM_ENOMEM;
+	flow_res_set_class(f->net, id, (uint8_t)link_class(kind));
+	flow_res_set_class(f->net, down, (uint8_t)link_class(kind));
 	nn = realloc(f->names, (size_t)(f->nres / 2 + 1) * sizeof *nn);
 	if (!nn)
 		return SIM_ENOMEM;

@@ -174,6 +174,30 @@ uint32_t fab_leaves(const fab *f);
 uint32_t fab_uplinks(const fab *f);
 uint32_t fab_leaf_up(const fab *f, uint32_t leaf, uint32_t j);
 
+/* What kind of limit a flow resource (or a flow's own cap) is, for the
+ * solver's account of what held each transfer (flow_bound): the fabric
+ * classes its own resources, the training world the host's and DPU's
+ * resources it adds, and the transports a connection's cap. */
+typedef enum fab_class {
+	FAB_CLS_OTHER,      /* not classed */
+	FAB_CLS_CONN,       /* one connection's own cores (host-tcp: NCCL's socket
+			       threads, coll_transport.conn_cap_Bps) */
+	FAB_CLS_HOST_CORES, /* a node's host cores left to the network and storage stacks */
+	FAB_CLS_HOST_MEM,   /* a node's host memory */
+	FAB_CLS_PCIE,       /* a GPU's or NIC's PCIe link, a PCIe switch uplink */
+	FAB_CLS_NIC,        /* a NIC port and its cable to the leaf (or a storage NIC) */
+	FAB_CLS_FABRIC,     /* links between switches */
+	FAB_CLS_NVLINK,     /* a GPU's NVLink to the NVSwitch */
+	FAB_CLS_ENGINE,     /* a DPU's or NIC's engine (inline crypto, switch offload, SNAP) */
+	FAB_CLS_STORAGE,    /* storage servers, a node's local NVMe drives */
+	FAB_NCLASSES
+} fab_class;
+
+/* The class's word in reports ("conn_core", "host_mem", ...) and its
+ * words in sentences ("one core per connection", ...). */
+const char *fab_class_name(fab_class c);
+const char *fab_class_words(fab_class c);
+
 /* A name for resource id ("leaf3>spine1", "n2.nic0>leaf0", "n0.g1>nvswitch")
  * into buf (n bytes); returns buf. */
 char *fab_res_name(const fab *f, uint32_t res, char *buf, size_t n);

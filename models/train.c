@@ -52,6 +52,15 @@ static void add_wait(stage *s, enum train_part part, sim_time from, sim_time to)
 		  wait_names[part]);
 }
 
+/* Exposed communication [from, to] of s, waiting for transfers of kind
+ * `what` (enum train_flows). */
+static void add_comm(stage *s, int what, sim_time from, sim_time to)
+{
+	if (to > from)
+		s->comm[what] += sim_time_to_s(to - from);
+	add_wait(s, TRAIN_EXPOSED_COMM, from, to);
+}
+
 /* Attributes [wait_since, now] of a stage that was waiting on an input
  * whose transfer (or batch) started at `sent`. */
 static void end_wait(trainer *tr, stage *s, bool fwd, uint32_t m)
@@ -71,7 +80,7 @@ static void end_wait(trainer *tr, stage *s, bool fwd, uint32_t m)
 	sim_time sent = fwd ? s->fwd_sent[m] : s->bwd_sent[m];
 	sim_time cut = sent > s->wait_since ? (sent < now ? sent : now) : s->wait_since;
 	add_wait(s, TRAIN_BUBBLE, s->wait_since, cut);
-	add_wait(s, TRAIN_EXPOSED_COMM, cut, now);
+	add_comm(s, TRAIN_FLOWS_PIPE, cut, now);
 }
 
 static bool input_ready(trainer *tr, stage *s, bool fwd, uint32_t m)
@@ -259,7 +268,7 @@ static int send_between(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to,
 	uint64_t bytes = (uint64_t)(wl_stage_boundary_bytes(t, tr->cfg->micro_batch) / tr->T);
 	flow_spec fs = { .bytes = bytes ? bytes : 1, .path = path, .path_len = len,
 			 .cap_Bps = tr->cfg->coll.transport.conn_cap_Bps, .done = xfer_flowed,
-			 .obj = x };
+			 .obj = x, .tag = train_tag(tr, TRAIN_FLOWS_PIPE), .cap_class = FAB_CLS_CONN };
 	count_net(tr, rank_of(tr, d, p_from, 0) / tr->gpn, rank_of(tr, d, p_to, 0) / tr->gpn,
 		  (double)bytes * tr->T);
 	int rc = flow_start(tr->w->net, &fs, NULL);
@@ -284,6 +293,7 @@ static void op_done(sim_engine *eng, void *obj, uint64_t data)
 	s->busy = false;
 	s->part[TRAIN_COMPUTE] += s->op_compute_s;
 	s->part[TRAIN_EXPOSED_COMM] += s->op_comm_s;
+	s->comm[TRAIN_FLOWS_TP] += s->op_comm_s;
 	s->compute_s += s->op_compute_s;
 	if (fwd && s->p + 1 < tr->P)
 		rc = send_between(tr, s->d, s->p, s->p + 1, m, true);
@@ -363,7 +373,8 @@ static void dp_start(trainer *tr, dpgroup *g, coll_op op, sim_handler *done)
 	g->started = sim_now(tr->w->eng);
 	for (uint32_t t = 0; t < tr->T; t++) {
 		coll_params cp = { .op = op, .algo = COLL_AUTO, .bytes = (uint64_t)g->bucket_bytes,
-				   .ranks = g->ranks + (size_t)t * tr->D, .nranks = tr->D };
+				   .ranks = g->ranks + (size_t)t * tr->D, .nranks = tr->D,
+				   .tag = train_tag(tr, TRAIN_FLOWS_DP) };
 		int rc = coll_start(tr->w->coll, &cp, &g->res[t], done, g, t);
 		if (rc)
 			return fail(tr, rc, op == COLL_ALLGATHER ? "parameter all-gather"
@@ -464,7 +475,7 @@ static void stage_synced(trainer *tr, uint32_t p)
 		sim_time dur, end;
 		int rc;
 		add_wait(s, TRAIN_OTHER, s->sync_since, cut);
-		add_wait(s, TRAIN_EXPOSED_COMM, cut, now);
+		add_comm(s, TRAIN_FLOWS_DP, cut, now);
 		if (!train_ps(tr, opt, "an optimizer step", TRAIN_GPU_HINT, &dur))
 			return;
 		if ((rc = sim_time_add(now, dur, &end)))
@@ -512,7 +523,7 @@ static void gather_done(sim_engine *eng, void *obj, uint64_t t)
 	for (uint32_t d = 0; d < tr->D; d++) {
 		stage *s = &tr->st[d * tr->P + g->p];
 		add_wait(s, TRAIN_OTHER, s->opt_end, began);
-		add_wait(s, TRAIN_EXPOSED_COMM, began, now);
+		add_comm(s, TRAIN_FLOWS_DP, began, now);
 		stage_finished(eng, s, 0);
 	}
 }
@@ -541,6 +552,8 @@ static void stage_finished(sim_engine *eng, void *obj, uint64_t data)
 		r->iter_s[r->iters++] = it_s;
 		for (int k = 0; k < TRAIN_NPARTS; k++)
 			r->part_s[k] += crit->part[k];
+		for (int k = 0; k < TRAIN_NCOMM; k++)
+			r->comm_s[k] += crit->comm[k];
 		r->gpu_busy_frac += busy / (tr->D * tr->P);
 	}
 	if (train_steady_fill(tr, crit->done_at - tr->iter_start, crit, it_s, busy)) {
@@ -569,6 +582,7 @@ static void iteration_start(trainer *tr)
 		memset(s->fwd_in, 0, tr->M);
 		memset(s->bwd_in, 0, tr->M);
 		memset(s->part, 0, sizeof s->part);
+		memset(s->comm, 0, sizeof s->comm);
 		s->op = 0;
 		s->busy = s->waiting = s->syncing = s->done = false;
 		s->compute_s = 0;
@@ -586,9 +600,10 @@ static void iteration_start(trainer *tr)
 
 /* Tensor-parallel all-reduce of one layer's activations on a node's
  * NVSwitch, simulated once on its own one-node fabric: its time, the
- * channels and the algorithm NCCL's choice ran it on. */
+ * channels and the algorithm NCCL's choice ran it on, and its flows'
+ * seconds by the class of the limit that held them (bound, FAB_NCLASSES). */
 static int tp_allreduce_s(const train_config *c, double bytes, double *out, uint32_t *channels,
-			  coll_algo *algo, diag *d)
+			  coll_algo *algo, double *bound, diag *d)
 {
 	fab_config fc = c->fabric;
 	sim_engine *eng;
@@ -627,6 +642,8 @@ static int tp_allreduce_s(const train_config *c, double bytes, double *out, uint
 	if (!rc)
 		rc = coll_ctx_new(eng, net, f, &cfg, &cc);
 	if (!rc)
+		rc = flow_bound_init(net, 1, FAB_NCLASSES);
+	if (!rc)
 		rc = coll_run(cc, &(coll_params){ .op = COLL_ALLREDUCE, .algo = COLL_AUTO,
 						  .bytes = (uint64_t)bytes }, &r);
 	if (rc && sim_error(eng)) /* sim_fail: an NVLink rate or size past the clock */
@@ -634,9 +651,13 @@ static int tp_allreduce_s(const train_config *c, double bytes, double *out, uint
 			 "inside a node: %s; check cluster.gpu's 'nvlink_bw' (or "
 			 "'nvlink_bw_achieved')", sim_error_msg(eng));
 	if (!rc) {
+		double bytes_held;
 		*out = sim_time_to_s(r.time_ps);
 		*channels = r.channels;
 		*algo = r.algo;
+		flow_bound_flush(net);
+		for (int k = 0; k < FAB_NCLASSES; k++)
+			flow_bound(net, 0, (uint32_t)k, &bound[k], &bytes_held);
 	}
 	coll_ctx_free(cc);
 	fab_free(f);
@@ -662,7 +683,8 @@ static int build_compute(trainer *tr)
 	gpu_logits_s(&c->gpu, t, c->micro_batch, c->tp, &tr->logit_f_s, &tr->logit_b_s);
 	/* Megatron: two all-reduces per layer forward (attention, MLP). */
 	rc = tp_allreduce_s(c, wl_stage_boundary_bytes(t, c->micro_batch), &tr->tp_ar_s,
-			    &tr->tp_channels, &tr->tp_algo, tr->w->d);
+			    &tr->tp_channels, &tr->tp_algo, tr->res->bound_s[TRAIN_FLOWS_TP],
+			    tr->w->d);
 	tr->tp_fwd_s = 2 * tr->tp_ar_s;
 	return rc;
 }
@@ -965,9 +987,11 @@ static int sim_shared(const train_config *const *cfgs, const uint32_t *const *no
 	if (!rc)
 		rc = check_jobs(&w, cfgs, node_of, njobs);
 	for (uint32_t j = 0; j < njobs; j++)
-		res[j] = (train_result){ .host_cpu_util = NAN, .dpu_util = NAN };
+		res[j] = (train_result){ .host_cpu_util = NAN, .dpu_util = NAN,
+					 .conn_core_util = NAN };
 	for (uint32_t j = 0; j < njobs && !rc; j++) {
-		trs[j] = (trainer){ .cfg = cfgs[j], .w = &w, .node_of = node_of[j], .res = &res[j] };
+		trs[j] = (trainer){ .cfg = cfgs[j], .w = &w, .node_of = node_of[j], .res = &res[j],
+				    .job = j };
 		if (!(res[j].iter_s = calloc(cfgs[j]->iterations, sizeof *res[j].iter_s)))
 			rc = SIM_ENOMEM;
 	}

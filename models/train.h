@@ -36,6 +36,21 @@ enum train_part {
 	TRAIN_NPARTS
 };
 
+/* The transfers whose limits a result counts (train_result.bound_s), and
+ * the first three also split the exposed communication by what the GPUs
+ * waited for (comm_s): the tensor-parallel all-reduces (simulated on their
+ * own node, train.c's tp_allreduce_s), activations between pipeline
+ * stages, the data-parallel collectives of the gradients (and ZeRO's
+ * parameter all-gather); then the data loader's reads. */
+enum train_flows {
+	TRAIN_FLOWS_TP,
+	TRAIN_FLOWS_PIPE,
+	TRAIN_FLOWS_DP,
+	TRAIN_FLOWS_STORAGE,
+	TRAIN_NFLOWS
+};
+enum { TRAIN_NCOMM = TRAIN_FLOWS_STORAGE };
+
 /* One span of the timeline, for traces: on a GPU (rank), the host CPU or
  * DPU of a node, or a named link group. Names are static strings. */
 typedef enum train_track { TRAIN_TRACK_GPU, TRAIN_TRACK_HOST, TRAIN_TRACK_LINK } train_track;
@@ -135,7 +150,14 @@ typedef struct train_result {
 	double host_cpu_util, dpu_util;     /* NAN when not applicable */
 	double run_s;                       /* the job's whole run, warm-up included */
 	double net_cpu_cap_Bps;             /* host-CPU bound on a node's traffic; 0: none */
-	char critical[256];                 /* which resource held the iteration back */
+	double comm_s[TRAIN_NCOMM];         /* part_s[TRAIN_EXPOSED_COMM] by what was waited for */
+	/* Flow-seconds of each kind of transfer by the class (fab_class) of
+	 * the limit that held them, from the flow solver (flow_bound); the
+	 * tensor-parallel row is one all-reduce's. */
+	double bound_s[TRAIN_NFLOWS][FAB_NCLASSES];
+	double conn_core_util;              /* how busy a connection's own cores were while
+					       it carried data (host-tcp); NAN: no such cap */
+	char critical[1024];                /* which resource held the iteration back */
 	train_coll_stat coll[TRAIN_MAX_COLLS];
 	uint32_t ncoll;
 	uint64_t events;

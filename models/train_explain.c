@@ -2,7 +2,94 @@
  * utilisations, and the text that names what bounds the iteration. */
 #include "models/train_int.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+
 /* ---- results ---- */
+
+/* Appends printf-style text to r->critical at *n, truncating at its end. */
+static void say(train_result *r, size_t *n, const char *fmt, ...)
+{
+	size_t size = sizeof r->critical;
+	va_list ap;
+	int k;
+	if (*n >= size - 1)
+		return;
+	va_start(ap, fmt);
+	k = vsnprintf(r->critical + *n, size - *n, fmt, ap);
+	va_end(ap);
+	*n = k < 0 ? *n : *n + (size_t)k < size ? *n + (size_t)k : size - 1;
+}
+
+/* The figure of a limit of class cls that held transfers of kind `what`,
+ * where the configuration gives one, into buf. */
+static void limit_figure(const trainer *tr, const train_result *r, int what, fab_class cls,
+			 char *buf, size_t n)
+{
+	const train_config *c = tr->cfg;
+	bool net = what != TRAIN_FLOWS_STORAGE;
+	double mem = c->fabric.host_mem_Bps;
+	double x = fab_end_mem_passes(coll_transport_end(c->coll.transport.kind));
+	*buf = 0;
+	if (cls == FAB_CLS_CONN && c->coll.transport.conn_cap_Bps > 0)
+		snprintf(buf, n, " (%.2f GB/s)", c->coll.transport.conn_cap_Bps / 1e9);
+	else if (cls == FAB_CLS_HOST_CORES && net && r->net_cpu_cap_Bps > 0)
+		snprintf(buf, n, " (%.1f GB/s of a node's network traffic)", r->net_cpu_cap_Bps / 1e9);
+	else if (cls == FAB_CLS_HOST_MEM && net && mem > 0 && x > 0)
+		snprintf(buf, n, " (%.1f GB/s of a node's network traffic: %.1f GB/s, crossed "
+			 "%.0f times per byte)", mem / x / 1e9, mem / 1e9, x);
+	else if (cls == FAB_CLS_ENGINE && net && c->net_costs.engine_cap_Bps > 0)
+		snprintf(buf, n, " (%s, %.1f GB/s)", c->net_costs.engine_on_dpu ? "DPU" : "NIC",
+			 c->net_costs.engine_cap_Bps / 1e9);
+	else if (cls == FAB_CLS_ENGINE && !net && c->storage_engine_Bps > 0)
+		snprintf(buf, n, " (DPU SNAP, %.1f GB/s)", c->storage_engine_Bps / 1e9);
+	else if (cls == FAB_CLS_NIC && net)
+		snprintf(buf, n, " (%.0f Gb/s)", c->fabric.link_Bps * 8 / 1e9);
+}
+
+/* Names the limits that held transfers of kind `what` (their exposed
+ * time `s` of an iteration of `total`), from the solver's account: the
+ * two that held them longest, with their shares of the transfers' time. */
+static void explain_kind(trainer *tr, train_result *r, size_t *n, int what, double s,
+			 double total)
+{
+	static const char *const kind[TRAIN_NFLOWS] = {
+		"tensor-parallel all-reduces exposed", "pipeline transfers exposed",
+		"data-parallel collectives exposed", "storage reads stalled the GPUs",
+	};
+	const double *b = r->bound_s[what];
+	double sum = 0;
+	int first = -1, second = -1;
+	for (int k = 0; k < FAB_NCLASSES; k++) {
+		sum += b[k];
+		if (first < 0 || b[k] > b[first])
+			second = first, first = k;
+		else if (second < 0 || b[k] > b[second])
+			second = k;
+	}
+	if (!(sum > 0) || !(s >= 0.005 * total)) /* what would print as 0% is left out */
+		return;
+	char fig[112];
+	limit_figure(tr, r, what, (fab_class)first, fig, sizeof fig);
+	say(r, n, "; %s %.0f%% of the iteration, held by %s%s for %.0f%% of their transfer time",
+	    kind[what], 100 * s / total, fab_class_words((fab_class)first), fig,
+	    100 * b[first] / sum);
+	if (second >= 0 && b[second] >= 0.01 * sum)
+		say(r, n, ", %s %.0f%%", fab_class_words((fab_class)second), 100 * b[second] / sum);
+}
+
+/* What held each kind of transfer the GPUs waited for (flow_bound). */
+static void explain_flows(trainer *tr, train_result *r, size_t n)
+{
+	double total = 0;
+	for (int k = 0; k < TRAIN_NPARTS; k++)
+		total += r->part_s[k];
+	if (!(total > 0))
+		return;
+	for (int k = 0; k < TRAIN_NCOMM; k++)
+		explain_kind(tr, r, &n, k, r->comm_s[k], total);
+	explain_kind(tr, r, &n, TRAIN_FLOWS_STORAGE, r->part_s[TRAIN_DATA_STALL], total);
+}
 
 static void explain(trainer *tr, train_result *r)
 {
@@ -40,22 +127,26 @@ static void explain(trainer *tr, train_result *r)
 			     c->sample_bytes / 1e3, iops * c->sample_bytes / 1e9, Bps / 1e9);
 		n = k < 0 ? n : n + (size_t)k < size ? n + (size_t)k : size - 1;
 	}
-	/* The host's bound on a node's network traffic: its cores or its
-	 * memory, whichever is lower, named as such. */
-	double mem = c->fabric.host_mem_Bps;
-	double x = fab_end_mem_passes(coll_transport_end(c->coll.transport.kind));
-	double mem_cap = mem > 0 && x > 0 ? mem / x : 0, cpu_cap = r->net_cpu_cap_Bps;
-	if (mem_cap > 0 && (!(cpu_cap > 0) || mem_cap < cpu_cap) && n < size - 1) {
-		char cores[64] = "";
-		if (cpu_cap > 0)
-			snprintf(cores, sizeof cores, ", below the host cores' %.1f GB/s", cpu_cap / 1e9);
-		snprintf(r->critical + n, size - n, "; host memory caps each node's network traffic "
-			 "at %.1f GB/s (%.1f GB/s, crossed %.0f times per byte)%s", mem_cap / 1e9,
-			 mem / 1e9, x, cores);
-	} else if (cpu_cap > 0 && n < size - 1) {
-		snprintf(r->critical + n, size - n,
-			 "; host cores cap each node's network traffic at %.1f GB/s", cpu_cap / 1e9);
+	explain_flows(tr, r, n);
+}
+
+/* The solver's account of what held the job's transfers (flow_bound), and
+ * how busy a connection's own cores were while it carried data: bytes
+ * over what the cap would have moved in the capped flows' time (1 when
+ * the cap held them throughout). */
+static void held_by(trainer *tr, train_result *r)
+{
+	double cap = tr->cfg->coll.transport.conn_cap_Bps, cs = 0, cb = 0, s, bytes;
+	flow_bound_flush(tr->w->net);
+	for (int k = TRAIN_FLOWS_PIPE; k < TRAIN_NFLOWS; k++)
+		for (int c = 0; c < FAB_NCLASSES; c++)
+			flow_bound(tr->w->net, train_tag(tr, k), (uint32_t)c, &r->bound_s[k][c], &bytes);
+	for (int k = TRAIN_FLOWS_PIPE; k <= TRAIN_FLOWS_DP; k++) {
+		flow_capped(tr->w->net, train_tag(tr, k), &s, &bytes);
+		cs += s, cb += bytes;
 	}
+	if (cap > 0 && cs > 0)
+		r->conn_core_util = fmin(1, cb / (cap * cs));
 }
 
 static double boundary_bytes(const train_config *c)
@@ -81,6 +172,8 @@ void train_finish(trainer *tr, train_result *r)
 	double node_max_core_s = 0, node_max_bytes = 0, node_max_snap = 0;
 	for (int k = 0; k < TRAIN_NPARTS && r->iters; k++)
 		r->part_s[k] /= r->iters;
+	for (int k = 0; k < TRAIN_NCOMM && r->iters; k++)
+		r->comm_s[k] /= r->iters;
 	if (r->iters)
 		r->gpu_busy_frac /= r->iters;
 	for (uint32_t i = 0; i < tr->nodes; i++) {
@@ -120,6 +213,7 @@ void train_finish(trainer *tr, train_result *r)
 		add_coll(r, COLL_ALLGATHER, coll_algo_name(tr->ag_algo),
 			 "parameter bucket across replicas (ZeRO)", tr->D, tr->dg[0].bucket_bytes,
 			 tr->ag_time_s / (double)tr->ag_count, tr->ag_count, tr->ag_channels);
+	held_by(tr, r);
 	r->events = sim_events_run(tr->w->eng);
 	r->net_switches = fab_net_switches(tr->w->f);
 	explain(tr, r);

@@ -31,6 +31,7 @@ typedef struct stage {
 	uint8_t *fwd_in, *bwd_in;  /* input of microbatch m has arrived */
 	sim_time *fwd_sent, *bwd_sent; /* when the transfer providing it started */
 	double part[TRAIN_NPARTS];
+	double comm[TRAIN_NCOMM];  /* part[TRAIN_EXPOSED_COMM] by what was waited for */
 	double compute_s;
 	double op_comm_s;          /* exposed comm inside the running op */
 	double op_compute_s;
@@ -133,6 +134,7 @@ struct trainer {
 	const train_config *cfg;
 	world *w;
 	const uint32_t *node_of;   /* the job's node i is the world's node node_of[i] */
+	uint32_t job;              /* its place among the world's jobs (flow tags) */
 	noise_model *noise;
 	uint32_t P, D, T, M, gpn, nodes;
 	stage *st;                 /* D x P */
@@ -197,6 +199,13 @@ static inline bool train_ps(trainer *tr, double s, const char *what, const char 
 	if (rc)
 		train_fail_time(tr, rc, what, hint, s);
 	return !rc;
+}
+
+/* The flow tag of the job's transfers of kind k (enum train_flows):
+ * 0 is left to what no job owns (benchmarks). */
+static inline uint32_t train_tag(const trainer *tr, int k)
+{
+	return 1 + tr->job * TRAIN_NFLOWS + (uint32_t)k;
 }
 
 /* Spans are kept for replica 0 in the last iteration only. */

@@ -133,7 +133,8 @@ static void local_issue(trainer *tr, loader *l, uint64_t k, double bytes)
 	}
 	path[len++] = fab_gpu_pcie(w->f, rank) + 1;
 	flow_spec fs = { .bytes = (uint64_t)bytes, .path = path, .weights = wt, .path_len = len,
-			 .done = storage_flowed, .obj = l, .data = k };
+			 .done = storage_flowed, .obj = l, .data = k,
+			 .tag = train_tag(tr, TRAIN_FLOWS_STORAGE) };
 	int rc = flow_start(w->net, &fs, NULL);
 	if (rc)
 		fail(tr, rc, "local storage read");
@@ -172,7 +173,8 @@ static void loader_issue(trainer *tr, loader *l, uint64_t k)
 	}
 	push_landing(tr->w, rank_of(tr, l->d, 0, 0), nic_rank, !c->storage_direct, path, wt, &len);
 	flow_spec fs = { .bytes = (uint64_t)bytes, .path = path, .weights = wt, .path_len = len,
-			 .done = storage_flowed, .obj = l, .data = k };
+			 .done = storage_flowed, .obj = l, .data = k,
+			 .tag = train_tag(tr, TRAIN_FLOWS_STORAGE) };
 	tr->w->node_core_s[l->node] += bytes * c->storage_core_s_per_byte;
 	if (c->storage_engine_Bps > 0)
 		tr->w->node_snap_bytes[l->node] += bytes;

@@ -117,6 +117,8 @@ bool train_steady_fill(trainer *tr, sim_time it_ps, const stage *crit, double it
 		r->iter_s[r->iters++] = it_s;
 		for (int p = 0; p < TRAIN_NPARTS; p++)
 			r->part_s[p] += crit->part[p];
+		for (int p = 0; p < TRAIN_NCOMM; p++)
+			r->comm_s[p] += crit->comm[p];
 		r->gpu_busy_frac += busy / (tr->D * tr->P);
 		add_totals(tr, tr->sd.v + n);
 		tr->end += it_ps;

@@ -34,6 +34,14 @@ static double io_capped_Bps(double Bps, double iops, double io_bytes)
 	return iops > 0 && io_bytes > 0 ? fmin(Bps, iops * io_bytes) : Bps;
 }
 
+/* Adds a resource of class cls (flow_bound's account of what held each
+ * transfer). */
+static int add_res(world *w, double cap_Bps, fab_class cls, uint32_t *id)
+{
+	int rc = flow_res_add(w->net, cap_Bps, id);
+	return rc ? rc : flow_res_set_class(w->net, *id, (uint8_t)cls);
+}
+
 /* Node n's decoders (host cores), storage ingress and client work, and the
  * host-stack and DPU-engine capacities on its network paths, sized by the
  * configuration of the job it belongs to. */
@@ -47,10 +55,10 @@ static int world_node(world *w, uint32_t n)
 	w->stor_w[n] = 1;
 	if (!(w->decoders[n] = station_new(w->eng, c->workers ? c->workers : 1)))
 		return SIM_ENOMEM;
-	if (cap > 0 && !(rc = flow_res_add(w->net, cap, &cpu)))
+	if (cap > 0 && !(rc = add_res(w, cap, FAB_CLS_HOST_CORES, &cpu)))
 		rc = fab_attach(w->f, n, cpu);
 	if (!rc && c->net_costs.engine_cap_Bps > 0 &&
-	    !(rc = flow_res_add(w->net, c->net_costs.engine_cap_Bps, &id)))
+	    !(rc = add_res(w, c->net_costs.engine_cap_Bps, FAB_CLS_ENGINE, &id)))
 		rc = fab_attach(w->f, n, id);
 	/* The stack cores are one contended station (issue 5: "when it
 	 * saturates, everything it serves slows down"): the storage client
@@ -67,15 +75,16 @@ static int world_node(world *w, uint32_t n)
 		w->stor_res[n] = cpu;
 		w->stor_w[n] = c->storage_core_s_per_byte * cap / stack;
 	} else if (!rc && c->storage_core_s_per_byte > 0) {
-		rc = flow_res_add(w->net, stack / c->storage_core_s_per_byte, &w->stor_res[n]);
+		rc = add_res(w, stack / c->storage_core_s_per_byte, FAB_CLS_HOST_CORES,
+			     &w->stor_res[n]);
 	} else if (!rc && c->storage_engine_Bps > 0) {
-		rc = flow_res_add(w->net, c->storage_engine_Bps, &w->stor_res[n]);
+		rc = add_res(w, c->storage_engine_Bps, FAB_CLS_ENGINE, &w->stor_res[n]);
 	}
 	/* A dedicated storage network enters the node through its own NIC;
 	 * otherwise reads share the compute NICs (stor_ingress). */
 	w->stor_in[n] = UINT32_MAX;
 	if (!rc && c->storage_nic_Bps > 0)
-		rc = flow_res_add(w->net, c->storage_nic_Bps, &w->stor_in[n]);
+		rc = add_res(w, c->storage_nic_Bps, FAB_CLS_NIC, &w->stor_in[n]);
 	/* Without GPUDirect Storage every byte read is written into a host
 	 * bounce buffer by the NIC (or drive) and read out of it by the copy
 	 * to the GPU: two passes over the node's host memory, the fabric's
@@ -84,8 +93,8 @@ static int world_node(world *w, uint32_t n)
 	if (!rc && (c->storage_Bps > 0 || c->local_Bps > 0) && !c->storage_direct)
 		w->stor_bounce[n] = fab_host_mem(w->f, n);
 	if (!rc && c->local_Bps > 0)
-		rc = flow_res_add(w->net, io_capped_Bps(c->local_Bps, c->local_iops, c->sample_bytes),
-				  &w->local_drv[n]);
+		rc = add_res(w, io_capped_Bps(c->local_Bps, c->local_iops, c->sample_bytes),
+			     FAB_CLS_STORAGE, &w->local_drv[n]);
 	return rc;
 }
 
@@ -126,7 +135,7 @@ static int world_nodes(world *w, const train_config *const *cfgs, uint32_t njobs
 	w->stor_servers = sc->storage_servers;
 	for (uint32_t k = 0; k < sc->storage_servers && !rc; k++) {
 		uint32_t id;
-		rc = flow_res_add(w->net, cap / sc->storage_servers, &id);
+		rc = add_res(w, cap / sc->storage_servers, FAB_CLS_STORAGE, &id);
 		if (k == 0)
 			w->stor_servers0 = id;
 	}
@@ -153,8 +162,10 @@ int train_world_build(world *w, uint32_t nodes, const train_config *const *cfgs,
 	cc.transport.cpu = count_cycles;
 	if (!(w->eng = sim_engine_new()) || !(w->net = flow_net_new(w->eng)))
 		return SIM_ENOMEM;
+	/* Tag 0 for what no job owns, then TRAIN_NFLOWS per job (train_tag). */
 	if ((rc = fab_new(&fc, w->net, &w->f)) ||
-	    (rc = coll_ctx_new(w->eng, w->net, w->f, &cc, &w->coll)))
+	    (rc = coll_ctx_new(w->eng, w->net, w->f, &cc, &w->coll)) ||
+	    (rc = flow_bound_init(w->net, 1 + njobs * TRAIN_NFLOWS, FAB_NCLASSES)))
 		return rc;
 	return world_nodes(w, cfgs, njobs);
 }

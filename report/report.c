@@ -18,7 +18,7 @@
 #include "report/json.h"
 #include "report/version.h"
 
-#define REP_NMETRICS 13
+#define REP_NMETRICS 14
 #define REP_NBREAKDOWN 6
 #define REP_NOFFLOAD OFFLOAD_NKINDS
 
@@ -63,6 +63,7 @@ static const rep_metric_def metric_defs[REP_NMETRICS] = {
 	{ .name = "mfu", .unit = "fraction", .kind = REP_SCALAR, .max = 1.0 },
 	{ .name = "gpu_util", .unit = "fraction", .kind = REP_SCALAR, .max = 1.0 },
 	{ .name = "host_cpu_util", .unit = "fraction", .kind = REP_SCALAR, .max = 1.0 },
+	{ .name = "conn_core_util", .unit = "fraction", .kind = REP_SCALAR, .max = 1.0 },
 	{ .name = "dpu_util", .unit = "fraction", .kind = REP_SCALAR, .max = 1.0 },
 	{ .name = "time_to_train_s", .unit = "s", .kind = REP_SCALAR, .max = INFINITY },
 	{ .name = "goodput", .unit = "fraction", .kind = REP_SCALAR, .max = 1.0 },

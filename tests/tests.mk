@@ -38,3 +38,4 @@ E2E_TESTS += plot-scale.sh
 E2E_TESTS += variant-hardware.sh nccl-sockets.sh
 E2E_TESTS += report-scale.sh
 E2E_TESTS += metamorphic.sh
+E2E_TESTS += binding.sh

@@ -596,6 +596,7 @@ static const struct metric_words {
 	{ "mfu", "model FLOPs utilisation", "%", 100 },
 	{ "gpu_util", "GPU utilisation", "%", 100 },
 	{ "host_cpu_util", "host CPU utilisation", "%", 100 },
+	{ "conn_core_util", "a connection's cores' utilisation while it sends", "%", 100 },
 	{ "dpu_util", "DPU utilisation", "%", 100 },
 	{ "time_to_train_s", "time to train", "days", 1.0 / 86400 },
 	{ "goodput", "goodput", "%", 100 },

@@ -286,6 +286,7 @@ static const struct {
 	{ "MFU", "mfu", hum_percent },
 	{ "GPU utilisation", "gpu_util", hum_percent },
 	{ "host CPU utilisation", "host_cpu_util", hum_percent },
+	{ "  a connection's cores", "conn_core_util", hum_percent },
 	{ "DPU utilisation", "dpu_util", hum_percent },
 	{ "time to train", "time_to_train_s", hum_duration },
 	{ "goodput", "goodput", hum_percent },

@@ -34,8 +34,8 @@ typedef struct agg {
 	double *all;               /* every measured iteration */
 	size_t nall;
 	double part[TRAIN_NPARTS];
-	double gpu, cpu, dpu;
-	bool has_cpu, has_dpu;
+	double gpu, cpu, dpu, conn;
+	bool has_cpu, has_dpu, has_conn;
 	train_result last;
 	int reps;
 } agg;
@@ -59,6 +59,8 @@ static int agg_add(agg *a, train_result *r)
 		a->cpu += r->host_cpu_util, a->has_cpu = true;
 	if (isfinite(r->dpu_util))
 		a->dpu += r->dpu_util, a->has_dpu = true;
+	if (isfinite(r->conn_core_util))
+		a->conn += r->conn_core_util, a->has_conn = true;
 	a->reps++;
 	train_result_release(&a->last);
 	a->last = *r;
@@ -111,6 +113,8 @@ static int put_throughput(const scn_job *job, const train_config *c, rep_variant
 		rc = rep_variant_set_metric(rv, "gpu_util", clamp01(a->gpu / a->reps));
 	if (!rc && a->has_cpu)
 		rc = rep_variant_set_metric(rv, "host_cpu_util", clamp01(a->cpu / a->reps));
+	if (!rc && a->has_conn)
+		rc = rep_variant_set_metric(rv, "conn_core_util", clamp01(a->conn / a->reps));
 	if (!rc && a->has_dpu)
 		rc = rep_variant_set_metric(rv, "dpu_util", clamp01(a->dpu / a->reps));
 	return rc;
