@@ -83,22 +83,24 @@ double cli_wall_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* A library call's outcome as a command's: its message (err) printed and
+ * CLI_USAGE when it failed (rc != 0). */
+static int said(int rc, const char *err)
+{
+	if (!rc)
+		return CLI_OK;
+	cli_error("%s", err);
+	return CLI_USAGE;
+}
+
 int cli_read_report(const char *path, rep_report **r)
 {
 	char err[1024];
-	if (rep_read_file(path, r, err, sizeof err)) {
-		cli_error("%s", err);
-		return CLI_USAGE;
-	}
-	return CLI_OK;
+	return said(rep_read_file(path, r, err, sizeof err), err);
 }
 
 int cli_open_db_ro(const char *path, db **d)
 {
 	char err[1024];
-	if (db_open_ro(path, d, err, sizeof err)) {
-		cli_error("%s", err);
-		return CLI_USAGE;
-	}
-	return CLI_OK;
+	return said(db_open_ro(path, d, err, sizeof err), err);
 }
