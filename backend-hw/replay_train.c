@@ -600,16 +600,18 @@ static const char *data_wait(const loader *l, double s, char *buf, size_t n)
 static void say_iteration(const lanes *k, const loader *l, const measured *m, const iter_t *it,
 			  long i, long warm)
 {
-	char wait[48], pipe[48] = "";
+	char wait[48], pipe[48] = "", ar[48] = "no all-reduce: one replica";
 	if (hw_comm_rank() != 0)
 		return;
 	if (k->pp)
 		snprintf(pipe, sizeof pipe, ", pipeline sends %.3f s", it->pc.p2p_s);
-	printf("  iteration %ld%s: %.3f s (rank 0: compute %.3f s%s, all-reduce %.3f s%s), "
-	       "GEMMs%s and gradient sums verified\n", i + 1, i < warm ? " (warm-up)" : "",
-	       m->last_s, it->part[P_COMPUTE], pipe, it->ar_s,
+	if (k->dp)
+		snprintf(ar, sizeof ar, "all-reduce %.3f s", it->ar_s);
+	printf("  iteration %ld%s: %.3f s (rank 0: compute %.3f s%s, %s%s), GEMMs%s%s verified\n",
+	       i + 1, i < warm ? " (warm-up)" : "", m->last_s, it->part[P_COMPUTE], pipe, ar,
 	       data_wait(l, it->part[P_DATA], wait, sizeof wait),
-	       k->pp ? ", pipeline messages" : "");
+	       k->pp ? (k->dp ? ", pipeline messages" : " and pipeline messages") : "",
+	       k->dp ? " and gradient sums" : "");
 }
 
 static int run_iterations(const lanes *k, hw_gemm *g, loader *l, const plan *p, measured *m)
