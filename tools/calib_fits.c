@@ -303,41 +303,55 @@ static void effective_ring(cal_run *r, const series *s, const cal_ring *rg, cons
 	cal_miss(r, PROFILE_HOST_COSTS, "tcp_cycles_per_packet", why);
 }
 
-void cal_kind_ring(cal_run *r)
+/* Calls fit(r, s) for every series s named `name` (its first n characters
+ * when n > 0) in `unit`, each marked used. */
+static void each_series(cal_run *r, const char *name, size_t n, const char *unit,
+			void (*fit)(cal_run *, series *))
 {
 	for (size_t i = 0; i < r->ns; i++) {
 		series *s = &r->s[i];
-		double rel[CAL_MAX_POINTS], t[CAL_MAX_POINTS];
-		char a[96], bw[96], span[64], curve[96], title[96];
-		cal_ring rg;
-		if (strcmp(s->b0->name, "allreduce_ring_busbw") || strcmp(s->b0->unit, "B/s"))
+		if ((n ? strncmp(s->b0->name, name, n) : strcmp(s->b0->name, name)) ||
+		    strcmp(s->b0->unit, unit))
 			continue;
 		s->used = true;
-		printf("%s (%s, %u ranks), %s:\n", s->b0->name, s->b0->transport, s->b0->ranks,
-		       cal_fmt_span(s, span, sizeof span));
-		if (cal_fit_ring(s->bytes, s->typ, s->n, s->b0->ranks, &rg, rel)) {
-			printf("    no fit: %s\n", s->n < 2 ? "fewer than 2 sizes" : "degenerate points");
-			continue;
-		}
-		cal_fmt_pm(rg.alpha_s, rg.se_alpha_s, s->n, cal_fmt_time, a, sizeof a);
-		cal_fmt_pm(rg.bw_Bps, rg.se_bw_Bps, s->n, cal_fmt_rate, bw, sizeof bw);
-		printf("    T(S) = 2(n-1) alpha + 2(n-1)/n S/B: alpha = %s per step, B = %s per link\n",
-		       a, bw);
-		cal_print_residuals(s, rel, &rg.fit);
-		cal_doc_comment(cal_doc_of(r, strcmp(s->b0->transport, "tcp") ? PROFILE_NIC : PROFILE_HOST_COSTS),
-				"ring all-reduce over %s, %u ranks, %s: effective alpha = %s per step, "
-				"B = %s per link (residual rms %.1f%%, max %.1f%%)",
-				s->b0->transport, s->b0->ranks, span, a, bw, rg.fit.rms_rel * 100,
-				rg.fit.max_rel * 100);
-		for (size_t k = 0; k < s->n; k++)
-			t[k] = s->bytes[k] / s->typ[k] * 2.0 * (s->b0->ranks - 1) / s->b0->ranks;
-		snprintf(curve, sizeof curve, "%.17g + %.17g*x", rg.fit.p0, rg.fit.p1);
-		snprintf(title, sizeof title, "ring all-reduce over %s, %u ranks", s->b0->transport,
-			 s->b0->ranks);
-		cal_run_plot(r, s, s->b0->transport, title, "time (s)", t, curve);
-		if (r->effective_ring && !strcmp(s->b0->transport, "tcp"))
-			effective_ring(r, s, &rg, a, bw);
+		fit(r, s);
 	}
+}
+
+static void fit_ring_series(cal_run *r, series *s)
+{
+	double rel[CAL_MAX_POINTS], t[CAL_MAX_POINTS];
+	char a[96], bw[96], span[64], curve[96], title[96];
+	cal_ring rg;
+	printf("%s (%s, %u ranks), %s:\n", s->b0->name, s->b0->transport, s->b0->ranks,
+	       cal_fmt_span(s, span, sizeof span));
+	if (cal_fit_ring(s->bytes, s->typ, s->n, s->b0->ranks, &rg, rel)) {
+		printf("    no fit: %s\n", s->n < 2 ? "fewer than 2 sizes" : "degenerate points");
+		return;
+	}
+	cal_fmt_pm(rg.alpha_s, rg.se_alpha_s, s->n, cal_fmt_time, a, sizeof a);
+	cal_fmt_pm(rg.bw_Bps, rg.se_bw_Bps, s->n, cal_fmt_rate, bw, sizeof bw);
+	printf("    T(S) = 2(n-1) alpha + 2(n-1)/n S/B: alpha = %s per step, B = %s per link\n",
+	       a, bw);
+	cal_print_residuals(s, rel, &rg.fit);
+	cal_doc_comment(cal_doc_of(r, strcmp(s->b0->transport, "tcp") ? PROFILE_NIC : PROFILE_HOST_COSTS),
+			"ring all-reduce over %s, %u ranks, %s: effective alpha = %s per step, "
+			"B = %s per link (residual rms %.1f%%, max %.1f%%)",
+			s->b0->transport, s->b0->ranks, span, a, bw, rg.fit.rms_rel * 100,
+			rg.fit.max_rel * 100);
+	for (size_t k = 0; k < s->n; k++)
+		t[k] = s->bytes[k] / s->typ[k] * 2.0 * (s->b0->ranks - 1) / s->b0->ranks;
+	snprintf(curve, sizeof curve, "%.17g + %.17g*x", rg.fit.p0, rg.fit.p1);
+	snprintf(title, sizeof title, "ring all-reduce over %s, %u ranks", s->b0->transport,
+		 s->b0->ranks);
+	cal_run_plot(r, s, s->b0->transport, title, "time (s)", t, curve);
+	if (r->effective_ring && !strcmp(s->b0->transport, "tcp"))
+		effective_ring(r, s, &rg, a, bw);
+}
+
+void cal_kind_ring(cal_run *r)
+{
+	each_series(r, "allreduce_ring_busbw", 0, "B/s", fit_ring_series);
 }
 
 /* ---- storage: alpha-beta over read sizes ---- */
@@ -445,44 +459,43 @@ static void gpu_profile(cal_run *r, const series *s, const cal_sat *sat, const c
 	cal_give_or_miss(r, PROFILE_GPU, "eff_half_flops", sat->f_half, fit);
 }
 
+static void fit_gemm_series(cal_run *r, series *s)
+{
+	double F[CAL_MAX_POINTS], rel[CAL_MAX_POINTS];
+	char span[64], ym[96], fh[96], fit[1200], curve[128];
+	cal_sat sat;
+	gemm_flops(s, F);
+	snprintf(span, sizeof span, "%zu sizes n = %.0f..%.0f", s->n, cbrt(F[0] / 2),
+		 cbrt(F[s->n - 1] / 2));
+	printf("%s (%s, square GEMMs, F = 2 n^3), %s:\n", s->b0->name,
+	       s->b0->device ? s->b0->device : "GPU", span);
+	if (cal_fit_saturating(F, s->typ, s->n, &sat, rel)) {
+		printf("    no fit: %s\n", s->n < 2 ? "fewer than 2 sizes" : "the solver did not "
+		       "converge (the points do not saturate)");
+		return;
+	}
+	snprintf(ym, sizeof ym, "%.4g TFLOP/s +- %.2g", sat.ymax / 1e12, sat.se_ymax / 1e12);
+	snprintf(fh, sizeof fh, "%.4g GFLOP +- %.2g", sat.f_half / 1e9, sat.se_f_half / 1e9);
+	printf("    y = ymax F / (F + F_half): ymax = %s, F_half = %s (%zu iterations)\n", ym,
+	       fh, sat.iters);
+	cal_print_residuals(s, rel, &(cal_lin){ .n = sat.n, .dof = sat.dof,
+					    .rms_rel = sat.rms_rel, .max_rel = sat.max_rel });
+	snprintf(fit, sizeof fit, "dpusim calibrate of %s: %s on %s over %s, ymax F / (F + "
+		 "F_half) fitted by nonlinear least squares (GSL multifit_nlinear, relative "
+		 "weights): ymax = %s, F_half = %s; residual rms %.1f%%, max %.1f%%",
+		 r->files[s->file].origin, s->b0->name, s->b0->device ? s->b0->device : "GPU",
+		 span, ym, fh, sat.rms_rel * 100, sat.max_rel * 100);
+	gpu_profile(r, s, &sat, fit);
+	snprintf(curve, sizeof curve, "%.17g*x/(x+%.17g)", sat.ymax, sat.f_half);
+	if (r->plot_dir) {
+		series fs = *s;
+		memcpy(fs.bytes, F, s->n * sizeof *F);
+		cal_run_plot(r, &fs, "", s->b0->name, "FLOP/s", s->typ, curve);
+	}
+}
+
 void cal_kind_gpu(cal_run *r)
 {
-	for (size_t i = 0; i < r->ns; i++) {
-		series *s = &r->s[i];
-		double F[CAL_MAX_POINTS], rel[CAL_MAX_POINTS];
-		char span[64], ym[96], fh[96], fit[1200], curve[128];
-		cal_sat sat;
-		if (strncmp(s->b0->name, "gemm", 4) || strcmp(s->b0->unit, "FLOP/s"))
-			continue;
-		s->used = true;
-		gemm_flops(s, F);
-		snprintf(span, sizeof span, "%zu sizes n = %.0f..%.0f", s->n, cbrt(F[0] / 2),
-			 cbrt(F[s->n - 1] / 2));
-		printf("%s (%s, square GEMMs, F = 2 n^3), %s:\n", s->b0->name,
-		       s->b0->device ? s->b0->device : "GPU", span);
-		if (cal_fit_saturating(F, s->typ, s->n, &sat, rel)) {
-			printf("    no fit: %s\n", s->n < 2 ? "fewer than 2 sizes" : "the solver did not "
-			       "converge (the points do not saturate)");
-			continue;
-		}
-		snprintf(ym, sizeof ym, "%.4g TFLOP/s +- %.2g", sat.ymax / 1e12, sat.se_ymax / 1e12);
-		snprintf(fh, sizeof fh, "%.4g GFLOP +- %.2g", sat.f_half / 1e9, sat.se_f_half / 1e9);
-		printf("    y = ymax F / (F + F_half): ymax = %s, F_half = %s (%zu iterations)\n", ym,
-		       fh, sat.iters);
-		cal_print_residuals(s, rel, &(cal_lin){ .n = sat.n, .dof = sat.dof,
-						    .rms_rel = sat.rms_rel, .max_rel = sat.max_rel });
-		snprintf(fit, sizeof fit, "dpusim calibrate of %s: %s on %s over %s, ymax F / (F + "
-			 "F_half) fitted by nonlinear least squares (GSL multifit_nlinear, relative "
-			 "weights): ymax = %s, F_half = %s; residual rms %.1f%%, max %.1f%%",
-			 r->files[s->file].origin, s->b0->name, s->b0->device ? s->b0->device : "GPU",
-			 span, ym, fh, sat.rms_rel * 100, sat.max_rel * 100);
-		gpu_profile(r, s, &sat, fit);
-		snprintf(curve, sizeof curve, "%.17g*x/(x+%.17g)", sat.ymax, sat.f_half);
-		if (r->plot_dir) {
-			series fs = *s;
-			memcpy(fs.bytes, F, s->n * sizeof *F);
-			cal_run_plot(r, &fs, "", s->b0->name, "FLOP/s", s->typ, curve);
-		}
-	}
+	each_series(r, "gemm", 4, "FLOP/s", fit_gemm_series);
 }
 
