@@ -159,18 +159,6 @@ void hw_replay_store_sum(const hw_store_job *j, const hw_store_res *r, hw_store_
 	snprintf(out->gds_why, sizeof out->gds_why, "%s", r->gds_why);
 }
 
-static int info_f(rep_report *r, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int info_f(rep_report *r, const char *key, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	return rep_set_info(r, key, buf) ? SIM_ENOMEM : 0;
-}
-
 /* What the simulator reads the samples from, at what rate, into buf. */
 static void model_reads(const train_config *c, char *buf, size_t n)
 {
@@ -193,20 +181,22 @@ static int read_info(rep_report *r, const hw_store_job *j, const hw_store_sum *m
 	double per = m->samples ? (double)m->samples / m->loaders : 0;
 	char model[320], direct[256];
 	if (!m->samples)
-		return info_f(r, "replay.storage_read", "not run: %s", c->data ? "no loader rank"
-			      : "the workload reads no data (no workload.data)");
+		return rep_set_infof(r, "replay.storage_read", "not run: %s",
+				     c->data ? "no loader rank"
+					     : "the workload reads no data (no workload.data)");
 	model_reads(c, model, sizeof model);
 	if (m->direct)
 		snprintf(direct, sizeof direct, "%.6g B/s together (%.4g s a sample)",
 			 (double)m->read_bytes / m->direct_s, m->direct_s / per);
 	else
 		snprintf(direct, sizeof direct, "not run: %s", m->direct_why);
-	return info_f(r, "replay.storage_read", "%.0f samples of %.6g B per loader rank (stage 0), "
-		      "%u ranks at once, from a file of each in '%s' (written, fsynced, dropped from "
+	return rep_set_infof(r, "replay.storage_read", "%.0f samples of %.6g B per loader rank "
+		      "(stage 0), %u ranks at once, from a file of each in '%s' (written, fsynced, "
+		      "dropped from "
 		      "the page cache first), in order: buffered pread %.6g B/s together (%.4g s a "
 		      "sample); O_DIRECT %s", per, j->sample_bytes, m->loaders, j->dir,
 		      (double)m->read_bytes / m->buffered_s, m->buffered_s / per, direct) ||
-	       info_f(r, "replay.storage_model", "simulated: %s", model);
+	       rep_set_infof(r, "replay.storage_model", "simulated: %s", model);
 }
 
 static int ckpt_info(rep_report *r, const scn_scenario *s, const train_config *c,
@@ -215,8 +205,8 @@ static int ckpt_info(rep_report *r, const scn_scenario *s, const train_config *c
 	double gpus = (double)c->tp * c->pp * c->dp;
 	char model[256];
 	if (!s->failures.enabled)
-		return info_f(r, "replay.checkpoint_write", "not run: the scenario takes no "
-			      "checkpoints (no failures section)");
+		return rep_set_infof(r, "replay.checkpoint_write", "not run: the scenario takes "
+				     "no checkpoints (no failures section)");
 	if (c->storage_write_Bps > 0)
 		snprintf(model, sizeof model, "the whole checkpoint at the storage servers' write "
 			 "rate, %.6g B/s, in %.6g s (rel_ckpt_write_s), %.6g s at this scale",
@@ -225,8 +215,9 @@ static int ckpt_info(rep_report *r, const scn_scenario *s, const train_config *c
 	else
 		snprintf(model, sizeof model, "no storage write rate in the scenario (cluster."
 			 "storage with a write_bw): checkpoint writes not simulated");
-	return info_f(r, "replay.checkpoint_write", "%.6g bytes per rank (train_ckpt_bytes %.6g: "
-		      "failures.checkpoint_size or 16 B per parameter, / %.0f GPUs x scale %g), "
+	return rep_set_infof(r, "replay.checkpoint_write", "%.6g bytes per rank "
+		      "(train_ckpt_bytes %.6g: failures.checkpoint_size or 16 B per parameter, / "
+		      "%.0f GPUs x scale %g), "
 		      "written and fsynced by %d ranks at once: %.6g B/s together (%.4g s); "
 		      "simulated: %s", m->ckpt_bytes / hw_comm_size(), full_bytes, gpus, scale,
 		      hw_comm_size(), m->ckpt_bytes / m->ckpt_s, m->ckpt_s, model);
@@ -246,13 +237,14 @@ int hw_replay_store_variant(rep_report *r, const scn_variant *v, const hw_store_
 		return 0;
 	if (v->storage == SCN_STOR_GDS && m->gds_err == 0) {
 		snprintf(key, sizeof key, "%s.storage_gds_read_Bps", v->name);
-		return info_f(r, key, "%.6g (cuFile into GPU memory, rank 0, the same file, every "
-			      "block checked)", m->gds_Bps);
+		return rep_set_infof(r, key, "%.6g (cuFile into GPU memory, rank 0, the same file, "
+				     "every block checked)", m->gds_Bps);
 	}
 	snprintf(key, sizeof key, "%s.storage_not_replayed", v->name);
 	if (v->storage == SCN_STOR_GDS)
-		return info_f(r, key, "gds: %s", m->gds_why[0] ? m->gds_why : "cuFile did not run");
-	return info_f(r, key, "%s: %s", scn_storage_path_name(v->storage),
+		return rep_set_infof(r, key, "gds: %s",
+				     m->gds_why[0] ? m->gds_why : "cuFile did not run");
+	return rep_set_infof(r, key, "%s: %s", scn_storage_path_name(v->storage),
 		      v->storage == SCN_STOR_DPU_SNAP
 			      ? "no DPU SNAP (NVMe emulation) is driven; replay.storage_read is the "
 				"host path's reads"

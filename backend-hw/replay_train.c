@@ -643,18 +643,6 @@ static int run_iterations(const lanes *k, hw_gemm *g, loader *l, const plan *p, 
 
 /* ---- the report -------------------------------------------------------- */
 
-static int set_info_f(rep_report *r, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int set_info_f(rep_report *r, const char *key, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	return rep_set_info(r, key, buf);
-}
-
 /* What the ranks did, gathered (a collective call) for rank 0's report. */
 typedef struct gathered {
 	double fps;                   /* FLOP/s of the GEMMs, mean over ranks */
@@ -780,13 +768,15 @@ static int put_pipeline(rep_report *r, const plan *p, const measured *m0, const 
 			 "per replica needs mpirun -np %u): %s", c->dp, R, P * c->dp,
 			 R > 1 ? "each stage's gradient all-reduce ran over that many ranks"
 			       : "no gradient all-reduce ran (one replica)");
-	err = set_info_f(r, "replay.pipeline", "pp %u stages x %u replicas on %u ranks: rank r is "
-			 "replica r / %u, stage r %% %u (one rank per stage per replica, standing "
+	err = rep_set_infof(r, "replay.pipeline", "pp %u stages x %u replicas on %u ranks: rank "
+			 "r is replica r / %u, stage r %% %u (one rank per stage per replica, "
+			 "standing "
 			 "for its first tensor-parallel GPU); activations and their gradients sent "
 			 "between neighbouring stages in 1F1B order (wl_1f1b_op, the simulator's), "
 			 "each checked by its receiver%s", P, R, P * R, P, P, fewer) ||
-	      set_info_f(r, "replay.pipeline_message_bytes", "%zu per message and GPU: the stage "
-			 "boundary (wl_stage_boundary_bytes, seq x micro x hidden x 2 B = %.6g) / tp "
+	      rep_set_infof(r, "replay.pipeline_message_bytes", "%zu per message and GPU: the "
+			 "stage boundary (wl_stage_boundary_bytes, seq x micro x hidden x 2 B = "
+			 "%.6g) / tp "
 			 "%u, full size whatever --scale; the sendrecv row holds the whole boundary "
 			 "(the tp slices move together, as the simulator's row) and the median half "
 			 "round trip of one message between neighbouring stages, measured alone "
@@ -795,8 +785,9 @@ static int put_pipeline(rep_report *r, const plan *p, const measured *m0, const 
 	for (uint32_t s = 0; s < P && !err; s++) {
 		const hw_pipe_count *k = &gt->stage[s];
 		snprintf(key, sizeof key, "replay.pipeline_stage%u", s);
-		err = set_info_f(r, key, "activations sent %llu, received %llu; gradients sent %llu, "
-				 "received %llu (%u measured iterations x %u replicas); %.4g s per "
+		err = rep_set_infof(r, key, "activations sent %llu, received %llu; gradients "
+				 "sent %llu, received %llu (%u measured iterations x %u replicas); "
+				 "%.4g s per "
 				 "iteration in sends and receives (transfers and waits for the "
 				 "neighbouring stage, slowest replica); passes of one iteration: %s",
 				 (unsigned long long)k->fwd_sent, (unsigned long long)k->fwd_recv,
@@ -825,26 +816,26 @@ static int put_info(rep_report *r, const scn_scenario *s, const replay_opts *o, 
 {
 	const char *v = p->v->name, *st0 = p->cfg.pp > 1 ? " of stage 0" : "";
 	char key[128];
-	int err = set_info_f(r, "replay.scale", "%g", o->scale) ||
-		  set_info_f(r, "replay.compute", "%s", hw_gemm_describe(g)) ||
-		  set_info_f(r, "replay.flops_per_gpu_iteration", "%.6g%s (the scenario's, "
+	int err = rep_set_infof(r, "replay.scale", "%g", o->scale) ||
+		  rep_set_infof(r, "replay.compute", "%s", hw_gemm_describe(g)) ||
+		  rep_set_infof(r, "replay.flops_per_gpu_iteration", "%.6g%s (the scenario's, "
 			     "wl_gpu_iter_flops; %.6g run: x scale, in whole GEMMs)", p->flops_full,
 			     st0, m->flops_done / m->n) ||
-		  set_info_f(r, "replay.compute_flops_per_s", "%.6g (measured: FLOPs run / GEMM "
+		  rep_set_infof(r, "replay.compute_flops_per_s", "%.6g (measured: FLOPs run / GEMM "
 			     "time, mean over ranks)", gt->fps) ||
-		  set_info_f(r, "replay.gradient_bytes", "%.6g per GPU%s (the scenario's: stage "
+		  rep_set_infof(r, "replay.gradient_bytes", "%.6g per GPU%s (the scenario's: stage "
 			     "parameters / tp x %g B); %zu all-reduced (x scale, whole floats)",
 			     p->grad_full_bytes, st0, p->cfg.grad_bytes_per_param,
 			     p->grad_count * sizeof(float)) ||
-		  set_info_f(r, "replay.data", "%s", l ? l->mode : "none (no --data)");
+		  rep_set_infof(r, "replay.data", "%s", l ? l->mode : "none (no --data)");
 	if (!err && l)
-		err = set_info_f(r, "replay.data_per_rank_iteration", "%llu bytes: %u samples x "
+		err = rep_set_infof(r, "replay.data_per_rank_iteration", "%llu bytes: %u samples x "
 				 "%.6g B (%s), prefetched one iteration ahead; %llu bytes read in all",
 				 (unsigned long long)p->batch_bytes, p->samples_per_rank,
 				 p->sample_bytes, p->sample_src, (unsigned long long)l->bytes_read);
 	if (!err)
-		err = set_info_f(r, "replay.extrapolate", "compute and the gradient all-reduce ran "
-				 "at %g of the scenario's size: full-size compute takes about "
+		err = rep_set_infof(r, "replay.extrapolate", "compute and the gradient all-reduce "
+				 "ran at %g of the scenario's size: full-size compute takes about "
 				 "flops_per_gpu_iteration / compute_flops_per_s = %.6g s per "
 				 "iteration on this compute; data reads%s are full size", o->scale,
 				 p->flops_full / gt->fps,
@@ -855,7 +846,7 @@ static int put_info(rep_report *r, const scn_scenario *s, const replay_opts *o, 
 		err = hw_replay_store_info(r, s, &p->cfg, gt->sj, &gt->ss,
 					   train_ckpt_bytes(s, &p->cfg), o->scale);
 	if (!err)
-		err = set_info_f(r, "replay.not_replayed", "tensor-parallel all-reduces (tp %u: "
+		err = rep_set_infof(r, "replay.not_replayed", "tensor-parallel all-reduces (tp %u: "
 				 "NVLink inside a node), %soverlap of the gradient all-reduce with "
 				 "backward (here it follows compute: exposed_comm is all of it), "
 				 "the optimizer step, sample decode%s", p->cfg.tp,

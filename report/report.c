@@ -371,6 +371,26 @@ int rep_set_info(rep_report *r, const char *key, const char *value)
 	return 0;
 }
 
+int rep_set_infof(rep_report *r, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	char *v;
+	int n, err;
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return SIM_EINVAL;
+	if (!(v = sim_malloc((size_t)n + 1)))
+		return SIM_ENOMEM;
+	va_start(ap, fmt);
+	vsnprintf(v, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	err = rep_set_info(r, key, v);
+	free(v);
+	return err;
+}
+
 rep_variant *rep_add_variant(rep_report *r, const char *name)
 {
 	rep_variant *v;

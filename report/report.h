@@ -134,6 +134,9 @@ int rep_set_scenario(rep_report *r, const rep_scenario *sc);
  * key and value, copied, kept in insertion order; a repeated key replaces
  * the value. 0, SIM_EINVAL, SIM_ENOMEM. */
 int rep_set_info(rep_report *r, const char *key, const char *value);
+/* The same with the value formatted as printf does (whole, never cut). */
+int rep_set_infof(rep_report *r, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Add a variant named `name` (copied; names are unique: a repeat gives NULL
  * too). Returns the variant, owned by r and valid until rep_free, or NULL

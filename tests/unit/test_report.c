@@ -158,6 +158,19 @@ START_TEST(absent_metrics_stay_absent)
 	ck_assert(!rep_variant_metric(v, "samples_per_s", &x));
 	ck_assert(rep_variant_metric(v, "tokens_per_s", &x) && x == 1e6);
 	ck_assert_int_eq(rep_get_source(back), REP_HW);
+	/* a formatted info value is kept whole, however long */
+	{
+		char want[3001];
+		const char *k, *val;
+		memset(want, 'x', 3000);
+		want[3000] = '\0';
+		ck_assert_int_eq(rep_set_infof(back, "long", "%s-%d", want, 7), 0);
+		rep_info_at(back, rep_ninfo(back) - 1, &k, &val);
+		ck_assert_str_eq(k, "long");
+		ck_assert_uint_eq(strlen(val), 3002);
+		ck_assert_str_eq(val + 3000, "-7");
+		ck_assert_int_eq(rep_set_infof(back, "", "%d", 1), SIM_EINVAL);
+	}
 	/* the rates a vision model without a peak has: no tokens, no MFU */
 	ck_assert_int_eq(rep_variant_set_rates(v, &(wl_rates){ .samples_per_s = 5,
 		.tokens_per_s = NAN, .tflops_per_gpu = 1, .mfu = NAN }), 0);
