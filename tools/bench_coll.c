@@ -165,7 +165,8 @@ static int parse_cases(const char *v, bench_train_case *cases, int max, char **k
 		for (size_t k = 0; k < sizeof nets / sizeof nets[0]; k++)
 			net_ok |= !strcmp(tok, nets[k]);
 		mb = strtoul(m, &end, 10);
-		if (!net_ok || (strcmp(r, "ecmp") && strcmp(r, "adaptive")) || *end || !*m || mb < 1 ||
+		if (!net_ok || (strcmp(r, "ecmp") && strcmp(r, "dmodk") && strcmp(r, "adaptive")) ||
+		    *end || !*m || mb < 1 ||
 		    mb > 100000)
 			return -1;
 		cases[n++] = (bench_train_case){ .network = tok, .routing = r,
@@ -200,8 +201,8 @@ int bench_scale(int argc, char **argv)
 		else if (!strcmp(argv[i], "--train-cases")) {
 			free(spec);
 			return cli_usage_error("bench scale: --train-cases wants NETWORK/ROUTING/"
-					       "MICROBATCHES[,...] (host-tcp, rdma or rdma-gdr; ecmp or "
-					       "adaptive; 1 to 100000; at most 8), not '%s'",
+					       "MICROBATCHES[,...] (host-tcp, rdma or rdma-gdr; ecmp, "
+					       "dmodk or adaptive; 1 to 100000; at most 8), not '%s'",
 					       v ? v : "(nothing)");
 		} else if (!strcmp(argv[i], "--reps"))
 			return cli_usage_error("bench scale: --reps wants a count from 1 to %d, not '%s'",

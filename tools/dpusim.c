@@ -328,8 +328,9 @@ const cli_cmd cli_commands[] = {
 	  "        --train-cases NET/ROUTING/M[,...]  the configurations timed at each\n"
 	  "          size (default: rdma-gdr, adaptive, a global batch of 1536); e.g.\n"
 	  "          host-tcp/ecmp/64,rdma-gdr/ecmp/64,rdma-gdr/adaptive/64 for what\n"
-	  "          planners run: NET host-tcp, rdma or rdma-gdr; ROUTING ecmp or\n"
-	  "          adaptive; M microbatches per pipeline\n",
+	  "          planners run: NET host-tcp, rdma or rdma-gdr; ROUTING ecmp,\n"
+	  "          dmodk (an InfiniBand subnet manager's) or adaptive; M\n"
+	  "          microbatches per pipeline\n",
 	  cmd_bench },
 };
 const unsigned cli_ncommands = sizeof cli_commands / sizeof cli_commands[0];

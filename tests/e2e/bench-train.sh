@@ -10,10 +10,10 @@ if [ "$n" -eq 2 ]; then ok "two training lines in the documented form"; else not
 expect_out '^coll ring ranks=8 ' "the collective line comes first"
 
 run_cmd "$DPUSIM" bench scale --ranks 8 --reps 1 --train-gpus 128,256 \
-	--train-cases host-tcp/ecmp/64,rdma-gdr/adaptive/64
-expect_rc 0 "bench scale with two realistic cases"
-n=$(grep -Ec "^train gpt3-175b gpus=(128|256) network=(host-tcp routing=ecmp|rdma-gdr routing=adaptive) microbatches=64 " <<<"$OUT")
-if [ "$n" -eq 4 ]; then ok "a line per size and case, each naming its case"; else not_ok "expected 4 case lines: $OUT"; fi
+	--train-cases host-tcp/ecmp/64,rdma-gdr/adaptive/64,host-tcp/dmodk/64
+expect_rc 0 "bench scale with three realistic cases"
+n=$(grep -Ec "^train gpt3-175b gpus=(128|256) network=(host-tcp routing=(ecmp|dmodk)|rdma-gdr routing=adaptive) microbatches=64 " <<<"$OUT")
+if [ "$n" -eq 6 ]; then ok "a line per size and case, each naming its case"; else not_ok "expected 6 case lines: $OUT"; fi
 for bad in foo/ecmp/2 host-tcp/ecmp host-tcp/ibm/4 rdma/ecmp/0; do
 	run_cmd "$DPUSIM" bench scale --train-cases "$bad"
 	expect_rc 2 "--train-cases $bad is a usage error"
