@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "models/coll_ops.h"
+#include "models/fabric.h"
 #include "models/offload.h"
 #include "sim/alloc.h"
 #include "sim/err.h"
@@ -21,6 +22,7 @@
 #define REP_NMETRICS 14
 #define REP_NBREAKDOWN 6
 #define REP_NOFFLOAD OFFLOAD_NKINDS
+#define REP_NBIND 4
 
 struct rep_kv {
 	char *key;
@@ -34,6 +36,8 @@ struct rep_variant {
 	rep_stat metric[REP_NMETRICS];  /* scalars use .mean only */
 	bool has_bd[REP_NBREAKDOWN];
 	double bd[REP_NBREAKDOWN];
+	bool has_bind[REP_NBIND][FAB_NCLASSES];
+	double bind[REP_NBIND][FAB_NCLASSES];
 	rep_collective *coll;           /* strings owned */
 	size_t ncoll, capcoll;
 	bool has_speedup;
@@ -110,6 +114,27 @@ const char *const *rep_breakdown_names(size_t *n)
 {
 	*n = REP_NBREAKDOWN;
 	return breakdown_names;
+}
+
+static const char *const binding_kinds[REP_NBIND] = {
+	"tensor_parallel", "pipeline", "data_parallel", "storage",
+};
+
+const char *const *rep_binding_kinds(size_t *n)
+{
+	*n = REP_NBIND;
+	return binding_kinds;
+}
+
+/* fab_class_name's words, in class order (models/fabric.h). */
+const char *const *rep_binding_classes(size_t *n)
+{
+	static const char *names[FAB_NCLASSES];
+	if (!names[0])
+		for (int c = 0; c < FAB_NCLASSES; c++)
+			names[c] = fab_class_name((fab_class)c);
+	*n = FAB_NCLASSES;
+	return names;
 }
 
 const char *const *rep_offload_keys(size_t *n)
@@ -485,6 +510,21 @@ int rep_variant_set_breakdown(rep_variant *v, const char *name, double seconds)
 	return 0;
 }
 
+int rep_variant_set_binding(rep_variant *v, const char *kind, const char *cls, double seconds)
+{
+	size_t n;
+	const char *const *names = rep_binding_classes(&n);
+	int k = name_index(binding_kinds, REP_NBIND, kind);
+	int c = name_index(names, (int)n, cls);
+	if (k < 0 || c < 0)
+		return SIM_EINVAL;
+	if (!in_range(seconds, INFINITY))
+		return SIM_ERANGE;
+	v->bind[k][c] = seconds;
+	v->has_bind[k][c] = true;
+	return 0;
+}
+
 int rep_variant_add_collective(rep_variant *v, const rep_collective *c)
 {
 	rep_collective copy = *c;
@@ -658,6 +698,18 @@ bool rep_variant_breakdown(const rep_variant *v, const char *name, double *out)
 	return true;
 }
 
+bool rep_variant_binding(const rep_variant *v, const char *kind, const char *cls, double *out)
+{
+	size_t n;
+	const char *const *names = rep_binding_classes(&n);
+	int k = name_index(binding_kinds, REP_NBIND, kind);
+	int c = name_index(names, (int)n, cls);
+	if (k < 0 || c < 0 || !v->has_bind[k][c])
+		return false;
+	*out = v->bind[k][c];
+	return true;
+}
+
 size_t rep_variant_ncollectives(const rep_variant *v) { return v->ncoll; }
 
 const rep_collective *rep_variant_collective(const rep_variant *v, size_t i) { return &v->coll[i]; }
@@ -677,11 +729,42 @@ const rep_benchmark *rep_benchmark_at(const rep_report *r, size_t i) { return &r
 
 /* ---- validation -------------------------------------------------------- */
 
+/* binding_s splits breakdown_s's exposed_comm (tensor_parallel, pipeline,
+ * data_parallel) and data_stall (storage): never more than they hold. */
+static int validate_binding(const rep_variant *v, size_t i, char *errbuf, size_t errlen)
+{
+	double comm = 0, stor = 0, part;
+	bool any = false;
+	for (int k = 0; k < REP_NBIND; k++)
+		for (int c = 0; c < FAB_NCLASSES; c++) {
+			double s = v->has_bind[k][c] ? v->bind[k][c] : 0;
+			any |= v->has_bind[k][c];
+			if (k == REP_NBIND - 1)
+				stor += s;
+			else
+				comm += s;
+		}
+	if (!any)
+		return 0;
+	part = v->has_bd[1] ? v->bd[1] : 0; /* exposed_comm */
+	if (comm > part * (1 + 1e-6) + 1e-12)
+		return sim_errbuf(errbuf, errlen, SIM_EINVAL, "variants[%zu].binding_s: communication "
+				  "held %.9g s, breakdown_s.exposed_comm is %.9g s", i, comm, part);
+	part = v->has_bd[2] ? v->bd[2] : 0; /* data_stall */
+	if (stor > part * (1 + 1e-6) + 1e-12)
+		return sim_errbuf(errbuf, errlen, SIM_EINVAL, "variants[%zu].binding_s: storage held "
+				  "%.9g s, breakdown_s.data_stall is %.9g s", i, stor, part);
+	return 0;
+}
+
 static int validate_variant(const rep_variant *v, size_t i, char *errbuf, size_t errlen)
 {
 	double sum = 0;
 	bool any = false;
 	rep_stat it;
+	int rc = validate_binding(v, i, errbuf, errlen);
+	if (rc)
+		return rc;
 	for (int k = 0; k < REP_NOFFLOAD; k++)
 		if (!v->offload[k])
 			return sim_errbuf(errbuf, errlen, SIM_EINVAL, "variants[%zu].offload: missing '%s'", i,
@@ -871,6 +954,34 @@ static void write_records(struct jw *w, const char *key, const rep_field *f, siz
 	jw_close(w, ']');
 }
 
+/* binding_s, when any entry is present: each kind with entries, each
+ * present class under it. */
+static void write_binding(struct jw *w, const rep_variant *v)
+{
+	size_t n;
+	const char *const *cls = rep_binding_classes(&n);
+	bool any = false;
+	for (int k = 0; k < REP_NBIND; k++)
+		for (int c = 0; c < FAB_NCLASSES; c++)
+			any |= v->has_bind[k][c];
+	if (!any)
+		return;
+	jw_open(w, "binding_s", '{');
+	for (int k = 0; k < REP_NBIND; k++) {
+		bool some = false;
+		for (int c = 0; c < FAB_NCLASSES; c++)
+			some |= v->has_bind[k][c];
+		if (!some)
+			continue;
+		jw_open(w, binding_kinds[k], '{');
+		for (int c = 0; c < FAB_NCLASSES; c++)
+			if (v->has_bind[k][c])
+				jw_knum(w, cls[c], v->bind[k][c]);
+		jw_close(w, '}');
+	}
+	jw_close(w, '}');
+}
+
 static void write_variant(struct jw *w, const rep_variant *v)
 {
 	jw_open(w, NULL, '{');
@@ -885,6 +996,7 @@ static void write_variant(struct jw *w, const rep_variant *v)
 		if (v->has_bd[k])
 			jw_knum(w, breakdown_names[k], v->bd[k]);
 	jw_close(w, '}');
+	write_binding(w, v);
 	write_records(w, "collectives", rep_collective_fields, REP_COLLECTIVE_NFIELDS, v->coll,
 		      v->ncoll, sizeof *v->coll);
 	jw_close(w, '}');

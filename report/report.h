@@ -113,6 +113,11 @@ const rep_metric_def *rep_metric_defs(size_t *n);
 const rep_metric_def *rep_metric_find(const char *name);
 /* Breakdown component names in canonical order; *n gets the count. Static. */
 const char *const *rep_breakdown_names(size_t *n);
+/* binding_s's kinds of transfer (tensor_parallel, pipeline, data_parallel,
+ * storage) and the classes of limit under each (fab_class_name's words),
+ * in canonical order; *n gets the count. Static. */
+const char *const *rep_binding_kinds(size_t *n);
+const char *const *rep_binding_classes(size_t *n);
 /* Offload keys (network, storage, crypto, vswitch) in canonical order. */
 const char *const *rep_offload_keys(size_t *n);
 
@@ -164,6 +169,10 @@ int rep_variant_set_stat(rep_variant *v, const char *name, double mean, double p
 /* breakdown_s[name] = seconds (name from rep_breakdown_names).
  * SIM_EINVAL for an unknown name, SIM_ERANGE for negative or non-finite. */
 int rep_variant_set_breakdown(rep_variant *v, const char *name, double seconds);
+/* binding_s[kind][cls] = seconds of an iteration that transfers of `kind`
+ * were exposed while held by a limit of class `cls`. SIM_EINVAL for an
+ * unknown name, SIM_ERANGE for negative or non-finite. */
+int rep_variant_set_binding(rep_variant *v, const char *kind, const char *cls, double seconds);
 /* Append a collective (copied). SIM_EINVAL for missing strings or zero
  * ranks; SIM_ERANGE for negative or non-finite figures; SIM_ENOMEM. */
 int rep_variant_add_collective(rep_variant *v, const rep_collective *c);
@@ -207,6 +216,8 @@ bool rep_variant_metric(const rep_variant *v, const char *name, double *out);
 bool rep_variant_stat(const rep_variant *v, const char *name, rep_stat *out);
 /* True and *out set when breakdown component `name` is present. */
 bool rep_variant_breakdown(const rep_variant *v, const char *name, double *out);
+/* True and *out set when binding_s[kind][cls] is present. */
+bool rep_variant_binding(const rep_variant *v, const char *kind, const char *cls, double *out);
 size_t rep_variant_ncollectives(const rep_variant *v);
 /* Collective i (strings owned by the report). */
 const rep_collective *rep_variant_collective(const rep_variant *v, size_t i);

@@ -427,6 +427,35 @@ static int breakdown_key(struct rd *rd, int i, void *arg)
 	return err;
 }
 
+/* binding_s: kinds of transfer, each an object of classes of limit. */
+struct binding_rd {
+	rep_variant *var;
+	const char *kind;
+};
+
+static int binding_class_key(struct rd *rd, int i, void *arg)
+{
+	struct binding_rd *b = arg;
+	size_t nc;
+	const char *const *cls = rep_binding_classes(&nc);
+	struct mark at = here(rd);
+	double x;
+	int err = get_num(rd, cls[i], &x);
+	if (!err && rep_variant_set_binding(b->var, b->kind, cls[i], x))
+		err = fail_at(rd, at, "binding '%s.%s' must be >= 0", b->kind, cls[i]);
+	return err;
+}
+
+static int binding_key(struct rd *rd, int i, void *arg)
+{
+	size_t nk, nc;
+	const char *const *kinds = rep_binding_kinds(&nk);
+	const char *const *cls = rep_binding_classes(&nc);
+	struct binding_rd b = { .var = arg, .kind = kinds[i] };
+	unsigned seen;
+	return object(rd, kinds[i], cls, (int)nc, binding_class_key, &b, NULL, &seen);
+}
+
 /* A collective row or a benchmark being read: its fields (report.h's
  * list) straight into the record, the strings it read owned here. */
 struct rec_rd {
@@ -550,6 +579,12 @@ static int variant_key(struct rd *rd, int i, void *arg)
 		unsigned seen;
 		return object(rd, "breakdown_s", keys, (int)nk, breakdown_key, v->var, NULL, &seen);
 	}
+	case 4: {
+		size_t nk;
+		const char *const *keys = rep_binding_kinds(&nk);
+		unsigned seen;
+		return object(rd, "binding_s", keys, (int)nk, binding_key, v->var, NULL, &seen);
+	}
 	default: return list(rd, "collectives", read_collective, v->var);
 	}
 }
@@ -557,11 +592,11 @@ static int variant_key(struct rd *rd, int i, void *arg)
 static int read_variant(struct rd *rd, void *arg)
 {
 	static const char *const keys[] = { "name", "offload", "metrics", "breakdown_s",
-					     "collectives" };
+					     "binding_s", "collectives" };
 	struct variant_rd v = { .var = NULL };
 	struct mark at;
 	unsigned seen;
-	int err = object(rd, "variant", keys, 5, variant_key, &v, &at, &seen);
+	int err = object(rd, "variant", keys, 6, variant_key, &v, &at, &seen);
 	(void)arg;
 	if (!err && !(err = need(rd, seen, 0, at, "variant", "name")) &&
 	    !(err = need(rd, seen, 1, at, "variant", "offload")))

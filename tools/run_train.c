@@ -34,6 +34,8 @@ typedef struct agg {
 	double *all;               /* every measured iteration */
 	size_t nall;
 	double part[TRAIN_NPARTS];
+	double comm[TRAIN_NCOMM];
+	double bound[TRAIN_NFLOWS][FAB_NCLASSES];
 	double gpu, cpu, dpu, conn;
 	bool has_cpu, has_dpu, has_conn;
 	train_result last;
@@ -54,6 +56,11 @@ static int agg_add(agg *a, train_result *r)
 	stats_acc_add(&a->rep_mean, sum / r->iters);
 	for (int k = 0; k < TRAIN_NPARTS; k++)
 		a->part[k] += r->part_s[k];
+	for (int k = 0; k < TRAIN_NCOMM; k++)
+		a->comm[k] += r->comm_s[k];
+	for (int k = 0; k < TRAIN_NFLOWS; k++)
+		for (int c = 0; c < FAB_NCLASSES; c++)
+			a->bound[k][c] += r->bound_s[k][c];
 	a->gpu += r->gpu_busy_frac;
 	if (isfinite(r->host_cpu_util))
 		a->cpu += r->host_cpu_util, a->has_cpu = true;
@@ -95,6 +102,30 @@ static int put_breakdown(rep_variant *rv, const agg *a, double mean)
 	for (int k = 0; k < TRAIN_NPARTS && !rc; k++)
 		rc = rep_variant_set_breakdown(rv, part_names[k],
 					       total > 0 ? a->part[k] / total * mean : 0);
+	return rc;
+}
+
+/* binding_s: each kind of transfer's exposed seconds of the mean
+ * iteration (scaled as put_breakdown scales the parts), split over the
+ * classes of limit by their shares of its flow-seconds. */
+static int put_binding(rep_variant *rv, const agg *a, double mean)
+{
+	size_t nk, nc;
+	const char *const *kinds = rep_binding_kinds(&nk);
+	const char *const *cls = rep_binding_classes(&nc);
+	double total = 0;
+	int rc = 0;
+	for (int k = 0; k < TRAIN_NPARTS; k++)
+		total += a->part[k];
+	for (int k = 0; k < TRAIN_NFLOWS && k < (int)nk && !rc && total > 0; k++) {
+		double s = k < TRAIN_NCOMM ? a->comm[k] : a->part[TRAIN_DATA_STALL], sum = 0;
+		for (int c = 0; c < FAB_NCLASSES; c++)
+			sum += a->bound[k][c];
+		for (int c = 0; c < FAB_NCLASSES && c < (int)nc && !rc && s > 0 && sum > 0; c++)
+			if (a->bound[k][c] > 0)
+				rc = rep_variant_set_binding(rv, kinds[k], cls[c],
+							     s / total * mean * a->bound[k][c] / sum);
+	}
 	return rc;
 }
 
@@ -370,6 +401,8 @@ static int job_acc_put(job_acc *ja, const scn_scenario *s, rep_report *rep, diag
 	int rc = put_iteration(ja->rv, &ja->a, &mean);
 	if (!rc && (what = "breakdown"))
 		rc = put_breakdown(ja->rv, &ja->a, mean);
+	if (!rc && (what = "binding"))
+		rc = put_binding(ja->rv, &ja->a, mean);
 	if (!rc && (what = "throughput and utilisation"))
 		rc = put_throughput(ja->job, &ja->c, ja->rv, &ja->a, mean, &tps);
 	if (!rc && (what = "time to train, goodput, energy or cost"))

@@ -1,8 +1,9 @@
 #!/bin/bash
 # What held the transfers (issue 16 item 3): the critical path names the
 # class of limit the flow solver froze them on, with its figure computed
-# here from the resolved scenario (`run --dump`), and conn_core_util shows
-# a connection's saturated core where host_cpu_util averages it away.
+# here from the resolved scenario (`run --dump`), binding_s splits the
+# exposed communication by the same account, and conn_core_util shows a
+# connection's saturated core where host_cpu_util averages it away.
 # A small training job (2 nodes x 8 A100, data parallel only): host TCP
 # with AES-GCM on the host (one core per connection: it binds), RDMA from
 # host memory, RDMA with GPUDirect (the NIC ports bind).
@@ -69,6 +70,15 @@ check("one core per connection" not in crit["rdma"] + crit["gdr"],
       "RDMA has no connection core to name")
 check(all("conn_core_util" not in v[k]["metrics"] for k in ("rdma", "gdr")),
       "RDMA variants have no conn_core_util")
+for k, x in v.items():
+    b = x["binding_s"]; bd = x["breakdown_s"]
+    comm = sum(sum(c.values()) for kind, c in b.items() if kind != "storage")
+    check(abs(comm - bd["exposed_comm"]) <= 1e-6 * bd["exposed_comm"],
+          f"{k}: binding_s splits exposed_comm ({comm:.6g} of {bd['exposed_comm']:.6g} s)")
+dp = v["host-crypto"]["binding_s"]["data_parallel"]
+check(max(dp, key=dp.get) == "conn_core", f"host crypto: binding_s names conn_core first ({dp})")
+dp = v["gdr"]["binding_s"]["data_parallel"]
+check(list(dp) == ["nic"], f"rdma-gdr: binding_s names the NIC ports alone ({dp})")
 PY
 )
 while IFS= read -r line; do

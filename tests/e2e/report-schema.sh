@@ -37,4 +37,17 @@ run_cmd "$DPUSIM" compare "$E2E_TMP/bad-breakdown.json" tests/data/report-sim.js
 expect_rc 2 "a breakdown that does not add up is refused"
 expect_err 'variants\[0\].breakdown_s: components sum to 0.51 s, iteration_s.mean is 0.5 s' "the rule broken is named"
 
+# binding_s splits exposed_comm and data_stall: more than they hold is
+# refused, and so is a class of limit the schema does not name.
+sed 's/"conn_core": 0.1, "nic": 0.02/"conn_core": 0.2, "nic": 0.02/' \
+	tests/data/report-sim.json > "$E2E_TMP/bad-binding.json"
+run_cmd "$DPUSIM" compare "$E2E_TMP/bad-binding.json" tests/data/report-sim.json
+expect_rc 2 "a binding_s beyond exposed_comm is refused"
+expect_err 'variants\[0\].binding_s: communication held 0.22 s, breakdown_s.exposed_comm is 0.12 s' \
+	"the binding rule broken is named"
+sed 's/"conn_core": 0.1,/"conn_cores": 0.1,/' tests/data/report-sim.json > "$E2E_TMP/bad-class.json"
+run_cmd "$DPUSIM" compare "$E2E_TMP/bad-class.json" tests/data/report-sim.json
+expect_rc 2 "an unknown class of limit in binding_s is refused"
+expect_err "unknown key 'conn_cores'" "the unknown class is named"
+
 finish

@@ -44,6 +44,8 @@ static rep_report *sample(void)
 	ck_assert_int_eq(rep_variant_set_metric(b, "mfu", 0.41), 0);
 	ck_assert_int_eq(rep_variant_set_breakdown(b, "compute", 0.1), 0);
 	ck_assert_int_eq(rep_variant_set_breakdown(b, "exposed_comm", 0.2), 0);
+	ck_assert_int_eq(rep_variant_set_binding(b, "data_parallel", "conn_core", 0.15), 0);
+	ck_assert_int_eq(rep_variant_set_binding(b, "pipeline", "nic", 0.05), 0);
 	ck_assert_int_eq(rep_variant_add_collective(b, &(rep_collective){
 		.op = "allreduce", .algo = "ring", .ranks = 8, .bytes = 1ull << 40,
 		.time_s = 1.25e-7, .algbw_GBps = 123.456, .busbw_GBps = 216.048 }), 0);
@@ -98,6 +100,9 @@ START_TEST(round_trip_is_identical)
 	ck_assert_uint_eq(rep_variant_collective(rep_variant_at(back, 0), 0)->bytes, 1ull << 40);
 	ck_assert_str_eq(rep_benchmark_at(back, 0)->memory, "cuda");
 	ck_assert(isnan(rep_benchmark_at(back, 0)->p50));
+	ck_assert(rep_variant_binding(rep_variant_at(back, 0), "data_parallel", "conn_core", &x) &&
+		  x == 0.15);
+	ck_assert(!rep_variant_binding(rep_variant_at(back, 0), "data_parallel", "nic", &x));
 	free(a);
 	free(b);
 	rep_free(back);
@@ -234,6 +239,10 @@ START_TEST(setters_reject_bad_values)
 	ck_assert_int_eq(rep_variant_set_offload(v, "network", "tcp"), SIM_EINVAL);
 	ck_assert_int_eq(rep_variant_set_offload(v, "netwrk", "rdma"), SIM_EINVAL);
 	ck_assert_int_eq(rep_variant_set_breakdown(v, "idle", 1), SIM_EINVAL);
+	ck_assert_int_eq(rep_variant_set_binding(v, "gradients", "nic", 1), SIM_EINVAL);
+	ck_assert_int_eq(rep_variant_set_binding(v, "pipeline", "nics", 1), SIM_EINVAL);
+	ck_assert_int_eq(rep_variant_set_binding(v, "pipeline", "nic", -1), SIM_ERANGE);
+	ck_assert_int_eq(rep_variant_set_binding(v, "pipeline", "nic", NAN), SIM_ERANGE);
 	ck_assert_int_eq(rep_variant_add_collective(v, &(rep_collective){
 		.op = "allreduce", .algo = "ring", .ranks = 0 }), SIM_EINVAL);
 	ck_assert_int_eq(rep_add_benchmark(r, &(rep_benchmark){
