@@ -416,10 +416,14 @@ double coll_hs_rate(coll_ctx *c, const hopset *h)
 
 /* A step's latency: its longest hop path plus the transport's per-message
  * latency, or NCCL's per-step figure when that is longer (NCCL's figure is
- * measured end to end, so it already holds the wire and the adapter). */
+ * measured end to end, so it already holds the wire and the adapter). The
+ * transport's latency is the network adapter's and host stack's: a step
+ * that never leaves its node (NVLink, NVLS) does not pay it, as it pays no
+ * connection cap and no host cycles (a collective on one node costs what
+ * the training model's tensor-parallel all-reduce costs). */
 static sim_time step_lat(const coll_ctx *c, const hopset *h)
 {
-	sim_time phys = h->lat_ps + c->cfg.transport.msg_lat_ps;
+	sim_time phys = h->lat_ps + (h->net ? c->cfg.transport.msg_lat_ps : 0);
 	return h->nccl_lat_ps > phys ? h->nccl_lat_ps : phys;
 }
 
@@ -914,7 +918,7 @@ static void stage_flowed(sim_engine *eng, void *obj, uint64_t data)
 		h->kept_busy = false;
 	sim_time lat = step_lat(r->c, h) * (sim_time)r->st[data].reps;
 	int rc = SIM_OK;
-	if (t->jitter_mean_ps > 0) {
+	if (t->jitter_mean_ps > 0 && h->net) { /* the host stack's: network steps only */
 		/* Checked as a double: a draw past the clock must not be cast. */
 		double j = max_exponential(r->c->rng, (double)t->jitter_mean_ps,
 					   h->kind == H_CHAIN ? 1 : r->c->n);

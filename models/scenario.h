@@ -219,6 +219,12 @@ typedef struct scn_security {
 	bool tenant_isolation;      /* every variant must run a virtual switch */
 } scn_security;
 
+/* The collective model every collective of the scenario runs under
+ * (collectives.protocol): NCCL's cost model (models/coll.h
+ * COLL_PROTO_NCCL), the default, or the ideal closed form. One switch for
+ * collective benchmarks and training alike. */
+typedef enum scn_coll_proto { SCN_PROTO_NCCL, SCN_PROTO_IDEAL } scn_coll_proto;
+
 typedef struct scn_sweep_axis {
 	char key[128];              /* dotted path, e.g. cluster.fabric.link_rate */
 	size_t nvalues;
@@ -250,6 +256,7 @@ typedef struct scn_scenario {
 	scn_failures failures;
 	scn_cost cost;
 	scn_security security;
+	scn_coll_proto coll_proto;  /* collectives.protocol */
 	scn_sweep sweep;
 	scn_src *src;               /* what sweeps need: the merged tree, profiles */
 	/* Variant i's own scenario when it has hardware of its own: the

@@ -292,6 +292,8 @@ static void dump_extras(FILE *f, const scn_scenario *s)
 	fputs("security:\n", f);
 	put_word(f, 2, "encryption", s->security.encryption_required ? "required" : "optional");
 	put_word(f, 2, "tenant_isolation", s->security.tenant_isolation ? "true" : "false");
+	fputs("collectives:\n", f);
+	put_word(f, 2, "protocol", scn_coll_proto_words[s->coll_proto]);
 }
 
 static void dump_sweep(FILE *f, const scn_scenario *s)

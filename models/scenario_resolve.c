@@ -19,6 +19,7 @@ const char *const scn_algo_words[] = { COLL_SCN_ALGOS(COLL_SCN_ALGO_WORD_) NULL 
 const char *const scn_placement_words[] = { "packed", "spread", NULL };
 const char *const scn_slowdown_words[] = { "none", "lognormal", "normal", NULL };
 const char *const scn_ckpt_mode_words[] = { "sync", "async", NULL };
+const char *const scn_coll_proto_words[] = { "nccl", "ideal", NULL };
 
 #define INF HUGE_VAL
 
@@ -1132,11 +1133,21 @@ static void read_security(resolve_ctx *c, const yt_node *n, scn_security *k)
 	scn_get_bool(c->r, n, "tenant_isolation", &k->tenant_isolation);
 }
 
+/* collectives: the model every collective runs under (scn_coll_proto). */
+static void read_collectives(resolve_ctx *c, const yt_node *n, scn_scenario *s)
+{
+	static const char *const keys[] = { "protocol", NULL };
+	int v;
+	scn_only_keys(c->r, n, keys, "collectives");
+	if (scn_get_enum(c->r, n, "protocol", false, scn_coll_proto_words, &v))
+		s->coll_proto = (scn_coll_proto)v;
+}
+
 /* ---- the whole scenario ---- */
 
 static const char *const top_keys[] = { "name", "description", "extends", "seed", "replications",
 					"cluster", "workload", "jobs", "variants", "noise", "failures",
-					"cost", "security", "sweep", NULL };
+					"cost", "security", "collectives", "sweep", NULL };
 
 static void read_top(resolve_ctx *c, const yt_node *root)
 {
@@ -1194,4 +1205,6 @@ void scn_resolve(scn_rd *r, const yt_node *root, scn_scenario *s)
 		read_failures(&c, n, &s->failures);
 	if ((n = scn_section(r, root, "cost", false)))
 		read_cost(&c, n, &s->cost);
+	if ((n = scn_section(r, root, "collectives", false)))
+		read_collectives(&c, n, s);
 }

@@ -228,6 +228,33 @@ int setup_transport(const scn_scenario *s, const scn_variant *v, const setup_hos
 	return SIM_OK;
 }
 
+coll_proto setup_coll_proto(const scn_scenario *s)
+{
+	return s->coll_proto == SCN_PROTO_IDEAL ? COLL_PROTO_IDEAL : COLL_PROTO_NCCL;
+}
+
+const char *setup_coll_model_text(coll_proto p)
+{
+	if (p == COLL_PROTO_IDEAL)
+		return "ideal closed form (collectives.protocol: ideal): links at full rate, "
+		       "latencies of the fabric and transport only";
+	return "NCCL's cost model (collectives.protocol: nccl): per call the algorithm and "
+	       "protocol (LL, LL128, Simple) of lowest predicted time, NCCL's per-step and "
+	       "per-collective latencies, channels and loops per size (docs/collectives.md)";
+}
+
+uint32_t setup_nvlink_channels(const scn_scenario *s, const char *what, uint32_t nics_per_node,
+			       diag *notes)
+{
+	const scn_hw *hw = &s->cluster.gpu;
+	if (profile_has(hw->v.gpu.nccl_channels))
+		return (uint32_t)hw->v.gpu.nccl_channels;
+	if (notes)
+		diag_add(notes, NULL, 0, 0, "%s: NCCL channels taken as one per NIC, %u (no "
+			 "published nccl_channels for '%s')", what, nics_per_node, hw->name);
+	return 0;
+}
+
 static double peak_of(const profile_gpu *g, scn_precision p)
 {
 	switch (p) {

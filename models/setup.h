@@ -52,6 +52,24 @@ int setup_fabric(const scn_scenario *s, uint32_t gpus, fab_config *out, diag *d)
 int setup_transport(const scn_scenario *s, const scn_variant *v, const setup_host *h,
 		    coll_transport *out, diag *d, diag *notes);
 
+/* The collective model of the scenario (collectives.protocol): NCCL's cost
+ * model (COLL_PROTO_NCCL: protocols, channels and loops per size, models/coll.h)
+ * unless it says ideal (COLL_PROTO_IDEAL, the closed form). Every path that
+ * runs collectives takes it from here (dpusim run's benchmarks, training,
+ * benchmarks beside training), so one collective costs the same in each. */
+coll_proto setup_coll_proto(const scn_scenario *s);
+
+/* What the report's info says of the model p (setup_coll_proto). */
+const char *setup_coll_model_text(coll_proto p);
+
+/* NCCL's channels for a collective among the GPUs of one node over NVLink:
+ * the GPU profile's nccl_channels (NCCL's count in its own log), else 0
+ * (the collective's default, one per NIC of the node, coll.h) with a note
+ * in notes (may be NULL) naming `what` runs so and the nics_per_node it
+ * takes. */
+uint32_t setup_nvlink_channels(const scn_scenario *s, const char *what, uint32_t nics_per_node,
+			       diag *notes);
+
 /* The GPU at the workload's precision. 0 or SIM_EINVAL with messages. */
 int setup_gpu(const scn_scenario *s, scn_precision prec, gpu_spec *out, diag *d, diag *notes);
 

@@ -114,20 +114,14 @@ static int storage_of(const scn_scenario *s, const scn_variant *v, const setup_h
  * tp_allreduce_s): the GPU profile's nccl_channels, NCCL's count on one
  * node of 8 such GPUs, taken for a tensor-parallel group of any size on the
  * node (ASSUMPTION: no published log of a smaller group). Without it, one
- * per NIC, as the data-parallel rings, and a note says so. */
+ * per NIC, as the data-parallel rings, and a note says so
+ * (setup_nvlink_channels, which a benchmark on one node takes too). */
 static void tp_channels_of(const scn_scenario *s, train_config *c, diag *notes)
 {
-	const scn_hw *hw = &s->cluster.gpu;
 	if (c->tp < 2)
 		return;
-	if (profile_has(hw->v.gpu.nccl_channels)) {
-		c->tp_channels = (uint32_t)hw->v.gpu.nccl_channels;
-		return;
-	}
-	if (notes)
-		diag_add(notes, NULL, 0, 0, "tensor-parallel all-reduce: NCCL channels taken as one "
-			 "per NIC, %u (no published nccl_channels for '%s')", c->fabric.nics_per_node,
-			 hw->name);
+	c->tp_channels = setup_nvlink_channels(s, "tensor-parallel all-reduce",
+					       c->fabric.nics_per_node, notes);
 }
 
 /* The node's page cache serves data.page_cache_hit of the loader's reads
@@ -201,7 +195,7 @@ int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant
 		return rc;
 	c->fabric.seed = seed;
 	c->coll.seed = seed;
-	c->coll.proto = COLL_PROTO_NCCL; /* training runs NCCL: its protocols' costs (coll.h) */
+	c->coll.proto = setup_coll_proto(s); /* the scenario's collective model, as its benchmarks */
 	tp_channels_of(s, c, notes);
 	if (t->data.present) {
 		c->data = true;

@@ -176,8 +176,9 @@ static int in_network_ok(const scn_scenario *s, const scn_variant *v, const fab_
 }
 
 /* The world a collective job's variant runs in, seeded with seed: its
- * host, fabric and transport (the transport's notes into notes, NULL: none)
- * and the in-network reduction it asks for. *host and *fc as set up, for
+ * host, fabric and transport (the transport's notes into notes, NULL: none),
+ * the scenario's collective model (the one training runs), NCCL's channels
+ * on one node, and the in-network reduction it asks for. *host and *fc as set up, for
  * attach_node_caps. */
 static int coll_world(const scn_scenario *s, const scn_job *job, const scn_variant *v,
 		      uint64_t seed, struct world *w, setup_host *host, fab_config *fc, diag *d,
@@ -185,7 +186,7 @@ static int coll_world(const scn_scenario *s, const scn_job *job, const scn_varia
 {
 	const scn_collective *sc = &job->wl.coll;
 	uint32_t ranks = (uint32_t)(sc->ranks > 0 ? sc->ranks : job->wl.gpus);
-	coll_config cc = { .seed = seed };
+	coll_config cc = { .seed = seed, .proto = setup_coll_proto(s) }; /* training's model */
 	int rc;
 	if ((rc = setup_host_of(s, host, d)) || (rc = setup_fabric(s, ranks, fc, d)) ||
 	    (rc = setup_transport(s, v, host, &cc.transport, d, notes)))
@@ -197,6 +198,11 @@ static int coll_world(const scn_scenario *s, const scn_job *job, const scn_varia
 		return rc;
 	cc.sharp = sc->algo == SCN_ALGO_IN_NETWORK && fc->nodes > 1;
 	cc.nvls = sc->algo == SCN_ALGO_IN_NETWORK && fc->nodes == 1;
+	/* On one node, NCCL's channels as the training model's tensor-parallel
+	 * all-reduce takes them (setup_nvlink_channels). */
+	if (fc->nodes == 1 && fc->gpus_per_node > 1)
+		cc.channels = setup_nvlink_channels(s, "collective on one node", fc->nics_per_node,
+						    notes);
 	fc->seed = seed;
 	if ((rc = world_new(w, fc, &cc)))
 		diag_add(d, NULL, 0, 0, "cannot build the fabric for %u ranks: %s", ranks,
@@ -718,6 +724,9 @@ int run_scenario(const scn_scenario *s, const run_opts *o, rep_report **out, dia
 		rc = rep_set_scenario(rep, &(rep_scenario){
 						   .name = s->name, .file = s->file,
 						   .seed = o && o->has_seed ? o->seed : s->seed });
+	/* Which collective model every job's collectives ran under. */
+	if (!rc)
+		rc = rep_set_info(rep, "collectives", setup_coll_model_text(setup_coll_proto(s)));
 	/* Everything check refuses, refused before anything runs. */
 	if (!rc)
 		rc = run_check(s, d);

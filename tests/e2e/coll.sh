@@ -128,6 +128,8 @@ workload:
   collective: { op: allreduce, algo: in-network, sizes: [64MiB], iterations: 1 }
 variants:
   - { name: gdr, network: rdma-gdr }
+# the bandwidth bounds below are the closed form's (NCCL's adds CollNet's 31 us)
+collectives: { protocol: ideal }
 EOF
 algbw_of() { python3 -c 'import json,sys; c=json.load(sys.stdin)["variants"][0]["collectives"][0]; print(c["algo"], c["algbw_GBps"])'; }
 run_cmd "$DPUSIM" run "$E2E_TMP/innet.yaml" --json
@@ -196,6 +198,48 @@ run_cmd "$DPUSIM" coll --ranks 8 --bytes 1MiB --link 400Gbps --switch QM9700-NDR
 expect_rc 0 "or the latency given"
 run_cmd "$DPUSIM" coll --ranks 8 --bytes 1MiB --link 400Gbps --nic QM8700-HDR
 expect_rc 2 "a profile of the wrong kind"
+
+# One collective model (issue 16): `dpusim run` of a collective scenario runs
+# NCCL's cost model, as coll and training do, and the scenario key
+# collectives.protocol: ideal selects the closed form. The hardware of the
+# --ideal check above: 8 nodes x 1 GPU on one 400 Gb/s switch, latencies of
+# 1 ps (a scenario needs them above 0).
+SCN="$E2E_TMP/ring8.yaml"
+cat >"$SCN" <<'YAML'
+name: ring8
+cluster:
+  nodes: 8
+  gpus_per_node: 1
+  gpu: H100-SXM5
+  cpu: Xeon-8480C
+  nic: { profile: ConnectX-7-NDR, rdma_latency: 1ps }
+  fabric: { topology: single-switch, switch: { profile: QM9700-NDR, latency: 1ps } }
+workload:
+  kind: collective
+  collective: { op: allreduce, algo: ring, sizes: [1MiB], iterations: 1 }
+variants: [{ name: gdr, network: rdma-gdr }]
+YAML
+row_us() { python3 -c 'import json,sys; r=json.load(sys.stdin); print("%.6f" % (r["variants"][0]["collectives"][0]["time_s"]*1e6)); print(r["info"]["collectives"])'; }
+run_cmd "$DPUSIM" run "$SCN" --json
+expect_rc 0 "run: a collective scenario"
+OUT=$(row_us <<<"$OUT")
+expect_out "NCCL's cost model" "run: the report says NCCL's cost model ran (the default)"
+NCCL_US=$(head -1 <<<"$OUT")
+run_cmd "$DPUSIM" coll --ranks 8 --bytes 1MiB --link 400Gbps --algo ring --msg-latency 1ps \
+	--switch-latency 1ps --transport rdma-gdr --json
+expect_out "\"time_us\": ${NCCL_US//./\\.}," "coll on the same hardware gives run's time (latencies of 1 ps), $NCCL_US us"
+printf 'collectives: { protocol: ideal }\n' >>"$SCN"
+run_cmd "$DPUSIM" run "$SCN" --json
+expect_rc 0 "run: collectives.protocol: ideal"
+OUT=$(row_us <<<"$OUT")
+expect_out '^36\.70[0-9]+$' "run: collectives.protocol: ideal is the closed form, 2 x 7/8 x 1 MiB / 50e9 = 36.70 us"
+expect_out "ideal closed form" "run: the report says the closed form ran"
+run_cmd "$DPUSIM" check "$SCN"
+expect_rc 0 "check accepts collectives.protocol"
+sed 's/protocol: ideal/protocol: simple/' "$SCN" >"$E2E_TMP/badproto.yaml"
+run_cmd "$DPUSIM" check "$E2E_TMP/badproto.yaml"
+expect_rc 2 "collectives.protocol takes nccl or ideal"
+expect_err "badproto\.yaml:13:[0-9]+: .*simple" "the error points at the value"
 
 run_cmd "$DPUSIM" coll --help
 expect_rc 0 "coll --help"

@@ -36,6 +36,18 @@ def bound_holds(x, bound):
     """x reaches a flow bound but never beats it: NCCL's protocol costs
     (models/coll.h: bandwidth factor, per-step latency) may take up to 15 %."""
     return 0.85 * bound <= x <= 1.02 * bound
+def nccl_ring_busbw(bound, var):
+    """The bus bandwidth of a ring all-reduce at a flow bound under NCCL's
+    cost model (dpusim run's default, models/coll.h), as the 4-node rings of
+    one GPU per node below run it: Simple (the fastest at 256 MiB), one
+    channel (one GPU per node), loops of n x 2 MiB chunks, each loop's
+    2(n-1) steps waiting NCCL's network hwLat of 14 us, 8.4 us base per
+    call. At 400 Gb/s that latency takes 25 % of a link-bound ring."""
+    c = var["collectives"][0]
+    n, size = c["ranks"], c["bytes"]
+    t = (2 * (n - 1) / n * size / bound + math.ceil(size / (n * 2 * 2**20)) * 2 * (n - 1) * 14e-6
+         + 8.4e-6)
+    return 2 * (n - 1) / n * size / t
 PYEOF
 
 # run_py NAME CODE: the helpers plus CODE; its ok/not ok lines are counted.
@@ -72,7 +84,8 @@ for gbps, want_cores in ((200, 3), (400, 6)):
     rep, v = run(f)
     tcp, gdr = busbw(v["host-tcp"]), busbw(v["rdma-gdr"])
     check(bound_holds(tcp, per_core), f"{gbps} Gb/s: host-tcp bus bandwidth {tcp/1e9:.3f} GB/s = one core ({per_core/1e9:.3f} GB/s)")
-    check(bound_holds(gdr, link), f"{gbps} Gb/s: rdma-gdr bus bandwidth {gdr/1e9:.3f} GB/s = the link")
+    want = nccl_ring_busbw(link, v["rdma-gdr"])
+    check(near(gdr, want, 0.01), f"{gbps} Gb/s: rdma-gdr bus bandwidth {gdr/1e9:.3f} GB/s = the link less the NCCL per-step latency ({want/1e9:.3f})")
     check(gdr > 2 * tcp, f"{gbps} Gb/s: rdma-gdr more than twice as fast as host-tcp")
     size = v["host-tcp"]["collectives"][0]["bytes"]
     t = v["host-tcp"]["collectives"][0]["time_s"]
@@ -122,7 +135,8 @@ check(bound_holds(host, want), f"host AES-GCM: {host/1e9:.3f} GB/s = 1/(1/{per_c
 check(bound_holds(tcp_inl, per_core), f"host TCP + inline crypto: {tcp_inl/1e9:.3f} GB/s = the TCP core alone")
 check(tcp_inl > 3 * host, "inline crypto gives the host-TCP path back more than 3x")
 check(bound_holds(rdma_inl, engine / 2), f"RDMA + inline crypto: {rdma_inl/1e9:.3f} GB/s = engine {engine/1e9:.3f} GB/s / 2 (send and receive)")
-check(bound_holds(plain, link) and plain > rdma_inl, f"RDMA without encryption: {plain/1e9:.3f} GB/s, the link")
+want = nccl_ring_busbw(link, v["rdma-plain"])
+check(near(plain, want, 0.01) and plain > rdma_inl, f"RDMA without encryption: {plain/1e9:.3f} GB/s, the link less the NCCL per-step latency ({want/1e9:.3f})")
 '
 
 # 3. GDS vs the host bounce buffer, images decoded on the GPUs: the bounce
@@ -357,7 +371,9 @@ for name in ("os-jitter-host-tcp", "os-jitter-host-tcp-64"):
 rep, v = run("'$EFF'/os-jitter-training.yaml")
 tcp, gdr = v["host-tcp"]["metrics"]["iteration_s"], v["rdma-gdr"]["metrics"]["iteration_s"]
 p99, p50, g50 = tcp["p99"], tcp["p50"], gdr["p50"]
-check(p99 > p50 * 1.001, f"training: host-tcp iterations spread: p99 {p99*1e3:.3f} ms above p50 {p50*1e3:.3f} ms")
+# Only messages that leave a node wait (models/coll.c): the 2 rail steps of
+# the hierarchical all-reduce, not its 28 NVLink steps; the spread is small.
+check(p99 > p50 * 1.0001, f"training: host-tcp iterations spread: p99 {p99*1e3:.3f} ms above p50 {p50*1e3:.3f} ms")
 check(gdr["p99"] == g50, f"training: rdma-gdr iterations identical (p99 = p50 = {g50*1e3:.3f} ms)")
 '
 
@@ -462,7 +478,8 @@ check(near(inl, plain, 1e-9) and bound_holds(inl, per_core), f"host-tcp + nic-in
 want = 1 / (1 / per_core + aes_s_per_B)
 check(bound_holds(host, want), f"host AES-GCM: {host/1e9:.3f} GB/s = 1/(1/{per_core/1e9:.3f} GB/s + {aes_s_per_B*1e9:.3f} ns/B) = {want/1e9:.3f}")
 check(bound_holds(rinl, engine / 2), f"RDMA + nic-inline: {rinl/1e9:.3f} GB/s = engine {engine/1e9:.3f} GB/s / 2 (in and out)")
-check(bound_holds(rplain, link), f"RDMA without encryption: {rplain/1e9:.3f} GB/s, the link")
+want = nccl_ring_busbw(link, v["rdma-plain"])
+check(near(rplain, want, 0.01), f"RDMA without encryption: {rplain/1e9:.3f} GB/s, the link less the NCCL per-step latency ({want/1e9:.3f})")
 '
 
 finish
