@@ -21,6 +21,7 @@
 typedef struct vcase {
 	const char *name, *scenario, *variant, *metric, *group, *source;
 	double published, tolerance;
+	double per;   /* the published figure is per one of `per` (per NIC): the prediction over it */
 	const yt_node *at;
 } vcase;
 
@@ -48,6 +49,13 @@ static int parse_case(const yt_node *m, const char *file, vcase *c, diag *d)
 		      .variant = field(m, "variant", file, d), .metric = field(m, "metric", file, d),
 		      .source = field(m, "source", file, d) };
 	c->group = yt_get(m, "group") ? field(m, "group", file, d) : NULL;
+	c->per = 1;
+	if (yt_get(m, "per")) {
+		const char *per = field(m, "per", file, d);
+		if (per && (!cli_parse_double(per, &c->per) || !(c->per >= 1)))
+			diag_add(d, file, m->line, m->col, "'per' must be a number of at least 1, not '%s'",
+				 per);
+	}
 	pub = field(m, "published", file, d);
 	tol = field(m, "tolerance", file, d);
 	if (pub && unit_parse(pub, UNIT_COUNT, &c->published, &ue) &&
@@ -163,14 +171,44 @@ static bool names_case(const vcase *cases, size_t n, const char *name)
 	return false;
 }
 
+/* One line per group, in the order groups first appear, then all rows
+ * together when there are several groups: the mean absolute error of the
+ * cases that ran (err[i] NaN: case i did not). */
+static void print_group_errors(const vcase *cases, const double *err, size_t n)
+{
+	double all = 0;
+	size_t nall = 0, ngroups = 0;
+	for (size_t i = 0; i < n; i++) {
+		double sum = 0;
+		size_t k = 0;
+		bool first = true;
+		for (size_t j = 0; j < i && first; j++)
+			first = !cases[j].group || !cases[i].group || strcmp(cases[j].group, cases[i].group);
+		if (!cases[i].group || !first)
+			continue;
+		for (size_t j = i; j < n; j++)
+			if (cases[j].group && !strcmp(cases[j].group, cases[i].group) && !isnan(err[j]))
+				sum += fabs(err[j]), k++;
+		if (k)
+			printf("%s rows: mean absolute error %.1f%% over %zu cases\n", cases[i].group,
+			       100 * sum / (double)k, k), ngroups++;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(err[i]))
+			all += fabs(err[i]), nall++;
+	if (ngroups > 1)
+		printf("all rows: mean absolute error %.1f%% over %zu cases\n", 100 * all / (double)nall,
+		       nall);
+}
+
 int cmd_validate(int argc, char **argv)
 {
 	const char *file = NULL, *only = NULL, *profile_dir = NULL;
 	char shipped[4096];
 	yt_node *root = NULL;
 	vcase *cases = NULL;
-	size_t ncases = 0, bad = 0, failed = 0, ngroup = 0;
-	double group_abs = 0;
+	size_t ncases = 0, bad = 0, failed = 0;
+	double *errs = NULL;
 	char dir[4096];
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--cases") && i + 1 < argc)
@@ -198,6 +236,13 @@ int cmd_validate(int argc, char **argv)
 		free(cases);
 		return cli_usage_error("validate: no case or group named '%s' in '%s'", only, file);
 	}
+	if (!(errs = malloc((ncases ? ncases : 1) * sizeof *errs))) {
+		yt_free(root);
+		free(cases);
+		return cli_usage_error("out of memory");
+	}
+	for (size_t i = 0; i < ncases; i++)
+		errs[i] = NAN;
 	dir_of(file, dir, sizeof dir);
 	printf("%-20s %-16s %12s %12s %9s %6s  %s\n", "case", "metric", "predicted", "published",
 	       "error", "tol", "result");
@@ -214,20 +259,19 @@ int cmd_validate(int argc, char **argv)
 			failed++;
 			continue;
 		}
+		pred /= c->per;
 		err = (pred - c->published) / c->published;
 		bool ok = fabs(err) <= c->tolerance;
 		bad += !ok;
-		if (c->group && !strcmp(c->group, "megatron"))
-			group_abs += fabs(err), ngroup++;
+		errs[i] = err;
 		printf("%-20s %-16s %12.4g %12.4g %+8.1f%% %5.0f%%  %s\n", c->name, c->metric, pred,
 		       c->published, 100 * err, 100 * c->tolerance, ok ? "ok" : "OUTSIDE");
 	}
-	if (ngroup)
-		printf("megatron rows: mean absolute error %.1f%% over %zu cases\n",
-		       100 * group_abs / (double)ngroup, ngroup);
+	print_group_errors(cases, errs, ncases);
 	printf("%zu cases outside tolerance, %zu could not run\n", bad, failed);
 	yt_free(root);
 	free(cases);
+	free(errs);
 	if (failed)
 		return CLI_USAGE;
 	return bad ? CLI_FINDING : CLI_OK;

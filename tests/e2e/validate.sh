@@ -11,11 +11,23 @@ run_cmd "$DPUSIM" validate --cases tests/data/validate/cases-mixed.yaml
 expect_rc 1 "a case outside its tolerance is a finding (exit 1)"
 expect_out '^close .* ok$' "the close case passes"
 expect_out '^far .* OUTSIDE$' "the far case is flagged"
+expect_out '^near rows: mean absolute error [0-9.]+% over 1 cases$' "a summary line per group"
+expect_out '^off rows: mean absolute error [0-9.]+% over 1 cases$' "the other group's"
+expect_out '^all rows: mean absolute error [0-9.]+% over 2 cases$' "and all rows together"
+
+# A figure published per NIC (per: 8): the prediction is the benchmark's bus
+# bandwidth over the node's 8 NICs, as dpusim run reports it.
+run_cmd "$DPUSIM" run tests/validation/nccl-ndr-ring.yaml --json
+WANT=$(python3 -c 'import json,sys; print("%.4g" % (json.load(sys.stdin)["variants"][0]["collectives"][0]["busbw_GBps"] / 8))' <<<"$OUT")
+run_cmd "$DPUSIM" validate --only nccl-ndr-ring
+expect_out "^nccl-ndr-ring +busbw_GBps@8GiB +${WANT//./\\.} +47 " "per NIC: run's bus bandwidth / 8 = $WANT GB/s"
+expect_out '^nccl rows: mean absolute error' "the collective rows' summary line"
 
 run_cmd "$DPUSIM" validate --cases tests/data/validate/cases-bad.yaml
 expect_rc 2 "malformed cases are bad input"
 expect_err "cases-bad.yaml:[0-9]+:[0-9]+: validation case needs 'variant'" "missing key named with its place"
 expect_err "'published' must be a number, not 'lots'" "bad number named"
+expect_err "'per' must be a number of at least 1, not '0'" "bad per named"
 
 run_cmd "$DPUSIM" validate --cases "$E2E_TMP/none.yaml"
 expect_rc 2 "missing cases file"
