@@ -528,6 +528,17 @@ static void gather_done(sim_engine *eng, void *obj, uint64_t t)
 	}
 }
 
+void train_record_iteration(trainer *tr, const stage *crit, double it_s, double busy)
+{
+	train_result *r = tr->res;
+	r->iter_s[r->iters++] = it_s;
+	for (int k = 0; k < TRAIN_NPARTS; k++)
+		r->part_s[k] += crit->part[k];
+	for (int k = 0; k < TRAIN_NCOMM; k++)
+		r->comm_s[k] += crit->comm[k];
+	r->gpu_busy_frac += busy / (tr->D * tr->P);
+}
+
 static void iteration_start(trainer *tr);
 
 static void stage_finished(sim_engine *eng, void *obj, uint64_t data)
@@ -547,15 +558,8 @@ static void stage_finished(sim_engine *eng, void *obj, uint64_t data)
 	double it_s = sim_time_to_s(crit->done_at - tr->iter_start), busy = 0;
 	for (uint32_t i = 0; i < tr->D * tr->P; i++)
 		busy += tr->st[i].compute_s / it_s;
-	if (tr->iter >= tr->cfg->warmup) {
-		train_result *r = tr->res;
-		r->iter_s[r->iters++] = it_s;
-		for (int k = 0; k < TRAIN_NPARTS; k++)
-			r->part_s[k] += crit->part[k];
-		for (int k = 0; k < TRAIN_NCOMM; k++)
-			r->comm_s[k] += crit->comm[k];
-		r->gpu_busy_frac += busy / (tr->D * tr->P);
-	}
+	if (tr->iter >= tr->cfg->warmup)
+		train_record_iteration(tr, crit, it_s, busy);
 	if (train_steady_fill(tr, crit->done_at - tr->iter_start, crit, it_s, busy)) {
 		tr->w->jobs_left--;
 		sim_stop(eng); /* the one job is done: what is left would be the next iteration's */

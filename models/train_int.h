@@ -249,6 +249,11 @@ bool train_steady_allowed(const trainer *tr, uint32_t njobs);
 int train_steady_init(trainer *tr, bool allowed);
 void train_steady_release(trainer *tr);
 bool train_steady_fill(trainer *tr, sim_time it_ps, const stage *crit, double it_s, double busy);
+/* One measured iteration of it_s seconds into the job's results: the
+ * critical stage's parts and collective times, the GPUs' busy share
+ * (busy: summed over the stages). Simulated and steady-state iterations
+ * alike. */
+void train_record_iteration(trainer *tr, const stage *crit, double it_s, double busy);
 
 /* train_explain.c */
 void train_finish(trainer *tr, train_result *r);

@@ -114,12 +114,7 @@ bool train_steady_fill(trainer *tr, sim_time it_ps, const stage *crit, double it
 	r->steady_from = r->iters + 1; /* the first iteration not simulated, from 1 */
 	tr->end = sim_now(tr->w->eng);
 	for (uint32_t k = tr->iter + 1; k < total; k++) {
-		r->iter_s[r->iters++] = it_s;
-		for (int p = 0; p < TRAIN_NPARTS; p++)
-			r->part_s[p] += crit->part[p];
-		for (int p = 0; p < TRAIN_NCOMM; p++)
-			r->comm_s[p] += crit->comm[p];
-		r->gpu_busy_frac += busy / (tr->D * tr->P);
+		train_record_iteration(tr, crit, it_s, busy);
 		add_totals(tr, tr->sd.v + n);
 		tr->end += it_ps;
 	}
