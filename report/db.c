@@ -568,15 +568,6 @@ static int store_record(db *d, sqlite3_stmt *st, int64_t owner, size_t idx, cons
 	return err ? err : step_insert(d, st);
 }
 
-static int store_collectives(db *d, int64_t vid, const rep_variant *v)
-{
-	int err = 0;
-	for (size_t i = 0; i < rep_variant_ncollectives(v) && !err; i++)
-		err = store_record(d, d->st[S_COLLECTIVE], vid, i, rep_collective_fields,
-				   REP_COLLECTIVE_NFIELDS, rep_variant_collective(v, i));
-	return err;
-}
-
 static int store_variant(db *d, int64_t run_id, const rep_report *r, size_t idx)
 {
 	const rep_variant *v = rep_variant_at(r, idx);
@@ -597,17 +588,10 @@ static int store_variant(db *d, int64_t run_id, const rep_report *r, size_t idx)
 	if ((err = bind_opt(d, st, 8, speedup)) || (err = step_insert(d, st)))
 		return err;
 	vid = sqlite3_last_insert_rowid(d->h);
-	if ((err = store_stats(d, vid, v)) || (err = store_collectives(d, vid, v)))
-		return err;
-	return 0;
-}
-
-static int store_benchmarks(db *d, int64_t run_id, const rep_report *r)
-{
-	int err = 0;
-	for (size_t i = 0; i < rep_nbenchmarks(r) && !err; i++)
-		err = store_record(d, d->st[S_BENCH], run_id, i, rep_benchmark_fields,
-				   REP_BENCHMARK_NFIELDS, rep_benchmark_at(r, i));
+	err = store_stats(d, vid, v);
+	for (size_t i = 0; i < rep_variant_ncollectives(v) && !err; i++)
+		err = store_record(d, d->st[S_COLLECTIVE], vid, i, rep_collective_fields,
+				   REP_COLLECTIVE_NFIELDS, rep_variant_collective(v, i));
 	return err;
 }
 
@@ -650,10 +634,12 @@ static int store_run(db *d, const rep_report *r, const char *text, const char *j
 	    (err = step_insert(d, st)))
 		return err;
 	*run_id = sqlite3_last_insert_rowid(d->h);
-	for (size_t i = 0; i < rep_nvariants(r); i++)
-		if ((err = store_variant(d, *run_id, r, i)))
-			return err;
-	return store_benchmarks(d, *run_id, r);
+	for (size_t i = 0; i < rep_nvariants(r) && !err; i++)
+		err = store_variant(d, *run_id, r, i);
+	for (size_t i = 0; i < rep_nbenchmarks(r) && !err; i++)
+		err = store_record(d, d->st[S_BENCH], *run_id, i, rep_benchmark_fields,
+				   REP_BENCHMARK_NFIELDS, rep_benchmark_at(r, i));
+	return err;
 }
 
 /* Id of the run stored as the same run as r (json: its report as text):
@@ -893,11 +879,15 @@ static int walk(db *d, sqlite3_stmt *st, int (*each)(sqlite3_stmt *st, void *ctx
 	return ret;
 }
 
-/* *st: sql prepared, its ?1 and ?2 bound to the strings a and b (NULL: SQL
- * NULL); nothing to finalize on failure. */
-static int prepare_two(db *d, const char *sql, const char *a, const char *b, sqlite3_stmt **st)
+/* A listing query: its errors into errbuf (errlen bytes), *st: sql
+ * prepared, its ?1 and ?2 bound to the strings a and b (NULL: SQL NULL);
+ * nothing to finalize on failure. */
+static int prepare_two(db *d, char *errbuf, size_t errlen, const char *sql, const char *a,
+		       const char *b, sqlite3_stmt **st)
 {
 	int err;
+	d->errbuf = errbuf;
+	d->errlen = errlen;
 	DB_CHECK(d, sqlite3_prepare_v2(d->h, sql, -1, st, NULL));
 	if ((err = bind_text(d, *st, 1, a)) || (err = bind_text(d, *st, 2, b))) {
 		sqlite3_finalize(*st);
@@ -939,10 +929,8 @@ int db_list_runs(db *d, const db_filter *f, int (*cb)(const db_run *run, void *a
 		" ORDER BY r.id DESC LIMIT ?3";
 	sqlite3_stmt *st = NULL;
 	struct run_ctx c = { .cb = cb, .arg = arg };
-	int err;
-	d->errbuf = errbuf;
-	d->errlen = errlen;
-	if ((err = prepare_two(d, sql, f->scenario, f->variant, &st)))
+	int err = prepare_two(d, errbuf, errlen, sql, f->scenario, f->variant, &st);
+	if (err)
 		return err;
 	sqlite3_bind_int64(st, 3, f->limit ? (sqlite3_int64)f->limit : -1);
 	return walk(d, st, each_run, &c);
@@ -975,11 +963,9 @@ int db_series(db *d, const char *scenario, const char *what,
 		" AND ?2 = 'speedup' ORDER BY r.id, v.idx";
 	sqlite3_stmt *st = NULL;
 	struct point_ctx c = { .cb = cb, .arg = arg };
-	int err;
-	d->errbuf = errbuf;
-	d->errlen = errlen;
-	if ((err = prepare_two(d, strcmp(what, "speedup") ? metric_sql : speedup_sql, scenario,
-			       what, &st)))
+	int err = prepare_two(d, errbuf, errlen, strcmp(what, "speedup") ? metric_sql : speedup_sql,
+			      scenario, what, &st);
+	if (err)
 		return err;
 	return walk(d, st, each_point, &c);
 }
