@@ -105,7 +105,11 @@ static void dump_cluster_at(FILE *f, int ind, const scn_cluster *c)
 	put_q(f, in, "oversubscription", fb->oversubscription, UNIT_NUMBER);
 	put_q(f, in, "link_rate", fb->link_rate_Bps, UNIT_BYTES_PER_S);
 	put_q(f, in, "hop_latency", fb->hop_latency_s, UNIT_SECONDS);
-	put_word(f, in, "routing", scn_routing_words[fb->routing]);
+	if (fb->routing_given) /* else a comment: the link layer dumped above decides again */
+		put_word(f, in, "routing", scn_routing_words[fb->routing]);
+	else
+		fprintf(f, "%*s# routing: %s (the default for the link layer)\n", in, "",
+			scn_routing_words[fb->routing]);
 	if (c->local_nvme.present) {
 		fprintf(f, "%*slocal_nvme:\n", ind, "");
 		put_hw(f, in, "drive", &c->local_nvme.drive);

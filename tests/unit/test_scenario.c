@@ -546,6 +546,20 @@ START_TEST(routing_by_link_layer)
 	scn_routing_why(&s->cluster, why, sizeof why);
 	ck_assert_msg(strstr(why, "as the scenario sets (cluster.fabric.routing)"), "%s", why);
 	scn_free(s);
+	/* A dump keeps the difference: a default stays a default (the link
+	 * layer dumped with the profiles decides again), a choice a choice. */
+	for (int k = 0; k < 2; k++) {
+		char *text;
+		scn_scenario *again;
+		s = load_fabric("profile: QM9700-NDR", "", k ? ", routing: ecmp" : "");
+		text = dump_of(s);
+		again = load_ok(text);
+		ck_assert_int_eq(again->cluster.fabric.routing, k ? SCN_ROUTE_ECMP : SCN_ROUTE_DMODK);
+		ck_assert(again->cluster.fabric.routing_given == (k == 1));
+		free(text);
+		scn_free(again);
+		scn_free(s);
+	}
 	s = load_fabric("profile: SN5600", "", ", routing: dmodk");
 	ck_assert_int_eq(s->cluster.fabric.routing, SCN_ROUTE_DMODK);
 	scn_free(s);
