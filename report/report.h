@@ -105,6 +105,7 @@ typedef struct rep_metric_def {
 	const char *unit;     /* "s", "1/s", "TFLOP/s", "fraction", "kWh", "USD" */
 	rep_kind kind;
 	double max;           /* largest valid value (fractions: 1), or INFINITY */
+	const char *label;    /* for people: its row in dpusim run's table */
 } rep_metric_def;
 
 /* The metric table in canonical (output) order; *n gets its length. Static. */

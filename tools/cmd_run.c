@@ -275,25 +275,31 @@ static void collective_rows(const rep_report *r)
 	}
 }
 
-/* The table's metric rows, in order; a row no variant has is left out. */
-static const struct {
-	const char *label, *metric;
-	fmt_fn fmt;
-} metric_rows[] = {
-	{ "samples/s", "samples_per_s", hum_number },
-	{ "tokens/s", "tokens_per_s", hum_number },
-	{ "TFLOP/s per GPU", "tflops_per_gpu", hum_number },
-	{ "MFU", "mfu", hum_percent },
-	{ "GPU utilisation", "gpu_util", hum_percent },
-	{ "host CPU utilisation", "host_cpu_util", hum_percent },
-	{ "  a connection's cores", "conn_core_util", hum_percent },
-	{ "DPU utilisation", "dpu_util", hum_percent },
-	{ "time to train", "time_to_train_s", hum_duration },
-	{ "goodput", "goodput", hum_percent },
-	{ "energy", "energy_kwh", fmt_kwh },
-	{ "cost", "cost_usd", hum_usd },
-	{ "tokens per USD", "tokens_per_usd", hum_number },
-};
+/* How the table writes a metric of this unit (the report's metric list):
+ * rates and counts as numbers. */
+static fmt_fn fmt_of(const char *unit)
+{
+	if (!strcmp(unit, "fraction"))
+		return hum_percent;
+	if (!strcmp(unit, "s"))
+		return hum_duration;
+	if (!strcmp(unit, "kWh"))
+		return fmt_kwh;
+	if (!strcmp(unit, "USD"))
+		return hum_usd;
+	return hum_number;
+}
+
+/* A row per scalar metric, in the report's order, each under its label; a
+ * row no variant has is left out. */
+static void metric_rows(const rep_report *r)
+{
+	size_t n;
+	const rep_metric_def *defs = rep_metric_defs(&n);
+	for (size_t k = 0; k < n; k++)
+		if (defs[k].kind == REP_SCALAR)
+			row(r, defs[k].label, defs[k].name, fmt_of(defs[k].unit));
+}
 
 static void print_table(const rep_report *r, const scn_scenario *s, int reps)
 {
@@ -315,8 +321,7 @@ static void print_table(const rep_report *r, const scn_scenario *s, int reps)
 	}
 	stat_rows(r);
 	replication_note(r, s, reps);
-	for (size_t k = 0; k < sizeof metric_rows / sizeof metric_rows[0]; k++)
-		row(r, metric_rows[k].label, metric_rows[k].metric, metric_rows[k].fmt);
+	metric_rows(r);
 	printf("%-26s", "breakdown of an iteration");
 	putchar('\n');
 	breakdown_rows(r);
