@@ -64,7 +64,7 @@ DPUSIM_HW_FAULT=corrupt:1 $MPI -x DPUSIM_HW_FAULT dpusim-hw bench --transport ve
 
 DPUSIM_HW_FAULT=hang:1 $MPI -x DPUSIM_HW_FAULT dpusim-hw bench --transport verbs --quick \
 	--sizes 4K --timeout 3 >/tmp/hang.txt 2>&1; rc=$?
-[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q 'rank 0: error: timed out after 3.0 s' /tmp/hang.txt \
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -Eq 'rank [0-9]+: error: timed out after 3.0 s' /tmp/hang.txt \
 	&& ok "hung peer over verbs times out" || { cat /tmp/hang.txt; no "hung peer over verbs: exit $rc"; }
 
 DPUSIM_HW_FAULT=exit:1 $MPI -x DPUSIM_HW_FAULT dpusim-hw bench --transport verbs --quick \
