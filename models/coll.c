@@ -117,7 +117,13 @@ static void scratch_free(struct scratch *sc)
 
 /* A collective over a group runs on a view: a copy of the context whose
  * position i is fabric rank ranks[i], with the group's own node structure
- * (members per node when they come node by node, evenly; else one). */
+ * (members per node when they come node by node, evenly; else one). A
+ * group with one member per node runs on two channels: NCCL's search
+ * finds one per NIC path and ncclTopoPostset doubles them (NVIDIA/nccl
+ * src/graph/connect.cc, "Duplication should be complete now"), so its
+ * ring has two connections to each peer and each of its trees one
+ * (coll_tree_channel). With one channel the ring held one TCP connection
+ * where the two trees held two. */
 static int view_new(const coll_ctx *c, const coll_params *p, coll_ctx **out)
 {
 	uint32_t n = p->nranks, g = 1, gpn = c->gpn;
@@ -137,7 +143,7 @@ static int view_new(const coll_ctx *c, const coll_params *p, coll_ctx **out)
 		return SIM_ENOMEM;
 	*v = *c;
 	v->n = n, v->gpn = g, v->nodes = n / g;
-	v->channels = g > 1 ? (c->channels < g ? c->channels : g) : 1;
+	v->channels = g > 1 ? (c->channels < g ? c->channels : g) : 2;
 	v->is_view = true;
 	if (!(v->map = sim_malloc(n * sizeof *v->map))) {
 		free(v);
@@ -252,10 +258,11 @@ static void for_each_hop(const coll_ctx *c, const hopset *h, uint32_t root, hop_
 		uint32_t lo = (UINT32_C(1) << h->depth) - 1, hi = (UINT32_C(2) << h->depth) - 2;
 		for (uint32_t p = lo; p <= hi && p < n; p++) {
 			uint32_t child = tree_rank(n, h->tree, p), parent = tree_rank(n, h->tree, (p - 1) / 2);
+			uint32_t ch = coll_tree_channel(h->tree, c->channels);
 			if (h->down)
-				fn(ctx, parent, child, 0);
+				fn(ctx, parent, child, ch);
 			else
-				fn(ctx, child, parent, 0);
+				fn(ctx, child, parent, ch);
 		}
 		break;
 	}
@@ -369,8 +376,11 @@ static int build_innet(coll_ctx *c, hopset *h)
 
 int coll_hs_build(coll_ctx *c, hopset *h, uint32_t root)
 {
-	/* Ring channel ch routes with key ch (coll.h); others by pattern. */
-	struct build_ctx b = { .c = c, .h = h, .key = h->kind == H_RING ? 0 : h->kind };
+	/* Ring channel ch routes with key ch (coll.h), and a tree's hops with
+	 * its channel's, whose connections they share (coll_tree_channel);
+	 * others by pattern. */
+	struct build_ctx b = { .c = c, .h = h,
+			       .key = h->kind == H_RING || h->kind == H_TREE ? 0 : h->kind };
 	if (h->kind == H_SHARP || h->kind == H_NVLS)
 		return build_innet(c, h);
 	if (fab_hold_begin(c->f))
@@ -391,9 +401,18 @@ void coll_hs_drop(coll_ctx *c, hopset *h)
 	h->len = h->cap = 0;
 }
 
+/* The transport's cap on h's flow (0: none): one connection's. The
+ * estimate and the run both take it from here. */
+static double flow_cap_Bps(const coll_ctx *c, const hopset *h)
+{
+	double cap = c->cfg.transport.conn_cap_Bps;
+	return h->net && cap > 0 ? cap : 0;
+}
+
 /* Uncontended rate of a lock-step hop set: min over resources of capacity
- * over the number of times the set crosses it. */
-double coll_hs_rate(coll_ctx *c, const hopset *h)
+ * over the number of times the set crosses it, and with caps, the
+ * transport's cap on its connections. */
+double coll_hs_rate(coll_ctx *c, const hopset *h, bool caps)
 {
 	double rate = INFINITY;
 	uint32_t *mult;
@@ -409,8 +428,8 @@ double coll_hs_rate(coll_ctx *c, const hopset *h)
 			mult[r] = 0;
 		}
 	}
-	if (h->net && c->cfg.transport.conn_cap_Bps > 0)
-		rate = fmin(rate, c->cfg.transport.conn_cap_Bps);
+	if (caps && flow_cap_Bps(c, h) > 0)
+		rate = fmin(rate, flow_cap_Bps(c, h));
 	return rate;
 }
 
@@ -724,8 +743,8 @@ static double load_bound_ps(coll_ctx *c)
 /* Estimate: the longer of the critical path (every stage at its
  * uncontended rate plus its latency; stages are numbered in dependency
  * order) and the busiest resource's load. Each hop set is routed once,
- * for both its rate and its share of the load. */
-static int predict_graph(coll_ctx *c, collective *r, sim_time *t_ps)
+ * for both its rate and its share of the load. caps: coll_hs_rate's. */
+static int predict_graph(coll_ctx *c, collective *r, bool caps, sim_time *t_ps)
 {
 	uint32_t nh = r->nhs ? r->nhs : 1;
 	double *rate = sim_calloc(nh, sizeof *rate), *hs_bytes = sim_calloc(nh, sizeof *hs_bytes);
@@ -738,7 +757,7 @@ static int predict_graph(coll_ctx *c, collective *r, sim_time *t_ps)
 		hs_bytes[r->st[s].hs] += (double)r->st[s].bytes;
 	for (uint32_t h = 0; h < r->nhs && !rc; h++)
 		if (!(rc = coll_hs_build(c, &r->hs[h], r->p.root))) {
-			rate[h] = coll_hs_rate(c, &r->hs[h]);
+			rate[h] = coll_hs_rate(c, &r->hs[h], caps);
 			load_add(c->sc, &r->hs[h], hs_bytes[h]);
 			coll_hs_drop(c, &r->hs[h]);
 		}
@@ -769,12 +788,12 @@ static int predict_graph(coll_ctx *c, collective *r, sim_time *t_ps)
 }
 
 static int predict_on(coll_ctx *c, const coll_params *p, coll_algo algo, coll_proto proto,
-		      sim_time *t_ps)
+		      bool caps, sim_time *t_ps)
 {
 	collective r;
 	int rc = build(c, p, algo, proto, true, &r);
 	if (!rc)
-		rc = predict_graph(c, &r, t_ps);
+		rc = predict_graph(c, &r, caps, t_ps);
 	free_run(&r);
 	return rc;
 }
@@ -784,7 +803,20 @@ static int predict_on(coll_ctx *c, const coll_params *p, coll_algo algo, coll_pr
  * allows. Ties go to the first (Ring before Tree, LL before Simple). A
  * single candidate is taken without predicting unless t_ps wants its time.
  * NCCL's protocols are costed as NCCL's tuner costs them (build's tuner):
- * NCCL chooses without its per-size channels and loops, so the model does. */
+ * NCCL chooses without its per-size channels and loops, so the model does.
+ * Nor does NCCL see a connection's CPU limit: its tuner takes the
+ * network's bandwidth from the NIC's speed (src/graph/tuning.cc: the
+ * graph's bwInter, from the topology's net speed), the socket transport's
+ * as RDMA's, so the candidates are ranked without the transport's
+ * per-connection cap (coll_hs_rate's caps), and host TCP runs what RDMA
+ * runs on the same links. Ranked with the cap (and the pair's ring on one
+ * channel, view_new), a data-parallel pair's two trees (a TCP connection
+ * each) beat its ring (one) under TCP but not under RDMA: the transports
+ * ran different algorithms on different ECMP routes, and in training,
+ * where collisions and the node's memory bus shared by its other GPUs'
+ * groups hold the flows below the cap, TCP's tree was the slower and RDMA
+ * was predicted slower than TCP (issue 16). *t_ps, which coll_predict
+ * reports, is the winner's time with the cap. */
 static int choose(coll_ctx *c, const coll_params *p, coll_algo *algo, coll_proto *proto,
 		  sim_time *t_ps)
 {
@@ -800,17 +832,15 @@ static int choose(coll_ctx *c, const coll_params *p, coll_algo *algo, coll_proto
 	if (n == 0)
 		return SIM_EUNSUPPORTED;
 	*algo = cand[0].a, *proto = cand[0].pr;
-	for (uint32_t i = 0; i < n && (n > 1 || t_ps); i++) {
+	for (uint32_t i = 0; i < n && n > 1; i++) {
 		sim_time t = 0;
-		int rc = predict_on(c, p, cand[i].a, cand[i].pr, &t);
+		int rc = predict_on(c, p, cand[i].a, cand[i].pr, false, &t);
 		if (rc)
 			return rc;
 		if (t < best)
 			best = t, *algo = cand[i].a, *proto = cand[i].pr;
 	}
-	if (t_ps)
-		*t_ps = best;
-	return 0;
+	return t_ps ? predict_on(c, p, *algo, *proto, true, t_ps) : 0;
 }
 
 int coll_predict(const coll_ctx *cc, const coll_params *p, coll_algo algo, sim_time *t_ps)
@@ -880,7 +910,7 @@ static void launch(collective *r, uint32_t s)
 		return run_failed(r, rc, "routing a step");
 	}
 	flow_spec fs = { .bytes = st->bytes, .path = h->path, .path_len = h->len,
-			 .cap_Bps = h->net ? t->conn_cap_Bps : 0, .done = stage_flowed, .obj = r, .data = s,
+			 .cap_Bps = flow_cap_Bps(r->c, h), .done = stage_flowed, .obj = r, .data = s,
 			 .keep = !h->has_kept, .tag = r->p.tag, .cap_class = FAB_CLS_CONN };
 	/* Consecutive steps on one hop set reuse one kept flow: when nothing
 	 * else changed meanwhile, the next step costs O(1), not O(hops). */

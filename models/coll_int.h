@@ -66,6 +66,18 @@ typedef struct hopset {
 	bool net;                /* a hop leaves its node: the transport's costs apply */
 } hopset;
 
+/* The NCCL channel tree t runs on: NCCL doubles its channels
+ * (src/graph/connect.cc, ncclTopoPostset) and runs tree 0 on the first
+ * half and tree 1 on the second, over the same per-channel connections as
+ * its rings (src/transport/generic.cc connects ring and tree peers with
+ * connIndex 0, and a peer already connected on a channel is not connected
+ * again). So a tree hop between two ranks takes the route of that
+ * channel's ring connection between them (the same ECMP hash). */
+static inline uint32_t coll_tree_channel(uint32_t tree, uint32_t channels)
+{
+	return tree * channels / 2;
+}
+
 static inline sim_time us_ps(double us) { return (sim_time)llround(us * 1e6); }
 
 /* NCCL's protocol indices, in NCCL's order (tuning.cc). */
@@ -126,7 +138,7 @@ extern const coll_algo_ops coll_algos[COLL_NALGOS];
 /* coll.c: hop sets and stage graphs */
 int coll_hs_build(coll_ctx *c, hopset *h, uint32_t root);
 void coll_hs_drop(coll_ctx *c, hopset *h);
-double coll_hs_rate(coll_ctx *c, const hopset *h);
+double coll_hs_rate(coll_ctx *c, const hopset *h, bool caps);
 uint32_t coll_chain(collective *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t bytes);
 
 /* coll_nccl.c */

@@ -167,11 +167,13 @@ sim_time coll_nccl_nvls_lat(const coll_ctx *c, coll_op op, uint32_t nccl_proto)
 }
 
 /* NCCL's Ring bus bandwidth here: the uncontended rate of every channel's
- * ring at once (a ring's rate is its bus bandwidth). 0 when out of memory. */
+ * ring at once (a ring's rate is its bus bandwidth), from the links as
+ * NCCL's graph has it: without the transport's per-connection cap, which
+ * NCCL does not see (coll.c, choose). 0 when out of memory. */
 static double ring_busbw_Bps(coll_ctx *c)
 {
 	hopset h = { .kind = H_RING, .channels = c->channels };
-	double rate = coll_hs_build(c, &h, 0) ? 0 : coll_hs_rate(c, &h) * c->channels;
+	double rate = coll_hs_build(c, &h, 0) ? 0 : coll_hs_rate(c, &h, false) * c->channels;
 	coll_hs_drop(c, &h);
 	return rate;
 }

@@ -15,17 +15,27 @@ struct world {
 	coll_ctx *c;
 };
 
-static void world_new(struct world *w, uint32_t nodes, uint32_t gpn)
+static void world_of(struct world *w, const fab_config *fc, const coll_config *cc)
 {
-	fab_config fc = { .topo = FAB_SINGLE_SWITCH, .nodes = nodes, .gpus_per_node = gpn,
-			  .nics_per_node = gpn, .link_Bps = 25e9, .hop_lat_ps = 100000,
-			  .switch_lat_ps = 200000, .oversub = 1, .nvlink_Bps = 300e9,
-			  .nvlink_lat_ps = 500000 };
-	coll_config cc = { .transport = { .kind = COLL_RDMA_GDR, .msg_lat_ps = 1000000 } };
 	w->eng = sim_engine_new();
 	w->net = flow_net_new(w->eng);
-	ck_assert_int_eq(fab_new(&fc, w->net, &w->f), 0);
-	ck_assert_int_eq(coll_ctx_new(w->eng, w->net, w->f, &cc, &w->c), 0);
+	ck_assert_int_eq(fab_new(fc, w->net, &w->f), 0);
+	ck_assert_int_eq(coll_ctx_new(w->eng, w->net, w->f, cc, &w->c), 0);
+}
+
+static fab_config nodes_of(uint32_t nodes, uint32_t gpn)
+{
+	return (fab_config){ .topo = FAB_SINGLE_SWITCH, .nodes = nodes, .gpus_per_node = gpn,
+			     .nics_per_node = gpn, .link_Bps = 25e9, .hop_lat_ps = 100000,
+			     .switch_lat_ps = 200000, .oversub = 1, .nvlink_Bps = 300e9,
+			     .nvlink_lat_ps = 500000 };
+}
+
+static void world_new(struct world *w, uint32_t nodes, uint32_t gpn)
+{
+	fab_config fc = nodes_of(nodes, gpn);
+	coll_config cc = { .transport = { .kind = COLL_RDMA_GDR, .msg_lat_ps = 1000000 } };
+	world_of(w, &fc, &cc);
 }
 
 static void world_free(struct world *w)
@@ -132,6 +142,95 @@ START_TEST(predictions_leave_no_trace)
 }
 END_TEST
 
+/* GPU k of nodes 0 and 1: a data-parallel pair, one GPU per node in the
+ * group, so one channel. */
+static const uint32_t pair[] = { 3, 11 };
+
+/* Under host TCP a connection moves at most one core's worth (conn_cap).
+ * NCCL's tuner does not see that limit (it takes the network's bandwidth
+ * from the NIC), so TCP runs what RDMA runs on the same links: for a large
+ * buffer on a data-parallel pair, the ring. The pair runs on NCCL's two
+ * channels, so its ring holds two connections to its peer, as its two
+ * trees do together, and the ring is the faster under TCP too: its time
+ * is two steps of S/2 at 2 x 5 GB/s and its loops' latencies (32 loops of
+ * 8 MiB, 3%); the tree's is longer.
+ * Before, the pair's ring had one channel (one connection) and the choice
+ * was ranked with the cap: TCP ran the tree, RDMA the ring. */
+START_TEST(tcp_chooses_as_rdma)
+{
+	fab_config fc = nodes_of(2, 8);
+	coll_config cc = { .transport = { .kind = COLL_RDMA_GDR, .msg_lat_ps = 1000000 },
+			   .proto = COLL_PROTO_NCCL };
+	coll_params p = { .op = COLL_ALLREDUCE, .algo = COLL_AUTO, .bytes = 256 << 20,
+			  .ranks = pair, .nranks = 2 };
+	coll_result rdma, tcp, tree;
+	struct world w;
+	world_of(&w, &fc, &cc);
+	ck_assert_int_eq(coll_run(w.c, &p, &rdma), 0);
+	world_free(&w);
+	cc.transport.kind = COLL_HOST_TCP;
+	cc.transport.conn_cap_Bps = 5e9;
+	world_of(&w, &fc, &cc);
+	ck_assert_int_eq(coll_run(w.c, &p, &tcp), 0);
+	ck_assert_str_eq(coll_algo_name(rdma.algo), "ring");
+	ck_assert_str_eq(coll_algo_name(tcp.algo), coll_algo_name(rdma.algo));
+	ck_assert_double_le(256.0 * (1 << 20) / 10e9, sim_time_to_s(tcp.time_ps));
+	ck_assert_double_le(sim_time_to_s(tcp.time_ps), 256.0 * (1 << 20) / 10e9 * 1.05);
+	p.algo = COLL_TREE;
+	ck_assert_int_eq(coll_run(w.c, &p, &tree), 0);
+	ck_assert_msg(tcp.time_ps < tree.time_ps, "ring %.6g s, tree %.6g s",
+		      sim_time_to_s(tcp.time_ps), sim_time_to_s(tree.time_ps));
+	world_free(&w);
+}
+END_TEST
+
+/* The routes are the connections': a tree hop between two ranks takes the
+ * route of the ring connection between them on the tree's channel, so on
+ * an ECMP fat tree a pair's ring and tree collide on the same uplinks,
+ * and the faster algorithm does not depend on which of them the hash
+ * happened to spread better. 32 pairs (GPU k of node i and of node i+4,
+ * the two halves on different leaves) all-reduce at once over 2 x 32
+ * uplinks: on every seed the tree (92% of the ring's bandwidth under
+ * NCCL's Simple protocol) is no faster than the ring. Before, the tree
+ * routed by a key of its own: on 4 of these 8 seeds its draw collided
+ * less than the ring's and it took up to 35% less time. */
+START_TEST(ecmp_tree_takes_the_rings_routes)
+{
+	fab_config fc = { .topo = FAB_FAT_TREE2, .nodes = 8, .gpus_per_node = 8,
+			  .nics_per_node = 8, .link_Bps = 12.5e9, .hop_lat_ps = 100000,
+			  .switch_lat_ps = 130000, .radix = 64, .oversub = 1,
+			  .nvlink_Bps = 450e9, .nvlink_lat_ps = 500000 };
+	coll_config cc = { .transport = { .kind = COLL_RDMA_GDR, .msg_lat_ps = 600000 },
+			   .proto = COLL_PROTO_NCCL };
+	uint32_t grp[32][2];
+	for (uint32_t g = 0; g < 32; g++)
+		grp[g][0] = g, grp[g][1] = g + 32;
+	for (uint64_t seed = 1; seed <= 8; seed++) {
+		sim_time worst[2] = { 0, 0 };
+		fc.seed = seed;
+		for (int a = 0; a < 2; a++) {
+			struct world w;
+			coll_result res[32];
+			int done = 0;
+			world_of(&w, &fc, &cc);
+			for (uint32_t g = 0; g < 32; g++) {
+				coll_params p = { .op = COLL_ALLREDUCE, .algo = a ? COLL_TREE : COLL_RING,
+						  .bytes = 64 << 20, .ranks = grp[g], .nranks = 2 };
+				ck_assert_int_eq(coll_start(w.c, &p, &res[g], count, &done, g), 0);
+			}
+			sim_run(w.eng);
+			ck_assert_int_eq(done, 32);
+			for (uint32_t g = 0; g < 32; g++)
+				if (res[g].time_ps > worst[a])
+					worst[a] = res[g].time_ps;
+			world_free(&w);
+		}
+		ck_assert_msg(worst[1] >= worst[0], "seed %llu: tree %.6g s, ring %.6g s",
+			      (unsigned long long)seed, sim_time_to_s(worst[1]), sim_time_to_s(worst[0]));
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("coll_group");
@@ -141,6 +240,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, disjoint_groups_run_in_parallel);
 	tcase_add_test(tc, bad_groups_are_refused);
 	tcase_add_test(tc, predictions_leave_no_trace);
+	tcase_add_test(tc, tcp_chooses_as_rdma);
+	tcase_add_test(tc, ecmp_tree_takes_the_rings_routes);
 	suite_add_tcase(s, tc);
 	return s;
 }
