@@ -66,7 +66,8 @@ DPUSIM_OBJS :=
 UNIT_TESTS :=
 E2E_TESTS :=
 ALL_BINS :=
-EXTRA_CHECKS :=
+CHECK_BUILDS :=
+CHECK_EXTRA_TESTS :=
 
 # The fragments below define rules (bench-calib, check-rdma, ...): plain `make`
 # must still build, not run the first of them.
@@ -128,19 +129,30 @@ demo: deps
 	$(BIN)/dpusim plot results/demo/report.json --kind breakdown -o results/demo/breakdown.png
 	@echo "demo: report in results/demo/report.json, breakdown plot in results/demo/breakdown.png"
 
+# make check: every build first, side by side (make -j: the plain, sanitizer
+# and VM builds), then every test program of every build through one
+# tools/run-tests, CHECK_JOBS at a time, the longest first (CHECK_TESTS): most
+# of a test's time is one process on one core, or waiting (timeouts, MPI
+# start-up, the VM). Each test's output is in build/test-logs/; a failed
+# test's log is printed whole.
+CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# -j for a sub-make only where this make has no jobserver (make -jN check
+# shares its own).
+JOBS_FLAG = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(CHECK_JOBS))
 check: deps
 	@tools/run-tests reset
-	$(MAKE) all
-	$(MAKE) check-unit
-	$(MAKE) check-e2e
-	$(MAKE) asan
-	$(MAKE) $(EXTRA_CHECKS) check-summary
+	$(MAKE) $(JOBS_FLAG) check-build
+	@tools/run-tests -j $(CHECK_JOBS) run $(CHECK_TESTS); tools/run-tests summary
+
+# What the tests of this build run (the sanitizer build's are made by a sub-make).
+test-programs: $(ALL_BINS) $(UNIT_BINS)
+check-build: test-programs check-build-asan $(CHECK_BUILDS)
 
 check-unit: $(UNIT_BINS)
-	@tools/run-tests unit $(UNIT_BINS)
+	@tools/run-tests -j $(CHECK_JOBS) unit $(UNIT_BINS)
 
 check-e2e: $(ALL_BINS)
-	@BIN=$(BIN) tools/run-tests e2e $(E2E_TESTS:%=tests/e2e/%)
+	@BIN=$(BIN) tools/run-tests -j $(CHECK_JOBS) e2e $(E2E_ORDER:%=tests/e2e/%)
 
 # The sanitizer build lives in its own folders so it never mixes objects
 # with the plain build.
@@ -148,9 +160,11 @@ check-e2e: $(ALL_BINS)
 # cast to an integer it does not fit is undefined, and no other check sees it.
 ASAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer \
 	      -fno-sanitize-recover=all
+ASAN_MAKE = $(MAKE) BUILD=build/asan BIN=build/asan/bin OPT="-O1 -g" SAN="$(ASAN_FLAGS)"
 asan:
-	$(MAKE) BUILD=build/asan BIN=build/asan/bin OPT="-O1 -g" SAN="$(ASAN_FLAGS)" \
-	    check-unit check-e2e
+	$(ASAN_MAKE) check-unit check-e2e
+check-build-asan:
+	$(ASAN_MAKE) test-programs
 
 check-summary:
 	@tools/run-tests summary

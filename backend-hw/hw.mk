@@ -83,15 +83,21 @@ $(BUILD)/tests/test_hw_msg: $(BUILD)/backend-hw/msg.o $(BUILD)/backend-hw/allred
 	$(BUILD)/backend-hw/xport.o
 
 # make check-rdma: the verbs path on Soft-RoCE in a qemu VM (tests/vm/). The
-# guest gets a build without CUDA (cuBLAS alone would be 600 MB of initramfs).
+# guest gets a build without CUDA (cuBLAS alone would be 600 MB of initramfs):
+# the plain one where that has none (as on CI), else its own in build/vm.
 # make check-cuda: the CUDA paths where a GPU is present; says it skipped else.
-.PHONY: check-rdma check-rdma-asan check-cuda
+# make check builds both (CHECK_BUILDS) beside the others and runs their
+# tests with the rest (CHECK_EXTRA_TESTS).
+.PHONY: check-rdma check-rdma-asan check-cuda check-build-vm
+VM_BIN := $(if $(HW_CUDA),build/vm/bin,$(BIN))
 # The issue asks CI (make check) to run the VM too: about 2-4 minutes under TCG.
-EXTRA_CHECKS += check-cuda check-rdma
-check-rdma:
+CHECK_BUILDS += check-build-vm
+CHECK_EXTRA_TESTS += e2e:$(VM_BIN):tests/vm/rdma.sh e2e:$(BIN):tests/e2e/hw-cuda.sh
+check-build-vm: $(if $(HW_CUDA),,$(BIN)/dpusim-hw)
 	@tools/install-deps --vm
-	$(MAKE) BUILD=build/vm BIN=build/vm/bin HW_CUDA= build/vm/bin/dpusim-hw
-	@BIN=build/vm/bin tools/run-tests e2e tests/vm/rdma.sh
+	+$(if $(HW_CUDA),$(MAKE) BUILD=build/vm BIN=build/vm/bin HW_CUDA= build/vm/bin/dpusim-hw)
+check-rdma: check-build-vm
+	@BIN=$(VM_BIN) tools/run-tests e2e tests/vm/rdma.sh
 
 # The same with the sanitizer build inside the guest (ASan, UBSan, LSan).
 check-rdma-asan:
