@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <gsl/gsl_cdf.h>
 
@@ -17,6 +18,7 @@ struct noise_model {
 	uint64_t *gpu_key;    /* stream seed of "noise.gpu.G", per GPU */
 	uint64_t *jitter_key; /* stream seed of "noise.jitter.N", per node */
 	bool *slow;           /* per node */
+	double *gpu_slow;     /* per GPU, or NULL (p.gpu_slow copied) */
 };
 
 /* SplitMix64 (Steele, Lea and Flood, OOPSLA 2014): output i of the
@@ -61,6 +63,9 @@ int noise_params_check(const noise_params *p, char *why, size_t n)
 		bad = "slow-node factor must be a finite number >= 1";
 	else if (!finite_in(p->jitter_mean_s, 0, HUGE_VAL))
 		bad = "jitter mean must be a finite time >= 0";
+	for (uint32_t g = 0; !bad && p->gpu_slow && g < p->gpus; g++)
+		if (!finite_in(p->gpu_slow[g], 1, HUGE_VAL))
+			bad = "a GPU's slowdown must be a finite number >= 1";
 	if (!bad)
 		return SIM_OK;
 	snprintf(why, n, "%s", bad);
@@ -129,7 +134,10 @@ noise_model *noise_new(const noise_params *p, uint64_t seed)
 	m->gpu_key = malloc(p->gpus * sizeof *m->gpu_key);
 	m->jitter_key = malloc(m->nodes * sizeof *m->jitter_key);
 	m->slow = malloc(m->nodes * sizeof *m->slow);
-	if (!m->gpu_key || !m->jitter_key || !m->slow) {
+	if (p->gpu_slow && (m->gpu_slow = malloc(p->gpus * sizeof *m->gpu_slow)))
+		memcpy(m->gpu_slow, p->gpu_slow, p->gpus * sizeof *m->gpu_slow);
+	m->p.gpu_slow = NULL; /* the copy is m->gpu_slow */
+	if (!m->gpu_key || !m->jitter_key || !m->slow || (p->gpu_slow && !m->gpu_slow)) {
 		noise_free(m);
 		return NULL;
 	}
@@ -144,6 +152,7 @@ void noise_free(noise_model *n)
 	free(n->gpu_key);
 	free(n->jitter_key);
 	free(n->slow);
+	free(n->gpu_slow);
 	free(n);
 }
 
@@ -158,6 +167,8 @@ double noise_gpu_factor(const noise_model *n, uint32_t gpu, uint64_t step)
 	}
 	if (n->slow[gpu / n->p.gpus_per_node])
 		f *= n->p.slow_node_factor;
+	if (n->gpu_slow)
+		f *= n->gpu_slow[gpu];
 	return f;
 }
 

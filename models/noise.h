@@ -47,6 +47,10 @@ typedef struct noise_params {
 	/* Extra delay of each host-CPU message: exponential with this mean
 	 * (>= 0 s; 0 means none). */
 	double jitter_mean_s;
+	/* Per GPU (gpus of them) a fixed slowdown >= 1 for the whole run, 1 /
+	 * the fraction of its speed a throttled GPU keeps; NULL: none.
+	 * noise_new copies it. */
+	const double *gpu_slow;
 } noise_params;
 
 /* Returns 0, or SIM_EINVAL with the reason in why (n bytes) when a field
@@ -65,7 +69,8 @@ noise_model *noise_new(const noise_params *p, uint64_t seed);
 void noise_free(noise_model *n);
 
 /* Compute slowdown (>= 1) of GPU `gpu` (< gpus) in training step `step`:
- * the folded log-normal draw times slow_node_factor on a slow node. */
+ * the folded log-normal draw times slow_node_factor on a slow node times
+ * the GPU's own gpu_slow. */
 double noise_gpu_factor(const noise_model *n, uint32_t gpu, uint64_t step);
 
 /* The largest factor among GPUs first_gpu .. first_gpu + count - 1

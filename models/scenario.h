@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "models/coll_ops.h"
@@ -19,6 +20,7 @@
 #define SCN_MAX_VARIANTS 16
 #define SCN_MAX_SIZES 64
 #define SCN_MAX_AXES 8
+#define SCN_MAX_SLOW_GPUS 64
 #define SCN_MAX_SWEEP_POINTS 100000
 
 typedef enum scn_topology { SCN_TOPO_SINGLE_SWITCH, SCN_TOPO_FAT_TREE, SCN_TOPO_RAIL_OPTIMISED } scn_topology;
@@ -180,6 +182,14 @@ typedef struct scn_variant {
 	                               (cluster:, cost:): see scn_variant_view */
 } scn_variant;
 
+/* One throttled GPU (noise.slow_gpus): its index in the cluster (node x
+ * gpus_per_node + GPU within the node) and the fraction (0, 1] of its
+ * nominal speed it computes at. */
+typedef struct scn_slow_gpu {
+	uint32_t gpu;
+	double speed;
+} scn_slow_gpu;
+
 typedef struct scn_noise {
 	scn_slowdown gpu_dist;
 	double gpu_cv;              /* coefficient of variation of GPU time */
@@ -187,6 +197,8 @@ typedef struct scn_noise {
 	double slow_node_factor;    /* >= 1: slowdown of a slow node */
 	double os_jitter;           /* fraction of host-core time lost */
 	double os_jitter_delay_s;   /* mean extra delay of each host-stack message (0: none) */
+	scn_slow_gpu slow_gpus[SCN_MAX_SLOW_GPUS]; /* distinct GPUs, in the order given */
+	size_t nslow_gpus;
 } scn_noise;
 
 typedef enum scn_ckpt_mode {

@@ -277,6 +277,13 @@ static void dump_extras(FILE *f, const scn_scenario *s)
 	put_q(f, 2, "slow_factor", z->slow_node_factor, UNIT_NUMBER);
 	put_q(f, 2, "os_jitter", z->os_jitter, UNIT_FRACTION);
 	put_q(f, 2, "os_jitter_delay", z->os_jitter_delay_s, UNIT_SECONDS);
+	if (z->nslow_gpus)
+		fputs("  slow_gpus:\n", f);
+	for (size_t i = 0; i < z->nslow_gpus; i++) {
+		char buf[48];
+		fprintf(f, "    - { gpu: %u, speed: %s }\n", z->slow_gpus[i].gpu,
+			unit_format(z->slow_gpus[i].speed, UNIT_FRACTION, buf, sizeof buf));
+	}
 	if (s->failures.enabled) {
 		fputs("failures:\n", f);
 		put_q(f, 2, "node_mtbf", s->failures.node_mtbf_s, UNIT_SECONDS);

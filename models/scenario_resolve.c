@@ -1056,10 +1056,90 @@ static void read_variants(resolve_ctx *c, const yt_node *vs)
 
 /* ---- noise, failures, cost, security ---- */
 
+/* Up to 9 decimal digits at *t into *v, *t moved past them; false when
+ * there are none or more. */
+static bool digits(const char **t, unsigned long *v)
+{
+	const char *p = *t;
+	*v = 0;
+	while (*p >= '0' && *p <= '9' && p - *t < 10)
+		*v = *v * 10 + (unsigned long)(*p++ - '0');
+	if (p == *t || p - *t > 9)
+		return false;
+	*t = p;
+	return true;
+}
+
+/* A GPU of the cluster as "G" (its index in the cluster) or "N:L" (GPU L
+ * of node N), both from 0; false when the text is neither or names a GPU
+ * outside the cluster (an error at g). */
+static bool slow_gpu_index(resolve_ctx *c, const yt_node *g, uint32_t *out)
+{
+	const scn_cluster *cl = &c->s->cluster;
+	unsigned long a = 0, b = 0, gpn = (unsigned long)cl->gpus_per_node;
+	unsigned long all = (unsigned long)cl->nodes * gpn;
+	const char *t = g->type == YT_SCALAR ? g->text : "";
+	bool ok = g->type == YT_SCALAR && digits(&t, &a), pair = ok && *t == ':';
+	if (pair)
+		t++, ok = digits(&t, &b);
+	if (!ok || *t) {
+		scn_err(c->r, g, "'gpu' must be a GPU of the cluster: its index from 0, or node:gpu "
+			"(e.g. 3:5), got '%s'", g->type == YT_SCALAR ? g->text : yt_type_name(g->type));
+		return false;
+	}
+	if (!all) /* the cluster is in error: said there */
+		return false;
+	if (pair && (a >= (unsigned long)cl->nodes || b >= gpn)) {
+		scn_err(c->r, g, "'gpu' %lu:%lu is outside the cluster (nodes 0..%d, GPUs 0..%lu per node)",
+			a, b, cl->nodes - 1, gpn - 1);
+		return false;
+	}
+	if (!pair && a >= all) {
+		scn_err(c->r, g, "'gpu' %lu is outside the cluster (GPUs 0..%lu: %d nodes of %lu)",
+			a, all - 1, cl->nodes, gpn);
+		return false;
+	}
+	*out = (uint32_t)(pair ? a * gpn + b : a);
+	return true;
+}
+
+/* noise.slow_gpus: a list of { gpu, speed }, each GPU named once. */
+static void read_slow_gpus(resolve_ctx *c, const yt_node *n, scn_noise *z)
+{
+	static const char *const keys[] = { "gpu", "speed", NULL };
+	if (n->type != YT_SEQ) {
+		scn_err(c->r, n, "'slow_gpus' must be a list of { gpu, speed }");
+		return;
+	}
+	if (n->nkids > SCN_MAX_SLOW_GPUS) {
+		scn_err(c->r, n, "'slow_gpus' lists %zu GPUs, at most %d", n->nkids, SCN_MAX_SLOW_GPUS);
+		return;
+	}
+	for (size_t i = 0; i < n->nkids; i++) {
+		const yt_node *e = n->kids[i], *g = e->type == YT_MAP ? yt_get(e, "gpu") : NULL;
+		scn_slow_gpu sg = { 0 };
+		if (e->type != YT_MAP) {
+			scn_err(c->r, e, "a 'slow_gpus' entry must be a mapping { gpu, speed }");
+			continue;
+		}
+		scn_only_keys(c->r, e, keys, "slow_gpus");
+		if (!g)
+			scn_err_missing(c->r, e, "gpu", "the GPU's index, or node:gpu");
+		if (!scn_get_q(c->r, e, "speed", true, UNIT_FRACTION, 0, 1, true, &sg.speed) ||
+		    !g || !slow_gpu_index(c, g, &sg.gpu))
+			continue;
+		for (size_t k = 0; k < z->nslow_gpus; k++)
+			if (z->slow_gpus[k].gpu == sg.gpu)
+				scn_err(c->r, g, "GPU %u is listed twice in 'slow_gpus'", sg.gpu);
+		z->slow_gpus[z->nslow_gpus++] = sg;
+	}
+}
+
 static void read_noise(resolve_ctx *c, const yt_node *n, scn_noise *z)
 {
 	static const char *const keys[] = { "gpu_dist", "gpu_cv", "slow_nodes", "slow_factor", "os_jitter",
-					    "os_jitter_delay", NULL };
+					    "os_jitter_delay", "slow_gpus", NULL };
+	const yt_node *sg;
 	int v;
 	scn_only_keys(c->r, n, keys, "noise");
 	if (scn_get_enum(c->r, n, "gpu_dist", false, scn_slowdown_words, &v))
@@ -1073,6 +1153,8 @@ static void read_noise(resolve_ctx *c, const yt_node *n, scn_noise *z)
 		scn_err(c->r, yt_get(n, "gpu_cv"), "'gpu_cv' needs 'gpu_dist' (lognormal or normal)");
 	if (z->slow_node_fraction > 0 && z->slow_node_factor == 1)
 		scn_err(c->r, yt_get(n, "slow_nodes"), "'slow_nodes' needs 'slow_factor' above 1");
+	if ((sg = yt_get(n, "slow_gpus")) && sg->type != YT_NULL)
+		read_slow_gpus(c, sg, z);
 }
 
 static void read_failures(resolve_ctx *c, const yt_node *n, scn_failures *f)

@@ -744,6 +744,28 @@ static int alloc_groups(trainer *tr)
 	return SIM_OK;
 }
 
+/* The job's noise, each throttled GPU of the cluster found among the
+ * job's GPUs where its nodes are placed (rank_of's mapping). */
+static int job_noise(trainer *tr)
+{
+	const train_config *c = tr->cfg;
+	noise_params p = c->noise;
+	double *slow = NULL;
+	if (c->nslow_gpus && !(slow = malloc(p.gpus * sizeof *slow)))
+		return SIM_ENOMEM;
+	for (uint32_t g = 0; slow && g < p.gpus; g++) {
+		uint32_t cl = tr->node_of[g / tr->gpn] * tr->gpn + g % tr->gpn;
+		slow[g] = 1;
+		for (uint32_t k = 0; k < c->nslow_gpus; k++)
+			if (c->slow_gpus[k].gpu == cl)
+				slow[g] = 1 / c->slow_gpus[k].speed;
+	}
+	p.gpu_slow = slow;
+	tr->noise = noise_new(&p, c->seed);
+	free(slow);
+	return tr->noise ? SIM_OK : SIM_EINVAL;
+}
+
 static int job_build(trainer *tr)
 {
 	const train_config *c = tr->cfg;
@@ -752,9 +774,7 @@ static int job_build(trainer *tr)
 	tr->gpn = c->fabric.gpus_per_node;
 	tr->nodes = c->fabric.nodes;
 	tr->res->net_cpu_cap_Bps = train_net_cpu_cap_Bps(c);
-	if (!(tr->noise = noise_new(&c->noise, c->seed)))
-		return SIM_EINVAL;
-	if ((rc = build_compute(tr)) || (rc = alloc_stages(tr)) || (rc = alloc_groups(tr)) ||
+	if ((rc = job_noise(tr)) || (rc = build_compute(tr)) || (rc = alloc_stages(tr)) || (rc = alloc_groups(tr)) ||
 	    (rc = train_alloc_loaders(tr)))
 		return rc;
 	return SIM_OK;

@@ -109,7 +109,11 @@ typedef struct train_config {
 	uint32_t local_switch;              /* the drives sit on NIC local_switch's PCIe switch */
 	double storage_nic_Bps;             /* a node's storage-network NIC; 0: reads share
 					       the compute NICs */
-	noise_params noise;
+	noise_params noise;                 /* its gpu_slow is unused: slow_gpus below */
+	/* Throttled GPUs by their index in the cluster (node x gpus_per_node +
+	 * GPU), mapped onto the job's GPUs where its nodes are placed. */
+	scn_slow_gpu slow_gpus[SCN_MAX_SLOW_GPUS];
+	uint32_t nslow_gpus;
 	double os_jitter;                   /* fraction of host-core time lost */
 	uint64_t seed;
 	/* The last iteration's timeline of replica 0 (every stage, its loader,

@@ -160,6 +160,8 @@ static void noise_of(const scn_scenario *s, uint32_t gpus, train_config *c)
 		c->noise.slow_node_factor = n->slow_node_factor >= 1 ? n->slow_node_factor : 1;
 	}
 	c->os_jitter = n->os_jitter;
+	c->nslow_gpus = (uint32_t)n->nslow_gpus;
+	memcpy(c->slow_gpus, n->slow_gpus, n->nslow_gpus * sizeof *n->slow_gpus);
 }
 
 int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant *v,

@@ -256,6 +256,33 @@ START_TEST(jitter_fattens_host_tail_only)
 }
 END_TEST
 
+/* A throttled GPU's fixed slowdown multiplies its own factor only, is
+ * what its group waits for, and is copied: the caller's array may go. */
+START_TEST(throttled_gpu_alone_is_slower)
+{
+	double slow[16];
+	for (int g = 0; g < 16; g++)
+		slow[g] = 1;
+	slow[5] = 1.25;
+	noise_params p = { .gpus = 16, .gpus_per_node = 8, .gpu_slow = slow };
+	noise_model *m = noise_new(&p, 3);
+	ck_assert_ptr_nonnull(m);
+	slow[5] = 4, slow[9] = 4; /* after noise_new: no effect */
+	for (uint64_t step = 0; step < 4; step++) {
+		for (uint32_t g = 0; g < 16; g++)
+			ck_assert_double_eq(noise_gpu_factor(m, g, step), g == 5 ? 1.25 : 1);
+		ck_assert_double_eq(noise_group_max(m, 0, 8, step), 1.25);
+		ck_assert_double_eq(noise_group_max(m, 8, 8, step), 1);
+	}
+	noise_free(m);
+	slow[9] = 0.5; /* faster than nominal: refused */
+	ck_assert_int_eq(noise_params_check(&p, (char[96]){ 0 }, 96), SIM_EINVAL);
+	ck_assert_ptr_null(noise_new(&p, 3));
+	slow[9] = NAN;
+	ck_assert_ptr_null(noise_new(&p, 3));
+}
+END_TEST
+
 START_TEST(bad_parameters_say_why)
 {
 	char why[96];
@@ -287,6 +314,7 @@ static Suite *suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, no_noise_is_exactly_one);
+	tcase_add_test(tc, throttled_gpu_alone_is_slower);
 	tcase_add_test(tc, deterministic_per_seed_and_order_free);
 	tcase_add_test(tc, folded_lognormal_moments);
 	tcase_add_test(tc, sigma_from_cv);

@@ -435,6 +435,46 @@ START_TEST(dump_round_trips)
 }
 END_TEST
 
+/* noise.slow_gpus names GPUs by their index in the cluster or as
+ * node:gpu (both stored as the index), each at a fraction of its speed;
+ * GPUs outside the cluster, speeds outside (0, 1] and a GPU named twice
+ * are refused where written; the dump keeps the list. */
+START_TEST(slow_gpus_by_index_or_node)
+{
+	scn_scenario *s = load_ok(BASE WORK VARIANTS "noise:\n  slow_gpus:\n"
+				  "    - { gpu: 31, speed: 0.8 }\n    - { gpu: \"2:5\", speed: 50% }\n");
+	ck_assert_uint_eq(s->noise.nslow_gpus, 2);
+	ck_assert_uint_eq(s->noise.slow_gpus[0].gpu, 31);
+	ck_assert_double_eq(s->noise.slow_gpus[0].speed, 0.8);
+	ck_assert_uint_eq(s->noise.slow_gpus[1].gpu, 2 * 8 + 5);
+	ck_assert_double_eq(s->noise.slow_gpus[1].speed, 0.5);
+	char *one = dump_of(s), *two;
+	scn_scenario *again = load_ok(one);
+	two = dump_of(again);
+	ck_assert_str_eq(one, two);
+	ck_assert(strstr(one, "  slow_gpus:\n    - { gpu: 31, speed: 0.8 }\n    - { gpu: 21, speed: 0.5 }\n"));
+	ck_assert_uint_eq(again->noise.nslow_gpus, 2);
+	ck_assert_uint_eq(again->noise.slow_gpus[1].gpu, 21);
+	free(one);
+	free(two);
+	scn_free(again);
+	scn_free(s);
+
+	diag *d = load_bad(BASE WORK VARIANTS "noise:\n  slow_gpus:\n"
+			   "    - { gpu: 32, speed: 0.8 }\n    - { gpu: \"4:0\", speed: 0.8 }\n"
+			   "    - { gpu: \"1:x\", speed: 0.8 }\n    - { gpu: 3, speed: 0 }\n"
+			   "    - { gpu: \"0:1\", speed: 1 }\n    - { gpu: 1, speed: 0.9 }\n");
+	ck_assert(has_msg(d, "t.yaml:19:14: 'gpu' 32 is outside the cluster (GPUs 0..31: 4 nodes of 8)"));
+	ck_assert(has_msg(d, "t.yaml:20:14: 'gpu' 4:0 is outside the cluster (nodes 0..3, GPUs 0..7 per node)"));
+	ck_assert(has_msg(d, "t.yaml:21:14: 'gpu' must be a GPU of the cluster: its index from 0, "
+			     "or node:gpu (e.g. 3:5), got '1:x'"));
+	ck_assert(has_msg(d, "t.yaml:22:24: 'speed' must be positive (got '0')"));
+	ck_assert(has_msg(d, "t.yaml:24:14: GPU 1 is listed twice in 'slow_gpus'"));
+	ck_assert_uint_eq(diag_count(d), 5);
+	diag_free(d);
+}
+END_TEST
+
 START_TEST(degenerate_inputs)
 {
 	diag *d = load_bad("");
@@ -607,6 +647,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, extends_merges_and_detects_cycles);
 	tcase_add_test(tc, sweep_points);
 	tcase_add_test(tc, dump_round_trips);
+	tcase_add_test(tc, slow_gpus_by_index_or_node);
 	tcase_add_test(tc, whole_numbers);
 	tcase_add_test(tc, sweep_point_limit);
 	tcase_add_test(tc, degenerate_inputs);

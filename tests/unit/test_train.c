@@ -479,6 +479,27 @@ START_TEST(stragglers_grow_with_scale)
 }
 END_TEST
 
+/* One GPU of a tensor-parallel group at half speed: every pass of the
+ * group waits for it (the group's all-reduces synchronise it), so the
+ * stage's compute takes exactly twice as long and the iteration, whose
+ * all-reduces do not change, grows by exactly the nominal compute. */
+START_TEST(a_throttled_gpu_slows_its_tp_group)
+{
+	train_config c = base(8, 1, 1, 4);
+	train_result nominal = run(&c);
+	c.slow_gpus[0] = (scn_slow_gpu){ .gpu = 5, .speed = 0.5 };
+	c.nslow_gpus = 1;
+	train_result slow = run(&c);
+	double comp = nominal.part_s[TRAIN_COMPUTE];
+	ck_assert(comp > 0);
+	ck_assert_double_eq_tol(slow.part_s[TRAIN_COMPUTE], 2 * comp, 1e-12 * comp);
+	ck_assert_double_eq_tol(mean_iter(&slow), mean_iter(&nominal) + comp, 1e-9 * comp);
+	ck_assert_double_eq_tol(sum_parts(&slow), mean_iter(&slow), 1e-9);
+	train_result_release(&nominal);
+	train_result_release(&slow);
+}
+END_TEST
+
 /* A data loader slower than the GPUs: stage 0 waits, and the wait is
  * counted as a host-CPU (decode) stall. */
 START_TEST(slow_decode_is_a_cpu_stall)
@@ -719,6 +740,32 @@ START_TEST(disjoint_jobs_on_one_switch_do_not_interact)
 		train_result_release(&both[j]);
 	}
 	ck_assert(alone.ncoll > 0 && alone.coll[0].count > 0);
+	train_result_release(&alone);
+}
+END_TEST
+
+/* The GPU is named by its place in the cluster: two jobs on disjoint
+ * nodes, GPU 2 (the first of job B's nodes 2 and 3) at half speed. Job A
+ * runs exactly as alone; job B's compute doubles. */
+START_TEST(a_throttled_gpu_slows_only_the_job_on_it)
+{
+	train_config c[2] = { dp_job(2, FAB_SINGLE_SWITCH, 0, 1), dp_job(2, FAB_SINGLE_SWITCH, 0, 1) };
+	static const uint32_t a[] = { 0, 1 }, b[] = { 2, 3 };
+	const uint32_t *maps[] = { a, b };
+	train_result alone = run(&c[0]), both[2];
+	c[1].seed = c[0].seed;
+	for (int j = 0; j < 2; j++) {
+		c[j].slow_gpus[0] = (scn_slow_gpu){ .gpu = 2, .speed = 0.5 };
+		c[j].nslow_gpus = 1;
+	}
+	ck_assert_int_eq(run_jobs(c, 2, maps, 4, both), 0);
+	for (uint32_t i = 0; i < alone.iters; i++)
+		ck_assert_double_eq_tol(both[0].iter_s[i], alone.iter_s[i], 1e-12 * alone.iter_s[i]);
+	ck_assert_double_eq_tol(both[1].part_s[TRAIN_COMPUTE], 2 * alone.part_s[TRAIN_COMPUTE],
+				1e-12 * alone.part_s[TRAIN_COMPUTE]);
+	ck_assert(mean_iter(&both[1]) > mean_iter(&alone) + 0.5 * alone.part_s[TRAIN_COMPUTE]);
+	for (int j = 0; j < 2; j++)
+		train_result_release(&both[j]);
 	train_result_release(&alone);
 }
 END_TEST
@@ -1036,6 +1083,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, same_seed_same_result);
 	tcase_add_test(tc, dpu_and_host_count_both_directions);
 	tcase_add_test(tc, stragglers_grow_with_scale);
+	tcase_add_test(tc, a_throttled_gpu_slows_its_tp_group);
+	tcase_add_test(tc, a_throttled_gpu_slows_only_the_job_on_it);
 	tcase_add_test(tc, slow_decode_is_a_cpu_stall);
 	tcase_add_test(tc, bounce_buffer_bounds_storage_reads);
 	tcase_add_test(tc, local_nvme_reads_share_pcie_links);
