@@ -5,7 +5,7 @@
 # so it is not repeated there (it would take minutes).
 . tests/e2e/lib.sh
 case $BIN in
-*asan*) echo "# metamorphic: plain build only (see the header)"; finish ;;
+*asan*) echo "# metamorphic: plain build only (see the header)"; finish; exit ;;
 esac
 out=$(python3 tests/e2e/metamorphic.py "$DPUSIM" "$E2E_TMP" 2>"$E2E_TMP/known")
 sed 's/^/# /' "$E2E_TMP/known"
