@@ -289,12 +289,11 @@ static int hs_push(hopset *h, uint32_t res)
 }
 
 /* Whether the hop from group position src to dst goes through the NICs
- * (fab_route: every hop but one inside a node with NVLink). */
+ * (fab_leaves_node, fab_route's own test, which training's pipeline sends
+ * take too). */
 static bool hop_is_net(const coll_ctx *c, uint32_t src, uint32_t dst)
 {
-	const fab_config *fc = fab_cfg(c->f);
-	return rank_at(c, src) / fc->gpus_per_node != rank_at(c, dst) / fc->gpus_per_node ||
-	       !(fc->nvlink_Bps > 0);
+	return fab_leaves_node(c->f, rank_at(c, src), rank_at(c, dst));
 }
 
 static void add_hop(void *obj, uint32_t src, uint32_t dst, uint32_t tag)

@@ -588,6 +588,12 @@ int fab_node_path(const fab *f, uint32_t rank, fab_end end, bool in, fab_path *o
 	return 0;
 }
 
+bool fab_leaves_node(const fab *f, uint32_t src, uint32_t dst)
+{
+	const fab_config *c = &f->cfg;
+	return src / c->gpus_per_node != dst / c->gpus_per_node || !(c->nvlink_Bps > 0);
+}
+
 int fab_route(fab *f, uint32_t src, uint32_t dst, uint64_t key, fab_end src_end,
 	      fab_end dst_end, fab_path *out)
 {
@@ -597,7 +603,7 @@ int fab_route(fab *f, uint32_t src, uint32_t dst, uint64_t key, fab_end src_end,
 	if (src >= f->ranks || dst >= f->ranks || src == dst)
 		return SIM_EINVAL;
 	*out = (fab_path){ .len = 0 };
-	if (src / gpn == dst / gpn && f->nvl[src] != NONE) {
+	if (!fab_leaves_node(f, src, dst)) {
 		push(out, f->nvl[src]);
 		push(out, f->nvl[dst] + 1);
 		out->lat_ps = c->nvlink_lat_ps;

@@ -121,6 +121,14 @@ typedef struct fab_path {
 int fab_route(fab *f, uint32_t src, uint32_t dst, uint64_t key, fab_end src_end,
 	      fab_end dst_end, fab_path *out);
 
+/* Whether fab_route's path from rank src to rank dst leaves the node
+ * through the NICs (another node, or a node without an NVLink domain):
+ * the transfers that pay the network adapter's and host stack's costs (the
+ * transport's per-message latency, per-connection cap, OS jitter and host
+ * cycles); NVLink inside a node pays none. One answer for every model that
+ * charges them (collective steps, training's pipeline sends). */
+bool fab_leaves_node(const fab *f, uint32_t src, uint32_t dst);
+
 /* The part of a fab_route path inside rank's node, on the way out
  * (in false: from where `end` puts the data to the NIC) or in (from the
  * NIC to the data): PCIe and host-memory resources as fab_route crosses

@@ -239,21 +239,26 @@ static void count_net(trainer *tr, uint32_t from, uint32_t to, double bytes)
 }
 
 /* Union of the tensor ranks' routes from stage p_from to p_to of replica d:
- * the T slices move in lock step, one flow for all. */
+ * the T slices move in lock step, one flow for all. The transport's
+ * per-message latency and per-connection cap apply when a slice leaves its
+ * node (fab_leaves_node, as a collective's step): neighbouring stages on
+ * one node (tp below the GPUs per node) send over NVLink at its rate and
+ * latency, through no network adapter and no host stack. */
 static int send_between(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to, uint32_t m,
 			bool fwd)
 {
 	const wl_transformer *t = &tr->cfg->model.tf;
 	uint32_t path[FAB_PATH_MAX * 8], len = 0;
 	sim_time lat = 0;
+	bool net = false;
 	fab_end end = coll_transport_end(tr->cfg->coll.transport.kind);
 	xfer *x = malloc(sizeof *x);
 	if (!x)
 		return SIM_ENOMEM;
 	for (uint32_t k = 0; k < tr->T; k++) {
 		fab_path fp;
-		int rc = fab_route(tr->w->f, rank_of(tr, d, p_from, k), rank_of(tr, d, p_to, k),
-				   tr->w->flow_key++, end, end, &fp);
+		uint32_t src = rank_of(tr, d, p_from, k), dst = rank_of(tr, d, p_to, k);
+		int rc = fab_route(tr->w->f, src, dst, tr->w->flow_key++, end, end, &fp);
 		if (rc || len + fp.len > sizeof path / sizeof path[0]) {
 			free(x);
 			return rc ? rc : SIM_ERANGE;
@@ -262,12 +267,14 @@ static int send_between(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to,
 		len += fp.len;
 		if (fp.lat_ps > lat)
 			lat = fp.lat_ps;
+		net = net || fab_leaves_node(tr->w->f, src, dst);
 	}
+	const coll_transport *tp = &tr->cfg->coll.transport;
 	*x = (xfer){ .tr = tr, .d = d, .p_to = p_to, .m = m, .fwd = fwd,
-		     .sent = sim_now(tr->w->eng), .lat = lat + tr->cfg->coll.transport.msg_lat_ps };
+		     .sent = sim_now(tr->w->eng), .lat = lat + (net ? tp->msg_lat_ps : 0) };
 	uint64_t bytes = (uint64_t)(wl_stage_boundary_bytes(t, tr->cfg->micro_batch) / tr->T);
 	flow_spec fs = { .bytes = bytes ? bytes : 1, .path = path, .path_len = len,
-			 .cap_Bps = tr->cfg->coll.transport.conn_cap_Bps, .done = xfer_flowed,
+			 .cap_Bps = net ? tp->conn_cap_Bps : 0, .done = xfer_flowed,
 			 .obj = x, .tag = train_tag(tr, TRAIN_FLOWS_PIPE), .cap_class = FAB_CLS_CONN };
 	count_net(tr, rank_of(tr, d, p_from, 0) / tr->gpn, rank_of(tr, d, p_to, 0) / tr->gpn,
 		  (double)bytes * tr->T);

@@ -249,6 +249,38 @@ START_TEST(oversubscribed_contention)
 }
 END_TEST
 
+/* fab_leaves_node says what fab_route does: two GPUs of one node with
+ * NVLink meet over it (the NVLink latency, no network link); another node,
+ * or a node without NVLink, goes through the NICs. */
+START_TEST(leaves_node_is_the_route)
+{
+	flow_net *net = flow_net_new(NULL);
+	fab *f;
+	fab_config c = base_cfg(FAB_SINGLE_SWITCH, 2, 0, 1);
+	fab_path p;
+	c.gpus_per_node = c.nics_per_node = 4;
+	c.nvlink_Bps = 300 * GBPS;
+	c.nvlink_lat_ps = 1 * SIM_US;
+	for (int nvl = 1; nvl >= 0; nvl--) {
+		c.nvlink_Bps = nvl ? 300 * GBPS : 0;
+		ck_assert_int_eq(fab_new(&c, net, &f), 0);
+		for (uint32_t a = 0; a < 8; a++)
+			for (uint32_t b = 0; b < 8; b++) {
+				if (a == b)
+					continue;
+				bool inside = nvl && a / 4 == b / 4;
+				ck_assert_int_eq(fab_leaves_node(f, a, b), !inside);
+				ck_assert_int_eq(fab_route(f, a, b, 0, FAB_END_GPU, FAB_END_GPU, &p), 0);
+				ck_assert_uint_eq(p.links, inside ? 0 : 2);
+				if (inside)
+					ck_assert_int_eq(p.lat_ps, c.nvlink_lat_ps);
+			}
+		fab_free(f);
+	}
+	flow_net_free(net);
+}
+END_TEST
+
 START_TEST(node_ends)
 {
 	flow_net *net = flow_net_new(NULL);
@@ -551,6 +583,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, oversubscribed_contention);
 	tcase_add_test(tc, dmodk_shift_is_contention_free);
 	tcase_add_test(tc, ecmp_shift_collides);
+	tcase_add_test(tc, leaves_node_is_the_route);
 	tcase_add_test(tc, node_ends);
 	tcase_add_test(tc, socket_end);
 	tcase_add_test(tc, longest_path_fits);

@@ -963,6 +963,44 @@ START_TEST(tp_allreduce_runs_on_the_given_channels)
 }
 END_TEST
 
+/* The mean time of a pipeline send (the report's p2p row). */
+static double p2p_s(const train_result *r)
+{
+	for (uint32_t i = 0; i < r->ncoll; i++)
+		if (r->coll[i].op == COLL_SENDRECV)
+			return r->coll[i].time_s;
+	ck_abort_msg("no pipeline transfers in the report");
+	return 0;
+}
+
+/* tp 2, pp 4 on one 8-GPU node: neighbouring stages share the node, so a
+ * stage's send is its two slices over NVLink, each slice's bytes at
+ * NVLink's rate plus NVLink's latency, with neither the adapter's 1 us nor
+ * (host TCP) one core per connection's cap: the same send under RDMA and
+ * host TCP. On four 2-GPU nodes the sends leave the node and pay both
+ * (issue 16: the pipeline sends paid them inside a node too). */
+START_TEST(pipeline_sends_inside_a_node_are_nvlink)
+{
+	train_config c = base(2, 4, 1, 4);
+	double B = (double)(uint64_t)(wl_stage_boundary_bytes(&c.model.tf, 1) / 2);
+	double nvl = B / c.fabric.nvlink_Bps + 0.5e-6;
+	train_result rdma = run(&c);
+	ck_assert_double_eq_tol(p2p_s(&rdma), nvl, 1e-12);
+	c.coll.transport.kind = COLL_HOST_TCP;
+	c.coll.transport.conn_cap_Bps = 0.5e9;
+	train_result tcp = run(&c);
+	ck_assert_double_eq_tol(p2p_s(&tcp), nvl, 1e-12);
+	c.fabric.gpus_per_node = c.noise.gpus_per_node = 2;
+	c.fabric.nics_per_node = 2;
+	c.fabric.nodes = 4;
+	train_result out = run(&c);
+	ck_assert(p2p_s(&out) >= B / 0.5e9 + 1e-6);
+	train_result_release(&rdma);
+	train_result_release(&tcp);
+	train_result_release(&out);
+}
+END_TEST
+
 #define TP_SCENARIO(GPU)                                                                   \
 	"cluster:\n"                                                                        \
 	"  nodes: 1\n"                                                                      \
@@ -1098,6 +1136,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, bench_finishes_its_first_pass);
 	tcase_add_test(tc, jobs_are_placed_packed_then_spread);
 	tcase_add_test(tc, tp_allreduce_runs_on_the_given_channels);
+	tcase_add_test(tc, pipeline_sends_inside_a_node_are_nvlink);
 	tcase_add_test(tc, tp_channels_come_from_the_gpu_profile);
 	tcase_add_test(tc, host_rdma_storage_costs_no_core_per_byte);
 	tcase_add_test(tc, a_pass_past_the_horizon_is_refused);
