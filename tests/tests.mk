@@ -43,13 +43,18 @@ E2E_TESTS += binding.sh
 # time): the longest first, so that none of them starts late and ends the run
 # alone. The slowest scripts by user+sys CPU seconds, measured on the 2-core
 # machine in December 2026 (build/test-logs and tools/run-tests's lines give
-# each one's wall time); the rest follow in list order, the unit suites last.
-E2E_SLOW := run-scenarios.sh metamorphic.sh sweep.sh energy-bound.sh effects.sh
-E2E_SLOW_ASAN := sweep.sh run-scenarios.sh effects.sh energy-bound.sh hw-tcp.sh
+# each one's wall time); the VM (check-rdma, 2-4 minutes) before them, the
+# rest in list order, the unit suites last.
+# (hw-*: a few seconds of CPU in the plain build, but tens of seconds of wall:
+# MPI start-up and the timeouts they wait out.)
+E2E_SLOW := run-scenarios.sh metamorphic.sh sweep.sh effects.sh hw-replay-train.sh \
+	hw-hostile.sh hw-tcp.sh energy-bound.sh readme.sh
+E2E_SLOW_ASAN := sweep.sh run-scenarios.sh hw-replay-train.sh hw-tcp.sh hw-replay.sh \
+	energy-bound.sh hw-hostile.sh closed-loop.sh effects.sh hw-replay-pp.sh hw-replay-crypto.sh
 E2E_ORDER = $(E2E_SLOW) $(filter-out $(E2E_SLOW),$(E2E_TESTS))
 e2e_specs = $(foreach t,$(2),e2e:$(1):tests/e2e/$(t))
-CHECK_TESTS = $(call e2e_specs,build/asan/bin,$(E2E_SLOW_ASAN)) \
-	$(call e2e_specs,$(BIN),$(E2E_SLOW)) $(CHECK_EXTRA_TESTS) \
+CHECK_TESTS = $(CHECK_EXTRA_TESTS) $(call e2e_specs,build/asan/bin,$(E2E_SLOW_ASAN)) \
+	$(call e2e_specs,$(BIN),$(E2E_SLOW)) \
 	$(call e2e_specs,build/asan/bin,$(filter-out $(E2E_SLOW_ASAN),$(E2E_TESTS))) \
 	$(UNIT_TESTS:%=unit:build/asan/tests/test_%) \
 	$(call e2e_specs,$(BIN),$(filter-out $(E2E_SLOW),$(E2E_TESTS))) \
