@@ -162,9 +162,9 @@ ASAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-p
 	      -fno-sanitize-recover=all
 ASAN_MAKE = $(MAKE) BUILD=build/asan BIN=build/asan/bin OPT="-O1 -g" SAN="$(ASAN_FLAGS)"
 asan:
-	$(ASAN_MAKE) check-unit check-e2e
+	+$(ASAN_MAKE) check-unit check-e2e
 check-build-asan:
-	$(ASAN_MAKE) test-programs
+	+$(ASAN_MAKE) test-programs
 
 check-summary:
 	@tools/run-tests summary
