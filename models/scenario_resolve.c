@@ -223,6 +223,81 @@ static void default_routing(scn_fabric *f, const scn_hw *nic)
 		f->routing = f->link_layer == PROFILE_LL_INFINIBAND ? SCN_ROUTE_DMODK : SCN_ROUTE_ECMP;
 }
 
+/* A switch profile of link layer ll in the profile directory, for the
+ * message below; NULL when there is none. Profiles that fail to load are
+ * passed over (a scratch diag): this only names an example. */
+static const char *switch_of_layer(scn_rd *r, int ll)
+{
+	const char *const *names;
+	size_t n = 0;
+	diag *scratch = diag_new();
+	const char *found = NULL;
+	if (!scratch || profile_set_names(r->ps, &names, &n))
+		n = 0;
+	for (size_t i = 0; i < n && !found; i++) {
+		const profile *p;
+		if (!profile_set_find(r->ps, names[i], &p, scratch) &&
+		    profile_get_kind(p) == PROFILE_SWITCH &&
+		    profile_get_values(p)->sw.link_layer == ll)
+			found = names[i];
+	}
+	diag_free(scratch);
+	return found;
+}
+
+/* What set a component's link layer: its link_layer override, else its
+ * profile: name (for a mapping that extends: merged, the key itself may
+ * lie in the base while these come from the file loaded). */
+static const yt_node *ll_source(const yt_node *n)
+{
+	const yt_node *k;
+	if (n->type != YT_MAP)
+		return n;
+	if ((k = yt_get(n, "link_layer")) || (k = yt_get(n, "profile")))
+		return k;
+	return n;
+}
+
+/* Of what set the adapter's and the switch's layers, the one to point at:
+ * the one in the file being loaded (an extends: base is not where the
+ * clash was made), else the later (a variant's override comes after the
+ * cluster). */
+static const yt_node *clash_at(const resolve_ctx *c, const yt_node *ad, const yt_node *sw)
+{
+	const char *file = c->s->file;
+	bool ad_here, sw_here;
+	ad = ll_source(ad), sw = ll_source(sw);
+	ad_here = file && ad->file && !strcmp(ad->file, file);
+	sw_here = file && sw->file && !strcmp(sw->file, file);
+	if (ad_here != sw_here)
+		return ad_here ? ad : sw;
+	int al = ad->key_line > 0 ? ad->key_line : ad->line;
+	int sl = sw->key_line > 0 ? sw->key_line : sw->line;
+	return al >= sl ? ad : sw;
+}
+
+/* An adapter's ports speak the switch's link layer: an Ethernet-only card
+ * (BlueField-2 E-Series) cannot join an InfiniBand fabric, nor an
+ * InfiniBand-only one an Ethernet fabric; a vpi card runs either. */
+static void check_link_layer(resolve_ctx *c, const scn_hw *ad, const yt_node *ad_node,
+			     const char *what)
+{
+	const scn_hw *sw = &c->s->cluster.fabric.sw;
+	double al = ad->prof ? ad->v.nic.link_layer : NAN; /* a DPU's v.dpu.nic, the same bytes */
+	double sl = sw->prof ? sw->v.sw.link_layer : NAN;
+	const char *alt;
+	if (!ad_node || !c->sw || !profile_has(al) || !profile_has(sl) || al == PROFILE_LL_VPI ||
+	    sl == PROFILE_LL_VPI || al == sl)
+		return;
+	alt = switch_of_layer(c->r, (int)al);
+	scn_err_key(c->r, clash_at(c, ad_node, c->sw),
+		    "%s '%s' is %s; switch '%s' is an %s switch: its ports cannot join that fabric; "
+		    "choose an %s switch%s%s or a vpi adapter", what, ad->name,
+		    profile_link_layer_words[(int)al], sw->name, profile_link_layer_words[(int)sl],
+		    al == PROFILE_LL_ETHERNET ? "Ethernet" : "InfiniBand", alt ? " such as " : "",
+		    alt ? alt : "");
+}
+
 /* Link rate default and limits, switch capacity: needs the NIC and switch. */
 static void check_fabric(resolve_ctx *c, scn_cluster *cl)
 {
@@ -231,6 +306,9 @@ static void check_fabric(resolve_ctx *c, scn_cluster *cl)
 	double endpoints = (double)cl->nodes * cl->nics_per_node;
 	char a[48];
 	default_routing(f, &cl->nic);
+	check_link_layer(c, &cl->nic, c->nic, "NIC");
+	if (cl->has_dpu)
+		check_link_layer(c, &cl->dpu, c->dpu, "DPU");
 	if (f->sw.prof)
 		need(c, &f->sw, c->sw, NULL, "latency", "the fabric");
 	if (!cl->nic.prof || !f->sw.prof || !need(c, &f->sw, c->sw, NULL, "port_rate", "the fabric") ||

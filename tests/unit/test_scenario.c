@@ -631,6 +631,47 @@ START_TEST(link_layer_word_checked)
 }
 END_TEST
 
+/* An adapter joins only a fabric of its link layer (vpi either): an
+ * Ethernet-only card on an InfiniBand switch, or the reverse, is refused
+ * at the later of the two keys (in a variant, its override), naming both
+ * layers and a switch of the profile directory that would take it. */
+START_TEST(link_layers_must_match)
+{
+	diag *d = load_bad("cluster:\n  nodes: 4\n  gpus_per_node: 8\n  gpu: H100-SXM5\n"
+			   "  cpu: Xeon-8480C\n  host_costs: host-costs-linux\n"
+			   "  nic: { profile: ConnectX-7-NDR, rdma_latency: 0.6us, link_layer: ethernet }\n"
+			   "  nics_per_node: 8\n"
+			   "  fabric: { topology: fat-tree, switch: { profile: QM9700-NDR, latency: 130ns } }\n"
+			   WORK VARIANTS);
+	ck_assert(has_msg(d, "t.yaml:9:43: NIC 'ConnectX-7-NDR' is ethernet; switch 'QM9700-NDR' is an "
+			  "infiniband switch: its ports cannot join that fabric; choose an Ethernet "
+			  "switch such as SN5600 or a vpi adapter"));
+	diag_free(d);
+	d = load_bad("cluster:\n  nodes: 4\n  gpus_per_node: 8\n  gpu: H100-SXM5\n"
+		     "  cpu: Xeon-8480C\n  host_costs: host-costs-linux\n"
+		     "  fabric: { topology: fat-tree, switch: { profile: SN5600, latency: 130ns } }\n"
+		     "  nic: { profile: ConnectX-7-NDR, rdma_latency: 0.6us, link_layer: infiniband }\n"
+		     "  nics_per_node: 8\n" WORK VARIANTS);
+	ck_assert(has_msg(d, "t.yaml:8:56: NIC 'ConnectX-7-NDR' is infiniband; switch 'SN5600' is an "
+			  "ethernet switch: its ports cannot join that fabric; choose an InfiniBand "
+			  "switch such as QM8700-HDR or a vpi adapter"));
+	diag_free(d);
+	/* The same card on an Ethernet switch, and a vpi one on either. */
+	scn_free(load_fabric("profile: SN5600", "", ""));
+	scn_free(load_fabric("profile: QM9700-NDR", ", link_layer: vpi", ""));
+	d = load_bad("cluster:\n  nodes: 4\n  gpus_per_node: 8\n  gpu: H100-SXM5\n"
+		     "  cpu: Xeon-8480C\n  host_costs: host-costs-linux\n"
+		     "  nic: { profile: ConnectX-7-NDR, rdma_latency: 0.6us }\n  nics_per_node: 8\n"
+		     "  fabric: { topology: fat-tree, switch: { profile: QM9700-NDR, latency: 130ns } }\n"
+		     WORK "variants:\n  - { name: baseline, network: host-tcp }\n"
+		     "  - name: bf2\n    network: rdma\n    cluster: { dpu: BlueField-2 }\n");
+	ck_assert(has_msg(d, "t.yaml:18:16: DPU 'BlueField-2' is ethernet; switch 'QM9700-NDR' is an "
+			  "infiniband switch: its ports cannot join that fabric; choose an Ethernet "
+			  "switch such as SN5600 or a vpi adapter"));
+	diag_free(d);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("scenario");
@@ -654,6 +695,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, run_needs_are_checked_in_place);
 	tcase_add_test(tc, routing_by_link_layer);
 	tcase_add_test(tc, link_layer_word_checked);
+	tcase_add_test(tc, link_layers_must_match);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -12,7 +12,8 @@
 #include "tests/unit/check_main.h"
 
 /* Host: 2 x 56 cores at 2.0 GHz (Xeon-8480C); host costs: OVS 1.88 Mpps
- * per core, MTU 1500 B (host-costs-linux). */
+ * per core, MTU 1500 B (host-costs-linux). An Ethernet switch: the
+ * BlueField-2 (ARM_DPU) is an Ethernet card, refused on InfiniBand. */
 #define CLUSTER(DPU) CLUSTER_HC("host-costs-linux", DPU)
 #define CLUSTER_HC(HC, DPU)                                          \
 	"cluster:\n"                                                 \
@@ -24,7 +25,7 @@
 	"  nic: { profile: ConnectX-7-NDR, rdma_latency: 0.6us }\n"  \
 	"  nics_per_node: 8\n"                                       \
 	DPU                                                          \
-	"  fabric: { topology: single-switch, switch: { profile: QM9700-NDR, latency: 130ns } }\n" \
+	"  fabric: { topology: single-switch, switch: { profile: SN5600, latency: 130ns } }\n" \
 	"workload: { model: llama2-7b, parallelism: { tp: 8 }, batch: { global: 16, micro: 2 } }\n"
 
 #define ARM_DPU "  dpu: { profile: BlueField-2, arm_freq: 2.5GHz, arm_rel_speed: 0.4 }\n"
