@@ -554,6 +554,25 @@ int rep_variant_add_collective(rep_variant *v, const rep_collective *c)
 	return 0;
 }
 
+int rep_variant_copy(rep_variant *dst, const rep_variant *src)
+{
+	int rc = 0;
+	for (size_t k = 0; k < REP_NOFFLOAD && !rc; k++)
+		if (src->offload[k])
+			rc = set_str(&dst->offload[k], src->offload[k]);
+	memcpy(dst->has_metric, src->has_metric, sizeof dst->has_metric);
+	memcpy(dst->metric, src->metric, sizeof dst->metric);
+	memcpy(dst->has_bd, src->has_bd, sizeof dst->has_bd);
+	memcpy(dst->bd, src->bd, sizeof dst->bd);
+	memcpy(dst->has_bind, src->has_bind, sizeof dst->has_bind);
+	memcpy(dst->bind, src->bind, sizeof dst->bind);
+	dst->has_speedup = src->has_speedup;
+	dst->speedup = src->speedup;
+	for (size_t k = 0; k < src->ncoll && !rc; k++)
+		rc = rep_variant_add_collective(dst, &src->coll[k]);
+	return rc;
+}
+
 static int bench_check(const rep_benchmark *b)
 {
 	if (!b->name || !*b->name || name_index(bench_transports, -1, b->transport) < 0 ||

@@ -177,6 +177,11 @@ int rep_variant_set_binding(rep_variant *v, const char *kind, const char *cls, d
 /* Append a collective (copied). SIM_EINVAL for missing strings or zero
  * ranks; SIM_ERANGE for negative or non-finite figures; SIM_ENOMEM. */
 int rep_variant_add_collective(rep_variant *v, const rep_collective *c);
+/* Everything src holds (offloads, metrics, breakdown, binding, collectives,
+ * speedup) into dst, a variant with nothing set yet: one copy beside the
+ * struct, so a field added to the report is copied too (run --jobs merges
+ * its workers' reports with it). SIM_ENOMEM. */
+int rep_variant_copy(rep_variant *dst, const rep_variant *src);
 /* Append a microbenchmark result to the report's "benchmarks" list (copied).
  * SIM_EINVAL / SIM_ERANGE as the validator would report; SIM_ENOMEM. */
 int rep_add_benchmark(rep_report *r, const rep_benchmark *b);

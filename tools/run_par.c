@@ -66,9 +66,6 @@ static int start(const scn_scenario *s, const run_opts *o, task *t)
  * rep as the worker made them. */
 static int copy_variant(rep_report *rep, const rep_report *w)
 {
-	size_t nm, nb, nk;
-	const rep_metric_def *m = rep_metric_defs(&nm);
-	const char *const *bd = rep_breakdown_names(&nb), *const *keys = rep_offload_keys(&nk);
 	int rc = 0;
 	for (size_t i = 0; i < rep_ninfo(w) && !rc; i++) {
 		const char *k, *v;
@@ -78,26 +75,7 @@ static int copy_variant(rep_report *rep, const rep_report *w)
 	for (size_t i = 0; i < rep_nvariants(w) && !rc; i++) {
 		const rep_variant *src = rep_variant_at(w, i);
 		rep_variant *dst = rep_add_variant(rep, rep_variant_name(src));
-		if (!dst)
-			return SIM_ENOMEM;
-		for (size_t k = 0; k < nk && !rc; k++)
-			if (rep_variant_offload(src, keys[k]))
-				rc = rep_variant_set_offload(dst, keys[k], rep_variant_offload(src, keys[k]));
-		for (size_t k = 0; k < nm && !rc; k++) {
-			double x;
-			rep_stat st;
-			if (m[k].kind == REP_SCALAR && rep_variant_metric(src, m[k].name, &x))
-				rc = rep_variant_set_metric(dst, m[k].name, x);
-			else if (m[k].kind == REP_STAT && rep_variant_stat(src, m[k].name, &st))
-				rc = rep_variant_set_stat(dst, m[k].name, st.mean, st.p50, st.p99, st.ci95);
-		}
-		for (size_t k = 0; k < nb && !rc; k++) {
-			double x;
-			if (rep_variant_breakdown(src, bd[k], &x))
-				rc = rep_variant_set_breakdown(dst, bd[k], x);
-		}
-		for (size_t k = 0; k < rep_variant_ncollectives(src) && !rc; k++)
-			rc = rep_variant_add_collective(dst, rep_variant_collective(src, k));
+		rc = dst ? rep_variant_copy(dst, src) : SIM_ENOMEM;
 	}
 	return rc;
 }

@@ -110,6 +110,34 @@ START_TEST(round_trip_is_identical)
 }
 END_TEST
 
+/* run --jobs merges its workers' reports with rep_variant_copy: every
+ * variant copied into a fresh report writes the same "variants" section
+ * (binding_s once went missing when a copy listed the fields itself). */
+START_TEST(variant_copy_is_whole)
+{
+	rep_report *r = sample(), *c = rep_new(REP_SIM);
+	size_t n1, n2;
+	ck_assert_ptr_nonnull(c);
+	for (size_t i = 0; i < rep_nvariants(r); i++) {
+		const rep_variant *src = rep_variant_at(r, i);
+		rep_variant *dst = rep_add_variant(c, rep_variant_name(src));
+		ck_assert_ptr_nonnull(dst);
+		ck_assert_int_eq(rep_variant_copy(dst, src), 0);
+	}
+	ck_assert_int_eq(rep_add_benchmark(c, rep_benchmark_at(r, 0)), 0); /* written after */
+	char *a = to_json(r, &n1), *b = to_json(c, &n2);
+	const char *va = strstr(a, "\"variants\""), *vb = strstr(b, "\"variants\"");
+	ck_assert_ptr_nonnull(va);
+	ck_assert_ptr_nonnull(vb);
+	ck_assert_ptr_nonnull(strstr(va, "binding_s"));
+	ck_assert_str_eq(va, vb);
+	free(a);
+	free(b);
+	rep_free(c);
+	rep_free(r);
+}
+END_TEST
+
 START_TEST(byte_identical_twice)
 {
 	rep_report *r1 = sample(), *r2 = sample();
@@ -479,6 +507,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, round_trip_is_identical);
 	tcase_add_test(tc, byte_identical_twice);
+	tcase_add_test(tc, variant_copy_is_whole);
 	tcase_add_test(tc, numbers_round_trip);
 	tcase_add_test(tc, absent_metrics_stay_absent);
 	tcase_add_test(tc, speedup_is_per_job);
