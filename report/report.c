@@ -684,6 +684,14 @@ void rep_info_at(const rep_report *r, size_t i, const char **key, const char **v
 	*value = r->info[i].value;
 }
 
+const char *rep_info(const rep_report *r, const char *key)
+{
+	for (size_t i = 0; i < r->ninfo; i++)
+		if (!strcmp(r->info[i].key, key))
+			return r->info[i].value;
+	return NULL;
+}
+
 size_t rep_nvariants(const rep_report *r) { return r->nvar; }
 
 rep_variant *rep_variant_at(const rep_report *r, size_t i) { return r->var[i]; }

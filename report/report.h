@@ -207,6 +207,8 @@ const rep_scenario *rep_get_scenario(const rep_report *r);
 size_t rep_ninfo(const rep_report *r);
 /* Entry i of "info" (0 <= i < rep_ninfo); strings owned by r. */
 void rep_info_at(const rep_report *r, size_t i, const char **key, const char **value);
+/* The value of info entry `key` (keys are unique), or NULL; owned by r. */
+const char *rep_info(const rep_report *r, const char *key);
 
 size_t rep_nvariants(const rep_report *r);
 /* Variant i in insertion order (i < rep_nvariants), owned by r. */

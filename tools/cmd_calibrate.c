@@ -128,21 +128,10 @@ static int add_point(cal_run *r, size_t file, const rep_benchmark *b)
 	return CLI_OK;
 }
 
-static const char *info_of(const rep_report *rep, const char *key)
-{
-	for (size_t i = 0; i < rep_ninfo(rep); i++) {
-		const char *k, *v;
-		rep_info_at(rep, i, &k, &v);
-		if (!strcmp(k, key))
-			return v;
-	}
-	return NULL;
-}
-
 static void describe_file(bench_file *f)
 {
-	const char *t = info_of(f->rep, "transport"), *n = info_of(f->rep, "ranks");
-	const char *h = info_of(f->rep, "host"), *hz = info_of(f->rep, "cpu_hz");
+	const char *t = rep_info(f->rep, "transport"), *n = rep_info(f->rep, "ranks");
+	const char *h = rep_info(f->rep, "host"), *hz = rep_info(f->rep, "cpu_hz");
 	char day[16] = "unknown date";
 	struct stat st;
 	struct tm tm;
@@ -151,7 +140,7 @@ static void describe_file(bench_file *f)
 	snprintf(f->origin, sizeof f->origin, "%s (%s%s%s ranks, host '%s', file of %s)", f->path,
 		 t ? t : "", t ? ", " : "", n ? n : "?", h ? h : "?", day);
 	f->hz = hz && cli_parse_double(hz, &f->hz) && f->hz > 0 ? f->hz : NAN;
-	f->hz_src = info_of(f->rep, "cpu_hz_source");
+	f->hz_src = rep_info(f->rep, "cpu_hz_source");
 }
 
 static int read_files(cal_run *r)

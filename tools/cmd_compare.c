@@ -444,16 +444,11 @@ static bool parse_percent(const char *s, double *out)
  * info entry replay.scale); a report without it is full size. */
 static int report_scale(const char *path, const rep_report *r, double *out)
 {
+	const char *v = rep_info(r, "replay.scale");
 	*out = 1;
-	for (size_t i = 0; i < rep_ninfo(r); i++) {
-		const char *k, *v;
-		rep_info_at(r, i, &k, &v);
-		if (strcmp(k, "replay.scale"))
-			continue;
-		if (!cli_parse_double(v, out) || !(*out > 0) || *out > 1) {
-			cli_error("%s: info replay.scale '%s' is not a fraction 0 < S <= 1", path, v);
-			return CLI_USAGE;
-		}
+	if (v && (!cli_parse_double(v, out) || !(*out > 0) || *out > 1)) {
+		cli_error("%s: info replay.scale '%s' is not a fraction 0 < S <= 1", path, v);
+		return CLI_USAGE;
 	}
 	return 0;
 }

@@ -103,6 +103,8 @@ START_TEST(round_trip_is_identical)
 	ck_assert(rep_variant_binding(rep_variant_at(back, 0), "data_parallel", "conn_core", &x) &&
 		  x == 0.15);
 	ck_assert(!rep_variant_binding(rep_variant_at(back, 0), "data_parallel", "nic", &x));
+	ck_assert_str_eq(rep_info(back, "host"), "node\"1\"\n");
+	ck_assert_ptr_null(rep_info(back, "hos"));
 	free(a);
 	free(b);
 	rep_free(back);

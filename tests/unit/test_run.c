@@ -76,17 +76,6 @@ static double row_s(const rep_report *rep, size_t i, uint64_t *bytes)
 	return rep_variant_collective(v, i)->time_s;
 }
 
-static const char *info(const rep_report *rep, const char *key)
-{
-	for (size_t i = 0; i < rep_ninfo(rep); i++) {
-		const char *k, *v;
-		rep_info_at(rep, i, &k, &v);
-		if (!strcmp(k, key))
-			return v;
-	}
-	return NULL;
-}
-
 /* `dpusim coll` on the fabric and transport the scenario s gives `ranks`
  * ranks, every option spelled from setup's figures, at `bytes`, with
  * extra (NULL-terminated) options after them: the time in seconds. */
@@ -174,8 +163,8 @@ static void one_node(const char *proto, double *t_out)
 	/* coll prints microseconds to 6 decimals: one picosecond */
 	ck_assert_msg(fabs(t_coll - t_bench) <= 1e-12, "%s coll %.12g s, run %.12g s", proto,
 		      t_coll, t_bench);
-	ck_assert_ptr_nonnull(strstr(info(rt, "collectives"), *proto ? "ideal closed form" : "NCCL's cost model"));
-	ck_assert_str_eq(info(rt, "collectives"), info(rb, "collectives"));
+	ck_assert_ptr_nonnull(strstr(rep_info(rt, "collectives"), *proto ? "ideal closed form" : "NCCL's cost model"));
+	ck_assert_str_eq(rep_info(rt, "collectives"), rep_info(rb, "collectives"));
 	*t_out = t_bench;
 	rep_free(rt);
 	rep_free(rb);

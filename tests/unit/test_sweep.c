@@ -115,12 +115,8 @@ START_TEST(message_stored_and_skipped)
 	ck_assert_str_eq(rep_get_scenario(r)->point, "cluster.nodes=8,workload.collective.algo=tree");
 	ck_assert_str_eq(rep_get_scenario(r)->sha256, c.sha256);
 	ck_assert_uint_eq(rep_get_scenario(r)->seed, 7);
-	for (size_t i = 0; i < rep_ninfo(r); i++) {
-		const char *k, *v;
-		rep_info_at(r, i, &k, &v);
-		if (!strcmp(k, "sweep_index"))
-			ck_assert_str_eq(v, "5");
-	}
+	ck_assert_ptr_nonnull(rep_info(r, "sweep_index"));
+	ck_assert_str_eq(rep_info(r, "sweep_index"), "5");
 	rep_free(r);
 	ck_assert_int_eq(sweep_plan(&c, 0, 1), 0);
 	ck_assert_uint_eq(c.skipped, 1);
