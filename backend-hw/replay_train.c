@@ -761,8 +761,14 @@ static int put_pipeline(rep_report *r, const plan *p, const measured *m0, const 
 {
 	const train_config *c = &p->cfg;
 	uint32_t P = c->pp, R = p->replicas;
-	char key[64], fewer[320] = "";
+	char key[64], fewer[320] = "", plain[200] = "";
 	int err = 0;
+	/* wl_1f1b_op is the plain schedule: an interleaved scenario's order
+	 * (wl_interleaved_op) is not what runs here, and the report says so. */
+	if (c->vp > 1)
+		snprintf(plain, sizeof plain, "; the scenario's interleaved schedule (virtual_stages "
+			 "%u) replayed as plain 1F1B: one chunk per stage, %u times fewer sends "
+			 "than the simulator's", c->vp, c->vp);
 	if (R < c->dp)
 		snprintf(fewer, sizeof fewer, "; dp %u replicas replayed as %u (one rank per stage "
 			 "per replica needs mpirun -np %u): %s", c->dp, R, P * c->dp,
@@ -773,7 +779,7 @@ static int put_pipeline(rep_report *r, const plan *p, const measured *m0, const 
 			 "standing "
 			 "for its first tensor-parallel GPU); activations and their gradients sent "
 			 "between neighbouring stages in 1F1B order (wl_1f1b_op, the simulator's), "
-			 "each checked by its receiver%s", P, R, P * R, P, P, fewer) ||
+			 "each checked by its receiver%s%s", P, R, P * R, P, P, fewer, plain) ||
 	      rep_set_infof(r, "replay.pipeline_message_bytes", "%zu per message and GPU: the "
 			 "stage boundary (wl_stage_boundary_bytes, seq x micro x hidden x 2 B = "
 			 "%.6g) / tp "

@@ -130,6 +130,8 @@ typedef struct scn_training {
 	scn_precision precision;
 	int tp, pp, dp;
 	bool dp_auto;               /* dp was 'auto': GPUs / (tp * pp) */
+	int vp;                     /* virtual_stages: model chunks per pipeline rank
+				     * (Megatron's interleaved 1F1B); 1: plain 1F1B */
 	int zero_stage;             /* 0..3 */
 	int micro_batch;            /* samples per microbatch per pipeline */
 	int global_batch;           /* samples per iteration */

@@ -161,6 +161,7 @@ static void dump_training(FILE *f, int ind, const scn_training *t)
 	else
 		put_q(f, ind + 2, "dp", t->dp, UNIT_COUNT);
 	put_q(f, ind + 2, "zero_stage", t->zero_stage, UNIT_COUNT);
+	put_q(f, ind + 2, "virtual_stages", t->vp, UNIT_COUNT);
 	fprintf(f, "%*sbatch:\n", ind, "");
 	put_q(f, ind + 2, "global", t->global_batch, UNIT_COUNT);
 	put_q(f, ind + 2, "micro", t->micro_batch, UNIT_COUNT);
@@ -376,6 +377,8 @@ static void summary_workload(FILE *f, const scn_workload *w)
 	fprintf(f, "training %s (%s) on %d GPUs, tp %d x pp %d x dp %d, global batch %d (micro %d, %d microbatches), %d iterations",
 		t->model, scn_precision_words[t->precision], w->gpus, t->tp, t->pp, t->dp, t->global_batch,
 		t->micro_batch, t->microbatches, t->iterations);
+	if (t->vp > 1)
+		fprintf(f, ", interleaved 1F1B over %d virtual stages per pipeline rank", t->vp);
 	if (t->target_tokens > 0)
 		fprintf(f, ", target %.3g tokens", t->target_tokens);
 	if (t->data.present)

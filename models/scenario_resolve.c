@@ -524,11 +524,12 @@ static void read_data(resolve_ctx *c, const yt_node *dn, scn_training *t)
 
 static void read_parallelism(resolve_ctx *c, const yt_node *pn, scn_training *t)
 {
-	static const char *const keys[] = { "tp", "pp", "dp", "zero_stage", NULL };
+	static const char *const keys[] = { "tp", "pp", "dp", "zero_stage", "virtual_stages", NULL };
 	const yt_node *dp = yt_get(pn, "dp");
 	scn_only_keys(c->r, pn, keys, "workload.parallelism");
 	scn_get_int(c->r, pn, "tp", false, 1, 1 << 20, &t->tp);
 	scn_get_int(c->r, pn, "pp", false, 1, 1 << 20, &t->pp);
+	scn_get_int(c->r, pn, "virtual_stages", false, 1, 1 << 10, &t->vp);
 	scn_get_int(c->r, pn, "zero_stage", false, 0, 3, &t->zero_stage);
 	if (dp && dp->type == YT_SCALAR && !strcmp(dp->text, "auto"))
 		return;
@@ -551,7 +552,7 @@ static void read_training(resolve_ctx *c, const yt_node *w, scn_training *t)
 	t->precision = SCN_BF16;
 	if (scn_get_enum(r, w, "precision", false, scn_precision_words, &v))
 		t->precision = (scn_precision)v;
-	t->tp = t->pp = 1;
+	t->tp = t->pp = t->vp = 1;
 	t->dp = 0; /* auto */
 	if ((pn = scn_section(r, w, "parallelism", false)))
 		read_parallelism(c, pn, t);
@@ -689,6 +690,8 @@ static bool read_workload(resolve_ctx *c, const yt_node *w, scn_workload *wl)
 	return true;
 }
 
+static void check_interleaving(resolve_ctx *c, const yt_node *pn, const scn_training *t);
+
 /* Parallelism and batch against the GPUs the workload gets. */
 static void check_training(resolve_ctx *c, const yt_node *w, scn_training *t, int gpus)
 {
@@ -727,6 +730,30 @@ static void check_training(resolve_ctx *c, const yt_node *w, scn_training *t, in
 			t->micro_batch);
 	else
 		t->microbatches = t->global_batch / (t->dp * t->micro_batch);
+	check_interleaving(c, pn, t);
+}
+
+/* Megatron's interleaved schedule: v model chunks per pipeline rank, each
+ * of the same layers (layers a multiple of pp x v), on a pipeline (pp > 1),
+ * taking microbatches in groups of pp (their count a multiple of pp,
+ * which Megatron-LM asserts). */
+static void check_interleaving(resolve_ctx *c, const yt_node *pn, const scn_training *t)
+{
+	const yt_node *at = yt_get(pn, "virtual_stages");
+	long chunks = (long)t->pp * t->vp;
+	if (t->vp <= 1 || !at)
+		return;
+	if (t->pp < 2)
+		return scn_err(c->r, at, "virtual_stages %d needs a pipeline: pp must be at least 2 "
+			       "(got %d)", t->vp, t->pp);
+	if (t->shape.kind == WL_TRANSFORMER && t->shape.tf.layers % chunks)
+		scn_err(c->r, at, "virtual_stages %d: the model's %u layers do not split into pp x "
+			"virtual_stages = %d x %d = %ld equal chunks", t->vp, t->shape.tf.layers,
+			t->pp, t->vp, chunks);
+	if (t->microbatches % t->pp)
+		scn_err(c->r, at, "virtual_stages %d: %d microbatches per pipeline (global / (dp x "
+			"micro)) must be a multiple of pp %d for the interleaved schedule",
+			t->vp, t->microbatches, t->pp);
 }
 
 /* ---- memory per GPU ---- */
@@ -740,6 +767,7 @@ wl_mem_plan scn_mem_plan(const scn_cluster *cl, const scn_training *t, const scn
 			      .microbatches = (uint32_t)(l->global_batch /
 							 ((long)l->dp * l->micro_batch)),
 			      .zero_stage = l->zero_stage, .recompute = l->recompute,
+			      .vp = l->pp == t->pp && t->vp > 1 ? (uint32_t)t->vp : 1,
 			      .channels = ch >= 1 ? (uint32_t)ch : 1,
 			      .reserve_bytes = t->memory_reserve_bytes };
 }

@@ -1,5 +1,7 @@
 /* The training simulation: 1F1B pipelines of every data-parallel replica on
- * the engine, communication as flows, a data loader per replica.
+ * the engine (plain, or Megatron's interleaved schedule where each stage
+ * holds several model chunks), communication as flows, a data loader per
+ * replica.
  *
  * Ranks follow Megatron-LM's order, tensor-parallel innermost, then
  * pipeline, then data: rank(d, p, t) = (d * pp + p) * tp + t, so a
@@ -63,13 +65,13 @@ static void add_comm(stage *s, int what, sim_time from, sim_time to)
 
 /* Attributes [wait_since, now] of a stage that was waiting on an input
  * whose transfer (or batch) started at `sent`. */
-static void end_wait(trainer *tr, stage *s, bool fwd, uint32_t m)
+static void end_wait(trainer *tr, stage *s, bool fwd, uint32_t m, uint32_t c)
 {
 	sim_time now = sim_now(tr->w->eng);
 	if (!s->waiting)
 		return;
 	s->waiting = false;
-	if (fwd && s->p == 0) {
+	if (fwd && s->p == 0 && c == 0) {
 		loader *l = &tr->ld[s->d];
 		sim_time rd = l->read_done[(tr->iter * (uint64_t)tr->M + m) % l->ring];
 		sim_time cut = rd > s->wait_since ? (rd < now ? rd : now) : s->wait_since;
@@ -77,72 +79,100 @@ static void end_wait(trainer *tr, stage *s, bool fwd, uint32_t m)
 		add_wait(s, TRAIN_CPU_STALL, cut, now);
 		return;
 	}
-	sim_time sent = fwd ? s->fwd_sent[m] : s->bwd_sent[m];
+	sim_time sent = fwd ? s->fwd_sent[c * tr->M + m] : s->bwd_sent[c * tr->M + m];
 	sim_time cut = sent > s->wait_since ? (sent < now ? sent : now) : s->wait_since;
 	add_wait(s, TRAIN_BUBBLE, s->wait_since, cut);
 	add_comm(s, TRAIN_FLOWS_PIPE, cut, now);
 }
 
-static bool input_ready(trainer *tr, stage *s, bool fwd, uint32_t m)
+/* Whether the input of microbatch m's pass through chunk c of s is there:
+ * the loader's batch for the first virtual stage, the loss on the last
+ * (its own forward ran before, in the schedule's order), else what the
+ * neighbouring virtual stage sent. */
+static bool input_ready(trainer *tr, stage *s, bool fwd, uint32_t m, uint32_t c)
 {
-	if (fwd && s->p == 0) {
+	if (fwd && s->p == 0 && c == 0) {
 		loader *l = &tr->ld[s->d];
 		return !tr->cfg->data || l->ready[(tr->iter * (uint64_t)tr->M + m) % l->ring];
 	}
 	if (fwd)
-		return s->fwd_in[m];
-	return s->p == tr->P - 1 || s->bwd_in[m];
+		return s->fwd_in[c * tr->M + m];
+	return (s->p == tr->P - 1 && c == tr->V - 1) || s->bwd_in[c * tr->M + m];
 }
 
 static void op_done(sim_engine *eng, void *obj, uint64_t data);
 static void bucket_ready(sim_engine *eng, void *obj, uint64_t data);
 
-/* A pass of stage s without noise: compute seconds, and in *comm_s its
- * tensor-parallel all-reduces. */
-static double op_base_s(const trainer *tr, const stage *s, bool fwd, double *comm_s)
+/* A pass of stage s through its model chunk `chunk` (its layers / V; the
+ * logits on the last virtual stage) without noise: compute seconds, and in
+ * *comm_s its tensor-parallel all-reduces. */
+static double op_base_s(const trainer *tr, const stage *s, bool fwd, uint32_t chunk,
+			double *comm_s)
 {
-	bool last = s->p == tr->P - 1;
+	bool last = s->p == tr->P - 1 && chunk == tr->V - 1;
+	double layers = (double)s->layers / tr->V;
 	if (fwd) {
-		*comm_s = s->layers * tr->tp_fwd_s;
-		return s->layers * tr->layer_f_s + (last ? tr->logit_f_s : 0);
+		*comm_s = layers * tr->tp_fwd_s;
+		return layers * tr->layer_f_s + (last ? tr->logit_f_s : 0);
 	}
-	*comm_s = s->layers * tr->tp_fwd_s * (tr->cfg->recompute ? 2 : 1);
-	return s->layers * (tr->layer_b_s + (tr->cfg->recompute ? tr->layer_f_s : 0)) +
+	*comm_s = layers * tr->tp_fwd_s * (tr->cfg->recompute ? 2 : 1);
+	return layers * (tr->layer_b_s + (tr->cfg->recompute ? tr->layer_f_s : 0)) +
 	       (last ? tr->logit_b_s : 0);
 }
 
-static double op_times(trainer *tr, stage *s, bool fwd, double *comm_s)
+static double op_times(trainer *tr, stage *s, bool fwd, uint32_t chunk, double *comm_s)
 {
-	double c = op_base_s(tr, s, fwd, comm_s);
+	double c = op_base_s(tr, s, fwd, chunk, comm_s);
 	return c * noise_group_max(tr->noise, local_rank(tr, s), tr->T, tr->step++);
+}
+
+/* The last microbatch's backward through a chunk of stage s, of dur: the
+ * chunk's share (1 / V) of the stage's gradients becomes ready as it
+ * proceeds, from the last layer back, so bucket k (of n) is ready once
+ * (k + 1) / n of them are, in the chunks' order of finishing (the last
+ * chunk first). Times in 128 bits, as dur x buckets can pass 2^63. */
+static int grads_ready(trainer *tr, stage *s, sim_time dur)
+{
+	dpgroup *g = &tr->dg[s->p];
+	uint64_t j = s->grad_chunks++, n = g->nbuckets, V = tr->V;
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t at = (k + 1) * V; /* bucket k's share, in units of 1 / (n V) */
+		int rc;
+		if (at <= j * n || at > (j + 1) * n)
+			continue;
+		if ((rc = sim_schedule_in(tr->w->eng, (sim_time)((__int128)dur * (at - j * n) / n),
+					  bucket_ready, g, k, NULL)))
+			return rc;
+	}
+	return SIM_OK;
 }
 
 void train_try_run(trainer *tr, stage *s)
 {
 	bool fwd;
-	uint32_t m;
+	uint32_t m, c;
 	double comm, compute;
 	if (s->busy || s->syncing || s->done || tr->w->err)
 		return;
-	if (s->op == 2 * tr->M) {
+	if (s->op == 2 * tr->M * tr->V) {
 		s->syncing = true;
 		s->sync_since = sim_now(tr->w->eng);
 		if (tr->D == 1)
 			stage_synced(tr, s->p);
 		return;
 	}
-	wl_1f1b_op(tr->P, tr->M, s->p, s->op, &fwd, &m);
-	if (!input_ready(tr, s, fwd, m)) {
+	wl_interleaved_op(tr->P, tr->V, tr->M, s->p, s->op, &fwd, &m, &c);
+	if (!input_ready(tr, s, fwd, m, c)) {
 		if (!s->waiting) {
 			s->waiting = true;
 			s->wait_since = sim_now(tr->w->eng);
 		}
 		return;
 	}
-	end_wait(tr, s, fwd, m);
-	if (fwd && s->p == 0 && tr->cfg->data)
+	end_wait(tr, s, fwd, m, c);
+	if (fwd && s->p == 0 && c == 0 && tr->cfg->data)
 		train_loader_consume(tr, &tr->ld[s->d]);
-	compute = op_times(tr, s, fwd, &comm);
+	compute = op_times(tr, s, fwd, c, &comm);
 	s->busy = true;
 	s->op_compute_s = compute;
 	s->op_comm_s = comm;
@@ -157,18 +187,10 @@ void train_try_run(trainer *tr, stage *s)
 	span_gpus(tr, s, now, now + cdur, TRAIN_SPAN_COMPUTE,
 		  fwd ? "forward" : tr->cfg->recompute ? "recompute + backward" : "backward");
 	span_gpus(tr, s, now + cdur, end, TRAIN_SPAN_COMM, "tensor-parallel all-reduce");
-	if (!fwd && m == tr->M - 1 && tr->D > 1) {
-		/* Gradients of the last microbatch's backward become ready bucket
-		 * by bucket as it proceeds (from the last layer back); the product
-		 * in 128 bits, as dur x buckets can pass 2^63. */
-		dpgroup *g = &tr->dg[s->p];
-		for (uint32_t k = 0; k < g->nbuckets; k++)
-			if ((rc = sim_schedule_in(tr->w->eng,
-						  (sim_time)((__int128)dur * (k + 1) / g->nbuckets),
-						  bucket_ready, g, k, NULL)))
-				return train_fail_time(tr, rc, what, TRAIN_GPU_HINT, compute + comm);
-	}
-	if ((rc = sim_schedule_in(tr->w->eng, dur, op_done, s, (uint64_t)fwd << 32 | m, NULL)))
+	if (!fwd && m == tr->M - 1 && tr->D > 1 && (rc = grads_ready(tr, s, dur)))
+		return train_fail_time(tr, rc, what, TRAIN_GPU_HINT, compute + comm);
+	if ((rc = sim_schedule_in(tr->w->eng, dur, op_done, s,
+				  (uint64_t)fwd << 63 | (uint64_t)c << 32 | m, NULL)))
 		train_fail_time(tr, rc, what, TRAIN_GPU_HINT, compute + comm);
 }
 
@@ -193,12 +215,13 @@ static void xfer_arrived(sim_engine *eng, void *obj, uint64_t data)
 	trainer *tr = x->tr;
 	stage *s = &tr->st[x->d * tr->P + x->p_to];
 	(void)eng, (void)data;
+	size_t at = (size_t)x->chunk * tr->M + x->m;
 	if (x->fwd) {
-		s->fwd_in[x->m] = 1;
-		s->fwd_sent[x->m] = x->sent;
+		s->fwd_in[at] = 1;
+		s->fwd_sent[at] = x->sent;
 	} else {
-		s->bwd_in[x->m] = 1;
-		s->bwd_sent[x->m] = x->sent;
+		s->bwd_in[at] = 1;
+		s->bwd_sent[at] = x->sent;
 	}
 	tr->pp_time_s += sim_time_to_s(sim_now(tr->w->eng) - x->sent);
 	tr->pp_count++;
@@ -245,7 +268,7 @@ static void count_net(trainer *tr, uint32_t from, uint32_t to, double bytes)
  * one node (tp below the GPUs per node) send over NVLink at its rate and
  * latency, through no network adapter and no host stack. */
 static int send_between(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to, uint32_t m,
-			bool fwd)
+			uint32_t chunk, bool fwd)
 {
 	const wl_transformer *t = &tr->cfg->model.tf;
 	uint32_t path[FAB_PATH_MAX * 8], len = 0;
@@ -270,7 +293,7 @@ static int send_between(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to,
 		net = net || fab_leaves_node(tr->w->f, src, dst);
 	}
 	const coll_transport *tp = &tr->cfg->coll.transport;
-	*x = (xfer){ .tr = tr, .d = d, .p_to = p_to, .m = m, .fwd = fwd,
+	*x = (xfer){ .tr = tr, .d = d, .p_to = p_to, .m = m, .chunk = chunk, .fwd = fwd,
 		     .sent = sim_now(tr->w->eng), .lat = lat + (net ? tp->msg_lat_ps : 0) };
 	uint64_t bytes = (uint64_t)(wl_stage_boundary_bytes(t, tr->cfg->micro_batch) / tr->T);
 	flow_spec fs = { .bytes = bytes ? bytes : 1, .path = path, .path_len = len,
@@ -293,8 +316,8 @@ static void op_done(sim_engine *eng, void *obj, uint64_t data)
 {
 	stage *s = obj;
 	trainer *tr = s->tr;
-	bool fwd = data >> 32;
-	uint32_t m = (uint32_t)data;
+	bool fwd = data >> 63;
+	uint32_t m = (uint32_t)data, c = (uint32_t)(data >> 32 & 0x7fffffff);
 	int rc = 0;
 	(void)eng;
 	s->busy = false;
@@ -302,10 +325,16 @@ static void op_done(sim_engine *eng, void *obj, uint64_t data)
 	s->part[TRAIN_EXPOSED_COMM] += s->op_comm_s;
 	s->comm[TRAIN_FLOWS_TP] += s->op_comm_s;
 	s->compute_s += s->op_compute_s;
+	/* To the next virtual stage (chunk c of the next stage, or from the
+	 * last stage chunk c + 1 of the first), backward the reverse. */
 	if (fwd && s->p + 1 < tr->P)
-		rc = send_between(tr, s->d, s->p, s->p + 1, m, true);
+		rc = send_between(tr, s->d, s->p, s->p + 1, m, c, true);
+	else if (fwd && c + 1 < tr->V)
+		rc = send_between(tr, s->d, s->p, 0, m, c + 1, true);
 	else if (!fwd && s->p > 0)
-		rc = send_between(tr, s->d, s->p, s->p - 1, m, false);
+		rc = send_between(tr, s->d, s->p, s->p - 1, m, c, false);
+	else if (!fwd && c > 0)
+		rc = send_between(tr, s->d, s->p, tr->P - 1, m, c - 1, false);
 	if (rc)
 		return fail(tr, rc, "pipeline transfer");
 	s->op++;
@@ -590,11 +619,10 @@ static void iteration_start(trainer *tr)
 	tr->stages_done = 0;
 	for (uint32_t i = 0; i < tr->D * tr->P; i++) {
 		stage *s = &tr->st[i];
-		memset(s->fwd_in, 0, tr->M);
-		memset(s->bwd_in, 0, tr->M);
+		memset(s->fwd_in, 0, 2 * (size_t)tr->M * tr->V);
 		memset(s->part, 0, sizeof s->part);
 		memset(s->comm, 0, sizeof s->comm);
-		s->op = 0;
+		s->op = s->grad_chunks = 0;
 		s->busy = s->waiting = s->syncing = s->done = false;
 		s->compute_s = 0;
 	}
@@ -715,12 +743,13 @@ static int alloc_stages(trainer *tr)
 			stage *s = &tr->st[d * tr->P + p];
 			*s = (stage){ .tr = tr, .d = d, .p = p, .layers = layers,
 				      .first_rank = rank_of(tr, d, p, 0) };
-			s->fwd_in = calloc(2 * tr->M, 1);
-			s->fwd_sent = calloc(2 * tr->M, sizeof *s->fwd_sent);
+			size_t ops = (size_t)tr->M * tr->V;
+			s->fwd_in = calloc(2 * ops, 1);
+			s->fwd_sent = calloc(2 * ops, sizeof *s->fwd_sent);
 			if (!s->fwd_in || !s->fwd_sent)
 				return SIM_ENOMEM;
-			s->bwd_in = s->fwd_in + tr->M;
-			s->bwd_sent = s->fwd_sent + tr->M;
+			s->bwd_in = s->fwd_in + ops;
+			s->bwd_sent = s->fwd_sent + ops;
 		}
 	}
 	return SIM_OK;
@@ -778,6 +807,7 @@ static int job_build(trainer *tr)
 	const train_config *c = tr->cfg;
 	int rc;
 	tr->P = c->pp, tr->D = c->dp, tr->T = c->tp, tr->M = c->microbatches;
+	tr->V = c->vp > 1 ? c->vp : 1;
 	tr->gpn = c->fabric.gpus_per_node;
 	tr->nodes = c->fabric.nodes;
 	tr->res->net_cpu_cap_Bps = train_net_cpu_cap_Bps(c);
@@ -847,8 +877,8 @@ static const char *secs(double s, bool about, char *buf)
 }
 
 /* About how long job tr runs, before it runs, by part: per iteration the
- * slowest pipeline stage's 1F1B passes ((M + P - 1) forward and backward
- * passes, noise left out) with its gradient buckets one after another,
+ * slowest pipeline stage's 1F1B passes ((M V + P - 1) forward and backward
+ * passes of a chunk, noise left out) with its gradient buckets one after another,
  * and one replica's loader decoding the iteration's samples on its
  * workers; times the iterations with the warm-up. An estimate, not a
  * bound: what lets dpusim check refuse a job the clock cannot hold, with
@@ -859,9 +889,9 @@ static int job_fits(const trainer *tr, diag *d)
 	double iters = (double)c->warmup + c->iterations, gpu_s = 0, net_s = 0, load_s = 0, it_s;
 	const char *hint = TRAIN_GPU_HINT;
 	for (uint32_t p = 0; p < tr->P; p++) {
-		double fc, bc, f = op_base_s(tr, &tr->st[p], true, &fc),
-			       b = op_base_s(tr, &tr->st[p], false, &bc);
-		double stage_s = ((double)tr->M + tr->P - 1) * (f + fc + b + bc);
+		double fc, bc, f = op_base_s(tr, &tr->st[p], true, tr->V - 1, &fc),
+			       b = op_base_s(tr, &tr->st[p], false, tr->V - 1, &bc);
+		double stage_s = ((double)tr->M * tr->V + tr->P - 1) * (f + fc + b + bc);
 		double grads_s = tr->D > 1 ? tr->dg[p].nbuckets * bucket_s(tr, &tr->dg[p]) : 0;
 		if (!(stage_s + grads_s <= gpu_s + net_s))
 			gpu_s = stage_s, net_s = grads_s;
@@ -925,6 +955,15 @@ static int check_jobs(world *w, const train_config *const *cfgs, const uint32_t 
 		const train_config *c = cfgs[j];
 		if (!c->iterations || !c->microbatches || c->tp * c->pp * c->dp == 0) {
 			diag_add(w->d, NULL, 0, 0, "training simulation: job %u: nothing to run", j);
+			return SIM_EINVAL;
+		}
+		if (c->vp > 1 && (c->pp < 2 || c->microbatches % c->pp ||
+				  (c->model.kind == WL_TRANSFORMER &&
+				   c->model.tf.layers % (c->pp * c->vp)))) {
+			diag_add(w->d, NULL, 0, 0, "training simulation: job %u: %u virtual stages "
+				 "need pp > 1, microbatches a multiple of pp and layers of pp x "
+				 "virtual stages (pp %u, %u microbatches)", j, c->vp, c->pp,
+				 c->microbatches);
 			return SIM_EINVAL;
 		}
 		if (c->fabric.gpus_per_node != w->gpn ||

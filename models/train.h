@@ -71,6 +71,9 @@ typedef struct train_config {
 	wl_model model;
 	uint32_t tp, pp, dp;
 	uint32_t micro_batch, microbatches; /* per replica and iteration */
+	uint32_t vp;                        /* model chunks per pipeline stage: Megatron's
+					       interleaved 1F1B (wl_interleaved_op); 0 or
+					       1: plain 1F1B */
 	bool recompute;
 	uint32_t zero_stage;
 	double grad_bytes_per_param;        /* all-reduced gradient element size */

@@ -24,11 +24,12 @@ typedef struct trainer trainer;
 typedef struct stage {
 	trainer *tr;
 	uint32_t d, p, first_rank, layers;
-	uint32_t op;               /* next op of the 2M-long 1F1B sequence */
+	uint32_t op;               /* next op of the 2MV-long (interleaved) 1F1B sequence */
+	uint32_t grad_chunks;      /* chunks whose last backward has started (buckets) */
 	bool busy, waiting, syncing, done;
 	sim_time wait_since, sync_since, done_at;
 	sim_time opt_end;          /* its optimizer step ended (ZeRO: before the gather) */
-	uint8_t *fwd_in, *bwd_in;  /* input of microbatch m has arrived */
+	uint8_t *fwd_in, *bwd_in;  /* input of microbatch m of chunk c ([c M + m]) has arrived */
 	sim_time *fwd_sent, *bwd_sent; /* when the transfer providing it started */
 	double part[TRAIN_NPARTS];
 	double comm[TRAIN_NCOMM];  /* part[TRAIN_EXPOSED_COMM] by what was waited for */
@@ -69,7 +70,7 @@ typedef struct loader {
 /* One point-to-point transfer between stages. */
 typedef struct xfer {
 	trainer *tr;
-	uint32_t d, p_to, m;
+	uint32_t d, p_to, m, chunk;   /* chunk: the receiver's model chunk */
 	bool fwd;
 	sim_time sent, lat;
 	struct xfer *prev, *next; /* in the world's list of transfers in flight */
@@ -137,6 +138,7 @@ struct trainer {
 	uint32_t job;              /* its place among the world's jobs (flow tags) */
 	noise_model *noise;
 	uint32_t P, D, T, M, gpn, nodes;
+	uint32_t V;                /* model chunks per stage (interleaved 1F1B); 1: plain */
 	stage *st;                 /* D x P */
 	dpgroup *dg;               /* P */
 	loader *ld;                /* D */

@@ -234,18 +234,21 @@ static void model_states(const wl_model *m, const wl_mem_plan *p, uint32_t stage
  * SC21, section 2.2.1), each keeping its layers' activations, or only each
  * layer's 16-bit input (2sbh) with full recomputation, which then also
  * needs one layer's whole activations while it recomputes (Korthikanti et
- * al., sections 4.2.3 and 5). */
+ * al., sections 4.2.3 and 5). Interleaved, the schedule's own count of
+ * chunk-microbatches in flight (wl_pipe_inflight) each holds a chunk's
+ * layers: on the first stage 1 + (pp - 1) / (pp v) times plain 1F1B's,
+ * Korthikanti et al.'s section 4.2.3 factor. */
 static double activations(const wl_model *m, const wl_mem_plan *p, uint32_t stage)
 {
 	const wl_transformer *t = &m->tf;
+	uint32_t v = p->vp > 1 ? p->vp : 1;
 	double layer = wl_layer_act_bytes(t, p->mb, p->tp);
 	double input = 2.0 * t->seq * p->mb * t->hidden;
-	uint32_t inflight = p->pp - stage;
-	if (p->microbatches && p->microbatches < inflight)
-		inflight = p->microbatches;
+	double held = (double)wl_pipe_inflight(p->pp, v, p->microbatches, stage) *
+		      wl_stage_layers(m, p->pp, stage) / v;
 	if (p->recompute)
-		return inflight * wl_stage_layers(m, p->pp, stage) * input + layer;
-	return inflight * wl_stage_layers(m, p->pp, stage) * layer;
+		return held * input + layer;
+	return held * layer;
 }
 
 /* NCCL's staging buffers: NCCL_BUFFSIZE (4 MiB by default, NCCL's
@@ -370,6 +373,40 @@ void wl_1f1b_op(uint32_t pp, uint32_t microbatches, uint32_t p, uint32_t i, bool
 	} else {
 		*fwd = false, *m = M - warm + (i - warm - 2 * (M - warm));
 	}
+}
+
+/* Warm-up forwards of rank p (both schedules), at most all M x v. */
+static uint32_t warmup_ops(uint32_t pp, uint32_t v, uint32_t M, uint32_t p)
+{
+	uint64_t warm = v == 1 ? pp - p - 1 : 2ull * (pp - p - 1) + (uint64_t)(v - 1) * pp;
+	return warm < (uint64_t)M * v ? (uint32_t)warm : M * v;
+}
+
+void wl_interleaved_op(uint32_t pp, uint32_t v, uint32_t microbatches, uint32_t p, uint32_t i,
+		       bool *fwd, uint32_t *m, uint32_t *chunk)
+{
+	uint32_t total = microbatches * v, warm = warmup_ops(pp, v, microbatches, p), k, j;
+	if (v == 1) {
+		*chunk = 0;
+		return wl_1f1b_op(pp, microbatches, p, i, fwd, m);
+	}
+	if (i < warm)
+		*fwd = true, k = i;
+	else if (i < warm + 2 * (total - warm))
+		*fwd = (i - warm) % 2 == 0, k = *fwd ? warm + (i - warm) / 2 : (i - warm) / 2;
+	else
+		*fwd = false, k = i - total;
+	/* groups of pp microbatches, each through every chunk in turn */
+	j = k % (pp * v);
+	*m = k / (pp * v) * pp + j % pp;
+	*chunk = *fwd ? j / pp : v - 1 - j / pp;
+}
+
+uint32_t wl_pipe_inflight(uint32_t pp, uint32_t v, uint32_t microbatches, uint32_t p)
+{
+	uint32_t M = microbatches ? microbatches : UINT32_MAX / (v ? v : 1) / 2;
+	uint32_t warm = warmup_ops(pp, v, M, p);
+	return warm < M * v ? warm + 1 : M * v;
 }
 
 double wl_stage_boundary_bytes(const wl_transformer *t, uint32_t mb)

@@ -127,6 +127,8 @@ typedef struct wl_mem_plan {
 	uint32_t tp, pp, dp;
 	uint32_t mb;              /* samples per microbatch */
 	uint32_t microbatches;    /* per pipeline per iteration; 0: at least pp */
+	uint32_t vp;              /* model chunks per pipeline rank (interleaved
+				   * schedule); 0 or 1: plain 1F1B */
 	int zero_stage;           /* 0..3 */
 	bool recompute;           /* full activation recomputation */
 	uint32_t channels;        /* NCCL channels per communicator (0: 1) */
@@ -136,7 +138,8 @@ typedef struct wl_mem_plan {
 /* Bytes one GPU holds, for the pipeline stage that needs the most. */
 typedef struct wl_memory {
 	double weights, grads, optimizer;  /* mixed-precision Adam, ZeRO-partitioned */
-	double activations;                /* kept for backward under 1F1B (transformers) */
+	double activations;                /* kept for backward under 1F1B, plain or
+					    * interleaved (transformers) */
 	double comm;                       /* NCCL's buffers */
 	double reserve;                    /* the scenario's reserve */
 	double total;
@@ -190,6 +193,26 @@ void wl_logit_kernel_bytes(const wl_transformer *t, uint32_t mb, uint32_t tp,
  * dpusim-hw replay runs. */
 void wl_1f1b_op(uint32_t pp, uint32_t microbatches, uint32_t p, uint32_t i, bool *fwd,
 		uint32_t *m);
+
+/* Op i (0 <= i < 2 x microbatches x v) of pipeline rank p of pp when each
+ * rank holds v model chunks (virtual pipeline stages): Megatron's
+ * interleaved 1F1B schedule (Narayanan et al., SC21, 2.2.2; Megatron-LM's
+ * forward_backward_pipelining_with_interleaving, microbatches taken in
+ * groups of pp). Chunk c of rank p is virtual stage c x pp + p. Forward k
+ * (of the M x v a rank runs) is microbatch (k / (pp v)) pp + k % pp of
+ * chunk (k % (pp v)) / pp; backward k the same microbatch of chunk
+ * v - 1 - (k % (pp v)) / pp. Rank p runs min(2 (pp - p - 1) + (v - 1) pp,
+ * M v) warm-up forwards, then one forward and one backward alternately,
+ * then the remaining backwards. microbatches must be a multiple of pp
+ * (as Megatron requires); v = 1 is wl_1f1b_op's order (chunk 0). */
+void wl_interleaved_op(uint32_t pp, uint32_t v, uint32_t microbatches, uint32_t p, uint32_t i,
+		       bool *fwd, uint32_t *m, uint32_t *chunk);
+
+/* Model chunks' microbatches whose activations rank p of pp holds at
+ * most under that schedule (v = 1: plain 1F1B): its warm-up forwards plus
+ * the one forward the steady state runs before its first backward, at most
+ * all M x v. microbatches 0: not bounded by the batch. */
+uint32_t wl_pipe_inflight(uint32_t pp, uint32_t v, uint32_t microbatches, uint32_t p);
 
 /* Bytes between pipeline stages for one microbatch: s*b*h 16-bit values. */
 double wl_stage_boundary_bytes(const wl_transformer *t, uint32_t mb);

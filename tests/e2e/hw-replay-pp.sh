@@ -88,6 +88,19 @@ expect_rc 0 "one whole pipeline on 2 ranks"
 if out=$(check_report "$E2E_TMP/hw2.json" 2 2>&1); then ok "the report says how it mapped (one replica, no all-reduce)"
 else not_ok "one-pipeline report: $out"; fi
 
+# An interleaved scenario replays plain 1F1B (wl_1f1b_op) and says so.
+printf 'extends: %s\nworkload:\n  parallelism: { tp: 1, pp: 2, dp: auto, virtual_stages: 2 }\n' \
+	"$PWD/$SCN" >"$E2E_TMP/inter.yaml"
+run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$E2E_TMP/inter.yaml" --data "$E2E_TMP/data" \
+	--scale $SCALE --timeout 20 -o "$E2E_TMP/hw-inter.json"
+expect_rc 0 "an interleaved scenario replays"
+if python3 -c '
+import json, sys
+i = json.load(open(sys.argv[1]))["info"]["replay.pipeline"]
+assert "interleaved schedule (virtual_stages 2) replayed as plain 1F1B" in i, i' "$E2E_TMP/hw-inter.json"
+then ok "its report says it replayed plain 1F1B, not the interleaved order"
+else not_ok "interleaved replay report"; fi
+
 # one rank (no mpirun): not a whole pipeline
 run_cmd "$HW" replay "$SCN" --data "$E2E_TMP/data" --scale $SCALE
 expect_rc 2 "a rank count that is not whole pipelines is refused"

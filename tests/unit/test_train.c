@@ -139,6 +139,71 @@ START_TEST(pipeline_bubble)
 }
 END_TEST
 
+/* Megatron's interleaved 1F1B (2 chunks of one layer per stage): the
+ * iteration is (M v + P - 1) chunk passes plus transfers, so the bubble
+ * is half plain 1F1B's; every microbatch crosses P v - 1 stage boundaries
+ * each way instead of P - 1 (v times the pipeline traffic, less one). A
+ * bad chunk count is refused, not run. */
+static const train_coll_stat *coll_of(const train_result *r, coll_op op)
+{
+	for (uint32_t i = 0; i < r->ncoll; i++)
+		if (r->coll[i].op == op)
+			return &r->coll[i];
+	return NULL;
+}
+
+START_TEST(interleaved_bubble_shrinks_by_v)
+{
+	train_config c = base(1, 4, 1, 8);
+	c.model.tf.vocab = 8; /* no logits imbalance between stages */
+	train_result plain = run(&c);
+	c.vp = 2;
+	train_result inter = run(&c);
+	double f, b;
+	gpu_layer_s(&c.gpu, &c.model.tf, 1, 1, &f, &b);
+	double ideal = (8 * 2 + 4 - 1) * (f + b); /* one layer per chunk */
+	ck_assert(mean_iter(&inter) > ideal);
+	ck_assert(mean_iter(&inter) < ideal * 1.05);
+	ck_assert(mean_iter(&inter) < mean_iter(&plain));
+	ck_assert_double_eq_tol(plain.part_s[TRAIN_COMPUTE], inter.part_s[TRAIN_COMPUTE], 1e-9);
+	ck_assert(inter.part_s[TRAIN_BUBBLE] < 0.55 * plain.part_s[TRAIN_BUBBLE]);
+	ck_assert(inter.part_s[TRAIN_BUBBLE] > 0.45 * plain.part_s[TRAIN_BUBBLE]);
+	ck_assert_double_eq_tol(sum_parts(&inter), mean_iter(&inter), 1e-9);
+	const train_coll_stat *pp = coll_of(&plain, COLL_SENDRECV), *ip = coll_of(&inter, COLL_SENDRECV);
+	ck_assert(pp && ip);
+	ck_assert_uint_eq(pp->count, 4 * 8 * 2 * 3);      /* 4 iterations, M, both ways, P - 1 */
+	ck_assert_uint_eq(ip->count, 4 * 8 * 2 * (4 * 2 - 1));
+	train_result_release(&plain);
+	train_result_release(&inter);
+	c.vp = 3; /* 8 layers do not split into 4 x 3 chunks */
+	diag *d = diag_new();
+	train_result r;
+	ck_assert_int_eq(train_sim(&c, &r, d), SIM_EINVAL);
+	ck_assert_uint_eq(diag_count(d), 1);
+	diag_free(d);
+}
+END_TEST
+
+/* With data parallelism the gradients of each chunk become ready at its
+ * own last backward (the last chunk first), so an interleaved stage's
+ * buckets start earlier and the iteration stays whole: parts add up. */
+START_TEST(interleaved_with_data_parallel)
+{
+	train_config c = base(1, 2, 4, 4);
+	c.bucket_bytes = 1e6;
+	train_result plain = run(&c);
+	c.vp = 2;
+	train_result inter = run(&c);
+	ck_assert_double_eq_tol(sum_parts(&inter), mean_iter(&inter), 1e-9);
+	ck_assert(mean_iter(&inter) < mean_iter(&plain));
+	ck_assert(coll_of(&inter, COLL_ALLREDUCE) != NULL);
+	ck_assert_uint_eq(coll_of(&inter, COLL_ALLREDUCE)->count,
+			  coll_of(&plain, COLL_ALLREDUCE)->count);
+	train_result_release(&plain);
+	train_result_release(&inter);
+}
+END_TEST
+
 /* Data parallel: gradient all-reduce after the last backward. A slower
  * network exposes more of it; the parts add up. */
 START_TEST(data_parallel_exposes_allreduce)
@@ -1112,6 +1177,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, single_gpu_is_compute_only);
 	tcase_add_test(tc, recompute_adds_a_forward);
 	tcase_add_test(tc, pipeline_bubble);
+	tcase_add_test(tc, interleaved_bubble_shrinks_by_v);
+	tcase_add_test(tc, interleaved_with_data_parallel);
 	tcase_add_test(tc, data_parallel_exposes_allreduce);
 	tcase_add_test(tc, host_tcp_bound_by_cores);
 	tcase_add_test(tc, dp_hops_inside_a_node_cost_no_host_cpu);

@@ -1,7 +1,9 @@
 /* models/workload: parameter counts and FLOPs against published figures. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "models/workload.h"
 #include "sim/err.h"
@@ -357,6 +359,132 @@ START_TEST(one_f_one_b_order)
 }
 END_TEST
 
+/* Megatron's interleaved order worked by hand for pp 2, v 2, M 4 (groups
+ * of pp = 2 microbatches, each through chunk 0 then chunk 1): rank 0 warms
+ * up with 2 (2 - 0 - 1) + (2 - 1) 2 = 4 forwards, rank 1 with 2; F m.c is
+ * microbatch m's forward of chunk c, B m.c its backward. */
+START_TEST(interleaved_order_by_hand)
+{
+	static const char *const want[2] = {
+		"F0.0 F1.0 F0.1 F1.1 F2.0 B0.1 F3.0 B1.1 F2.1 B0.0 F3.1 B1.0 B2.1 B3.1 B2.0 B3.0 ",
+		"F0.0 F1.0 F0.1 B0.1 F1.1 B1.1 F2.0 B0.0 F3.0 B1.0 F2.1 B2.1 F3.1 B3.1 B2.0 B3.0 ",
+	};
+	for (uint32_t p = 0; p < 2; p++) {
+		char got[256] = "";
+		for (uint32_t i = 0; i < 16; i++) {
+			bool fwd;
+			uint32_t m, c;
+			size_t at = strlen(got);
+			wl_interleaved_op(2, 2, 4, p, i, &fwd, &m, &c);
+			snprintf(got + at, sizeof got - at, "%c%u.%u ", fwd ? 'F' : 'B', m, c);
+		}
+		ck_assert_str_eq(got, want[p]);
+	}
+}
+END_TEST
+
+/* Every rank runs each microbatch's forward and backward of each chunk
+ * once, the forward first; a chunk sees its microbatches in order both
+ * ways; v = 1 is plain 1F1B's order exactly. */
+START_TEST(interleaved_order_covers_every_chunk)
+{
+	for (uint32_t P = 2; P <= 4; P++)
+		for (uint32_t v = 1; v <= 3; v++)
+			for (uint32_t M = P; M <= 3 * P; M += P)
+				for (uint32_t p = 0; p < P; p++) {
+					uint32_t f[3] = { 0 }, b[3] = { 0 };
+					for (uint32_t i = 0; i < 2 * M * v; i++) {
+						bool fwd, pf;
+						uint32_t m, c, pm;
+						wl_interleaved_op(P, v, M, p, i, &fwd, &m, &c);
+						ck_assert_uint_lt(c, v);
+						ck_assert_uint_eq(m, fwd ? f[c] : b[c]);
+						fwd ? f[c]++ : b[c]++;
+						ck_assert_uint_le(b[c], f[c]);
+						if (v > 1)
+							continue;
+						wl_1f1b_op(P, M, p, i, &pf, &pm);
+						ck_assert(pf == fwd && pm == m && c == 0);
+					}
+					for (uint32_t c = 0; c < v; c++)
+						ck_assert(f[c] == M && b[c] == M);
+				}
+}
+END_TEST
+
+/* Dependencies run as fast as they allow, each rank taking its ops in the
+ * schedule's order (forward of a chunk-microbatch after the virtual stage
+ * before it, backward after the one after it, one op at a time per rank,
+ * a chunk's forward taking 1 and backward 2 time units, no transfer
+ * time): the iteration takes (M v + pp - 1) x 3 units, i.e. the bubble
+ * is (pp - 1) / v of a whole stage's forward and backward, Narayanan et
+ * al.'s (p - 1) / (m v) bubble fraction. The order cannot deadlock. */
+static uint32_t ideal_makespan(uint32_t P, uint32_t v, uint32_t M)
+{
+	uint32_t V = P * v, next[8] = { 0 }, done_ops = 0, end = 0, free_at[8] = { 0 };
+	static uint32_t fdone[8 * 4][64], bdone[8 * 4][64]; /* [virtual stage][m]: end + 1 */
+	memset(fdone, 0, sizeof fdone);
+	memset(bdone, 0, sizeof bdone);
+	while (done_ops < 2 * M * v * P) {
+		bool moved = false;
+		for (uint32_t p = 0; p < P; p++) {
+			bool fwd;
+			uint32_t m, c, vs, dep = 0;
+			if (next[p] == 2 * M * v)
+				continue;
+			wl_interleaved_op(P, v, M, p, next[p], &fwd, &m, &c);
+			vs = c * P + p;
+			if (fwd && vs > 0 && !(dep = fdone[vs - 1][m]))
+				continue;
+			if (!fwd && vs + 1 < V && !(dep = bdone[vs + 1][m]))
+				continue;
+			if (!fwd && vs + 1 == V && !(dep = fdone[vs][m]))
+				continue;
+			uint32_t ready = dep ? dep - 1 : 0;
+			uint32_t start = free_at[p] > ready ? free_at[p] : ready;
+			free_at[p] = start + (fwd ? 1 : 2);
+			(fwd ? fdone : bdone)[vs][m] = free_at[p] + 1;
+			end = free_at[p] > end ? free_at[p] : end;
+			next[p]++, done_ops++, moved = true;
+		}
+		ck_assert_msg(moved, "deadlock at P %u v %u M %u", P, v, M);
+	}
+	return end;
+}
+
+START_TEST(interleaved_bubble_shrinks_by_v)
+{
+	for (uint32_t P = 2; P <= 8; P *= 2)
+		for (uint32_t v = 1; v <= 4; v++)
+			for (uint32_t M = P; M <= 4 * P && M <= 64; M += P)
+				ck_assert_uint_eq(ideal_makespan(P, v, M), (M * v + P - 1) * 3);
+}
+END_TEST
+
+/* Activations in flight under the interleaved schedule: the first stage
+ * keeps 1 + (pp - 1) / (pp v) times what it keeps under plain 1F1B
+ * (Korthikanti et al., MLSys 2023, section 4.2.3); the last stage
+ * (v - 1) pp + 1 chunk-microbatches, each of layers / (pp v) layers. */
+START_TEST(interleaved_activations_follow_korthikanti)
+{
+	wl_model m = { .kind = WL_TRANSFORMER,
+		       .tf = { .layers = 96, .hidden = 12288, .heads = 96, .seq = 2048,
+			       .vocab = 51200 } };
+	char why[128];
+	ck_assert_int_eq(wl_transformer_check(&m.tf, why, sizeof why), 0);
+	wl_mem_plan p = { .tp = 8, .pp = 16, .dp = 8, .mb = 1, .microbatches = 192 };
+	wl_memory plain, inter;
+	wl_gpu_memory(&m, &p, &plain);
+	p.vp = 3;
+	wl_gpu_memory(&m, &p, &inter);
+	ck_assert_uint_eq(inter.stage, 0);
+	ck_assert_double_eq_tol(inter.activations / plain.activations, 1 + 15.0 / (16 * 3), 1e-12);
+	ck_assert_uint_eq(wl_pipe_inflight(16, 3, 192, 15), 2 * 16 + 1);
+	ck_assert_uint_eq(wl_pipe_inflight(16, 3, 16, 0), 48); /* all in warm-up */
+	ck_assert_uint_eq(wl_pipe_inflight(16, 1, 192, 3), 13);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("workload");
@@ -374,6 +502,10 @@ static Suite *suite(void)
 	tcase_add_test(tc, every_preset_is_a_valid_shape);
 	tcase_add_test(tc, per_gpu_flops_and_stage_params_add_up);
 	tcase_add_test(tc, one_f_one_b_order);
+	tcase_add_test(tc, interleaved_order_by_hand);
+	tcase_add_test(tc, interleaved_order_covers_every_chunk);
+	tcase_add_test(tc, interleaved_bubble_shrinks_by_v);
+	tcase_add_test(tc, interleaved_activations_follow_korthikanti);
 	suite_add_tcase(s, tc);
 	return s;
 }

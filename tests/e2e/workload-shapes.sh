@@ -1,0 +1,47 @@
+# Workload shapes production runs use, through the CLI: Megatron's
+# interleaved 1F1B (workload.parallelism.virtual_stages) on the small
+# training scenario (a small vocabulary, so that the two stages are equal):
+# it runs, its bubble is about half plain 1F1B's with two chunks per stage
+# (Narayanan et al.'s (p - 1) / (m v)), it is dumped and reloaded, and
+# `check` names it. The pipeline sends' count: test_train.
+. tests/e2e/lib.sh
+S=$PWD/tests/data/train-small.yaml
+
+# shape NAME YAML-LINES: a scenario extending train-small with those lines.
+shape() { printf 'extends: %s\n%s\n' "$S" "$2" >"$E2E_TMP/$1.yaml"; }
+
+shape plain 'workload:
+  transformer: { layers: 8, hidden: 1024, heads: 16, seq: 1024, vocab: 64 }
+  parallelism: { tp: 2, pp: 2 }'
+shape inter 'workload:
+  transformer: { layers: 8, hidden: 1024, heads: 16, seq: 1024, vocab: 64 }
+  parallelism: { tp: 2, pp: 2, virtual_stages: 2 }'
+for f in plain inter; do
+	run_cmd "$DPUSIM" run "$E2E_TMP/$f.yaml" --json
+	expect_rc 0 "run $f"
+	printf '%s\n' "$OUT" >"$E2E_TMP/$f.json"
+done
+if out=$(python3 - "$E2E_TMP/plain.json" "$E2E_TMP/inter.json" 2>&1 <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+for pv, iv in zip(a["variants"], b["variants"]):
+    pb, ib = pv["breakdown_s"]["pipeline_bubble"], iv["breakdown_s"]["pipeline_bubble"]
+    assert 0.4 * pb < ib < 0.6 * pb, (pv["name"], pb, ib)
+    it = iv["metrics"]["iteration_s"]["mean"]
+    assert abs(sum(iv["breakdown_s"].values()) - it) <= 1e-9 * it
+    assert iv["metrics"]["iteration_s"]["mean"] < pv["metrics"]["iteration_s"]["mean"]
+PY
+); then ok "interleaved: about half the bubble, the parts add up"
+else not_ok "interleaved against plain: $out"; fi
+
+run_cmd "$DPUSIM" check "$E2E_TMP/inter.yaml"
+expect_rc 0 "check an interleaved scenario"
+expect_out 'interleaved 1F1B over 2 virtual stages per pipeline rank' "check names the schedule"
+run_cmd "$DPUSIM" run "$E2E_TMP/inter.yaml" --dump
+expect_out '^    virtual_stages: 2$' "the dump keeps virtual_stages"
+printf '%s\n' "$OUT" >"$E2E_TMP/d1.yaml"
+run_cmd "$DPUSIM" run "$E2E_TMP/d1.yaml" --dump
+if [ "$OUT" = "$(cat "$E2E_TMP/d1.yaml")" ]; then ok "the dump reloads and dumps identically"
+else not_ok "the dump of the dump differs"; fi
+
+finish
