@@ -659,7 +659,8 @@ const coll_algo_ops coll_algos[COLL_NALGOS] = {
 	[COLL_HIER] = { "hier", hier_applies, build_hier, false, coll_nccl_ring_bw,
 			coll_nccl_ring_lat },
 	[COLL_SHARP] = { "sharp", sharp_applies, build_sharp, true, NULL, coll_nccl_sharp_lat },
-	[COLL_NVLS] = { "nvls", nvls_applies, build_nvls, true, NULL, coll_nccl_nvls_lat },
+	[COLL_NVLS] = { "nvls", nvls_applies, build_nvls, true, coll_nccl_nvls_bw,
+			coll_nccl_nvls_lat },
 	[COLL_P2P] = { "p2p", p2p_applies, build_p2p, true, NULL, NULL },
 };
 

@@ -149,6 +149,7 @@ sim_time coll_nccl_coll_lat(const coll_ctx *c, coll_op op, coll_algo algo, coll_
 double coll_nccl_hop_us(const coll_ctx *c, uint32_t nccl_proto, uint32_t src, uint32_t dst);
 double coll_nccl_ring_bw(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
 double coll_nccl_tree_bw(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
+double coll_nccl_nvls_bw(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
 sim_time coll_nccl_ring_lat(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
 sim_time coll_nccl_tree_lat(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
 sim_time coll_nccl_sharp_lat(const coll_ctx *c, coll_op op, uint32_t nccl_proto);

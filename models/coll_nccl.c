@@ -110,6 +110,22 @@ double coll_nccl_tree_bw(const coll_ctx *c, coll_op op, uint32_t nccl_proto)
 		       : nccl_proto == NP_LL128 ? (c->nodes == 1 ? 7.0 / 9 : 120.0 / 128) : 1);
 }
 
+/* NVLS: the NVSwitch's reduction and multicast run below the NVLinks'
+ * rate. NVIDIA/nccl v2.28.3 (commit f1308997) src/graph/tuning.cc gives
+ * NVLS's per-channel bandwidth as bwIntra x nvlsEfficiency x (nChannels -
+ * 1) / nChannels, with nvlsEfficiency 0.85 on Hopper (0 on Ampere, which
+ * has no NVLS) and, src/transport/nvls.cc, NVLS_NCHANNELS_SM90 16 channels
+ * on Hopper (NCCL_NVLS_NCHANNELS' default of 16 in v2.18.5 and v2.20.5).
+ * Every GPU profile with nvls here is a Hopper (H100, H200). */
+#define NCCL_NVLS_EFF_SM90 0.85
+#define NCCL_NVLS_CHANNELS_SM90 16
+
+double coll_nccl_nvls_bw(const coll_ctx *c, coll_op op, uint32_t nccl_proto)
+{
+	(void)c, (void)op, (void)nccl_proto;
+	return NCCL_NVLS_EFF_SM90 * (NCCL_NVLS_CHANNELS_SM90 - 1) / NCCL_NVLS_CHANNELS_SM90;
+}
+
 static uint32_t log2_floor(uint32_t v)
 {
 	uint32_t l = 0;

@@ -302,6 +302,34 @@ START_TEST(sharp_and_nvls)
 }
 END_TEST
 
+/* NVLS under NCCL's costs: the NVSwitch reduces at NCCL's Hopper
+ * efficiency, 0.85 x 15/16 of the NVLinks' rate (NCCL 2.28.3 tuning.cc
+ * nvlsEfficiency over 16 NVLS channels), after NCCL's 23 us: 256 MiB on 8
+ * GPUs moves S x 9/8 each way at 300 GB/s x 0.796875. The ideal protocol
+ * keeps the links' full rate. */
+START_TEST(nvls_efficiency)
+{
+	uint64_t s = UINT64_C(256) << 20;
+	fab_config fc = nvswitch_node(1, 8, 300e9);
+	coll_config cc = rdma;
+	struct world w;
+	coll_result r;
+	double eff = 0.85 * 15 / 16;
+	cc.nvls = true, cc.proto = COLL_PROTO_NCCL;
+	world_new(&w, &fc, &cc);
+	r = run(&w, COLL_ALLREDUCE, COLL_NVLS, s);
+	ck_assert_int_eq(r.proto, COLL_PROTO_SIMPLE);
+	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), 23e-6 + (double)s * 9 / 8 / (300e9 * eff), 1e-3),
+		      "%.9g s", sim_time_to_s(r.time_ps));
+	world_free(&w);
+	cc.proto = COLL_PROTO_IDEAL;
+	world_new(&w, &fc, &cc);
+	r = run(&w, COLL_ALLREDUCE, COLL_NVLS, s);
+	ck_assert(WITHIN(sim_time_to_s(r.time_ps), (double)s * 9 / 8 / 300e9 + 2 * 500e-9, 1e-3));
+	world_free(&w);
+}
+END_TEST
+
 /* SHARP from host memory (rdma): each rank's bytes are staged through
  * the node's memory bus (the GPU's copy, the NIC's DMA) on the way out and
  * the result the same way back, so a 60 GB/s memory bus crossed four times
@@ -1016,6 +1044,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, other_ops_closed_forms);
 	tcase_add_test(tc, sharp_and_nvls);
+	tcase_add_test(tc, nvls_efficiency);
 	tcase_add_test(tc, sharp_crosses_the_node_ends);
 	tcase_add_test(tc, hierarchical);
 	tcase_add_test(tc, auto_picks_the_fastest);
