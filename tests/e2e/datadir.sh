@@ -12,8 +12,11 @@ in_else() { env -u DPUSIM_DATADIR -u DPUSIM_PROFILE_DIR sh -c "cd '$ELSE' && $*"
 
 run_cmd in_else "'$ABS' check '$ROOT/scenarios/demo.yaml'"
 expect_rc 0 "bin/dpusim by absolute path from another folder finds the tree's profiles"
+# validate's exit 1 is a finding (a row outside its tolerance), not a case
+# it could not find: that is exit 2.
 run_cmd in_else "'$ABS' validate --only megatron-1.7b"
-expect_rc 0 "validate from another folder finds the shipped cases"
+if [ "$RC" -le 1 ]; then ok "validate from another folder finds the shipped cases (exit $RC)"
+else not_ok "validate from another folder: exit $RC"; fi
 expect_out '^megatron-1.7b +tflops_per_gpu' "and runs the case asked for"
 run_cmd in_else "'$ABS' --help"
 expect_out "^here: $ROOT\$" "--help says which data folder is in effect"
@@ -41,7 +44,8 @@ cp scenarios/demo.yaml "$ELSE/"
 run_cmd in_else "'$INST/bin/dpusim' check demo.yaml"
 expect_rc 0 "installed dpusim checks a scenario from another folder"
 run_cmd in_else "'$INST/bin/dpusim' validate --only megatron-1.7b"
-expect_rc 0 "installed dpusim validates with the installed cases"
+if [ "$RC" -le 1 ]; then ok "installed dpusim validates with the installed cases (exit $RC)"
+else not_ok "installed dpusim validate: exit $RC"; fi
 expect_out '^megatron-1.7b +tflops_per_gpu' "the installed case ran"
 run_cmd in_else "'$INST/bin/dpusim' profiles"
 expect_rc 0 "installed dpusim lists its profiles"
