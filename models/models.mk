@@ -30,5 +30,8 @@ UNIT_TESTS += setup
 # node-local NVMe under PCIe switches, GDS and bounce-buffer paths
 MODEL_OBJS += $(BUILD)/models/stor.o
 UNIT_TESTS += stor
+# perftest's point-to-point benchmarks on the fabric's flows
+MODEL_OBJS += $(BUILD)/models/p2p.o
+UNIT_TESTS += p2p
 # (keep last: LIB_OBJS expands MODEL_OBJS here)
 LIB_OBJS += $(MODEL_OBJS)

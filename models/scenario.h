@@ -29,7 +29,11 @@ typedef enum scn_routing { SCN_ROUTE_ECMP, SCN_ROUTE_ADAPTIVE, SCN_ROUTE_DMODK }
 typedef enum scn_ll_from { SCN_LL_UNKNOWN, SCN_LL_SWITCH, SCN_LL_NIC } scn_ll_from;
 typedef enum scn_stornet { SCN_STORNET_SHARED, SCN_STORNET_DEDICATED } scn_stornet;
 typedef enum scn_precision { SCN_FP32, SCN_TF32, SCN_FP16, SCN_BF16, SCN_FP8 } scn_precision;
-typedef enum scn_wl_kind { SCN_WL_TRAINING, SCN_WL_COLLECTIVE } scn_wl_kind;
+typedef enum scn_wl_kind { SCN_WL_TRAINING, SCN_WL_COLLECTIVE, SCN_WL_P2P } scn_wl_kind;
+/* perftest's point-to-point tests (ib_write_bw, ib_write_lat, ib_send_bw,
+ * ib_send_lat), in scenario words write_bw... (models/p2p.h). */
+typedef enum scn_p2p_test { SCN_P2P_WRITE_BW, SCN_P2P_WRITE_LAT, SCN_P2P_SEND_BW,
+			    SCN_P2P_SEND_LAT } scn_p2p_test;
 typedef enum scn_coll_op { COLL_OPS(COLL_OP_SCN_ENUM_) } scn_coll_op; /* coll_ops.h */
 typedef enum scn_coll_algo { COLL_SCN_ALGOS(COLL_SCN_ALGO_ENUM_) } scn_coll_algo; /* coll_ops.h */
 typedef enum scn_placement { SCN_PLACE_PACKED, SCN_PLACE_SPREAD } scn_placement;
@@ -50,6 +54,9 @@ const char *scn_precision_name(scn_precision v);
 const char *scn_coll_op_name(scn_coll_op v);
 const char *scn_coll_algo_name(scn_coll_algo v);
 const char *scn_routing_name(scn_routing v);
+const char *scn_p2p_test_name(scn_p2p_test v);
+/* True for the latency tests (ping-pong, half the round trip). */
+bool scn_p2p_is_lat(scn_p2p_test v);
 
 /* Where a part of the scenario was written, for messages about it that
  * come after loading (models/setup.c, the dry setup pass of dpusim check
@@ -154,10 +161,24 @@ typedef struct scn_collective {
 	int iterations;             /* per size */
 } scn_collective;
 
+/* A point-to-point benchmark with perftest's semantics (docs/scenarios.md,
+ * "Point-to-point benchmark"): GPU 0 of node 0 to GPU 0 of node 1, from
+ * host memory (network rdma) or GPU memory (rdma-gdr, perftest --use_cuda). */
+typedef struct scn_p2p {
+	scn_p2p_test test;
+	double sizes_bytes[SCN_MAX_SIZES];
+	size_t nsizes;
+	int qps;                    /* queue pairs, each with tx_depth writes in flight (bw) */
+	int tx_depth;               /* messages in flight per QP: 128 for bw (perftest's
+	                               DEF_TX_BW), 1 for latency tests */
+	int iterations;             /* per size: 5000 for write_bw, else 1000 (perftest) */
+} scn_p2p;
+
 typedef struct scn_workload {
 	scn_wl_kind kind;
 	scn_training train;         /* kind training */
 	scn_collective coll;        /* kind collective */
+	scn_p2p p2p;                /* kind p2p */
 	int gpus;                   /* GPUs this workload gets */
 } scn_workload;
 

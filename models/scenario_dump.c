@@ -183,11 +183,31 @@ static void dump_training(FILE *f, int ind, const scn_training *t)
 		put_q(f, ind, "target_tokens", t->target_tokens, UNIT_COUNT);
 }
 
+/* qps and tx_depth only for the bandwidth tests, which take them. */
+static void dump_p2p(FILE *f, int ind, const scn_p2p *p)
+{
+	char buf[48];
+	put_word(f, ind, "kind", "p2p");
+	fprintf(f, "%*sp2p:\n", ind, "");
+	put_word(f, ind + 2, "test", scn_p2p_test_words[p->test]);
+	fprintf(f, "%*ssizes: [", ind + 2, "");
+	for (size_t i = 0; i < p->nsizes; i++)
+		fprintf(f, "%s%s", i ? ", " : "", unit_format(p->sizes_bytes[i], UNIT_BYTES, buf, sizeof buf));
+	fputs("]\n", f);
+	if (!scn_p2p_is_lat(p->test)) {
+		put_q(f, ind + 2, "qps", p->qps, UNIT_COUNT);
+		put_q(f, ind + 2, "tx_depth", p->tx_depth, UNIT_COUNT);
+	}
+	put_q(f, ind + 2, "iterations", p->iterations, UNIT_COUNT);
+}
+
 static void dump_workload(FILE *f, int ind, const scn_workload *w)
 {
 	char buf[48];
 	if (w->kind == SCN_WL_TRAINING)
 		return dump_training(f, ind, &w->train);
+	if (w->kind == SCN_WL_P2P)
+		return dump_p2p(f, ind, &w->p2p);
 	put_word(f, ind, "kind", "collective");
 	fprintf(f, "%*scollective:\n", ind, "");
 	put_word(f, ind + 2, "op", scn_op_words[w->coll.op]);
@@ -366,6 +386,14 @@ static char *human_bytes(double b, char *buf, size_t n)
 static void summary_workload(FILE *f, const scn_workload *w)
 {
 	const scn_training *t = &w->train;
+	if (w->kind == SCN_WL_P2P) {
+		char a[48], b[48];
+		human_bytes(w->p2p.sizes_bytes[0], a, sizeof a);
+		human_bytes(w->p2p.sizes_bytes[w->p2p.nsizes ? w->p2p.nsizes - 1 : 0], b, sizeof b);
+		fprintf(f, "point-to-point benchmark: perftest ib_%s between node 0 and node 1, "
+			"%zu sizes from %s to %s", scn_p2p_test_words[w->p2p.test], w->p2p.nsizes, a, b);
+		return;
+	}
 	if (w->kind == SCN_WL_COLLECTIVE) {
 		char a[48], b[48];
 		human_bytes(w->coll.sizes_bytes[0], a, sizeof a);

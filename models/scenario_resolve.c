@@ -13,7 +13,9 @@ const char *const scn_topology_words[] = { "single-switch", "fat-tree", "rail-op
 const char *const scn_routing_words[] = { "ecmp", "adaptive", "dmodk", NULL };
 const char *const scn_stornet_words[] = { "shared", "dedicated", NULL };
 const char *const scn_precision_words[] = { "fp32", "tf32", "fp16", "bf16", "fp8", NULL };
-const char *const scn_kind_words[] = { "training", "collective", NULL };
+const char *const scn_kind_words[] = { "training", "collective", "p2p", NULL };
+/* In scn_p2p_test order. */
+const char *const scn_p2p_test_words[] = { "write_bw", "write_lat", "send_bw", "send_lat", NULL };
 const char *const scn_op_words[] = { COLL_OPS(COLL_OP_SCN_WORD_) NULL };
 const char *const scn_algo_words[] = { COLL_SCN_ALGOS(COLL_SCN_ALGO_WORD_) NULL };
 const char *const scn_placement_words[] = { "packed", "spread", NULL };
@@ -580,12 +582,15 @@ static void read_training(resolve_ctx *c, const yt_node *w, scn_training *t)
 			t->model);
 }
 
-/* sizes: [1KiB, 1MiB] or { from: 1KiB, to: 1GiB, factor: 2 }. */
-static void read_sizes(resolve_ctx *c, const yt_node *sn, scn_collective *k)
+/* sizes: [1KiB, 1MiB] or { from: 1KiB, to: 1GiB, factor: 2 }, into
+ * sizes_bytes (SCN_MAX_SIZES long) and *nsizes; `what` names the section
+ * ("collective", "p2p"). */
+static void read_sizes(resolve_ctx *c, const yt_node *sn, double *sizes_bytes, size_t *nsizes,
+		       const char *what)
 {
 	scn_rd *r = c->r;
 	double from = 0, to = 0, factor = 2;
-	k->nsizes = 0;
+	*nsizes = 0;
 	if (sn->type == YT_SEQ) {
 		if (!sn->nkids || sn->nkids > SCN_MAX_SIZES)
 			return scn_err(r, sn, "'sizes' must list 1 to %d sizes", SCN_MAX_SIZES);
@@ -596,7 +601,7 @@ static void read_sizes(resolve_ctx *c, const yt_node *sn, scn_collective *k)
 			item.key = (char *)"sizes";
 			wrap.kids = kids;
 			wrap.nkids = 1;
-			double *b = &k->sizes_bytes[k->nsizes++];
+			double *b = &sizes_bytes[(*nsizes)++];
 			/* a fraction was cut to whole bytes by the runs without a word */
 			if (scn_get_q(r, &wrap, "sizes", true, UNIT_BYTES, 0, 1e13, true, b) && *b != floor(*b))
 				scn_err(r, sn->kids[i], "'sizes' must be whole bytes (got '%s')",
@@ -607,7 +612,9 @@ static void read_sizes(resolve_ctx *c, const yt_node *sn, scn_collective *k)
 	if (sn->type != YT_MAP)
 		return scn_err(r, sn, "'sizes' must be a list of sizes or { from, to, factor }");
 	static const char *const keys[] = { "from", "to", "factor", NULL };
-	scn_only_keys(r, sn, keys, "collective.sizes");
+	char sect[32];
+	snprintf(sect, sizeof sect, "%s.sizes", what);
+	scn_only_keys(r, sn, keys, sect);
 	bool have_from = scn_get_q(r, sn, "from", true, UNIT_BYTES, 0, 1e13, true, &from);
 	bool have_to = scn_get_q(r, sn, "to", true, UNIT_BYTES, 0, 1e13, true, &to); /* both reported */
 	if (!have_from || !have_to)
@@ -616,9 +623,9 @@ static void read_sizes(resolve_ctx *c, const yt_node *sn, scn_collective *k)
 	if (to < from)
 		return scn_err(r, sn, "'to' is smaller than 'from'");
 	for (double x = from; x <= to * (1 + 1e-12); x *= factor) {
-		if (k->nsizes == SCN_MAX_SIZES)
+		if (*nsizes == SCN_MAX_SIZES)
 			return scn_err(r, sn, "the size sweep has more than %d sizes", SCN_MAX_SIZES);
-		k->sizes_bytes[k->nsizes++] = round(x);
+		sizes_bytes[(*nsizes)++] = round(x);
 	}
 }
 
@@ -667,11 +674,49 @@ static void read_collective(resolve_ctx *c, const yt_node *w, scn_collective *k)
 	if (!(sn = yt_get(cn, "sizes")))
 		scn_err_missing(r, cn, "sizes", "a list of sizes, or { from, to, factor }");
 	else
-		read_sizes(c, sn, k);
+		read_sizes(c, sn, k->sizes_bytes, &k->nsizes, "collective");
 	k->ranks = 0; /* all the GPUs the workload gets */
 	scn_get_int(r, cn, "ranks", false, 2, 10000000, &k->ranks);
 	k->iterations = 20;
 	scn_get_int(r, cn, "iterations", false, 1, 1000000, &k->iterations);
+}
+
+static const char *const p2p_keys[] = { "kind", "p2p", NULL };
+static const char *const p2p_inner_keys[] = { "test", "sizes", "qps", "tx_depth", "iterations",
+					      NULL };
+
+/* perftest's defaults (src/perftest_parameters.h): DEF_TX_BW 128 messages
+ * in flight for bandwidth tests, DEF_TX_LAT 1 for latency tests;
+ * DEF_ITERS_WB 5000 iterations for ib_write_bw, DEF_ITERS 1000 for the
+ * others. A latency test is one QP with one message in flight: perftest
+ * takes no other there, and neither does this. */
+static void read_p2p(resolve_ctx *c, const yt_node *w, scn_p2p *k)
+{
+	scn_rd *r = c->r;
+	const yt_node *pn, *sn;
+	int v;
+	scn_only_keys(r, w, p2p_keys, "a p2p workload");
+	if (!(pn = scn_section(r, w, "p2p", true)))
+		return;
+	scn_only_keys(r, pn, p2p_inner_keys, "p2p");
+	k->test = SCN_P2P_WRITE_BW;
+	if (scn_get_enum(r, pn, "test", true, scn_p2p_test_words, &v))
+		k->test = (scn_p2p_test)v;
+	if (!(sn = yt_get(pn, "sizes")))
+		scn_err_missing(r, pn, "sizes", "a list of sizes, or { from, to, factor }");
+	else
+		read_sizes(c, sn, k->sizes_bytes, &k->nsizes, "p2p");
+	k->qps = 1;
+	k->tx_depth = scn_p2p_is_lat(k->test) ? 1 : 128;
+	k->iterations = k->test == SCN_P2P_WRITE_BW ? 5000 : 1000;
+	scn_get_int(r, pn, "iterations", false, 1, 1000000, &k->iterations);
+	if (scn_p2p_is_lat(k->test) && (yt_get(pn, "qps") || yt_get(pn, "tx_depth")))
+		return scn_err(r, yt_get(pn, "qps") ? yt_get(pn, "qps") : yt_get(pn, "tx_depth"),
+			       "p2p test '%s' is a ping-pong of one message on one QP: 'qps' and "
+			       "'tx_depth' apply to the bandwidth tests only",
+			       scn_p2p_test_words[k->test]);
+	scn_get_int(r, pn, "qps", false, 1, 1024, &k->qps);
+	scn_get_int(r, pn, "tx_depth", false, 1, 65536, &k->tx_depth);
 }
 
 /* False when the kind itself is wrong: nothing else can be checked then. */
@@ -685,6 +730,8 @@ static bool read_workload(resolve_ctx *c, const yt_node *w, scn_workload *wl)
 		return false;
 	if (wl->kind == SCN_WL_TRAINING)
 		read_training(c, w, &wl->train);
+	else if (wl->kind == SCN_WL_P2P)
+		read_p2p(c, w, &wl->p2p);
 	else
 		read_collective(c, w, &wl->coll);
 	return true;
@@ -883,6 +930,14 @@ static void check_workload(resolve_ctx *c, const yt_node *w, scn_workload *wl, i
 		need(c, &c->s->cluster.gpu, c->gpu, NULL, "eff_max", "training");
 		return;
 	}
+	if (wl->kind == SCN_WL_P2P) {
+		if (gpus < 2 * c->s->cluster.gpus_per_node)
+			scn_err(c->r, yt_get(w, "p2p") ? yt_get(w, "p2p") : w,
+				"a p2p benchmark runs between GPU 0 of node 0 and GPU 0 of node 1, "
+				"through their NICs: it needs 2 nodes, and the workload gets %d",
+				gpus / c->s->cluster.gpus_per_node);
+		return;
+	}
 	if (wl->coll.ranks == 0)
 		wl->coll.ranks = gpus;
 	else if (wl->coll.ranks > gpus)
@@ -946,6 +1001,11 @@ static void read_jobs(resolve_ctx *c, const yt_node *jn)
 		job->at = where_of(w = scn_section(c->r, j, "workload", true));
 		if (w && read_workload(c, w, &job->wl))
 			check_workload(c, w, &job->wl, job->nodes * s->cluster.gpus_per_node);
+		/* A p2p benchmark measures two idle adapters, as perftest is run:
+		 * not a tenant beside others. */
+		if (w && job->wl.kind == SCN_WL_P2P)
+			scn_err(c->r, yt_get(w, "kind"), "job '%s': a p2p benchmark runs alone, as "
+				"workload: (not in jobs:)", job->name);
 	}
 	if (total > s->cluster.nodes)
 		scn_err(c->r, jn, "the jobs take %ld nodes, but the cluster has %d", total, s->cluster.nodes);

@@ -232,6 +232,11 @@ int flow_res_set_class(flow_net *net, uint32_t res, uint8_t cls)
 	return 0;
 }
 
+uint8_t flow_res_class(const flow_net *net, uint32_t res)
+{
+	return res < net->nres ? net->res[res].cls : 0;
+}
+
 int flow_bound_init(flow_net *net, uint32_t ntags, uint32_t nclasses)
 {
 	double *a;

@@ -116,6 +116,8 @@ uint64_t flow_solves(const flow_net *net);
  * counts nowhere; flows whose tag or class is outside the table are not
  * counted. The knowledge costs a few stores per freeze. */
 int flow_res_set_class(flow_net *net, uint32_t res, uint8_t cls); /* 0 or SIM_EINVAL */
+/* The class flow_res_set_class gave res (0 unless set, or when res is out of range). */
+uint8_t flow_res_class(const flow_net *net, uint32_t res);
 /* Sizes the table (zeroed) to ntags x nclasses: 0, SIM_EINVAL (0 of
  * either) or SIM_ENOMEM. */
 int flow_bound_init(flow_net *net, uint32_t ntags, uint32_t nclasses);

@@ -510,8 +510,8 @@ static int check_job(const plan_opts *o, const scn_scenario *s)
 		return cli_usage_error("plan: '%s' has several jobs; plan lays out one training job",
 				       o->c.file);
 	if (s->jobs[0].wl.kind != SCN_WL_TRAINING)
-		return cli_usage_error("plan: '%s' is a collective benchmark; plan lays out a training job",
-				       o->c.file);
+		return cli_usage_error("plan: '%s' is a %s benchmark; plan lays out a training job",
+				       o->c.file, s->jobs[0].wl.kind == SCN_WL_P2P ? "p2p" : "collective");
 	return CLI_OK;
 }
 

@@ -195,13 +195,21 @@ static void breakdown_rows(const rep_report *r)
 	}
 }
 
+/* A p2p benchmark's row (tools/run_p2p.c): op sendrecv, algo perftest's
+ * program. Printed in perftest's units by p2p_rows, not with the
+ * collectives' bus bandwidth. */
+static bool is_p2p_row(const rep_collective *c)
+{
+	return !strcmp(c->op, "sendrecv") && !strncmp(c->algo, "ib_", 3);
+}
+
 /* The k-th collective of v with this op and size, counting repeats, or NULL. */
 static const rep_collective *coll_match(const rep_variant *v, const char *op, uint64_t bytes,
 					size_t occ)
 {
 	for (size_t j = 0; j < rep_variant_ncollectives(v); j++) {
 		const rep_collective *c = rep_variant_collective(v, j);
-		if (c->bytes == bytes && !strcmp(c->op, op) && occ-- == 0)
+		if (c->bytes == bytes && !strcmp(c->op, op) && !is_p2p_row(c) && occ-- == 0)
 			return c;
 	}
 	return NULL;
@@ -214,7 +222,7 @@ static size_t coll_occurrence(const rep_variant *v, size_t k)
 	size_t occ = 0;
 	for (size_t j = 0; j < k; j++) {
 		const rep_collective *p = rep_variant_collective(v, j);
-		occ += p->bytes == c->bytes && !strcmp(p->op, c->op);
+		occ += p->bytes == c->bytes && !strcmp(p->op, c->op) && !is_p2p_row(p);
 	}
 	return occ;
 }
@@ -256,7 +264,8 @@ static void collective_rows(const rep_report *r)
 	bool any = false;
 	int w = variant_width(r);
 	for (size_t i = 0; i < nv; i++)
-		any |= rep_variant_ncollectives(rep_variant_at(r, i)) > 0;
+		for (size_t k = 0; k < rep_variant_ncollectives(rep_variant_at(r, i)); k++)
+			any |= !is_p2p_row(rep_variant_collective(rep_variant_at(r, i), k));
 	if (!any)
 		return;
 	printf("\n%-12s %10s  %-*s  %-8s %14s %12s\n", "collective", "size", w, "variant", "algo",
@@ -266,11 +275,38 @@ static void collective_rows(const rep_report *r)
 		for (size_t k = 0; k < rep_variant_ncollectives(vi); k++) {
 			const rep_collective *c0 = rep_variant_collective(vi, k);
 			size_t occ = coll_occurrence(vi, k);
-			bool seen = false;
+			bool seen = is_p2p_row(c0);
 			for (size_t e = 0; e < i && !seen; e++)
 				seen = coll_match(rep_variant_at(r, e), c0->op, c0->bytes, occ) != NULL;
 			if (!seen)
 				collective_group(r, c0, occ, w);
+		}
+	}
+}
+
+/* A p2p benchmark's rows as perftest prints them: bandwidth in MB/s of
+ * 2^20 bytes and in Gb/s (--report_gbits, 10^9 bits), and the time: a
+ * latency test's typical latency, a bandwidth test's time per message. */
+static void p2p_rows(const rep_report *r)
+{
+	int w = variant_width(r);
+	bool head = false;
+	char size[32], mb[32], gb[32], t[32];
+	for (size_t i = 0; i < rep_nvariants(r); i++) {
+		const rep_variant *v = rep_variant_at(r, i);
+		for (size_t k = 0; k < rep_variant_ncollectives(v); k++) {
+			const rep_collective *c = rep_variant_collective(v, k);
+			if (!is_p2p_row(c))
+				continue;
+			if (!head)
+				printf("\n%-12s %10s  %-*s  %12s %10s %12s\n", "perftest", "size", w,
+				       "variant", "BW (MB/s)", "Gb/s", "time"), head = true;
+			hum_bytes(size, sizeof size, c->bytes);
+			printf("%-12s %10s  %-*s  %12s %10s %12s\n", c->algo, size, w,
+			       rep_variant_name(v),
+			       hum_number(mb, sizeof mb, c->algbw_GBps * 1e9 / 1048576),
+			       hum_number(gb, sizeof gb, c->algbw_GBps * 8),
+			       hum_duration(t, sizeof t, c->time_s));
 		}
 	}
 }
@@ -335,6 +371,7 @@ static void print_table(const rep_report *r, const scn_scenario *s, int reps)
 	}
 	putchar('\n');
 	collective_rows(r);
+	p2p_rows(r);
 	if (rep_ninfo(r))
 		putchar('\n');
 	for (size_t i = 0; i < rep_ninfo(r); i++) {

@@ -110,8 +110,8 @@ static int run_size(struct world *w, const coll_params *p, int iters, double *me
  * left to the network stack bound the node's traffic, and the DPU engines
  * (inline crypto, ASAP2) bound it at their rate. Without this a collective
  * benchmark would ignore both. */
-static int attach_node_caps(struct world *w, const scn_scenario *s, const scn_variant *v,
-			    const setup_host *h, const fab_config *fc, diag *d)
+int run_attach_node_caps(flow_net *net, fab *f, const scn_scenario *s, const scn_variant *v,
+			 const setup_host *h, const fab_config *fc, diag *d)
 {
 	offload_costs nc;
 	double stack = h->cores - BENCH_CORES_PER_GPU * fc->gpus_per_node;
@@ -121,10 +121,10 @@ static int attach_node_caps(struct world *w, const scn_scenario *s, const scn_va
 	for (uint32_t n = 0; n < fc->nodes && !rc; n++) {
 		uint32_t id;
 		if (setup_stack_cap_Bps(&nc, stack) > 0 &&
-		    !(rc = flow_res_add(w->net, setup_stack_cap_Bps(&nc, stack), &id)))
-			rc = fab_attach(w->f, n, id);
-		if (!rc && nc.engine_cap_Bps > 0 && !(rc = flow_res_add(w->net, nc.engine_cap_Bps, &id)))
-			rc = fab_attach(w->f, n, id);
+		    !(rc = flow_res_add(net, setup_stack_cap_Bps(&nc, stack), &id)))
+			rc = fab_attach(f, n, id);
+		if (!rc && nc.engine_cap_Bps > 0 && !(rc = flow_res_add(net, nc.engine_cap_Bps, &id)))
+			rc = fab_attach(f, n, id);
 	}
 	return rc;
 }
@@ -223,7 +223,7 @@ static int coll_sizes(const scn_scenario *s, const scn_job *job, const scn_varia
 	int rc = coll_world(s, job, v, seed, &w, &host, &fc, d, notes);
 	if (rc)
 		return rc;
-	rc = attach_node_caps(&w, s, v, &host, &fc, d);
+	rc = run_attach_node_caps(w.net, w.f, s, v, &host, &fc, d);
 	for (size_t i = 0; i < sc->nsizes && !rc; i++) {
 		coll_params p = { .op = op, .algo = algo_of(sc->algo, fc.nodes),
 				  .bytes = (uint64_t)sc->sizes_bytes[i] };
@@ -382,6 +382,8 @@ int run_one_variant(const scn_scenario *s, const scn_job *job, const scn_variant
 		return rc;
 	if (job->wl.kind == SCN_WL_COLLECTIVE)
 		return coll_variant(s, job, v, seed, rv, rep, d);
+	if (job->wl.kind == SCN_WL_P2P)
+		return run_p2p_variant(s, job, v, seed, rv, rep, d);
 	if (!o || !o->trace_path)
 		return train_variant(s, job, v, o ? o->replications : 0, seed,
 				     o ? o->progress : NULL, NULL, rv, rep, d);
@@ -393,7 +395,7 @@ int run_one_variant(const scn_scenario *s, const scn_job *job, const scn_variant
 static bool any_training(const scn_scenario *s)
 {
 	for (size_t j = 0; j < s->njobs; j++)
-		if (s->jobs[j].wl.kind != SCN_WL_COLLECTIVE)
+		if (s->jobs[j].wl.kind == SCN_WL_TRAINING)
 			return true;
 	return false;
 }
@@ -524,7 +526,7 @@ static size_t trace_paths(const scn_scenario *s, const run_opts *o, char (*paths
 	size_t n = 0;
 	for (size_t j = 0; j < s->njobs; j++)
 		for (size_t v = 0; v < s->nvariants && n < max; v++) {
-			if (s->jobs[j].wl.kind == SCN_WL_COLLECTIVE)
+			if (s->jobs[j].wl.kind != SCN_WL_TRAINING)
 				continue;
 			snprintf(name, sizeof name, "%s%s%s", s->multi_job ? s->jobs[j].name : "",
 				 s->multi_job ? "/" : "", s->variants[v].name);
@@ -541,11 +543,13 @@ static int trace_applies(const scn_scenario *s, const run_opts *o, diag *d)
 {
 	size_t ntrain = 0;
 	for (size_t j = 0; j < s->njobs; j++)
-		ntrain += s->jobs[j].wl.kind != SCN_WL_COLLECTIVE;
+		ntrain += s->jobs[j].wl.kind == SCN_WL_TRAINING;
 	if (!ntrain) {
-		diag_add(d, NULL, 0, 0, "--trace: '%s' is a collective benchmark, and a trace is "
+		diag_add(d, NULL, 0, 0, "--trace: '%s' is a %s benchmark, and a trace is "
 			 "the per-GPU timeline of a training iteration: there is nothing to trace "
-			 "(drop --trace; the report has every collective's time)", s->name);
+			 "(drop --trace; the report has every %s's time)", s->name,
+			 s->jobs[0].wl.kind == SCN_WL_P2P ? "p2p" : "collective",
+			 s->jobs[0].wl.kind == SCN_WL_P2P ? "message size" : "collective");
 		return SIM_EINVAL;
 	}
 	for (size_t j = 0; j < s->njobs && o->written; j++)
@@ -665,7 +669,7 @@ static int coll_check(const scn_scenario *s, const scn_job *job, const scn_varia
 	int rc = coll_world(s, job, v, s->seed, &w, &host, &fc, d, NULL);
 	if (rc)
 		return rc;
-	if ((rc = attach_node_caps(&w, s, v, &host, &fc, d)))
+	if ((rc = run_attach_node_caps(w.net, w.f, s, v, &host, &fc, d)))
 		diag_add(d, NULL, 0, 0, "building the cluster: %s", sim_strerror(rc));
 	for (size_t i = 0; i < sc->nsizes && !rc; i++)
 		rc = coll_fits(&w, sc, op, fc.nodes, (uint64_t)sc->sizes_bytes[i], &pass_s, d);
@@ -701,7 +705,9 @@ int run_check(const scn_scenario *s, diag *d)
 			diag_free(one);
 			if (!(one = diag_new()))
 				return SIM_ENOMEM;
-			if (job->wl.kind != SCN_WL_COLLECTIVE)
+			if (job->wl.kind == SCN_WL_P2P)
+				run_p2p_check(vs, job, v, one);
+			else if (job->wl.kind != SCN_WL_COLLECTIVE)
 				train_dry(vs, job, v, one);
 			else if (shared)
 				bench_of(vs, job, &b, one);

@@ -10,7 +10,10 @@
 
 #include "models/coll.h"
 #include "models/diag.h"
+#include "models/fabric.h"
 #include "models/scenario.h"
+#include "models/setup.h"
+#include "sim/flow.h"
 #include "report/report.h"
 
 typedef struct run_opts {
@@ -32,6 +35,24 @@ int run_put_offload(rep_variant *rv, const scn_variant *v);
  * (coll_busbw_factor); the op under its report name (coll_op_report_name). */
 int run_put_collective(rep_variant *rv, coll_op op, const char *algo, uint32_t ranks,
 		       uint64_t bytes, double time_s);
+
+/* Per node of fc, the host cores left to the network stack and the DPU
+ * engines as flow resources attached to f (fab_attach), as training
+ * attaches them: a benchmark's transfers are bounded by both. 0 or an
+ * error code (messages in d). */
+int run_attach_node_caps(flow_net *net, fab *f, const scn_scenario *s, const scn_variant *v,
+			 const setup_host *h, const fab_config *fc, diag *d);
+
+/* A p2p benchmark's variant (tools/run_p2p.c): every size into rv as a
+ * row (op sendrecv, algo perftest's program, "ib_write_bw"...), its notes
+ * into rep's info. 0, or a SIM_E* code with messages in d. */
+int run_p2p_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,
+		    uint64_t seed, rep_variant *rv, rep_report *rep, diag *d);
+
+/* The same set up without simulating, for the dry pass (run_check): a
+ * network it cannot run (host-tcp), a size past the clock. 0 or an error
+ * with messages in d. */
+int run_p2p_check(const scn_scenario *s, const scn_job *job, const scn_variant *v, diag *d);
 
 /* A variant's notes (what setup assumed or could not model) into the
  * report's info, "VARIANT.note1" on; training and collective jobs alike.

@@ -1,0 +1,81 @@
+/* Point-to-point RDMA benchmarks with perftest's semantics (linux-rdma/
+ * perftest: ib_write_bw, ib_write_lat, ib_send_bw, ib_send_lat), simulated
+ * on the fabric's flows, so a perftest figure is a prediction of the same
+ * models the collectives and training run on.
+ *
+ * Bandwidth: each of `qps` queue pairs sends `iterations` messages in
+ * order (the adapter works through a send queue one message after
+ * another), with at most tx_depth posted and not yet completed; a
+ * completion is signalled every cq_mod messages and frees that many slots,
+ * as perftest polls them. A message's bytes are a flow over the fabric
+ * path from the sender's buffer to the receiver's; its completion comes
+ * back one adapter latency after its last byte arrives (the
+ * acknowledgement). The figure is perftest's BW average: every message's
+ * bytes over the time from the first post to the last completion.
+ *
+ * Latency: a ping-pong, each side sending its message as soon as the
+ * other's has arrived; the figure is perftest's typical latency, the
+ * median of half the round trips.
+ *
+ * On the wire a message is packets of at most `mtu` payload bytes, each
+ * with the link layer's and transport's headers: the network links carry
+ * those bytes too (a weight on the flow's path entries of the NIC and
+ * fabric classes), PCIe and memory only the payload. */
+#ifndef DPUSIM_MODELS_P2P_H
+#define DPUSIM_MODELS_P2P_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/fabric.h"
+#include "sim/engine.h"
+#include "sim/flow.h"
+
+/* Bytes a packet carries besides its payload. */
+typedef struct p2p_wire {
+	uint32_t mtu_bytes;        /* payload per packet */
+	uint32_t pkt_hdr_bytes;    /* headers and trailers of every packet */
+	uint32_t first_hdr_bytes;  /* more in a message's first packet (RDMA WRITE's RETH) */
+	const char *what;          /* the layers, for notes ("InfiniBand: LRH 8 ...") */
+} p2p_wire;
+
+/* InfiniBand (link_ib true) or RoCEv2 on Ethernet, RDMA WRITE or SEND
+ * (write: the first packet carries a RETH). Figures and sources in p2p.c. */
+p2p_wire p2p_wire_of(bool link_ib, bool write);
+
+/* Bytes on the wire of a message of `bytes` payload bytes. */
+double p2p_wire_bytes(const p2p_wire *w, uint64_t bytes);
+
+typedef struct p2p_params {
+	bool lat;                  /* ping-pong (latency test); else a stream (bandwidth) */
+	uint64_t bytes;            /* message size, > 0 */
+	uint32_t qps;              /* bandwidth: queue pairs, each its own stream */
+	uint32_t tx_depth;         /* bandwidth: messages posted and not completed per QP */
+	uint32_t cq_mod;           /* bandwidth: a completion every cq_mod messages */
+	uint32_t iterations;       /* messages per QP (bandwidth), round trips (latency) */
+	uint32_t src, dst;         /* fabric ranks of the two ends (on different nodes) */
+	fab_end end;               /* where the buffers are: FAB_END_HOST or FAB_END_GPU */
+	sim_time adapter_lat_ps;   /* one message through the two adapters (transport) */
+	double conn_cap_Bps;       /* a QP's own rate cap (a DPU engine's share...); 0: none */
+	double msg_rate_per_s;     /* the sending adapter's messages per second; 0: no bound */
+	p2p_wire wire;
+} p2p_params;
+
+typedef struct p2p_result {
+	double time_s;             /* bandwidth: first post to last completion; latency: the
+	                              typical (median) half round trip */
+	double bw_Bps;             /* payload bytes per second: bandwidth, perftest's BW
+	                              average; latency, bytes over time_s */
+	double msg_rate_per_s;     /* bandwidth: messages per second (perftest's MsgRate) */
+	double lat_p99_s;          /* latency: 99th percentile of the half round trips */
+	double one_way_lat_s;      /* the fixed part of one message: adapter and path latency */
+} p2p_result;
+
+/* Runs the benchmark p on f's fabric (its flows on net, driven by eng:
+ * all must outlive the call, and nothing else should run on them, as
+ * perftest runs on idle adapters). Returns 0, SIM_EINVAL (bad parameters:
+ * no bytes, iterations, QPs or depth, src and dst on one node), SIM_ENOMEM,
+ * or the engine's error (sim_error_msg says which transfer). */
+int p2p_run(sim_engine *eng, flow_net *net, fab *f, const p2p_params *p, p2p_result *out);
+
+#endif

@@ -1,0 +1,90 @@
+# The p2p workload through the command line: perftest's ib_write_bw and
+# ib_write_lat as dpusim run predicts them (report rows, the human table in
+# perftest's units, the dump), and what it refuses (host-tcp, --trace,
+# plan), each with its place and exit status 2.
+. tests/e2e/lib.sh
+
+json_rows() { # prints "algo bytes time_s algbw_GBps" per row of variant $1 of $OUT
+	python3 -c 'import json,sys
+r = json.load(sys.stdin)
+v = [v for v in r["variants"] if v["name"] == sys.argv[1]][0]
+for c in v["collectives"]:
+    assert c["op"] == "sendrecv" and c["ranks"] == 2, c
+    print(c["algo"], c["bytes"], repr(c["time_s"]), repr(c["algbw_GBps"]))' "$1" <<<"$OUT"
+}
+
+# Bandwidth: one QP, 8 MiB, ConnectX-6 HDR at 200 Gb/s = 25 GB/s: the
+# stream reaches the wire's payload rate, 25e9 x 4096 / 4122 (LRH, BTH,
+# ICRC, VCRC per 4096-byte packet), and never passes it.
+run_cmd "$DPUSIM" run tests/validation/perftest-cx6-write-bw.yaml --json
+expect_rc 0 "ib_write_bw scenario runs"
+ROWS=$(json_rows host)
+if python3 -c 'import sys
+a, b, t, bw = sys.argv[1].split()
+wire = 25e9 * 4096 / 4122 / 1e9
+assert a == "ib_write_bw" and int(b) == 8388608, (a, b)
+assert 0.999 * wire <= float(bw) <= wire, (bw, wire)
+assert abs(float(t) - int(b) / (float(bw) * 1e9)) < 1e-15, t' "$ROWS"; then
+	ok "ib_write_bw 8 MiB at the wire's payload rate, time = bytes / bandwidth ($ROWS)"
+else not_ok "ib_write_bw row: $ROWS"; fi
+
+# Latency: grows with size; the 1 MiB one-way time is its wire bytes at the
+# link rate plus the adapter (0.6 us) and switch (130 ns) latencies.
+run_cmd "$DPUSIM" run tests/validation/perftest-cx6-write-lat.yaml --json
+expect_rc 0 "ib_write_lat scenario runs"
+ROWS=$(json_rows host)
+if python3 -c 'import sys
+rows = [l.split() for l in sys.argv[1].splitlines()]
+t = [float(r[2]) for r in rows]
+assert all(r[0] == "ib_write_lat" for r in rows)
+assert t == sorted(t) and len(set(t)) == len(t), t
+b = 1048576
+want = 0.6e-6 + 130e-9 + (b + 256 * 26 + 16) / 25e9
+assert abs(t[-1] - want) < 1e-11, (t[-1], want)' "$ROWS"; then
+	ok "ib_write_lat grows with size; 1 MiB is the closed form"
+else not_ok "ib_write_lat rows: $ROWS"; fi
+
+# The table in perftest's units: MB/s of 2^20 bytes and Gb/s.
+run_cmd "$DPUSIM" run tests/validation/perftest-cx6-write-bw.yaml
+expect_out '^perftest +size +variant +BW \(MB/s\) +Gb/s +time$' "the table's perftest section"
+expect_out '^ib_write_bw +8 MiB +host +23,69[0-9] +198\.[0-9] ' "8 MiB in MB/s (2^20) and Gb/s"
+if grep -q '^collective ' <<<"$OUT"; then not_ok "p2p rows also printed as collectives"
+else ok "p2p rows are not printed as collectives"; fi
+expect_out 'host\.note[0-9]+: p2p: wire bytes per packet from the InfiniBand' "notes say what the wire carries"
+
+# From GPU memory (rdma-gdr) the stream crosses the GPU's PCIe link; the
+# shipped example holds both and the ConnectX-7's 400 Gb/s binds both.
+run_cmd "$DPUSIM" run scenarios/perftest-ndr.yaml --json
+expect_rc 0 "the shipped perftest-ndr example runs"
+H=$(json_rows host-memory | tail -1) G=$(json_rows gpu-memory | tail -1)
+if python3 -c 'import sys
+h, g = (float(x.split()[3]) for x in sys.argv[1:])
+wire = 50e9 * 4096 / 4122 / 1e9
+assert 0.999 * wire <= h <= wire and 0.999 * wire <= g <= wire, (h, g)' "$H" "$G"; then
+	ok "host and GPU memory both reach the NDR wire at 8 MiB"
+else not_ok "perftest-ndr 8 MiB rows: $H / $G"; fi
+
+# The dump is a scenario that runs to the same report.
+run_cmd "$DPUSIM" run scenarios/perftest-ndr.yaml --dump
+printf '%s\n' "$OUT" >"$E2E_TMP/dump.yaml"
+A=$("$DPUSIM" run scenarios/perftest-ndr.yaml --json | grep -v '"file"\|"sha256"\|"version"')
+B=$("$DPUSIM" run "$E2E_TMP/dump.yaml" --json | grep -v '"file"\|"sha256"\|"version"')
+if [ "$A" = "$B" ]; then ok "the dump runs to the same rows"; else not_ok "the dump's report differs"; fi
+
+# What it refuses: host TCP (perftest runs verbs), a trace, a layout plan.
+cat >"$E2E_TMP/tcp.yaml" <<EOF
+extends: $PWD/tests/validation/perftest-cx6-write-bw.yaml
+cluster: { host_costs: host-costs-linux }
+variants:
+  - name: tcp
+    network: host-tcp
+EOF
+run_cmd "$DPUSIM" check "$E2E_TMP/tcp.yaml"
+expect_rc 2 "host-tcp variant refused"
+expect_err "tcp.yaml:[0-9]+:[0-9]+: variant 'tcp': a p2p benchmark runs RDMA verbs" "placed at the variant"
+run_cmd "$DPUSIM" run tests/validation/perftest-cx6-write-lat.yaml --trace "$E2E_TMP/t.json"
+expect_rc 2 "--trace refused"
+expect_err "is a p2p benchmark, and a trace is" "--trace says why"
+run_cmd "$DPUSIM" plan tests/validation/perftest-cx6-write-lat.yaml
+expect_rc 2 "plan refuses a p2p benchmark"
+finish

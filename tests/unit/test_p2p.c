@@ -1,0 +1,211 @@
+/* models/p2p: perftest's benchmarks against hand-computed bounds: the
+ * stream approaches the wire's payload rate (or PCIe's, where slower),
+ * latency is the closed form and grows with size, a lone message's
+ * latency is below a stream's time for it, the message rate binds small
+ * messages, bad parameters are refused. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "models/p2p.h"
+#include "sim/err.h"
+#include "tests/unit/check_main.h"
+
+#define MiB (1024.0 * 1024)
+
+/* Two nodes of one GPU and one HDR-like NIC on one switch: 25 GB/s links,
+ * 130 ns switch, PCIe Gen4 x16 after encoding, ample host memory. */
+static fab_config two_nodes(void)
+{
+	return (fab_config){ .topo = FAB_SINGLE_SWITCH, .nodes = 2, .gpus_per_node = 1,
+			     .nics_per_node = 1, .link_Bps = 25e9, .switch_lat_ps = 130000,
+			     .pcie_Bps = 16e9 * 128 / 130 / 8 * 16, .pcie = FAB_PCIE_SWITCH,
+			     .host_mem_Bps = 409.6e9, .routing = FAB_DMODK, .seed = 1 };
+}
+
+static p2p_params params(bool lat, uint64_t bytes, uint32_t iterations)
+{
+	return (p2p_params){ .lat = lat, .bytes = bytes, .qps = 1, .tx_depth = lat ? 1 : 128,
+			     .cq_mod = 100, .iterations = iterations, .src = 0, .dst = 1,
+			     .end = FAB_END_HOST, .adapter_lat_ps = 600000,
+			     .wire = p2p_wire_of(true, true) };
+}
+
+/* Runs p on a fresh fabric of fc: 0 or the error. */
+static int run(const fab_config *fc, const p2p_params *p, p2p_result *out)
+{
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = eng ? flow_net_new(eng) : NULL;
+	fab *f = NULL;
+	int rc = net ? fab_new(fc, net, &f) : SIM_ENOMEM;
+	if (!rc)
+		rc = p2p_run(eng, net, f, p, out);
+	fab_free(f);
+	flow_net_free(net);
+	sim_engine_free(eng);
+	return rc;
+}
+
+static p2p_result ok_run(const fab_config *fc, const p2p_params *p)
+{
+	p2p_result r;
+	ck_assert_int_eq(run(fc, p, &r), SIM_OK);
+	return r;
+}
+
+/* The payload rate of a 25 GB/s InfiniBand link with 4096-byte packets:
+ * each carries 26 bytes of headers (LRH, BTH, ICRC, VCRC). */
+START_TEST(stream_approaches_the_wire)
+{
+	fab_config fc = two_nodes();
+	p2p_params p = params(false, 8 * 1048576, 300);
+	p2p_result r = ok_run(&fc, &p);
+	double wire = 25e9 * 4096.0 / 4122;
+	ck_assert_double_le(r.bw_Bps, wire);
+	ck_assert_double_ge(r.bw_Bps, 0.999 * wire);
+	ck_assert_double_eq_tol(r.msg_rate_per_s, r.bw_Bps / (double)p.bytes, 1e-6 * r.msg_rate_per_s);
+	/* Two QPs share the link: together no faster. */
+	p.qps = 2;
+	r = ok_run(&fc, &p);
+	ck_assert_double_le(r.bw_Bps, wire);
+	ck_assert_double_ge(r.bw_Bps, 0.999 * wire);
+}
+END_TEST
+
+/* PCIe below the link binds, at its payload rate (no headers there). */
+START_TEST(slower_pcie_binds)
+{
+	fab_config fc = two_nodes();
+	fc.pcie_Bps = 10e9;
+	p2p_params p = params(false, 8 * 1048576, 300);
+	p2p_result r = ok_run(&fc, &p);
+	ck_assert_double_le(r.bw_Bps, 10e9);
+	ck_assert_double_ge(r.bw_Bps, 0.999 * 10e9);
+	/* from GPU memory the same PCIe link is crossed */
+	p.end = FAB_END_GPU;
+	r = ok_run(&fc, &p);
+	ck_assert_double_ge(r.bw_Bps, 0.999 * 10e9);
+}
+END_TEST
+
+/* One-way: the adapter's latency, the switch's and the wire bytes at the
+ * link rate, exactly (to a picosecond of rounding per step). */
+START_TEST(latency_is_the_closed_form)
+{
+	fab_config fc = two_nodes();
+	static const uint64_t sizes[] = { 2, 4096, 65536, 1048576 };
+	double prev = 0;
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		p2p_params p = params(true, sizes[i], 50);
+		p2p_result r = ok_run(&fc, &p);
+		double want = 600e-9 + 130e-9 + p2p_wire_bytes(&p.wire, sizes[i]) / 25e9;
+		ck_assert_double_eq_tol(r.time_s, want, 1e-11);
+		ck_assert_double_eq_tol(r.lat_p99_s, r.time_s, 1e-11);
+		ck_assert_double_gt(r.time_s, prev); /* grows with size */
+		prev = r.time_s;
+	}
+}
+END_TEST
+
+/* A lone message: its latency is below the stream's time for it (which
+ * waits for the acknowledgement); many in flight: the stream's time per
+ * message falls below the latency. */
+START_TEST(latency_against_stream)
+{
+	fab_config fc = two_nodes();
+	p2p_params lat = params(true, 65536, 1), bw = params(false, 65536, 1);
+	p2p_result l = ok_run(&fc, &lat), one = ok_run(&fc, &bw);
+	ck_assert_double_lt(l.time_s, one.time_s);
+	bw.iterations = 1000;
+	p2p_result many = ok_run(&fc, &bw);
+	ck_assert_double_lt(65536 / many.bw_Bps, l.time_s);
+	ck_assert_double_gt(many.bw_Bps, one.bw_Bps);
+}
+END_TEST
+
+/* Small messages: with a deep enough window the adapter's message rate
+ * binds, not the wire; with perftest's (128 in flight, a completion every
+ * 100) the round trip does: at most 128 messages per two one-way
+ * latencies (730 ns each), at least 100 per those and 128 messages' own
+ * times (Little's law both ways); one in flight: one per round trip. */
+START_TEST(small_messages)
+{
+	fab_config fc = two_nodes();
+	p2p_params p = params(false, 2, 20000);
+	double rtt = 2 * 730e-9, one = 2 / (215e6 * 2.0);
+	p.msg_rate_per_s = 215e6;
+	p.tx_depth = 8192;
+	p2p_result r = ok_run(&fc, &p);
+	ck_assert_double_le(r.msg_rate_per_s, 215e6);
+	/* less the last completion's round trip: 1.46 us of 94.5 */
+	ck_assert_double_ge(r.msg_rate_per_s, 0.98 * 215e6);
+	p.tx_depth = 128;
+	r = ok_run(&fc, &p);
+	ck_assert_double_lt(r.msg_rate_per_s, 128 / rtt);
+	ck_assert_double_gt(r.msg_rate_per_s, 100 / (rtt + 128 * one));
+	p.tx_depth = 1;
+	p.cq_mod = 1;
+	p.iterations = 100;
+	r = ok_run(&fc, &p);
+	ck_assert_double_lt(r.msg_rate_per_s, 1 / rtt);
+	ck_assert_double_gt(r.msg_rate_per_s, 0.99 / (rtt + one));
+}
+END_TEST
+
+/* Headers: an InfiniBand write carries a RETH in its first packet, a send
+ * none; RoCEv2 frames carry more per packet. */
+START_TEST(wire_bytes)
+{
+	p2p_wire w = p2p_wire_of(true, true), s = p2p_wire_of(true, false),
+		 e = p2p_wire_of(false, true);
+	ck_assert_double_eq(p2p_wire_bytes(&w, 2), 2 + 26 + 16);
+	ck_assert_double_eq(p2p_wire_bytes(&s, 2), 2 + 26);
+	ck_assert_double_eq(p2p_wire_bytes(&w, 4097), 4097 + 2 * 26 + 16);
+	ck_assert_double_eq(p2p_wire_bytes(&e, 4096), 4096 + 82 + 16);
+}
+END_TEST
+
+START_TEST(bad_parameters_are_refused)
+{
+	fab_config fc = two_nodes();
+	p2p_result r;
+	p2p_params p = params(false, 0, 10);
+	ck_assert_int_eq(run(&fc, &p, &r), SIM_EINVAL);
+	p = params(false, 8, 0);
+	ck_assert_int_eq(run(&fc, &p, &r), SIM_EINVAL);
+	p = params(false, 8, 10);
+	p.dst = 0; /* the same node */
+	ck_assert_int_eq(run(&fc, &p, &r), SIM_EINVAL);
+	p = params(false, 8, 10);
+	p.dst = 2; /* no such rank */
+	ck_assert_int_eq(run(&fc, &p, &r), SIM_EINVAL);
+	p = params(false, 8, 10);
+	p.end = FAB_END_SOCKET;
+	ck_assert_int_eq(run(&fc, &p, &r), SIM_EINVAL);
+	p = params(false, 8, 10);
+	p.tx_depth = 0;
+	ck_assert_int_eq(run(&fc, &p, &r), SIM_EINVAL);
+	/* a transfer past the clock stops the engine with its error */
+	fc.link_Bps = 1e-3;
+	p = params(true, 1048576, 10);
+	ck_assert_int_eq(run(&fc, &p, &r), SIM_EOVERFLOW);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("p2p");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, stream_approaches_the_wire);
+	tcase_add_test(tc, slower_pcie_binds);
+	tcase_add_test(tc, latency_is_the_closed_form);
+	tcase_add_test(tc, latency_against_stream);
+	tcase_add_test(tc, small_messages);
+	tcase_add_test(tc, wire_bytes);
+	tcase_add_test(tc, bad_parameters_are_refused);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(suite)

@@ -1,0 +1,256 @@
+/* dpusim run of a p2p workload: perftest's point-to-point benchmarks
+ * (models/p2p.h) between GPU 0 of node 0 and GPU 0 of node 1, each through
+ * its own NIC, on the scenario's fabric, host and transport. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/p2p.h"
+#include "models/setup.h"
+#include "sim/err.h"
+#include "tools/run.h"
+
+/* perftest's program for each test (scn_p2p_test order): what a row's algo
+ * says ran. */
+static const char *const test_prog[] = {
+	[SCN_P2P_WRITE_BW] = "ib_write_bw", [SCN_P2P_WRITE_LAT] = "ib_write_lat",
+	[SCN_P2P_SEND_BW] = "ib_send_bw", [SCN_P2P_SEND_LAT] = "ib_send_lat",
+};
+
+/* perftest signals a completion every DEF_CQ_MOD = 100 messages of a
+ * bandwidth test (src/perftest_parameters.h). */
+#define PERFTEST_CQ_MOD 100
+
+typedef struct p2p_world {
+	sim_engine *eng;
+	flow_net *net;
+	fab *f;
+	fab_config fc;
+} p2p_world;
+
+static void world_release(p2p_world *w)
+{
+	fab_free(w->f);
+	flow_net_free(w->net);
+	sim_engine_free(w->eng);
+	*w = (p2p_world){ 0 };
+}
+
+/* perftest runs verbs; a TCP stream from host memory is another tool. */
+static int network_ok(const scn_variant *v, diag *d)
+{
+	if (v->network != SCN_NET_HOST_TCP)
+		return SIM_OK;
+	diag_add(d, NULL, 0, 0, "a p2p benchmark runs RDMA verbs, as perftest does: network must "
+		 "be rdma (host memory) or rdma-gdr (GPU memory, perftest's --use_cuda), not "
+		 "host-tcp");
+	return SIM_EUNSUPPORTED;
+}
+
+/* The packet format of the fabric's link layer (models/p2p.c). */
+static int wire_of(const scn_scenario *s, scn_p2p_test t, p2p_wire *w, diag *d)
+{
+	int ll = s->cluster.fabric.link_layer;
+	bool write = t == SCN_P2P_WRITE_BW || t == SCN_P2P_WRITE_LAT;
+	if (ll != PROFILE_LL_INFINIBAND && ll != PROFILE_LL_ETHERNET) {
+		diag_add(d, NULL, 0, 0, "a p2p benchmark needs the fabric's link layer for its "
+			 "packets' headers, and switch '%s' and NIC '%s' give none but vpi: set "
+			 "cluster.fabric.switch.link_layer", s->cluster.fabric.sw.name,
+			 s->cluster.nic.name);
+		return SIM_EINVAL;
+	}
+	*w = p2p_wire_of(ll == PROFILE_LL_INFINIBAND, write);
+	return SIM_OK;
+}
+
+/* The parameters every size shares; fc and tr as set up. */
+static p2p_params params_of(const scn_scenario *s, const scn_p2p *k, const scn_variant *v,
+			    const coll_transport *tr, const p2p_wire *w)
+{
+	const profile_nic *nic = &s->cluster.nic.v.nic;
+	return (p2p_params){
+		.lat = scn_p2p_is_lat(k->test), .qps = (uint32_t)k->qps,
+		.tx_depth = (uint32_t)k->tx_depth, .cq_mod = PERFTEST_CQ_MOD,
+		.iterations = (uint32_t)k->iterations, .src = 0,
+		.dst = (uint32_t)s->cluster.gpus_per_node,
+		.end = v->network == SCN_NET_RDMA_GDR ? FAB_END_GPU : FAB_END_HOST,
+		.adapter_lat_ps = tr->msg_lat_ps, .conn_cap_Bps = tr->conn_cap_Bps,
+		.msg_rate_per_s = profile_has(nic->msg_rate_per_s) ? nic->msg_rate_per_s : 0,
+		.wire = *w,
+	};
+}
+
+/* What the figures rest on, for the report's notes. */
+static void put_notes(const scn_scenario *s, const scn_p2p *k, const p2p_params *p,
+		      const fab_config *fc, diag *notes)
+{
+	const scn_hw *nic = &s->cluster.nic;
+	diag_add(notes, NULL, 0, 0, "p2p: perftest %s between GPU 0 of nodes 0 and 1, each "
+		 "through its own NIC, buffers in %s; %s", test_prog[k->test],
+		 p->end == FAB_END_GPU ? "GPU memory (GPUDirect RDMA, perftest --use_cuda)"
+				       : "host memory",
+		 p->lat ? "one message in flight, the typical (median) half round trip"
+			: "each QP's messages in order, tx_depth in flight, a completion every "
+			  "100 (perftest's defaults), BW average over the first post to the last "
+			  "completion");
+	diag_add(notes, NULL, 0, 0, "p2p: wire bytes per packet from the %s", p->wire.what);
+	diag_add(notes, NULL, 0, 0, "p2p: each message's fixed one-way latency is the adapter's "
+		 "rdma_latency (%.3g us, once per message) plus the path's switches and hops; not "
+		 "modelled for lack of a published figure: the sender's PCIe read of a payload "
+		 "above perftest's inline size (220 B for writes), the PCIe crossings' own latency, "
+		 "the receiver's write to memory and its poll", nic->v.nic.rdma_latency_s * 1e6);
+	if (p->msg_rate_per_s > 0)
+		diag_add(notes, NULL, 0, 0, "p2p: messages bounded by '%s' msg_rate %.3g M/s, the "
+			 "adapter's published total over all its QPs (one QP alone is slower; no "
+			 "published per-QP figure)", nic->name, p->msg_rate_per_s / 1e6);
+	else
+		diag_add(notes, NULL, 0, 0, "p2p: message rate not a bound (NIC '%s' gives no "
+			 "msg_rate): small messages may be predicted faster than the adapter allows",
+			 nic->name);
+	if (fc->pcie_Bps > 0)
+		diag_add(notes, NULL, 0, 0, "p2p: PCIe at %.1f GB/s per direction, its signalling "
+			 "rate after 128b/130b encoding; TLP headers not counted", fc->pcie_Bps / 1e9);
+}
+
+/* The variant's transport (setup_transport), its notes into notes (may be
+ * NULL) but the one on host memory, which describes NCCL's staging through
+ * a host buffer; a p2p buffer in host memory is crossed once per end, by
+ * the NIC's DMA (fab_end_mem_passes), and one in GPU memory never. */
+static int transport_of(const scn_scenario *s, const scn_variant *v, const setup_host *host,
+			coll_transport *tr, diag *d, diag *notes)
+{
+	diag *all = notes ? diag_new() : NULL;
+	int rc = notes && !all ? SIM_ENOMEM : setup_transport(s, v, host, tr, d, all);
+	for (size_t i = 0; !rc && all && i < diag_count(all) && i < DIAG_MAX; i++)
+		if (strncmp(diag_msg(all, i), "host memory:", 12))
+			diag_add(notes, NULL, 0, 0, "%s", diag_msg(all, i));
+	if (!rc && notes && v->network == SCN_NET_RDMA) {
+		if (host->mem_Bps > 0)
+			diag_add(notes, NULL, 0, 0, "host memory: %.1f GB/s per node (mem_bw x sockets "
+				 "of '%s', a peak), crossed once per end by the NIC's DMA; cache hits "
+				 "(Intel DDIO) not modelled", host->mem_Bps / 1e9, s->cluster.cpu.name);
+		else
+			diag_add(notes, NULL, 0, 0, "host memory: not a bound (CPU profile '%s' gives "
+				 "no mem_bw)", s->cluster.cpu.name);
+	}
+	diag_free(all);
+	return rc;
+}
+
+/* The world of variant v's benchmark: fabric of the first two nodes, the
+ * host's and DPU's caps attached; *p the parameters shared by the sizes. */
+static int p2p_setup(const scn_scenario *s, const scn_job *job, const scn_variant *v,
+		     uint64_t seed, p2p_world *w, p2p_params *p, diag *d, diag *notes)
+{
+	const scn_p2p *k = &job->wl.p2p;
+	setup_host host;
+	coll_transport tr;
+	p2p_wire wire;
+	int rc;
+	*w = (p2p_world){ 0 };
+	if ((rc = network_ok(v, d)) || (rc = wire_of(s, k->test, &wire, d)) ||
+	    (rc = setup_host_of(s, &host, d)) ||
+	    (rc = setup_fabric(s, 2 * (uint32_t)s->cluster.gpus_per_node, &w->fc, d)) ||
+	    (rc = transport_of(s, v, &host, &tr, d, notes)))
+		return rc;
+	w->fc.seed = seed;
+	*p = params_of(s, k, v, &tr, &wire);
+	w->eng = sim_engine_new();
+	w->net = w->eng ? flow_net_new(w->eng) : NULL;
+	rc = w->net ? fab_new(&w->fc, w->net, &w->f) : SIM_ENOMEM;
+	if (!rc)
+		rc = run_attach_node_caps(w->net, w->f, s, v, &host, &w->fc, d);
+	if (rc) {
+		diag_add(d, NULL, 0, 0, "cannot build the fabric of the p2p benchmark: %s",
+			 sim_strerror(rc));
+		world_release(w);
+	} else if (notes) {
+		put_notes(s, k, p, &w->fc, notes);
+	}
+	return rc;
+}
+
+/* One size into rv: a bandwidth test's time is one message's at the
+ * stream's bandwidth (bytes / BW average), a latency test's the typical
+ * half round trip, so algbw is the bandwidth either way. *time_s: the
+ * whole test's simulated time. */
+static int run_size(p2p_world *w, const scn_p2p *k, p2p_params *p, uint64_t bytes,
+		    rep_variant *rv, double *time_s, diag *d)
+{
+	p2p_result res;
+	int rc;
+	p->bytes = bytes;
+	if ((rc = p2p_run(w->eng, w->net, w->f, p, &res))) {
+		diag_add(d, NULL, 0, 0, "p2p %s of %llu bytes: %s", test_prog[k->test],
+			 (unsigned long long)bytes,
+			 sim_error(w->eng) ? sim_error_msg(w->eng) : sim_strerror(rc));
+		return rc;
+	}
+	*time_s = p->lat ? 2 * res.time_s * p->iterations : res.time_s;
+	return run_put_collective(rv, COLL_SENDRECV, test_prog[k->test], 2, bytes,
+				  p->lat ? res.time_s : (double)bytes / res.bw_Bps);
+}
+
+static int p2p_sizes(const scn_scenario *s, const scn_job *job, const scn_variant *v,
+		     uint64_t seed, rep_variant *rv, diag *d, diag *notes)
+{
+	const scn_p2p *k = &job->wl.p2p;
+	p2p_world w;
+	p2p_params p;
+	double pass_s = 0, t = 0;
+	int rc = p2p_setup(s, job, v, seed, &w, &p, d, notes);
+	for (size_t i = 0; i < k->nsizes && !rc; i++, pass_s += t)
+		rc = run_size(&w, k, &p, (uint64_t)k->sizes_bytes[i], rv, &t, d);
+	world_release(&w);
+	if (!rc)
+		rc = rep_variant_set_stat(rv, "iteration_s", pass_s, NAN, NAN, NAN);
+	return rc;
+}
+
+int run_p2p_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,
+		    uint64_t seed, rep_variant *rv, rep_report *rep, diag *d)
+{
+	diag *notes = diag_new();
+	int rc = notes ? p2p_sizes(s, job, v, seed, rv, d, notes) : SIM_ENOMEM;
+	if (!rc)
+		rc = run_put_notes(rep, rep_variant_name(rv), notes);
+	diag_free(notes);
+	return rc;
+}
+
+/* An upper bound on the test's simulated time for size `bytes`: every
+ * message alone at the slowest rate of its path, and two latencies each. */
+static double estimate_s(const p2p_world *w, const p2p_params *p, uint64_t bytes)
+{
+	double rate = w->fc.link_Bps, lat = sim_time_to_s(p->adapter_lat_ps) + 1e-6;
+	if (w->fc.pcie_Bps > 0 && w->fc.pcie_Bps < rate)
+		rate = w->fc.pcie_Bps;
+	if (w->fc.host_mem_Bps > 0 && w->fc.host_mem_Bps < rate)
+		rate = w->fc.host_mem_Bps;
+	if (p->conn_cap_Bps > 0 && p->conn_cap_Bps < rate)
+		rate = p->conn_cap_Bps;
+	return (double)p->iterations * p->qps * (p2p_wire_bytes(&p->wire, bytes) / rate + 2 * lat);
+}
+
+int run_p2p_check(const scn_scenario *s, const scn_job *job, const scn_variant *v, diag *d)
+{
+	const scn_p2p *k = &job->wl.p2p;
+	double horizon_s = sim_time_to_s(SIM_TIME_MAX), pass_s = 0;
+	p2p_world w;
+	p2p_params p;
+	int rc = p2p_setup(s, job, v, s->seed, &w, &p, d, NULL);
+	for (size_t i = 0; i < k->nsizes && !rc; i++) {
+		pass_s += estimate_s(&w, &p, (uint64_t)k->sizes_bytes[i]);
+		if (pass_s < horizon_s)
+			continue;
+		diag_add(d, NULL, 0, 0, "p2p %s of %.0f bytes, %d times: about %.4g s, past the "
+			 "simulator's horizon of %.2f days; check the rates it crosses "
+			 "(cluster.fabric.link_rate, the NIC's port_rate and PCIe)",
+			 test_prog[k->test], k->sizes_bytes[i], k->iterations, pass_s,
+			 sim_horizon_days());
+		rc = SIM_EOVERFLOW;
+	}
+	world_release(&w);
+	return rc;
+}
