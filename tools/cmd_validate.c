@@ -66,8 +66,9 @@ static int parse_case(const yt_node *m, const char *file, vcase *c, diag *d)
 	return diag_count(d) > before ? SIM_EPARSE : SIM_OK;
 }
 
-/* "busbw_GBps@1MiB" and "time_us@8B" read a collective row; anything else
- * is a report metric (iteration_s means its mean). */
+/* "busbw_GBps@1MiB", "time_us@8B", "MBps@8MiB" and "Gbps@8MiB" read a
+ * collective row (a p2p benchmark's rows are such rows); anything else is
+ * a report metric (iteration_s means its mean). */
 static int figure_of(const rep_report *rep, const vcase *c, double *out, char *why, size_t n)
 {
 	const rep_variant *v = rep_find_variant(rep, c->variant);
@@ -88,6 +89,13 @@ static int figure_of(const rep_report *rep, const vcase *c, double *out, char *w
 				return *out = rc->busbw_GBps, SIM_OK;
 			if (!strncmp(c->metric, "time_us@", 8))
 				return *out = rc->time_s * 1e6, SIM_OK;
+			/* perftest's units (src/perftest_parameters.c,
+			 * print_report_bw): MB/s of 2^20 bytes, and
+			 * --report_gbits' 10^9 bits/s */
+			if (!strncmp(c->metric, "MBps@", 5))
+				return *out = rc->algbw_GBps * 1e9 / 1048576, SIM_OK;
+			if (!strncmp(c->metric, "Gbps@", 5))
+				return *out = rc->algbw_GBps * 8, SIM_OK;
 		}
 		return snprintf(why, n, "no collective row for '%s'", c->metric), SIM_ENOENT;
 	}

@@ -23,6 +23,19 @@ run_cmd "$DPUSIM" validate --only nccl-ndr-ring
 expect_out "^nccl-ndr-ring +busbw_GBps@8GiB +${WANT//./\\.} +47 " "per NIC: run's bus bandwidth / 8 = $WANT GB/s"
 expect_out '^nccl rows: mean absolute error' "the collective rows' summary line"
 
+# perftest's units: MB/s of 2^20 bytes (MBps@) and 10^9 bits/s (Gbps@),
+# from the p2p row's bandwidth as dpusim run reports it.
+run_cmd "$DPUSIM" run tests/validation/perftest-cx6-write-bw.yaml --json
+WANT=$(python3 -c 'import json,sys; print("%.4g" % (json.load(sys.stdin)["variants"][0]["collectives"][0]["algbw_GBps"] * 1e9 / 2**20))' <<<"$OUT")
+run_cmd "$DPUSIM" validate --only perftest-cx6-bw-8m
+RE=$(sed 's/[.+]/\\&/g' <<<"$WANT")
+expect_out "^perftest-cx6-bw-8m +MBps@8MiB +$RE +2\.332e\+04 " "MB/s of 2^20 bytes: $WANT"
+run_cmd "$DPUSIM" run tests/validation/perftest-cx7-gdr-write-bw.yaml --json
+WANT=$(python3 -c 'import json,sys; print("%.4g" % (json.load(sys.stdin)["variants"][0]["collectives"][0]["algbw_GBps"] * 8))' <<<"$OUT")
+run_cmd "$DPUSIM" validate --only perftest-cx7-gdr-bw
+expect_out "^perftest-cx7-gdr-bw +Gbps@8MiB +${WANT//./\\.} +392 " "Gb/s of 10^9 bits: $WANT"
+expect_out '^perftest rows: mean absolute error' "the perftest rows' summary line"
+
 run_cmd "$DPUSIM" validate --cases tests/data/validate/cases-bad.yaml
 expect_rc 2 "malformed cases are bad input"
 expect_err "cases-bad.yaml:[0-9]+:[0-9]+: validation case needs 'variant'" "missing key named with its place"
