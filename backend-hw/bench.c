@@ -11,8 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <gsl/gsl_sort.h>
-
 #include "backend-hw/cmd.h"
 #include "backend-hw/comm.h"
 #include "backend-hw/log.h"
@@ -26,18 +24,6 @@ double hw_now_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-double hw_median(double *v, size_t n)
-{
-	gsl_sort(v, 1, n);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-double hw_quantile_sorted(const double *v, size_t n, double q)
-{
-	size_t k = (size_t)ceil(q * (double)n);
-	return v[k == 0 ? 0 : k - 1];
 }
 
 void hw_bench_fault(const hw_bench *h, const char *point)

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "backend-hw/stats.h"
 #include "backend-hw/xport.h"
 #include "report/report.h"
 
@@ -61,10 +62,6 @@ int hw_stor_create(const char *dir, const char *what);
  * SIM_EIO / SIM_ENOMEM (logged). */
 int hw_stor_write(int fd, size_t bytes, const char *what);
 
-/* Median of v[0..n) (sorts v). */
-double hw_median(double *v, size_t n);
-/* Value at quantile q in [0,1] of sorted v (nearest rank). */
-double hw_quantile_sorted(const double *v, size_t n, double q);
 /* Monotonic seconds. */
 double hw_now_s(void);
 

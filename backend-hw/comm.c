@@ -280,6 +280,13 @@ double hw_comm_max(double v)
 	return reduce_double(v, MPI_MAX, "max reduction");
 }
 
+void hw_comm_max_each(double *v, size_t n)
+{
+	MPI_Request req;
+	MPI_Iallreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &req);
+	wait_req(&req, "max reduction");
+}
+
 double hw_comm_sum(double v)
 {
 	return reduce_double(v, MPI_SUM, "sum reduction");

@@ -49,6 +49,10 @@ bool hw_comm_all(bool ok);
 /* Max / sum over ranks of v. */
 double hw_comm_max(double v);
 double hw_comm_sum(double v);
+/* v[i] = the max over ranks of v[i], for each of the n (the same n on
+ * every rank; below INT_MAX): the time of each call of a collective is its
+ * slowest rank's. */
+void hw_comm_max_each(double *v, size_t n);
 /* A barrier that does not spin a core while it waits. */
 void hw_comm_barrier(void);
 

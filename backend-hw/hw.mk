@@ -19,7 +19,8 @@ HW_PURE_OBJS := \
 	$(BUILD)/backend-hw/msg.o \
 	$(BUILD)/backend-hw/log.o \
 	$(BUILD)/backend-hw/json.o \
-	$(BUILD)/backend-hw/crypt.o
+	$(BUILD)/backend-hw/crypt.o \
+	$(BUILD)/backend-hw/stats.o
 
 HW_OBJS := $(HW_PURE_OBJS) \
 	$(BUILD)/backend-hw/main.o \
@@ -73,7 +74,8 @@ ALL_BINS += $(BIN)/dpusim-hw
 
 # Unit suites for the pure parts link those objects besides the library.
 UNIT_TESTS += hw_pci hw_msg
-UNIT_TESTS += hw_gemm hw_crypt
+UNIT_TESTS += hw_gemm hw_crypt hw_stats
+$(BUILD)/tests/test_hw_stats: $(BUILD)/backend-hw/stats.o
 $(BUILD)/tests/test_hw_crypt: $(BUILD)/backend-hw/crypt.o $(BUILD)/backend-hw/log.o \
 	$(BUILD)/backend-hw/xport.o
 $(BUILD)/tests/test_hw_gemm: $(BUILD)/backend-hw/gemm.o $(BUILD)/backend-hw/gpu_none.o \

@@ -1,9 +1,9 @@
 /* dpusim-hw replay FILE: runs a collective scenario's sizes for real over the
  * ranks (ring all-reduce over tcp or verbs, every result verified) and writes
  * a dpusim-report/1 with source "hw" and the same keys the simulator writes
- * for that scenario: per variant, one collective per size and iteration_s
- * (the sum over sizes of the mean time per call). Training scenarios go to
- * backend-hw/replay_train.c. */
+ * for that scenario: per variant, one collective per size (time_s the median
+ * call, with the calls' spread) and iteration_s (the sum over sizes of the
+ * medians). Training scenarios go to backend-hw/replay_train.c. */
 #include <ctype.h>
 #include <stdarg.h>
 #include <errno.h>
@@ -94,6 +94,11 @@ static int parse(int argc, char **argv, replay_opts *o)
 			o->point = (long)n;
 		else if (!strcmp(a, "--point"))
 			return usage("bad --point '%s' (a sweep point's index, from 0)", v);
+		else if (!strcmp(a, "--reps") && sscanf(v, "%lu", &n) == 1 &&
+			 isdigit((unsigned char)v[0]) && n >= 1 && n <= 100000)
+			o->reps = (int)n;
+		else if (!strcmp(a, "--reps"))
+			return usage("bad --reps '%s' (timed calls per size, 1..100000)", v);
 		else if (!strcmp(a, "--data"))
 			o->data = v;
 		else if (!strcmp(a, "--dir"))
@@ -197,40 +202,57 @@ static int file_sha256(const char *path, char hex[65])
 	return 0;
 }
 
-/* One size, `iters` calls, each refilled, timed alone and verified; *mean_s
- * gets the max over ranks of the mean call time. SIM_EVERIFY on every rank
- * when any result was wrong. */
-static int replay_size(hw_xport *x, const hw_crypt *c, size_t bytes, int iters, float *data,
-		       float *tmp, double *mean_s)
+/* One size: a warm-up call, then `reps` calls, each refilled, started
+ * together (a barrier), timed alone and verified. A call's time is its
+ * slowest rank's; *st describes the reps calls (the median is what the
+ * report's time_s says). SIM_EVERIFY on every rank when any result was
+ * wrong. */
+static int replay_size(hw_xport *x, const hw_crypt *c, size_t bytes, int reps, float *data,
+		       float *tmp, hw_stats *st)
 {
 	size_t count = bytes / sizeof(float), bad = count;
-	double sum = 0;
+	double *t = calloc((size_t)reps, sizeof *t);
 	float want = 0;
-	int err = 0;
-	for (int i = 0; i < iters && !err && bad == count; i++) {
+	int err = t ? 0 : hw_fail(SIM_ENOMEM, "out of memory");
+	/* the warm-up (i = -1) pays for first touches and connection start-up,
+	 * which a steady stream of calls, the simulator's, does not */
+	for (int i = -1; i < reps && !err && bad == count; i++) {
 		double t0;
 		hw_allreduce_fill(data, count, x->rank);
 		hw_comm_barrier();
 		t0 = hw_now_s();
 		err = hw_allreduce_ring(x, data, count, tmp, false);
-		sum += hw_now_s() - t0;
+		if (i >= 0)
+			t[i] = hw_now_s() - t0;
 		if (!err)
 			bad = hw_allreduce_check(data, count, x->size, &want);
 	}
-	if (err)
-		return err;
-	if (bad != count)
+	if (!err && bad != count)
 		hw_error("all-reduce of %zu bytes gave a wrong sum: element %zu is %g, expected %g",
 			 bytes, bad, (double)data[bad], (double)want);
 	/* a message failing its tag check was zeroed and logged (crypt.c) */
-	if (!hw_comm_all(bad == count && (!c || c->failed == 0)))
-		return SIM_EVERIFY;
-	*mean_s = hw_comm_max(sum / iters);
-	return 0;
+	if (!err && !hw_comm_all(bad == count && (!c || c->failed == 0)))
+		err = SIM_EVERIFY;
+	if (!err) {
+		hw_comm_max_each(t, (size_t)reps);
+		hw_stats_of(t, (size_t)reps, st);
+	}
+	free(t);
+	return err;
 }
 
-/* Runs every size; rank 0 appends the collectives to `cols` (nsizes long). */
-static int replay_sizes(hw_xport *x, const hw_crypt *cr, const scn_collective *c,
+/* Timed calls per size: --reps, else the scenario's iterations but at
+ * least HW_REPLAY_MIN_REPS. */
+static int reps_of(const replay_opts *o, const scn_collective *c)
+{
+	if (o->reps > 0)
+		return o->reps;
+	return c->iterations > HW_REPLAY_MIN_REPS ? (int)c->iterations : HW_REPLAY_MIN_REPS;
+}
+
+/* Runs every size `reps` times; rank 0 appends the collectives to `cols`
+ * (nsizes long). */
+static int replay_sizes(hw_xport *x, const hw_crypt *cr, const scn_collective *c, int reps,
 			rep_collective *cols)
 {
 	size_t max = 4;
@@ -248,19 +270,21 @@ static int replay_sizes(hw_xport *x, const hw_crypt *cr, const scn_collective *c
 		err = hw_fail(SIM_ENOMEM, "cannot allocate %zu bytes for the all-reduce", max);
 	for (size_t i = 0; i < c->nsizes && !err; i++) {
 		size_t b = (size_t)c->sizes_bytes[i];
-		double t = 0, algbw;
-		err = replay_size(x, cr, b, c->iterations > 0 ? c->iterations : 1, data, tmp, &t);
-		if (err)
+		hw_stats st;
+		double algbw;
+		if ((err = replay_size(x, cr, b, reps, data, tmp, &st)))
 			break;
-		algbw = (double)b / t / 1e9;
+		algbw = (double)b / st.median / 1e9;
 		cols[i] = (rep_collective){ .op = "allreduce", .algo = "ring", .ranks = (uint32_t)x->size,
-					    .bytes = b, .time_s = t, .algbw_GBps = algbw,
-					    .busbw_GBps = algbw * hw_allreduce_bus_factor(x->size) };
+					    .bytes = b, .time_s = st.median, .algbw_GBps = algbw,
+					    .busbw_GBps = algbw * hw_allreduce_bus_factor(x->size),
+					    .calls = st.n, .time_min_s = st.min, .time_p10_s = st.p10,
+					    .time_p90_s = st.p90 };
 		if (x->rank == 0)
 			printf("  allreduce ring %4d ranks %12zu B  %12.1f us  algbw %8.3f GB/s  busbw "
-			       "%8.3f GB/s  verified x%d%s\n", x->size, b, t * 1e6, algbw,
-			       cols[i].busbw_GBps, c->iterations > 0 ? c->iterations : 1,
-			       cr ? "  AES-256-GCM" : "");
+			       "%8.3f GB/s  (median of %d; p10 %.1f, p90 %.1f us)  verified x%d%s\n",
+			       x->size, b, st.median * 1e6, algbw, cols[i].busbw_GBps, reps,
+			       st.p10 * 1e6, st.p90 * 1e6, reps + 1, cr ? "  AES-256-GCM" : "");
 	}
 	free(data);
 	free(tmp);
@@ -389,9 +413,14 @@ static int build_report(const scn_scenario *s, const replay_opts *o, const coll_
 			size_t n, rep_report **out)
 {
 	rep_report *r = NULL;
+	char how[256];
 	int err = hw_replay_report_new(s, o, &r);
 	if (err)
 		return err;
+	snprintf(how, sizeof how, "each size's time_s is the median of %d calls after one "
+		 "untimed warm-up, a call's time its slowest rank's; calls, time_min_s, time_p10_s "
+		 "and time_p90_s give their spread", reps_of(o, &s->jobs[0].wl.coll));
+	err = rep_set_info(r, "replay.collective_time", how) ? SIM_ENOMEM : 0;
 	for (size_t v = 0; v < s->nvariants && !err; v++)
 		err = add_variant(r, s, o, &s->variants[v], pass, n);
 	if (err) {
@@ -474,6 +503,9 @@ static size_t max_size(const scn_collective *c)
 static int point_check(const scn_scenario *s, const replay_opts *o)
 {
 	int err;
+	if (s->njobs == 1 && s->jobs[0].wl.kind == SCN_WL_TRAINING && o->reps)
+		return hw_replay_usage("%s: --reps applies to collective scenarios; a training "
+				       "replay runs the scenario's iterations", o->where);
 	if (s->njobs == 1 && s->jobs[0].wl.kind == SCN_WL_TRAINING)
 		return hw_replay_train_check(s, o, hw_comm_size());
 	if (s->njobs == 1 && s->jobs[0].wl.kind == SCN_WL_P2P)
@@ -521,9 +553,11 @@ void hw_replay_crypto_cost(const hw_crypt *c, hw_crypt_cost *out)
 	out->msgs = hw_comm_sum((double)c->sealed);
 }
 
+
 /* The crypto: host pass: every message sealed by its sender and opened by
  * its receiver; the cipher's CPU time and bytes summed over the ranks. */
-static int crypto_pass(hw_xport *x, const scn_scenario *s, int tamper, coll_pass *p)
+static int crypto_pass(hw_xport *x, const scn_scenario *s, const replay_opts *o, int tamper,
+		       coll_pass *p)
 {
 	const scn_collective *coll = &s->jobs[0].wl.coll;
 	unsigned char key[HW_CRYPT_KEY];
@@ -536,7 +570,7 @@ static int crypto_pass(hw_xport *x, const scn_scenario *s, int tamper, coll_pass
 	if (!err && x->rank == 0)
 		printf("crypto host: AES-256-GCM (OpenSSL EVP) on every rank\n");
 	if (!err)
-		err = replay_sizes(cx, &c, coll, p->cols);
+		err = replay_sizes(cx, &c, coll, reps_of(o, coll), p->cols);
 	if (!err)
 		hw_replay_crypto_cost(&c, &p->cost);
 	hw_xport_free(cx);
@@ -560,9 +594,10 @@ static int run_passes(const scn_scenario *s, const replay_opts *o, coll_pass pas
 	if (x && hw_comm_rank() == 0)
 		printf("dpusim-hw replay %s: %d ranks over %s\n", s->name, x->size, o->transport);
 	if (!err && pass[0].ran)
-		err = replay_sizes(x, NULL, &s->jobs[0].wl.coll, pass[0].cols);
+		err = replay_sizes(x, NULL, &s->jobs[0].wl.coll, reps_of(o, &s->jobs[0].wl.coll),
+				   pass[0].cols);
 	if (!err && pass[1].ran)
-		err = crypto_pass(x, s, tamper, &pass[1]);
+		err = crypto_pass(x, s, o, tamper, &pass[1]);
 	hw_xport_free(x);
 	return err;
 }

@@ -10,6 +10,10 @@
 #include "models/train.h"
 #include "report/report.h"
 
+/* The fewest timed calls per size a collective replay takes by default:
+ * enough for a median and p10/p90 that one descheduled call cannot move. */
+#define HW_REPLAY_MIN_REPS 20
+
 typedef struct replay_opts {
 	const char *file, *out, *transport, *mem;
 	const char *data;      /* --data DIR, or NULL */
@@ -20,6 +24,8 @@ typedef struct replay_opts {
 	int timeout_ms;
 	int start_timeout_ms;  /* --start-timeout; 0: hw_comm_init's default */
 	long point;            /* --point I: that sweep point alone; -1: every point */
+	int reps;              /* --reps: timed calls per size of a collective scenario;
+				  0: the scenario's iterations, at least HW_REPLAY_MIN_REPS */
 	/* Set by the command for each sweep point replayed: what messages call
 	 * the scenario (the file, or "FILE, sweep point I (LABEL)"), and the
 	 * report's scenario.point and info sweep_index / sweep_points (label

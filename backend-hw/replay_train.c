@@ -743,7 +743,8 @@ static int put_variant(rep_variant *rv, const scn_scenario *s, const plan *p,
 		err = rep_variant_add_collective(rv, &(rep_collective){ .op = "allreduce",
 			.algo = "ring", .ranks = p->replicas, .bytes = (uint64_t)bytes,
 			.time_s = ts, .algbw_GBps = algbw,
-			.busbw_GBps = algbw * hw_allreduce_bus_factor((int)p->replicas) });
+			.busbw_GBps = algbw * hw_allreduce_bus_factor((int)p->replicas),
+			.time_min_s = NAN, .time_p10_s = NAN, .time_p90_s = NAN });
 	}
 	/* The simulator's row: the whole stage boundary (its tp slices move
 	 * together), the time of one message. */

@@ -83,12 +83,21 @@ static const char schema_v2[] =
 	"CREATE UNIQUE INDEX runs_key ON runs"
 	" (scenario, scenario_sha256, ifnull(point, ''), seed, source, copy);";
 
+/* Version 3: a measured collective row's calls and spread (dpusim-hw
+ * replay: time_s is the median of `calls`), NULL where absent. */
+static const char schema_v3[] =
+	"ALTER TABLE collectives ADD COLUMN calls INTEGER;"
+	"ALTER TABLE collectives ADD COLUMN time_min_s REAL;"
+	"ALTER TABLE collectives ADD COLUMN time_p10_s REAL;"
+	"ALTER TABLE collectives ADD COLUMN time_p90_s REAL;";
+
 static const struct migration {
 	int version;
 	const char *sql;
 } migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
+	{ 3, schema_v3 },
 };
 
 enum stmt {
@@ -108,7 +117,9 @@ static const char *const stmt_sql[S_N] = {
 	/* collectives and benchmarks: after (owner, idx), the record's fields
 	 * in report/report.h's order (store_record) */
 	[S_COLLECTIVE] = "INSERT INTO collectives (variant_id, idx, op, algo, ranks, bytes, "
-			 "time_s, algbw_GBps, busbw_GBps) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+			 "time_s, algbw_GBps, busbw_GBps, calls, time_min_s, time_p10_s, "
+			 "time_p90_s) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+			 "?13)",
 	[S_BENCH] = "INSERT INTO benchmarks (run_id, idx, name, transport, memory, device, "
 		    "bytes, ranks, iters, value, unit, p50, p99, stddev) "
 		    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
@@ -562,6 +573,8 @@ static int store_record(db *d, sqlite3_stmt *st, int64_t owner, size_t idx, cons
 			err = bind_text(d, st, col, rep_field_str(&f[k], rec));
 		else if (f[k].type == REP_F_NUM)
 			err = bind_opt(d, st, col, rep_field_num(&f[k], rec));
+		else if (!f[k].required && !rep_field_u64(&f[k], rec))
+			DB_CHECK(d, sqlite3_bind_null(st, col));  /* an absent optional count */
 		else
 			DB_CHECK(d, sqlite3_bind_int64(st, col, (sqlite3_int64)rep_field_u64(&f[k], rec)));
 	}

@@ -11,7 +11,7 @@
 #include "report/report.h"
 
 #define DB_DEFAULT_PATH "results/dpusim.db"
-#define DB_SCHEMA_VERSION 2  /* the version this code migrates up to */
+#define DB_SCHEMA_VERSION 3  /* the version this code migrates up to */
 
 typedef struct db db;
 

@@ -228,6 +228,10 @@ const rep_field rep_collective_fields[REP_COLLECTIVE_NFIELDS] = {
 	FIELD_(rep_collective, time_s, NUM, true),
 	FIELD_(rep_collective, algbw_GBps, NUM, true),
 	FIELD_(rep_collective, busbw_GBps, NUM, true),
+	FIELD_(rep_collective, calls, U64, false),
+	FIELD_(rep_collective, time_min_s, NUM, false),
+	FIELD_(rep_collective, time_p10_s, NUM, false),
+	FIELD_(rep_collective, time_p90_s, NUM, false),
 };
 const rep_field rep_benchmark_fields[REP_BENCHMARK_NFIELDS] = {
 	FIELD_(rep_benchmark, name, STR, true),
@@ -539,13 +543,28 @@ int rep_variant_set_binding(rep_variant *v, const char *kind, const char *cls, d
 	return 0;
 }
 
+/* A measured row's spread, when given, is ordered around its median:
+ * min <= p10 <= time_s <= p90. Absent parts are not compared. */
+static bool spread_ok(const rep_collective *c)
+{
+	double x[] = { c->time_min_s, c->time_p10_s, c->time_s, c->time_p90_s }, last = 0;
+	for (size_t i = 0; i < sizeof x / sizeof x[0]; i++) {
+		if (isnan(x[i]))
+			continue;
+		if (!in_range(x[i], INFINITY) || x[i] < last)
+			return false;
+		last = x[i];
+	}
+	return true;
+}
+
 int rep_variant_add_collective(rep_variant *v, const rep_collective *c)
 {
 	rep_collective copy = *c;
 	if (name_index(coll_ops, -1, c->op) < 0 || !c->algo || !*c->algo || c->ranks == 0)
 		return SIM_EINVAL;
 	if (!in_range(c->time_s, INFINITY) || !in_range(c->algbw_GBps, INFINITY) ||
-	    !in_range(c->busbw_GBps, INFINITY))
+	    !in_range(c->busbw_GBps, INFINITY) || !spread_ok(c))
 		return SIM_ERANGE;
 	if (grow(&v->coll, &v->capcoll, v->ncoll, sizeof *v->coll) ||
 	    own_strings(rep_collective_fields, REP_COLLECTIVE_NFIELDS, &copy))
@@ -988,7 +1007,7 @@ static void write_records(struct jw *w, const char *key, const rep_field *f, siz
 				jw_kstr(w, f[k].key, rep_field_str(&f[k], rec));
 			else if (f[k].type == REP_F_NUM)
 				jw_knum(w, f[k].key, rep_field_num(&f[k], rec));
-			else
+			else if (f[k].required || rep_field_u64(&f[k], rec))
 				jw_ku64(w, f[k].key, rep_field_u64(&f[k], rec));
 		jw_close(w, '}');
 	}

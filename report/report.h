@@ -46,6 +46,11 @@ typedef struct rep_collective {
 	double time_s;
 	double algbw_GBps; /* bytes / time_s / 1e9 */
 	double busbw_GBps; /* algbw times the op's bus factor (nccl-tests PERFORMANCE.md) */
+	/* Optional, written by dpusim-hw replay: time_s is then the median of
+	 * `calls` timed calls (0: absent) and these their spread (NAN: absent),
+	 * so one call descheduled on a busy machine does not decide the row. */
+	uint64_t calls;
+	double time_min_s, time_p10_s, time_p90_s;
 } rep_collective;
 
 /* One microbenchmark measurement (dpusim-hw bench). `dpusim calibrate` fits
@@ -81,10 +86,11 @@ typedef struct rep_field {
 	const char *key;
 	rep_ftype type;
 	size_t off;         /* offsetof in its record */
-	bool required;      /* the reader refuses a record without it */
+	bool required;      /* the reader refuses a record without it; an optional
+			       count (REP_F_U64) is absent when 0 */
 } rep_field;
 
-enum { REP_COLLECTIVE_NFIELDS = 7, REP_BENCHMARK_NFIELDS = 12 };
+enum { REP_COLLECTIVE_NFIELDS = 11, REP_BENCHMARK_NFIELDS = 12, REP_RECORD_MAXFIELDS = 12 };
 extern const rep_field rep_collective_fields[REP_COLLECTIVE_NFIELDS];
 extern const rep_field rep_benchmark_fields[REP_BENCHMARK_NFIELDS];
 

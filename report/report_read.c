@@ -462,7 +462,7 @@ struct rec_rd {
 	const rep_field *f;
 	int nf;
 	void *rec;
-	char *str[REP_BENCHMARK_NFIELDS];
+	char *str[REP_RECORD_MAXFIELDS];
 };
 
 static int record_key(struct rd *rd, int i, void *arg)
@@ -472,6 +472,7 @@ static int record_key(struct rd *rd, int i, void *arg)
 	uint64_t u;
 	double v;
 	int err;
+	struct mark at = here(rd);
 	if (f->type == REP_F_STR) {
 		if (!(err = get_str(rd, f->key, &x->str[i])))
 			rep_field_set_str(f, x->rec, x->str[i]);
@@ -481,6 +482,9 @@ static int record_key(struct rd *rd, int i, void *arg)
 	} else if (!(err = get_u64(rd, f->key, f->type == REP_F_U32 ? UINT32_MAX : UINT64_MAX,
 				   &u))) {
 		rep_field_set_u64(f, x->rec, u);
+		/* an optional count is absent when 0 (report.h): given, it counts */
+		if (!f->required && u == 0)
+			err = fail_at(rd, at, "'%s' must be at least 1 when given", f->key);
 	}
 	return err;
 }
@@ -490,7 +494,7 @@ static int record_key(struct rd *rd, int i, void *arg)
  * Free x->str with free_record after use. */
 static int read_record(struct rd *rd, const char *what, struct rec_rd *x, struct mark *at)
 {
-	const char *keys[REP_BENCHMARK_NFIELDS];
+	const char *keys[REP_RECORD_MAXFIELDS];
 	unsigned seen;
 	int err;
 	for (int i = 0; i < x->nf; i++)
@@ -510,15 +514,16 @@ static void free_record(struct rec_rd *x)
 
 static int read_collective(struct rd *rd, void *var)
 {
-	rep_collective c = { .op = NULL };
+	rep_collective c = { .op = NULL, .time_min_s = NAN, .time_p10_s = NAN, .time_p90_s = NAN };
 	struct rec_rd x = { .f = rep_collective_fields, .nf = REP_COLLECTIVE_NFIELDS, .rec = &c };
 	struct mark at;
 	int err = read_record(rd, "collective", &x, &at);
 	if (!err) {
 		err = rep_variant_add_collective(var, &c);
 		if (err == SIM_EINVAL || err == SIM_ERANGE)
-			err = fail_at(rd, at, "invalid collective (unknown op '%s', zero ranks or a "
-				      "negative figure)", c.op);
+			err = fail_at(rd, at, "invalid collective (unknown op '%s', zero ranks, a "
+				      "negative figure, or a spread not ordered time_min_s <= "
+				      "time_p10_s <= time_s <= time_p90_s)", c.op);
 	}
 	free_record(&x);
 	return err;

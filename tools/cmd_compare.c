@@ -2,8 +2,10 @@
  * with the relative error of B against A; one-sided entries are listed.
  * Collective rows are matched per size (op, algo, ranks, bytes) and each
  * size is classed latency- or bandwidth-bound, so a calibration sees which
- * model parameter a disagreement points to. Replays at different --scale
- * are refused: scale changes every training figure. */
+ * model parameter a disagreement points to. A measured row's time_s is the
+ * median of its calls (dpusim-hw replay); their p10..p90 is shown beside it,
+ * and whether the other report's time falls inside. Replays at different
+ * --scale are refused: scale changes every training figure. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,7 @@ struct row {
 	bool has_a, has_b;
 	double a, b;
 	const rep_collective *coll; /* collective rows: A's (else B's) row */
+	const rep_collective *side[2]; /* time_s rows: A's and B's (NULL: none) */
 	bool is_time;               /* the collective's time_s (regime summary) */
 	enum regime regime;
 };
@@ -134,6 +137,8 @@ static int add_coll_pair(struct table *t, const char *name, const rep_collective
 		err = add_row(t, name, key, ca != NULL, a, cb != NULL, b);
 		if (!err) {
 			t->rows[t->n - 1].coll = c;
+			t->rows[t->n - 1].side[0] = q ? NULL : ca;
+			t->rows[t->n - 1].side[1] = q ? NULL : cb;
 			t->rows[t->n - 1].is_time = !q;
 			t->rows[t->n - 1].regime = ca && cb ? reg : REG_NONE;
 		}
@@ -294,6 +299,43 @@ static void print_regimes(const struct table *t)
 		       t->ref_is_b ? "B" : "A");
 }
 
+/* Whether side k (0: A, 1: B) of r is a measured row with its spread. */
+static bool has_spread(const struct row *r, int k)
+{
+	const rep_collective *c = r->side[k];
+	return c && c->calls && !isnan(c->time_p10_s) && !isnan(c->time_p90_s);
+}
+
+static bool any_spread(const struct table *t, int k)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (has_spread(&t->rows[i], k))
+			return true;
+	return false;
+}
+
+/* "  [B: 20 calls, p10..p90 1.2e-05..1.6e-05, A inside]" for the measured
+ * side(s) of a time_s row, into buf ("" when neither has a spread). */
+static void spread_text(const struct row *r, char *buf, size_t n)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (int k = 0; k < 2 && len < n; k++) {
+		const rep_collective *c = r->side[k];
+		double other = k ? r->a : r->b;
+		bool has_other = k ? r->has_a : r->has_b;
+		int w;
+		if (!has_spread(r, k))
+			continue;
+		w = snprintf(buf + len, n - len, "  [%c: %llu calls, p10..p90 %.4g..%.4g%s]",
+			     k ? 'B' : 'A', (unsigned long long)c->calls, c->time_p10_s,
+			     c->time_p90_s, !has_other ? ""
+			     : other >= c->time_p10_s && other <= c->time_p90_s
+			     ? (k ? ", A inside" : ", B inside") : (k ? ", A outside" : ", B outside"));
+		len += w > 0 ? (size_t)w : 0;
+	}
+}
+
 static void print_text(const struct table *t, const char *fa, const char *fb,
 		       const rep_report *a, const rep_report *b)
 {
@@ -308,10 +350,15 @@ static void print_text(const struct table *t, const char *fa, const char *fb,
 	if (strcmp(rep_get_scenario(a)->name, rep_get_scenario(b)->name))
 		printf("note: different scenarios ('%s' vs '%s')\n", rep_get_scenario(a)->name,
 		       rep_get_scenario(b)->name);
+	for (int k = 0; k < 2; k++)
+		if (any_spread(t, k))
+			printf("note: %s's collective time_s is the median of its calls (dpusim-hw "
+			       "replay); [p10..p90] is their spread, and the relative error is "
+			       "against the median\n", k ? "B" : "A");
 	printf("%-16s %-40s %14s %14s %10s\n", "variant", "metric", "A", "B", "rel_err");
 	for (size_t i = 0; i < t->n; i++) {
 		const struct row *r = &t->rows[i];
-		char sa[32], sb[32], se[32];
+		char sa[32], sb[32], se[32], sp[160];
 		fmt_num(sa, sizeof sa, r->has_a, r->a);
 		fmt_num(sb, sizeof sb, r->has_b, r->b);
 		if (r->has_a && r->has_b) {
@@ -326,9 +373,10 @@ static void print_text(const struct table *t, const char *fa, const char *fb,
 			only_a += r->has_a;
 			only_b += r->has_b;
 		}
-		printf("%-16s %-40s %14s %14s %10s%s%s%s\n", r->variant, r->metric, sa, sb, se,
+		spread_text(r, sp, sizeof sp);
+		printf("%-16s %-40s %14s %14s %10s%s%s%s%s\n", r->variant, r->metric, sa, sb, se,
 		       beyond(t, r) ? "  beyond tolerance" : "", r->regime ? "  " : "",
-		       r->regime ? regime_name[r->regime] : "");
+		       r->regime ? regime_name[r->regime] : "", sp);
 	}
 	printf("summary: %zu shared", shared);
 	if (shared)
@@ -351,10 +399,26 @@ static void json_num(bool has, double x)
 	fputs(buf, stdout);
 }
 
+/* , "b_calls": 20, "b_p10": ..., "b_p90": ... for each measured side. */
+static void json_spread(const struct row *r)
+{
+	for (int k = 0; k < 2; k++) {
+		const rep_collective *c = r->side[k];
+		if (!has_spread(r, k))
+			continue;
+		printf(", \"%c_calls\": %llu, \"%c_p10\": ", k ? 'b' : 'a',
+		       (unsigned long long)c->calls, k ? 'b' : 'a');
+		json_num(true, c->time_p10_s);
+		printf(", \"%c_p90\": ", k ? 'b' : 'a');
+		json_num(true, c->time_p90_s);
+	}
+}
+
 static void json_coll(const struct row *r)
 {
 	if (!r->coll)
 		return;
+	json_spread(r);
 	fputs(", \"op\": ", stdout);
 	json_put_str(stdout, r->coll->op);
 	fputs(", \"algo\": ", stdout);

@@ -44,7 +44,8 @@ int run_put_collective(rep_variant *rv, coll_op op, const char *algo, uint32_t r
 	double algbw = time_s > 0 ? (double)bytes / time_s / 1e9 : 0;
 	rep_collective c = { .op = coll_op_report_name(op), .algo = algo, .ranks = ranks,
 			     .bytes = bytes, .time_s = time_s, .algbw_GBps = algbw,
-			     .busbw_GBps = algbw * coll_busbw_factor(op, ranks) };
+			     .busbw_GBps = algbw * coll_busbw_factor(op, ranks),
+			     .time_min_s = NAN, .time_p10_s = NAN, .time_p90_s = NAN };
 	return rep_variant_add_collective(rv, &c);
 }
 

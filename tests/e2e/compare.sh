@@ -32,8 +32,20 @@ assert d["tolerance"] is None
 assert rows[("baseline", "cost_usd")]["b"] is None
 assert rows[("dpu-nocrypto", "samples_per_s")]["a"] is None
 assert abs(rows[("dpu", "iteration_s")]["rel_err"] - 0.075) < 1e-12
+t = rows[("baseline", "allreduce.ring.8r.268435456B.time_s")]
+assert t["b_calls"] == 20 and t["b_p10"] == 0.013 and t["b_p90"] == 0.0135 and "a_calls" not in t, t
 PY
-then ok "--json parses and holds one-sided rows as null"; else not_ok "--json content"; fi
+then ok "--json parses and holds one-sided rows as null, and the replayed row's spread"; else not_ok "--json content"; fi
+
+# A replayed row (report-hw.json: 20 calls) is its median with the spread beside it.
+run_cmd "$DPUSIM" compare "$SIM" "$HW"
+expect_out "^note: B's collective time_s is the median of its calls \(dpusim-hw replay\)" \
+	"says the measured time is a median"
+expect_out '^baseline +allreduce\.ring\.8r\.268435456B\.time_s +0\.0125 +0\.0131 +\+4\.80%  \[B: 20 calls, p10\.\.p90 0\.013\.\.0\.0135, A outside\]$' \
+	"and shows its p10..p90 and that A's time lies outside it"
+run_cmd "$DPUSIM" compare "$HW" "$SIM"
+expect_out '268435456B\.time_s +0\.0131 +0\.0125 .*\[A: 20 calls, p10\.\.p90 0\.013\.\.0\.0135, B outside\]$' \
+	"either side"
 
 printf '{"schema": "dpusim-report/1",\n  "source": "sim"\n  "version": "x"}\n' > "$E2E_TMP/bad.json"
 run_cmd "$DPUSIM" compare "$SIM" "$E2E_TMP/bad.json"

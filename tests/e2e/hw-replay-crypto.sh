@@ -11,10 +11,10 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0
 SCN=tests/e2e/data/hw-crypto2.yaml
 MPIRUN=(timeout 120 mpirun --allow-run-as-root --oversubscribe)
 
-run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$SCN" -o "$E2E_TMP/hw.json"
+run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$SCN" --reps 2 -o "$E2E_TMP/hw.json"
 expect_rc 0 "replay of a 2-rank scenario with a crypto: host variant over tcp"
-expect_out 'allreduce ring +2 ranks +1048576 B .*verified x2  AES-256-GCM' "the encrypted pass verified"
-expect_out 'allreduce ring +2 ranks +1048576 B .*verified x2$' "and the plain one"
+expect_out 'allreduce ring +2 ranks +1048576 B .*verified x3  AES-256-GCM' "the encrypted pass verified"
+expect_out 'allreduce ring +2 ranks +1048576 B .*verified x3$' "and the plain one"
 if python3 - "$E2E_TMP/hw.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -25,11 +25,11 @@ assert tls["offload"]["crypto"] == "host" and plain["offload"]["crypto"] == "non
 assert [c["bytes"] for c in tls["collectives"]] == [4096, 1048576]
 assert all(c["time_s"] > 0 for c in tls["collectives"])
 assert "every tag checked" in info["tls-host.crypto_replayed"], info
-# 2 ranks x 2 sizes x 2 iterations x 2 ring steps: each message sealed once
-# and opened once, so the bytes are twice what the ring moves
+# 2 ranks x 2 sizes x 3 calls (a warm-up and --reps 2) x 2 ring steps: each
+# message sealed once and opened once, so the bytes are twice what the ring moves
 assert info["tls-host.crypto_replayed"].startswith("AES-256-GCM through OpenSSL EVP")
-assert "16 messages" in info["tls-host.crypto_replayed"], info["tls-host.crypto_replayed"]
-assert int(info["tls-host.crypto_bytes"]) == 2 * 2 * 2 * 2 * (2048 + 524288)
+assert "24 messages" in info["tls-host.crypto_replayed"], info["tls-host.crypto_replayed"]
+assert int(info["tls-host.crypto_bytes"]) == 2 * 2 * 3 * 2 * (2048 + 524288)
 cpb = float(info["tls-host.crypto_cycles_per_byte"])
 assert 0.1 < cpb < 100, cpb
 assert float(info["tls-host.crypto_clock_Hz"]) > 1e8

@@ -10,7 +10,8 @@ MPIRUN=(timeout 120 mpirun --allow-run-as-root --oversubscribe)
 
 run_cmd "${MPIRUN[@]}" -np 4 "$HW" replay "$SCN" -o "$E2E_TMP/hw.json"
 expect_rc 0 "replay of a 4-rank all-reduce scenario over tcp"
-expect_out 'allreduce ring +4 ranks +1048576 B .*verified x3' "every size verified, iterations from the scenario"
+expect_out 'allreduce ring +4 ranks +1048576 B .*\(median of 20; p10 [0-9.]+, p90 [0-9.]+ us\) +verified x21' \
+	"every size verified: a warm-up and 20 timed calls (the scenario's 3 iterations, at least 20)"
 if python3 - "$E2E_TMP/hw.json" "$SCN" <<'PY'
 import hashlib, json, sys
 d = json.load(open(sys.argv[1]))
@@ -25,11 +26,28 @@ assert [x["bytes"] for x in c] == [4096, 65536, 1048576]
 for x in c:
     assert x["op"] == "allreduce" and x["algo"] == "ring" and x["ranks"] == 4
     assert x["time_s"] > 0
+    # time_s is the median call; the spread is ordered around it
+    assert x["calls"] == 20, x
+    assert 0 < x["time_min_s"] <= x["time_p10_s"] <= x["time_s"] <= x["time_p90_s"], x
     assert abs(x["algbw_GBps"] - x["bytes"] / x["time_s"] / 1e9) < 1e-9 * x["algbw_GBps"]
     assert abs(x["busbw_GBps"] - x["algbw_GBps"] * 1.5) < 1e-9 * x["busbw_GBps"]
 assert abs(v["metrics"]["iteration_s"]["mean"] - sum(x["time_s"] for x in c)) < 1e-12
+assert d["info"]["replay.collective_time"].startswith("each size's time_s is the median of 20 calls after one untimed warm-up"), d["info"]
 PY
-then ok "the replay report has the simulator's keys and consistent figures"; else not_ok "replay report"; fi
+then ok "the replay report has the simulator's keys and consistent figures, medians with their spread"
+else not_ok "replay report"; fi
+
+run_cmd "${MPIRUN[@]}" -np 4 "$HW" replay "$SCN" --reps 4 -o "$E2E_TMP/hw4.json"
+expect_rc 0 "--reps 4"
+expect_out 'allreduce ring +4 ranks +4096 B .*\(median of 4; .* +verified x5$' "takes 4 timed calls a size"
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["variants"][0]["collectives"]; \
+	assert [x["calls"] for x in c] == [4, 4, 4], c; \
+	assert "median of 4 calls" in d["info"]["replay.collective_time"]' "$E2E_TMP/hw4.json"; then
+	ok "the report says 4 calls"
+else not_ok "--reps 4 report"; fi
+run_cmd "$HW" replay "$SCN" --reps 0
+expect_rc 2 "--reps 0 is refused"
+expect_err "bad --reps '0' \(timed calls per size, 1..100000\)" "saying the range"
 
 run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$SCN"
 expect_rc 2 "rank count must match the scenario"
@@ -47,6 +65,9 @@ YAML
 run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$E2E_TMP/train.yaml"
 expect_rc 2 "a training workload goes to the training replay, which wants one rank per replica"
 expect_err 'dp 1 data-parallel replicas, one rank each; run it with mpirun -np 1' "plainly"
+run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$E2E_TMP/train.yaml" --reps 3
+expect_rc 2 "--reps on a training scenario is refused"
+expect_err 'train\.yaml: --reps applies to collective scenarios' "saying what it applies to"
 
 printf 'name: broken\ncluster: { nodes: 1 }\nbogus_key: 3\n' >"$E2E_TMP/bad.yaml"
 run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$E2E_TMP/bad.yaml"

@@ -12,7 +12,8 @@ MPIRUN=(timeout 120 mpirun --allow-run-as-root --oversubscribe -np 4)
 run_cmd "${MPIRUN[@]}" "$HW" bench --transport tcp --quick -o "$E2E_TMP/bench.json" --dir "$E2E_TMP"
 expect_rc 0 "bench --transport tcp --quick across 4 ranks"
 expect_out '^dpusim-hw bench: 4 rank\(s\), transport tcp' "bench says what it runs"
-expect_out 'allreduce_ring_busbw +tcp +1048576 B .*verified x5' "all-reduce of 1 MiB verified on every iteration"
+expect_out 'allreduce_ring_busbw +tcp +1048576 B .*median of 5; p10 [0-9.]+, p90 [0-9.]+ us\).* verified x6' \
+	"all-reduce of 1 MiB verified on every iteration, the median of 5 after a warm-up"
 expect_out '^  tcp_lat ' "tcp latency measured"
 expect_out '^  tcp_cpu_rx ' "tcp CPU cost per byte measured"
 if python3 - "$E2E_TMP/bench.json" <<'PY'

@@ -418,7 +418,11 @@ START_TEST(migration_keeps_copies)
 	/* back to schema 1 (as dpusim before this change wrote it), plus a copy */
 	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(h, "DROP INDEX runs_key; ALTER TABLE runs DROP COLUMN copy;"
-				      "DELETE FROM schema_version WHERE version = 2;"
+				      "ALTER TABLE collectives DROP COLUMN calls;"
+				      "ALTER TABLE collectives DROP COLUMN time_min_s;"
+				      "ALTER TABLE collectives DROP COLUMN time_p10_s;"
+				      "ALTER TABLE collectives DROP COLUMN time_p90_s;"
+				      "DELETE FROM schema_version WHERE version >= 2;"
 				      "INSERT INTO runs (time, scenario, scenario_sha256, seed, version,"
 				      " source, point, report) SELECT time, scenario, scenario_sha256,"
 				      " seed, version, source, point, report FROM runs WHERE id = 1;",
@@ -426,7 +430,7 @@ START_TEST(migration_keeps_copies)
 	sqlite3_close(h);
 	ck_assert(sql_num("SELECT count(*) FROM runs") == 2);
 	d = open_db();
-	ck_assert_int_eq(db_schema_version(d), 2);
+	ck_assert_int_eq(db_schema_version(d), 3);
 	ck_assert_int_eq(db_count(d, "runs"), 2);
 	ck_assert_int_eq(db_count(d, "variants"), 2);
 	ck_assert(sql_num("SELECT copy FROM runs WHERE id = 1") == 0);
@@ -501,6 +505,40 @@ static void check_record_columns(const char *table, const rep_field *f, int nf,
 			ck_assert_double_eq(sql_num(sql), (double)rep_field_u64(&f[k], rec));
 	}
 }
+
+/* Schema 3: a replayed collective row's calls and spread are stored (the
+ * median in time_s), a simulated row's are NULL; a schema-2 file gains the
+ * columns and keeps its rows. */
+START_TEST(collective_spread_columns)
+{
+	db *d = open_db();
+	rep_report *sim = fixture("report-sim.json"), *hw = fixture("report-hw.json");
+	char err[512] = "";
+	sqlite3 *h;
+	ck_assert_msg(db_store_report(d, sim, NULL, NULL, NULL, err, sizeof err) == 0, "%s", err);
+	db_close(d);
+	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(h, "ALTER TABLE collectives DROP COLUMN calls;"
+				      "ALTER TABLE collectives DROP COLUMN time_min_s;"
+				      "ALTER TABLE collectives DROP COLUMN time_p10_s;"
+				      "ALTER TABLE collectives DROP COLUMN time_p90_s;"
+				      "DELETE FROM schema_version WHERE version = 3;", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(h);
+	d = open_db();
+	ck_assert_int_eq(db_schema_version(d), 3);
+	ck_assert_msg(db_store_report(d, hw, NULL, NULL, NULL, err, sizeof err) == 0, "%s", err);
+	ck_assert(sql_num("SELECT count(*) FROM collectives WHERE calls IS NULL AND time_p10_s IS "
+			  "NULL") == db_count(d, "collectives") - 1);
+	ck_assert(sql_num("SELECT calls FROM collectives WHERE calls IS NOT NULL") == 20);
+	ck_assert(sql_num("SELECT time_min_s FROM collectives WHERE calls = 20") == 0.0129);
+	ck_assert(sql_num("SELECT time_p10_s FROM collectives WHERE calls = 20") == 0.013);
+	ck_assert(sql_num("SELECT time_p90_s FROM collectives WHERE calls = 20") == 0.0135);
+	rep_free(sim);
+	rep_free(hw);
+	db_close(d);
+}
+END_TEST
 
 START_TEST(record_columns_follow_the_field_list)
 {
@@ -639,6 +677,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, bad_paths_and_reports);
 	tcase_add_test(tc, benchmarks_are_stored);
 	tcase_add_test(tc, record_columns_follow_the_field_list);
+	tcase_add_test(tc, collective_spread_columns);
 	tcase_add_test(tc, find_run_by_key);
 	tcase_add_test(tc, merge_shards);
 	tcase_add_test(tc, digest_ignores_order_and_ids);

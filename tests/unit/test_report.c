@@ -48,7 +48,8 @@ static rep_report *sample(void)
 	ck_assert_int_eq(rep_variant_set_binding(b, "pipeline", "nic", 0.05), 0);
 	ck_assert_int_eq(rep_variant_add_collective(b, &(rep_collective){
 		.op = "allreduce", .algo = "ring", .ranks = 8, .bytes = 1ull << 40,
-		.time_s = 1.25e-7, .algbw_GBps = 123.456, .busbw_GBps = 216.048 }), 0);
+		.time_s = 1.25e-7, .algbw_GBps = 123.456, .busbw_GBps = 216.048, .calls = 20,
+		.time_min_s = 1.0e-7, .time_p10_s = 1.1e-7, .time_p90_s = 1.5e-7 }), 0);
 	ck_assert_int_eq(rep_variant_set_stat(d, "iteration_s", 0.2, NAN, NAN, NAN), 0);
 	ck_assert_int_eq(rep_variant_set_metric(d, "samples_per_s", 500), 0);
 	ck_assert_int_eq(rep_add_benchmark(r, &(rep_benchmark){
@@ -327,6 +328,54 @@ START_TEST(reader_errors_have_line_and_column)
 }
 END_TEST
 
+/* A measured collective row (dpusim-hw replay) carries its calls and their
+ * spread around time_s, the median; a simulated row carries none and
+ * writes none; a spread not ordered around the median, or a count of 0
+ * given, is refused. */
+START_TEST(collective_spread)
+{
+	rep_report *r = sample(), *back;
+	size_t n;
+	char err[256] = "", *a = to_json(r, &n);
+	const rep_collective *c;
+	rep_variant *v = rep_add_variant(r, "sim");
+	ck_assert_ptr_nonnull(strstr(a, "\"calls\": 20"));
+	ck_assert_ptr_nonnull(strstr(a, "\"time_p10_s\": 1.1e-07"));
+	back = from_json(a, err, sizeof err);
+	ck_assert_msg(back != NULL, "%s", err);
+	c = rep_variant_collective(rep_variant_at(back, 0), 0);
+	ck_assert(c->calls == 20 && c->time_min_s == 1.0e-7 && c->time_p10_s == 1.1e-7 &&
+		  c->time_p90_s == 1.5e-7 && c->time_s == 1.25e-7);
+	free(a);
+	rep_free(back);
+	/* a row without them writes none of the four keys */
+	ck_assert_int_eq(rep_variant_add_collective(v, &(rep_collective){
+		.op = "allreduce", .algo = "ring", .ranks = 2, .bytes = 4, .time_s = 1,
+		.algbw_GBps = 4e-9, .busbw_GBps = 4e-9, .time_min_s = NAN, .time_p10_s = NAN,
+		.time_p90_s = NAN }), 0);
+	a = to_json(r, &n);
+	ck_assert_ptr_null(strstr(strstr(a, "\"name\": \"sim\""), "calls"));
+	ck_assert_ptr_null(strstr(strstr(a, "\"name\": \"sim\""), "time_p"));
+	free(a);
+	/* p10 above the median, p90 below it, min above p10, a negative min */
+	double bad[][3] = { { NAN, 2, NAN }, { NAN, NAN, 0.5 }, { 0.9, 0.8, 2 }, { -1, NAN, NAN } };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ck_assert_int_eq(rep_variant_add_collective(v, &(rep_collective){
+			.op = "allreduce", .algo = "ring", .ranks = 2, .bytes = 4, .time_s = 1,
+			.algbw_GBps = 4e-9, .busbw_GBps = 4e-9, .calls = 3, .time_min_s = bad[i][0],
+			.time_p10_s = bad[i][1], .time_p90_s = bad[i][2] }), SIM_ERANGE);
+	rep_free(r);
+	expect_error(HEAD " \"variants\": [{\"name\": \"a\", " OFFL ", \"metrics\": {},\n"
+		     "  \"collectives\": [{\"op\": \"allreduce\", \"algo\": \"ring\", \"ranks\": 2, "
+		     "\"bytes\": 4, \"time_s\": 1, \"algbw_GBps\": 1, \"busbw_GBps\": 1, "
+		     "\"calls\": 0}]}]}", "t.json:4:135: 'calls' must be at least 1 when given");
+	expect_error(HEAD " \"variants\": [{\"name\": \"a\", " OFFL ", \"metrics\": {},\n"
+		     "  \"collectives\": [{\"op\": \"allreduce\", \"algo\": \"ring\", \"ranks\": 2, "
+		     "\"bytes\": 4, \"time_s\": 1, \"algbw_GBps\": 1, \"busbw_GBps\": 1, "
+		     "\"time_p10_s\": 2}]}]}", "a spread not ordered time_min_s <= time_p10_s");
+}
+END_TEST
+
 START_TEST(validator_catches_missing_keys)
 {
 	rep_report *r = rep_new(REP_SIM);
@@ -440,7 +489,8 @@ static int build_all(rep_report **out)
 		    (err = rep_variant_set_metric(v, "samples_per_s", 100.0 + i)) ||
 		    (err = rep_variant_add_collective(v, &(rep_collective){
 			     .op = "allgather", .algo = "ring", .ranks = 4, .bytes = 8,
-			     .time_s = 1, .algbw_GBps = 1, .busbw_GBps = 1 })))
+			     .time_s = 1, .algbw_GBps = 1, .busbw_GBps = 1, .time_min_s = NAN,
+			     .time_p10_s = NAN, .time_p90_s = NAN })))
 			goto out;
 	}
 	for (int i = 0; i < 6 && !err; i++)
@@ -515,6 +565,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, speedup_is_per_job);
 	tcase_add_test(tc, setters_reject_bad_values);
 	tcase_add_test(tc, reader_errors_have_line_and_column);
+	tcase_add_test(tc, collective_spread);
 	tcase_add_test(tc, validator_catches_missing_keys);
 	tcase_add_test(tc, file_write_is_atomic);
 	tcase_add_test(tc, fixtures_are_valid);

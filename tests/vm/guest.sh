@@ -33,7 +33,7 @@ grep -q 'rdma_write_lat ' /tmp/bench.txt && ok "RDMA WRITE latency measured" || 
 grep -q 'rdma_write_bw .* 65536 B' /tmp/bench.txt && ok "RDMA WRITE bandwidth at 64 KiB" || no "no rdma_write_bw"
 grep -q 'rdma_send_lat ' /tmp/bench.txt && ok "SEND latency measured" || no "no rdma_send_lat"
 grep -q 'rdma_send_bw .* 65536 B' /tmp/bench.txt && ok "SEND bandwidth at 64 KiB" || no "no rdma_send_bw"
-grep -q 'allreduce_ring_busbw .*verbs .* 65536 B .*verified x5' /tmp/bench.txt \
+grep -q 'allreduce_ring_busbw .*verbs .* 65536 B .*verified x6' /tmp/bench.txt \
 	&& ok "all-reduce over verbs verified" || no "all-reduce over verbs"
 [ -s /tmp/b.json ] && grep -q '"source": "hw"' /tmp/b.json && ok "bench report written" || no "bench report"
 
