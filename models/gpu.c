@@ -37,14 +37,14 @@ double gpu_kernel_s(const gpu_spec *g, const wl_kernel *k)
 	return gpu_mem_s(g, k->read_bytes + k->write_bytes);
 }
 
-void gpu_layer_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, uint32_t tp,
+void gpu_layer_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const wl_split *sp,
 		 double *fwd_s, double *bwd_s)
 {
 	wl_gemm gm[WL_LAYER_GEMMS];
 	wl_kernel fk[WL_LAYER_FWD_KERNELS], bk[WL_LAYER_BWD_KERNELS];
 	double gemms = 0, fwd = 0, bwd = 0;
-	wl_layer_gemms(t, mb, tp, gm);
-	wl_layer_kernels(t, mb, tp, fk, bk);
+	wl_layer_gemms_split(t, mb, sp, gm);
+	wl_layer_kernels(t, mb, sp, fk, bk);
 	for (int i = 0; i < WL_LAYER_GEMMS; i++)
 		gemms += gpu_gemm_s(g, &gm[i]);
 	for (int i = 0; i < WL_LAYER_FWD_KERNELS; i++)
@@ -55,15 +55,15 @@ void gpu_layer_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, uint32
 	*bwd_s = 2 * gemms + bwd;
 }
 
-void gpu_logits_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, uint32_t tp,
+void gpu_logits_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const wl_split *sp,
 		  double *fwd_s, double *bwd_s)
 {
-	double tokens = (double)mb * t->seq, fwd_bytes, bwd_bytes;
-	wl_gemm gm = { .name = "logits", .m = tokens, .n = (double)t->vocab / tp,
+	double tokens = (double)mb * t->seq / (sp->cp > 1 ? sp->cp : 1), fwd_bytes, bwd_bytes;
+	wl_gemm gm = { .name = "logits", .m = tokens, .n = (double)t->vocab / sp->tp,
 		       .k = t->hidden, .count = 1 };
 	gm.flops = 2 * gm.m * gm.n * gm.k;
 	gm.bytes = 2 * (gm.m * gm.k + gm.k * gm.n + gm.m * gm.n);
-	wl_logit_kernel_bytes(t, mb, tp, &fwd_bytes, &bwd_bytes);
+	wl_logit_kernel_bytes(t, mb, sp, &fwd_bytes, &bwd_bytes);
 	*fwd_s = gpu_gemm_s(g, &gm) + gpu_mem_s(g, fwd_bytes);
 	*bwd_s = 2 * gpu_gemm_s(g, &gm) + gpu_mem_s(g, bwd_bytes);
 }

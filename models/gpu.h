@@ -48,17 +48,18 @@ double gpu_mem_s(const gpu_spec *g, double bytes);
 double gpu_kernel_s(const gpu_spec *g, const wl_kernel *k);
 
 /* Forward and backward time of one transformer layer for a microbatch of
- * mb sequences with tensor parallelism tp: its GEMMs (backward: each
- * twice, input and weight gradients) and its memory-bound kernels, each
- * with the bytes it reads and writes (wl_layer_kernels). Tensor-parallel
+ * mb sequences split as sp (tensor parallel tp ways, sequence parallel,
+ * context parallel cp ways): its GEMMs (backward: each twice, input and
+ * weight gradients) and its memory-bound kernels, each with the bytes it
+ * reads and writes (wl_layer_kernels). Tensor- and context-parallel
  * communication is not included. */
-void gpu_layer_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, uint32_t tp,
+void gpu_layer_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const wl_split *sp,
 		 double *fwd_s, double *bwd_s);
 
 /* Forward and backward time of the output layer (logits, vocab-parallel):
  * its GEMM (backward twice) and the final layer norm, fp32 cross-entropy
  * and weight-gradient accumulation (wl_logit_kernel_bytes). */
-void gpu_logits_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, uint32_t tp,
+void gpu_logits_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const wl_split *sp,
 		  double *fwd_s, double *bwd_s);
 
 /* Adam step with mixed precision over `params` parameters held by this

@@ -137,6 +137,7 @@ typedef struct scn_training {
 	scn_precision precision;
 	int tp, pp, dp;
 	bool dp_auto;               /* dp was 'auto': GPUs / (tp * pp) */
+	bool sp;                    /* sequence_parallel: Megatron's sequence parallelism */
 	int vp;                     /* virtual_stages: model chunks per pipeline rank
 				     * (Megatron's interleaved 1F1B); 1: plain 1F1B */
 	int zero_stage;             /* 0..3 */

@@ -162,6 +162,7 @@ static void dump_training(FILE *f, int ind, const scn_training *t)
 		put_q(f, ind + 2, "dp", t->dp, UNIT_COUNT);
 	put_q(f, ind + 2, "zero_stage", t->zero_stage, UNIT_COUNT);
 	put_q(f, ind + 2, "virtual_stages", t->vp, UNIT_COUNT);
+	put_word(f, ind + 2, "sequence_parallel", t->sp ? "true" : "false");
 	fprintf(f, "%*sbatch:\n", ind, "");
 	put_q(f, ind + 2, "global", t->global_batch, UNIT_COUNT);
 	put_q(f, ind + 2, "micro", t->micro_batch, UNIT_COUNT);
@@ -407,6 +408,8 @@ static void summary_workload(FILE *f, const scn_workload *w)
 		t->micro_batch, t->microbatches, t->iterations);
 	if (t->vp > 1)
 		fprintf(f, ", interleaved 1F1B over %d virtual stages per pipeline rank", t->vp);
+	if (t->sp)
+		fprintf(f, ", sequence parallel");
 	if (t->target_tokens > 0)
 		fprintf(f, ", target %.3g tokens", t->target_tokens);
 	if (t->data.present)

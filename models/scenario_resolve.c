@@ -526,12 +526,14 @@ static void read_data(resolve_ctx *c, const yt_node *dn, scn_training *t)
 
 static void read_parallelism(resolve_ctx *c, const yt_node *pn, scn_training *t)
 {
-	static const char *const keys[] = { "tp", "pp", "dp", "zero_stage", "virtual_stages", NULL };
+	static const char *const keys[] = { "tp", "pp", "dp", "zero_stage", "virtual_stages",
+					    "sequence_parallel", NULL };
 	const yt_node *dp = yt_get(pn, "dp");
 	scn_only_keys(c->r, pn, keys, "workload.parallelism");
 	scn_get_int(c->r, pn, "tp", false, 1, 1 << 20, &t->tp);
 	scn_get_int(c->r, pn, "pp", false, 1, 1 << 20, &t->pp);
 	scn_get_int(c->r, pn, "virtual_stages", false, 1, 1 << 10, &t->vp);
+	scn_get_bool(c->r, pn, "sequence_parallel", &t->sp);
 	scn_get_int(c->r, pn, "zero_stage", false, 0, 3, &t->zero_stage);
 	if (dp && dp->type == YT_SCALAR && !strcmp(dp->text, "auto"))
 		return;
@@ -555,6 +557,7 @@ static void read_training(resolve_ctx *c, const yt_node *w, scn_training *t)
 	if (scn_get_enum(r, w, "precision", false, scn_precision_words, &v))
 		t->precision = (scn_precision)v;
 	t->tp = t->pp = t->vp = 1;
+	t->sp = false;
 	t->dp = 0; /* auto */
 	if ((pn = scn_section(r, w, "parallelism", false)))
 		read_parallelism(c, pn, t);
@@ -778,6 +781,9 @@ static void check_training(resolve_ctx *c, const yt_node *w, scn_training *t, in
 	else
 		t->microbatches = t->global_batch / (t->dp * t->micro_batch);
 	check_interleaving(c, pn, t);
+	if (t->sp && t->tp < 2)
+		scn_err(c->r, yt_get(pn, "sequence_parallel"), "sequence_parallel splits the "
+			"sequence over the tensor-parallel ranks: tp must be at least 2 (got %d)", t->tp);
 }
 
 /* Megatron's interleaved schedule: v model chunks per pipeline rank, each
@@ -815,6 +821,7 @@ wl_mem_plan scn_mem_plan(const scn_cluster *cl, const scn_training *t, const scn
 							 ((long)l->dp * l->micro_batch)),
 			      .zero_stage = l->zero_stage, .recompute = l->recompute,
 			      .vp = l->pp == t->pp && t->vp > 1 ? (uint32_t)t->vp : 1,
+			      .sp = t->sp && l->tp > 1,
 			      .channels = ch >= 1 ? (uint32_t)ch : 1,
 			      .reserve_bytes = t->memory_reserve_bytes };
 }

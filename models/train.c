@@ -637,12 +637,13 @@ static void iteration_start(trainer *tr)
 
 /* ---- construction ---- */
 
-/* Tensor-parallel all-reduce of one layer's activations on a node's
+/* Tensor-parallel collective op of one layer's activations on a node's
  * NVSwitch, simulated once on its own one-node fabric: its time, the
  * channels and the algorithm NCCL's choice ran it on, and its flows'
- * seconds by the class of the limit that held them (bound, FAB_NCLASSES). */
-static int tp_allreduce_s(const train_config *c, double bytes, double *out, uint32_t *channels,
-			  coll_algo *algo, double *bound, diag *d)
+ * seconds by the class of the limit that held them added to bound
+ * (FAB_NCLASSES). */
+static int tp_coll_s(const train_config *c, coll_op op, double bytes, double *out,
+		     uint32_t *channels, coll_algo *algo, double *bound, diag *d)
 {
 	fab_config fc = c->fabric;
 	sim_engine *eng;
@@ -683,20 +684,25 @@ static int tp_allreduce_s(const train_config *c, double bytes, double *out, uint
 	if (!rc)
 		rc = flow_bound_init(net, 1, FAB_NCLASSES);
 	if (!rc)
-		rc = coll_run(cc, &(coll_params){ .op = COLL_ALLREDUCE, .algo = COLL_AUTO,
+		rc = coll_run(cc, &(coll_params){ .op = op, .algo = COLL_AUTO,
 						  .bytes = (uint64_t)bytes }, &r);
 	if (rc && sim_error(eng)) /* sim_fail: an NVLink rate or size past the clock */
-		diag_add(d, NULL, 0, 0, "training simulation: the tensor-parallel all-reduce "
+		diag_add(d, NULL, 0, 0, "training simulation: the tensor-parallel %s "
 			 "inside a node: %s; check cluster.gpu's 'nvlink_bw' (or "
-			 "'nvlink_bw_achieved')", sim_error_msg(eng));
+			 "'nvlink_bw_achieved')", op == COLL_ALLREDUCE ? "all-reduce" :
+			 op == COLL_REDUCE_SCATTER ? "reduce-scatter" : "all-gather",
+			 sim_error_msg(eng));
 	if (!rc) {
 		double bytes_held;
 		*out = sim_time_to_s(r.time_ps);
 		*channels = r.channels;
 		*algo = r.algo;
 		flow_bound_flush(net);
-		for (int k = 0; k < FAB_NCLASSES; k++)
-			flow_bound(net, 0, (uint32_t)k, &bound[k], &bytes_held);
+		for (int k = 0; k < FAB_NCLASSES; k++) {
+			double held;
+			flow_bound(net, 0, (uint32_t)k, &held, &bytes_held);
+			bound[k] += held;
+		}
 	}
 	coll_ctx_free(cc);
 	fab_free(f);
@@ -718,13 +724,21 @@ static int build_compute(trainer *tr)
 		tr->layer_b_s = 2 * tr->layer_f_s;
 		return SIM_OK;
 	}
-	gpu_layer_s(&c->gpu, t, c->micro_batch, c->tp, &tr->layer_f_s, &tr->layer_b_s);
-	gpu_logits_s(&c->gpu, t, c->micro_batch, c->tp, &tr->logit_f_s, &tr->logit_b_s);
-	/* Megatron: two all-reduces per layer forward (attention, MLP). */
-	rc = tp_allreduce_s(c, wl_stage_boundary_bytes(t, c->micro_batch), &tr->tp_ar_s,
-			    &tr->tp_channels, &tr->tp_algo, tr->res->bound_s[TRAIN_FLOWS_TP],
-			    tr->w->d);
-	tr->tp_fwd_s = 2 * tr->tp_ar_s;
+	wl_split sp = { .tp = c->tp, .cp = 1, .sp = c->sp };
+	double bytes = wl_stage_boundary_bytes(t, c->micro_batch), *bound;
+	gpu_layer_s(&c->gpu, t, c->micro_batch, &sp, &tr->layer_f_s, &tr->layer_b_s);
+	gpu_logits_s(&c->gpu, t, c->micro_batch, &sp, &tr->logit_f_s, &tr->logit_b_s);
+	/* Megatron: two all-reduces per layer forward (attention, MLP); with
+	 * sequence parallelism each is a reduce-scatter after the row-parallel
+	 * GEMM and an all-gather before the next column-parallel one
+	 * (Korthikanti et al., MLSys 2023, section 4.2.2): the same bytes. */
+	bound = tr->res->bound_s[TRAIN_FLOWS_TP];
+	rc = tp_coll_s(c, c->sp ? COLL_REDUCE_SCATTER : COLL_ALLREDUCE, bytes, &tr->tp_ar_s,
+		       &tr->tp_channels, &tr->tp_algo, bound, tr->w->d);
+	if (!rc && c->sp)
+		rc = tp_coll_s(c, COLL_ALLGATHER, bytes, &tr->tp_ag_s, &tr->tp_ag_channels,
+			       &tr->tp_ag_algo, bound, tr->w->d);
+	tr->tp_fwd_s = 2 * (tr->tp_ar_s + tr->tp_ag_s);
 	return rc;
 }
 

@@ -71,6 +71,10 @@ typedef struct train_config {
 	wl_model model;
 	uint32_t tp, pp, dp;
 	uint32_t micro_batch, microbatches; /* per replica and iteration */
+	bool sp;                            /* Megatron's sequence parallelism: each
+					       tensor-parallel all-reduce is a reduce-
+					       scatter and an all-gather, the [s, b, h]
+					       stream split by tp (wl_split) */
 	uint32_t vp;                        /* model chunks per pipeline stage: Megatron's
 					       interleaved 1F1B (wl_interleaved_op); 0 or
 					       1: plain 1F1B */
@@ -147,7 +151,7 @@ typedef struct train_coll_stat {
  * estimate splits the gradients as the simulation does). */
 enum { TRAIN_MAX_BUCKETS = 8 };
 
-enum { TRAIN_MAX_COLLS = 4 };
+enum { TRAIN_MAX_COLLS = 8 };
 
 typedef struct train_result {
 	double *iter_s;                     /* measured iterations, owned */

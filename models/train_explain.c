@@ -198,9 +198,13 @@ void train_finish(trainer *tr, train_result *r)
 	    !(node_max_snap / (c->storage_engine_Bps * run_s) <= r->dpu_util))
 		r->dpu_util = node_max_snap / (c->storage_engine_Bps * run_s);
 	if (tr->T > 1)
-		add_coll(r, COLL_ALLREDUCE, coll_algo_name(tr->tp_algo),
+		add_coll(r, c->sp ? COLL_REDUCE_SCATTER : COLL_ALLREDUCE, coll_algo_name(tr->tp_algo),
 			 "tensor-parallel activations (NVLink)", tr->T,
 			 boundary_bytes(c), tr->tp_ar_s, 1, tr->tp_channels);
+	if (tr->T > 1 && c->sp)
+		add_coll(r, COLL_ALLGATHER, coll_algo_name(tr->tp_ag_algo),
+			 "tensor-parallel activations, sequence parallel (NVLink)", tr->T,
+			 boundary_bytes(c), tr->tp_ag_s, 1, tr->tp_ag_channels);
 	if (tr->dp_count)
 		add_coll(r, c->zero_stage >= 1 ? COLL_REDUCE_SCATTER : COLL_ALLREDUCE,
 			 coll_algo_name(tr->dp_algo), "gradient bucket across replicas",

@@ -142,7 +142,12 @@ struct trainer {
 	stage *st;                 /* D x P */
 	dpgroup *dg;               /* P */
 	loader *ld;                /* D */
-	double tp_fwd_s, tp_ar_s;  /* per layer per op: all-reduces on NVLink */
+	double tp_fwd_s, tp_ar_s;  /* per layer per op: all-reduces on NVLink (sequence
+				    * parallel: tp_ar_s a reduce-scatter's, tp_ag_s an
+				    * all-gather's) */
+	double tp_ag_s;
+	coll_algo tp_ag_algo;      /* what tp_ag_s ran, on tp_ag_channels */
+	uint32_t tp_ag_channels;
 	uint32_t tp_channels;      /* the channels NCCL ran tp_ar_s on (0: not NCCL's) */
 	coll_algo tp_algo;         /* the algorithm tp_ar_s ran (NCCL's choice) */
 	double layer_f_s, layer_b_s, logit_f_s, logit_b_s;

@@ -144,13 +144,24 @@ static wl_gemm gemm(const char *name, double m, double n, double k, double count
 			  .bytes = 2 * count * (m * k + k * n + m * n) };
 }
 
+static uint32_t cp_of(const wl_split *sp)
+{
+	return sp->cp > 1 ? sp->cp : 1;
+}
+
 void wl_layer_gemms(const wl_transformer *t, uint32_t mb, uint32_t tp, wl_gemm out[WL_LAYER_GEMMS])
 {
-	double tokens = (double)mb * t->seq, h = t->hidden, s = t->seq, f = ffn_of(t);
-	double p = tp, d_head = h / t->heads, heads = (double)mb * t->heads / p;
+	wl_layer_gemms_split(t, mb, &(wl_split){ .tp = tp, .cp = 1 }, out);
+}
+
+void wl_layer_gemms_split(const wl_transformer *t, uint32_t mb, const wl_split *sp,
+			  wl_gemm out[WL_LAYER_GEMMS])
+{
+	double s = t->seq, q = s / cp_of(sp), tokens = (double)mb * q, h = t->hidden;
+	double f = ffn_of(t), p = sp->tp, d_head = h / t->heads, heads = (double)mb * t->heads / p;
 	out[0] = gemm("qkv", tokens, (h + kv_width(t)) / p, h, 1);
-	out[1] = gemm("attn-scores", s, s, d_head, heads);
-	out[2] = gemm("attn-values", s, d_head, s, heads);
+	out[1] = gemm("attn-scores", q, s, d_head, heads);
+	out[2] = gemm("attn-values", q, d_head, s, heads);
 	out[3] = gemm("proj", tokens, h, h / p, 1);
 	out[4] = gemm("mlp-up", tokens, (mats_of(t) - 1) * f / p, h, 1);
 	out[5] = gemm("mlp-down", tokens, h, f / p, 1);
@@ -200,9 +211,10 @@ wl_rates wl_rates_of(const wl_model *m, const wl_iter_run *r)
 	};
 }
 
-double wl_layer_act_bytes(const wl_transformer *t, uint32_t mb, uint32_t tp)
+double wl_layer_act_bytes(const wl_transformer *t, uint32_t mb, const wl_split *sp)
 {
-	double sb = (double)t->seq * mb, h = t->hidden, f = ffn_of(t), m = mats_of(t);
+	double sb = (double)t->seq * mb / cp_of(sp), h = t->hidden, f = ffn_of(t), m = mats_of(t);
+	double tp = sp->tp;
 	/* Korthikanti et al.'s terms, written for any MLP and attention width:
 	 * inside the parallel regions Q, K, V (2sb(h + kv)), the projection's
 	 * input (2sbh), the MLP's m - 1 up-projections and activation output
@@ -211,8 +223,8 @@ double wl_layer_act_bytes(const wl_transformer *t, uint32_t mb, uint32_t tp)
 	 * layer norms' inputs, the two linear inputs and the two dropout masks
 	 * (10sbh). GPT's shape gives the paper's sbh(10 + 24/t + 5as/(ht)). */
 	double inside = 2 * sb * (h + kv_width(t)) + 2 * sb * h + 2 * m * sb * f +
-			5.0 * t->heads * (double)t->seq * t->seq * mb;
-	return 10 * sb * h + inside / tp;
+			5.0 * t->heads * sb * t->seq;
+	return 10 * sb * h / (sp->sp ? tp : 1) + inside / tp;
 }
 
 /* Bytes a GPU of stage `stage` holds for weights, gradients and Adam's
@@ -242,8 +254,9 @@ static double activations(const wl_model *m, const wl_mem_plan *p, uint32_t stag
 {
 	const wl_transformer *t = &m->tf;
 	uint32_t v = p->vp > 1 ? p->vp : 1;
-	double layer = wl_layer_act_bytes(t, p->mb, p->tp);
-	double input = 2.0 * t->seq * p->mb * t->hidden;
+	wl_split sp = { .tp = p->tp, .cp = p->cp, .sp = p->sp };
+	double layer = wl_layer_act_bytes(t, p->mb, &sp);
+	double input = 2.0 * t->seq * p->mb * t->hidden / cp_of(&sp) / (p->sp ? p->tp : 1);
 	double held = (double)wl_pipe_inflight(p->pp, v, p->microbatches, stage) *
 		      wl_stage_layers(m, p->pp, stage) / v;
 	if (p->recompute)
@@ -291,15 +304,15 @@ typedef struct layer_sizes {
 	double params; /* weights and biases on this GPU */
 } layer_sizes;
 
-static layer_sizes sizes_of(const wl_transformer *t, uint32_t mb, uint32_t tp)
+static layer_sizes sizes_of(const wl_transformer *t, uint32_t mb, const wl_split *sp)
 {
-	double s = t->seq, b = mb, h = t->hidden, p = tp, f = ffn_of(t), m = mats_of(t);
-	double kv = kv_width(t);
+	double S = t->seq, s = S / cp_of(sp), b = mb, h = t->hidden, p = sp->tp, f = ffn_of(t);
+	double m = mats_of(t), kv = kv_width(t), seq_split = sp->sp ? p : 1;
 	double split = h * (h + kv) + (h + kv) + h * h + m * h * f + (m - 1) * f;
-	return (layer_sizes){ .n = s * b * h, .qkv = s * b * (h + kv) / p, .ctx = s * b * h / p,
-			      .act = s * b * f / p, .att = b * (t->heads / p) * s * s,
-			      .tri = (s + 1) / (2 * s), .stats = 8 * s * b,
-			      .params = split / p + 6 * h };
+	return (layer_sizes){ .n = s * b * h / seq_split, .qkv = s * b * (h + kv) / p,
+			      .ctx = s * b * h / p, .act = s * b * f / p,
+			      .att = b * (t->heads / p) * s * S, .tri = (S + 1) / (2 * S),
+			      .stats = 8 * s * b / seq_split, .params = split / p + 6 * h };
 }
 
 /* The kernel list and its derivation: docs/gpu-kernels.md. Forward, in
@@ -339,10 +352,10 @@ static void bwd_kernels(const layer_sizes *z, double m, wl_kernel k[WL_LAYER_BWD
 	k[14] = kern("weight-grad-accumulate", 4 * z->params, 2 * z->params);
 }
 
-void wl_layer_kernels(const wl_transformer *t, uint32_t mb, uint32_t tp,
+void wl_layer_kernels(const wl_transformer *t, uint32_t mb, const wl_split *sp,
 		      wl_kernel fwd[WL_LAYER_FWD_KERNELS], wl_kernel bwd[WL_LAYER_BWD_KERNELS])
 {
-	layer_sizes z = sizes_of(t, mb, tp);
+	layer_sizes z = sizes_of(t, mb, sp);
 	fwd_kernels(&z, mats_of(t), fwd);
 	bwd_kernels(&z, mats_of(t), bwd);
 }
@@ -350,11 +363,14 @@ void wl_layer_kernels(const wl_transformer *t, uint32_t mb, uint32_t tp,
 /* Per logit element (fp32 after the cast): forward cast 2+4, max 4,
  * subtract 4+4, exp 4+4, sum 4, divide 4+4 = 38 bytes; backward scale
  * 4+4 and cast back 4+2 = 14 bytes (Megatron-LM mpu/cross_entropy.py). */
-void wl_logit_kernel_bytes(const wl_transformer *t, uint32_t mb, uint32_t tp,
+void wl_logit_kernel_bytes(const wl_transformer *t, uint32_t mb, const wl_split *sp,
 			   double *fwd_bytes, double *bwd_bytes)
 {
-	double n = (double)t->seq * mb * t->hidden, stats = 8.0 * t->seq * mb;
-	double logits = (double)t->seq * mb * t->vocab / tp;
+	/* s/cp tokens a rank; the final norm's [s, b, h] split by tp too with
+	 * sequence parallelism, as the layers' */
+	double tp = sp->tp, tokens = (double)t->seq * mb / cp_of(sp), seq_split = sp->sp ? tp : 1;
+	double n = tokens * t->hidden / seq_split, stats = 8.0 * tokens / seq_split;
+	double logits = tokens * t->vocab / tp;
 	double weights = (double)t->vocab * t->hidden / tp;
 	*fwd_bytes = (2 * n + 2 * n + stats) + 38 * logits;
 	*bwd_bytes = (8 * n + stats + 2 * n) + 14 * logits + 6 * weights;

@@ -66,6 +66,23 @@ typedef struct wl_gemm {
 
 enum { WL_LAYER_GEMMS = 6 };
 
+/* How one layer's work is split over a tensor-parallel group: tp ways
+ * (Megatron's tensor parallelism), with sp Megatron's sequence parallelism
+ * (the [s, b, h] stream outside the parallel regions split along the
+ * sequence over the same tp ranks), and cp ways along the sequence over a
+ * context-parallel group (ring attention: each rank holds s/cp tokens'
+ * queries against all s keys and values). */
+typedef struct wl_split {
+	uint32_t tp, cp;
+	bool sp;
+} wl_split;
+
+/* The GEMMs of one layer's forward pass on one GPU of split sp: as
+ * wl_layer_gemms with its tokens divided by cp (attention: s/cp queries
+ * against s keys and values). wl_layer_gemms is { tp, 1, false }. */
+void wl_layer_gemms_split(const wl_transformer *t, uint32_t mb, const wl_split *sp,
+			  wl_gemm out[WL_LAYER_GEMMS]);
+
 /* The GEMMs of one transformer layer's forward pass for a microbatch of
  * mb sequences, split tp ways (Megatron tensor parallelism: QKV and MLP-up
  * column-parallel, projection and MLP-down row-parallel). Backward runs
@@ -119,8 +136,10 @@ wl_rates wl_rates_of(const wl_model *m, const wl_iter_run *r);
  * sequence parallelism: the 10*s*b*h outside the parallel regions is kept
  * whole), with the same terms written for GQA and SwiGLU widths. Memory
  * held, not HBM traffic: what the kernels read and write is
- * wl_layer_kernels. */
-double wl_layer_act_bytes(const wl_transformer *t, uint32_t mb, uint32_t tp);
+ * wl_layer_kernels. With Megatron's sequence parallelism (sp) the 10sbh
+ * outside the parallel regions is split along the sequence too: sbh(34/t +
+ * 5as/(ht)) (ibid., section 4.2.2). */
+double wl_layer_act_bytes(const wl_transformer *t, uint32_t mb, const wl_split *sp);
 
 /* How a job is laid out, for its memory per GPU. */
 typedef struct wl_mem_plan {
@@ -131,6 +150,9 @@ typedef struct wl_mem_plan {
 				   * schedule); 0 or 1: plain 1F1B */
 	int zero_stage;           /* 0..3 */
 	bool recompute;           /* full activation recomputation */
+	bool sp;                  /* Megatron's sequence parallelism */
+	uint32_t cp;              /* context parallelism (0 or 1: none); tp x cp x pp x dp
+				   * GPUs */
 	uint32_t channels;        /* NCCL channels per communicator (0: 1) */
 	double reserve_bytes;     /* framework and CUDA context, given by the scenario */
 } wl_mem_plan;
@@ -172,8 +194,10 @@ enum { WL_LAYER_FWD_KERNELS = 9, WL_LAYER_BWD_KERNELS = 15 };
  * rank; those inside (QKV bias, softmax, attention dropout, context
  * transpose, bias-GeLU) are split by tp. Derivation and sources of every
  * entry: docs/gpu-kernels.md. SwiGLU and GQA shapes reuse the list with
- * their own widths. */
-void wl_layer_kernels(const wl_transformer *t, uint32_t mb, uint32_t tp,
+ * their own widths. With sequence parallelism (sp) the kernels on the
+ * [s, b, h] stream run on s/tp of the sequence on each rank (Korthikanti
+ * et al., MLSys 2023, section 4.2.2), so they are split by tp too. */
+void wl_layer_kernels(const wl_transformer *t, uint32_t mb, const wl_split *sp,
 		      wl_kernel fwd[WL_LAYER_FWD_KERNELS], wl_kernel bwd[WL_LAYER_BWD_KERNELS]);
 
 /* Memory-bound kernels around the output logits on the last pipeline stage,
@@ -182,7 +206,7 @@ void wl_layer_kernels(const wl_transformer *t, uint32_t mb, uint32_t tp,
  * subtract, exp, sum, divide; backward: scale by the loss gradient, cast
  * back), plus the output weight's gradient accumulation. Forward and
  * backward totals in bytes (read + write). */
-void wl_logit_kernel_bytes(const wl_transformer *t, uint32_t mb, uint32_t tp,
+void wl_logit_kernel_bytes(const wl_transformer *t, uint32_t mb, const wl_split *sp,
 			   double *fwd_bytes, double *bwd_bytes);
 
 /* Op i (0 <= i < 2 x microbatches) of pipeline stage p of pp in Megatron's

@@ -3,7 +3,8 @@
 # training scenario (a small vocabulary, so that the two stages are equal):
 # it runs, its bubble is about half plain 1F1B's with two chunks per stage
 # (Narayanan et al.'s (p - 1) / (m v)), it is dumped and reloaded, and
-# `check` names it. The pipeline sends' count: test_train.
+# `check` names it. The pipeline sends' count: test_train. Then sequence
+# parallelism.
 . tests/e2e/lib.sh
 S=$PWD/tests/data/train-small.yaml
 
@@ -43,5 +44,27 @@ printf '%s\n' "$OUT" >"$E2E_TMP/d1.yaml"
 run_cmd "$DPUSIM" run "$E2E_TMP/d1.yaml" --dump
 if [ "$OUT" = "$(cat "$E2E_TMP/d1.yaml")" ]; then ok "the dump reloads and dumps identically"
 else not_ok "the dump of the dump differs"; fi
+
+# Sequence parallelism: the tensor-parallel all-reduce rows become a
+# reduce-scatter and an all-gather of the same bytes over the same ranks.
+shape seqpar 'workload:
+  parallelism: { tp: 2, pp: 2, sequence_parallel: true }'
+run_cmd "$DPUSIM" run "$E2E_TMP/seqpar.yaml" --json
+expect_rc 0 "run sequence_parallel"
+printf '%s\n' "$OUT" >"$E2E_TMP/seqpar.json"
+if out=$(python3 - "$E2E_TMP/seqpar.json" 2>&1 <<'PY'
+import json, sys
+for v in json.load(open(sys.argv[1]))["variants"]:
+    tp = [c for c in v["collectives"] if c["ranks"] == 2 and c["op"] != "sendrecv"]
+    ops = sorted(c["op"] for c in tp)
+    assert ops == ["allgather", "reduce_scatter"], ops
+    assert tp[0]["bytes"] == tp[1]["bytes"] == 1024 * 2 * 1024 * 2, tp
+    it = v["metrics"]["iteration_s"]["mean"]
+    assert abs(sum(v["breakdown_s"].values()) - it) <= 1e-9 * it
+PY
+); then ok "sequence parallel: reduce-scatter and all-gather rows, the parts add up"
+else not_ok "sequence parallel report: $out"; fi
+run_cmd "$DPUSIM" run "$E2E_TMP/seqpar.yaml" --dump
+expect_out '^    sequence_parallel: true$' "the dump keeps sequence_parallel"
 
 finish

@@ -77,13 +77,13 @@ START_TEST(layer_is_gemms_plus_kernel_bytes)
 	wl_layer_gemms(&t, 2, 2, gm);
 	for (int i = 0; i < WL_LAYER_GEMMS; i++)
 		gemms += gpu_gemm_s(&g, &gm[i]);
-	gpu_layer_s(&g, &t, 2, 2, &f, &b);
+	gpu_layer_s(&g, &t, 2, &(wl_split){ .tp = 2 }, &f, &b);
 	ck_assert_double_eq_tol(f - gemms, 41248 / 1.8e12, 1e-18);
 	ck_assert_double_eq_tol(b - 2 * gemms, 222336 / 1.8e12, 1e-18);
 	/* Each kernel pays the launch overhead where a profile gives one. */
 	g.launch_s = 1e-6;
 	double fl, bl;
-	gpu_layer_s(&g, &t, 2, 2, &fl, &bl);
+	gpu_layer_s(&g, &t, 2, &(wl_split){ .tp = 2 }, &fl, &bl);
 	ck_assert_double_eq_tol(fl - f, (WL_LAYER_GEMMS + WL_LAYER_FWD_KERNELS) * 1e-6, 1e-15);
 	ck_assert_double_eq_tol(bl - b, (2 * WL_LAYER_GEMMS + WL_LAYER_BWD_KERNELS) * 1e-6, 1e-15);
 }
@@ -96,14 +96,14 @@ START_TEST(large_layer_stays_below_the_gemm_ceiling)
 	char why[64];
 	ck_assert_int_eq(wl_transformer_check(&t, why, sizeof why), 0);
 	double f, b, lf, lb, fb, bb;
-	gpu_layer_s(&a100, &t, 1, 8, &f, &b);
+	gpu_layer_s(&a100, &t, 1, &(wl_split){ .tp = 8 }, &f, &b);
 	/* Backward: twice the GEMMs and more memory-bound bytes than forward. */
 	ck_assert(b > 2 * f);
 	double flops = wl_layer_fwd_flops_per_token(&t) * t.seq / 8;
 	ck_assert(flops / f < 312e12 * 0.869);
 	ck_assert(flops / f > 312e12 * 0.5);
-	gpu_logits_s(&a100, &t, 1, 8, &lf, &lb);
-	wl_logit_kernel_bytes(&t, 1, 8, &fb, &bb);
+	gpu_logits_s(&a100, &t, 1, &(wl_split){ .tp = 8 }, &lf, &lb);
+	wl_logit_kernel_bytes(&t, 1, &(wl_split){ .tp = 8 }, &fb, &bb);
 	ck_assert_double_eq_tol(lb - 2 * (lf - fb / 2039e9), bb / 2039e9, 1e-12);
 }
 END_TEST

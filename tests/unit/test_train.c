@@ -89,8 +89,8 @@ START_TEST(single_gpu_is_compute_only)
 	train_config c = base(1, 1, 1, 4);
 	train_result r = run(&c);
 	double f, b, lf, lb;
-	gpu_layer_s(&c.gpu, &c.model.tf, 1, 1, &f, &b);
-	gpu_logits_s(&c.gpu, &c.model.tf, 1, 1, &lf, &lb);
+	gpu_layer_s(&c.gpu, &c.model.tf, 1, &(wl_split){ .tp = 1 }, &f, &b);
+	gpu_logits_s(&c.gpu, &c.model.tf, 1, &(wl_split){ .tp = 1 }, &lf, &lb);
 	double params = 8 * wl_layer_params(&c.model.tf) + 32000.0 * 1024;
 	double want = 4 * (8 * (f + b) + lf + lb) + gpu_optimizer_s(&c.gpu, params);
 	ck_assert_uint_eq(r.iters, 3);
@@ -111,7 +111,7 @@ START_TEST(recompute_adds_a_forward)
 	c.recompute = true;
 	train_result rec = run(&c);
 	double f, b;
-	gpu_layer_s(&c.gpu, &c.model.tf, 1, 1, &f, &b);
+	gpu_layer_s(&c.gpu, &c.model.tf, 1, &(wl_split){ .tp = 1 }, &f, &b);
 	ck_assert_double_eq_tol(mean_iter(&rec) - mean_iter(&plain), 2 * 8 * f, 1e-9);
 	train_result_release(&plain);
 	train_result_release(&rec);
@@ -126,7 +126,7 @@ START_TEST(pipeline_bubble)
 	c.model.tf.vocab = 8; /* no logits imbalance between stages */
 	train_result r = run(&c);
 	double f, b;
-	gpu_layer_s(&c.gpu, &c.model.tf, 1, 1, &f, &b);
+	gpu_layer_s(&c.gpu, &c.model.tf, 1, &(wl_split){ .tp = 1 }, &f, &b);
 	double stage_fb = 2 * (f + b); /* 2 layers per stage */
 	double ideal = (8 + 4 - 1) * stage_fb;
 	ck_assert(mean_iter(&r) > ideal);
@@ -160,7 +160,7 @@ START_TEST(interleaved_bubble_shrinks_by_v)
 	c.vp = 2;
 	train_result inter = run(&c);
 	double f, b;
-	gpu_layer_s(&c.gpu, &c.model.tf, 1, 1, &f, &b);
+	gpu_layer_s(&c.gpu, &c.model.tf, 1, &(wl_split){ .tp = 1 }, &f, &b);
 	double ideal = (8 * 2 + 4 - 1) * (f + b); /* one layer per chunk */
 	ck_assert(mean_iter(&inter) > ideal);
 	ck_assert(mean_iter(&inter) < ideal * 1.05);
@@ -201,6 +201,38 @@ START_TEST(interleaved_with_data_parallel)
 			  coll_of(&plain, COLL_ALLREDUCE)->count);
 	train_result_release(&plain);
 	train_result_release(&inter);
+}
+END_TEST
+
+/* Sequence parallelism: the tensor-parallel all-reduce of each pair
+ * becomes a reduce-scatter and an all-gather of the same tensor (rows in
+ * the report), and the kernels outside the parallel regions run on 1/tp of
+ * the sequence, so the GPUs compute less; the parts still add up. */
+START_TEST(sequence_parallel_splits_the_allreduce)
+{
+	train_config c = base(4, 1, 1, 2);
+	train_result ar = run(&c);
+	c.sp = true;
+	train_result sp = run(&c);
+	const train_coll_stat *a = coll_of(&ar, COLL_ALLREDUCE), *rs = coll_of(&sp, COLL_REDUCE_SCATTER),
+			      *ag = coll_of(&sp, COLL_ALLGATHER);
+	ck_assert(a && rs && ag && !coll_of(&sp, COLL_ALLREDUCE));
+	ck_assert_uint_eq(rs->ranks, 4);
+	ck_assert_uint_eq(rs->bytes, a->bytes);
+	ck_assert_uint_eq(ag->bytes, a->bytes);
+	/* a ring all-reduce is a reduce-scatter and an all-gather */
+	ck_assert_double_eq_tol((rs->time_s + ag->time_s) / a->time_s, 1, 0.1);
+	ck_assert(sp.part_s[TRAIN_COMPUTE] < ar.part_s[TRAIN_COMPUTE]);
+	ck_assert_double_eq_tol(sum_parts(&sp), mean_iter(&sp), 1e-9);
+	double f, b, fs, bs, lf, lb, lfs, lbs; /* 2 microbatches of 8 layers and the logits */
+	gpu_layer_s(&c.gpu, &c.model.tf, 1, &(wl_split){ .tp = 4 }, &f, &b);
+	gpu_layer_s(&c.gpu, &c.model.tf, 1, &(wl_split){ .tp = 4, .sp = true }, &fs, &bs);
+	gpu_logits_s(&c.gpu, &c.model.tf, 1, &(wl_split){ .tp = 4 }, &lf, &lb);
+	gpu_logits_s(&c.gpu, &c.model.tf, 1, &(wl_split){ .tp = 4, .sp = true }, &lfs, &lbs);
+	ck_assert_double_eq_tol(ar.part_s[TRAIN_COMPUTE] - sp.part_s[TRAIN_COMPUTE],
+				2 * (8 * (f + b - fs - bs) + lf + lb - lfs - lbs), 1e-9);
+	train_result_release(&ar);
+	train_result_release(&sp);
 }
 END_TEST
 
@@ -1179,6 +1211,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, pipeline_bubble);
 	tcase_add_test(tc, interleaved_bubble_shrinks_by_v);
 	tcase_add_test(tc, interleaved_with_data_parallel);
+	tcase_add_test(tc, sequence_parallel_splits_the_allreduce);
 	tcase_add_test(tc, data_parallel_exposes_allreduce);
 	tcase_add_test(tc, host_tcp_bound_by_cores);
 	tcase_add_test(tc, dp_hops_inside_a_node_cost_no_host_cpu);

@@ -126,11 +126,18 @@ START_TEST(activation_bytes_follow_korthikanti)
 	double sbh = 2048.0 * 1 * 12288;
 	/* Table 2 of the paper: sbh(34 + 5as/h) without parallelism,
 	 * sbh(10 + 24/t + 5as/(ht)) with tensor parallelism t. */
-	ck_assert_double_eq_tol(wl_layer_act_bytes(&t, 1, 1) / (sbh * (34 + 5.0 * 96 * 2048 / 12288)),
+	ck_assert_double_eq_tol(wl_layer_act_bytes(&t, 1, &(wl_split){ .tp = 1 }) / (sbh * (34 + 5.0 * 96 * 2048 / 12288)),
 				1.0, 1e-12);
-	ck_assert_double_eq_tol(wl_layer_act_bytes(&t, 1, 8) /
+	ck_assert_double_eq_tol(wl_layer_act_bytes(&t, 1, &(wl_split){ .tp = 8 }) /
 				(sbh * (10 + 3 + 5.0 * 96 * 2048 / (12288 * 8))), 1.0, 1e-12);
 	ck_assert_double_eq(wl_stage_boundary_bytes(&t, 1), 2 * sbh);
+	/* Sequence parallelism (section 4.2.2, Table 2): sbh(34/t + 5as/(ht)). */
+	ck_assert_double_eq_tol(wl_layer_act_bytes(&t, 1, &(wl_split){ .tp = 8, .sp = true }) /
+				(sbh * (34.0 / 8 + 5.0 * 96 * 2048 / (12288 * 8))), 1.0, 1e-12);
+	/* Context parallelism: each rank keeps s/cp tokens' activations, its
+	 * scores s/cp x s: everything divided by cp. */
+	ck_assert_double_eq_tol(wl_layer_act_bytes(&t, 1, &(wl_split){ .tp = 8, .cp = 4 }) * 4 /
+				wl_layer_act_bytes(&t, 1, &(wl_split){ .tp = 8 }), 1.0, 1e-12);
 }
 END_TEST
 
@@ -227,7 +234,7 @@ START_TEST(layer_kernel_bytes_by_hand)
 		{ 100736, 50368 }, /* weight gradients: 4P, 2P */
 	};
 	wl_kernel f[WL_LAYER_FWD_KERNELS], b[WL_LAYER_BWD_KERNELS];
-	wl_layer_kernels(&t, 2, 2, f, b);
+	wl_layer_kernels(&t, 2, &(wl_split){ .tp = 2 }, f, b);
 	for (int i = 0; i < WL_LAYER_FWD_KERNELS; i++) {
 		ck_assert_msg(f[i].read_bytes == fwd[i][0] && f[i].write_bytes == fwd[i][1],
 			      "forward %s: %g %g", f[i].name, f[i].read_bytes, f[i].write_bytes);
@@ -242,7 +249,7 @@ START_TEST(layer_kernel_bytes_by_hand)
 	/* Logits: V = 100, L = sbV/t = 800, weights Vh/t = 3200: forward
 	 * 4n + stats + 38L, backward 10n + stats + 14L + 6*3200. */
 	double lf, lb;
-	wl_logit_kernel_bytes(&t, 2, 2, &lf, &lb);
+	wl_logit_kernel_bytes(&t, 2, &(wl_split){ .tp = 2 }, &lf, &lb);
 	ck_assert_double_eq(lf, 4096 + 128 + 38 * 800);
 	ck_assert_double_eq(lb, 10240 + 128 + 14 * 800 + 6 * 3200);
 }
@@ -254,8 +261,8 @@ START_TEST(kernels_split_inside_parallel_regions_only)
 	wl_transformer t = shape("megatron-18.4b");
 	wl_kernel f1[WL_LAYER_FWD_KERNELS], b1[WL_LAYER_BWD_KERNELS];
 	wl_kernel f8[WL_LAYER_FWD_KERNELS], b8[WL_LAYER_BWD_KERNELS];
-	wl_layer_kernels(&t, 1, 1, f1, b1);
-	wl_layer_kernels(&t, 1, 8, f8, b8);
+	wl_layer_kernels(&t, 1, &(wl_split){ .tp = 1 }, f1, b1);
+	wl_layer_kernels(&t, 1, &(wl_split){ .tp = 8 }, f8, b8);
 	static const int split[] = { 1, 2, 3, 4, 7 }, whole[] = { 0, 5, 6, 8 };
 	for (size_t i = 0; i < sizeof split / sizeof split[0]; i++)
 		ck_assert_double_eq_tol(f1[split[i]].read_bytes / f8[split[i]].read_bytes, 8, 1e-12);
@@ -263,9 +270,18 @@ START_TEST(kernels_split_inside_parallel_regions_only)
 		ck_assert_double_eq(f1[whole[i]].write_bytes, f8[whole[i]].write_bytes);
 	ck_assert_double_eq_tol(b1[9].write_bytes / b8[9].write_bytes, 8, 1e-12);
 	ck_assert_double_eq(b1[12].read_bytes, b8[12].read_bytes);
+	/* Sequence parallel: the replicated kernels split by tp as well, the
+	 * others unchanged. */
+	wl_kernel fs[WL_LAYER_FWD_KERNELS], bs[WL_LAYER_BWD_KERNELS];
+	wl_layer_kernels(&t, 1, &(wl_split){ .tp = 8, .sp = true }, fs, bs);
+	for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++)
+		ck_assert_double_eq_tol(f8[whole[i]].read_bytes / fs[whole[i]].read_bytes, 8, 1e-12);
+	for (size_t i = 0; i < sizeof split / sizeof split[0]; i++)
+		ck_assert_double_eq(f8[split[i]].read_bytes, fs[split[i]].read_bytes);
+	ck_assert_double_eq_tol(b8[12].read_bytes / bs[12].read_bytes, 8, 1e-12);
 	/* SwiGLU: the activation reads both halves of the up projection. */
 	wl_transformer sw = shape("llama2-7b");
-	wl_layer_kernels(&sw, 1, 1, f1, b1);
+	wl_layer_kernels(&sw, 1, &(wl_split){ .tp = 1 }, f1, b1);
 	ck_assert_double_eq(f1[7].read_bytes, 2 * f1[7].write_bytes);
 	ck_assert_double_eq(b1[2].write_bytes, 2 * 2.0 * 4096 * 11008);
 }
