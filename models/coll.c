@@ -445,6 +445,20 @@ static sim_time step_lat(const coll_ctx *c, const hopset *h)
 	return h->nccl_lat_ps > phys ? h->nccl_lat_ps : phys;
 }
 
+/* The latency stage st pays: its step's, once per loop it stands for and,
+ * on a step that stays inside the node, once per NCCL slice of the chunk:
+ * there the GPU's own threads wait for the peer's flag, move the slice and
+ * post their own before the next slice (NVIDIA/nccl v2.18.5
+ * src/collectives/device/prims_simple.h, genericOp: waitPeer, reduceCopy,
+ * postPeer per slice), where a step that leaves the node is posted to the
+ * network by the proxy thread, which keeps NCCL_STEPS (8) FIFO steps in
+ * flight (src/transport/net.cc), so its slices overlap. */
+static sim_time stage_lat(const coll_ctx *c, const hopset *h, const stage *st)
+{
+	sim_time per = h->net || h->slices < 2 ? 1 : h->slices;
+	return step_lat(c, h) * (sim_time)st->reps * per;
+}
+
 /* ---- stage graphs ---- */
 
 static uint32_t add_hs(collective *r, hopset h)
@@ -460,6 +474,9 @@ static uint32_t add_hs(collective *r, hopset h)
 	    (h.kind == H_RING || h.kind == H_INTRA || h.kind == H_RAIL)) {
 		r->hs[r->nhs].nccl = true;
 		r->hs[r->nhs].nccl_proto = (uint8_t)coll_nccl_proto(r->proto);
+		/* NCCL's tuner charges a step once (build's tuner): so does the choice. */
+		if (!r->tuner)
+			r->hs[r->nhs].slices = (uint8_t)coll_nccl_slices(r->p.op, coll_nccl_proto(r->proto));
 	}
 	return r->nhs++;
 }
@@ -768,7 +785,7 @@ static int predict_graph(coll_ctx *c, collective *r, bool caps, sim_time *t_ps)
 		const stage *st = &r->st[s];
 		const hopset *h = &r->hs[st->hs];
 		end[s] = start[s] + (double)st->bytes / rate[st->hs] * 1e12 +
-			 (double)step_lat(c, h) * st->reps;
+			 (double)stage_lat(c, h, st);
 		for (uint32_t k = 0; k < st->nsucc; k++)
 			start[st->succ[k]] = fmax(start[st->succ[k]], end[s]);
 		total = fmax(total, end[s]);
@@ -946,7 +963,7 @@ static void stage_flowed(sim_engine *eng, void *obj, uint64_t data)
 	const coll_transport *t = &r->c->cfg.transport;
 	if (r->st[data].on_kept)
 		h->kept_busy = false;
-	sim_time lat = step_lat(r->c, h) * (sim_time)r->st[data].reps;
+	sim_time lat = stage_lat(r->c, h, &r->st[data]);
 	int rc = SIM_OK;
 	if (t->jitter_mean_ps > 0 && h->net) { /* the host stack's: network steps only */
 		/* Checked as a double: a draw past the clock must not be cast. */

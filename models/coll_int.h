@@ -60,6 +60,8 @@ typedef struct hopset {
 	sim_time nccl_lat_ps;    /* NCCL's per-step latency of this step (0: IDEAL) */
 	bool nccl;               /* the step carries NCCL's per-step latency */
 	uint8_t nccl_proto;      /* at this protocol (NP_*) */
+	uint8_t slices;          /* NCCL's slices per chunk on this step inside a node, each
+				    waiting for its peer (coll_nccl_slices); 0 or 1: one */
 	uint32_t refs;
 	uint32_t kept;           /* a kept flow on this path, reused step after step */
 	bool has_kept, kept_busy;
@@ -155,6 +157,7 @@ sim_time coll_nccl_tree_lat(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
 sim_time coll_nccl_sharp_lat(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
 sim_time coll_nccl_nvls_lat(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
 uint32_t coll_nccl_channels(collective *r);
+uint32_t coll_nccl_slices(coll_op op, uint32_t nccl_proto);
 uint32_t coll_ring_steps(collective *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t data,
 			 uint32_t members, uint32_t div);
 

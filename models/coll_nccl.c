@@ -46,6 +46,20 @@ static const uint64_t nccl_ring_chunk[3] = {
 	((uint64_t)4 << 20) / 8 * 4,         /* Simple: 2 MiB */
 };
 #define NCCL_PCI_BW_Bps 12e9
+#define NCCL_STEPS 8 /* FIFO steps per connection (src/include/device.h) */
+
+/* The slices a ring chunk of op moves in, each a wait for the peer and a
+ * post (NVIDIA/nccl v2.18.5 src/include/collectives.h): Simple's chunk is
+ * {ALLREDUCE,REDUCESCATTER,ALLGATHER}_CHUNKSTEPS = NCCL_STEPS/2 FIFO steps
+ * in slices of *_SLICESTEPS = NCCL_STEPS/4, so 2 (broadcast: 1 of 1);
+ * LL and LL128 move a chunk as one step (enqueue.cc: chunkSteps and
+ * sliceSteps 1 but for Ring Simple). */
+uint32_t coll_nccl_slices(coll_op op, uint32_t nccl_proto)
+{
+	if (nccl_proto != NP_SIMPLE || op == COLL_BROADCAST)
+		return 1;
+	return (NCCL_STEPS / 2) / (NCCL_STEPS / 4);
+}
 
 /* NCCL's Ring per-step latency of one hop (tuning.cc's hwLat): the network
  * when it leaves the node, else NVLink when the node has it, else PCI. */

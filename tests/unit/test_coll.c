@@ -795,16 +795,17 @@ START_TEST(nccl_chooses_as_its_tuner)
 END_TEST
 
 /* Hierarchical, 2 nodes x 2 GPUs, Simple, one channel: NVLink step (S/2 at
- * 100 GB/s; 3.4 us in each of S / (2 ranks x 2 MiB) = 16 loops), two rail
- * steps (S/4 at 50 GB/s; the network's 14 us in each of S/2 / 4 MiB = 8
- * loops), NVLink step, after Ring's base 8.4 us. */
+ * 100 GB/s; 3.4 us in each of the 2 slices of each of S / (2 ranks x 2
+ * MiB) = 16 loops), two rail steps (S/4 at 50 GB/s; the network's 14 us in
+ * each of S/2 / 4 MiB = 8 loops, the slices overlapped by the proxy),
+ * NVLink step, after Ring's base 8.4 us. */
 START_TEST(nccl_hier_closed_form)
 {
 	fab_config fc = nvswitch_node(2, 2, 100e9);
 	coll_config cc = rdma;
 	struct world w;
 	uint64_t s = UINT64_C(64) << 20;
-	double want = 8.4e-6 + 2 * ((double)s / 2 / 100e9 + 16 * 3.4e-6) +
+	double want = 8.4e-6 + 2 * ((double)s / 2 / 100e9 + 16 * 2 * 3.4e-6) +
 		      2 * ((double)s / 4 / 50e9 + 8 * 14e-6);
 	coll_result r;
 	cc.proto = COLL_PROTO_SIMPLE;
@@ -812,6 +813,68 @@ START_TEST(nccl_hier_closed_form)
 	r = run(&w, COLL_ALLREDUCE, COLL_HIER, s);
 	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
 		      sim_time_to_s(r.time_ps), want);
+	world_free(&w);
+}
+END_TEST
+
+/* Inside a node NCCL's Simple ring waits for its peer once per slice, 2
+ * per chunk (prims_simple.h; ALLREDUCE_CHUNKSTEPS / ALLREDUCE_SLICESTEPS):
+ * 8 GPUs on NVSwitch, one channel, 64 MiB in loops of 8 x 2 MiB = 4 loops:
+ * T = 8.4 us + 14 (S/8 / B + 4 x 2 x 3.4 us). LL and LL128 move a chunk as
+ * one step: their per-step latency once per loop (LL: 64 MiB / (8 x 32 KiB)
+ * = 256 loops of 14 x 0.6 us). NCCL's tuner charges each step once, and so
+ * does the prediction the choice is made on. */
+START_TEST(nccl_slices_inside_the_node)
+{
+	fab_config fc = nvswitch_node(1, 8, 100e9);
+	coll_config cc = rdma;
+	struct world w;
+	uint64_t s = UINT64_C(64) << 20;
+	coll_params p = { .op = COLL_ALLREDUCE, .algo = COLL_RING, .bytes = s };
+	double want = 8.4e-6 + 14 * ((double)s / 8 / 100e9 + 4 * 2 * 3.4e-6);
+	sim_time t;
+	coll_result r;
+	cc.proto = COLL_PROTO_SIMPLE, cc.channels = 1;
+	world_new(&w, &fc, &cc);
+	r = run(&w, COLL_ALLREDUCE, COLL_RING, s);
+	ck_assert_uint_eq(r.loops, 4);
+	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
+		      sim_time_to_s(r.time_ps), want);
+	ck_assert_int_eq(coll_predict(w.c, &p, COLL_RING, &t), 0);
+	ck_assert_msg(WITHIN(sim_time_to_s(t), 8.4e-6 + 14 * ((double)s / 8 / 100e9 + 3.4e-6), 1e-3),
+		      "predicted %.9g s", sim_time_to_s(t));
+	world_free(&w);
+	cc.proto = COLL_PROTO_LL;
+	world_new(&w, &fc, &cc);
+	r = run(&w, COLL_ALLREDUCE, COLL_RING, s);
+	ck_assert_uint_eq(r.loops, 256);
+	want = 6.6e-6 + 14 * ((double)s / 8 / (0.25 * 100e9) + 256 * 0.6e-6);
+	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
+		      sim_time_to_s(r.time_ps), want);
+	world_free(&w);
+}
+END_TEST
+
+/* The ramp: on 8 A100s on NVSwitch (12 x 20 GB/s of NVLink, NCCL's 24
+ * channels) with NCCL choosing, bus bandwidth never falls as the size
+ * grows (x4 from 1 KiB to 4 GiB: channels added, loops filled), never
+ * passes the NVLinks' 240 GB/s, and comes within 5% of it at 4 GiB. */
+START_TEST(nccl_busbw_ramps_to_the_bound)
+{
+	fab_config fc = nvswitch_node(1, 8, 240e9);
+	coll_config cc = { .transport = { .kind = COLL_RDMA_GDR }, .channels = 24,
+			   .proto = COLL_PROTO_NCCL };
+	struct world w;
+	double prev = 0;
+	fc.nvlink_lat_ps = 0;
+	world_new(&w, &fc, &cc);
+	for (uint64_t s = 1024; s <= (UINT64_C(4) << 30); s <<= 2) {
+		double bw = run(&w, COLL_ALLREDUCE, COLL_AUTO, s).busbw_GBps;
+		ck_assert_msg(bw >= prev, "%llu B: %.4g GB/s after %.4g", (unsigned long long)s, bw, prev);
+		ck_assert(bw <= 240);
+		prev = bw;
+	}
+	ck_assert_msg(prev >= 0.95 * 240, "4 GiB: %.4g GB/s", prev);
 	world_free(&w);
 }
 END_TEST
@@ -898,9 +961,11 @@ static void check_point(const char *what, const struct vpoint *v, double model)
 /* 8x A100-SXM4-80GB, NVSwitch, NCCL 2.18.5, all_reduce_perf in-place busbw
  * (Azure AI-benchmarking-guide, ND A100 v4), NCCL choosing algorithm and
  * protocol. Within 15% at 1 MiB (ring/LL: 40.3 GB/s, +11%; it was 20% low
- * with Simple figures only), 1 GiB (235.5, +3.2%: 3 loops of 24 x 8 x 2 MiB,
- * each repeating the 14 steps' latency) and 8 GiB (236.0, +1.9%, 22 loops).
- * Misses: 16 MiB (169.2, +55%, LL128) and 128 MiB (227.0, +30%, Simple),
+ * with Simple figures only), 1 GiB (231.3, +1.4%: 3 loops of 24 x 8 x 2 MiB,
+ * each repeating the 14 steps' latency once per slice, 2 per chunk; 235.5,
+ * +3.2%, with one per chunk) and 8 GiB (232.2, +0.3%, 22 loops; was 236.0).
+ * Misses: 16 MiB (169.2, +55%, LL128) and 128 MiB (217.0, +25%, Simple;
+ * 227.0, +30%, with one latency per chunk),
  * unchanged by NCCL's per-size channels and loops: on 24 channels NCCL
  * drops none above 768 KiB (Simple) or 120 KiB (LL128), and one loop holds
  * 110 MB (LL128) or 384 MiB (Simple). The 16 MiB time, 173.6 us, is NCCL's
@@ -1063,6 +1128,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, nccl_partial_loop);
 	tcase_add_test(tc, nccl_chooses_as_its_tuner);
 	tcase_add_test(tc, nccl_hier_closed_form);
+	tcase_add_test(tc, nccl_slices_inside_the_node);
+	tcase_add_test(tc, nccl_busbw_ramps_to_the_bound);
 	tcase_add_test(tc, nccl_protocol_rules);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("validation");
