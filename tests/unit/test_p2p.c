@@ -101,6 +101,7 @@ START_TEST(latency_is_the_closed_form)
 		double want = 600e-9 + 130e-9 + p2p_wire_bytes(&p.wire, sizes[i]) / 25e9;
 		ck_assert_double_eq_tol(r.time_s, want, 1e-11);
 		ck_assert_double_eq_tol(r.lat_p99_s, r.time_s, 1e-11);
+		ck_assert_double_eq_tol(r.one_way_lat_s, 730e-9, 1e-12);
 		ck_assert_double_gt(r.time_s, prev); /* grows with size */
 		prev = r.time_s;
 	}
