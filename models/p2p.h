@@ -51,7 +51,9 @@ typedef struct p2p_params {
 	uint64_t bytes;            /* message size, > 0 */
 	uint32_t qps;              /* bandwidth: queue pairs, each its own stream */
 	uint32_t tx_depth;         /* bandwidth: messages posted and not completed per QP */
-	uint32_t cq_mod;           /* bandwidth: a completion every cq_mod messages */
+	uint32_t cq_mod;           /* bandwidth: a completion every cq_mod messages (at most
+	                              tx_depth: a larger one is taken as tx_depth, as perftest
+	                              does) */
 	uint32_t iterations;       /* messages per QP (bandwidth), round trips (latency) */
 	uint32_t src, dst;         /* fabric ranks of the two ends (on different nodes) */
 	fab_end end;               /* where the buffers are: FAB_END_HOST or FAB_END_GPU */

@@ -19,8 +19,12 @@ static const char *const test_prog[] = {
 };
 
 /* perftest signals a completion every DEF_CQ_MOD = 100 messages of a
- * bandwidth test (src/perftest_parameters.h). */
+ * bandwidth test, and every message above MSG_SIZE_CQ_MOD_LIMIT = 8192
+ * bytes when a run is of one size (src/perftest_parameters.h and .c: its
+ * moderation is disabled there unless asked for; a scenario's size list
+ * stands for a run per size, not for -a). */
 #define PERFTEST_CQ_MOD 100
+#define PERFTEST_CQ_MOD_LIMIT 8192
 
 typedef struct p2p_world {
 	sim_engine *eng;
@@ -92,7 +96,8 @@ static void put_notes(const scn_scenario *s, const scn_p2p *k, const p2p_params 
 				       : "host memory",
 		 p->lat ? "one message in flight, the typical (median) half round trip"
 			: "each QP's messages in order, tx_depth in flight, a completion every "
-			  "100 (perftest's defaults), BW average over the first post to the last "
+			  "100 messages up to 8 KiB and every message above (perftest's defaults "
+			  "for a run of one size), BW average over the first post to the last "
 			  "completion");
 	diag_add(notes, NULL, 0, 0, "p2p: wire bytes per packet from the %s", p->wire.what);
 	diag_add(notes, NULL, 0, 0, "p2p: each message's fixed one-way latency is the adapter's "
@@ -181,6 +186,7 @@ static int run_size(p2p_world *w, const scn_p2p *k, p2p_params *p, uint64_t byte
 	p2p_result res;
 	int rc;
 	p->bytes = bytes;
+	p->cq_mod = bytes > PERFTEST_CQ_MOD_LIMIT ? 1 : PERFTEST_CQ_MOD;
 	if ((rc = p2p_run(w->eng, w->net, w->f, p, &res))) {
 		diag_add(d, NULL, 0, 0, "p2p %s of %llu bytes: %s", test_prog[k->test],
 			 (unsigned long long)bytes,

@@ -64,6 +64,21 @@ assert 0.999 * wire <= h <= wire and 0.999 * wire <= g <= wire, (h, g)' "$H" "$G
 	ok "host and GPU memory both reach the NDR wire at 8 MiB"
 else not_ok "perftest-ndr 8 MiB rows: $H / $G"; fi
 
+# One message in flight: perftest lowers its completion moderation (100)
+# to the depth, so each message waits for the one before (a stall before).
+cat >"$E2E_TMP/depth1.yaml" <<EOF
+extends: $PWD/tests/validation/perftest-cx6-write-bw.yaml
+workload: { p2p: { test: write_bw, sizes: [2B], tx_depth: 1, iterations: 50 } }
+EOF
+run_cmd "$DPUSIM" run "$E2E_TMP/depth1.yaml" --json
+expect_rc 0 "tx_depth 1 runs"
+ROWS=$(json_rows host)
+if python3 -c 'import sys
+t = float(sys.argv[1].split()[2])
+assert 2 * 0.73e-6 < t < 2 * 0.73e-6 * 1.01, t' "$ROWS"; then
+	ok "tx_depth 1: a message per round trip ($ROWS)"
+else not_ok "tx_depth 1 row: $ROWS"; fi
+
 # The dump is a scenario that runs to the same report.
 run_cmd "$DPUSIM" run scenarios/perftest-ndr.yaml --dump
 printf '%s\n' "$OUT" >"$E2E_TMP/dump.yaml"
