@@ -17,6 +17,9 @@ expect_err 'needs root \(CAP_NET_ADMIN\) to create network namespaces' "saying w
 run_cmd tools/lab-net up 2 --rate 1gbs --name "$LAB"
 expect_rc 2 "a bad --rate is refused"
 expect_err "--rate '1gbs': expected a tc rate such as 1gbit" "naming it"
+run_cmd tools/lab-net up 2 --segment 1000 --name "$LAB"
+expect_rc 2 "a --segment below one frame is refused"
+expect_err "--segment '1000': expected bytes from 1514 to 65536" "naming the range"
 
 if [ "$(id -u)" -ne 0 ] || ! ip netns add "$LAB-p" 2>/dev/null; then
 	echo "skip - no root or no network namespaces here: the lab itself is not exercised"
@@ -31,7 +34,13 @@ run_cmd tools/lab-net up 2 --rate 1gbit --name "$LAB"
 expect_rc 2 "a second 'up' of the same lab is refused"
 expect_err "lab '$LAB' is up already" "saying so"
 run_cmd tools/lab-net status --name "$LAB"
-expect_out "^${LAB}1: 10\.77\.0\.2/24 tx: qdisc htb" "status shows each namespace's address and shaping"
+expect_out "^${LAB}1: 10\.77\.0\.2/24 segments: 16384 B tx: qdisc htb" "status shows each namespace's address, segment size and shaping"
+# A token bucket passes a whole segment at once: its burst is one segment
+# (16 KiB, not veth's 64 KiB), so the lab serialises in steps of 131 us at 1 Gb/s.
+if tc -n "${LAB}0" class show dev eth0 | grep -Eq 'rate 1Gbit ceil 1Gbit burst 1[56][0-9]{3}b cburst 1[56][0-9]{3}b' &&
+   tc class show dev "${LAB}1-h" | grep -Eq 'burst 1[56][0-9]{3}b'; then
+	ok "both directions shaped with a burst of one 16 KiB segment"
+else not_ok "shaping: $(tc -n "${LAB}0" class show dev eth0) / $(tc class show dev "${LAB}1-h")"; fi
 
 # One rank per namespace: each enters its namespace after MPI_Init.
 run_cmd timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 \
