@@ -113,9 +113,17 @@ $(BIN)/dpusim: $(DPUSIM_OBJS) $(LIB)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# Unit test binaries: one Check suite per module, tests/unit/test_NAME.c.
+# Unit test binaries: one Check suite per module, tests/unit/test_NAME.c,
+# with the set-up helpers they share (tests/unit/fixture.h) from an archive,
+# so that a suite links only the helpers it calls.
 UNIT_BINS := $(UNIT_TESTS:%=$(BUILD)/tests/test_%)
-$(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(LIB)
+TEST_LIB := $(BUILD)/tests/libfixture.a
+$(TEST_LIB): $(BUILD)/tests/unit/fixture.o
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(TEST_LIB) $(LIB)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check_main.h"
+#include "fixture.h"
 #include "sim/err.h"
 #include "report/atomic.h"
 
@@ -20,15 +21,12 @@ static char dir[64];
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/test_atomic.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	fx_tmpdir(dir, sizeof dir, "test_atomic");
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	fx_rmdir(dir);
 }
 
 static int put_hello(FILE *f, const void *arg)

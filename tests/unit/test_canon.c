@@ -9,19 +9,14 @@
 #include "models/canon.h"
 #include "sim/err.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/fixture.h"
 
 /* The canonical text of the value of key v in the YAML document text. */
 static const char *canon_of(const char *text, char *buf, size_t n)
 {
-	diag *d = diag_new();
-	yt_node *t = NULL;
-	int rc = yt_parse("t.yaml", text, strlen(text), &t, d);
-	if (rc)
-		diag_print(d, stderr);
-	ck_assert_int_eq(rc, SIM_OK);
+	yt_node *t = fx_parse(text);
 	canon_value(yt_get(t, "v"), buf, n);
 	yt_free(t);
-	diag_free(d);
 	return buf;
 }
 

@@ -15,32 +15,7 @@
 #include "sim/err.h"
 #include "sim/flow.h"
 #include "tests/unit/check_main.h"
-
-struct world {
-	sim_engine *eng;
-	flow_net *net;
-	fab *f;
-	coll_ctx *c;
-};
-
-static void world_new(struct world *w, const fab_config *fc, const coll_config *cc)
-{
-	w->eng = sim_engine_new();
-	w->net = flow_net_new(w->eng);
-	ck_assert_ptr_nonnull(w->net);
-	ck_assert_int_eq(fab_new(fc, w->net, &w->f), 0);
-	ck_assert_int_eq(coll_ctx_new(w->eng, w->net, w->f, cc, &w->c), 0);
-}
-
-static void world_free(struct world *w)
-{
-	ck_assert_uint_eq(flow_active(w->net), 0);
-	ck_assert_uint_eq(flow_bytes_sent(w->net), flow_bytes_delivered(w->net));
-	coll_ctx_free(w->c);
-	fab_free(w->f);
-	flow_net_free(w->net);
-	sim_engine_free(w->eng);
-}
+#include "tests/unit/fixture.h"
 
 static fab_config one_switch(uint32_t n)
 {
@@ -54,7 +29,7 @@ static fab_config one_switch(uint32_t n)
 static const coll_config rdma = { .transport = { .kind = COLL_RDMA_GDR, .msg_lat_ps = 1500 * SIM_NS },
 				   .channels = 1, .proto = COLL_PROTO_IDEAL };
 
-static coll_result run(struct world *w, coll_op op, coll_algo algo, uint64_t bytes)
+static coll_result run(fx_world *w, coll_op op, coll_algo algo, uint64_t bytes)
 {
 	coll_result res;
 	coll_params p = { .op = op, .algo = algo, .bytes = bytes };
@@ -71,18 +46,18 @@ START_TEST(ring_allreduce_closed_form)
 	uint32_t n = ns[_i];
 	uint64_t s = UINT64_C(1) << 30;
 	fab_config fc = one_switch(n);
-	struct world w;
+	fx_world w;
 	double alpha_s = (2 * 60e-9 + 130e-9) + 1500e-9, b = 50e9;
 	double want = 2.0 * (n - 1) * ((double)s / n) / b + 2.0 * (n - 1) * alpha_s;
 	coll_result r;
-	world_new(&w, &fc, &rdma);
+	fx_world_new(&w, &fc, &rdma);
 	r = run(&w, COLL_ALLREDUCE, COLL_RING, s);
 	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "n=%u: %.9g s, closed form %.9g s",
 		      n, sim_time_to_s(r.time_ps), want);
 	ck_assert(WITHIN(r.algbw_GBps, (double)s / want / 1e9, 1e-3));
 	ck_assert(WITHIN(r.busbw_GBps, r.algbw_GBps * 2.0 * (n - 1) / n, 1e-12));
 	ck_assert_uint_eq(r.stages, 2 * (n - 1));
-	world_free(&w);
+	fx_world_free(&w);
 }
 END_TEST
 
@@ -94,17 +69,17 @@ START_TEST(oversubscribed_leaf_halves_the_ring)
 	fab_config fc = { .topo = FAB_RAIL, .nodes = 2, .gpus_per_node = 4, .nics_per_node = 4,
 			  .link_Bps = 50e9, .hop_lat_ps = 60 * SIM_NS, .switch_lat_ps = 130 * SIM_NS,
 			  .radix = 4, .oversub = 3, .seed = 1 };
-	struct world w;
+	fx_world w;
 	uint32_t n = 8;
 	uint64_t s = UINT64_C(256) << 20;
 	double alpha_s = (4 * 60e-9 + 3 * 130e-9) + 1500e-9;
 	double want = 2.0 * (n - 1) * ((double)s / n) / (50e9 / 2) + 2.0 * (n - 1) * alpha_s;
 	coll_result r;
-	world_new(&w, &fc, &rdma);
+	fx_world_new(&w, &fc, &rdma);
 	r = run(&w, COLL_ALLREDUCE, COLL_RING, s);
 	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
 		      sim_time_to_s(r.time_ps), want);
-	world_free(&w);
+	fx_world_free(&w);
 }
 END_TEST
 
@@ -120,16 +95,16 @@ START_TEST(oversubscribed_fat_tree_alltoall)
 			  .nics_per_node = 1, .link_Bps = 50e9, .hop_lat_ps = 60 * SIM_NS,
 			  .switch_lat_ps = 130 * SIM_NS, .radix = 4, .oversub = 3, .seed = 1 };
 	uint64_t s = UINT64_C(60) << 20;
-	struct world w;
+	fx_world w;
 	double alpha_s = (4 * 60e-9 + 3 * 130e-9) + 1500e-9;
 	double want = ((double)s / 6) / (50e9 / 9) + alpha_s;
 	coll_result r;
-	world_new(&w, &fc, &rdma);
+	fx_world_new(&w, &fc, &rdma);
 	ck_assert(fab_leaf_down_Bps(w.f) / fab_leaf_up_Bps(w.f) == 3);
 	r = run(&w, COLL_ALLTOALL, COLL_P2P, s);
 	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
 		      sim_time_to_s(r.time_ps), want);
-	world_free(&w);
+	fx_world_free(&w);
 }
 END_TEST
 
@@ -161,11 +136,11 @@ START_TEST(ecmp_collision_slows_by_max_min)
 				  .nics_per_node = 4, .link_Bps = 50e9, .hop_lat_ps = 60 * SIM_NS,
 				  .switch_lat_ps = 130 * SIM_NS, .radix = 4, .oversub = 1,
 				  .seed = seed };
-		struct world w;
+		fx_world w;
 		uint32_t share;
 		double alpha_s = (4 * 60e-9 + 3 * 130e-9) + 1500e-9, want;
 		coll_result r;
-		world_new(&w, &fc, &rdma);
+		fx_world_new(&w, &fc, &rdma);
 		share = ring_max_share(w.f, n); /* by hand: 1 (clean) or 2 (collision) */
 		want = 2.0 * (n - 1) * ((double)s / n) / (50e9 / share) + 2.0 * (n - 1) * alpha_s;
 		r = run(&w, COLL_ALLREDUCE, COLL_RING, s);
@@ -173,7 +148,7 @@ START_TEST(ecmp_collision_slows_by_max_min)
 			      (unsigned long long)seed, share, sim_time_to_s(r.time_ps), want);
 		seen_collision += share > 1;
 		seen_clean += share == 1;
-		world_free(&w);
+		fx_world_free(&w);
 	}
 	ck_assert_msg(seen_collision && seen_clean, "expected both outcomes in 40 seeds");
 }
@@ -190,12 +165,12 @@ START_TEST(adaptive_avoids_the_collision)
 				  .nics_per_node = 4, .link_Bps = 50e9, .hop_lat_ps = 60 * SIM_NS,
 				  .switch_lat_ps = 130 * SIM_NS, .radix = 4, .oversub = 1,
 				  .routing = FAB_ADAPTIVE, .seed = seed };
-		struct world w;
+		fx_world w;
 		double alpha_s = (4 * 60e-9 + 3 * 130e-9) + 1500e-9;
 		double want = 2.0 * (n - 1) * ((double)s / n) / 50e9 + 2.0 * (n - 1) * alpha_s;
-		world_new(&w, &fc, &rdma);
+		fx_world_new(&w, &fc, &rdma);
 		ck_assert(WITHIN(sim_time_to_s(run(&w, COLL_ALLREDUCE, COLL_RING, s).time_ps), want, 1e-3));
-		world_free(&w);
+		fx_world_free(&w);
 	}
 }
 END_TEST
@@ -213,10 +188,10 @@ START_TEST(competing_flow)
 	uint32_t n = 5, down2;
 	uint64_t s = UINT64_C(64) << 20;
 	fab_config fc = one_switch(n);
-	struct world w;
+	fx_world w;
 	coll_result r;
 	double alpha_s = (2 * 60e-9 + 130e-9) + 1500e-9, want;
-	world_new(&w, &fc, &rdma);
+	fx_world_new(&w, &fc, &rdma);
 	down2 = fab_nic_down(w.f, 2);
 	flow_spec fs = { .bytes = UINT64_C(1) << 40, .path = &down2, .path_len = 1, .done = hog_done };
 	ck_assert_int_eq(flow_start(w.net, &fs, NULL), 0);
@@ -225,7 +200,7 @@ START_TEST(competing_flow)
 	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
 		      sim_time_to_s(r.time_ps), want);
 	sim_run(w.eng); /* let the competing flow finish */
-	world_free(&w);
+	fx_world_free(&w);
 }
 END_TEST
 
@@ -248,10 +223,10 @@ START_TEST(other_ops_closed_forms)
 	uint32_t n = 8;
 	uint64_t s = UINT64_C(64) << 20;
 	fab_config fc = one_switch(n);
-	struct world w;
+	fx_world w;
 	double b = 50e9, chunk = 512 * 1024, c = 16 * 2;
 	coll_result r;
-	world_new(&w, &fc, &rdma);
+	fx_world_new(&w, &fc, &rdma);
 	r = run(&w, COLL_REDUCE_SCATTER, COLL_RING, s);
 	ck_assert(WITHIN(sim_time_to_s(r.time_ps), (n - 1) * ((double)s / n / b + ALPHA_NET), 1e-3));
 	ck_assert(WITHIN(r.busbw_GBps, r.algbw_GBps * (n - 1) / n, 1e-12));
@@ -268,7 +243,7 @@ START_TEST(other_ops_closed_forms)
 	r = run(&w, COLL_BROADCAST, COLL_RING, s / 4); /* 16 MiB: 32 chunks of 512 KiB */
 	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), (n - 1 + c - 1) * (chunk / b + ALPHA_NET), 1e-3),
 		      "broadcast %.9g", sim_time_to_s(r.time_ps));
-	world_free(&w);
+	fx_world_free(&w);
 }
 END_TEST
 
@@ -280,17 +255,17 @@ START_TEST(sharp_and_nvls)
 	uint64_t s = UINT64_C(256) << 20;
 	fab_config fc = one_switch(n);
 	coll_config cc = rdma;
-	struct world w;
+	fx_world w;
 	coll_result r;
 	cc.sharp = cc.nvls = true;
-	world_new(&w, &fc, &cc);
+	fx_world_new(&w, &fc, &cc);
 	r = run(&w, COLL_ALLREDUCE, COLL_SHARP, s);
 	ck_assert(WITHIN(sim_time_to_s(r.time_ps), (double)s / 50e9 + 2 * (2 * 60e-9 + 130e-9) + 1500e-9, 1e-3));
 	ck_assert_int_eq(coll_run(w.c, &(coll_params){ .op = COLL_ALLREDUCE, .algo = COLL_NVLS, .bytes = s }, &r),
 			 SIM_EUNSUPPORTED); /* no NVSwitch here */
-	world_free(&w);
+	fx_world_free(&w);
 	fc = nvswitch_node(1, 8, 300e9);
-	world_new(&w, &fc, &cc);
+	fx_world_new(&w, &fc, &cc);
 	r = run(&w, COLL_ALLREDUCE, COLL_NVLS, s);
 	/* Up: S to be reduced plus S/n to be multicast; down the same. The
 	 * NVSwitch is inside the node: no adapter latency (step_lat). */
@@ -298,7 +273,7 @@ START_TEST(sharp_and_nvls)
 	ck_assert(r.busbw_GBps > 300 * 1.5); /* beats the ring's busbw of B */
 	r = run(&w, COLL_ALLREDUCE, COLL_AUTO, s);
 	ck_assert_int_eq(r.algo, COLL_NVLS);
-	world_free(&w);
+	fx_world_free(&w);
 }
 END_TEST
 
@@ -342,30 +317,30 @@ START_TEST(sharp_crosses_the_node_ends)
 	uint64_t s = UINT64_C(256) << 20;
 	fab_config fc = one_switch(n);
 	coll_config cc = rdma;
-	struct world w;
+	fx_world w;
 	coll_result r;
 	coll_params p = { .op = COLL_ALLREDUCE, .algo = COLL_SHARP, .bytes = s };
 	fc.pcie_Bps = 64e9;
 	fc.host_mem_Bps = 60e9;
 	cc.sharp = true;
 	cc.transport.kind = COLL_RDMA;
-	world_new(&w, &fc, &cc);
+	fx_world_new(&w, &fc, &cc);
 	r = run(&w, COLL_ALLREDUCE, COLL_SHARP, s);
 	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), (double)s / 15e9 + 2 * (2 * 60e-9 + 130e-9) + 1500e-9,
 			     1e-3), "%.9g", sim_time_to_s(r.time_ps));
-	world_free(&w);
+	fx_world_free(&w);
 	cc.transport.kind = COLL_RDMA_GDR; /* GPU memory: PCIe only, the link binds */
-	world_new(&w, &fc, &cc);
+	fx_world_new(&w, &fc, &cc);
 	r = run(&w, COLL_ALLREDUCE, COLL_SHARP, s);
 	ck_assert(WITHIN(sim_time_to_s(r.time_ps), (double)s / 50e9 + 2 * (2 * 60e-9 + 130e-9) + 1500e-9, 1e-3));
-	world_free(&w);
+	fx_world_free(&w);
 	cc.transport.kind = COLL_HOST_TCP;
-	world_new(&w, &fc, &cc);
+	fx_world_new(&w, &fc, &cc);
 	ck_assert_int_eq(coll_run(w.c, &p, &r), SIM_EUNSUPPORTED);
 	p.algo = COLL_AUTO;
 	ck_assert_int_eq(coll_run(w.c, &p, &r), 0);
 	ck_assert_int_ne(r.algo, COLL_SHARP);
-	world_free(&w);
+	fx_world_free(&w);
 }
 END_TEST
 
@@ -376,16 +351,16 @@ START_TEST(hierarchical)
 	uint32_t g = 4, nodes = 2;
 	uint64_t s = UINT64_C(256) << 20;
 	fab_config fc = nvswitch_node(nodes, g, 200e9);
-	struct world w;
+	fx_world w;
 	coll_result r;
 	double a_nvl = 500e-9; /* NVLink: the adapter's 1.5 us is the network's only */
 	double want = 2.0 * (g - 1) * ((double)s / g / 200e9 + a_nvl) +
 		      2.0 * (nodes - 1) * ((double)s / (g * nodes) / 50e9 + ALPHA_NET);
-	world_new(&w, &fc, &rdma);
+	fx_world_new(&w, &fc, &rdma);
 	r = run(&w, COLL_ALLREDUCE, COLL_HIER, s);
 	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
 		      sim_time_to_s(r.time_ps), want);
-	world_free(&w);
+	fx_world_free(&w);
 }
 END_TEST
 
@@ -396,8 +371,8 @@ START_TEST(auto_picks_the_fastest)
 {
 	static const uint64_t sizes[] = { 1024, UINT64_C(1) << 20, UINT64_C(256) << 20 };
 	fab_config fc = one_switch(256);
-	struct world w;
-	world_new(&w, &fc, &rdma);
+	fx_world w;
+	fx_world_new(&w, &fc, &rdma);
 	for (int i = 0; i < 3; i++) {
 		coll_params p = { .op = COLL_ALLREDUCE, .bytes = sizes[i] };
 		sim_time pr, pt;
@@ -416,7 +391,7 @@ START_TEST(auto_picks_the_fastest)
 		if (i == 0)
 			ck_assert_int_eq(best.algo, COLL_TREE);
 	}
-	world_free(&w);
+	fx_world_free(&w);
 }
 END_TEST
 
@@ -443,18 +418,18 @@ START_TEST(host_tcp_costs)
 					  .cycles_per_byte = 1.0, .cycles_per_packet = 1000,
 					  .mtu_bytes = 9000, .cpu = add_cycles, .cpu_ctx = cycles },
 			   .channels = 1 };
-	struct world w;
+	fx_world w;
 	coll_result r;
 	fc.pcie_Bps = 64e9;
 	fc.host_mem_Bps = 100e9;
-	world_new(&w, &fc, &cc);
+	fx_world_new(&w, &fc, &cc);
 	r = run(&w, COLL_ALLREDUCE, COLL_RING, s);
 	double alpha = 2 * 60e-9 + 130e-9 + 10e-6; /* PCIe latency 0 here */
 	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), 2.0 * (n - 1) * (per / 12.5e9 + alpha), 1e-3),
 		      "%.9g", sim_time_to_s(r.time_ps));
 	for (uint32_t i = 0; i < n; i++)
 		ck_assert(WITHIN(cycles[i], 2.0 * (n - 1) * 2 * (per + 1000 * ceil(per / 9000)), 1e-12));
-	world_free(&w);
+	fx_world_free(&w);
 }
 END_TEST
 
@@ -473,29 +448,29 @@ START_TEST(host_tcp_costs_stay_off_nvlink)
 					  .cycles_per_byte = 1.0, .conn_cap_Bps = 10e9,
 					  .cpu = add_cycles, .cpu_ctx = cycles },
 			   .channels = 1 };
-	struct world w;
+	fx_world w;
 	coll_result r;
 	double want = 2.0 * (g - 1) * ((double)s / g / 200e9 + 500e-9) +
 		      2.0 * (nodes - 1) * (per / 10e9 + ALPHA_NET);
-	world_new(&w, &fc, &cc);
+	fx_world_new(&w, &fc, &cc);
 	r = run(&w, COLL_ALLREDUCE, COLL_HIER, s);
 	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
 		      sim_time_to_s(r.time_ps), want);
 	for (uint32_t i = 0; i < n; i++)
 		ck_assert_msg(WITHIN(cycles[i], 2.0 * (nodes - 1) * 2 * per, 1e-9), "rank %u: %g cycles", i,
 			      cycles[i]);
-	world_free(&w);
+	fx_world_free(&w);
 	/* On one node nothing leaves it: the host stack's message latency and
 	 * its OS jitter (1 ms on average per message) are not paid either, so
 	 * a ring there is NVLink's closed form, whatever the network transport. */
 	fc = nvswitch_node(1, g, 200e9);
 	cc.transport.jitter_mean_ps = SIM_MS;
-	world_new(&w, &fc, &cc);
+	fx_world_new(&w, &fc, &cc);
 	r = run(&w, COLL_ALLREDUCE, COLL_RING, s);
 	want = 2.0 * (g - 1) * ((double)s / g / 200e9 + 500e-9);
 	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "one node: %.9g vs %.9g",
 		      sim_time_to_s(r.time_ps), want);
-	world_free(&w);
+	fx_world_free(&w);
 }
 END_TEST
 
@@ -506,11 +481,11 @@ START_TEST(jitter_is_seeded)
 	sim_time t[3];
 	cc.transport.jitter_mean_ps = 2 * SIM_US;
 	for (int i = 0; i < 3; i++) {
-		struct world w;
+		fx_world w;
 		cc.seed = i == 2 ? 99 : 7;
-		world_new(&w, &fc, &cc);
+		fx_world_new(&w, &fc, &cc);
 		t[i] = run(&w, COLL_ALLREDUCE, COLL_RING, 1 << 20).time_ps;
-		world_free(&w);
+		fx_world_free(&w);
 	}
 	ck_assert_int_eq(t[0], t[1]);
 	ck_assert_int_ne(t[0], t[2]);
@@ -530,19 +505,19 @@ START_TEST(concurrent_collectives_share)
 	uint32_t n = 8;
 	uint64_t s = UINT64_C(64) << 20;
 	fab_config fc = one_switch(n);
-	struct world w;
+	fx_world w;
 	coll_result r1, r2;
 	coll_params p = { .op = COLL_ALLREDUCE, .algo = COLL_RING, .bytes = s };
 	int done = 0;
 	double want = 2.0 * (n - 1) * ((double)s / n / 25e9 + ALPHA_NET);
-	world_new(&w, &fc, &rdma);
+	fx_world_new(&w, &fc, &rdma);
 	ck_assert_int_eq(coll_start(w.c, &p, &r1, count_done, &done, 0), 0);
 	ck_assert_int_eq(coll_start(w.c, &p, &r2, count_done, &done, 0), 0);
 	sim_run(w.eng);
 	ck_assert_int_eq(done, 2);
 	ck_assert(WITHIN(sim_time_to_s(r1.time_ps), want, 1e-3));
 	ck_assert_int_eq(r1.time_ps, r2.time_ps);
-	world_free(&w);
+	fx_world_free(&w);
 }
 END_TEST
 
@@ -553,26 +528,26 @@ START_TEST(predict_past_the_end_of_time)
 {
 	fab_config fc = one_switch(4);
 	coll_params p = { .op = COLL_ALLREDUCE, .algo = COLL_RING, .bytes = UINT64_MAX };
-	struct world w;
+	fx_world w;
 	sim_time t = 0;
-	world_new(&w, &fc, &rdma);
+	fx_world_new(&w, &fc, &rdma);
 	ck_assert_int_eq(coll_predict(w.c, &p, COLL_RING, &t), 0);
 	ck_assert_int_eq(t, SIM_TIME_MAX);
-	world_free(&w);
+	fx_world_free(&w);
 }
 END_TEST
 
 START_TEST(bad_requests)
 {
 	fab_config fc = one_switch(1);
-	struct world w;
+	fx_world w;
 	coll_result r;
 	coll_params p = { .op = COLL_ALLREDUCE, .algo = COLL_RING, .bytes = 1024 };
-	world_new(&w, &fc, &rdma);
+	fx_world_new(&w, &fc, &rdma);
 	ck_assert_int_eq(coll_run(w.c, &p, &r), SIM_EINVAL); /* one rank */
-	world_free(&w);
+	fx_world_free(&w);
 	fc = one_switch(4);
-	world_new(&w, &fc, &rdma);
+	fx_world_new(&w, &fc, &rdma);
 	p.algo = COLL_TREE;
 	p.op = COLL_ALLGATHER;
 	ck_assert_int_eq(coll_run(w.c, &p, &r), SIM_EUNSUPPORTED);
@@ -580,7 +555,7 @@ START_TEST(bad_requests)
 	ck_assert_int_eq(coll_run(w.c, &p, &r), SIM_EINVAL);
 	p.root = 3;
 	ck_assert_int_eq(coll_run(w.c, &p, &r), 0);
-	world_free(&w);
+	fx_world_free(&w);
 	ck_assert_int_eq(coll_op_parse("allreduce", &p.op), 0);
 	ck_assert_int_eq(coll_op_parse("all-reduce", &p.op), SIM_ENOENT);
 	ck_assert_str_eq(coll_algo_name(COLL_HIER), "hier");
@@ -604,12 +579,12 @@ END_TEST
 static coll_result run_proto(coll_proto proto, const fab_config *fc, uint64_t bytes)
 {
 	coll_config cc = rdma;
-	struct world w;
+	fx_world w;
 	coll_result r;
 	cc.proto = proto;
-	world_new(&w, fc, &cc);
+	fx_world_new(&w, fc, &cc);
 	r = run(&w, COLL_ALLREDUCE, COLL_RING, bytes);
-	world_free(&w);
+	fx_world_free(&w);
 	return r;
 }
 
@@ -700,12 +675,12 @@ START_TEST(nccl_channels_per_size)
 	sim_time k4 = 0;
 	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
 		coll_config cc = rdma;
-		struct world w;
+		fx_world w;
 		coll_result r;
 		double want;
 		cc.proto = k[i].p, cc.channels = 8;
 		fc.link_Bps = k[i].link;
-		world_new(&w, &fc, &cc);
+		fx_world_new(&w, &fc, &cc);
 		r = run(&w, COLL_ALLREDUCE, COLL_RING, k[i].s);
 		want = k[i].base_us * 1e-6 +
 		       2.0 * (n - 1) * ((double)k[i].s / n / (k[i].f * k[i].link * k[i].nc / 8) +
@@ -715,21 +690,21 @@ START_TEST(nccl_channels_per_size)
 		ck_assert_uint_eq(r.loops, 1);
 		ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "case %zu: %.9g vs %.9g", i,
 			      sim_time_to_s(r.time_ps), want);
-		world_free(&w);
+		fx_world_free(&w);
 	}
 	/* Tree: 512 threads x 8 (no nRanks factor) for LL, so 16 KiB runs on 4
 	 * channels, of 8 at half the rate of 4 of 4. */
 	fc.link_Bps = 50e9;
 	for (uint32_t ch = 4; ch <= 8; ch += 4) {
 		coll_config cc = rdma;
-		struct world w;
+		fx_world w;
 		coll_result r;
 		cc.proto = COLL_PROTO_LL, cc.channels = ch;
-		world_new(&w, &fc, &cc);
+		fx_world_new(&w, &fc, &cc);
 		r = run(&w, COLL_ALLREDUCE, COLL_TREE, 16 << 10);
 		ck_assert_uint_eq(r.channels, 4);
 		ck_assert_uint_eq(r.loops, 0);
-		world_free(&w);
+		fx_world_free(&w);
 		if (ch == 4)
 			k4 = r.time_ps;
 		else
@@ -776,21 +751,21 @@ START_TEST(nccl_chooses_as_its_tuner)
 	uint32_t n = 8;
 	fab_config fc = one_switch(n);
 	coll_config cc = rdma;
-	struct world w;
+	fx_world w;
 	uint64_t s = UINT64_C(1) << 30;
 	coll_params p = { .op = COLL_ALLREDUCE, .algo = COLL_RING, .bytes = s };
 	double bw_s = 14 * (double)s / n / 50e9;
 	sim_time t;
 	coll_result r;
 	cc.proto = COLL_PROTO_SIMPLE;
-	world_new(&w, &fc, &cc);
+	fx_world_new(&w, &fc, &cc);
 	ck_assert_int_eq(coll_predict(w.c, &p, COLL_RING, &t), 0);
 	ck_assert_msg(WITHIN(sim_time_to_s(t), 8.4e-6 + bw_s + 14 * 14e-6, 1e-3), "predicted %.9g s",
 		      sim_time_to_s(t));
 	r = run(&w, COLL_ALLREDUCE, COLL_RING, s);
 	ck_assert_uint_eq(r.loops, 64);
 	ck_assert(WITHIN(sim_time_to_s(r.time_ps), 8.4e-6 + bw_s + 64 * 14 * 14e-6, 1e-3));
-	world_free(&w);
+	fx_world_free(&w);
 }
 END_TEST
 
@@ -803,17 +778,17 @@ START_TEST(nccl_hier_closed_form)
 {
 	fab_config fc = nvswitch_node(2, 2, 100e9);
 	coll_config cc = rdma;
-	struct world w;
+	fx_world w;
 	uint64_t s = UINT64_C(64) << 20;
 	double want = 8.4e-6 + 2 * ((double)s / 2 / 100e9 + 16 * 2 * 3.4e-6) +
 		      2 * ((double)s / 4 / 50e9 + 8 * 14e-6);
 	coll_result r;
 	cc.proto = COLL_PROTO_SIMPLE;
-	world_new(&w, &fc, &cc);
+	fx_world_new(&w, &fc, &cc);
 	r = run(&w, COLL_ALLREDUCE, COLL_HIER, s);
 	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
 		      sim_time_to_s(r.time_ps), want);
-	world_free(&w);
+	fx_world_free(&w);
 }
 END_TEST
 
@@ -884,7 +859,7 @@ START_TEST(nccl_protocol_rules)
 {
 	coll_config cc = rdma;
 	fab_config fc = nvswitch_node(1, 8, 100e9);
-	struct world w;
+	fx_world w;
 	coll_result r;
 	coll_params p = { .op = COLL_ALLREDUCE, .algo = COLL_NVLS, .bytes = 1 << 20 };
 	coll_proto pr;
@@ -897,21 +872,21 @@ START_TEST(nccl_protocol_rules)
 	ck_assert_int_eq(coll_ctx_new(NULL, NULL, NULL, &cc, &w.c), SIM_EINVAL);
 	/* NVLS runs Simple only. */
 	cc.proto = COLL_PROTO_LL, cc.nvls = true;
-	world_new(&w, &fc, &cc);
+	fx_world_new(&w, &fc, &cc);
 	ck_assert_int_eq(coll_run(w.c, &p, &r), SIM_EUNSUPPORTED);
-	world_free(&w);
+	fx_world_free(&w);
 	cc.proto = COLL_PROTO_NCCL;
-	world_new(&w, &fc, &cc);
+	fx_world_new(&w, &fc, &cc);
 	ck_assert_int_eq(coll_run(w.c, &p, &r), 0);
 	ck_assert_int_eq(r.proto, COLL_PROTO_SIMPLE);
-	world_free(&w);
+	fx_world_free(&w);
 	/* LL128 only where the NIC reaches GPU memory: not over host TCP. */
 	fc = one_switch(4);
 	cc = (coll_config){ .transport = { .kind = COLL_HOST_TCP }, .proto = COLL_PROTO_LL128 };
-	world_new(&w, &fc, &cc);
+	fx_world_new(&w, &fc, &cc);
 	p.algo = COLL_RING;
 	ck_assert_int_eq(coll_run(w.c, &p, &r), SIM_EUNSUPPORTED);
-	world_free(&w);
+	fx_world_free(&w);
 }
 END_TEST
 
@@ -986,14 +961,14 @@ START_TEST(validate_a100_nvswitch_busbw)
 	 * on an HGX A100, NVIDIA/nccl-tests issue 100). */
 	coll_config cc = { .transport = { .kind = COLL_RDMA_GDR }, .channels = 24,
 			   .proto = COLL_PROTO_NCCL };
-	struct world w;
+	fx_world w;
 	fc.nvlink_lat_ps = 0; /* inside NCCL's per-step figure */
 	fc.link_Bps = HDR_Bps;
-	world_new(&w, &fc, &cc);
+	fx_world_new(&w, &fc, &cc);
 	for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++)
 		check_point("8xA100 NVSwitch busbw", &pts[i],
 			    run(&w, COLL_ALLREDUCE, COLL_AUTO, pts[i].bytes).busbw_GBps);
-	world_free(&w);
+	fx_world_free(&w);
 }
 END_TEST
 
@@ -1010,10 +985,10 @@ START_TEST(validate_ndr_busbw_per_nic)
 			  .link_Bps = NDR_Bps, .radix = 64, .oversub = 1,
 			  .nvlink_Bps = H100_NVLINK_Bps, .seed = 1 };
 	coll_config cc = { .transport = { .kind = COLL_RDMA_GDR }, .proto = COLL_PROTO_NCCL };
-	struct world w;
-	world_new(&w, &fc, &cc);
+	fx_world w;
+	fx_world_new(&w, &fc, &cc);
 	check_point("NDR busbw per NIC", &pt, run(&w, COLL_ALLREDUCE, COLL_RING, pt.bytes).busbw_GBps / 8);
-	world_free(&w);
+	fx_world_free(&w);
 }
 END_TEST
 
@@ -1036,15 +1011,15 @@ START_TEST(validate_small_message_latency)
 	fab_config fc = one_switch(2);
 	coll_config cc = { .transport = { .kind = COLL_RDMA_GDR, .msg_lat_ps = 1870 * SIM_NS },
 			   .proto = COLL_PROTO_NCCL };
-	struct world w;
+	fx_world w;
 	fc.link_Bps = HDR_Bps;
 	fc.hop_lat_ps = 0;
 	fc.switch_lat_ps = QM8700_LAT_PS;
-	world_new(&w, &fc, &cc);
+	fx_world_new(&w, &fc, &cc);
 	for (size_t i = 0; i < 2; i++)
 		check_point("2-node small-message time_us", &pts[i],
 			    sim_time_to_s(run(&w, COLL_ALLREDUCE, COLL_AUTO, pts[i].bytes).time_ps) * 1e6);
-	world_free(&w);
+	fx_world_free(&w);
 }
 END_TEST
 
@@ -1064,10 +1039,10 @@ START_TEST(allocation_failures_fail_the_run)
 	for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
 		long k, in_run = 0;
 		for (k = 0;; k++) {
-			struct world w;
+			fx_world w;
 			coll_result r;
 			int rc;
-			world_new(&w, &fc, &rdma);
+			fx_world_new(&w, &fc, &rdma);
 			sim_test_fail_alloc_after(k);
 			rc = coll_run(w.c, &ps[i], &r);
 			sim_test_fail_alloc_after(-1);

@@ -7,21 +7,7 @@
 #include "models/coll.h"
 #include "sim/err.h"
 #include "tests/unit/check_main.h"
-
-struct world {
-	sim_engine *eng;
-	flow_net *net;
-	fab *f;
-	coll_ctx *c;
-};
-
-static void world_of(struct world *w, const fab_config *fc, const coll_config *cc)
-{
-	w->eng = sim_engine_new();
-	w->net = flow_net_new(w->eng);
-	ck_assert_int_eq(fab_new(fc, w->net, &w->f), 0);
-	ck_assert_int_eq(coll_ctx_new(w->eng, w->net, w->f, cc, &w->c), 0);
-}
+#include "tests/unit/fixture.h"
 
 static fab_config nodes_of(uint32_t nodes, uint32_t gpn)
 {
@@ -31,26 +17,18 @@ static fab_config nodes_of(uint32_t nodes, uint32_t gpn)
 			     .nvlink_lat_ps = 500000 };
 }
 
-static void world_new(struct world *w, uint32_t nodes, uint32_t gpn)
+static void world_new(fx_world *w, uint32_t nodes, uint32_t gpn)
 {
 	fab_config fc = nodes_of(nodes, gpn);
 	coll_config cc = { .transport = { .kind = COLL_RDMA_GDR, .msg_lat_ps = 1000000 } };
-	world_of(w, &fc, &cc);
-}
-
-static void world_free(struct world *w)
-{
-	coll_ctx_free(w->c);
-	fab_free(w->f);
-	flow_net_free(w->net);
-	sim_engine_free(w->eng);
+	fx_world_new(w, &fc, &cc);
 }
 
 /* Ranks 3, 11, 19, 27 of 4 nodes x 8 GPUs (GPU 3 of each node) ring
  * all-reduce exactly as 4 single-GPU nodes do. */
 START_TEST(group_equals_small_fabric)
 {
-	struct world big, small;
+	fx_world big, small;
 	coll_result rb, rs;
 	static const uint32_t grp[] = { 3, 11, 19, 27 };
 	world_new(&big, 4, 8);
@@ -61,8 +39,8 @@ START_TEST(group_equals_small_fabric)
 	ck_assert_int_eq(coll_run(big.c, &p, &rb), 0);
 	ck_assert_int_eq(rb.time_ps, rs.time_ps);
 	ck_assert_double_eq_tol(rb.busbw_GBps, rs.busbw_GBps, 1e-9);
-	world_free(&big);
-	world_free(&small);
+	fx_world_free(&big);
+	fx_world_free(&small);
 }
 END_TEST
 
@@ -76,7 +54,7 @@ static void count(sim_engine *eng, void *obj, uint64_t data)
  * each takes as long as one alone. */
 START_TEST(disjoint_groups_run_in_parallel)
 {
-	struct world w;
+	fx_world w;
 	coll_result alone, res[8];
 	uint32_t grp[8][4];
 	int done = 0;
@@ -95,13 +73,13 @@ START_TEST(disjoint_groups_run_in_parallel)
 	ck_assert_int_eq(done, 8);
 	for (int g = 0; g < 8; g++)
 		ck_assert_int_eq(res[g].time_ps, alone.time_ps);
-	world_free(&w);
+	fx_world_free(&w);
 }
 END_TEST
 
 START_TEST(bad_groups_are_refused)
 {
-	struct world w;
+	fx_world w;
 	coll_result r;
 	static const uint32_t out_of_range[] = { 0, 99 }, one[] = { 5 };
 	world_new(&w, 2, 8);
@@ -110,7 +88,7 @@ START_TEST(bad_groups_are_refused)
 	ck_assert_int_eq(coll_start(w.c, &p, &r, NULL, NULL, 0), SIM_EINVAL);
 	p.ranks = one, p.nranks = 1;
 	ck_assert_int_eq(coll_start(w.c, &p, &r, NULL, NULL, 0), SIM_EINVAL);
-	world_free(&w);
+	fx_world_free(&w);
 }
 END_TEST
 
@@ -120,17 +98,17 @@ END_TEST
  * and so does the large one after it. */
 START_TEST(predictions_leave_no_trace)
 {
-	struct world used, fresh;
+	fx_world used, fresh;
 	static const uint32_t grp[] = { 3, 11, 19, 27 };
 	coll_params small = { .op = COLL_ALLREDUCE, .bytes = 1 << 20, .ranks = grp, .nranks = 4 };
 	coll_params large = { .op = COLL_ALLREDUCE, .bytes = (uint64_t)1 << 30 };
 	sim_time want_small, want_large, t;
 	world_new(&fresh, 4, 8);
 	ck_assert_int_eq(coll_predict(fresh.c, &small, COLL_RING, &want_small), 0);
-	world_free(&fresh);
+	fx_world_free(&fresh);
 	world_new(&fresh, 4, 8);
 	ck_assert_int_eq(coll_predict(fresh.c, &large, COLL_RING, &want_large), 0);
-	world_free(&fresh);
+	fx_world_free(&fresh);
 	world_new(&used, 4, 8);
 	for (int i = 0; i < 2; i++) {
 		ck_assert_int_eq(coll_predict(used.c, &large, COLL_RING, &t), 0);
@@ -138,7 +116,7 @@ START_TEST(predictions_leave_no_trace)
 		ck_assert_int_eq(coll_predict(used.c, &small, COLL_RING, &t), 0);
 		ck_assert_int_eq(t, want_small);
 	}
-	world_free(&used);
+	fx_world_free(&used);
 }
 END_TEST
 
@@ -164,13 +142,13 @@ START_TEST(tcp_chooses_as_rdma)
 	coll_params p = { .op = COLL_ALLREDUCE, .algo = COLL_AUTO, .bytes = 256 << 20,
 			  .ranks = pair, .nranks = 2 };
 	coll_result rdma, tcp, tree;
-	struct world w;
-	world_of(&w, &fc, &cc);
+	fx_world w;
+	fx_world_new(&w, &fc, &cc);
 	ck_assert_int_eq(coll_run(w.c, &p, &rdma), 0);
-	world_free(&w);
+	fx_world_free(&w);
 	cc.transport.kind = COLL_HOST_TCP;
 	cc.transport.conn_cap_Bps = 5e9;
-	world_of(&w, &fc, &cc);
+	fx_world_new(&w, &fc, &cc);
 	ck_assert_int_eq(coll_run(w.c, &p, &tcp), 0);
 	ck_assert_str_eq(coll_algo_name(rdma.algo), "ring");
 	ck_assert_str_eq(coll_algo_name(tcp.algo), coll_algo_name(rdma.algo));
@@ -180,7 +158,7 @@ START_TEST(tcp_chooses_as_rdma)
 	ck_assert_int_eq(coll_run(w.c, &p, &tree), 0);
 	ck_assert_msg(tcp.time_ps < tree.time_ps, "ring %.6g s, tree %.6g s",
 		      sim_time_to_s(tcp.time_ps), sim_time_to_s(tree.time_ps));
-	world_free(&w);
+	fx_world_free(&w);
 }
 END_TEST
 
@@ -209,10 +187,10 @@ START_TEST(ecmp_tree_takes_the_rings_routes)
 		sim_time worst[2] = { 0, 0 };
 		fc.seed = seed;
 		for (int a = 0; a < 2; a++) {
-			struct world w;
+			fx_world w;
 			coll_result res[32];
 			int done = 0;
-			world_of(&w, &fc, &cc);
+			fx_world_new(&w, &fc, &cc);
 			for (uint32_t g = 0; g < 32; g++) {
 				coll_params p = { .op = COLL_ALLREDUCE, .algo = a ? COLL_TREE : COLL_RING,
 						  .bytes = 64 << 20, .ranks = grp[g], .nranks = 2 };
@@ -223,7 +201,7 @@ START_TEST(ecmp_tree_takes_the_rings_routes)
 			for (uint32_t g = 0; g < 32; g++)
 				if (res[g].time_ps > worst[a])
 					worst[a] = res[g].time_ps;
-			world_free(&w);
+			fx_world_free(&w);
 		}
 		ck_assert_msg(worst[1] >= worst[0], "seed %llu: tree %.6g s, ring %.6g s",
 			      (unsigned long long)seed, sim_time_to_s(worst[1]), sim_time_to_s(worst[0]));

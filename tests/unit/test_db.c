@@ -16,21 +16,19 @@
 #include "report/db.h"
 #include "report/report.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/fixture.h"
 
 static char dir[64], path[128];
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/test_db.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	fx_tmpdir(dir, sizeof dir, "test_db");
 	snprintf(path, sizeof path, "%s/r.db", dir);
 }
 
 static void teardown(void)
 {
-	char cmd[160];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	fx_rmdir(dir);
 }
 
 static rep_report *fixture(const char *name)

@@ -7,6 +7,7 @@
 #include "models/offload.h"
 #include "sim/err.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/fixture.h"
 
 /* Host: 2 x 56 cores at 2.0 GHz (Xeon-8480C); host costs: AES-GCM 0.64
  * cycles/byte, TCP receive 8.553 GB/s per core (host-costs-linux). */
@@ -25,24 +26,6 @@
 
 #define CX7_CRYPTO "{ profile: ConnectX-7-NDR, rdma_latency: 0.6us, inline_crypto: true, " \
 		   "inline_crypto_bw: 100Gbps }"
-
-static scn_scenario *load(const char *text, diag *d)
-{
-	scn_scenario *s = NULL;
-	int rc = scn_load_buffer("t.yaml", text, strlen(text), NULL, &s, d);
-	if (rc)
-		diag_print(d, stderr);
-	ck_assert_int_eq(rc, SIM_OK);
-	return s;
-}
-
-static bool has_msg(const diag *d, const char *what)
-{
-	for (size_t i = 0; i < diag_count(d); i++)
-		if (strstr(diag_msg(d, i), what))
-			return true;
-	return false;
-}
 
 /* Every word of every kind is one row, of that kind and value, and names
  * itself back. */
@@ -74,7 +57,7 @@ END_TEST
 START_TEST(nic_inline_caps_the_node_at_its_nics)
 {
 	diag *d = diag_new();
-	scn_scenario *s = load(CLUSTER(CX7_CRYPTO) "variants: [{ name: n, network: rdma, "
+	scn_scenario *s = fx_load_into(CLUSTER(CX7_CRYPTO) "variants: [{ name: n, network: rdma, "
 			       "crypto: nic-inline }]\n", d);
 	offload_costs c;
 	ck_assert_int_eq(offload_net_costs(s, &s->variants[0], 2.0e9, &c, d, NULL), SIM_OK);
@@ -94,7 +77,7 @@ END_TEST
 START_TEST(host_crypto_costs_cores_nic_inline_none)
 {
 	diag *d = diag_new();
-	scn_scenario *s = load(CLUSTER(CX7_CRYPTO) "variants:\n"
+	scn_scenario *s = fx_load_into(CLUSTER(CX7_CRYPTO) "variants:\n"
 			       "  - { name: h, network: host-tcp, crypto: host }\n"
 			       "  - { name: n, network: host-tcp, crypto: nic-inline }\n", d);
 	offload_costs c[2];
@@ -120,12 +103,12 @@ END_TEST
 START_TEST(a_field_taken_away_is_refused)
 {
 	diag *d = diag_new();
-	scn_scenario *s = load(CLUSTER(CX7_CRYPTO) "variants: [{ name: n, network: rdma, "
+	scn_scenario *s = fx_load_into(CLUSTER(CX7_CRYPTO) "variants: [{ name: n, network: rdma, "
 			       "crypto: nic-inline }]\n", d);
 	offload_costs c;
 	s->cluster.nic.v.nic.inline_crypto_bw_Bps = NAN;
 	ck_assert_int_eq(offload_net_costs(s, &s->variants[0], 2.0e9, &c, d, NULL), SIM_EINVAL);
-	ck_assert(has_msg(d, "variant 'n' (crypto: nic-inline) needs 'inline_crypto_bw' of "
+	ck_assert(fx_has_msg(d, "variant 'n' (crypto: nic-inline) needs 'inline_crypto_bw' of "
 			  "profile 'ConnectX-7-NDR'"));
 	scn_free(s);
 	diag_free(d);
@@ -146,14 +129,14 @@ START_TEST(the_loader_checks_nic_inline)
 	ck_assert_int_eq(scn_load_buffer("t.yaml", no_rate, strlen(no_rate), NULL, &s, d),
 			 SIM_EPARSE);
 	ck_assert_uint_eq(diag_count(d), 1);
-	ck_assert(has_msg(d, "t.yaml:12:46: variant 'n' (crypto: nic-inline) needs "
+	ck_assert(fx_has_msg(d, "t.yaml:12:46: variant 'n' (crypto: nic-inline) needs "
 			  "'inline_crypto_bw' of nic profile 'ConnectX-7-NDR'"));
 	diag_free(d);
 	d = diag_new();
 	ck_assert_int_eq(scn_load_buffer("t.yaml", no_engine, strlen(no_engine), NULL, &s, d),
 			 SIM_EPARSE);
 	ck_assert_uint_eq(diag_count(d), 1);
-	ck_assert(has_msg(d, "t.yaml:12:46: variant 'n' has crypto: nic-inline, but NIC "
+	ck_assert(fx_has_msg(d, "t.yaml:12:46: variant 'n' has crypto: nic-inline, but NIC "
 			  "'ConnectX-6-HDR' has no inline crypto engine"));
 	diag_free(d);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check_main.h"
+#include "fixture.h"
 #include "models/setup.h"
 #include "sim/err.h"
 #include "tools/commands.h"
@@ -36,22 +37,10 @@
  * sequence 2048 x hidden 6144 x 2 bytes (fp16). */
 #define TP_BYTES "25165824"
 
-static scn_scenario *load(const char *text)
-{
-	diag *d = diag_new();
-	scn_scenario *s = NULL;
-	int rc = scn_load_buffer("t.yaml", text, strlen(text), NULL, &s, d);
-	if (rc)
-		diag_print(d, stderr);
-	ck_assert_int_eq(rc, SIM_OK);
-	diag_free(d);
-	return s;
-}
-
 /* The report of `dpusim run` on text. Free with rep_free. */
 static rep_report *run_text(const char *text, scn_scenario **sp)
 {
-	scn_scenario *s = load(text);
+	scn_scenario *s = fx_load(text);
 	diag *d = diag_new();
 	rep_report *rep = NULL;
 	int rc = run_scenario(s, &(run_opts){ 0 }, &rep, d);

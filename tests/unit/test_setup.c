@@ -10,6 +10,7 @@
 #include "models/setup.h"
 #include "sim/err.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/fixture.h"
 
 /* Host: 2 x 56 cores at 2.0 GHz (Xeon-8480C); host costs: OVS 1.88 Mpps
  * per core, MTU 1500 B (host-costs-linux). An Ethernet switch: the
@@ -30,21 +31,9 @@
 
 #define ARM_DPU "  dpu: { profile: BlueField-2, arm_freq: 2.5GHz, arm_rel_speed: 0.4 }\n"
 
-static scn_scenario *load(const char *text)
-{
-	diag *d = diag_new();
-	scn_scenario *s = NULL;
-	int rc = scn_load_buffer("t.yaml", text, strlen(text), NULL, &s, d);
-	if (rc)
-		diag_print(d, stderr);
-	ck_assert_int_eq(rc, SIM_OK);
-	diag_free(d);
-	return s;
-}
-
 static int costs_of(const char *text, offload_costs *out, diag *d)
 {
-	scn_scenario *s = load(text);
+	scn_scenario *s = fx_load(text);
 	setup_host h;
 	ck_assert_int_eq(setup_host_of(s, &h, d), SIM_OK);
 	int rc = offload_net_costs(s, &s->variants[0], h.freq_Hz, out, d, NULL);
@@ -187,7 +176,7 @@ END_TEST
  * leaves only that, with a note saying so; none for one GPU per node. */
 START_TEST(nvlink_achieved_over_datasheet)
 {
-	scn_scenario *s = load(CLUSTER("") "variants: [{ name: a, network: rdma }]\n");
+	scn_scenario *s = fx_load(CLUSTER("") "variants: [{ name: a, network: rdma }]\n");
 	fab_config f;
 	gpu_spec g;
 	diag *d = diag_new(), *notes = diag_new();
@@ -219,7 +208,7 @@ END_TEST
  * kernel-bypass path has none. */
 START_TEST(os_jitter_delay_on_host_tcp_only)
 {
-	scn_scenario *s = load(CLUSTER("") "noise: { os_jitter_delay: 20us }\n"
+	scn_scenario *s = fx_load(CLUSTER("") "noise: { os_jitter_delay: 20us }\n"
 				  "variants: [{ name: t, network: host-tcp }, { name: r, network: rdma }]\n");
 	setup_host h;
 	coll_transport t;
@@ -234,14 +223,6 @@ START_TEST(os_jitter_delay_on_host_tcp_only)
 }
 END_TEST
 
-static bool has_note(const diag *notes, const char *text)
-{
-	for (size_t i = 0; i < diag_count(notes); i++)
-		if (strstr(diag_msg(notes, i), text))
-			return true;
-	return false;
-}
-
 /* Host memory in the fabric: the CPU profile's mem_bw per socket times the
  * sockets (Xeon-8480C: 8 x 4800 MT/s x 8 B = 307.2 GB/s per socket, 2
  * sockets: 614.4 GB/s; a scenario's one socket: 307.2 GB/s). The notes of
@@ -249,7 +230,7 @@ static bool has_note(const diag *notes, const char *text)
  * Without mem_bw: no bound, and the note says so. */
 START_TEST(host_memory_from_cpu_profile)
 {
-	scn_scenario *s = load(CLUSTER("") "variants: [{ name: t, network: host-tcp }, "
+	scn_scenario *s = fx_load(CLUSTER("") "variants: [{ name: t, network: host-tcp }, "
 				  "{ name: r, network: rdma }, { name: g, network: rdma-gdr }]\n");
 	setup_host h;
 	coll_transport t;
@@ -261,11 +242,11 @@ START_TEST(host_memory_from_cpu_profile)
 	ck_assert_double_eq_tol(h.mem_Bps, 614.4e9, 1);
 	for (int v = 0; v < 3; v++)
 		ck_assert_int_eq(setup_transport(s, &s->variants[v], &h, &t, d, notes[v]), SIM_OK);
-	ck_assert(has_note(notes[0], "host memory: 614.4 GB/s per node (mem_bw x sockets of "
+	ck_assert(fx_has_msg(notes[0], "host memory: 614.4 GB/s per node (mem_bw x sockets of "
 			   "'Xeon-8480C'"));
-	ck_assert(has_note(notes[0], "host-tcp moves crosses it four times per end"));
-	ck_assert(has_note(notes[1], "rdma moves crosses it twice per end (the GPU's copy into NCCL's host buffer"));
-	ck_assert(!has_note(notes[2], "host memory"));
+	ck_assert(fx_has_msg(notes[0], "host-tcp moves crosses it four times per end"));
+	ck_assert(fx_has_msg(notes[1], "rdma moves crosses it twice per end (the GPU's copy into NCCL's host buffer"));
+	ck_assert(!fx_has_msg(notes[2], "host memory"));
 	s->cluster.cpu.v.cpu.sockets = 1;
 	ck_assert_int_eq(setup_fabric(s, 16, &f, d), SIM_OK);
 	ck_assert_double_eq_tol(f.host_mem_Bps, 307.2e9, 1);
@@ -275,7 +256,7 @@ START_TEST(host_memory_from_cpu_profile)
 	ck_assert_int_eq(setup_host_of(s, &h, d), SIM_OK);
 	ck_assert_double_eq(h.mem_Bps, 0);
 	ck_assert_int_eq(setup_transport(s, &s->variants[0], &h, &t, d, notes[2]), SIM_OK);
-	ck_assert(has_note(notes[2], "host memory: not a bound on host-tcp transfers (CPU "
+	ck_assert(fx_has_msg(notes[2], "host memory: not a bound on host-tcp transfers (CPU "
 			   "profile 'Xeon-8480C' gives no mem_bw)"));
 	ck_assert_uint_eq(diag_count(d), 0);
 	for (int v = 0; v < 3; v++)

@@ -10,6 +10,7 @@
 #include "report/db.h"
 #include "tools/sweep.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/fixture.h"
 
 #define SCN "tests/data/sweep-small.yaml"
 
@@ -17,25 +18,12 @@ static char dir[64], path[128];
 static scn_scenario *scn;
 static sweep c;
 
-static scn_scenario *load(const char *file)
-{
-	diag *d = diag_new();
-	scn_scenario *s = NULL;
-	int rc = scn_load(file, NULL, &s, d);
-	if (rc)
-		diag_print(d, stderr);
-	ck_assert_int_eq(rc, 0);
-	diag_free(d);
-	return s;
-}
-
 static void setup(void)
 {
 	char err[256] = "";
-	strcpy(dir, "/tmp/test_sweep.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	fx_tmpdir(dir, sizeof dir, "test_sweep");
 	snprintf(path, sizeof path, "%s/s.db", dir);
-	scn = load(SCN);
+	scn = fx_load_file(SCN);
 	c = (sweep){ .file = SCN, .s = scn, .db_path = path };
 	ck_assert_int_eq(sweep_hash_file(&c), 0);
 	ck_assert_msg(db_open(path, &c.d, err, sizeof err) == 0, "%s", err);
@@ -43,13 +31,11 @@ static void setup(void)
 
 static void teardown(void)
 {
-	char cmd[160];
 	db_close(c.d);
 	free(c.todo);
 	free(c.text);
 	scn_free(scn);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	fx_rmdir(dir);
 }
 
 START_TEST(headers)
@@ -213,7 +199,7 @@ END_TEST
  * "...=a list,...=a mapping": resume skipped points never computed. */
 START_TEST(value_labels_distinct)
 {
-	scn_scenario *v = load("tests/data/sweep-values.yaml");
+	scn_scenario *v = fx_load_file("tests/data/sweep-values.yaml");
 	sweep w = { .file = "tests/data/sweep-values.yaml", .s = v, .db_path = path, .d = c.d };
 	char label[4][SWEEP_LABEL_MAX], spaced[SWEEP_LABEL_MAX];
 	rep_report *r = NULL;

@@ -14,21 +14,19 @@
 #include "sim/err.h"
 #include "tools/trace.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/fixture.h"
 
 static char dir[64], path[128];
 
 static void setup(void)
 {
-	strcpy(dir, "/tmp/test_trace.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	fx_tmpdir(dir, sizeof dir, "test_trace");
 	snprintf(path, sizeof path, "%s/t.json", dir);
 }
 
 static void teardown(void)
 {
-	char cmd[160];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	fx_rmdir(dir);
 }
 
 /* Writes t to path and parses it back as JSON; returns the document. */

@@ -7,6 +7,7 @@
 #include "models/train.h"
 #include "sim/err.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/fixture.h"
 
 /* A small GPT on a made-up GPU whose numbers make the arithmetic easy:
  * 100 TFLOP/s at 100%, no quantization, 1 TB/s HBM. */
@@ -1116,11 +1117,9 @@ END_TEST
 static uint32_t tp_channels_of(const char *text, diag *notes)
 {
 	diag *d = diag_new();
-	scn_scenario *s = NULL;
+	scn_scenario *s = fx_load(text);
 	train_config c;
-	int rc = scn_load_buffer("t.yaml", text, strlen(text), NULL, &s, d);
-	if (!rc)
-		rc = train_config_of(s, &s->jobs[0], &s->variants[0], 1, &c, d, notes);
+	int rc = train_config_of(s, &s->jobs[0], &s->variants[0], 1, &c, d, notes);
 	if (rc)
 		diag_print(d, stderr);
 	ck_assert_int_eq(rc, SIM_OK);
@@ -1129,27 +1128,19 @@ static uint32_t tp_channels_of(const char *text, diag *notes)
 	return c.tp_channels;
 }
 
-static bool noted(const diag *notes, const char *want)
-{
-	for (size_t i = 0; i < diag_count(notes); i++)
-		if (strstr(diag_msg(notes, i), want))
-			return true;
-	return false;
-}
-
 START_TEST(tp_channels_come_from_the_gpu_profile)
 {
 	static const char *const fallback = "tensor-parallel all-reduce: NCCL channels taken "
 					    "as one per NIC, 8 (no published nccl_channels";
 	diag *notes = diag_new();
 	ck_assert_uint_eq(tp_channels_of(TP_SCENARIO("A100-SXM4-80GB"), notes), 24);
-	ck_assert(!noted(notes, "nccl_channels"));
+	ck_assert(!fx_has_msg(notes, "nccl_channels"));
 	ck_assert_uint_eq(tp_channels_of(TP_SCENARIO("{ profile: H100-SXM5, nccl_channels: 16 }"),
 					 notes), 16);
-	ck_assert(!noted(notes, "nccl_channels"));
+	ck_assert(!fx_has_msg(notes, "nccl_channels"));
 	ck_assert_uint_eq(tp_channels_of(TP_SCENARIO("H100-SXM5"), notes), 0);
-	ck_assert(noted(notes, fallback));
-	ck_assert(noted(notes, "for 'H100-SXM5')"));
+	ck_assert(fx_has_msg(notes, fallback));
+	ck_assert(fx_has_msg(notes, "for 'H100-SXM5')"));
 	diag_free(notes);
 }
 END_TEST
@@ -1186,14 +1177,14 @@ START_TEST(host_rdma_storage_costs_no_core_per_byte)
 	ck_assert(!c.storage_direct);
 	ck_assert(c.storage_core_s_per_byte == 0);
 	ck_assert(c.storage_engine_Bps == 0);
-	ck_assert(noted(notes, "storage host-rdma: NVMe-oF over RDMA, no host CPU copy per byte"));
-	ck_assert(noted(notes, "host CPU work per IO not modelled"));
+	ck_assert(fx_has_msg(notes, "storage host-rdma: NVMe-oF over RDMA, no host CPU copy per byte"));
+	ck_assert(fx_has_msg(notes, "host CPU work per IO not modelled"));
 	scn_free(s);
 	s = NULL;
 	const char *enc = STOR_SCENARIO("{ name: a, network: rdma-gdr, storage: host-rdma, crypto: host }");
 	ck_assert_int_eq(scn_load_buffer("t.yaml", enc, strlen(enc), NULL, &s, d), SIM_EPARSE);
-	ck_assert(noted(d, "t.yaml:13:70:"));
-	ck_assert(noted(d, "storage: host-rdma with crypto: host, but the host's IPsec never sees "
+	ck_assert(fx_has_msg(d, "t.yaml:13:70:"));
+	ck_assert(fx_has_msg(d, "storage: host-rdma with crypto: host, but the host's IPsec never sees "
 			   "RDMA traffic"));
 	scn_free(s);
 	diag_free(d);

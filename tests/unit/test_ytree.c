@@ -13,18 +13,7 @@
 
 #include "sim/err.h"
 #include "tests/unit/check_main.h"
-
-static yt_node *parse_ok(const char *text)
-{
-	diag *d = diag_new();
-	yt_node *t = NULL;
-	int rc = yt_parse("t.yaml", text, strlen(text), &t, d);
-	if (rc)
-		diag_print(d, stderr);
-	ck_assert_int_eq(rc, SIM_OK);
-	diag_free(d);
-	return t;
-}
+#include "tests/unit/fixture.h"
 
 static void parse_bad(const char *text, const char *want)
 {
@@ -39,7 +28,7 @@ static void parse_bad(const char *text, const char *want)
 
 START_TEST(positions_and_types)
 {
-	yt_node *t = parse_ok("a: 1\nb:\n  c: [x, \"y\"]\n  e: ~\n  f: ''\n");
+	yt_node *t = fx_parse("a: 1\nb:\n  c: [x, \"y\"]\n  e: ~\n  f: ''\n");
 	yt_node *b = yt_get(t, "b"), *c = yt_get(b, "c");
 	ck_assert_int_eq(t->type, YT_MAP);
 	ck_assert_str_eq(yt_get(t, "a")->text, "1");
@@ -60,7 +49,7 @@ END_TEST
 
 START_TEST(anchors_expand)
 {
-	yt_node *t = parse_ok("a: &v { n: 1 }\nb: *v\n");
+	yt_node *t = fx_parse("a: &v { n: 1 }\nb: *v\n");
 	yt_node *b = yt_get(t, "b");
 	ck_assert_int_eq(b->type, YT_MAP);
 	ck_assert_str_eq(yt_get(b, "n")->text, "1");
@@ -73,12 +62,12 @@ END_TEST
  * read freed memory (exit 139; ASan: heap-use-after-free in count_nodes). */
 START_TEST(anchor_on_a_key)
 {
-	yt_node *t = parse_ok("&k nodes: 4\nx: *k\n");
+	yt_node *t = fx_parse("&k nodes: 4\nx: *k\n");
 	ck_assert_str_eq(yt_get(t, "nodes")->text, "4");
 	ck_assert_int_eq(yt_get(t, "x")->type, YT_SCALAR);
 	ck_assert_str_eq(yt_get(t, "x")->text, "nodes");
 	yt_free(t);
-	t = parse_ok("a: &k b\n*k : 1\n? &q c\n: *q\n"); /* aliases as keys */
+	t = fx_parse("a: &k b\n*k : 1\n? &q c\n: *q\n"); /* aliases as keys */
 	ck_assert_str_eq(yt_get(t, "b")->text, "1");
 	ck_assert_str_eq(yt_get(t, "c")->text, "c");
 	yt_free(t);
@@ -87,7 +76,7 @@ END_TEST
 
 START_TEST(aliases_everywhere)
 {
-	yt_node *t = parse_ok("a: &l [1, &s two, {k: &n ~}]\nb: [*s, *l]\nc: *n\nd: &m {x: *l}\ne: *m\n");
+	yt_node *t = fx_parse("a: &l [1, &s two, {k: &n ~}]\nb: [*s, *l]\nc: *n\nd: &m {x: *l}\ne: *m\n");
 	yt_node *b = yt_get(t, "b"), *e = yt_get(t, "e");
 	ck_assert_str_eq(b->kids[0]->text, "two");
 	ck_assert_uint_eq(b->kids[1]->nkids, 3);
@@ -97,7 +86,7 @@ START_TEST(aliases_everywhere)
 	ck_assert_uint_eq(yt_get(e, "x")->nkids, 3);      /* alias of a collection holding an alias */
 	ck_assert_int_eq(e->line, 5);
 	yt_free(t);
-	t = parse_ok("- &a [1]\n- &a [2]\n- *a\n"); /* a redefined anchor: the latest */
+	t = fx_parse("- &a [1]\n- &a [2]\n- *a\n"); /* a redefined anchor: the latest */
 	ck_assert_str_eq(t->kids[2]->kids[0]->text, "2");
 	yt_free(t);
 }
@@ -107,7 +96,7 @@ END_TEST
  * mappings of a list; a quoted "<<" is an ordinary key. */
 START_TEST(merge_key_semantics)
 {
-	yt_node *t = parse_ok("a: &a {x: 1, y: 1}\nb: &b {y: 2, z: 2}\n"
+	yt_node *t = fx_parse("a: &a {x: 1, y: 1}\nb: &b {y: 2, z: 2}\n"
 			      "c: {y: 0, <<: [*a, *b], w: 0}\nd:\n  <<: *a\n  x: 5\n"
 			      "e: {\"<<\": 1}\nf: {<<: &i {p: 1}}\ng: *i\n");
 	yt_node *c = yt_get(t, "c"), *d = yt_get(t, "d");
@@ -145,7 +134,7 @@ END_TEST
 
 static void text_is(const char *yaml, const char *want)
 {
-	yt_node *t = parse_ok(yaml);
+	yt_node *t = fx_parse(yaml);
 	ck_assert_str_eq(yt_get(t, "a")->text, want);
 	yt_free(t);
 }
@@ -214,8 +203,8 @@ END_TEST
 
 START_TEST(merge_and_set_path)
 {
-	yt_node *base = parse_ok("a: 1\nm: { x: 1, y: 2 }\nl: [1, 2]\ngone: 3\n");
-	yt_node *over = parse_ok("m: { y: 20, z: 30 }\nl: [9]\ngone: null\nnew: 4\n");
+	yt_node *base = fx_parse("a: 1\nm: { x: 1, y: 2 }\nl: [1, 2]\ngone: 3\n");
+	yt_node *over = fx_parse("m: { y: 20, z: 30 }\nl: [9]\ngone: null\nnew: 4\n");
 	ck_assert_int_eq(yt_merge(base, over), SIM_OK);
 	ck_assert_str_eq(yt_get(yt_get(base, "m"), "x")->text, "1");
 	ck_assert_str_eq(yt_get(yt_get(base, "m"), "y")->text, "20");
