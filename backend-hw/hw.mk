@@ -74,8 +74,14 @@ ALL_BINS += $(BIN)/dpusim-hw
 
 # Unit suites for the pure parts link those objects besides the library.
 UNIT_TESTS += hw_pci hw_msg
-UNIT_TESTS += hw_gemm hw_crypt hw_stats
+UNIT_TESTS += hw_gemm hw_crypt hw_stats hw_pipe
 $(BUILD)/tests/test_hw_stats: $(BUILD)/backend-hw/stats.o
+# pipe.o's clock and barrier are the test's own (a scripted clock, no MPI)
+$(BUILD)/tests/test_hw_pipe: $(BUILD)/backend-hw/pipe.o $(BUILD)/backend-hw/gemm.o \
+	$(BUILD)/backend-hw/gpu_none.o $(BUILD)/backend-hw/log.o $(BUILD)/backend-hw/xport.o \
+	$(BUILD)/backend-hw/stats.o
+# pipe.o needs the library's wl_1f1b_op, which comes before it on the line
+$(BUILD)/tests/test_hw_pipe: LDLIBS := $(BUILD)/libdpusim.a $(LDLIBS)
 $(BUILD)/tests/test_hw_crypt: $(BUILD)/backend-hw/crypt.o $(BUILD)/backend-hw/log.o \
 	$(BUILD)/backend-hw/xport.o
 $(BUILD)/tests/test_hw_gemm: $(BUILD)/backend-hw/gemm.o $(BUILD)/backend-hw/gpu_none.o \

@@ -2,6 +2,7 @@
  * pipe.h); the order comes from the simulator's own wl_1f1b_op. */
 #include "backend-hw/pipe.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +104,10 @@ static int exchange(hw_pipe *p, hw_xport *x, msg out, msg in, hw_pipe_count *c)
 	if (out.link == HW_NOLINK && in.link == HW_NOLINK)
 		return 0;
 	err = hw_xfer(x, out.link, p->sbuf, n, in.link, p->rbuf, n);
-	c->p2p_s += hw_now_s() - t0;
+	t0 = hw_now_s() - t0;
+	c->p2p_s += t0;
+	if (in.link != HW_NOLINK)
+		c->bubble_s += t0 - fmin(t0, p->alone_s);
 	if (err)
 		return err;
 	if (out.link != HW_NOLINK)

@@ -19,6 +19,8 @@ typedef struct hw_pipe {
 	size_t msg_bytes;            /* one activation, and its gradient: one message */
 	double fwd_flops, bwd_flops; /* GEMM FLOPs of one microbatch's passes */
 	bool corrupt;                /* fault hook: flip a byte of every message sent */
+	double alone_s;              /* one message's time alone (hw_pipe_pingpong, the
+					slowest pair): the transfer share of a wait */
 	unsigned char *sbuf, *rbuf;  /* msg_bytes each, owned */
 } hw_pipe;
 
@@ -29,6 +31,8 @@ typedef struct hw_pipe_count {
 	uint64_t bad;                /* received messages whose data was wrong */
 	double p2p_s;                /* inside the sends and receives (transfer and the
 					wait for the neighbouring stage together) */
+	double bubble_s;             /* the part of p2p_s the stage waited for its
+					neighbour to send (see hw_pipe_iteration) */
 	double compute_s, flops_done;
 } hw_pipe_count;
 
@@ -44,7 +48,12 @@ void hw_pipe_release(hw_pipe *p);
  * with the send of the previous pass's output, as Megatron-LM combines them
  * (send_forward_recv_backward...), so two neighbours sending to each other
  * never wait on each other. order (NULL: none) gets the passes as run,
- * "F0 F1 B0 ...", cut with "..." at n bytes. Returns 0; SIM_EVERIFY when a
+ * "F0 F1 B0 ...", cut with "..." at n bytes. An exchange that receives
+ * splits its time w as the simulator splits a stage's wait (models/train.c
+ * end_wait: until the neighbour sent is the pipeline bubble, from then on
+ * the transfer), taking the transfer to last what one message alone does:
+ * min(w, alone_s) joins p2p_s only, the rest bubble_s too (clock-free: the
+ * ranks' clocks need not agree). Returns 0; SIM_EVERIFY when a
  * GEMM or a received message was wrong (logged; the schedule still runs to
  * its end, so no neighbour is left waiting); or the transport's error. */
 int hw_pipe_iteration(hw_pipe *p, hw_xport *x, hw_gemm *g, hw_pipe_count *c, char *order,

@@ -457,7 +457,7 @@ int hw_replay_train_check(const scn_scenario *s, const replay_opts *o, int ranks
 
 /* ---- the iterations ---------------------------------------------------- */
 
-enum { P_DATA, P_COMPUTE, P_COMM, P_OTHER, NPARTS };
+enum { P_DATA, P_COMPUTE, P_COMM, P_BUBBLE, P_OTHER, NPARTS };
 
 /* The transports an iteration uses. */
 typedef struct lanes {
@@ -547,9 +547,12 @@ static int iterate(const lanes *k, hw_gemm *g, loader *l, const plan *p, long i,
 	if (k->dp && (err = all_reduce(k, p, grad, tmp)) == SIM_EVERIFY)
 		bad = 1, err = 0;
 	it->ar_s = hw_now_s() - t1;
-	it->part[P_COMM] = it->ar_s + it->pc.p2p_s;
+	/* pipeline waits: the transfer share is exposed_comm, the wait for
+	 * the neighbouring stage to send the bubble (hw_pipe_iteration) */
+	it->part[P_COMM] = it->ar_s + it->pc.p2p_s - it->pc.bubble_s;
+	it->part[P_BUBBLE] = it->pc.bubble_s;
 	it->part[P_OTHER] = hw_now_s() - t0 - it->part[P_DATA] - it->part[P_COMPUTE] -
-			    it->part[P_COMM];
+			    it->part[P_COMM] - it->part[P_BUBBLE];
 	if (err)
 		return err;
 	return bad ? SIM_EVERIFY : 0;
@@ -559,7 +562,7 @@ static void add_count(hw_pipe_count *to, const hw_pipe_count *c)
 {
 	to->fwd_sent += c->fwd_sent, to->bwd_sent += c->bwd_sent;
 	to->fwd_recv += c->fwd_recv, to->bwd_recv += c->bwd_recv;
-	to->bad += c->bad, to->p2p_s += c->p2p_s;
+	to->bad += c->bad, to->p2p_s += c->p2p_s, to->bubble_s += c->bubble_s;
 	to->compute_s += c->compute_s, to->flops_done += c->flops_done;
 }
 
@@ -620,6 +623,9 @@ static int run_iterations(const lanes *k, hw_gemm *g, loader *l, const plan *p, 
 	size_t tmpn = hw_allreduce_tmp_count(p->grad_count, k->dp ? k->dp->size : 1);
 	float *grad = malloc(p->grad_count * sizeof *grad), *tmp = malloc(tmpn * sizeof *tmp);
 	int err = grad && tmp ? 0 : hw_fail(SIM_ENOMEM, "cannot allocate the gradients");
+	/* one message alone first: each pipeline wait's transfer share */
+	if (!err && k->pp && !(err = hw_pipe_pingpong(k->pp, k->pipe, 5, &m->half_rtt_s)))
+		k->pp->alone_s = hw_comm_max(m->half_rtt_s);
 	if (l && !err)
 		loader_start(l, 0);
 	for (long i = 0; i < total && !err; i++) {
@@ -634,8 +640,6 @@ static int run_iterations(const lanes *k, hw_gemm *g, loader *l, const plan *p, 
 		account(m, p, &it, i >= warm);
 		say_iteration(k, l, m, &it, i, warm);
 	}
-	if (!err && k->pp)
-		err = hw_pipe_pingpong(k->pp, k->pipe, 5, &m->half_rtt_s);
 	free(grad);
 	free(tmp);
 	return err;
@@ -691,6 +695,7 @@ static int gather(const plan *p, const measured m[2], const hw_store_job *sj,
 		gt->stage[s].fwd_recv = (uint64_t)hw_comm_sum(me ? (double)c->fwd_recv : 0);
 		gt->stage[s].bwd_recv = (uint64_t)hw_comm_sum(me ? (double)c->bwd_recv : 0);
 		gt->stage[s].p2p_s = hw_comm_max(me ? c->p2p_s : 0);
+		gt->stage[s].bubble_s = hw_comm_max(me ? c->bubble_s : 0);
 	}
 	return hw_comm_exchange(m0->order, gt->order, order_check);
 }
@@ -706,7 +711,8 @@ static int put_variant(rep_variant *rv, const scn_scenario *s, const plan *p,
 {
 	const scn_training *t = &s->jobs[0].wl.train;
 	double *sorted = malloc(m->n * sizeof *sorted), mean = 0, parts = 0;
-	static const char *const names[NPARTS] = { "data_stall", "compute", "exposed_comm", "other" };
+	static const char *const names[NPARTS] = { "data_stall", "compute", "exposed_comm",
+						   "pipeline_bubble", "other" };
 	int err = sorted ? 0 : SIM_ENOMEM;
 	for (uint32_t i = 0; i < m->n && !err; i++)
 		sorted[i] = m->iter_s[i], mean += m->iter_s[i] / m->n;
@@ -734,7 +740,7 @@ static int put_variant(rep_variant *rv, const scn_scenario *s, const plan *p,
 		parts += m->part[k];
 	for (int k = 0; k < NPARTS && !err; k++) {
 		double v = m->part[k] + (k == P_OTHER && !l ? m->part[P_DATA] : 0);
-		if (k != P_DATA || l)
+		if ((k != P_DATA || l) && (k != P_BUBBLE || p->cfg.pp > 1))
 			err = rep_variant_set_breakdown(rv, names[k], parts > 0 ? v / parts * mean : 0);
 	}
 	if (!err && p->replicas > 1) {
@@ -787,7 +793,7 @@ static int put_pipeline(rep_report *r, const plan *p, const measured *m0, const 
 			 "%u, full size whatever --scale; the sendrecv row holds the whole boundary "
 			 "(the tp slices move together, as the simulator's row) and the median half "
 			 "round trip of one message between neighbouring stages, measured alone "
-			 "after the iterations (the slowest pair)", p->msg_bytes,
+			 "before the iterations (the slowest pair)", p->msg_bytes,
 			 wl_stage_boundary_bytes(&c->model.tf, c->micro_batch), c->tp);
 	for (uint32_t s = 0; s < P && !err; s++) {
 		const hw_pipe_count *k = &gt->stage[s];
@@ -795,11 +801,13 @@ static int put_pipeline(rep_report *r, const plan *p, const measured *m0, const 
 		err = rep_set_infof(r, key, "activations sent %llu, received %llu; gradients "
 				 "sent %llu, received %llu (%u measured iterations x %u replicas); "
 				 "%.4g s per "
-				 "iteration in sends and receives (transfers and waits for the "
-				 "neighbouring stage, slowest replica); passes of one iteration: %s",
+				 "iteration in sends and receives (slowest replica), of which %.4g s "
+				 "waiting for the neighbouring stage to send (pipeline bubble) and "
+				 "the rest transfers; passes of one iteration: %s",
 				 (unsigned long long)k->fwd_sent, (unsigned long long)k->fwd_recv,
 				 (unsigned long long)k->bwd_sent, (unsigned long long)k->bwd_recv,
-				 m0->n, R, k->p2p_s / m0->n, gt->order + (size_t)s * HW_MSG_MAX);
+				 m0->n, R, k->p2p_s / m0->n, k->bubble_s / m0->n,
+				 gt->order + (size_t)s * HW_MSG_MAX);
 	}
 	return err;
 }
@@ -849,6 +857,14 @@ static int put_info(rep_report *r, const scn_scenario *s, const replay_opts *o, 
 				 p->cfg.pp > 1 ? " and pipeline messages" : "");
 	if (!err && p->cfg.pp > 1)
 		err = put_pipeline(r, p, m, gt);
+	if (!err && p->cfg.pp > 1)
+		err = rep_set_infof(r, "replay.pipeline_bubble", "each pipeline receive's wait w "
+				 "is split as the simulator splits a stage's wait (models/train.c: "
+				 "until the neighbouring stage sent is pipeline_bubble, from then on "
+				 "exposed_comm), taking the transfer to last what one message alone "
+				 "does (the sendrecv row's time, measured before the iterations): "
+				 "min(w, that) is exposed_comm, the rest pipeline_bubble; no clock is "
+				 "compared across ranks");
 	if (!err)
 		err = hw_replay_store_info(r, s, &p->cfg, gt->sj, &gt->ss,
 					   train_ckpt_bytes(s, &p->cfg), o->scale);
@@ -857,9 +873,7 @@ static int put_info(rep_report *r, const scn_scenario *s, const replay_opts *o, 
 				 "NVLink inside a node), %soverlap of the gradient all-reduce with "
 				 "backward (here it follows compute: exposed_comm is all of it), "
 				 "the optimizer step, sample decode%s", p->cfg.tp,
-				 p->cfg.pp > 1 ? "the pipeline bubble apart from the transfers (the "
-				 "time in pipeline sends and receives, waits for the neighbouring "
-				 "stage included, is in exposed_comm), " : "pipeline stages (pp 1), ",
+				 p->cfg.pp > 1 ? "" : "pipeline stages (pp 1), ",
 				 zero_note(p->cfg.zero_stage));
 	for (size_t i = 0; i < diag_count(p->notes) && i < MAX_NOTES && !err; i++) {
 		snprintf(key, sizeof key, "%s.note%zu", v, i + 1);

@@ -5,7 +5,8 @@
 # stage's replicas all-reduce their gradients. The report's per-stage counts
 # and order must be the schedule's (computed here independently), its
 # sendrecv row the simulator's size, which `dpusim compare` then holds against
-# `dpusim run`'s. Fewer ranks run fewer whole pipelines and say so; a count
+# `dpusim run`'s; the waits for the neighbouring stage are the breakdown's
+# pipeline_bubble, apart from the transfers (the simulator's split). Fewer ranks run fewer whole pipelines and say so; a count
 # that is not whole pipelines is refused; a corrupted activation gradient fails the run.
 . tests/e2e/lib.sh
 HW=$BIN/dpusim-hw
@@ -42,6 +43,10 @@ for p in range(P):
     assert n == want, (p, n, want)
     order = s.split("passes of one iteration: ")[1].split()
     assert order == one_f_one_b(p), (p, order)
+    # the waits for the neighbouring stage apart from the transfers
+    t, w = (float(x) for x in re.search(r"([0-9.e+-]+) s per iteration in sends and receives \(slowest replica\), of which ([0-9.e+-]+) s waiting for the neighbouring stage to send \(pipeline bubble\)", s).groups())
+    assert 0 <= w <= t, (p, w, t)
+assert "split as the simulator splits a stage's wait" in info["replay.pipeline_bubble"], info["replay.pipeline_bubble"]
 assert f"{P} stages x {R} replicas on {ranks} ranks" in info["replay.pipeline"], info["replay.pipeline"]
 if R < dp:
     assert f"dp {dp} replicas replayed as {R}" in info["replay.pipeline"], info["replay.pipeline"]
@@ -51,6 +56,7 @@ assert "rdma.not_replayed" in info
 for v in d["variants"]:
     it = v["metrics"]["iteration_s"]["mean"]
     assert abs(sum(v["breakdown_s"].values()) - it) < 1e-6 * it
+    assert v["breakdown_s"]["pipeline_bubble"] >= 0 and v["breakdown_s"]["exposed_comm"] > 0, v["breakdown_s"]
     rows = {c["op"]: c for c in v["collectives"]}
     sr = rows["sendrecv"]   # the simulator's row: seq 1024 x micro 1 x hidden 1024 x 2 B
     assert sr["algo"] == "p2p" and sr["ranks"] == 2 and sr["bytes"] == 2097152 and sr["time_s"] > 0, sr
