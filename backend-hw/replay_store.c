@@ -202,7 +202,7 @@ static int read_info(rep_report *r, const hw_store_job *j, const hw_store_sum *m
 static int ckpt_info(rep_report *r, const scn_scenario *s, const train_config *c,
 		     const hw_store_sum *m, double full_bytes, double scale)
 {
-	double gpus = (double)c->tp * c->pp * c->dp;
+	double gpus = train_gpus(c);
 	char model[256];
 	if (!s->failures.enabled)
 		return rep_set_infof(r, "replay.checkpoint_write", "not run: the scenario takes "

@@ -348,6 +348,11 @@ static int parse_fault(plan *p)
  * report. 0 or 2 (said). */
 static int check_ranks(const scn_training *t, const replay_opts *o, int ranks)
 {
+	/* A rank stands for its stage's first GPU: a context-parallel group's
+	 * per-layer collectives have no rank to run them. */
+	if (t->cp > 1)
+		return hw_replay_usage("%s: the workload has cp %d: context parallelism is not "
+				       "replayed (dpusim run simulates it)", o->where, t->cp);
 	if (t->pp == 1 && t->dp != ranks)
 		return hw_replay_usage("%s: the workload has dp %d data-parallel replicas, one rank "
 				       "each; run it with mpirun -np %d (this run has %d)", o->where,
@@ -1069,7 +1074,7 @@ static int storage_pass(const scn_scenario *s, const replay_opts *o, const plan 
 	if (c->data && p->stage == 0)
 		j->samples = (uint64_t)p->samples_per_rank * (c->warmup + c->iterations);
 	if (s->failures.enabled)
-		j->ckpt_bytes = train_ckpt_bytes(s, c) / ((double)c->tp * c->pp * c->dp) * o->scale;
+		j->ckpt_bytes = train_ckpt_bytes(s, c) / train_gpus(c) * o->scale;
 	for (size_t v = 0; v < s->nvariants; v++)
 		j->gds |= s->variants[v].storage == SCN_STOR_GDS;
 	err = hw_replay_store(j, r);

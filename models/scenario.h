@@ -138,6 +138,8 @@ typedef struct scn_training {
 	int tp, pp, dp;
 	bool dp_auto;               /* dp was 'auto': GPUs / (tp * pp) */
 	bool sp;                    /* sequence_parallel: Megatron's sequence parallelism */
+	int cp;                     /* context parallelism: the sequence split over cp
+				     * ranks (ring attention); tp x cp x pp x dp GPUs */
 	int vp;                     /* virtual_stages: model chunks per pipeline rank
 				     * (Megatron's interleaved 1F1B); 1: plain 1F1B */
 	int zero_stage;             /* 0..3 */

@@ -156,6 +156,7 @@ static void dump_training(FILE *f, int ind, const scn_training *t)
 	fprintf(f, "%*sparallelism:\n", ind, "");
 	put_q(f, ind + 2, "tp", t->tp, UNIT_COUNT);
 	put_q(f, ind + 2, "pp", t->pp, UNIT_COUNT);
+	put_q(f, ind + 2, "cp", t->cp, UNIT_COUNT);
 	if (t->dp_auto)
 		fprintf(f, "%*sdp: auto  # %d\n", ind + 2, "", t->dp);
 	else
@@ -410,6 +411,8 @@ static void summary_workload(FILE *f, const scn_workload *w)
 		fprintf(f, ", interleaved 1F1B over %d virtual stages per pipeline rank", t->vp);
 	if (t->sp)
 		fprintf(f, ", sequence parallel");
+	if (t->cp > 1)
+		fprintf(f, ", context parallel over %d ranks", t->cp);
 	if (t->target_tokens > 0)
 		fprintf(f, ", target %.3g tokens", t->target_tokens);
 	if (t->data.present)

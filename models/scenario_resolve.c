@@ -527,13 +527,14 @@ static void read_data(resolve_ctx *c, const yt_node *dn, scn_training *t)
 static void read_parallelism(resolve_ctx *c, const yt_node *pn, scn_training *t)
 {
 	static const char *const keys[] = { "tp", "pp", "dp", "zero_stage", "virtual_stages",
-					    "sequence_parallel", NULL };
+					    "sequence_parallel", "cp", NULL };
 	const yt_node *dp = yt_get(pn, "dp");
 	scn_only_keys(c->r, pn, keys, "workload.parallelism");
 	scn_get_int(c->r, pn, "tp", false, 1, 1 << 20, &t->tp);
 	scn_get_int(c->r, pn, "pp", false, 1, 1 << 20, &t->pp);
 	scn_get_int(c->r, pn, "virtual_stages", false, 1, 1 << 10, &t->vp);
 	scn_get_bool(c->r, pn, "sequence_parallel", &t->sp);
+	scn_get_int(c->r, pn, "cp", false, 1, 1 << 20, &t->cp);
 	scn_get_int(c->r, pn, "zero_stage", false, 0, 3, &t->zero_stage);
 	if (dp && dp->type == YT_SCALAR && !strcmp(dp->text, "auto"))
 		return;
@@ -556,7 +557,7 @@ static void read_training(resolve_ctx *c, const yt_node *w, scn_training *t)
 	t->precision = SCN_BF16;
 	if (scn_get_enum(r, w, "precision", false, scn_precision_words, &v))
 		t->precision = (scn_precision)v;
-	t->tp = t->pp = t->vp = 1;
+	t->tp = t->pp = t->vp = t->cp = 1;
 	t->sp = false;
 	t->dp = 0; /* auto */
 	if ((pn = scn_section(r, w, "parallelism", false)))
@@ -742,26 +743,46 @@ static bool read_workload(resolve_ctx *c, const yt_node *w, scn_workload *wl)
 
 static void check_interleaving(resolve_ctx *c, const yt_node *pn, const scn_training *t);
 
+/* Context parallelism splits each sequence into 2 cp pieces, rank i taking
+ * pieces i and 2 cp - 1 - i so that every rank gets an equal share of the
+ * causal attention (Megatron-Core's load balancing): the sequence must be a
+ * multiple of 2 cp. */
+static void check_context(resolve_ctx *c, const yt_node *pn, const scn_training *t)
+{
+	const yt_node *at = yt_get(pn, "cp");
+	if (t->cp <= 1 || t->shape.kind != WL_TRANSFORMER || !t->shape.tf.seq)
+		return;
+	if (t->shape.tf.seq % (2u * (uint32_t)t->cp))
+		scn_err(c->r, at, "cp %d: the sequence of %u tokens does not split into 2 x cp = %d "
+			"equal pieces", t->cp, t->shape.tf.seq, 2 * t->cp);
+}
+
 /* Parallelism and batch against the GPUs the workload gets. */
 static void check_training(resolve_ctx *c, const yt_node *w, scn_training *t, int gpus)
 {
 	const yt_node *pn = yt_get(w, "parallelism");
 	const yt_node *at = pn ? pn : w;
-	long tpp = (long)t->tp * t->pp;
+	long tpp = (long)t->tp * t->cp * t->pp;
+	char cp[32] = "", cpn[32] = ""; /* the cp factor, named where it is not 1 */
 	SIM_ASSERT(tpp > 0 && t->micro_batch > 0, "tp, pp and micro are set before the checks");
 	if (t->shape.kind == WL_VISION && tpp != 1)
-		return scn_err(c->r, at, "vision model '%s' trains data parallel only: tp and pp must be 1",
-			       t->model);
+		return scn_err(c->r, at, "vision model '%s' trains data parallel only: tp%s and pp "
+			       "must be 1", t->model, t->cp > 1 ? ", cp" : "");
+	if (t->cp > 1) {
+		snprintf(cp, sizeof cp, " x cp");
+		snprintf(cpn, sizeof cpn, " x %d", t->cp);
+	}
 	if (t->dp == 0) {
 		t->dp_auto = true;
 		if (gpus % tpp)
-			return scn_err(c->r, at, "tp x pp = %d x %d = %ld does not divide the %d GPUs the job gets",
-				       t->tp, t->pp, tpp, gpus);
+			return scn_err(c->r, at, "tp%s x pp = %d%s x %d = %ld does not divide the %d GPUs "
+				       "the job gets", cp, t->tp, cpn, t->pp, tpp, gpus);
 		t->dp = (int)(gpus / tpp);
 	} else if (tpp * t->dp != gpus) {
-		return scn_err(c->r, at, "tp x pp x dp = %d x %d x %d = %ld, but the job gets %d GPUs",
-			       t->tp, t->pp, t->dp, tpp * t->dp, gpus);
+		return scn_err(c->r, at, "tp%s x pp x dp = %d%s x %d x %d = %ld, but the job gets %d "
+			       "GPUs", cp, t->tp, cpn, t->pp, t->dp, tpp * t->dp, gpus);
 	}
+	check_context(c, pn, t);
 	if (t->shape.kind == WL_TRANSFORMER && t->model[0] && t->shape.tf.heads && t->shape.tf.layers) {
 		if (t->shape.tf.heads % (uint32_t)t->tp)
 			scn_err(c->r, at, "tp %d does not divide the model's %u attention heads", t->tp,
@@ -821,7 +842,7 @@ wl_mem_plan scn_mem_plan(const scn_cluster *cl, const scn_training *t, const scn
 							 ((long)l->dp * l->micro_batch)),
 			      .zero_stage = l->zero_stage, .recompute = l->recompute,
 			      .vp = l->pp == t->pp && t->vp > 1 ? (uint32_t)t->vp : 1,
-			      .sp = t->sp && l->tp > 1,
+			      .sp = t->sp && l->tp > 1, .cp = (uint32_t)t->cp,
 			      .channels = ch >= 1 ? (uint32_t)ch : 1,
 			      .reserve_bytes = t->memory_reserve_bytes };
 }

@@ -29,7 +29,7 @@ static void span_gpus(trainer *tr, const stage *s, sim_time from, sim_time to,
 {
 	if (to <= from || !tracing(tr, s->d))
 		return;
-	for (uint32_t t = 0; t < tr->T; t++) {
+	for (uint32_t t = 0; t < tr->W; t++) {
 		uint32_t rank = s->first_rank + t;
 		train_span sp = { .track = TRAIN_TRACK_GPU, .node = rank / tr->gpn,
 				  .gpu = rank, .start_s = sim_time_to_s(from - tr->iter_start),
@@ -112,10 +112,11 @@ static double op_base_s(const trainer *tr, const stage *s, bool fwd, uint32_t ch
 	bool last = s->p == tr->P - 1 && chunk == tr->V - 1;
 	double layers = (double)s->layers / tr->V;
 	if (fwd) {
-		*comm_s = layers * tr->tp_fwd_s;
+		*comm_s = layers * (tr->tp_fwd_s + tr->cp_ag_s);
 		return layers * tr->layer_f_s + (last ? tr->logit_f_s : 0);
 	}
-	*comm_s = layers * tr->tp_fwd_s * (tr->cfg->recompute ? 2 : 1);
+	*comm_s = layers * ((tr->tp_fwd_s + tr->cp_ag_s) * (tr->cfg->recompute ? 2 : 1) -
+			    tr->cp_ag_s + tr->cp_rs_s);
 	return layers * (tr->layer_b_s + (tr->cfg->recompute ? tr->layer_f_s : 0)) +
 	       (last ? tr->logit_b_s : 0);
 }
@@ -123,7 +124,29 @@ static double op_base_s(const trainer *tr, const stage *s, bool fwd, uint32_t ch
 static double op_times(trainer *tr, stage *s, bool fwd, uint32_t chunk, double *comm_s)
 {
 	double c = op_base_s(tr, s, fwd, chunk, comm_s);
-	return c * noise_group_max(tr->noise, local_rank(tr, s), tr->T, tr->step++);
+	return c * noise_group_max(tr->noise, local_rank(tr, s), tr->W, tr->step++);
+}
+
+/* Host-stack work and DPU-engine bytes of n context-parallel collectives
+ * (all-gathers of K and V, or reduce-scatters of their gradients) of stage
+ * s: each of its T rings over the C context ranks moves (C - 1) / C of the
+ * collective's bytes over every hop, and a hop between two nodes costs
+ * the sender's stack and engines its bytes out, the receiver's in (as
+ * count_dp_hops charges a data-parallel ring). */
+static void count_cp_hops(trainer *tr, const stage *s, double n)
+{
+	const offload_costs *nc = &tr->cfg->net_costs;
+	double hop = n * tr->cp_kv_bytes * (tr->C - 1) / tr->C;
+	for (uint32_t t = 0; t < tr->T; t++)
+		for (uint32_t c = 0; c < tr->C; c++) {
+			uint32_t a = rank_of(tr, s->d, s->p, c * tr->T + t) / tr->gpn;
+			uint32_t b = rank_of(tr, s->d, s->p, (c + 1) % tr->C * tr->T + t) / tr->gpn;
+			if (a == b)
+				continue;
+			tr->w->node_bytes[a] += hop, tr->w->node_bytes[b] += hop;
+			tr->w->node_core_s[a] += hop * nc->total_tx_core_s_per_byte;
+			tr->w->node_core_s[b] += hop * nc->total_core_s_per_byte;
+		}
 }
 
 /* The last microbatch's backward through a chunk of stage s, of dur: the
@@ -157,7 +180,7 @@ void train_try_run(trainer *tr, stage *s)
 	if (s->op == 2 * tr->M * tr->V) {
 		s->syncing = true;
 		s->sync_since = sim_now(tr->w->eng);
-		if (tr->D == 1)
+		if (tr->R == 1)
 			stage_synced(tr, s->p);
 		return;
 	}
@@ -173,6 +196,10 @@ void train_try_run(trainer *tr, stage *s)
 	if (fwd && s->p == 0 && c == 0 && tr->cfg->data)
 		train_loader_consume(tr, &tr->ld[s->d]);
 	compute = op_times(tr, s, fwd, c, &comm);
+	if (tr->C > 1) /* per layer: forward one all-gather; backward one reduce-scatter
+			* (and with recompute the forward's all-gather again) */
+		count_cp_hops(tr, s, (double)s->layers / tr->V *
+					     (fwd ? 1 : 1 + tr->cfg->recompute));
 	s->busy = true;
 	s->op_compute_s = compute;
 	s->op_comm_s = comm;
@@ -187,7 +214,7 @@ void train_try_run(trainer *tr, stage *s)
 	span_gpus(tr, s, now, now + cdur, TRAIN_SPAN_COMPUTE,
 		  fwd ? "forward" : tr->cfg->recompute ? "recompute + backward" : "backward");
 	span_gpus(tr, s, now + cdur, end, TRAIN_SPAN_COMM, "tensor-parallel all-reduce");
-	if (!fwd && m == tr->M - 1 && tr->D > 1 && (rc = grads_ready(tr, s, dur)))
+	if (!fwd && m == tr->M - 1 && tr->R > 1 && (rc = grads_ready(tr, s, dur)))
 		return train_fail_time(tr, rc, what, TRAIN_GPU_HINT, compute + comm);
 	if ((rc = sim_schedule_in(tr->w->eng, dur, op_done, s,
 				  (uint64_t)fwd << 63 | (uint64_t)c << 32 | m, NULL)))
@@ -271,18 +298,18 @@ static int send_between(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to,
 			uint32_t chunk, bool fwd)
 {
 	const wl_transformer *t = &tr->cfg->model.tf;
-	uint32_t path[FAB_PATH_MAX * 8], len = 0;
+	uint32_t *path = tr->path, len = 0;
 	sim_time lat = 0;
 	bool net = false;
 	fab_end end = coll_transport_end(tr->cfg->coll.transport.kind);
 	xfer *x = malloc(sizeof *x);
 	if (!x)
 		return SIM_ENOMEM;
-	for (uint32_t k = 0; k < tr->T; k++) {
+	for (uint32_t k = 0; k < tr->W; k++) {
 		fab_path fp;
 		uint32_t src = rank_of(tr, d, p_from, k), dst = rank_of(tr, d, p_to, k);
 		int rc = fab_route(tr->w->f, src, dst, tr->w->flow_key++, end, end, &fp);
-		if (rc || len + fp.len > sizeof path / sizeof path[0]) {
+		if (rc || len + fp.len > (size_t)FAB_PATH_MAX * tr->W) {
 			free(x);
 			return rc ? rc : SIM_ERANGE;
 		}
@@ -295,12 +322,13 @@ static int send_between(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to,
 	const coll_transport *tp = &tr->cfg->coll.transport;
 	*x = (xfer){ .tr = tr, .d = d, .p_to = p_to, .m = m, .chunk = chunk, .fwd = fwd,
 		     .sent = sim_now(tr->w->eng), .lat = lat + (net ? tp->msg_lat_ps : 0) };
-	uint64_t bytes = (uint64_t)(wl_stage_boundary_bytes(t, tr->cfg->micro_batch) / tr->T);
+	/* each GPU's slice: 1/tp of its 1/cp of the sequence */
+	uint64_t bytes = (uint64_t)(wl_stage_boundary_bytes(t, tr->cfg->micro_batch) / tr->W);
 	flow_spec fs = { .bytes = bytes ? bytes : 1, .path = path, .path_len = len,
 			 .cap_Bps = net ? tp->conn_cap_Bps : 0, .done = xfer_flowed,
 			 .obj = x, .tag = train_tag(tr, TRAIN_FLOWS_PIPE), .cap_class = FAB_CLS_CONN };
 	count_net(tr, rank_of(tr, d, p_from, 0) / tr->gpn, rank_of(tr, d, p_to, 0) / tr->gpn,
-		  (double)bytes * tr->T);
+		  (double)bytes * tr->W);
 	int rc = flow_start(tr->w->net, &fs, NULL);
 	if (rc) {
 		free(x);
@@ -372,29 +400,30 @@ static uint32_t dp_chain(const train_config *c, coll_op ops[2])
 /* Whether the parameters are gathered after the optimizer step (ZeRO). */
 static bool gathers(const trainer *tr)
 {
-	return tr->cfg->zero_stage >= 1 && tr->D > 1;
+	return tr->cfg->zero_stage >= 1 && tr->R > 1;
 }
 
-/* Host-stack work and DPU-engine bytes of replica d's ranks in one
- * collective op of a bucket of g. A ring (or tree) moves busbw factor x the
- * bucket over every hop of its ring (all-reduce 2 (D - 1) / D,
- * reduce-scatter and all-gather (D - 1) / D each). Only hops that leave a
+/* Host-stack work and DPU-engine bytes of member i's ranks (of the R =
+ * D x C holding the stage's weights: replica d, context rank c, i = d C +
+ * c) in one collective op of a bucket of g. A ring (or tree) moves busbw
+ * factor x the bucket over every hop of its ring (all-reduce 2 (R - 1) / R,
+ * reduce-scatter and all-gather (R - 1) / R each). Only hops that leave a
  * node cost the host stack and go through the DPU's engines: the ring
  * visits a node's ranks in a row (as NCCL lays rings out, coll.c's
  * ring_rank), so a node holding several replicas sends and receives once
  * per ring, and a ring inside one node, over NVLink, not at all (as coll.c
- * charges its collectives: network hops only). Charged to the node of d's
- * first tensor rank: a stage's tensor-parallel group shares one node. */
-static void count_dp_hops(trainer *tr, const dpgroup *g, uint32_t d, coll_op op)
+ * charges its collectives: network hops only). Charged to the node of the
+ * member's first tensor rank: a tensor-parallel group shares one node. */
+static void count_dp_hops(trainer *tr, const dpgroup *g, uint32_t i, coll_op op)
 {
 	const offload_costs *nc = &tr->cfg->net_costs;
-	uint32_t node = rank_of(tr, d, g->p, 0) / tr->gpn, out = 0, in = 0, D = tr->D;
-	double hop = g->bucket_bytes * coll_busbw_factor(op, D);
+	uint32_t node = g->ranks[i] / tr->gpn, out = 0, in = 0, R = tr->R;
+	double hop = g->bucket_bytes * coll_busbw_factor(op, R);
 	for (uint32_t t = 0; t < tr->T; t++) {
-		const uint32_t *rk = g->ranks + (size_t)t * D;
-		uint32_t here = rk[d] / tr->gpn;
-		out += here != rk[(d + 1) % D] / tr->gpn;
-		in += here != rk[(d + D - 1) % D] / tr->gpn;
+		const uint32_t *rk = g->ranks + (size_t)t * R;
+		uint32_t here = rk[i] / tr->gpn;
+		out += here != rk[(i + 1) % R] / tr->gpn;
+		in += here != rk[(i + R - 1) % R] / tr->gpn;
 	}
 	tr->w->node_bytes[node] += hop * (out + in);
 	tr->w->node_core_s[node] += hop * (out * nc->total_tx_core_s_per_byte +
@@ -409,15 +438,15 @@ static void dp_start(trainer *tr, dpgroup *g, coll_op op, sim_handler *done)
 	g->started = sim_now(tr->w->eng);
 	for (uint32_t t = 0; t < tr->T; t++) {
 		coll_params cp = { .op = op, .algo = COLL_AUTO, .bytes = (uint64_t)g->bucket_bytes,
-				   .ranks = g->ranks + (size_t)t * tr->D, .nranks = tr->D,
+				   .ranks = g->ranks + (size_t)t * tr->R, .nranks = tr->R,
 				   .tag = train_tag(tr, TRAIN_FLOWS_DP) };
 		int rc = coll_start(tr->w->coll, &cp, &g->res[t], done, g, t);
 		if (rc)
 			return fail(tr, rc, op == COLL_ALLGATHER ? "parameter all-gather"
 								 : "gradient all-reduce");
 	}
-	for (uint32_t d = 0; d < tr->D; d++)
-		count_dp_hops(tr, g, d, op);
+	for (uint32_t i = 0; i < tr->R; i++)
+		count_dp_hops(tr, g, i, op);
 }
 
 /* The time of g's op that just ended, into the report's figures and, for
@@ -500,14 +529,14 @@ static void stage_synced(trainer *tr, uint32_t p)
 	const train_config *c = tr->cfg;
 	sim_time now = sim_now(tr->w->eng);
 	dpgroup *g = &tr->dg[p];
-	sim_time barrier = tr->D > 1 ? g->all_ready_at[g->nbuckets - 1] : now;
-	double shard = tr->params_stage[p] / (c->zero_stage >= 1 ? tr->D : 1);
+	sim_time barrier = tr->R > 1 ? g->all_ready_at[g->nbuckets - 1] : now;
+	double shard = tr->params_stage[p] / (c->zero_stage >= 1 ? tr->R : 1);
 	g->opt_done = 0;
 	for (uint32_t d = 0; d < tr->D; d++) {
 		stage *s = &tr->st[d * tr->P + p];
 		sim_time cut = barrier > s->sync_since ? barrier : s->sync_since;
 		double opt = gpu_optimizer_s(&c->gpu, shard) *
-			     noise_group_max(tr->noise, local_rank(tr, s), tr->T, tr->step++);
+			     noise_group_max(tr->noise, local_rank(tr, s), tr->W, tr->step++);
 		sim_time dur, end;
 		int rc;
 		add_wait(s, TRAIN_OTHER, s->sync_since, cut);
@@ -711,6 +740,69 @@ static int tp_coll_s(const train_config *c, coll_op op, double bytes, double *ou
 	return rc;
 }
 
+static void cp_coll_done(sim_engine *eng, void *obj, uint64_t data)
+{
+	(void)eng, (void)obj, (void)data;
+}
+
+/* Context-parallel op on one layer's K and V (bytes per tensor slice):
+ * the T rings of a stage's C context ranks at once, on a fabric of the
+ * cluster's kind holding just that stage's nodes, with the scenario's
+ * transport, simulated once and reused for every layer (as the
+ * tensor-parallel collectives are): its time, the slowest ring's. The
+ * rings of other stages and the data-parallel traffic are not on these
+ * links here, a simplification that holds while they are idle during a
+ * layer's attention. */
+static int cp_coll_s(const trainer *tr, coll_op op, double bytes, double *out,
+		     coll_algo *algo, diag *d)
+{
+	const train_config *c = tr->cfg;
+	fab_config fc = c->fabric;
+	sim_engine *eng;
+	flow_net *net = NULL;
+	fab *f = NULL;
+	coll_ctx *cc = NULL;
+	coll_result *r = calloc(tr->T, sizeof *r);
+	uint32_t *ranks = malloc((size_t)tr->W * sizeof *ranks);
+	int rc = r && ranks ? SIM_OK : SIM_ENOMEM;
+	*out = 0;
+	fc.nodes = (tr->W + tr->gpn - 1) / tr->gpn;
+	eng = sim_engine_new();
+	if (!eng)
+		rc = SIM_ENOMEM;
+	if (!rc && !(net = flow_net_new(eng)))
+		rc = SIM_ENOMEM;
+	if (!rc)
+		rc = fab_new(&fc, net, &f);
+	if (!rc)
+		rc = coll_ctx_new(eng, net, f, &c->coll, &cc);
+	for (uint32_t t = 0; t < tr->T && !rc; t++) {
+		for (uint32_t k = 0; k < tr->C; k++)
+			ranks[t * tr->C + k] = k * tr->T + t;
+		rc = coll_start(cc, &(coll_params){ .op = op, .algo = COLL_AUTO,
+						    .bytes = (uint64_t)bytes, .ranks = ranks + t * tr->C,
+						    .nranks = tr->C }, &r[t], cp_coll_done, NULL, t);
+	}
+	if (!rc) {
+		sim_run(eng);
+		rc = sim_error(eng);
+	}
+	if (rc && eng && sim_error(eng))
+		diag_add(d, NULL, 0, 0, "training simulation: the context-parallel %s of a "
+			 "layer's keys and values: %s; %s", op == COLL_ALLGATHER ? "all-gather"
+			 : "reduce-scatter", sim_error_msg(eng), TRAIN_NET_HINT);
+	for (uint32_t t = 0; t < tr->T && !rc; t++)
+		if (sim_time_to_s(r[t].time_ps) > *out)
+			*out = sim_time_to_s(r[t].time_ps), *algo = r[t].algo;
+	coll_ctx_free(cc);
+	fab_free(f);
+	flow_net_free(net);
+	sim_engine_free(eng);
+	free(ranks);
+	free(r);
+	return rc;
+}
+
 static int build_compute(trainer *tr)
 {
 	const train_config *c = tr->cfg;
@@ -724,8 +816,8 @@ static int build_compute(trainer *tr)
 		tr->layer_b_s = 2 * tr->layer_f_s;
 		return SIM_OK;
 	}
-	wl_split sp = { .tp = c->tp, .cp = 1, .sp = c->sp };
-	double bytes = wl_stage_boundary_bytes(t, c->micro_batch), *bound;
+	wl_split sp = { .tp = c->tp, .cp = tr->C, .sp = c->sp };
+	double bytes = wl_stage_boundary_bytes(t, c->micro_batch) / (c->cp > 1 ? c->cp : 1), *bound;
 	gpu_layer_s(&c->gpu, t, c->micro_batch, &sp, &tr->layer_f_s, &tr->layer_b_s);
 	gpu_logits_s(&c->gpu, t, c->micro_batch, &sp, &tr->logit_f_s, &tr->logit_b_s);
 	/* Megatron: two all-reduces per layer forward (attention, MLP); with
@@ -739,6 +831,18 @@ static int build_compute(trainer *tr)
 		rc = tp_coll_s(c, COLL_ALLGATHER, bytes, &tr->tp_ag_s, &tr->tp_ag_channels,
 			       &tr->tp_ag_algo, bound, tr->w->d);
 	tr->tp_fwd_s = 2 * (tr->tp_ar_s + tr->tp_ag_s);
+	/* Context parallelism as Llama 3 trains it (Dubey et al., 2024,
+	 * section 3.3.2): each layer all-gathers K and V across the context
+	 * ranks before its attention (small beside Q under GQA), not
+	 * overlapped, and reduce-scatters their gradients in the backward. */
+	if (!rc && tr->C > 1) {
+		tr->cp_kv_bytes = wl_layer_kv_bytes(t, c->micro_batch) / tr->T;
+		rc = cp_coll_s(tr, COLL_ALLGATHER, tr->cp_kv_bytes, &tr->cp_ag_s, &tr->cp_ag_algo,
+			       tr->w->d);
+		if (!rc)
+			rc = cp_coll_s(tr, COLL_REDUCE_SCATTER, tr->cp_kv_bytes, &tr->cp_rs_s,
+				       &tr->cp_rs_algo, tr->w->d);
+	}
 	return rc;
 }
 
@@ -783,13 +887,16 @@ static int alloc_groups(trainer *tr)
 		*g = (dpgroup){ .tr = tr, .p = p,
 				.nbuckets = !(k > 1) ? 1 : k > MAX_BUCKETS ? MAX_BUCKETS : (uint32_t)k };
 		g->bucket_bytes = bytes / g->nbuckets;
-		g->ranks = malloc((size_t)tr->T * tr->D * sizeof *g->ranks);
+		g->ranks = malloc((size_t)tr->T * tr->R * sizeof *g->ranks);
 		g->res = calloc(tr->T, sizeof *g->res);
 		if (!g->ranks || !g->res)
 			return SIM_ENOMEM;
+		/* per tensor rank t: every replica's context ranks, in rank order */
 		for (uint32_t t = 0; t < tr->T; t++)
 			for (uint32_t d = 0; d < tr->D; d++)
-				g->ranks[(size_t)t * tr->D + d] = rank_of(tr, d, p, t);
+				for (uint32_t ci = 0; ci < tr->C; ci++)
+					g->ranks[(size_t)t * tr->R + d * tr->C + ci] =
+						rank_of(tr, d, p, ci * tr->T + t);
 	}
 	return SIM_OK;
 }
@@ -822,6 +929,10 @@ static int job_build(trainer *tr)
 	int rc;
 	tr->P = c->pp, tr->D = c->dp, tr->T = c->tp, tr->M = c->microbatches;
 	tr->V = c->vp > 1 ? c->vp : 1;
+	tr->C = c->cp > 1 ? c->cp : 1;
+	tr->W = tr->T * tr->C, tr->R = tr->D * tr->C;
+	if (!(tr->path = malloc((size_t)FAB_PATH_MAX * tr->W * sizeof *tr->path)))
+		return SIM_ENOMEM;
 	tr->gpn = c->fabric.gpus_per_node;
 	tr->nodes = c->fabric.nodes;
 	tr->res->net_cpu_cap_Bps = train_net_cpu_cap_Bps(c);
@@ -838,7 +949,7 @@ static int job_build(trainer *tr)
  * seconds. */
 static double bucket_op_s(const trainer *tr, const dpgroup *g, coll_op op)
 {
-	coll_params cp = { .op = op, .algo = COLL_AUTO, .ranks = g->ranks, .nranks = tr->D };
+	coll_params cp = { .op = op, .algo = COLL_AUTO, .ranks = g->ranks, .nranks = tr->R };
 	sim_time best = SIM_TIME_MAX, t;
 	if (!(g->bucket_bytes < 1.8e19))
 		return INFINITY;
@@ -906,7 +1017,7 @@ static int job_fits(const trainer *tr, diag *d)
 		double fc, bc, f = op_base_s(tr, &tr->st[p], true, tr->V - 1, &fc),
 			       b = op_base_s(tr, &tr->st[p], false, tr->V - 1, &bc);
 		double stage_s = ((double)tr->M * tr->V + tr->P - 1) * (f + fc + b + bc);
-		double grads_s = tr->D > 1 ? tr->dg[p].nbuckets * bucket_s(tr, &tr->dg[p]) : 0;
+		double grads_s = tr->R > 1 ? tr->dg[p].nbuckets * bucket_s(tr, &tr->dg[p]) : 0;
 		if (!(stage_s + grads_s <= gpu_s + net_s))
 			gpu_s = stage_s, net_s = grads_s;
 	}
@@ -952,6 +1063,7 @@ static void job_teardown(trainer *tr)
 		}
 	free(tr->ld);
 	free(tr->params_stage);
+	free(tr->path);
 }
 
 /* Each job runnable, its nodes inside the cluster and no node given to two
@@ -967,7 +1079,7 @@ static int check_jobs(world *w, const train_config *const *cfgs, const uint32_t 
 		return SIM_ENOMEM;
 	for (uint32_t j = 0; j < njobs; j++) {
 		const train_config *c = cfgs[j];
-		if (!c->iterations || !c->microbatches || c->tp * c->pp * c->dp == 0) {
+		if (!c->iterations || !c->microbatches || train_gpus(c) == 0) {
 			diag_add(w->d, NULL, 0, 0, "training simulation: job %u: nothing to run", j);
 			return SIM_EINVAL;
 		}
@@ -981,7 +1093,7 @@ static int check_jobs(world *w, const train_config *const *cfgs, const uint32_t 
 			return SIM_EINVAL;
 		}
 		if (c->fabric.gpus_per_node != w->gpn ||
-		    (uint64_t)c->tp * c->pp * c->dp > (uint64_t)c->fabric.nodes * w->gpn) {
+		    (uint64_t)train_gpus(c) > (uint64_t)c->fabric.nodes * w->gpn) {
 			diag_add(w->d, NULL, 0, 0, "training simulation: job %u does not fit its "
 				 "%u nodes of %u GPUs", j, c->fabric.nodes, w->gpn);
 			return SIM_EINVAL;

@@ -71,6 +71,9 @@ typedef struct train_config {
 	wl_model model;
 	uint32_t tp, pp, dp;
 	uint32_t micro_batch, microbatches; /* per replica and iteration */
+	uint32_t cp;                        /* context parallelism (0 or 1: none): the
+					       sequence split over cp ranks, K and V
+					       all-gathered per layer (train_gpus) */
 	bool sp;                            /* Megatron's sequence parallelism: each
 					       tensor-parallel all-reduce is a reduce-
 					       scatter and an all-gather, the [s, b, h]
@@ -179,6 +182,12 @@ typedef struct train_result {
 					     * (leaves, spines, cores; not NVSwitches),
 					     * shared by all its jobs */
 } train_result;
+
+/* The GPUs of job c: tp x cp x pp x dp. */
+static inline uint32_t train_gpus(const train_config *c)
+{
+	return c->tp * (c->cp > 1 ? c->cp : 1) * c->pp * c->dp;
+}
 
 /* Runs cfg (warmup iterations then `iterations` measured ones) alone on its
  * cluster (train_sim_multi of one job on every node). Returns 0, or a SIM_E*

@@ -168,13 +168,14 @@ int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant
 		    uint64_t seed, train_config *c, diag *d, diag *notes)
 {
 	const scn_training *t = &job->wl.train;
-	uint32_t gpus = (uint32_t)(t->tp * t->pp * t->dp);
+	uint32_t gpus = (uint32_t)(t->tp * t->cp * t->pp * t->dp);
 	int rc;
 	*c = (train_config){
 		.model = t->shape, .tp = (uint32_t)t->tp, .pp = (uint32_t)t->pp,
 		.dp = (uint32_t)t->dp, .micro_batch = (uint32_t)t->micro_batch,
 		.microbatches = (uint32_t)t->microbatches, .recompute = t->recompute,
 		.vp = (uint32_t)(t->vp > 1 ? t->vp : 1), .sp = t->sp,
+		.cp = (uint32_t)(t->cp > 1 ? t->cp : 1),
 		.zero_stage = (uint32_t)t->zero_stage, .grad_bytes_per_param = 2,
 		.bucket_bytes = t->bucket_bytes > 0 ? t->bucket_bytes : DEFAULT_BUCKET_BYTES,
 		.iterations = (uint32_t)(t->iterations > 0 ? t->iterations : 3),

@@ -200,22 +200,30 @@ void train_finish(trainer *tr, train_result *r)
 	if (tr->T > 1)
 		add_coll(r, c->sp ? COLL_REDUCE_SCATTER : COLL_ALLREDUCE, coll_algo_name(tr->tp_algo),
 			 "tensor-parallel activations (NVLink)", tr->T,
-			 boundary_bytes(c), tr->tp_ar_s, 1, tr->tp_channels);
+			 boundary_bytes(c) / tr->C, tr->tp_ar_s, 1, tr->tp_channels);
 	if (tr->T > 1 && c->sp)
 		add_coll(r, COLL_ALLGATHER, coll_algo_name(tr->tp_ag_algo),
 			 "tensor-parallel activations, sequence parallel (NVLink)", tr->T,
-			 boundary_bytes(c), tr->tp_ag_s, 1, tr->tp_ag_channels);
+			 boundary_bytes(c) / tr->C, tr->tp_ag_s, 1, tr->tp_ag_channels);
+	if (tr->C > 1) {
+		add_coll(r, COLL_ALLGATHER, coll_algo_name(tr->cp_ag_algo),
+			 "context-parallel keys and values, per layer",
+			 tr->C, tr->cp_kv_bytes, tr->cp_ag_s, 1, 0);
+		add_coll(r, COLL_REDUCE_SCATTER, coll_algo_name(tr->cp_rs_algo),
+			 "context-parallel key and value gradients, per layer", tr->C,
+			 tr->cp_kv_bytes, tr->cp_rs_s, 1, 0);
+	}
 	if (tr->dp_count)
 		add_coll(r, c->zero_stage >= 1 ? COLL_REDUCE_SCATTER : COLL_ALLREDUCE,
 			 coll_algo_name(tr->dp_algo), "gradient bucket across replicas",
-			 tr->D, tr->dg[0].bucket_bytes, tr->dp_time_s / (double)tr->dp_count, tr->dp_count,
+			 tr->R, tr->dg[0].bucket_bytes, tr->dp_time_s / (double)tr->dp_count, tr->dp_count,
 			 tr->dp_channels);
 	if (tr->pp_count)
 		add_coll(r, COLL_SENDRECV, "p2p", "pipeline activations and gradients", 2,
 			 boundary_bytes(c), tr->pp_time_s / (double)tr->pp_count, tr->pp_count, 0);
 	if (tr->ag_count) /* ZeRO (train.c's dp_chain) */
 		add_coll(r, COLL_ALLGATHER, coll_algo_name(tr->ag_algo),
-			 "parameter bucket across replicas (ZeRO)", tr->D, tr->dg[0].bucket_bytes,
+			 "parameter bucket across replicas (ZeRO)", tr->R, tr->dg[0].bucket_bytes,
 			 tr->ag_time_s / (double)tr->ag_count, tr->ag_count, tr->ag_channels);
 	held_by(tr, r);
 	r->events = sim_events_run(tr->w->eng);

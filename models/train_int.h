@@ -139,6 +139,10 @@ struct trainer {
 	noise_model *noise;
 	uint32_t P, D, T, M, gpn, nodes;
 	uint32_t V;                /* model chunks per stage (interleaved 1F1B); 1: plain */
+	uint32_t C, W, R;          /* context parallelism; a stage's GPUs T x C; the ranks
+				    * holding the same weights, whose gradients are
+				    * reduced together, D x C */
+	uint32_t *path;            /* FAB_PATH_MAX x W: a pipeline send's routes */
 	stage *st;                 /* D x P */
 	dpgroup *dg;               /* P */
 	loader *ld;                /* D */
@@ -146,6 +150,11 @@ struct trainer {
 				    * parallel: tp_ar_s a reduce-scatter's, tp_ag_s an
 				    * all-gather's) */
 	double tp_ag_s;
+	double cp_ag_s, cp_rs_s;   /* per layer: K and V all-gathered across the context-
+				    * parallel group (forward), their gradients
+				    * reduce-scattered (backward) */
+	double cp_kv_bytes;        /* one such collective's size, per tensor slice */
+	coll_algo cp_ag_algo, cp_rs_algo;
 	coll_algo tp_ag_algo;      /* what tp_ag_s ran, on tp_ag_channels */
 	uint32_t tp_ag_channels;
 	uint32_t tp_channels;      /* the channels NCCL ran tp_ar_s on (0: not NCCL's) */
@@ -165,18 +174,20 @@ struct trainer {
 	train_steady sd;
 };
 
-/* The world's rank of the job's rank (d, p, t): its node mapped, its GPU
- * within the node kept. */
-static inline uint32_t rank_of(const trainer *tr, uint32_t d, uint32_t p, uint32_t t)
+/* The world's rank of the job's rank (d, p, k), k = c T + t the GPU of
+ * stage (d, p) in context-parallel rank c, tensor rank t (Megatron's
+ * order: tensor innermost, then context, pipeline, data): its node mapped,
+ * its GPU within the node kept. */
+static inline uint32_t rank_of(const trainer *tr, uint32_t d, uint32_t p, uint32_t k)
 {
-	uint32_t local = (d * tr->P + p) * tr->T + t;
+	uint32_t local = (d * tr->P + p) * tr->W + k;
 	return tr->node_of[local / tr->gpn] * tr->gpn + local % tr->gpn;
 }
 
 /* The job's own rank of a stage's first GPU, for its noise draws. */
 static inline uint32_t local_rank(const trainer *tr, const stage *s)
 {
-	return (s->d * tr->P + s->p) * tr->T;
+	return (s->d * tr->P + s->p) * tr->W;
 }
 
 /* What the user can change when a time of the job runs past the

@@ -231,11 +231,14 @@ double wl_layer_act_bytes(const wl_transformer *t, uint32_t mb, const wl_split *
  * states under mixed precision (Rajbhandari et al., "ZeRO", SC20, section
  * 3.1: 2 + 2 + 12 bytes per parameter; stage 1 partitions the 12 across
  * data-parallel ranks, stage 2 also the gradients, stage 3 also the
- * weights). */
+ * weights). Context-parallel ranks hold the same weights and reduce their
+ * gradients together, so the partitions span dp x cp of them (Megatron's
+ * distributed optimizer over its data-parallel group with context). */
 static void model_states(const wl_model *m, const wl_mem_plan *p, uint32_t stage,
 			 wl_memory *out)
 {
-	double psi = wl_stage_params(m, p->pp, stage) / p->tp, dp = p->dp ? p->dp : 1;
+	double psi = wl_stage_params(m, p->pp, stage) / p->tp;
+	double dp = (p->dp ? p->dp : 1) * (p->cp > 1 ? p->cp : 1);
 	out->weights = 2 * psi / (p->zero_stage >= 3 ? dp : 1);
 	out->grads = 2 * psi / (p->zero_stage >= 2 ? dp : 1);
 	out->optimizer = 12 * psi / (p->zero_stage >= 1 ? dp : 1);
@@ -266,11 +269,11 @@ static double activations(const wl_model *m, const wl_mem_plan *p, uint32_t stag
 
 /* NCCL's staging buffers: NCCL_BUFFSIZE (4 MiB by default, NCCL's
  * environment variable documentation) for each channel's send and receive
- * peer, in every communicator a GPU talks in (tensor, data and pipeline
+ * peer, in every communicator a GPU talks in (tensor, context, data and pipeline
  * parallel groups of more than one rank). */
 static double comm_buffers(const wl_mem_plan *p)
 {
-	int comms = (p->tp > 1) + (p->dp > 1) + (p->pp > 1);
+	int comms = (p->tp > 1) + (p->dp > 1) + (p->pp > 1) + (p->cp > 1);
 	return comms * (p->channels ? p->channels : 1) * 2.0 * 4194304.0;
 }
 
@@ -423,6 +426,11 @@ uint32_t wl_pipe_inflight(uint32_t pp, uint32_t v, uint32_t microbatches, uint32
 	uint32_t M = microbatches ? microbatches : UINT32_MAX / (v ? v : 1) / 2;
 	uint32_t warm = warmup_ops(pp, v, M, p);
 	return warm < M * v ? warm + 1 : M * v;
+}
+
+double wl_layer_kv_bytes(const wl_transformer *t, uint32_t mb)
+{
+	return 2.0 * t->seq * mb * kv_width(t);
 }
 
 double wl_stage_boundary_bytes(const wl_transformer *t, uint32_t mb)

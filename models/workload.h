@@ -238,6 +238,12 @@ void wl_interleaved_op(uint32_t pp, uint32_t v, uint32_t microbatches, uint32_t 
  * all M x v. microbatches 0: not bounded by the batch. */
 uint32_t wl_pipe_inflight(uint32_t pp, uint32_t v, uint32_t microbatches, uint32_t p);
 
+/* Bytes of one layer's keys and values for a microbatch of mb sequences,
+ * whole (every head, the whole sequence), 16-bit: 2 s b times the K and V
+ * projections' width 2 h kv_heads / heads. What context parallelism
+ * all-gathers per layer (split by tp). */
+double wl_layer_kv_bytes(const wl_transformer *t, uint32_t mb);
+
 /* Bytes between pipeline stages for one microbatch: s*b*h 16-bit values. */
 double wl_stage_boundary_bytes(const wl_transformer *t, uint32_t mb);
 

@@ -241,14 +241,19 @@ static int cand_add(cand_list *l, const cand *c)
 }
 
 /* Every layout on `nodes` nodes: tp a power of two within a node dividing
- * the heads, pp a power of two up to the layers, dp what is left, mb a
- * power of two dividing the per-replica batch, ZeRO 0-3 (only 0 without
- * data parallelism), recomputation off and on. */
+ * the heads, pp a power of two up to the layers, dp what is left (cp kept
+ * as the scenario has it), mb a power of two dividing the per-replica
+ * batch, ZeRO 0-3 (only 0 without data parallelism), recomputation off and
+ * on. */
 static int enumerate(const scn_scenario *s, const scn_training *t, int nodes, long global,
 		     cand_list *l)
 {
 	const wl_model *wm = &t->shape;
-	int gpus = nodes * s->cluster.gpus_per_node;
+	/* context parallelism is kept as the scenario has it: the layouts
+	 * share out the GPUs of its cp groups */
+	int cp = t->cp > 1 ? t->cp : 1, gpus = nodes * s->cluster.gpus_per_node / cp;
+	if (nodes * s->cluster.gpus_per_node % cp)
+		return SIM_OK;
 	uint32_t layers = wm->kind == WL_TRANSFORMER ? wm->tf.layers : 1;
 	uint32_t heads = wm->kind == WL_TRANSFORMER ? wm->tf.heads : 1;
 	double hbm = s->cluster.gpu.v.gpu.hbm_bytes;

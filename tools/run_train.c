@@ -136,7 +136,7 @@ static int put_throughput(const scn_job *job, const train_config *c, rep_variant
 	/* Megatron-LM's counting (equation 3): recomputation included. */
 	wl_iter_run run = { .iter_s = mean, .batch = batch,
 			    .flops_run = wl_model_iter_flops(&c->model, batch, c->recompute),
-			    .gpus = (double)c->tp * c->pp * c->dp, .peak_flops = c->gpu.peak_flops };
+			    .gpus = train_gpus(c), .peak_flops = c->gpu.peak_flops };
 	wl_rates r = wl_rates_of(&c->model, &run);
 	int rc = rep_variant_set_rates(rv, &r);
 	*tokens_per_s = r.tokens_per_s;
@@ -221,7 +221,7 @@ static int put_run_totals(const scn_scenario *s, const scn_job *job, const train
 			  double tokens_per_s, double gpu_util, double cpu_util)
 {
 	const scn_training *t = &job->wl.train;
-	double gpus = (double)c->tp * c->pp * c->dp, useful_s, wall_s;
+	double gpus = train_gpus(c), useful_s, wall_s;
 	/* The job's fabric switches; a scenario with several jobs, which
 	 * share them, counts none. */
 	uint64_t switches = s->njobs == 1 ? r->net_switches : 0;

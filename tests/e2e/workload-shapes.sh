@@ -4,7 +4,7 @@
 # it runs, its bubble is about half plain 1F1B's with two chunks per stage
 # (Narayanan et al.'s (p - 1) / (m v)), it is dumped and reloaded, and
 # `check` names it. The pipeline sends' count: test_train. Then sequence
-# parallelism.
+# parallelism and context parallelism.
 . tests/e2e/lib.sh
 S=$PWD/tests/data/train-small.yaml
 
@@ -66,5 +66,35 @@ PY
 else not_ok "sequence parallel report: $out"; fi
 run_cmd "$DPUSIM" run "$E2E_TMP/seqpar.yaml" --dump
 expect_out '^    sequence_parallel: true$' "the dump keeps sequence_parallel"
+
+# Context parallelism across the two nodes (tp 8 x cp 2): K and V
+# all-gathered and their gradients reduce-scattered per layer over 2 ranks
+# (1/tp of the heads each: 2 s b (2 h) / 8 bytes), the gradients all-reduced
+# across the context ranks, all 16 GPUs counted in the rates.
+shape ctx 'workload:
+  parallelism: { tp: 8, pp: 1, cp: 2 }'
+run_cmd "$DPUSIM" check "$E2E_TMP/ctx.yaml"
+expect_out 'context parallel over 2 ranks' "check names context parallelism"
+run_cmd "$DPUSIM" run "$E2E_TMP/ctx.yaml" --json
+expect_rc 0 "run cp 2"
+printf '%s\n' "$OUT" >"$E2E_TMP/ctx.json"
+if out=$(python3 - "$E2E_TMP/ctx.json" 2>&1 <<'PY'
+import json, sys
+kv = 2 * 1024 * 2 * (2 * 1024) // 8     # seq x micro x K and V width x 2 B / tp
+for v in json.load(open(sys.argv[1]))["variants"]:
+    rows = {(c["op"], c["ranks"]): c for c in v["collectives"]}
+    assert rows[("allgather", 2)]["bytes"] == kv and rows[("reduce_scatter", 2)]["bytes"] == kv, rows
+    assert rows[("allgather", 2)]["time_s"] > 0
+    assert ("allreduce", 2) in rows, rows   # gradients across the context ranks
+    it = v["metrics"]["iteration_s"]["mean"]
+    assert abs(sum(v["breakdown_s"].values()) - it) <= 1e-9 * it
+PY
+); then ok "context parallel: per-layer K/V all-gather and reduce-scatter rows, gradients across cp"
+else not_ok "context parallel report: $out"; fi
+run_cmd "$DPUSIM" run "$E2E_TMP/ctx.yaml" --dump
+expect_out '^    cp: 2$' "the dump keeps cp"
+run_cmd "$BIN/dpusim-hw" replay "$E2E_TMP/ctx.yaml"
+expect_rc 2 "dpusim-hw replay refuses context parallelism"
+expect_err 'context parallelism is not replayed' "saying so"
 
 finish

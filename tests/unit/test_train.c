@@ -237,6 +237,49 @@ START_TEST(sequence_parallel_splits_the_allreduce)
 }
 END_TEST
 
+/* Context parallelism over 2 nodes of 1 GPU (cp 2, nothing else): each
+ * layer all-gathers K and V in the forward and reduce-scatters their
+ * gradients in the backward over the two ranks, K = 2 s b (2 h kv/a)
+ * bytes, a 2-rank ring moving half of it each way per collective; the
+ * gradients (the whole model, both ranks hold it) are all-reduced across
+ * the context ranks, a 2-rank all-reduce moving the bucket once each way.
+ * The DPU engine of each node sees exactly that; the report lists the
+ * collectives; each GPU computes half the layer's tokens. */
+START_TEST(context_parallel_traffic_by_hand)
+{
+	train_config c = base(1, 1, 1, 2);
+	c.cp = 2;
+	c.fabric.gpus_per_node = c.noise.gpus_per_node = 1;
+	c.fabric.nics_per_node = 1;
+	c.fabric.nvlink_Bps = 0;
+	c.fabric.nodes = 2;
+	c.noise.gpus = 2;
+	c.net_costs = (offload_costs){ .engine_cap_Bps = 20e9, .engine_on_dpu = true };
+	train_result r = run(&c);
+	const wl_transformer *t = &c.model.tf;
+	double kv = 2.0 * 1024 * 1 * 2 * 1024, iters = c.warmup + c.iterations;
+	ck_assert_double_eq(wl_layer_kv_bytes(t, 1), kv);
+	double grads = 2 * (8 * wl_layer_params(t) + 32000.0 * 1024);
+	/* per node: 8 layers x 2 microbatches x (one all-gather + one
+	 * reduce-scatter) x kv / 2 out and kv / 2 in; gradients once out, once in */
+	double per_node = iters * (8 * 2 * 2 * kv + 2 * grads);
+	ck_assert_double_eq_tol(r.dpu_util * 20e9 * r.run_s / per_node, 1, 1e-9);
+	const train_coll_stat *ag = coll_of(&r, COLL_ALLGATHER), *rs = coll_of(&r, COLL_REDUCE_SCATTER),
+			      *ar = coll_of(&r, COLL_ALLREDUCE);
+	ck_assert(ag && rs && ar);
+	ck_assert_uint_eq(ag->ranks, 2);
+	ck_assert_uint_eq(ag->bytes, (uint64_t)kv);
+	ck_assert(ag->time_s > 0 && rs->time_s > 0);
+	ck_assert_uint_eq(ar->ranks, 2); /* the gradients across the context ranks */
+	ck_assert_double_eq_tol(sum_parts(&r), mean_iter(&r), 1e-9);
+	double f, b, f2, b2;
+	gpu_layer_s(&c.gpu, t, 1, &(wl_split){ .tp = 1 }, &f, &b);
+	gpu_layer_s(&c.gpu, t, 1, &(wl_split){ .tp = 1, .cp = 2 }, &f2, &b2);
+	ck_assert(f2 < 0.6 * f && f2 > 0.4 * f);
+	train_result_release(&r);
+}
+END_TEST
+
 /* Data parallel: gradient all-reduce after the last backward. A slower
  * network exposes more of it; the parts add up. */
 START_TEST(data_parallel_exposes_allreduce)
@@ -1203,6 +1246,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, interleaved_bubble_shrinks_by_v);
 	tcase_add_test(tc, interleaved_with_data_parallel);
 	tcase_add_test(tc, sequence_parallel_splits_the_allreduce);
+	tcase_add_test(tc, context_parallel_traffic_by_hand);
 	tcase_add_test(tc, data_parallel_exposes_allreduce);
 	tcase_add_test(tc, host_tcp_bound_by_cores);
 	tcase_add_test(tc, dp_hops_inside_a_node_cost_no_host_cpu);
