@@ -14,38 +14,50 @@
  * a Base Transport Header (12), the invariant CRC (4) and the variant CRC
  * (2); the first (or only) packet of an RDMA WRITE also an RDMA Extended
  * Transport Header (16: virtual address 8, R_Key 4, DMA length 4), a SEND
- * none. The largest path MTU is 4096 bytes of payload (same chapter: MTUs
+ * none; an RDMA READ response carries an ACK Extended Transport Header (4)
+ * in its first and in its last packet (9.4.3, "RDMA READ Response First,
+ * Middle, Last, Only"), its request (a RETH, no payload) going the other
+ * way. The largest path MTU is 4096 bytes of payload (same chapter: MTUs
  * of 256 to 4096), which perftest uses when both ports and the switch
  * have it (it takes the port's active MTU). RoCEv2 (IBTA Supplement to
- * Volume 1, Annex A17 "RoCEv2", 2014) carries the same BTH, RETH and ICRC
- * in UDP (8) over IPv4 (20) in an Ethernet frame (header 14, FCS 4), and
- * every frame also occupies its preamble and start delimiter (8) and the
- * minimum inter-frame gap (12) on the wire (IEEE 802.3, clause 3 and
+ * Volume 1, Annex A17 "RoCEv2", 2014) carries the same BTH, RETH, AETH and
+ * ICRC in UDP (8) over IPv4 (20) in an Ethernet frame (header 14, FCS 4),
+ * and every frame also occupies its preamble and start delimiter (8) and
+ * the minimum inter-frame gap (12) on the wire (IEEE 802.3, clause 3 and
  * 4.4.2); its payload MTU is at most 4096 as on InfiniBand. Link-level
  * flow control packets, the physical layer's idle and control symbols and
  * FEC are not counted: the port_rate of a profile is taken as the data
  * rate after line coding, as NVIDIA quotes it (200 Gb/s HDR, 400 Gb/s NDR). */
-p2p_wire p2p_wire_of(bool link_ib, bool write)
+p2p_wire p2p_wire_of(bool link_ib, p2p_op op)
 {
-	if (link_ib)
-		return (p2p_wire){ .mtu_bytes = 4096, .pkt_hdr_bytes = 8 + 12 + 4 + 2,
-				   .first_hdr_bytes = write ? 16 : 0,
-				   .what = "InfiniBand, 4096-byte MTU: LRH 8 + BTH 12 + ICRC 4 + "
-					   "VCRC 2 bytes per packet" };
-	return (p2p_wire){ .mtu_bytes = 4096, .pkt_hdr_bytes = 8 + 14 + 4 + 12 + 20 + 8 + 12 + 4,
-			   .first_hdr_bytes = write ? 16 : 0,
-			   .what = "RoCEv2, 4096-byte MTU: preamble 8 + Ethernet 14 + FCS 4 + gap 12 "
-				   "+ IPv4 20 + UDP 8 + BTH 12 + ICRC 4 bytes per packet" };
+	p2p_wire w = { .mtu_bytes = 4096, .first_hdr_bytes = op == P2P_WRITE ? 16
+							     : op == P2P_READ ? 4 : 0,
+		       .last_hdr_bytes = op == P2P_READ ? 4 : 0 };
+	if (link_ib) {
+		w.pkt_hdr_bytes = 8 + 12 + 4 + 2;
+		w.what = "InfiniBand, 4096-byte MTU: LRH 8 + BTH 12 + ICRC 4 + VCRC 2 bytes per "
+			 "packet";
+	} else {
+		w.pkt_hdr_bytes = 8 + 14 + 4 + 12 + 20 + 8 + 12 + 4;
+		w.what = "RoCEv2, 4096-byte MTU: preamble 8 + Ethernet 14 + FCS 4 + gap 12 + IPv4 "
+			 "20 + UDP 8 + BTH 12 + ICRC 4 bytes per packet";
+	}
+	return w;
 }
 
 double p2p_wire_bytes(const p2p_wire *w, uint64_t bytes)
 {
 	uint64_t packets = bytes ? (bytes + w->mtu_bytes - 1) / w->mtu_bytes : 1;
-	return (double)bytes + (double)packets * w->pkt_hdr_bytes + w->first_hdr_bytes;
+	return (double)bytes + (double)packets * w->pkt_hdr_bytes + w->first_hdr_bytes +
+	       (packets > 1 ? w->last_hdr_bytes : 0);
 }
 
+/* A QP's messages: posted by the host, issued as read requests (reads
+ * only), ready at the sending adapter (written or sent: once posted; read:
+ * once the request has arrived), started and through on the wire, arrived
+ * (reads), completed as the host polls them. */
 typedef struct qp_state {
-	uint32_t posted, started, sent, completed;
+	uint32_t posted, issued, ready, started, sent, arrived, completed;
 	bool busy;
 } qp_state;
 
@@ -58,16 +70,18 @@ typedef struct p2p_run_state {
 	double weight[2][FAB_PATH_MAX + 1];
 	uint32_t len[2];
 	sim_time lat_ps[2];          /* fixed one-way latency, forward and back */
+	int data_dir;                /* the direction the bytes go: 1 for a read's */
 	qp_state *qp;
 	uint32_t qps_done;
 	sim_time start_ps, end_ps;
-	double *half_s;              /* latency: half of each round trip */
+	double *lat_s;               /* latency: each iteration's figure */
 	uint32_t iter;
 	sim_time t0_ps;
 } p2p_run_state;
 
 static void on_sent(sim_engine *eng, void *obj, uint64_t data);
 static void on_arrive(sim_engine *eng, void *obj, uint64_t data);
+static void qp_post(p2p_run_state *r, uint32_t q);
 
 /* A message's flow in direction dir (0 forward, 1 back); done(data) at its
  * last byte. */
@@ -83,25 +97,44 @@ static int send_msg(p2p_run_state *r, int dir, sim_handler *done, uint64_t data)
 	return rc;
 }
 
-/* The adapter works through a QP's send queue in order: the next posted
- * message starts when the one before has left. */
+/* Schedules fn(data) after delay, failing the engine on error. */
+static void after(p2p_run_state *r, sim_time delay, sim_handler *fn, uint64_t data)
+{
+	int rc = sim_schedule_in(r->eng, delay, fn, r, data, NULL);
+	if (rc)
+		sim_fail(r->eng, rc, "p2p: scheduling a message's next step: %s", sim_strerror(rc));
+}
+
+/* The sending adapter works through a QP's messages in order: the next
+ * ready one starts when the one before has left. */
 static void qp_start(p2p_run_state *r, uint32_t q)
 {
 	qp_state *s = &r->qp[q];
-	if (s->busy || s->started == s->posted)
+	if (s->busy || s->started == s->ready)
 		return;
 	s->busy = true;
 	s->started++;
-	send_msg(r, 0, on_sent, q);
+	send_msg(r, r->data_dir, on_sent, q);
 }
 
-/* perftest posts while fewer than tx_depth messages are outstanding. */
-static void qp_post(p2p_run_state *r, uint32_t q)
+/* A read request reaches the responder, whose adapter answers it. */
+static void on_request(sim_engine *eng, void *obj, uint64_t data)
+{
+	p2p_run_state *r = obj;
+	(void)eng;
+	r->qp[data].ready++;
+	qp_start(r, (uint32_t)data);
+}
+
+/* The requester's adapter sends read requests while fewer than out_reads
+ * are outstanding (its max_rd_atomic). */
+static void qp_issue(p2p_run_state *r, uint32_t q)
 {
 	qp_state *s = &r->qp[q];
-	while (s->posted < r->p->iterations && s->posted - s->completed < r->p->tx_depth)
-		s->posted++;
-	qp_start(r, q);
+	while (s->issued < s->posted && s->issued - s->arrived < r->p->out_reads) {
+		s->issued++;
+		after(r, r->lat_ps[0], on_request, q);
+	}
 }
 
 static void on_completion(sim_engine *eng, void *obj, uint64_t data)
@@ -118,6 +151,18 @@ static void on_completion(sim_engine *eng, void *obj, uint64_t data)
 	qp_post(r, q);
 }
 
+/* perftest posts while fewer than tx_depth messages are outstanding. */
+static void qp_post(p2p_run_state *r, uint32_t q)
+{
+	qp_state *s = &r->qp[q];
+	while (s->posted < r->p->iterations && s->posted - s->completed < r->p->tx_depth)
+		s->posted++;
+	if (r->p->op == P2P_READ)
+		return qp_issue(r, q);
+	s->ready = s->posted;
+	qp_start(r, q);
+}
+
 /* perftest never waits for more completions than it can have posted: it
  * lowers cq_mod to tx_depth (src/perftest_parameters.c). */
 static uint32_t cq_of(const p2p_params *p)
@@ -125,62 +170,95 @@ static uint32_t cq_of(const p2p_params *p)
 	return p->cq_mod < p->tx_depth ? p->cq_mod : p->tx_depth;
 }
 
-/* A message's last byte is through the path: it arrives one way later and
- * its acknowledgement is back another later; perftest signals every
- * cq_mod-th message, and the last. */
+/* The count-th message of QP q is done at the requester: perftest signals
+ * every cq_mod-th and the last; the completion reaches the host `delay`
+ * later. */
+static void signal_done(p2p_run_state *r, uint32_t q, uint32_t count, sim_time delay)
+{
+	uint32_t cq = cq_of(r->p);
+	if (count % cq == 0 || count == r->p->iterations) {
+		uint64_t n = count % cq ? count % cq : cq;
+		after(r, delay, on_completion, (n << 32) | q);
+	}
+}
+
+/* A read's response has arrived: a slot for another request, and maybe a
+ * completion. */
+static void on_read_back(sim_engine *eng, void *obj, uint64_t data)
+{
+	p2p_run_state *r = obj;
+	uint32_t q = (uint32_t)data;
+	(void)eng;
+	r->qp[q].arrived++;
+	qp_issue(r, q);
+	signal_done(r, q, r->qp[q].arrived, 0);
+}
+
+/* A message's last byte is through the path. A write or send arrives one
+ * way later and its acknowledgement is back another later; a read's
+ * response arrives one way later at the requester. */
 static void on_sent(sim_engine *eng, void *obj, uint64_t data)
 {
 	p2p_run_state *r = obj;
-	uint32_t q = (uint32_t)data, cq = cq_of(r->p);
+	uint32_t q = (uint32_t)data;
 	qp_state *s = &r->qp[q];
+	(void)eng;
 	s->busy = false;
 	s->sent++;
-	if (s->sent % cq == 0 || s->sent == r->p->iterations) {
-		uint64_t n = s->sent % cq ? s->sent % cq : cq;
-		int rc = sim_schedule_in(eng, r->lat_ps[0] + r->lat_ps[1], on_completion, r,
-					 (n << 32) | q, NULL);
-		if (rc)
-			sim_fail(eng, rc, "p2p: a completion after %llu messages: %s",
-				 (unsigned long long)s->sent, sim_strerror(rc));
-	}
+	if (r->p->op == P2P_READ)
+		after(r, r->lat_ps[1], on_read_back, q);
+	else
+		signal_done(r, q, s->sent, r->lat_ps[0] + r->lat_ps[1]);
 	qp_start(r, q);
 }
 
-static void ping(p2p_run_state *r)
+/* Latency tests, one message at a time. A ping-pong: `data` 0 or 1, the
+ * message of that direction is through; 2, the ping has arrived, answer
+ * it; 3, the answer has arrived: one round trip, half of it the figure. A
+ * read: 4, the request has arrived, respond; 5, the response is through; 6,
+ * it has arrived: one round trip, the figure whole. */
+static void lat_next(p2p_run_state *r)
 {
 	r->t0_ps = sim_now(r->eng);
-	send_msg(r, 0, on_arrive, 0);
+	if (r->p->op == P2P_READ)
+		after(r, r->lat_ps[0], on_arrive, 4);
+	else
+		send_msg(r, 0, on_arrive, 0);
 }
 
-/* Latency test: the last byte of direction `data`'s message is through;
- * it is seen at the other end one fixed latency later, and answered. */
-static void on_through(sim_engine *eng, void *obj, uint64_t data)
+static void lat_done(p2p_run_state *r, int rtt_factor)
 {
-	p2p_run_state *r = obj;
-	int rc = sim_schedule_in(eng, r->lat_ps[data], on_arrive, r, data + 2, NULL);
-	if (rc)
-		sim_fail(eng, rc, "p2p: a message's arrival: %s", sim_strerror(rc));
+	r->lat_s[r->iter++] = sim_time_to_s(sim_now(r->eng) - r->t0_ps) / rtt_factor;
+	if (r->iter < r->p->iterations)
+		lat_next(r);
 }
 
-/* data 0 or 1: a message of that direction is through (on_through); 2: the
- * ping has arrived, answer it; 3: the answer has arrived, one round trip. */
 static void on_arrive(sim_engine *eng, void *obj, uint64_t data)
 {
 	p2p_run_state *r = obj;
-	if (data < 2)
-		return on_through(eng, obj, data);
-	if (data == 2) {
+	(void)eng;
+	switch (data) {
+	case 0:
+	case 1:
+		return after(r, r->lat_ps[data], on_arrive, data + 2);
+	case 2:
 		send_msg(r, 1, on_arrive, 1);
 		return;
+	case 3:
+		return lat_done(r, 2);
+	case 4:
+		send_msg(r, 1, on_arrive, 5);
+		return;
+	case 5:
+		return after(r, r->lat_ps[1], on_arrive, 6);
+	default:
+		return lat_done(r, 1);
 	}
-	r->half_s[r->iter++] = sim_time_to_s(sim_now(eng) - r->t0_ps) / 2;
-	if (r->iter < r->p->iterations)
-		ping(r);
 }
 
 /* Direction dir's path (src to dst, or back), the network links weighted
  * by the wire's bytes per payload byte, plus the message-rate resource
- * (msg_res, forward only; UINT32_MAX: none). */
+ * (msg_res, on the direction the data goes; UINT32_MAX: none). */
 static int route(p2p_run_state *r, fab *f, int dir, uint32_t msg_res)
 {
 	const p2p_params *p = r->p;
@@ -208,7 +286,8 @@ static int check_params(const fab *f, const p2p_params *p)
 {
 	uint32_t gpn = fab_cfg(f)->gpus_per_node;
 	if (!p->bytes || !p->iterations || !p->qps || !p->tx_depth || !p->cq_mod ||
-	    !p->wire.mtu_bytes || p->src >= fab_ranks(f) || p->dst >= fab_ranks(f) ||
+	    !p->wire.mtu_bytes || (p->op == P2P_READ && !p->lat && !p->out_reads) ||
+	    p->src >= fab_ranks(f) || p->dst >= fab_ranks(f) ||
 	    p->src / gpn == p->dst / gpn || (p->end != FAB_END_HOST && p->end != FAB_END_GPU))
 		return SIM_EINVAL;
 	return SIM_OK;
@@ -223,12 +302,12 @@ static void stream_result(const p2p_run_state *r, p2p_result *out)
 	out->msg_rate_per_s = msgs / t;
 }
 
-static void pingpong_result(p2p_run_state *r, p2p_result *out)
+static void lat_result(p2p_run_state *r, p2p_result *out)
 {
 	size_t n = r->p->iterations;
-	gsl_sort(r->half_s, 1, n);
-	out->time_s = gsl_stats_quantile_from_sorted_data(r->half_s, 1, n, 0.5);
-	out->lat_p99_s = gsl_stats_quantile_from_sorted_data(r->half_s, 1, n, 0.99);
+	gsl_sort(r->lat_s, 1, n);
+	out->time_s = gsl_stats_quantile_from_sorted_data(r->lat_s, 1, n, 0.5);
+	out->lat_p99_s = gsl_stats_quantile_from_sorted_data(r->lat_s, 1, n, 0.99);
 	out->bw_Bps = (double)r->p->bytes / out->time_s;
 }
 
@@ -253,23 +332,24 @@ int p2p_run(sim_engine *eng, flow_net *net, fab *f, const p2p_params *p, p2p_res
 	*out = (p2p_result){ 0 };
 	if (!rc && p->msg_rate_per_s > 0)
 		rc = flow_res_add(net, p->msg_rate_per_s * (double)p->bytes, &msg_res);
-	if (!rc && !(rc = route(&r, f, 0, msg_res)))
-		rc = route(&r, f, 1, UINT32_MAX);
-	if (!rc && !(p->lat ? (r.half_s = calloc(p->iterations, sizeof *r.half_s)) != NULL
+	r.data_dir = p->op == P2P_READ;
+	if (!rc && !(rc = route(&r, f, 0, r.data_dir ? UINT32_MAX : msg_res)))
+		rc = route(&r, f, 1, r.data_dir ? msg_res : UINT32_MAX);
+	if (!rc && !(p->lat ? (r.lat_s = calloc(p->iterations, sizeof *r.lat_s)) != NULL
 			    : (r.qp = calloc(p->qps, sizeof *r.qp)) != NULL))
 		rc = SIM_ENOMEM;
 	if (rc) {
-		free(r.half_s);
+		free(r.lat_s);
 		return rc;
 	}
 	out->one_way_lat_s = sim_time_to_s(r.lat_ps[0]);
 	if (p->lat)
-		ping(&r);
+		lat_next(&r);
 	for (uint32_t q = 0; q < p->qps && !p->lat; q++)
 		qp_post(&r, q);
 	if (!(rc = run_to_end(&r)))
-		p->lat ? pingpong_result(&r, out) : stream_result(&r, out);
+		p->lat ? lat_result(&r, out) : stream_result(&r, out);
 	free(r.qp);
-	free(r.half_s);
+	free(r.lat_s);
 	return rc;
 }

@@ -15,7 +15,15 @@
  *
  * Latency: a ping-pong, each side sending its message as soon as the
  * other's has arrived; the figure is perftest's typical latency, the
- * median of half the round trips.
+ * median of half the round trips. A read is a round trip by itself: its
+ * latency test reads one after another and reports the whole round trip
+ * (perftest's rtt_factor 1 for READ).
+ *
+ * Reads (ib_read_bw): the requester's adapter has at most out_reads
+ * requests outstanding; each request reaches the responder one fixed
+ * latency later, whose adapter returns the responses of a QP in order, each
+ * a flow back over the path; a read completes when its response's last
+ * byte has arrived.
  *
  * On the wire a message is packets of at most `mtu` payload bytes, each
  * with the link layer's and transport's headers: the network links carry
@@ -31,26 +39,37 @@
 #include "sim/engine.h"
 #include "sim/flow.h"
 
+/* The verb a test moves its bytes with: RDMA WRITE and SEND carry them from
+ * the requester (src) to the responder (dst); an RDMA READ asks with a
+ * small request and the responder's adapter returns them (dst to src). */
+typedef enum p2p_op { P2P_WRITE, P2P_SEND, P2P_READ } p2p_op;
+
 /* Bytes a packet carries besides its payload. */
 typedef struct p2p_wire {
 	uint32_t mtu_bytes;        /* payload per packet */
 	uint32_t pkt_hdr_bytes;    /* headers and trailers of every packet */
-	uint32_t first_hdr_bytes;  /* more in a message's first packet (RDMA WRITE's RETH) */
+	uint32_t first_hdr_bytes;  /* more in a message's first packet (WRITE's RETH, a
+	                              READ response's AETH) */
+	uint32_t last_hdr_bytes;   /* more in the last of several (a READ response's AETH) */
 	const char *what;          /* the layers, for notes ("InfiniBand: LRH 8 ...") */
 } p2p_wire;
 
-/* InfiniBand (link_ib true) or RoCEv2 on Ethernet, RDMA WRITE or SEND
- * (write: the first packet carries a RETH). Figures and sources in p2p.c. */
-p2p_wire p2p_wire_of(bool link_ib, bool write);
+/* InfiniBand (link_ib true) or RoCEv2 on Ethernet, the data packets of op
+ * (a READ's response). Figures and sources in p2p.c. */
+p2p_wire p2p_wire_of(bool link_ib, p2p_op op);
 
 /* Bytes on the wire of a message of `bytes` payload bytes. */
 double p2p_wire_bytes(const p2p_wire *w, uint64_t bytes);
 
 typedef struct p2p_params {
-	bool lat;                  /* ping-pong (latency test); else a stream (bandwidth) */
+	p2p_op op;
+	bool lat;                  /* one message at a time (latency test): a ping-pong of
+	                              writes or sends, a read after read; else a stream */
 	uint64_t bytes;            /* message size, > 0 */
 	uint32_t qps;              /* bandwidth: queue pairs, each its own stream */
 	uint32_t tx_depth;         /* bandwidth: messages posted and not completed per QP */
+	uint32_t out_reads;        /* READ bandwidth: reads a QP's adapter has outstanding
+	                              (the QP's max_rd_atomic); at most tx_depth count */
 	uint32_t cq_mod;           /* bandwidth: a completion every cq_mod messages (at most
 	                              tx_depth: a larger one is taken as tx_depth, as perftest
 	                              does) */
@@ -65,11 +84,12 @@ typedef struct p2p_params {
 
 typedef struct p2p_result {
 	double time_s;             /* bandwidth: first post to last completion; latency: the
-	                              typical (median) half round trip */
+	                              typical (median) half round trip of a ping-pong, or
+	                              round trip of a read (as perftest reports each) */
 	double bw_Bps;             /* payload bytes per second: bandwidth, perftest's BW
 	                              average; latency, bytes over time_s */
 	double msg_rate_per_s;     /* bandwidth: messages per second (perftest's MsgRate) */
-	double lat_p99_s;          /* latency: 99th percentile of the half round trips */
+	double lat_p99_s;          /* latency: 99th percentile of the same */
 	double one_way_lat_s;      /* the fixed part of one message: adapter and path latency */
 } p2p_result;
 

@@ -29,7 +29,10 @@ const char *scn_coll_op_name(scn_coll_op v) { return scn_op_words[v]; }
 const char *scn_coll_algo_name(scn_coll_algo v) { return scn_algo_words[v]; }
 const char *scn_routing_name(scn_routing v) { return scn_routing_words[v]; }
 const char *scn_p2p_test_name(scn_p2p_test v) { return scn_p2p_test_words[v]; }
-bool scn_p2p_is_lat(scn_p2p_test v) { return v == SCN_P2P_WRITE_LAT || v == SCN_P2P_SEND_LAT; }
+bool scn_p2p_is_lat(scn_p2p_test v)
+{
+	return v == SCN_P2P_WRITE_LAT || v == SCN_P2P_SEND_LAT || v == SCN_P2P_READ_LAT;
+}
 
 void scn_routing_why(const scn_cluster *c, char *buf, size_t n)
 {

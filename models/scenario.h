@@ -31,9 +31,10 @@ typedef enum scn_stornet { SCN_STORNET_SHARED, SCN_STORNET_DEDICATED } scn_storn
 typedef enum scn_precision { SCN_FP32, SCN_TF32, SCN_FP16, SCN_BF16, SCN_FP8 } scn_precision;
 typedef enum scn_wl_kind { SCN_WL_TRAINING, SCN_WL_COLLECTIVE, SCN_WL_P2P } scn_wl_kind;
 /* perftest's point-to-point tests (ib_write_bw, ib_write_lat, ib_send_bw,
- * ib_send_lat), in scenario words write_bw... (models/p2p.h). */
+ * ib_send_lat, ib_read_bw, ib_read_lat), in scenario words write_bw...
+ * (models/p2p.h). */
 typedef enum scn_p2p_test { SCN_P2P_WRITE_BW, SCN_P2P_WRITE_LAT, SCN_P2P_SEND_BW,
-			    SCN_P2P_SEND_LAT } scn_p2p_test;
+			    SCN_P2P_SEND_LAT, SCN_P2P_READ_BW, SCN_P2P_READ_LAT } scn_p2p_test;
 typedef enum scn_coll_op { COLL_OPS(COLL_OP_SCN_ENUM_) } scn_coll_op; /* coll_ops.h */
 typedef enum scn_coll_algo { COLL_SCN_ALGOS(COLL_SCN_ALGO_ENUM_) } scn_coll_algo; /* coll_ops.h */
 typedef enum scn_placement { SCN_PLACE_PACKED, SCN_PLACE_SPREAD } scn_placement;
@@ -174,6 +175,9 @@ typedef struct scn_p2p {
 	int qps;                    /* queue pairs, each with tx_depth writes in flight (bw) */
 	int tx_depth;               /* messages in flight per QP: 128 for bw (perftest's
 	                               DEF_TX_BW), 1 for latency tests */
+	int out_reads;              /* read_bw: reads outstanding per QP (perftest takes the
+	                               device's max_qp_rd_atom; no published figure, so the
+	                               scenario gives it); 0 for the other tests */
 	int iterations;             /* per size: 5000 for write_bw, else 1000 (perftest) */
 } scn_p2p;
 

@@ -200,6 +200,8 @@ static void dump_p2p(FILE *f, int ind, const scn_p2p *p)
 		put_q(f, ind + 2, "qps", p->qps, UNIT_COUNT);
 		put_q(f, ind + 2, "tx_depth", p->tx_depth, UNIT_COUNT);
 	}
+	if (p->test == SCN_P2P_READ_BW)
+		put_q(f, ind + 2, "outstanding_reads", p->out_reads, UNIT_COUNT);
 	put_q(f, ind + 2, "iterations", p->iterations, UNIT_COUNT);
 }
 

@@ -16,7 +16,25 @@
 static const char *const test_prog[] = {
 	[SCN_P2P_WRITE_BW] = "ib_write_bw", [SCN_P2P_WRITE_LAT] = "ib_write_lat",
 	[SCN_P2P_SEND_BW] = "ib_send_bw", [SCN_P2P_SEND_LAT] = "ib_send_lat",
+	[SCN_P2P_READ_BW] = "ib_read_bw", [SCN_P2P_READ_LAT] = "ib_read_lat",
 };
+
+/* The verb each test moves its bytes with. */
+static p2p_op op_of(scn_p2p_test t)
+{
+	switch (t) {
+	case SCN_P2P_WRITE_BW:
+	case SCN_P2P_WRITE_LAT:
+		return P2P_WRITE;
+	case SCN_P2P_SEND_BW:
+	case SCN_P2P_SEND_LAT:
+		return P2P_SEND;
+	case SCN_P2P_READ_BW:
+	case SCN_P2P_READ_LAT:
+		break;
+	}
+	return P2P_READ;
+}
 
 /* perftest signals a completion every DEF_CQ_MOD = 100 messages of a
  * bandwidth test, and every message above MSG_SIZE_CQ_MOD_LIMIT = 8192
@@ -56,7 +74,6 @@ static int network_ok(const scn_variant *v, diag *d)
 static int wire_of(const scn_scenario *s, scn_p2p_test t, p2p_wire *w, diag *d)
 {
 	int ll = s->cluster.fabric.link_layer;
-	bool write = t == SCN_P2P_WRITE_BW || t == SCN_P2P_WRITE_LAT;
 	if (ll != PROFILE_LL_INFINIBAND && ll != PROFILE_LL_ETHERNET) {
 		diag_add(d, NULL, 0, 0, "a p2p benchmark needs the fabric's link layer for its "
 			 "packets' headers, and switch '%s' and NIC '%s' give none but vpi: set "
@@ -64,7 +81,7 @@ static int wire_of(const scn_scenario *s, scn_p2p_test t, p2p_wire *w, diag *d)
 			 s->cluster.nic.name);
 		return SIM_EINVAL;
 	}
-	*w = p2p_wire_of(ll == PROFILE_LL_INFINIBAND, write);
+	*w = p2p_wire_of(ll == PROFILE_LL_INFINIBAND, op_of(t));
 	return SIM_OK;
 }
 
@@ -74,8 +91,9 @@ static p2p_params params_of(const scn_scenario *s, const scn_p2p *k, const scn_v
 {
 	const profile_nic *nic = &s->cluster.nic.v.nic;
 	return (p2p_params){
-		.lat = scn_p2p_is_lat(k->test), .qps = (uint32_t)k->qps,
-		.tx_depth = (uint32_t)k->tx_depth, .cq_mod = PERFTEST_CQ_MOD,
+		.op = op_of(k->test), .lat = scn_p2p_is_lat(k->test), .qps = (uint32_t)k->qps,
+		.tx_depth = (uint32_t)k->tx_depth, .out_reads = (uint32_t)k->out_reads,
+		.cq_mod = PERFTEST_CQ_MOD,
 		.iterations = (uint32_t)k->iterations, .src = 0,
 		.dst = (uint32_t)s->cluster.gpus_per_node,
 		.end = v->network == SCN_NET_RDMA_GDR ? FAB_END_GPU : FAB_END_HOST,
@@ -94,11 +112,18 @@ static void put_notes(const scn_scenario *s, const scn_p2p *k, const p2p_params 
 		 "through its own NIC, buffers in %s; %s", test_prog[k->test],
 		 p->end == FAB_END_GPU ? "GPU memory (GPUDirect RDMA, perftest --use_cuda)"
 				       : "host memory",
-		 p->lat ? "one message in flight, the typical (median) half round trip"
+		 p->lat ? (p->op == P2P_READ ? "one read at a time, the typical (median) round "
+					       "trip (a read's latency is its round trip)"
+					     : "one message in flight, the typical (median) half "
+					       "round trip")
 			: "each QP's messages in order, tx_depth in flight, a completion every "
 			  "100 messages up to 8 KiB and every message above (perftest's defaults "
 			  "for a run of one size), BW average over the first post to the last "
 			  "completion");
+	if (p->op == P2P_READ && !p->lat)
+		diag_add(notes, NULL, 0, 0, "p2p: at most %u reads outstanding per QP (the "
+			 "scenario's outstanding_reads), each request one fixed latency to the "
+			 "responder, whose adapter returns the responses in order", p->out_reads);
 	diag_add(notes, NULL, 0, 0, "p2p: wire bytes per packet from the %s", p->wire.what);
 	diag_add(notes, NULL, 0, 0, "p2p: each message's fixed one-way latency is the adapter's "
 		 "rdma_latency (%.3g us, once per message) plus the path's switches and hops; not "
@@ -193,7 +218,7 @@ static int run_size(p2p_world *w, const scn_p2p *k, p2p_params *p, uint64_t byte
 			 sim_error(w->eng) ? sim_error_msg(w->eng) : sim_strerror(rc));
 		return rc;
 	}
-	*time_s = p->lat ? 2 * res.time_s * p->iterations : res.time_s;
+	*time_s = p->lat ? (p->op == P2P_READ ? 1 : 2) * res.time_s * p->iterations : res.time_s;
 	return run_put_collective(rv, COLL_SENDRECV, test_prog[k->test], 2, bytes,
 				  p->lat ? res.time_s : (double)bytes / res.bw_Bps);
 }

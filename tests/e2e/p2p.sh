@@ -79,6 +79,37 @@ assert 2 * 0.73e-6 < t < 2 * 0.73e-6 * 1.01, t' "$ROWS"; then
 	ok "tx_depth 1: a message per round trip ($ROWS)"
 else not_ok "tx_depth 1 row: $ROWS"; fi
 
+# Reads: the responses come back; with 16 outstanding an 8 MiB read stream
+# reaches the wire as the write does; ib_read_lat is a whole round trip
+# (two one-way latencies and the response), not half of one.
+cat >"$E2E_TMP/read.yaml" <<EOF
+extends: $PWD/tests/validation/perftest-cx6-write-bw.yaml
+workload: { p2p: { test: read_bw, sizes: [8MiB], outstanding_reads: 16, iterations: 200 } }
+EOF
+run_cmd "$DPUSIM" run "$E2E_TMP/read.yaml" --json
+expect_rc 0 "ib_read_bw runs"
+ROWS=$(json_rows host)
+if python3 -c 'import sys
+a, b, t, bw = sys.argv[1].split()
+wire = 25e9 * 4096 / 4122 / 1e9
+assert a == "ib_read_bw" and 0.999 * wire <= float(bw) <= wire, (a, bw)' "$ROWS"; then
+	ok "ib_read_bw 8 MiB at the wire ($ROWS)"
+else not_ok "ib_read_bw row: $ROWS"; fi
+cat >"$E2E_TMP/readlat.yaml" <<EOF
+extends: $PWD/tests/validation/perftest-cx6-write-bw.yaml
+workload: { p2p: { test: read_lat, sizes: [2B], iterations: 10, qps: null } }
+EOF
+run_cmd "$DPUSIM" run "$E2E_TMP/readlat.yaml" --json
+ROWS=$(json_rows host)
+if python3 -c 'import sys
+a, b, t, bw = sys.argv[1].split()
+# the slower of its wire bytes at 25 GB/s and the adapter time per
+# message (ConnectX-6 msg_rate 215 M/s): 4.65 ns
+want = 2 * (0.6e-6 + 130e-9) + max((2 + 26 + 4) / 25e9, 1 / 215e6)
+assert a == "ib_read_lat" and abs(float(t) - want) < 1e-11, (a, t, want)' "$ROWS"; then
+	ok "ib_read_lat 2 B is the round trip ($ROWS)"
+else not_ok "ib_read_lat row: $ROWS"; fi
+
 # The dump is a scenario that runs to the same report.
 run_cmd "$DPUSIM" run scenarios/perftest-ndr.yaml --dump
 printf '%s\n' "$OUT" >"$E2E_TMP/dump.yaml"

@@ -2,7 +2,8 @@
  * stream approaches the wire's payload rate (or PCIe's, where slower),
  * latency is the closed form and grows with size, a lone message's
  * latency is below a stream's time for it, the message rate binds small
- * messages, bad parameters are refused. */
+ * messages, reads come back over the reverse path, bad parameters are
+ * refused. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@ static p2p_params params(bool lat, uint64_t bytes, uint32_t iterations)
 	return (p2p_params){ .lat = lat, .bytes = bytes, .qps = 1, .tx_depth = lat ? 1 : 128,
 			     .cq_mod = 100, .iterations = iterations, .src = 0, .dst = 1,
 			     .end = FAB_END_HOST, .adapter_lat_ps = 600000,
-			     .wire = p2p_wire_of(true, true) };
+			     .wire = p2p_wire_of(true, P2P_WRITE) };
 }
 
 /* Runs p on a fresh fabric of fc: 0 or the error. */
@@ -156,12 +157,48 @@ END_TEST
  * none; RoCEv2 frames carry more per packet. */
 START_TEST(wire_bytes)
 {
-	p2p_wire w = p2p_wire_of(true, true), s = p2p_wire_of(true, false),
-		 e = p2p_wire_of(false, true);
+	p2p_wire w = p2p_wire_of(true, P2P_WRITE), s = p2p_wire_of(true, P2P_SEND),
+		 e = p2p_wire_of(false, P2P_WRITE);
 	ck_assert_double_eq(p2p_wire_bytes(&w, 2), 2 + 26 + 16);
 	ck_assert_double_eq(p2p_wire_bytes(&s, 2), 2 + 26);
 	ck_assert_double_eq(p2p_wire_bytes(&w, 4097), 4097 + 2 * 26 + 16);
 	ck_assert_double_eq(p2p_wire_bytes(&e, 4096), 4096 + 82 + 16);
+	p2p_wire rd = p2p_wire_of(true, P2P_READ); /* AETH in the first and last response */
+	ck_assert_double_eq(p2p_wire_bytes(&rd, 2), 2 + 26 + 4);
+	ck_assert_double_eq(p2p_wire_bytes(&rd, 8192), 8192 + 2 * 26 + 4 + 4);
+}
+END_TEST
+
+/* Reads: the responses come back over the reverse path; with enough
+ * outstanding the stream reaches the wire; one outstanding waits a round
+ * trip per read (request one way, response back); the latency test is the
+ * whole round trip. */
+START_TEST(reads)
+{
+	fab_config fc = two_nodes();
+	p2p_params p = params(false, 8 * 1048576, 300);
+	p.op = P2P_READ;
+	p.wire = p2p_wire_of(true, P2P_READ);
+	p.out_reads = 16;
+	p2p_result r = ok_run(&fc, &p);
+	double wire = 25e9 * 8388608 / p2p_wire_bytes(&p.wire, 8388608), L = 730e-9;
+	ck_assert_double_le(r.bw_Bps, wire);
+	ck_assert_double_ge(r.bw_Bps, 0.999 * wire);
+	p.bytes = 65536;
+	p.iterations = 500;
+	p.out_reads = 1;
+	r = ok_run(&fc, &p);
+	double one = 2 * L + p2p_wire_bytes(&p.wire, 65536) / 25e9;
+	ck_assert_double_le(r.bw_Bps, 65536 / one * (1 + 1e-9));
+	ck_assert_double_ge(r.bw_Bps, 0.99 * 65536 / one);
+	p = params(true, 4096, 20);
+	p.op = P2P_READ;
+	p.wire = p2p_wire_of(true, P2P_READ);
+	r = ok_run(&fc, &p);
+	ck_assert_double_eq_tol(r.time_s, 2 * L + p2p_wire_bytes(&p.wire, 4096) / 25e9, 1e-11);
+	p = params(false, 4096, 20);
+	p.op = P2P_READ; /* a read stream needs its outstanding reads */
+	ck_assert_int_eq(run(&fc, &p, &r), SIM_EINVAL);
 }
 END_TEST
 
@@ -203,6 +240,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, latency_against_stream);
 	tcase_add_test(tc, small_messages);
 	tcase_add_test(tc, wire_bytes);
+	tcase_add_test(tc, reads);
 	tcase_add_test(tc, bad_parameters_are_refused);
 	suite_add_tcase(s, tc);
 	return s;
