@@ -3,6 +3,7 @@
 #include "backend-hw/bench.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -68,6 +69,22 @@ int hw_bench_add(hw_bench *h, const rep_benchmark *b)
 	if ((err = rep_add_benchmark(h->rep, b)))
 		return hw_fail(err, "benchmark '%s' refused by the report: %s", b->name,
 			       sim_strerror(err));
+	return 0;
+}
+
+int hw_bench_skip(hw_bench *h, const char *what, const char *fmt, ...)
+{
+	char key[64], why[512];
+	va_list ap;
+	if (h->rank != 0)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	printf("  %s: skipped: %s\n", what, why);
+	snprintf(key, sizeof key, "skipped.%s", what);
+	if (h->rep && rep_set_info(h->rep, key, why))
+		return hw_fail(SIM_ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -262,9 +279,7 @@ static int run_net(hw_bench *h)
 	hw_xport *x;
 	int err;
 	if (h->size < 2) {
-		if (h->rank == 0)
-			printf("  transports: skipped: 1 rank (run under mpirun -np N, N >= 2)\n");
-		return 0;
+		return hw_bench_skip(h, "transports", "1 rank (run under mpirun -np N, N >= 2)");
 	}
 	for (int i = 0; i < h->nsizes; i++)
 		max = h->sizes[i] > max ? h->sizes[i] : max;

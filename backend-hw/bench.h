@@ -34,6 +34,12 @@ typedef struct hw_bench {
 int hw_bench_emit(hw_bench *h, const rep_benchmark *b);
 /* Same without the table row (the caller prints its own). */
 int hw_bench_add(hw_bench *h, const rep_benchmark *b);
+/* A benchmark group `what` ("storage", "gpu", ...) not run here, and why:
+ * the table says "  WHAT: skipped: WHY" and the report's info
+ * skipped.WHAT holds WHY, so a report without those benchmarks says why
+ * (rank 0; others: no-op). 0, or SIM_ENOMEM (logged). */
+int hw_bench_skip(hw_bench *h, const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Host-local benchmarks on rank 0 while the other ranks wait quietly:
  * memcpy bandwidth, AES-GCM per core, storage reads, and GPU GEMM/copies

@@ -186,8 +186,8 @@ static int stor_uring(hw_bench *h, int fd, size_t bytes, char *buf)
 	double t0;
 	int err = io_uring_queue_init(URING_QD, &ring, 0);
 	if (err < 0) {
-		printf("  storage io_uring: skipped: io_uring_queue_init: %s\n", strerror(-err));
-		return 0;
+		return hw_bench_skip(h, "storage_io_uring", "io_uring_queue_init: %s",
+				     strerror(-err));
 	}
 	t0 = hw_now_s();
 	while (done < n && !err) {
@@ -227,8 +227,7 @@ static int stor_cufile(hw_bench *h, const char *path, size_t bytes)
 	double Bps = 0;
 	int err = hw_cufile_read_bw(path, bytes, STOR_BLOCK, &Bps, why, sizeof why);
 	if (err == SIM_EUNSUPPORTED) {
-		printf("  storage cuFile: skipped: %s\n", why);
-		return 0;
+		return hw_bench_skip(h, "storage_cufile", "%s", why);
 	}
 	if (err)
 		return err;
@@ -245,9 +244,9 @@ static int stor_reads(hw_bench *h, int fd, size_t bytes)
 	void *buf = NULL;
 	int fl = fcntl(fd, F_GETFL), err;
 	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_DIRECT) < 0) {
-		printf("  storage: skipped: '%s' refuses O_DIRECT (%s); pick another --dir\n", h->dir,
-		       strerror(errno));
-		return 0;
+		return hw_bench_skip(h, "storage", "the filesystem of '%s' refuses O_DIRECT (%s): "
+				     "no storage_read benchmark; pick another --dir", h->dir,
+				     strerror(errno));
 	}
 	if (posix_memalign(&buf, 4096, STOR_BLOCK))
 		return hw_fail(SIM_ENOMEM, "out of memory");
@@ -285,8 +284,7 @@ static int bench_gpu(hw_bench *h)
 	int ngpu = hw_gpu_probe(g, HW_GPU_MAX, why, sizeof why), err = 0;
 	int nn = h->quick ? 2 : 4;
 	if (ngpu <= 0) {
-		printf("  gpu: skipped: %s\n", why[0] ? why : "no GPU");
-		return 0;
+		return hw_bench_skip(h, "gpu", "%s", why[0] ? why : "no GPU");
 	}
 	for (int d = 0; d < 3 && !err; d++)
 		for (int i = 0; i < nn && !err; i++) {

@@ -4,9 +4,10 @@
 # writes and fsyncs its share of the checkpoint (the simulator's size, x
 # --scale). The report holds the measured rates beside the simulated ones;
 # gds is read through cuFile where it is compiled in, else the variant says
-# why not; nothing is left in --dir; a missing --dir is said plainly. (A
-# filesystem refusing O_DIRECT is said in the report too; tmpfs, the usual
-# one, takes it since Linux 6.6, so it is not tested here.)
+# why not; nothing is left in --dir; a missing --dir is said plainly. A
+# filesystem refusing O_DIRECT (ramfs; tmpfs takes it since Linux 6.6) is
+# said in the report, for the storage replay and the data loader, not
+# skipped silently (needs root to mount a ramfs; says it skips otherwise).
 . tests/e2e/lib.sh
 HW=$BIN/dpusim-hw
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/e2e/hw-lsan.supp:print_suppressions=0}
@@ -49,6 +50,47 @@ PY
 ); then ok "measured reads and checkpoint write beside the simulated figures, sizes the simulator's"
 else not_ok "storage report: $out"; fi
 if [ -z "$(ls -A "$E2E_TMP/st")" ]; then ok "nothing left in --dir"; else not_ok "left in --dir: $(ls -A "$E2E_TMP/st")"; fi
+
+# A filesystem that refuses O_DIRECT: ramfs has no direct I/O at all.
+RAM=$E2E_TMP/ramfs
+mkdir -p "$RAM"
+if [ "$(id -u)" -eq 0 ] && mount -t ramfs ramfs "$RAM" 2>/dev/null; then
+	trap 'umount "$RAM" 2>/dev/null; rm -rf "$E2E_TMP"' EXIT
+	mkdir "$RAM/data" "$RAM/st" && cp "$E2E_TMP/data/shard0.bin" "$RAM/data/"
+	run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$SCN" --data "$RAM/data" --scale $SCALE \
+		--timeout 20 --dir "$RAM/st" -o "$E2E_TMP/ram.json"
+	expect_rc 0 "the replay runs on a filesystem that refuses O_DIRECT (ramfs)"
+	if out=$(python3 - "$E2E_TMP/ram.json" "$RAM/st" 2>&1 <<'PY'
+import json, sys
+info = json.load(open(sys.argv[1]))["info"]
+r = info["replay.storage_read"]
+want = "O_DIRECT not run: the filesystem of '%s' refuses O_DIRECT (Invalid argument)" % sys.argv[2]
+assert r.endswith(want), r
+assert "buffered pread" in r, r
+d = info["replay.data"]
+assert d.startswith("plain pread through the page cache (the filesystem refuses O_DIRECT: Invalid argument)"), d
+PY
+); then ok "the report says O_DIRECT was refused, for the storage reads and the data loader, and why"
+	else not_ok "O_DIRECT refusal not reported: $out"; fi
+	if [ -z "$(ls -A "$RAM/st")" ]; then ok "nothing left on the ramfs"; else not_ok "left: $(ls -A "$RAM/st")"; fi
+	# dpusim-hw bench (one rank) there: its report says why it has no
+	# storage benchmark, and why no transport one, instead of lacking them
+	run_cmd "$HW" bench --quick --dir "$RAM/st" -o "$E2E_TMP/ram-bench.json"
+	expect_rc 0 "bench on the ramfs"
+	expect_out "^  storage: skipped: the filesystem of '.*/st' refuses O_DIRECT \(Invalid argument\)" \
+		"its table says the storage benchmark was skipped and why"
+	if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); i = d["info"]
+assert i["skipped.storage"] == "the filesystem of '"'"'%s'"'"' refuses O_DIRECT (Invalid argument): no storage_read benchmark; pick another --dir" % sys.argv[2], i
+assert i["skipped.transports"].startswith("1 rank"), i
+assert not [b for b in d["benchmarks"] if b["transport"] == "storage"]' "$E2E_TMP/ram-bench.json" "$RAM/st"
+	then ok "and so does its report (info skipped.storage, skipped.transports)"
+	else not_ok "bench report lacks the skips: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["info"])' "$E2E_TMP/ram-bench.json")"; fi
+	umount "$RAM"
+else
+	echo "skip - cannot mount a ramfs here (needs root): the O_DIRECT refusal is not exercised"
+fi
 
 run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$SCN" --data "$E2E_TMP/data" --scale $SCALE \
 	--timeout 20 --dir "$E2E_TMP/no-such-dir" -o "$E2E_TMP/bad.json"
