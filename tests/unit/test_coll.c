@@ -287,21 +287,21 @@ START_TEST(nvls_efficiency)
 	uint64_t s = UINT64_C(256) << 20;
 	fab_config fc = nvswitch_node(1, 8, 300e9);
 	coll_config cc = rdma;
-	struct world w;
+	fx_world w;
 	coll_result r;
 	double eff = 0.85 * 15 / 16;
 	cc.nvls = true, cc.proto = COLL_PROTO_NCCL;
-	world_new(&w, &fc, &cc);
+	fx_world_new(&w, &fc, &cc);
 	r = run(&w, COLL_ALLREDUCE, COLL_NVLS, s);
 	ck_assert_int_eq(r.proto, COLL_PROTO_SIMPLE);
 	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), 23e-6 + (double)s * 9 / 8 / (300e9 * eff), 1e-3),
 		      "%.9g s", sim_time_to_s(r.time_ps));
-	world_free(&w);
+	fx_world_free(&w);
 	cc.proto = COLL_PROTO_IDEAL;
-	world_new(&w, &fc, &cc);
+	fx_world_new(&w, &fc, &cc);
 	r = run(&w, COLL_ALLREDUCE, COLL_NVLS, s);
 	ck_assert(WITHIN(sim_time_to_s(r.time_ps), (double)s * 9 / 8 / 300e9 + 2 * 500e-9, 1e-3));
-	world_free(&w);
+	fx_world_free(&w);
 }
 END_TEST
 
@@ -803,14 +803,14 @@ START_TEST(nccl_slices_inside_the_node)
 {
 	fab_config fc = nvswitch_node(1, 8, 100e9);
 	coll_config cc = rdma;
-	struct world w;
+	fx_world w;
 	uint64_t s = UINT64_C(64) << 20;
 	coll_params p = { .op = COLL_ALLREDUCE, .algo = COLL_RING, .bytes = s };
 	double want = 8.4e-6 + 14 * ((double)s / 8 / 100e9 + 4 * 2 * 3.4e-6);
 	sim_time t;
 	coll_result r;
 	cc.proto = COLL_PROTO_SIMPLE, cc.channels = 1;
-	world_new(&w, &fc, &cc);
+	fx_world_new(&w, &fc, &cc);
 	r = run(&w, COLL_ALLREDUCE, COLL_RING, s);
 	ck_assert_uint_eq(r.loops, 4);
 	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
@@ -818,15 +818,15 @@ START_TEST(nccl_slices_inside_the_node)
 	ck_assert_int_eq(coll_predict(w.c, &p, COLL_RING, &t), 0);
 	ck_assert_msg(WITHIN(sim_time_to_s(t), 8.4e-6 + 14 * ((double)s / 8 / 100e9 + 3.4e-6), 1e-3),
 		      "predicted %.9g s", sim_time_to_s(t));
-	world_free(&w);
+	fx_world_free(&w);
 	cc.proto = COLL_PROTO_LL;
-	world_new(&w, &fc, &cc);
+	fx_world_new(&w, &fc, &cc);
 	r = run(&w, COLL_ALLREDUCE, COLL_RING, s);
 	ck_assert_uint_eq(r.loops, 256);
 	want = 6.6e-6 + 14 * ((double)s / 8 / (0.25 * 100e9) + 256 * 0.6e-6);
 	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
 		      sim_time_to_s(r.time_ps), want);
-	world_free(&w);
+	fx_world_free(&w);
 }
 END_TEST
 
@@ -839,10 +839,10 @@ START_TEST(nccl_busbw_ramps_to_the_bound)
 	fab_config fc = nvswitch_node(1, 8, 240e9);
 	coll_config cc = { .transport = { .kind = COLL_RDMA_GDR }, .channels = 24,
 			   .proto = COLL_PROTO_NCCL };
-	struct world w;
+	fx_world w;
 	double prev = 0;
 	fc.nvlink_lat_ps = 0;
-	world_new(&w, &fc, &cc);
+	fx_world_new(&w, &fc, &cc);
 	for (uint64_t s = 1024; s <= (UINT64_C(4) << 30); s <<= 2) {
 		double bw = run(&w, COLL_ALLREDUCE, COLL_AUTO, s).busbw_GBps;
 		ck_assert_msg(bw >= prev, "%llu B: %.4g GB/s after %.4g", (unsigned long long)s, bw, prev);
@@ -850,7 +850,7 @@ START_TEST(nccl_busbw_ramps_to_the_bound)
 		prev = bw;
 	}
 	ck_assert_msg(prev >= 0.95 * 240, "4 GiB: %.4g GB/s", prev);
-	world_free(&w);
+	fx_world_free(&w);
 }
 END_TEST
 
