@@ -720,6 +720,15 @@ int run_check(const scn_scenario *s, diag *d)
 	return diag_count(d) > errs ? SIM_EINVAL : SIM_OK;
 }
 
+/* Whether any job runs collectives (training and collective benchmarks). */
+static bool runs_collectives(const scn_scenario *s)
+{
+	for (size_t j = 0; j < s->njobs; j++)
+		if (s->jobs[j].wl.kind != SCN_WL_P2P)
+			return true;
+	return false;
+}
+
 int run_scenario(const scn_scenario *s, const run_opts *o, rep_report **out, diag *d)
 {
 	rep_report *rep = rep_new(REP_SIM);
@@ -731,8 +740,9 @@ int run_scenario(const scn_scenario *s, const run_opts *o, rep_report **out, dia
 		rc = rep_set_scenario(rep, &(rep_scenario){
 						   .name = s->name, .file = s->file,
 						   .seed = o && o->has_seed ? o->seed : s->seed });
-	/* Which collective model every job's collectives ran under. */
-	if (!rc)
+	/* Which collective model every job's collectives ran under; a p2p
+	 * benchmark runs none, so it has no such line. */
+	if (!rc && runs_collectives(s))
 		rc = rep_set_info(rep, "collectives", setup_coll_model_text(setup_coll_proto(s)));
 	/* Everything check refuses, refused before anything runs. */
 	if (!rc)

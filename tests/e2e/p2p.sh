@@ -51,6 +51,8 @@ expect_out '^ib_write_bw +8 MiB +host +23,69[0-9] +198\.[0-9] ' "8 MiB in MB/s (
 if grep -q '^collective ' <<<"$OUT"; then not_ok "p2p rows also printed as collectives"
 else ok "p2p rows are not printed as collectives"; fi
 expect_out 'host\.note[0-9]+: p2p: wire bytes per packet from the InfiniBand' "notes say what the wire carries"
+if grep -q '^collectives: ' <<<"$OUT"; then not_ok "info names a collective model though none ran"
+else ok "no collective model in the info: none ran"; fi
 
 # From GPU memory (rdma-gdr) the stream crosses the GPU's PCIe link; the
 # shipped example holds both and the ConnectX-7's 400 Gb/s binds both.
