@@ -6,13 +6,10 @@
 # noisy; exact recovery is tests/e2e/calibrate.sh's job, on fixtures); the
 # figures are printed, and docs/calibration.md says what good fits look like.
 . tests/e2e/lib.sh
-HW=$BIN/dpusim-hw
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/e2e/hw-lsan.supp:print_suppressions=0}
-export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0
+hw_setup 180
 # 4 ranks may share fewer cores: waiting ranks yield instead of spinning, or
 # they steal the CPU from the two ranks being timed.
 export OMPI_MCA_mpi_yield_when_idle=1
-MPIRUN=(timeout 180 mpirun --allow-run-as-root --oversubscribe)
 CAL=$E2E_TMP/calibrated
 mkdir -p "$CAL"
 

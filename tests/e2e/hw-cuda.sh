@@ -2,8 +2,7 @@
 # tcp all-reduce alongside) on a machine with a GPU. Where there is no GPU,
 # or the binary has no CUDA, it says plainly that it skipped them.
 . tests/e2e/lib.sh
-HW=$BIN/dpusim-hw
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/e2e/hw-lsan.supp:print_suppressions=0}
+hw_setup 300
 
 run_cmd "$HW" --version
 expect_rc 0 "dpusim-hw --version"
@@ -25,7 +24,7 @@ expect_out '^  GPU 0: .*compute [0-9]+\.[0-9]+, .* GiB, [0-9]+ SMs, PCI [0-9a-fA
 expect_out 'cuda compute +yes' "cuda compute usable"
 echo "$OUT" | sed -n '/^GPUs:/,/^$/p'
 
-run_cmd timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 "$HW" bench --quick \
+run_cmd "${MPIRUN[@]}" -np 2 "$HW" bench --quick \
 	--sizes 64K -o "$E2E_TMP/gpu.json" --dir "$E2E_TMP"
 expect_rc 0 "bench --quick with CUDA across 2 ranks"
 echo "$OUT" | grep -E 'gemm_|h2d_bw|d2h_bw'
@@ -47,7 +46,7 @@ then ok "GEMM and copy figures in the report"; else not_ok "CUDA benchmarks in t
 # checked), 4 ranks sharing the GPUs, gradients over tcp.
 mkdir -p "$E2E_TMP/data"
 head -c 1000000 /dev/urandom >"$E2E_TMP/data/shard0.bin"
-run_cmd timeout 300 mpirun --allow-run-as-root --oversubscribe -np 4 "$HW" replay \
+run_cmd "${MPIRUN[@]}" -np 4 "$HW" replay \
 	tests/e2e/data/hw-train4.yaml --data "$E2E_TMP/data" --scale 1e-3 --compute cuda \
 	-o "$E2E_TMP/train-gpu.json"
 expect_rc 0 "training replay with cuBLAS GEMMs on the GPU"
@@ -64,7 +63,7 @@ PY
 then ok "GPU compute figures in the training replay report"; else not_ok "GPU training replay report"; fi
 
 if [ -n "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
-	run_cmd timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 "$HW" replay \
+	run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay \
 		tests/vm/rxe-allreduce2.yaml --transport verbs --mem cuda
 	expect_rc 0 "replay with GPU memory (GPUDirect RDMA via dmabuf)"
 else

@@ -6,10 +6,8 @@
 # within --timeout, naming the phase). The broken rank is dpusim-hw with
 # tests/e2e/data/hw-bad-peer.c preloaded (MPI's profiling interface).
 . tests/e2e/lib.sh
-HW=$BIN/dpusim-hw
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/e2e/hw-lsan.supp:print_suppressions=0}
-export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0
-MPIRUN=(timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2)
+hw_setup
+MPIRUN+=(-np 2)
 
 # --- 9: the storage file is created afresh (O_EXCL) and never followed ------
 mkdir "$E2E_TMP/store"

@@ -5,11 +5,8 @@
 # profile's; variants it cannot run are listed with the reason; a tampered
 # ciphertext is an error (exit 1), not a report.
 . tests/e2e/lib.sh
-HW=$BIN/dpusim-hw
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/e2e/hw-lsan.supp:print_suppressions=0}
-export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0
+hw_setup
 SCN=tests/e2e/data/hw-crypto2.yaml
-MPIRUN=(timeout 120 mpirun --allow-run-as-root --oversubscribe)
 
 run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$SCN" --reps 2 -o "$E2E_TMP/hw.json"
 expect_rc 0 "replay of a 2-rank scenario with a crypto: host variant over tcp"

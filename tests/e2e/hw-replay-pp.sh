@@ -9,11 +9,8 @@
 # pipeline_bubble, apart from the transfers (the simulator's split). Fewer ranks run fewer whole pipelines and say so; a count
 # that is not whole pipelines is refused; a corrupted activation gradient fails the run.
 . tests/e2e/lib.sh
-HW=$BIN/dpusim-hw
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/e2e/hw-lsan.supp:print_suppressions=0}
-export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0
+hw_setup
 SCN=tests/e2e/data/hw-train-pp.yaml
-MPIRUN=(timeout 120 mpirun --allow-run-as-root --oversubscribe)
 SCALE=1e-5
 
 mkdir -p "$E2E_TMP/data"

@@ -9,11 +9,8 @@
 # said in the report, for the storage replay and the data loader, not
 # skipped silently (needs root to mount a ramfs; says it skips otherwise).
 . tests/e2e/lib.sh
-HW=$BIN/dpusim-hw
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/e2e/hw-lsan.supp:print_suppressions=0}
-export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0
+hw_setup
 SCN=tests/e2e/data/hw-train-store.yaml
-MPIRUN=(timeout 120 mpirun --allow-run-as-root --oversubscribe)
 SCALE=1e-5
 
 mkdir -p "$E2E_TMP/data" "$E2E_TMP/st"

@@ -6,11 +6,8 @@
 # the two side by side. Corruption and a dead peer end the run plainly; bad
 # input is refused with exit 2.
 . tests/e2e/lib.sh
-HW=$BIN/dpusim-hw
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/e2e/hw-lsan.supp:print_suppressions=0}
-export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0
+hw_setup
 SCN=tests/e2e/data/hw-train4.yaml
-MPIRUN=(timeout 120 mpirun --allow-run-as-root --oversubscribe)
 SCALE=1e-5
 
 mkdir -p "$E2E_TMP/data"

@@ -2,11 +2,8 @@
 # a source "hw" report with the simulator's keys, every result verified; bad
 # input refused plainly; and, once dpusim run/compare exist, the comparison.
 . tests/e2e/lib.sh
-HW=$BIN/dpusim-hw
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/e2e/hw-lsan.supp:print_suppressions=0}
-export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0
+hw_setup
 SCN=tests/e2e/data/hw-allreduce4.yaml
-MPIRUN=(timeout 120 mpirun --allow-run-as-root --oversubscribe)
 
 run_cmd "${MPIRUN[@]}" -np 4 "$HW" replay "$SCN" -o "$E2E_TMP/hw.json"
 expect_rc 0 "replay of a 4-rank all-reduce scenario over tcp"

@@ -2,12 +2,9 @@
 # machine: the report, the verified all-reduce, a wrong sum detected, a dead
 # and a hung peer ending the run with a clear error within the timeout.
 . tests/e2e/lib.sh
-HW=$BIN/dpusim-hw
-# Sanitizer builds: Open MPI's own allocations live until exit by design; full
-# stacks (slow unwinding) let the suppressions see through MPI's plugins.
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/e2e/hw-lsan.supp:print_suppressions=0}
-export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0
-MPIRUN=(timeout 120 mpirun --allow-run-as-root --oversubscribe -np 4)
+hw_setup
+MPIRUN_BASE=("${MPIRUN[@]}")
+MPIRUN+=(-np 4)
 
 run_cmd "${MPIRUN[@]}" "$HW" bench --transport tcp --quick -o "$E2E_TMP/bench.json" --dir "$E2E_TMP"
 expect_rc 0 "bench --transport tcp --quick across 4 ranks"
@@ -67,12 +64,12 @@ if [ $((t1 - t0)) -lt 60 ]; then ok "hung peer: over in $((t1 - t0)) s, no hang"
 
 # Ranks that advertise different addresses count as different hosts and
 # connect to the advertised address (here 127.0.0.R+1, which loopback accepts).
-run_cmd timeout 120 mpirun --allow-run-as-root --oversubscribe -np 3 sh -c \
+run_cmd "${MPIRUN_BASE[@]}" -np 3 sh -c \
 	'DPUSIM_HW_TCP_ADDR=127.0.0.$((OMPI_COMM_WORLD_RANK + 1)) exec "$0" "$@"' "$HW" bench --quick \
 	--sizes 64K --dir "$E2E_TMP"
 expect_rc 0 "ranks on 'different hosts' connect through their advertised addresses"
 expect_out 'allreduce_ring_busbw +tcp +65536 B .*verified' "and the all-reduce over them is verified"
-run_cmd timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 sh -c \
+run_cmd "${MPIRUN_BASE[@]}" -np 2 sh -c \
 	'DPUSIM_HW_TCP_ADDR=host-$OMPI_COMM_WORLD_RANK exec "$0" "$@"' "$HW" bench --quick \
 	--sizes 4K --dir "$E2E_TMP"
 expect_rc 2 "an unusable advertised address fails the run"
@@ -80,14 +77,14 @@ expect_err "has no usable IPv4 address \('host-[01]'\); set DPUSIM_HW_TCP_ADDR" 
 
 # verbs without an RDMA device: every rank says so and the run fails cleanly.
 if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
-	run_cmd timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 "$HW" bench \
+	run_cmd "${MPIRUN_BASE[@]}" -np 2 "$HW" bench \
 		--transport verbs --quick --dir "$E2E_TMP"
 	expect_rc 2 "verbs without an RDMA device fails with status 2"
 	expect_err 'no RDMA device here .*use --transport tcp' "and says why"
 fi
 
 # A local failure on rank 0 (no storage directory) ends every rank cleanly.
-run_cmd timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 "$HW" bench --quick \
+run_cmd "${MPIRUN_BASE[@]}" -np 2 "$HW" bench --quick \
 	--sizes 4K --dir "$E2E_TMP/no/such/dir"
 expect_rc 2 "a missing storage directory fails the run"
 expect_err "storage benchmark: cannot create a file in '$E2E_TMP/no/such/dir'" "naming the folder"

@@ -4,9 +4,7 @@
 # and (where the kernel has no netem) for a delay. Needs root and network
 # namespaces; says it skips otherwise.
 . tests/e2e/lib.sh
-HW=$BIN/dpusim-hw
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/e2e/hw-lsan.supp:print_suppressions=0}
-export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0
+hw_setup
 LAB=t$(($$ % 100000))   # a name of this run's own: parallel runs do not meet
 gone() { [ -z "$(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${LAB}[0-9]+$")" ] &&
 	! ip link show "$LAB-br" >/dev/null 2>&1; }
@@ -43,7 +41,7 @@ if tc -n "${LAB}0" class show dev eth0 | grep -Eq 'rate 1Gbit ceil 1Gbit burst 1
 else not_ok "shaping: $(tc -n "${LAB}0" class show dev eth0) / $(tc class show dev "${LAB}1-h")"; fi
 
 # One rank per namespace: each enters its namespace after MPI_Init.
-run_cmd timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 \
+run_cmd "${MPIRUN[@]}" -np 2 \
 	sh -c 'DPUSIM_HW_NETNS='"$LAB"'$OMPI_COMM_WORLD_RANK exec "$0" "$@"' "$HW" bench --quick \
 	--sizes 64K,1M --dir "$E2E_TMP" -o "$E2E_TMP/lab.json"
 expect_rc 0 "dpusim-hw bench over tcp across the lab"
@@ -58,7 +56,7 @@ assert 0.2 * 125e6 < best < 1.1 * 125e6, best
 print("tcp_bw %.1f MB/s: the traffic crossed the 1 Gb/s links (125 MB/s)" % (best / 1e6))
 PY
 ); then ok "$msg"; else not_ok "tcp_bw is not that of the shaped lab: $msg"; fi
-run_cmd timeout 60 mpirun --allow-run-as-root --oversubscribe -np 2 \
+run_cmd "${MPIRUN[@]}" -np 2 \
 	sh -c 'DPUSIM_HW_NETNS=nosuch$OMPI_COMM_WORLD_RANK exec "$0" "$@"' "$HW" bench --quick \
 	--sizes 4K --dir "$E2E_TMP"
 expect_rc 2 "a rank told to use a namespace that does not exist ends the run"

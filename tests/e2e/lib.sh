@@ -47,3 +47,16 @@ finish() {
 	echo "$((E2E_COUNT - E2E_FAILS)) of $E2E_COUNT checks passed"
 	[ "$E2E_FAILS" -eq 0 ]
 }
+
+# hw_setup [SECONDS]: for the tests of dpusim-hw. HW names it; the sanitizer
+# builds' options for MPI programs are exported (Open MPI's own allocations
+# live until exit by design: suppressed, and full stacks, slow to unwind, let
+# the suppressions see through MPI's plugins); MPIRUN is mpirun as this
+# machine runs it (as root, with more ranks than cores) under a timeout
+# (SECONDS, 120 by default), to which a script adds its -np.
+hw_setup() {
+	HW=$BIN/dpusim-hw
+	export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/e2e/hw-lsan.supp:print_suppressions=0}
+	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0
+	MPIRUN=(timeout "${1:-120}" mpirun --allow-run-as-root --oversubscribe)
+}
