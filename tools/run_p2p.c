@@ -275,8 +275,9 @@ int run_p2p_check(const scn_scenario *s, const scn_job *job, const scn_variant *
 		pass_s += estimate_s(&w, &p, (uint64_t)k->sizes_bytes[i]);
 		if (pass_s < horizon_s)
 			continue;
-		diag_add(d, NULL, 0, 0, "p2p %s of %.0f bytes, %d times: about %.4g s, past the "
-			 "simulator's horizon of %.2f days; check the rates it crosses "
+		diag_add(d, NULL, 0, 0, "p2p %s of %.0f bytes, %d times: up to about %.4g s (each "
+			 "message alone on its path), past the simulator's horizon of %.2f days; "
+			 "check the rates it crosses "
 			 "(cluster.fabric.link_rate, the NIC's port_rate and PCIe)",
 			 test_prog[k->test], k->sizes_bytes[i], k->iterations, pass_s,
 			 sim_horizon_days());

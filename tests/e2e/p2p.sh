@@ -133,6 +133,13 @@ expect_err "tcp.yaml:[0-9]+:[0-9]+: variant 'tcp': a p2p benchmark runs RDMA ver
 run_cmd "$DPUSIM" run tests/validation/perftest-cx6-write-lat.yaml --trace "$E2E_TMP/t.json"
 expect_rc 2 "--trace refused"
 expect_err "is a p2p benchmark, and a trace is" "--trace says why"
+cat >"$E2E_TMP/slow.yaml" <<EOF
+extends: $PWD/scenarios/perftest-ndr.yaml
+cluster: { fabric: { link_rate: 1bps } }
+EOF
+run_cmd "$DPUSIM" run "$E2E_TMP/slow.yaml"
+expect_rc 2 "a test past the clock refused before it runs"
+expect_err "perftest-ndr.yaml:[0-9]+:[0-9]+: variant 'host-memory': p2p ib_write_bw of 1024 bytes, 5000 times: up to about .* past the simulator's horizon" "named with its size, at the variant"
 run_cmd "$DPUSIM" plan tests/validation/perftest-cx6-write-lat.yaml
 expect_rc 2 "plan refuses a p2p benchmark"
 finish
