@@ -61,13 +61,25 @@ uint32_t coll_nccl_slices(coll_op op, uint32_t nccl_proto)
 	return (NCCL_STEPS / 2) / (NCCL_STEPS / 4);
 }
 
+/* With one rank per node every ring step crosses the network and nothing
+ * hides its latency: NVIDIA/nccl v2.28.3 (commit f1308997)
+ * src/graph/tuning.cc charges such a ring's network steps the Tree's
+ * network hwLatency ("With ppn=1 latencies are fully exposed, use the Tree
+ * network latency"), in that version's table LL 5.0, LL128 8.5, Simple 14
+ * us (the Ring's: 2.7, 4.0, 14; v2.20.3's Tree Simple 28 is that table's
+ * 14 by then). */
+static const double nccl_net_ppn1_us[3] = { 5.0, 8.5, 14.0 };
+
 /* NCCL's Ring per-step latency of one hop (tuning.cc's hwLat): the network
- * when it leaves the node, else NVLink when the node has it, else PCI. */
+ * when it leaves the node (exposed with one rank per node), else NVLink
+ * when the node has it, else PCI. */
 double coll_nccl_hop_us(const coll_ctx *c, uint32_t nccl_proto, uint32_t src, uint32_t dst)
 {
 	const fab_config *fc = fab_cfg(c->f);
 	int hw = rank_at(c, src) / fc->gpus_per_node != rank_at(c, dst) / fc->gpus_per_node ? NHW_NET
 		 : fc->nvlink_Bps > 0 ? NHW_NVLINK : NHW_PCI;
+	if (hw == NHW_NET && c->gpn == 1)
+		return nccl_net_ppn1_us[nccl_proto];
 	return nccl_hw_us[hw][NA_RING][nccl_proto];
 }
 

@@ -50,12 +50,16 @@ if command -v python3 >/dev/null; then
 		ok "json parses"; else not_ok "json does not parse: $OUT"; fi
 fi
 
-# NCCL's protocols: LL for 8 bytes; the 8-rank all-reduce at 8 B is then
-# NCCL's Ring/LL latency, 6.6 us + 14 x 2.7 us = 44.4 us (tuning.cc), since
-# 2.7 us is above the path's 1.75 us.
-run_cmd "$DPUSIM" coll --bytes 8 --proto nccl "${COMMON[@]}"
+# NCCL's protocols: LL for 8 bytes. One rank per node, so every ring step
+# pays NCCL's exposed network latency (NCCL 2.28.3 tuning.cc: the Tree's
+# 5.0 us with ppn 1): the ring is 6.6 us + 14 x 5.0 us = 76.6 us (5.0 is
+# above the path's 1.75 us), and the tree, 6.8 + 2 x log2(8) x 5.0 = 36.8
+# us of NCCL's latency plus 6 levels of the 1.75 us path = 47.3 us, wins.
+run_cmd "$DPUSIM" coll --bytes 8 --proto nccl --algo ring "${COMMON[@]}"
 expect_rc 0 "--proto nccl"
-expect_out '^ +8 +2 +float +sum +-1 +44\.4[0-9]* .* ring/ll$' "8 bytes run ring/ll at NCCL's latency"
+expect_out '^ +8 +2 +float +sum +-1 +76\.6[0-9]* .* ring/ll$' "8 bytes run ring/ll at NCCL's latency"
+run_cmd "$DPUSIM" coll --bytes 8 --proto nccl "${COMMON[@]}"
+expect_out '^ +8 +2 +float +sum +-1 +47\.3[0-9]* .* tree/ll$' "8 bytes choose tree/ll at one rank per node"
 run_cmd "$DPUSIM" coll --bytes 8 --proto nccl --json "${COMMON[@]}"
 expect_out '"proto": "ll"' "json names the protocol"
 run_cmd "$DPUSIM" coll --bytes 8 --proto LL "${COMMON[@]}"
