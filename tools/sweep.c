@@ -152,10 +152,24 @@ static int mark_report(const sweep *c, size_t i, rep_report *r)
 	return rc;
 }
 
+/* The test hook DPUSIM_TEST_SWEEP_STOP (tools/sweep.h, sweep_compute). */
+static void test_stop_at(size_t i)
+{
+	const char *v = getenv("DPUSIM_TEST_SWEEP_STOP");
+	unsigned long long n;
+	if (!v || !cli_parse_u64(v, &n) || n != i)
+		return;
+	fprintf(stderr, "dpusim: test hook: process %ld stops at point %zu\n", (long)getpid(), i);
+	fflush(stderr);
+	raise(SIGSTOP);
+}
+
 int sweep_compute(const sweep *c, size_t i, rep_report **out, diag *d)
 {
 	scn_scenario *p = NULL;
-	int rc = scn_sweep_point(c->s, i, &p, d);
+	int rc;
+	test_stop_at(i);
+	rc = scn_sweep_point(c->s, i, &p, d);
 	*out = NULL;
 	if (!rc)
 		rc = run_scenario(p, &c->ro, out, d);

@@ -71,7 +71,12 @@ void sweep_label(const sweep *c, size_t i, char *buf, size_t n);
 
 /* Simulates point i into *out (free with rep_free): the scenario block
  * carries the label, the file hash and the seed; info gets sweep_index and
- * sweep_points. 0, or a code with messages in d. */
+ * sweep_points. 0, or a code with messages in d. Every driver (serial,
+ * --jobs worker, MPI rank) computes a point here, so here is the test hook
+ * DPUSIM_TEST_SWEEP_STOP=N: the process about to compute point N says
+ * "dpusim: test hook: process PID stops at point N" on stderr and stops
+ * itself (SIGSTOP), holding that point, for tests/e2e/sweep.sh to kill it
+ * or let it time out at a known place rather than race it with a timer. */
 int sweep_compute(const sweep *c, size_t i, rep_report **out, diag *d);
 
 /* Worker side: simulates point i and returns the whole message in *msg

@@ -2,9 +2,14 @@
 # run skips what is stored; a sweep killed with SIGKILL leaves a consistent
 # database that a rerun completes; --jobs, --shard + merge and mpirun store
 # the same rows as a serial sweep.
+# A sweep, worker or rank is killed or stopped where the test hook
+# DPUSIM_TEST_SWEEP_STOP=N stops it (tools/sweep.h): as it starts point N,
+# so what it has stored and what it holds are known, whatever the load.
+# (Before, the test polled a slow sweep's database and killed whatever
+# held a point then: 10,000-iteration points to outlast the polling, most
+# of this test's time, and a race all the same.)
 . tests/e2e/lib.sh
 SCN=tests/data/sweep-small.yaml    # 8 points, 2 variants, 3 sizes each
-SLOW=tests/data/sweep-slow.yaml    # the same points, slower
 # Open MPI keeps allocations until exit by design: under the sanitizer build
 # the leak check ignores its libraries (as for dpusim-hw; dpusim's own code is
 # not suppressed), with full stacks so the suppressions can match.
@@ -14,13 +19,16 @@ MPIRUN=(timeout 120 env
 	mpirun --allow-run-as-root --oversubscribe -np 3)
 
 sql() { sqlite3 -batch "$1" "$2"; }
-# The pid of MPI rank R among the descendants of process P (to stop it).
-descendants() { local c; for c in $(pgrep -P "$1"); do echo "$c"; descendants "$c"; done; }
-rank_pid() {
-	local c
-	for c in $(descendants "$1"); do
-		tr '\0' '\n' 2>/dev/null <"/proc/$c/environ" | grep -qx "OMPI_COMM_WORLD_RANK=$2" && { echo "$c"; return; }
+# hook_pid FILE: the pid of the process that the test hook stopped, from
+# its line in FILE (a stderr being written), once it is there.
+hook_pid() {
+	local p
+	for _ in $(seq 1 2400); do  # at most 120 s: a bound against a hang, not a timing
+		p=$(sed -n 's/^dpusim: test hook: process \([0-9]*\) stops at point .*/\1/p' "$1" 2>/dev/null)
+		[ -n "$p" ] && { echo "$p"; return 0; }
+		sleep 0.05
 	done
+	return 1
 }
 # Everything a point stores that a worker could get wrong, in a fixed order:
 # every metric (full precision) and every collective of every variant.
@@ -102,28 +110,25 @@ expect_out "8 points; 0 run, 8 skipped \(already stored\), 0 failed" "second swe
 [ "$(sql "$E2E_TMP/serial.db" "SELECT count(*) FROM runs")" = 8 ] && ok "still 8 runs" || not_ok "resume added runs"
 
 # ---- killed mid-way: consistent, and a rerun completes it ----
+# Points run in order: stopped as it starts point 3, the sweep has stored 3.
 db=$E2E_TMP/killed.db
-"$DPUSIM" sweep "$SLOW" --db "$db" 2>/dev/null >/dev/null &
+DPUSIM_TEST_SWEEP_STOP=3 "$DPUSIM" sweep "$SCN" --db "$db" >/dev/null 2>"$E2E_TMP/k.err" &
 pid=$!
-for _ in $(seq 1 600); do  # until a point is stored (at most 60 s)
-	n=$(sql "$db" "SELECT count(*) FROM runs" 2>/dev/null || echo 0)
-	[ "${n:-0}" -ge 1 ] && break
-	kill -0 $pid 2>/dev/null || break
-	sleep 0.1
-done
-if kill -9 $pid 2>/dev/null; then
+if victim=$(hook_pid "$E2E_TMP/k.err") && [ "$victim" = $pid ]; then
+	kill -9 $pid
 	wait $pid 2>/dev/null
 	before=$(sql "$db" "SELECT count(*) FROM runs")
-	[ "$before" -ge 1 ] && [ "$before" -lt 8 ] && ok "killed after $before of 8 points" ||
-		not_ok "kill timing: $before points stored"
+	[ "$before" = 3 ] && ok "killed holding point 3, after 3 of 8 points stored" ||
+		not_ok "killed at point 3 with $before points stored"
 	consistent "$db" "the killed sweep's database is consistent, no half point"
-	run_cmd "$DPUSIM" sweep "$SLOW" --db "$db"
+	run_cmd "$DPUSIM" sweep "$SCN" --db "$db"
 	expect_rc 0 "rerun of the killed sweep"
-	expect_out "8 points; $((8 - before)) run, $before skipped" "rerun runs only what is missing"
+	expect_out "8 points; 5 run, 3 skipped" "rerun runs only what is missing"
 	[ "$(sql "$db" "SELECT count(*) FROM runs")" = 8 ] && ok "rerun completes all 8 points" || not_ok "after rerun: $(sql "$db" "SELECT count(*) FROM runs") runs"
 	consistent "$db" "completed database is consistent"
 else
-	not_ok "the slow sweep ended before it could be killed"
+	not_ok "the sweep did not stop at point 3 (hook: '${victim:-}', sweep $pid): $(cat "$E2E_TMP/k.err")"
+	kill -9 $pid 2>/dev/null
 fi
 
 # ---- --jobs 2: same rows ----
@@ -142,43 +147,34 @@ runs=$(sed -n 's/.*; \([0-9]*\) run, .*/\1/p' "$E2E_TMP/b1.out" "$E2E_TMP/b2.out
 same_rows "$db" "two sweeps at once store each point once, the rows of the serial sweep"
 
 # ---- a --jobs worker killed: its point fails, the rest are stored ----
+# The worker that gets point 5 stops there; killed, it takes point 5 with it.
 db=$E2E_TMP/worker.db
-"$DPUSIM" sweep "$SLOW" --db "$db" --jobs 2 >"$E2E_TMP/w.out" 2>"$E2E_TMP/w.err" &
+DPUSIM_TEST_SWEEP_STOP=5 timeout 120 "$DPUSIM" sweep "$SCN" --db "$db" --jobs 2 >"$E2E_TMP/w.out" 2>"$E2E_TMP/w.err" &
 pid=$!
-for _ in $(seq 1 600); do  # until a point is stored: both workers hold a point then
-	[ "$(sql "$db" "SELECT count(*) FROM runs" 2>/dev/null || echo 0)" -ge 1 ] && break
-	sleep 0.1
-done
-victim=$(pgrep -P $pid | head -1)
-[ -n "$victim" ] && kill -9 "$victim"
+victim=$(hook_pid "$E2E_TMP/w.err")
+[ -n "$victim" ] && [ "$victim" != $pid ] && kill -9 "$victim"
 wait $pid
 RC=$? OUT=$(cat "$E2E_TMP/w.out") ERR=$(cat "$E2E_TMP/w.err")
 expect_rc 2 "a sweep whose worker was killed"
 expect_err "sweep worker $victim was killed by signal 9" "the lost worker is named, with the signal"
 expect_out "8 points; 7 run, 0 skipped \(already stored\), 1 failed" "the other 7 points are stored"
+[ "$(sql "$db" "SELECT count(*) FROM runs WHERE json_extract(report, '\$.info.sweep_index') = '5'")" = 0 ] &&
+	ok "the lost point is point 5, the one the worker held" || not_ok "point 5 was stored"
 consistent "$db" "the database stays consistent"
-run_cmd "$DPUSIM" sweep "$SLOW" --db "$db"
+run_cmd "$DPUSIM" sweep "$SCN" --db "$db"
 expect_out "8 points; 1 run, 7 skipped" "a rerun runs the lost point only"
 
 # ---- a --jobs worker stopped (SIGSTOP): its point times out, the sweep ends ----
-# The worker is stopped as soon as it exists: it then holds a point (its
-# first, or the next one handed to it), and the sweep once waited for it for
-# ever. 4 s is about ten times a point here under the sanitizers.
+# The worker that gets point 2 stops there, holding it; the sweep once
+# waited for such a worker for ever. 4 s is about ten times a point here
+# under the sanitizers (the other worker's points must not time out too:
+# if one does on a loaded machine, the checks below still hold).
 db=$E2E_TMP/stopped.db
-timeout 120 "$DPUSIM" sweep "$SCN" --db "$db" --jobs 2 --point-timeout 4s >"$E2E_TMP/s.out" 2>"$E2E_TMP/s.err" &
-pid=$!
-victim=
-for _ in $(seq 1 1000); do
-	victim=$(pgrep -P "$(pgrep -P $pid | head -1)" 2>/dev/null | head -1)
-	[ -n "$victim" ] && kill -STOP "$victim" 2>/dev/null && break
-	kill -0 $pid 2>/dev/null || break
-	sleep 0.01
-done
-wait $pid
-RC=$? OUT=$(cat "$E2E_TMP/s.out") ERR=$(cat "$E2E_TMP/s.err")
+run_cmd env DPUSIM_TEST_SWEEP_STOP=2 timeout 120 "$DPUSIM" sweep "$SCN" --db "$db" --jobs 2 --point-timeout 4s
+victim=$(sed -n 's/^dpusim: test hook: process \([0-9]*\) stops at point 2$/\1/p' <<<"$ERR")
 [ -n "$victim" ] && kill -KILL "$victim" 2>/dev/null  # only if the sweep did not
 expect_rc 2 "a sweep with a stopped worker ends (exit 2, not a hang)"
-expect_err "sweep worker $victim did not answer within 4 s \(--point-timeout\) and was killed" "the stopped worker is named and killed"
+expect_err "sweep worker ${victim:-?} did not answer within 4 s \(--point-timeout\) and was killed" "the stopped worker is named and killed"
 n_run=$(sed -n 's/.*; \([0-9]*\) run, .*/\1/p' <<<"$OUT") n_failed=$(sed -n 's/.* \([0-9]*\) failed;.*/\1/p' <<<"$OUT")
 [ "${n_failed:-0}" -ge 1 ] && [ $((n_run + n_failed)) = 8 ] && ok "its point failed ($n_run run, $n_failed failed)" ||
 	not_ok "summary: $OUT"
@@ -209,28 +205,20 @@ if command -v mpirun >/dev/null; then
 	expect_rc 2 "--jobs under mpirun is refused"
 	run_cmd "${MPIRUN[@]}" "$DPUSIM" sweep "$E2E_TMP/none.yaml" --db "$E2E_TMP/mpi.db"
 	expect_rc 2 "under mpirun a missing scenario stops every rank (no hang)"
-	# A rank stopped (SIGSTOP) once past MPI_Init: its point (or hello) times
-	# out, the other rank computes on, and rank 0 ends the job (MPI_Abort)
-	# rather than wait in MPI_Finalize for ever. Two ring points of the slow
-	# sweep, about a second each: rank 1 still holds one when stopped.
+	# A rank stopped (SIGSTOP) holding a point: its point times out, the
+	# other rank computes on, and rank 0 ends the job (MPI_Abort) rather than
+	# wait in MPI_Finalize for ever. Shard 0/4 is points 0 and 4; rank 0
+	# hands them out and computes none, and the rank that gets point 4
+	# stops there.
 	db=$E2E_TMP/mpi-stop.db
-	"${MPIRUN[@]}" "$DPUSIM" sweep "$SLOW" --shard 0/4 --db "$db" --point-timeout 10s \
-		>"$E2E_TMP/ms.out" 2>"$E2E_TMP/ms.err" &
-	pid=$!
-	victim=
-	for _ in $(seq 1 3000); do  # rank 0 has said how many points: every rank is past MPI_Init
-		grep -q "points to run" "$E2E_TMP/ms.err" 2>/dev/null && victim=$(rank_pid $pid 1)
-		[ -n "$victim" ] && kill -STOP "$victim" && break
-		kill -0 $pid 2>/dev/null || break
-		sleep 0.01
-	done
-	wait $pid
-	RC=$? OUT=$(cat "$E2E_TMP/ms.out") ERR=$(cat "$E2E_TMP/ms.err")
+	run_cmd env DPUSIM_TEST_SWEEP_STOP=4 "${MPIRUN[@]}" -x DPUSIM_TEST_SWEEP_STOP "$DPUSIM" sweep "$SCN" \
+		--shard 0/4 --db "$db" --point-timeout 10s
+	victim=$(sed -n 's/^dpusim: test hook: process \([0-9]*\) stops at point 4$/\1/p' <<<"$ERR")
 	[ -n "$victim" ] && kill -KILL "$victim" 2>/dev/null
 	expect_rc 2 "mpirun with a stopped rank ends (exit 2, not a hang)"
-	expect_err "MPI rank 1 did not (answer|say hello) within 10 s \\(--point-timeout\\)" "the stopped rank is named"
+	expect_err "MPI rank [12] did not answer within 10 s \\(--point-timeout\\)" "the stopped rank is named"
 	expect_err "ending the job with MPI_Abort" "rank 0 says it ends the job"
-	run_cmd "$DPUSIM" sweep "$SLOW" --shard 0/4 --db "$db"
+	run_cmd "$DPUSIM" sweep "$SCN" --shard 0/4 --db "$db"
 	expect_out "2 of them\\); [12] run, [01] skipped" "a rerun retries what the stopped rank held"
 else
 	not_ok "mpirun not found (tools/install-deps installs openmpi-bin)"
