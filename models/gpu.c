@@ -53,6 +53,8 @@ void gpu_layer_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const 
 		bwd += gpu_kernel_s(g, &bk[i]);
 	*fwd_s = gemms + fwd;
 	*bwd_s = 2 * gemms + bwd;
+	if (sp->flash) /* its backward recomputes the scores (Dao et al., 2022, algorithm 4) */
+		*bwd_s += gpu_gemm_s(g, &gm[1]);
 }
 
 void gpu_logits_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const wl_split *sp,

@@ -139,6 +139,7 @@ typedef struct scn_training {
 	int tp, pp, dp;
 	bool dp_auto;               /* dp was 'auto': GPUs / (tp * pp) */
 	bool sp;                    /* sequence_parallel: Megatron's sequence parallelism */
+	bool flash;                 /* attention: flash (FlashAttention), not unfused */
 	int cp;                     /* context parallelism: the sequence split over cp
 				     * ranks (ring attention); tp x cp x pp x dp GPUs */
 	int vp;                     /* virtual_stages: model chunks per pipeline rank

@@ -170,6 +170,7 @@ static void dump_training(FILE *f, int ind, const scn_training *t)
 	fprintf(f, "%*s# %d microbatches per iteration per pipeline\n", ind + 2, "", t->microbatches);
 	put_q(f, ind, "bucket", t->bucket_bytes, UNIT_BYTES);
 	put_word(f, ind, "recompute", t->recompute ? "true" : "false");
+	put_word(f, ind, "attention", t->flash ? "flash" : "unfused");
 	if (t->memory_reserve_bytes > 0)
 		put_q(f, ind, "memory_reserve", t->memory_reserve_bytes, UNIT_BYTES);
 	if (t->data.present) {
@@ -413,6 +414,8 @@ static void summary_workload(FILE *f, const scn_workload *w)
 		fprintf(f, ", interleaved 1F1B over %d virtual stages per pipeline rank", t->vp);
 	if (t->sp)
 		fprintf(f, ", sequence parallel");
+	if (t->flash)
+		fprintf(f, ", FlashAttention");
 	if (t->cp > 1)
 		fprintf(f, ", context parallel over %d ranks", t->cp);
 	if (t->target_tokens > 0)

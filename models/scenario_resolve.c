@@ -14,6 +14,7 @@ const char *const scn_routing_words[] = { "ecmp", "adaptive", "dmodk", NULL };
 const char *const scn_stornet_words[] = { "shared", "dedicated", NULL };
 const char *const scn_precision_words[] = { "fp32", "tf32", "fp16", "bf16", "fp8", NULL };
 const char *const scn_kind_words[] = { "training", "collective", "p2p", NULL };
+static const char *const attention_words[] = { "unfused", "flash", NULL };
 /* In scn_p2p_test order. */
 const char *const scn_p2p_test_words[] = { "write_bw", "write_lat", "send_bw", "send_lat",
 					    "read_bw", "read_lat", NULL };
@@ -546,7 +547,7 @@ static void read_parallelism(resolve_ctx *c, const yt_node *pn, scn_training *t)
 
 static const char *const train_keys[] = { "kind", "model", "transformer", "precision", "parallelism",
 					  "batch", "bucket", "recompute", "data", "iterations",
-					  "target_tokens", "memory_reserve", NULL };
+					  "target_tokens", "memory_reserve", "attention", NULL };
 
 static void read_training(resolve_ctx *c, const yt_node *w, scn_training *t)
 {
@@ -574,6 +575,9 @@ static void read_training(resolve_ctx *c, const yt_node *w, scn_training *t)
 	scn_get_q(r, w, "bucket", false, UNIT_BYTES, 0, 1e12, true, &t->bucket_bytes);
 	t->recompute = false;
 	scn_get_bool(r, w, "recompute", &t->recompute);
+	t->flash = false;
+	if (scn_get_enum(r, w, "attention", false, attention_words, &v))
+		t->flash = v == 1;
 	t->memory_reserve_bytes = 0;
 	scn_get_q(r, w, "memory_reserve", false, UNIT_BYTES, 0, 1e13, true, &t->memory_reserve_bytes);
 	if ((dn = scn_section(r, w, "data", false)))
@@ -865,7 +869,7 @@ wl_mem_plan scn_mem_plan(const scn_cluster *cl, const scn_training *t, const scn
 							 ((long)l->dp * l->micro_batch)),
 			      .zero_stage = l->zero_stage, .recompute = l->recompute,
 			      .vp = l->pp == t->pp && t->vp > 1 ? (uint32_t)t->vp : 1,
-			      .sp = t->sp && l->tp > 1, .cp = (uint32_t)t->cp,
+			      .sp = t->sp && l->tp > 1, .cp = (uint32_t)t->cp, .flash = t->flash,
 			      .channels = ch >= 1 ? (uint32_t)ch : 1,
 			      .reserve_bytes = t->memory_reserve_bytes };
 }

@@ -71,6 +71,7 @@ typedef struct train_config {
 	wl_model model;
 	uint32_t tp, pp, dp;
 	uint32_t micro_batch, microbatches; /* per replica and iteration */
+	bool flash;                         /* FlashAttention (wl_split) */
 	uint32_t cp;                        /* context parallelism (0 or 1: none): the
 					       sequence split over cp ranks, K and V
 					       all-gathered per layer (train_gpus) */

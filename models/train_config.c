@@ -175,7 +175,7 @@ int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant
 		.dp = (uint32_t)t->dp, .micro_batch = (uint32_t)t->micro_batch,
 		.microbatches = (uint32_t)t->microbatches, .recompute = t->recompute,
 		.vp = (uint32_t)(t->vp > 1 ? t->vp : 1), .sp = t->sp,
-		.cp = (uint32_t)(t->cp > 1 ? t->cp : 1),
+		.cp = (uint32_t)(t->cp > 1 ? t->cp : 1), .flash = t->flash,
 		.zero_stage = (uint32_t)t->zero_stage, .grad_bytes_per_param = 2,
 		.bucket_bytes = t->bucket_bytes > 0 ? t->bucket_bytes : DEFAULT_BUCKET_BYTES,
 		.iterations = (uint32_t)(t->iterations > 0 ? t->iterations : 3),

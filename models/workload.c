@@ -47,6 +47,19 @@ static const wl_preset presets[] = {
 	  { .kind = WL_TRANSFORMER,
 	    .tf = { .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8, .ffn = 28672,
 		    .ffn_mats = 3, .seq = 4096, .vocab = 32000 } } },
+	{ "llama3-8b", "Dubey et al., The Llama 3 Herd of Models, 2024, Table 3 (32 layers, "
+		       "model dimension 4,096, FFN 14,336, SwiGLU, 32 heads, 8 KV heads); vocabulary "
+		       "128,256 as the released tokenizer (the table rounds it to 128,000); sequence "
+		       "8,192 (section 3.4.1)",
+	  { .kind = WL_TRANSFORMER,
+	    .tf = { .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .ffn = 14336,
+		    .ffn_mats = 3, .seq = 8192, .vocab = 128256 } } },
+	{ "llama3-70b", "Dubey et al., 2024, Table 3 (80 layers, model dimension 8,192, FFN "
+			"28,672, SwiGLU, 64 heads, 8 KV heads); vocabulary 128,256 as the released "
+			"tokenizer; sequence 8,192",
+	  { .kind = WL_TRANSFORMER,
+	    .tf = { .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8, .ffn = 28672,
+		    .ffn_mats = 3, .seq = 8192, .vocab = 128256 } } },
 	{ "bert-large", "Devlin et al., BERT, NAACL 2019, section 3 (L=24, H=1024, A=16); "
 			"sequence 512, WordPiece vocabulary 30,522",
 	  { .kind = WL_TRANSFORMER,
@@ -162,6 +175,10 @@ void wl_layer_gemms_split(const wl_transformer *t, uint32_t mb, const wl_split *
 	out[0] = gemm("qkv", tokens, (h + kv_width(t)) / p, h, 1);
 	out[1] = gemm("attn-scores", q, s, d_head, heads);
 	out[2] = gemm("attn-values", q, d_head, s, heads);
+	if (sp->flash) { /* the scores and probabilities stay on chip: Q, K in; V in, O out */
+		out[1].bytes = 2 * heads * (q * d_head + d_head * s);
+		out[2].bytes = 2 * heads * (s * d_head + q * d_head);
+	}
 	out[3] = gemm("proj", tokens, h, h / p, 1);
 	out[4] = gemm("mlp-up", tokens, (mats_of(t) - 1) * f / p, h, 1);
 	out[5] = gemm("mlp-down", tokens, h, f / p, 1);
@@ -222,8 +239,10 @@ double wl_layer_act_bytes(const wl_transformer *t, uint32_t mb, const wl_split *
 	 * probabilities, mask and dropout output (5as^2b); outside them the two
 	 * layer norms' inputs, the two linear inputs and the two dropout masks
 	 * (10sbh). GPT's shape gives the paper's sbh(10 + 24/t + 5as/(ht)). */
-	double inside = 2 * sb * (h + kv_width(t)) + 2 * sb * h + 2 * m * sb * f +
-			5.0 * t->heads * sb * t->seq;
+	/* FlashAttention keeps no scores, only each row's fp32 log-sum-exp
+	 * (4 bytes per head and token) beside its output */
+	double scores = sp->flash ? 4.0 * t->heads * sb : 5.0 * t->heads * sb * t->seq;
+	double inside = 2 * sb * (h + kv_width(t)) + 2 * sb * h + 2 * m * sb * f + scores;
 	return 10 * sb * h / (sp->sp ? tp : 1) + inside / tp;
 }
 
@@ -257,7 +276,7 @@ static double activations(const wl_model *m, const wl_mem_plan *p, uint32_t stag
 {
 	const wl_transformer *t = &m->tf;
 	uint32_t v = p->vp > 1 ? p->vp : 1;
-	wl_split sp = { .tp = p->tp, .cp = p->cp, .sp = p->sp };
+	wl_split sp = { .tp = p->tp, .cp = p->cp, .sp = p->sp, .flash = p->flash };
 	double layer = wl_layer_act_bytes(t, p->mb, &sp);
 	double input = 2.0 * t->seq * p->mb * t->hidden / cp_of(&sp) / (p->sp ? p->tp : 1);
 	double held = (double)wl_pipe_inflight(p->pp, v, p->microbatches, stage) *
@@ -312,9 +331,11 @@ static layer_sizes sizes_of(const wl_transformer *t, uint32_t mb, const wl_split
 	double S = t->seq, s = S / cp_of(sp), b = mb, h = t->hidden, p = sp->tp, f = ffn_of(t);
 	double m = mats_of(t), kv = kv_width(t), seq_split = sp->sp ? p : 1;
 	double split = h * (h + kv) + (h + kv) + h * h + m * h * f + (m - 1) * f;
+	/* FlashAttention: no score matrix in HBM, so its kernels move nothing */
 	return (layer_sizes){ .n = s * b * h / seq_split, .qkv = s * b * (h + kv) / p,
 			      .ctx = s * b * h / p, .act = s * b * f / p,
-			      .att = b * (t->heads / p) * s * S, .tri = (S + 1) / (2 * S),
+			      .att = sp->flash ? 0 : b * (t->heads / p) * s * S,
+			      .tri = (S + 1) / (2 * S),
 			      .stats = 8 * s * b / seq_split, .params = split / p + 6 * h };
 }
 

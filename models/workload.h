@@ -75,6 +75,10 @@ enum { WL_LAYER_GEMMS = 6 };
 typedef struct wl_split {
 	uint32_t tp, cp;
 	bool sp;
+	bool flash;     /* and how attention runs: FlashAttention (Dao et al., 2022:
+			 * one fused kernel, the scores never in HBM, recomputed in
+			 * the backward) instead of Megatron-LM 2021's GEMMs, softmax
+			 * and dropout kernels */
 } wl_split;
 
 /* The GEMMs of one layer's forward pass on one GPU of split sp: as
@@ -136,7 +140,9 @@ wl_rates wl_rates_of(const wl_model *m, const wl_iter_run *r);
  * sequence parallelism: the 10*s*b*h outside the parallel regions is kept
  * whole), with the same terms written for GQA and SwiGLU widths. Memory
  * held, not HBM traffic: what the kernels read and write is
- * wl_layer_kernels. With Megatron's sequence parallelism (sp) the 10sbh
+ * wl_layer_kernels. With FlashAttention the 5as^2b of the scores is
+ * 4asb, the fp32 log-sum-exp it keeps per row (Dao et al., 2022). With
+ * Megatron's sequence parallelism (sp) the 10sbh
  * outside the parallel regions is split along the sequence too: sbh(34/t +
  * 5as/(ht)) (ibid., section 4.2.2). */
 double wl_layer_act_bytes(const wl_transformer *t, uint32_t mb, const wl_split *sp);
@@ -151,6 +157,7 @@ typedef struct wl_mem_plan {
 	int zero_stage;           /* 0..3 */
 	bool recompute;           /* full activation recomputation */
 	bool sp;                  /* Megatron's sequence parallelism */
+	bool flash;               /* FlashAttention: no attention scores kept */
 	uint32_t cp;              /* context parallelism (0 or 1: none); tp x cp x pp x dp
 				   * GPUs */
 	uint32_t channels;        /* NCCL channels per communicator (0: 1) */
@@ -196,7 +203,9 @@ enum { WL_LAYER_FWD_KERNELS = 9, WL_LAYER_BWD_KERNELS = 15 };
  * entry: docs/gpu-kernels.md. SwiGLU and GQA shapes reuse the list with
  * their own widths. With sequence parallelism (sp) the kernels on the
  * [s, b, h] stream run on s/tp of the sequence on each rank (Korthikanti
- * et al., MLSys 2023, section 4.2.2), so they are split by tp too. */
+ * et al., MLSys 2023, section 4.2.2), so they are split by tp too. With
+ * FlashAttention (sp->flash) the score kernels move no bytes: the scores
+ * never leave the chip. */
 void wl_layer_kernels(const wl_transformer *t, uint32_t mb, const wl_split *sp,
 		      wl_kernel fwd[WL_LAYER_FWD_KERNELS], wl_kernel bwd[WL_LAYER_BWD_KERNELS]);
 

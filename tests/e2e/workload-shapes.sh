@@ -97,4 +97,21 @@ run_cmd "$BIN/dpusim-hw" replay "$E2E_TMP/ctx.yaml"
 expect_rc 2 "dpusim-hw replay refuses context parallelism"
 expect_err 'context parallelism is not replayed' "saying so"
 
+# FlashAttention: at a long sequence the unfused attention keeps its
+# scores (5as^2b a layer) and the job does not fit; with attention: flash
+# it does, and runs.
+shape long 'workload:
+  transformer: { layers: 8, hidden: 1024, heads: 16, seq: 32768, vocab: 32000 }
+  parallelism: { tp: 8, pp: 2 }
+  batch: { global: 8, micro: 1 }'
+run_cmd "$DPUSIM" check "$E2E_TMP/long.yaml"
+expect_rc 2 "unfused attention at sequence 32768 does not fit"
+expect_err 'does not fit in GPU memory' "saying so"
+printf 'extends: %s\nworkload:\n  attention: flash\n' "$E2E_TMP/long.yaml" >"$E2E_TMP/flash.yaml"
+run_cmd "$DPUSIM" check "$E2E_TMP/flash.yaml"
+expect_rc 0 "with attention: flash it fits"
+expect_out 'FlashAttention' "check names it"
+run_cmd "$DPUSIM" run "$E2E_TMP/flash.yaml" --dump
+expect_out '^  attention: flash$' "the dump keeps attention"
+
 finish

@@ -80,6 +80,20 @@ START_TEST(layer_is_gemms_plus_kernel_bytes)
 	gpu_layer_s(&g, &t, 2, &(wl_split){ .tp = 2 }, &f, &b);
 	ck_assert_double_eq_tol(f - gemms, 41248 / 1.8e12, 1e-18);
 	ck_assert_double_eq_tol(b - 2 * gemms, 222336 / 1.8e12, 1e-18);
+	/* FlashAttention: the score kernels move nothing (A = 256 scores: the
+	 * softmax's 2A tau + 2A and the dropout's 5A forward, 5A and 4A tau +
+	 * 2A backward, tau = 9/16), its GEMMs not the scores, and the backward
+	 * recomputes the scores' GEMM. */
+	wl_gemm fm[WL_LAYER_GEMMS];
+	double fgemms = 0, ff, fb;
+	wl_layer_gemms_split(&t, 2, &(wl_split){ .tp = 2, .flash = true }, fm);
+	for (int i = 0; i < WL_LAYER_GEMMS; i++)
+		fgemms += gpu_gemm_s(&g, &fm[i]);
+	ck_assert(fm[1].bytes < gm[1].bytes && fm[2].bytes < gm[2].bytes);
+	gpu_layer_s(&g, &t, 2, &(wl_split){ .tp = 2, .flash = true }, &ff, &fb);
+	ck_assert_double_eq_tol(ff - fgemms, (41248 - 800 - 1280) / 1.8e12, 1e-18);
+	ck_assert_double_eq_tol(fb - 2 * fgemms - gpu_gemm_s(&g, &fm[1]),
+				(222336 - 1280 - 1088) / 1.8e12, 1e-18);
 	/* Each kernel pays the launch overhead where a profile gives one. */
 	g.launch_s = 1e-6;
 	double fl, bl;

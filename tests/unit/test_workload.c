@@ -134,6 +134,17 @@ START_TEST(activation_bytes_follow_korthikanti)
 	/* Sequence parallelism (section 4.2.2, Table 2): sbh(34/t + 5as/(ht)). */
 	ck_assert_double_eq_tol(wl_layer_act_bytes(&t, 1, &(wl_split){ .tp = 8, .sp = true }) /
 				(sbh * (34.0 / 8 + 5.0 * 96 * 2048 / (12288 * 8))), 1.0, 1e-12);
+	/* FlashAttention keeps each row's fp32 log-sum-exp, not the scores:
+	 * 5as^2b/t becomes 4asb/t. */
+	ck_assert_double_eq_tol(wl_layer_act_bytes(&t, 1, &(wl_split){ .tp = 8, .flash = true }) /
+				(sbh * (10 + 3) + 4.0 * 96 * 2048 / 8), 1.0, 1e-12);
+	/* ... and its GEMMs move Q, K, V and O, never the s x s scores */
+	wl_gemm g[WL_LAYER_GEMMS], gf[WL_LAYER_GEMMS];
+	wl_layer_gemms_split(&t, 1, &(wl_split){ .tp = 8 }, g);
+	wl_layer_gemms_split(&t, 1, &(wl_split){ .tp = 8, .flash = true }, gf);
+	ck_assert_double_eq(gf[1].flops, g[1].flops);
+	ck_assert_double_eq(gf[1].bytes, 2 * 12.0 * (2048 * 128 + 128 * 2048));
+	ck_assert_double_eq(gf[2].bytes, 2 * 12.0 * (2048 * 128 + 2048 * 128));
 	/* Context parallelism: each rank keeps s/cp tokens' activations, its
 	 * scores s/cp x s: everything divided by cp. */
 	ck_assert_double_eq_tol(wl_layer_act_bytes(&t, 1, &(wl_split){ .tp = 8, .cp = 4 }) * 4 /
