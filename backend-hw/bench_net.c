@@ -147,7 +147,7 @@ static int allreduce_size(hw_bench *h, hw_xport *x, size_t bytes, float *data, f
 	for (int i = -1; i < iters && !err && bad == count; i++) {
 		double t0;
 		hw_allreduce_fill(data, count, h->rank);
-		hw_comm_barrier();
+		hw_comm_start_together();
 		if (i == -1)
 			hw_bench_fault(h, "allreduce-ring");
 		t0 = hw_now_s();

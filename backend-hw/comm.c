@@ -292,6 +292,12 @@ double hw_comm_sum(double v)
 	return reduce_double(v, MPI_SUM, "sum reduction");
 }
 
+void hw_comm_start_together(void)
+{
+	hw_comm_barrier();
+	hw_comm_barrier();
+}
+
 void hw_comm_barrier(void)
 {
 	MPI_Request req;

@@ -55,5 +55,11 @@ double hw_comm_sum(double v);
 void hw_comm_max_each(double *v, size_t n);
 /* A barrier that does not spin a core while it waits. */
 void hw_comm_barrier(void);
+/* Before a timed call: every rank leaves within microseconds of the others.
+ * hw_comm_barrier naps 200 us at a time once a wait grows long (a rank
+ * checking a large result keeps the others waiting), so ranks leave it up
+ * to a nap apart, which a call of tens of microseconds would count; a second
+ * barrier, entered that close together, is passed spinning. */
+void hw_comm_start_together(void);
 
 #endif

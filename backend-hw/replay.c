@@ -219,7 +219,7 @@ static int replay_size(hw_xport *x, const hw_crypt *c, size_t bytes, int reps, f
 	for (int i = -1; i < reps && !err && bad == count; i++) {
 		double t0;
 		hw_allreduce_fill(data, count, x->rank);
-		hw_comm_barrier();
+		hw_comm_start_together();
 		t0 = hw_now_s();
 		err = hw_allreduce_ring(x, data, count, tmp, false);
 		if (i >= 0)

@@ -1,7 +1,7 @@
 /* The tcp transport: one TCP connection per ring link, non-blocking sockets
  * driven by poll(2) so every wait has a deadline. Peers on the same host
  * connect over loopback; others over the address pick_addr chose. */
-#define _GNU_SOURCE /* accept4 */
+#define _GNU_SOURCE /* accept4, sched_getaffinity */
 #include "backend-hw/xport.h"
 
 #include <arpa/inet.h>
@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@ typedef struct tcp_xport {
 	hw_xport base;
 	int fd[2];      /* HW_LEFT, HW_RIGHT */
 	int listen_fd;
+	double spin_ms; /* how long a wait polls without sleeping (see tcp_spin_ms) */
 } tcp_xport;
 
 static double now_ms(void)
@@ -36,6 +38,28 @@ static double now_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* How long a wait polls without progress before it sleeps in poll:
+ * $DPUSIM_HW_TCP_SPIN_US microseconds (0..1000000); else 1 ms for a rank
+ * bound to one core (mpirun --bind-to core: spinning costs no other rank
+ * its core), 0 for one that shares cores (a spinning rank would take the
+ * core its peer needs). -1 (said) when the variable is malformed. */
+static double tcp_spin_ms(void)
+{
+	const char *e = getenv("DPUSIM_HW_TCP_SPIN_US");
+	cpu_set_t set;
+	char *end;
+	if (e && *e) {
+		double us = strtod(e, &end);
+		if (*end || !(us >= 0 && us <= 1e6))
+			return hw_fail(-1, "DPUSIM_HW_TCP_SPIN_US='%s': expected microseconds, 0 to "
+				       "1000000", e);
+		return us / 1e3;
+	}
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) == 1)
+		return 1.0;
+	return 0;
 }
 
 static int set_nonblocking(int fd)
@@ -238,7 +262,12 @@ static int tcp_xfer(hw_xport *x, int sl, const void *sb, size_t sn, int rl, void
 			p[ri = si].events |= POLLIN;
 		else if (got < rn)
 			p[ri = np++] = (struct pollfd){ .fd = t->fd[rl], .events = POLLIN };
-		n = poll(p, (nfds_t)np, (int)left + 1);
+		/* polled without sleeping until spin_ms pass without progress,
+		 * as NCCL's socket proxy progresses its connections: a receiver
+		 * that sleeps pays its core's wake-up (55 us on this VM, more
+		 * than the stack's own 13 us) on every message, which a ring's
+		 * steps, its ranks busy sending, mostly do not */
+		n = poll(p, (nfds_t)np, now_ms() < last + t->spin_ms ? 0 : (int)left + 1);
 		if (n < 0 && errno != EINTR)
 			return hw_fail(SIM_EIO, "poll failed: %s", strerror(errno));
 		if (n <= 0)
@@ -310,8 +339,9 @@ hw_xport *hw_tcp_new(const hw_xport_opts *o)
 	if (!t)
 		return NULL;
 	t->base = (hw_xport){ .ops = &tcp_ops, .timeout_ms = o->timeout_ms, .max_msg = SIZE_MAX };
+	t->spin_ms = tcp_spin_ms();
 	t->fd[0] = t->fd[1] = t->listen_fd = -1;
-	err = hw_xport_place_me(&t->base, o);
+	err = t->spin_ms < 0 ? SIM_EINVAL : hw_xport_place_me(&t->base, o);
 	if (!err)
 		err = tcp_connect(t);
 	if (!hw_comm_all(err == 0)) {

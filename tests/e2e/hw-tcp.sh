@@ -32,6 +32,18 @@ assert all(x["p50"] <= x["p99"] for x in lat)
 PY
 then ok "the report parses: source hw, every benchmark present and positive"; else not_ok "bench report"; fi
 
+# The wait policy's override: a malformed one is refused, not read as 0.
+run_cmd env DPUSIM_HW_TCP_SPIN_US=abc "${MPIRUN_BASE[@]}" -np 2 -x DPUSIM_HW_TCP_SPIN_US "$HW" bench \
+	--quick --sizes 4K --dir "$E2E_TMP"
+expect_rc 2 "a malformed DPUSIM_HW_TCP_SPIN_US ends the run"
+expect_err "DPUSIM_HW_TCP_SPIN_US='abc': expected microseconds, 0 to 1000000" "naming it"
+# Ranks bound to a core each spin (1 ms), as set explicitly here: the bench
+# runs and verifies as before.
+run_cmd env DPUSIM_HW_TCP_SPIN_US=300 "${MPIRUN_BASE[@]}" -np 2 -x DPUSIM_HW_TCP_SPIN_US "$HW" bench \
+	--quick --sizes 4K --dir "$E2E_TMP"
+expect_rc 0 "a bench whose waits spin 300 us before sleeping"
+expect_out 'allreduce_ring_busbw +tcp +4096 B .*verified x6' "verifies its all-reduce"
+
 # A wrong sum is an error, not a warning: rank 2 corrupts its contribution.
 run_cmd env DPUSIM_HW_FAULT=corrupt:2 "${MPIRUN[@]}" -x DPUSIM_HW_FAULT "$HW" bench --quick \
 	--sizes 64K -o "$E2E_TMP/corrupt.json" --dir "$E2E_TMP"
