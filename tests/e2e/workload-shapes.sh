@@ -93,7 +93,8 @@ PY
 else not_ok "context parallel report: $out"; fi
 run_cmd "$DPUSIM" run "$E2E_TMP/ctx.yaml" --dump
 expect_out '^    cp: 2$' "the dump keeps cp"
-run_cmd "$BIN/dpusim-hw" replay "$E2E_TMP/ctx.yaml"
+hw_setup
+run_cmd "$HW" replay "$E2E_TMP/ctx.yaml"
 expect_rc 2 "dpusim-hw replay refuses context parallelism"
 expect_err 'context parallelism is not replayed' "saying so"
 
