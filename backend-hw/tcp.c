@@ -253,6 +253,7 @@ static int tcp_xfer(hw_xport *x, int sl, const void *sb, size_t sn, int rl, void
 	while (sent < sn || got < rn) {
 		struct pollfd p[2];
 		int np = 0, si = -1, ri = -1, n, rc;
+		bool spin;
 		double left = last + t->base.timeout_ms - now_ms();
 		if (left <= 0)
 			return timed_out(t, sl, sent, sn, rl, got, rn);
@@ -262,12 +263,16 @@ static int tcp_xfer(hw_xport *x, int sl, const void *sb, size_t sn, int rl, void
 			p[ri = si].events |= POLLIN;
 		else if (got < rn)
 			p[ri = np++] = (struct pollfd){ .fd = t->fd[rl], .events = POLLIN };
-		/* polled without sleeping until spin_ms pass without progress,
-		 * as NCCL's socket proxy progresses its connections: a receiver
-		 * that sleeps pays its core's wake-up (55 us on this VM, more
-		 * than the stack's own 13 us) on every message, which a ring's
-		 * steps, its ranks busy sending, mostly do not */
-		n = poll(p, (nfds_t)np, now_ms() < last + t->spin_ms ? 0 : (int)left + 1);
+		/* the wait for a message's first bytes polls without sleeping
+		 * for up to spin_ms, as NCCL's socket proxy progresses its
+		 * connections: a receiver that sleeps pays its core's wake-up
+		 * (55 us on this VM, more than the stack's own 13 us) on every
+		 * message, which a ring's steps, its ranks busy sending, mostly
+		 * do not. Once bytes flow it sleeps: each wake-up then reads what
+		 * came meanwhile, and a core spinning through a bulk transfer
+		 * loses it to whatever else runs there */
+		spin = got == 0 && rn > 0 && now_ms() < last + t->spin_ms;
+		n = poll(p, (nfds_t)np, spin ? 0 : (int)left + 1);
 		if (n < 0 && errno != EINTR)
 			return hw_fail(SIM_EIO, "poll failed: %s", strerror(errno));
 		if (n <= 0)
