@@ -754,7 +754,7 @@ static void cp_coll_done(sim_engine *eng, void *obj, uint64_t data)
  * links here, a simplification that holds while they are idle during a
  * layer's attention. */
 static int cp_coll_s(const trainer *tr, coll_op op, double bytes, double *out,
-		     coll_algo *algo, diag *d)
+		     coll_algo *algo, double *bound, diag *d)
 {
 	const train_config *c = tr->cfg;
 	fab_config fc = c->fabric;
@@ -776,6 +776,8 @@ static int cp_coll_s(const trainer *tr, coll_op op, double bytes, double *out,
 		rc = fab_new(&fc, net, &f);
 	if (!rc)
 		rc = coll_ctx_new(eng, net, f, &c->coll, &cc);
+	if (!rc)
+		rc = flow_bound_init(net, 1, FAB_NCLASSES);
 	for (uint32_t t = 0; t < tr->T && !rc; t++) {
 		for (uint32_t k = 0; k < tr->C; k++)
 			ranks[t * tr->C + k] = k * tr->T + t;
@@ -794,6 +796,14 @@ static int cp_coll_s(const trainer *tr, coll_op op, double bytes, double *out,
 	for (uint32_t t = 0; t < tr->T && !rc; t++)
 		if (sim_time_to_s(r[t].time_ps) > *out)
 			*out = sim_time_to_s(r[t].time_ps), *algo = r[t].algo;
+	if (!rc) { /* what held its flows, with the tensor-parallel ones' (explain_kind) */
+		flow_bound_flush(net);
+		for (int k = 0; k < FAB_NCLASSES; k++) {
+			double held, bytes_held;
+			flow_bound(net, 0, (uint32_t)k, &held, &bytes_held);
+			bound[k] += held;
+		}
+	}
 	coll_ctx_free(cc);
 	fab_free(f);
 	flow_net_free(net);
@@ -838,10 +848,10 @@ static int build_compute(trainer *tr)
 	if (!rc && tr->C > 1) {
 		tr->cp_kv_bytes = wl_layer_kv_bytes(t, c->micro_batch) / tr->T;
 		rc = cp_coll_s(tr, COLL_ALLGATHER, tr->cp_kv_bytes, &tr->cp_ag_s, &tr->cp_ag_algo,
-			       tr->w->d);
+			       bound, tr->w->d);
 		if (!rc)
 			rc = cp_coll_s(tr, COLL_REDUCE_SCATTER, tr->cp_kv_bytes, &tr->cp_rs_s,
-				       &tr->cp_rs_algo, tr->w->d);
+				       &tr->cp_rs_algo, bound, tr->w->d);
 	}
 	return rc;
 }

@@ -39,7 +39,9 @@ enum train_part {
 /* The transfers whose limits a result counts (train_result.bound_s), and
  * the first three also split the exposed communication by what the GPUs
  * waited for (comm_s): the tensor-parallel all-reduces (simulated on their
- * own node, train.c's tp_allreduce_s), activations between pipeline
+ * own node, train.c's tp_coll_s; sequence parallel: reduce-scatters and
+ * all-gathers) with the context-parallel K/V collectives (cp_coll_s: on
+ * one stage's nodes), activations between pipeline
  * stages, the data-parallel collectives of the gradients (and ZeRO's
  * parameter all-gather); then the data loader's reads. */
 enum train_flows {

@@ -58,8 +58,13 @@ static void explain_kind(trainer *tr, train_result *r, size_t *n, int what, doub
 		"data-parallel collectives exposed", "storage reads stalled the GPUs",
 	};
 	const double *b = r->bound_s[what];
+	const char *name = kind[what];
 	double sum = 0;
 	int first = -1, second = -1;
+	if (what == TRAIN_FLOWS_TP && tr->C > 1) /* the K/V collectives share its account */
+		name = "tensor- and context-parallel collectives exposed";
+	else if (what == TRAIN_FLOWS_TP && tr->cfg->sp)
+		name = "tensor-parallel reduce-scatters and all-gathers exposed";
 	for (int k = 0; k < FAB_NCLASSES; k++) {
 		sum += b[k];
 		if (first < 0 || b[k] > b[first])
@@ -72,7 +77,7 @@ static void explain_kind(trainer *tr, train_result *r, size_t *n, int what, doub
 	char fig[112];
 	limit_figure(tr, r, what, (fab_class)first, fig, sizeof fig);
 	say(r, n, "; %s %.0f%% of the iteration, held by %s%s for %.0f%% of their transfer time",
-	    kind[what], 100 * s / total, fab_class_words((fab_class)first), fig,
+	    name, 100 * s / total, fab_class_words((fab_class)first), fig,
 	    100 * b[first] / sum);
 	if (second >= 0 && b[second] >= 0.01 * sum)
 		say(r, n, ", %s %.0f%%", fab_class_words((fab_class)second), 100 * b[second] / sum);

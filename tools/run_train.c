@@ -331,10 +331,11 @@ static void put_memory(rep_report *rep, const char *variant, const scn_scenario 
 	snprintf(key, sizeof key, "%s.memory_per_gpu", variant);
 	snprintf(buf, sizeof buf, "%.1f GB of %.1f GB on pipeline stage %u: weights %.1f GB, "
 		 "gradients %.1f GB, optimizer states %.1f GB (mixed-precision Adam, ZeRO stage "
-		 "%d), activations %.1f GB (1F1B, %s), NCCL buffers %.1f GB, reserve %.1f GB%s",
+		 "%d), activations %.1f GB (%s1F1B, %s), NCCL buffers %.1f GB, reserve %.1f GB%s",
 		 m->total / 1e9, s->cluster.gpu.v.gpu.hbm_bytes / 1e9, m->stage, m->weights / 1e9,
 		 m->grads / 1e9, m->optimizer / 1e9, job->wl.train.zero_stage,
-		 m->activations / 1e9, job->wl.train.recompute ? "full recomputation" :
+		 m->activations / 1e9, job->wl.train.vp > 1 ? "interleaved " : "",
+		 job->wl.train.recompute ? "full recomputation" :
 		 "no recomputation", m->comm / 1e9, m->reserve / 1e9,
 		 m->reserve > 0 ? "" : " (framework and CUDA context not counted: set "
 		 "workload.memory_reserve)");

@@ -271,6 +271,10 @@ START_TEST(context_parallel_traffic_by_hand)
 	ck_assert_uint_eq(ag->bytes, (uint64_t)kv);
 	ck_assert(ag->time_s > 0 && rs->time_s > 0);
 	ck_assert_uint_eq(ar->ranks, 2); /* the gradients across the context ranks */
+	/* the K/V collectives leave the node: NIC ports held them, and the
+	 * critical path says whose collectives they were */
+	ck_assert_msg(strstr(r.critical, "tensor- and context-parallel collectives exposed") &&
+		      strstr(r.critical, "held by NIC ports"), "%s", r.critical);
 	ck_assert_double_eq_tol(sum_parts(&r), mean_iter(&r), 1e-9);
 	double f, b, f2, b2;
 	gpu_layer_s(&c.gpu, t, 1, &(wl_split){ .tp = 1 }, &f, &b);
