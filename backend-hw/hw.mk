@@ -30,6 +30,7 @@ HW_OBJS := $(HW_PURE_OBJS) \
 	$(BUILD)/backend-hw/xport.o \
 	$(BUILD)/backend-hw/tcp.o \
 	$(BUILD)/backend-hw/verbs.o \
+	$(BUILD)/backend-hw/vdev.o \
 	$(BUILD)/backend-hw/allreduce.o \
 	$(BUILD)/backend-hw/bench.o \
 	$(BUILD)/backend-hw/bench_local.o \
@@ -101,9 +102,10 @@ VM_BIN := $(if $(HW_CUDA),build/vm/bin,$(BIN))
 # The issue asks CI (make check) to run the VM too: about 2-4 minutes under TCG.
 CHECK_BUILDS += check-build-vm
 CHECK_EXTRA_TESTS += e2e:$(VM_BIN):tests/vm/rdma.sh e2e:$(BIN):tests/e2e/hw-cuda.sh
-check-build-vm: $(if $(HW_CUDA),,$(BIN)/dpusim-hw)
+check-build-vm: $(if $(HW_CUDA),,$(BIN)/dpusim-hw $(BIN)/dpusim)
 	@tools/install-deps --vm
-	+$(if $(HW_CUDA),$(MAKE) BUILD=build/vm BIN=build/vm/bin HW_CUDA= build/vm/bin/dpusim-hw)
+	+$(if $(HW_CUDA),$(MAKE) BUILD=build/vm BIN=build/vm/bin HW_CUDA= build/vm/bin/dpusim-hw \
+	    build/vm/bin/dpusim)
 check-rdma: check-build-vm
 	@BIN=$(VM_BIN) tools/run-tests e2e tests/vm/rdma.sh
 
@@ -111,7 +113,7 @@ check-rdma: check-build-vm
 check-rdma-asan:
 	@tools/install-deps --vm
 	$(MAKE) BUILD=build/vm-asan BIN=build/vm-asan/bin HW_CUDA= OPT="-O1 -g" \
-	    SAN="$(ASAN_FLAGS)" build/vm-asan/bin/dpusim-hw
+	    SAN="$(ASAN_FLAGS)" build/vm-asan/bin/dpusim-hw build/vm-asan/bin/dpusim
 	@BIN=build/vm-asan/bin tools/run-tests e2e tests/vm/rdma.sh
 
 check-cuda: $(BIN)/dpusim-hw

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 
 #include <infiniband/verbs.h>
@@ -20,6 +19,7 @@
 #include "backend-hw/log.h"
 #include "backend-hw/mem.h"
 #include "backend-hw/msg.h"
+#include "backend-hw/vdev.h"
 
 #define VERBS_DEPTH 64            /* work requests per queue */
 #define IMM_CREDIT 0x80000000u    /* immediate value: a credit, not data */
@@ -49,16 +49,11 @@ typedef struct vlink {
 
 typedef struct verbs_xport {
 	hw_xport base;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
+	hw_vdev dev;               /* context, PD, port, GID */
 	struct ibv_comp_channel *chan;  /* lets an idle wait sleep in poll(2) */
 	struct ibv_cq *cq;
 	hw_mem bounce;             /* registered host memory we send from */
 	struct ibv_mr *bounce_mr;
-	uint8_t port;
-	int gid_index;
-	union ibv_gid gid;
-	struct ibv_port_attr pattr;
 	bool use_send;             /* data by SEND with immediate, not RDMA WRITE */
 	vlink link[2];
 } verbs_xport;
@@ -88,97 +83,15 @@ static void verbs_free(hw_xport *x)
 		ibv_destroy_cq(v->cq);
 	if (v->chan)
 		ibv_destroy_comp_channel(v->chan);
-	if (v->pd)
-		ibv_dealloc_pd(v->pd);
-	if (v->ctx)
-		ibv_close_device(v->ctx);
+	hw_vdev_close(&v->dev);
 	free(v);
-}
-
-/* Reads the GID type sysfs file ("RoCE v2", "IB/RoCE v1"). */
-static bool gid_is_rocev2(const char *dev, int port, int index)
-{
-	char path[256], buf[32] = "";
-	FILE *f;
-	snprintf(path, sizeof path, "/sys/class/infiniband/%s/ports/%d/gid_attrs/types/%d", dev,
-		 port, index);
-	if (!(f = fopen(path, "r")))
-		return false;
-	if (!fgets(buf, sizeof buf, f))
-		buf[0] = '\0';
-	fclose(f);
-	return !strncmp(buf, "RoCE v2", 7);
-}
-
-/* InfiniBand: GID 0. RoCE: the first RoCE v2 GID holding an IPv4-mapped
- * address (::ffff:a.b.c.d), which routes like the netdev's IPv4 address. */
-static int pick_gid(verbs_xport *v, int wanted)
-{
-	const char *dev = ibv_get_device_name(v->ctx->device);
-	if (wanted >= 0 || v->pattr.link_layer != IBV_LINK_LAYER_ETHERNET) {
-		v->gid_index = wanted >= 0 ? wanted : 0;
-		VERBSCHECK(!ibv_query_gid(v->ctx, v->port, v->gid_index, &v->gid), "ibv_query_gid");
-		return 0;
-	}
-	for (int i = 0; i < v->pattr.gid_tbl_len && i < 16; i++) {
-		union ibv_gid g;
-		static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-		if (ibv_query_gid(v->ctx, v->port, i, &g) || memcmp(g.raw, mapped, 12) ||
-		    !gid_is_rocev2(dev, v->port, i))
-			continue;
-		v->gid_index = i;
-		v->gid = g;
-		return 0;
-	}
-	return hw_fail(SIM_ENODEV, "%s port %u has no RoCE v2 GID with an IPv4 address "
-		       "(give the netdev an IPv4 address, or pass a GID index)", dev, v->port);
-}
-
-/* Opens the named (or first) device and its first active port. */
-static int open_device(verbs_xport *v, const char *want)
-{
-	int n = 0;
-	struct ibv_device **list = ibv_get_device_list(&n);
-	struct ibv_device_attr da;
-	if (!list || n == 0) {
-		if (list)
-			ibv_free_device_list(list);
-		return hw_fail(SIM_ENODEV, "no RDMA device here (libibverbs: %s); the verbs "
-			       "transport cannot run, use --transport tcp",
-			       list ? "none found" : strerror(errno));
-	}
-	for (int i = 0; i < n && !v->ctx; i++)
-		if (!want || !strcmp(ibv_get_device_name(list[i]), want))
-			v->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!v->ctx)
-		return hw_fail(SIM_ENODEV, "cannot open RDMA device '%s'", want ? want : "(first)");
-	VERBSCHECK(!ibv_query_device(v->ctx, &da), "ibv_query_device");
-	for (uint8_t p = 1; p <= da.phys_port_cnt; p++)
-		if (!ibv_query_port(v->ctx, p, &v->pattr) && v->pattr.state == IBV_PORT_ACTIVE) {
-			v->port = p;
-			return 0;
-		}
-	return hw_fail(SIM_ENODEV, "RDMA device '%s' has no active port",
-		       ibv_get_device_name(v->ctx->device));
 }
 
 static int register_stage(verbs_xport *v, vlink *l, const hw_mem_ops *mem, size_t bytes)
 {
-	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, fd, err;
-	if ((err = hw_mem_init(&l->stage, mem, bytes, -1)))
-		return err;
-	if (!mem->dmabuf) {
-		l->stage_mr = ibv_reg_mr(v->pd, l->stage.ptr, bytes, access);
-		VERBSCHECK(l->stage_mr, "ibv_reg_mr(staging)");
-		return 0;
-	}
-	if ((err = mem->dmabuf(&l->stage, &fd)))
-		return err;
-	l->stage_mr = ibv_reg_dmabuf_mr(v->pd, 0, bytes, (uint64_t)(uintptr_t)l->stage.ptr, fd,
-					access);
-	VERBSCHECK(l->stage_mr, "ibv_reg_dmabuf_mr(GPU staging)");
-	return 0;
+	int err = hw_mem_init(&l->stage, mem, bytes, -1);
+	return err ? err : hw_vdev_reg(&v->dev, &l->stage, IBV_ACCESS_LOCAL_WRITE |
+				      IBV_ACCESS_REMOTE_WRITE, &l->stage_mr);
 }
 
 static int create_qp(verbs_xport *v, vlink *l)
@@ -190,46 +103,10 @@ static int create_qp(verbs_xport *v, vlink *l)
 		.cap = { .max_send_wr = VERBS_DEPTH, .max_recv_wr = VERBS_DEPTH,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	l->qp = ibv_create_qp(v->pd, &a);
+	l->qp = ibv_create_qp(v->dev.pd, &a);
 	VERBSCHECK(l->qp, "ibv_create_qp(RC)");
-	/* A random starting PSN, so a stale packet from an earlier run of the
-	 * same QP numbers is not taken for a new one. */
-	VERBSCHECK(getrandom(&l->psn, sizeof l->psn, 0) == (ssize_t)sizeof l->psn, "getrandom");
-	l->psn &= 0xffffff;
 	l->credits = 1;
-	return 0;
-}
-
-/* INIT -> RTR -> RTS against the peer in l->peer, with explicit masks. */
-static int qp_connect(verbs_xport *v, vlink *l)
-{
-	enum ibv_mtu mtu = (enum ibv_mtu)l->peer.mtu < v->pattr.active_mtu
-				   ? (enum ibv_mtu)l->peer.mtu : v->pattr.active_mtu;
-	struct ibv_qp_attr init = {
-		.qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = v->port,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-	};
-	struct ibv_qp_attr rtr = {
-		.qp_state = IBV_QPS_RTR, .path_mtu = mtu, .dest_qp_num = l->peer.qpn,
-		.rq_psn = l->peer.psn, .max_dest_rd_atomic = 1, .min_rnr_timer = 12,
-		.ah_attr = { .dlid = l->peer.lid, .sl = 0, .port_num = v->port,
-			     .is_global = v->pattr.link_layer == IBV_LINK_LAYER_ETHERNET,
-			     .grh = { .sgid_index = (uint8_t)v->gid_index, .hop_limit = 64 } },
-	};
-	struct ibv_qp_attr rts = {
-		.qp_state = IBV_QPS_RTS, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
-		.sq_psn = l->psn, .max_rd_atomic = 1,
-	};
-	memcpy(rtr.ah_attr.grh.dgid.raw, l->peer.gid, 16);
-	VERBSCHECK(!ibv_modify_qp(l->qp, &init, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				  IBV_QP_ACCESS_FLAGS), "ibv_modify_qp(INIT)");
-	VERBSCHECK(!ibv_modify_qp(l->qp, &rtr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				  IBV_QP_MIN_RNR_TIMER), "ibv_modify_qp(RTR)");
-	VERBSCHECK(!ibv_modify_qp(l->qp, &rts, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC),
-		   "ibv_modify_qp(RTS)");
-	return 0;
+	return hw_vdev_psn(&l->psn);
 }
 
 /* Every receive names the staging buffer: a SEND lands there, while a WRITE
@@ -423,17 +300,15 @@ static int verbs_setup(verbs_xport *v, const hw_xport_opts *o)
 	int err;
 	if (!mem)
 		return hw_fail(SIM_EUNSUPPORTED, "memory '%s' is not compiled in", o->mem);
-	if ((err = open_device(v, o->device)) || (err = pick_gid(v, o->gid_index)))
+	if ((err = hw_vdev_open(&v->dev, o->device, o->gid_index)))
 		return err;
-	v->pd = ibv_alloc_pd(v->ctx);
-	VERBSCHECK(v->pd, "ibv_alloc_pd");
-	v->chan = ibv_create_comp_channel(v->ctx);
+	v->chan = ibv_create_comp_channel(v->dev.ctx);
 	VERBSCHECK(v->chan, "ibv_create_comp_channel");
-	v->cq = ibv_create_cq(v->ctx, 4 * VERBS_DEPTH, NULL, v->chan, 0);
+	v->cq = ibv_create_cq(v->dev.ctx, 4 * VERBS_DEPTH, NULL, v->chan, 0);
 	VERBSCHECK(v->cq, "ibv_create_cq");
 	if ((err = hw_mem_init(&v->bounce, &hw_mem_host_ops, v->base.max_msg, -1)))
 		return err;
-	v->bounce_mr = ibv_reg_mr(v->pd, v->bounce.ptr, v->base.max_msg, IBV_ACCESS_LOCAL_WRITE);
+	v->bounce_mr = ibv_reg_mr(v->dev.pd, v->bounce.ptr, v->base.max_msg, IBV_ACCESS_LOCAL_WRITE);
 	VERBSCHECK(v->bounce_mr, "ibv_reg_mr(bounce)");
 	for (int i = 0; i < 2; i++)
 		if ((err = register_stage(v, &v->link[i], mem, v->base.max_msg)) ||
@@ -444,10 +319,7 @@ static int verbs_setup(verbs_xport *v, const hw_xport_opts *o)
 
 static void describe(const verbs_xport *v, const vlink *l, hw_msg_verbs *m)
 {
-	*m = (hw_msg_verbs){ .qpn = l->qp->qp_num, .psn = l->psn, .lid = v->pattr.lid,
-			     .rkey = l->stage_mr->rkey, .addr = (uint64_t)(uintptr_t)l->stage.ptr,
-			     .bytes = v->base.max_msg, .mtu = (uint32_t)v->pattr.active_mtu };
-	memcpy(m->gid, v->gid.raw, 16);
+	hw_vdev_describe(&v->dev, l->qp, l->psn, l->stage_mr, &l->stage, m);
 }
 
 static int verbs_check(const char *slot, size_t cap)
@@ -493,7 +365,8 @@ static int verbs_connect(verbs_xport *v, const hw_xport_opts *o)
 			return hw_fail(SIM_EINVAL, "rank %d's staging buffer (%llu bytes) is smaller "
 				       "than ours", v->base.peer[i],
 				       (unsigned long long)v->link[i].peer.bytes);
-		if ((err = qp_connect(v, &v->link[i])))
+		if ((err = hw_vdev_connect(&v->dev, v->link[i].qp, v->link[i].psn, &v->link[i].peer,
+					   IBV_ACCESS_REMOTE_WRITE, 1)))
 			return err;
 		for (int k = 0; k < VERBS_DEPTH / 2; k++)
 			if ((err = post_recv(&v->link[i], i)))
