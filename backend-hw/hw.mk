@@ -31,6 +31,8 @@ HW_OBJS := $(HW_PURE_OBJS) \
 	$(BUILD)/backend-hw/tcp.o \
 	$(BUILD)/backend-hw/verbs.o \
 	$(BUILD)/backend-hw/vdev.o \
+	$(BUILD)/backend-hw/perf.o \
+	$(BUILD)/backend-hw/replay_p2p.o \
 	$(BUILD)/backend-hw/allreduce.o \
 	$(BUILD)/backend-hw/bench.o \
 	$(BUILD)/backend-hw/bench_local.o \

@@ -52,7 +52,7 @@ static const hw_cmd commands[] = {
 	  "Test hook: DPUSIM_HW_FAULT=exit:R|hang:R|corrupt:R makes rank R exit, hang or\n"
 	  "add 1 to its all-reduce contribution.\n",
 	  hw_cmd_bench },
-	{ "replay", "run a scenario's collectives or training steps for real on the ranks",
+	{ "replay", "run a scenario's collectives, training steps or perftest test for real",
 	  "usage: mpirun -np N dpusim-hw replay FILE [-o FILE] [--transport tcp|verbs]\n"
 	  "                                        [--mem host|cuda] [--timeout SECONDS]\n"
 	  "                                        [--start-timeout SECONDS] [--point INDEX]\n"
@@ -114,6 +114,20 @@ static const hw_cmd commands[] = {
 	  "  --compute     where the GEMMs run: cpu (default) or cuda\n"
 	  "  --gemm-n N    GEMM matrix size (16..16384)\n"
 	  "  --dir DIR     where the storage replay's files go ($TMPDIR or /tmp)\n"
+	  "\n"
+	  "p2p scenario (workload kind: p2p, perftest's tests): mpirun -np 2 and\n"
+	  "--transport verbs (perftest runs verbs; tcp is refused, as the simulator\n"
+	  "refuses network host-tcp). Rank 0 is the requester, rank 1 the responder,\n"
+	  "over qps RC QPs from registered buffers: rdma variants in host memory,\n"
+	  "rdma-gdr in GPU memory (dmabuf) where CUDA and a GPU are here, else listed\n"
+	  "as not replayed with the reason. Bandwidth tests keep tx_depth messages in\n"
+	  "flight per QP, a completion every 100 (every message above 8 KiB); BW\n"
+	  "average is the payload over first post to last completion. Latency tests\n"
+	  "are a ping-pong (read_lat: one READ after another), time_s the median half\n"
+	  "round trip (read: round trip). After every test the receiver's buffer is\n"
+	  "checked against the sender's pattern. Rows as `dpusim run` writes them (op\n"
+	  "sendrecv, algo ib_write_bw...), so `dpusim compare` holds them per size.\n"
+	  "Test hook: DPUSIM_HW_FAULT=corrupt:R (rank R sends a wrong byte).\n"
 	  "\n"
 	  "Sweeps: every point of the scenario's sweep: section runs, in order, each\n"
 	  "into its own report DIR/NAME.pINDEX.json with -o DIR (the names and point\n"

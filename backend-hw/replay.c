@@ -509,9 +509,7 @@ static int point_check(const scn_scenario *s, const replay_opts *o)
 	if (s->njobs == 1 && s->jobs[0].wl.kind == SCN_WL_TRAINING)
 		return hw_replay_train_check(s, o, hw_comm_size());
 	if (s->njobs == 1 && s->jobs[0].wl.kind == SCN_WL_P2P)
-		return hw_replay_usage("%s: a p2p benchmark (perftest's ib_*_bw/lat) is not replayed; "
-				       "dpusim-hw bench measures rdma_write_lat and rdma_write_bw "
-				       "(--transport verbs), or run perftest itself", o->where);
+		return hw_replay_p2p_check(s, o, hw_comm_size());
 	err = replayable(s, o, hw_comm_size());
 	if (!err && (o->data || o->scale != 1 || strcmp(o->compute, "cpu") || o->gemm_n))
 		err = hw_replay_usage("%s: --data, --scale, --compute and --gemm-n apply to training "
@@ -744,6 +742,8 @@ static int run_points(scn_scenario *s, const replay_opts *base, size_t first, si
 			st = 2;
 		else if (p->njobs == 1 && p->jobs[0].wl.kind == SCN_WL_TRAINING)
 			st = hw_replay_train(p, &o);
+		else if (p->njobs == 1 && p->jobs[0].wl.kind == SCN_WL_P2P)
+			st = hw_replay_p2p(p, &o);
 		else
 			st = replay_coll(p, &o);
 		point_free(s, p);

@@ -55,6 +55,17 @@ int hw_replay_train_check(const scn_scenario *s, const replay_opts *o, int ranks
  * wrong; 2 bad input or failure. Every rank returns the same status. */
 int hw_replay_train(const scn_scenario *s, const replay_opts *o);
 
+/* Whether the p2p replay (replay_p2p.c) can run s on `ranks` ranks with
+ * o: 0, or 2 with the reason printed (rank 0). Same answer on every rank. */
+int hw_replay_p2p_check(const scn_scenario *s, const replay_opts *o, int ranks);
+
+/* The p2p replay: perftest's test of s's p2p workload on real verbs
+ * between ranks 0 and 1, every variant with its own buffers (rdma: host
+ * memory, rdma-gdr: GPU memory where CUDA and a GPU are here, else listed
+ * as not replayed), every size's data checked. Exit status 0, 1 (data
+ * wrong) or 2, the same on every rank. */
+int hw_replay_p2p(const scn_scenario *s, const replay_opts *o);
+
 /* crypto: host: the AES-256-GCM key of a replay, the same on every rank,
  * from the scenario's seed and what it seals (`use`: one key per transport,
  * as nonces are unique per sender and link of one transport only; the

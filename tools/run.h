@@ -49,6 +49,9 @@ int run_attach_node_caps(flow_net *net, fab *f, const scn_scenario *s, const scn
 int run_p2p_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,
 		    uint64_t seed, rep_variant *rv, rep_report *rep, diag *d);
 
+/* perftest's program for test t ("ib_write_bw", ...): a p2p row's algo. */
+const char *run_p2p_prog(scn_p2p_test t);
+
 /* The same set up without simulating, for the dry pass (run_check): a
  * network it cannot run (host-tcp), a size past the clock. 0 or an error
  * with messages in d. */

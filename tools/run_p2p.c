@@ -19,6 +19,11 @@ static const char *const test_prog[] = {
 	[SCN_P2P_READ_BW] = "ib_read_bw", [SCN_P2P_READ_LAT] = "ib_read_lat",
 };
 
+const char *run_p2p_prog(scn_p2p_test t)
+{
+	return test_prog[t];
+}
+
 /* The verb each test moves its bytes with. */
 static p2p_op op_of(scn_p2p_test t)
 {

@@ -57,6 +57,41 @@ grep -q '"replay.pipeline_stage0": "activations sent 8, received 0; gradients se
 	/tmp/t.json 2>/dev/null && grep -q '"replay.pipeline_stage1": "activations sent 0, received 8; gradients sent 8, received 0' /tmp/t.json \
 	&& ok "every activation and gradient crossed rxe0, in the schedule's numbers" || no "pipeline counts"
 
+# perftest's tests replayed (a p2p workload): ib_write_bw with 128 writes in
+# flight, then ib_write_lat, 3 sizes each, every test's destination checked;
+# the rows compared with the simulator's per size (dpusim compare).
+sed 's/test: write_bw/test: write_lat/' tests/rxe-p2p.yaml >/tmp/rxe-p2p-lat.yaml
+for t in bw lat; do
+	f=tests/rxe-p2p.yaml; [ $t = lat ] && f=/tmp/rxe-p2p-lat.yaml
+	$MPI dpusim-hw replay $f --transport verbs --timeout 20 -o /tmp/p2p-$t.json \
+		>/tmp/p2p-$t.txt 2>&1; rc=$?
+	cat /tmp/p2p-$t.txt
+	[ $rc -eq 0 ] && ok "p2p ib_write_$t replay over verbs" || no "p2p ib_write_$t replay exit $rc"
+	n=$(grep -c "ib_write_$t .* verified" /tmp/p2p-$t.txt)
+	[ "$n" = 3 ] && ok "ib_write_$t: 3 sizes run, each verified" || no "ib_write_$t: $n sizes verified"
+	grep -q '"host-memory.p2p_replayed": "perftest ib_write_'$t' on verbs, rxe0 (RoCE)' /tmp/p2p-$t.json \
+		&& ok "ib_write_$t: the report says what ran" || no "ib_write_$t: no p2p_replayed info"
+	grep -q '"gpu-memory.not_replayed": "network rdma-gdr needs GPU memory' /tmp/p2p-$t.json \
+		&& ok "ib_write_$t: the GPU-memory variant listed as not replayed" || no "ib_write_$t: gpu-memory"
+	dpusim run $f --json >/tmp/p2p-$t.sim.json 2>/tmp/p2p-$t.sim.err; rc=$?
+	[ $rc -eq 0 ] || { cat /tmp/p2p-$t.sim.err; no "dpusim run $f exit $rc"; }
+	dpusim compare /tmp/p2p-$t.sim.json /tmp/p2p-$t.json >/tmp/p2p-$t.cmp 2>&1; rc=$?
+	cat /tmp/p2p-$t.cmp
+	[ $rc -eq 0 ] && ok "ib_write_$t: dpusim compare runs" || no "ib_write_$t: compare exit $rc"
+	# every size shared, with a positive measured bandwidth
+	n=$(awk -v t="ib_write_$t" '$1 == "host-memory" && $2 ~ "^sendrecv\\." t "\\.2r\\.(64|4096|65536)B\\.busbw_GBps$" \
+		&& $4 > 0 && $5 ~ /%$/ { n++ } END { print n + 0 }' /tmp/p2p-$t.cmp)
+	[ "$n" = 3 ] && ok "ib_write_$t: 3 sizes compared per size, bandwidth > 0" \
+		|| no "ib_write_$t: $n sizes compared with bandwidth > 0"
+done
+grep -q 'B: 300 calls' /tmp/p2p-lat.cmp \
+	&& ok "ib_write_lat: each row the median of 300 round trips, spread shown" || no "ib_write_lat spread"
+DPUSIM_HW_FAULT=corrupt:0 $MPI -x DPUSIM_HW_FAULT dpusim-hw replay tests/rxe-p2p.yaml --transport verbs \
+	--timeout 20 -o /tmp/p2p-bad.json >/tmp/p2p-bad.txt 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -q 'rank 0 sent 0x' /tmp/p2p-bad.txt && [ ! -e /tmp/p2p-bad.json ] \
+	&& ok "a wrong byte written by rank 0 is caught on rank 1, no report" \
+	|| { cat /tmp/p2p-bad.txt; no "p2p corruption: exit $rc"; }
+
 DPUSIM_HW_FAULT=corrupt:1 $MPI -x DPUSIM_HW_FAULT dpusim-hw bench --transport verbs --quick \
 	--sizes 4K --timeout 20 >/tmp/corrupt.txt 2>&1; rc=$?
 [ $rc -eq 1 ] && grep -q 'gave a wrong sum' /tmp/corrupt.txt && ok "wrong sum over verbs detected" \

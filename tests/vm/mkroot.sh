@@ -3,7 +3,7 @@
 # from this machine's Debian packages (see /work/shared/notes/soft-roce-vm.md):
 # static busybox, Debian's kernel modules for Soft-RoCE (rdma_rxe) and a dummy
 # netdev, the rxe verbs provider, Open MPI (mpirun, orted, plugins), iproute2's
-# ip and rdma, dpusim-hw, the profiles and the guest's test script.
+# ip and rdma, dpusim-hw and dpusim beside it, the profiles and the guest's test script.
 set -euo pipefail
 out=$1 hw=$2
 here=$(cd "$(dirname "$0")" && pwd) top=$(cd "$here/../.." && pwd)
@@ -33,10 +33,13 @@ copy() { # copy PATH...: into the same path under root
 		cp -L "$f" "$root$f"
 	done
 }
-elfs=(/usr/bin/ip /usr/bin/rdma /usr/bin/orterun /usr/bin/orted "$hw")
+# dpusim itself, beside dpusim-hw, for the run and compare of the p2p replay
+sim=$(dirname "$hw")/dpusim
+elfs=(/usr/bin/ip /usr/bin/rdma /usr/bin/orterun /usr/bin/orted "$hw" "$sim")
 copy /usr/bin/ip /usr/bin/rdma /usr/bin/orterun /usr/bin/orted
 ln -s orterun "$root/usr/bin/mpirun"
 cp "$hw" "$root/usr/bin/dpusim-hw"
+cp "$sim" "$root/usr/bin/dpusim"
 # Open MPI and PMIx load their components at run time; rxe is a verbs provider.
 for d in /usr/lib/x86_64-linux-gnu/openmpi /usr/lib/x86_64-linux-gnu/pmix2 \
 	 /usr/share/openmpi /usr/share/pmix /etc/openmpi; do
@@ -62,6 +65,7 @@ cp "$here/guest.sh" "$root/work/guest.sh"
 cp "$top/tests/e2e/hw-lsan.supp" "$root/work/hw-lsan.supp"
 cp "$here/rxe-allreduce2.yaml" "$root/work/tests/"
 cp "$here/rxe-train-pp2.yaml" "$root/work/tests/"
+cp "$here/rxe-p2p.yaml" "$root/work/tests/"
 cp "$here/init" "$root/init"
 chmod +x "$root/init" "$root/work/guest.sh"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"
