@@ -36,6 +36,17 @@
  * flows each cross hundreds of NVLink, PCIe and NIC resources of their own
  * but meet on a few switch links costs those few links per solve.
  *
+ * Of the shared resources, only the tight ones count (res_tight): a
+ * resource whose flows, each at its upper bound (its cap and every slot's
+ * cap / weight, fflow.ub_Bps), would still leave it SLACK_EPS free can
+ * never hold any of them, so it links no flows into a component and
+ * water-filling never reads it. The shared slots keep the tight ones
+ * first (ntight); a resource tracks the sum of its entries' bounds and
+ * moves its entries' slots across when a join or leave flips it. Host
+ * TCP's connections, capped well below a link, cross hundreds of links
+ * and node buses that are slack: their components shrink from the whole
+ * cluster to what really contends.
+ *
  * A leave marks the resources the flow shared dirty, unless none was
  * saturated (see quiet); a start or restart lists the flow as joined. One
  * solve event per instant first places the joined flows that fit at their
@@ -62,6 +73,7 @@
 #define CHECK_EPS 1e-9
 #define QUIET_EPS 1e-9 /* a resource this close to its capacity counts as saturated */
 #define QUIET_SCAN 256 /* most entries a test for a change without a solve reads */
+#define SLACK_EPS 1e-6 /* a resource its flows' bounds fill to within this is tight */
 
 typedef struct fentry {
 	uint32_t flow;
@@ -80,6 +92,8 @@ typedef struct fres {  /* (ordered to pack, what a level reads first: 72 bytes) 
 	double wt_extra; /* unfrozen weighted flows' weights beyond their occurrences */
 	uint32_t at;     /* path dedup scratch: the slot it got */
 	uint32_t ci;     /* water-filling: place in the component's walk */
+	double ub_sum_Bps; /* sum over entries of weight x their flow's ub_Bps */
+	bool tight;      /* shared, and its flows' bounds could fill it (res_tight) */
 	bool dirty;
 	bool touched;    /* in net->touched */
 	uint8_t cls;     /* flow_res_set_class (in the padding: still 72 bytes) */
@@ -104,9 +118,11 @@ typedef struct fflow {
 	double rate_Bps;
 	double cap_Bps;
 	sim_time t_last;
-	fslot *slot;        /* nslot distinct resources: nshared shared, then private */
+	fslot *slot;        /* nslot distinct resources: nshared shared (ntight tight
+			     * first, then slack), then private */
 	double *wt;         /* per slot, its occurrences' weights summed; NULL: all 1 */
-	uint32_t nslot, nshared;
+	uint32_t nslot, nshared, ntight;
+	double ub_Bps;      /* no rate it can get exceeds this: min(cap, slot caps) */
 	double priv_Bps;    /* least cap/times over private slots, unless priv_stale */
 	fcapped *bycap;     /* kept flows: (cap/times, resource) of every slot, by cap */
 	uint32_t *parked_slots; /* parked: slots out of their resources' lists */
@@ -488,6 +504,54 @@ static void make_private(flow_net *net, uint32_t fid, uint32_t k)
 	}
 }
 
+/* What f's slot k adds to its resource's ub_sum_Bps. */
+static double slot_ub_Bps(const fflow *f, uint32_t k)
+{
+	return slot_w(f, k) * f->ub_Bps;
+}
+
+/* A shared resource is tight unless its flows, each at its own upper
+ * bound, leave SLACK_EPS of it free. A slack one can never hold a flow:
+ * a flow's rate never exceeds its bound, and at every level of
+ * water-filling its share (capacity left over unfrozen weight) stays
+ * above the level by about SLACK_EPS x its capacity over its unfrozen
+ * weight, far past TIE_EPS and rounding. So it is neither a link in
+ * components nor read by water-filling, and leaving it out moves no rate
+ * and no freeze: with host-tcp's per-connection caps, most of the
+ * fabric's links are such (issue 14). */
+static bool res_tight(const fres *r)
+{
+	return r->nent >= 2 && !(r->ub_sum_Bps <= r->cap_Bps * (1 - SLACK_EPS));
+}
+
+/* Slot k of fid's, shared, moves into the tight part (or out of it, to the
+ * slack part). */
+static void slot_tighten(flow_net *net, uint32_t fid, uint32_t k)
+{
+	swap_slots(net, fid, k, net->flows[fid].ntight++);
+}
+
+static void slot_loosen(flow_net *net, uint32_t fid, uint32_t k)
+{
+	swap_slots(net, fid, k, --net->flows[fid].ntight);
+}
+
+/* r's entries or bounds changed: when that flips it between tight and
+ * slack, every entry's slot moves across. O(entries), only on a flip. */
+static void retighten(flow_net *net, fres *r)
+{
+	bool t = res_tight(r);
+	if (t == r->tight)
+		return;
+	r->tight = t;
+	for (uint32_t e = 0; e < r->nent; e++) {
+		if (t)
+			slot_tighten(net, r->ent[e].flow, r->ent[e].slot);
+		else
+			slot_loosen(net, r->ent[e].flow, r->ent[e].slot);
+	}
+}
+
 /* The least cap/times over f's private slots (of a live flow, on all its
  * resources: private ones are those it is alone on). A kept flow finds it
  * in its slots sorted by cap, past at most its shared ones. */
@@ -521,6 +585,7 @@ static void evict(flow_net *net, fres *r, uint32_t rid)
 	fentry e = r->ent[0];
 	fflow *f = &net->flows[e.flow];
 	r->nent = 0;
+	r->ub_sum_Bps = 0;
 	r->nweighted -= f->wt != NULL;
 	net->res_occ[rid] -= f->slot[e.slot].times;
 	f->slot[e.slot].pos = NO_POS;
@@ -535,19 +600,25 @@ static int attach_slot(flow_net *net, uint32_t fid, uint32_t k)
 {
 	fslot *s = &net->flows[fid].slot[k];
 	fres *r = &net->res[s->res];
-	bool weighted = net->flows[fid].wt != NULL;
+	bool weighted = net->flows[fid].wt != NULL, was_tight;
 	if (parked_only(net, r))
 		evict(net, r, s->res);
 	if (grow((void **)&r->ent, &r->ent_cap, r->nent + 1, sizeof *r->ent))
 		return SIM_ENOMEM;
+	was_tight = r->tight;
 	s->pos = r->nent;
 	r->ent[r->nent++] = (fentry){ .flow = fid, .slot = k };
+	r->ub_sum_Bps += slot_ub_Bps(&net->flows[fid], k);
 	net->res_occ[s->res] += s->times;
 	r->nweighted += weighted;
 	if (r->nent == 2)
 		make_shared(net, r->ent[0].flow, r->ent[0].slot);
 	if (r->nent >= 2)
 		make_shared(net, fid, k);
+	if (was_tight) /* still tight: the new entry joins the others */
+		slot_tighten(net, fid, r->ent[r->nent - 1].slot);
+	else
+		retighten(net, r);
 	return 0;
 }
 
@@ -558,7 +629,7 @@ static int attach_slot(flow_net *net, uint32_t fid, uint32_t k)
 static int join_resources(flow_net *net, uint32_t fid, uint32_t *joined)
 {
 	fflow *f = &net->flows[fid];
-	f->nshared = 0;
+	f->nshared = f->ntight = 0;
 	f->priv_stale = true;
 	for (*joined = 0; *joined < f->nslot; (*joined)++)
 		if (attach_slot(net, fid, *joined))
@@ -581,12 +652,19 @@ static void leave_resources(flow_net *net, uint32_t fid, uint32_t upto)
 		r->ent[s->pos] = moved;
 		net->flows[moved.flow].slot[moved.slot].pos = s->pos;
 		net->res_occ[s->res] -= s->times;
+		r->ub_sum_Bps = r->nent ? r->ub_sum_Bps - slot_ub_Bps(f, k) : 0;
 		r->nweighted -= f->wt != NULL;
 		s->pos = NO_POS;
-		if (r->nent == 1)
+		if (r->nent == 1) {
+			if (r->tight)
+				slot_loosen(net, r->ent[0].flow, r->ent[0].slot);
+			r->tight = false;
 			make_private(net, r->ent[0].flow, r->ent[0].slot);
+		} else if (r->tight) {
+			retighten(net, r);
+		}
 	}
-	f->nshared = 0;
+	f->nshared = f->ntight = 0;
 }
 
 /* Kept flow fid, idle, leaves the resources it shares (as leave_resources
@@ -623,7 +701,7 @@ static int unpark(flow_net *net, uint32_t fid)
 {
 	fflow *f = &net->flows[fid];
 	f->parked = false;
-	f->nshared = 0;
+	f->nshared = f->ntight = 0;
 	f->priv_stale = true;
 	/* Out of their lists: slots with pos NO_POS, listed in parked_slots; when
 	 * they are many, reading them off the slots in order beats sorting. */
@@ -727,6 +805,15 @@ static int set_slots(flow_net *net, fflow *f, const uint32_t *path, const double
 	return set_weights(net, f, path, weights, len);
 }
 
+/* f's upper bound (fflow.ub_Bps): its cap and every slot's cap / weight.
+ * Fixed for its life (a kept flow restarts on the same path). */
+static void set_ub(const flow_net *net, fflow *f)
+{
+	f->ub_Bps = f->cap_Bps > 0 ? f->cap_Bps : INFINITY;
+	for (uint32_t k = 0; k < f->nslot; k++)
+		f->ub_Bps = fmin(f->ub_Bps, slot_cap_Bps(net, f, k));
+}
+
 static int by_cap(const void *a, const void *b);
 
 /* A kept flow's slots by cap/times, so that priv_cap_Bps need not read
@@ -765,6 +852,7 @@ int flow_start(flow_net *net, const flow_spec *spec, uint32_t *fid)
 		release_flow(net, id);
 		return SIM_ENOMEM;
 	}
+	set_ub(net, f);
 	bump(net);
 	f = &net->flows[id];
 	if (join_resources(net, id, &joined)) {
@@ -839,7 +927,7 @@ static void apply_rate(flow_net *net, uint32_t fid, double rate_Bps)
 static bool quiet(const flow_net *net, const fflow *f, double extra_Bps)
 {
 	uint32_t seen = 0;
-	for (uint32_t k = 0; k < f->nshared; k++) {
+	for (uint32_t k = 0; k < f->ntight; k++) { /* a slack one never saturates */
 		const fres *r = &net->res[f->slot[k].res];
 		double load;
 		/* Re-solved at this instant anyway; and a check costlier than
@@ -861,9 +949,9 @@ static bool quiet(const flow_net *net, const fflow *f, double extra_Bps)
 static void leave_and_mark(flow_net *net, uint32_t fid)
 {
 	fflow *f = &net->flows[fid];
-	uint32_t nshared = f->nshared;
+	uint32_t ntight = f->ntight;
 	if (!quiet(net, f, 0))
-		for (uint32_t k = 0; k < nshared; k++)
+		for (uint32_t k = 0; k < ntight; k++)
 			mark_dirty(net, f->slot[k].res);
 	leave_resources(net, fid, f->nslot);
 	f->attached = false;
@@ -911,7 +999,7 @@ static void go_idle(flow_net *net, uint32_t fid)
 	}
 	/* At its rate: the test of saturation counts it. */
 	if (!quiet(net, f, 0))
-		for (uint32_t k = 0; k < f->nshared; k++)
+		for (uint32_t k = 0; k < f->ntight; k++)
 			mark_dirty(net, f->slot[k].res);
 	park(net, fid);
 	f->rate_Bps = 0;
@@ -998,21 +1086,25 @@ static void visit_flow(flow_net *net, uint32_t fid, uint32_t *nr, uint32_t *nf)
 	SIM_ASSERT(f->live, "idle flow %u found in a component", fid);
 	f->mark = net->epoch;
 	net->cflow[(*nf)++] = fid; /* sized by solve_event */
-	for (uint32_t k = 0; k < f->nshared; k++)
+	for (uint32_t k = 0; k < f->ntight; k++)
 		if (net->res[f->slot[k].res].mark != net->epoch)
 			push_cres(net, nr, f->slot[k].res);
 }
 
-/* The component of resource `start`: its shared resources into cres, its
- * flows into cflow (none when they were walked already this solve). */
+/* The component of resource `start`: its tight resources into cres, its
+ * flows into cflow (none when they were walked already this solve). A
+ * start that is not tight (private, or slack since it was marked) links
+ * nobody: the component is its flows'. */
 static void walk_component(flow_net *net, uint32_t start, uint32_t *nr, uint32_t *nf)
 {
 	const fres *s = &net->res[start];
 	*nr = *nf = 0;
-	if (s->nent == 1)
-		visit_flow(net, s->ent[0].flow, nr, nf);
-	else if (s->mark != net->epoch)
+	if (!s->tight) {
+		for (uint32_t e = 0; e < s->nent; e++)
+			visit_flow(net, s->ent[e].flow, nr, nf);
+	} else if (s->mark != net->epoch) {
 		push_cres(net, nr, start);
+	}
 	for (uint32_t i = 0; i < *nr; i++) {
 		const fres *r = &net->res[net->cres[i]];
 		for (uint32_t e = 0; e < r->nent; e++)
@@ -1040,7 +1132,7 @@ static void touch(flow_net *net, uint32_t rid)
 /* freeze for a weighted flow: weight x rate off each shared resource. */
 static void freeze_weighted(flow_net *net, fflow *f, double rate_Bps)
 {
-	for (uint32_t k = 0; k < f->nshared; k++) {
+	for (uint32_t k = 0; k < f->ntight; k++) {
 		fres *r = &net->res[f->slot[k].res];
 		touch(net, f->slot[k].res);
 		r->rem_Bps -= rate_Bps * f->wt[k];
@@ -1066,7 +1158,7 @@ static void freeze(flow_net *net, fflow *f, double rate_Bps, uint32_t bound)
 	f->new_Bps = rate_Bps;
 	if (f->wt)
 		return freeze_weighted(net, f, rate_Bps);
-	for (uint32_t k = 0; k < f->nshared; k++) {
+	for (uint32_t k = 0; k < f->ntight; k++) {
 		fres *r = &net->res[f->slot[k].res];
 		touch(net, f->slot[k].res);
 		for (uint32_t t = 0; t < f->slot[k].times; t++) {
@@ -1319,7 +1411,8 @@ static void solve_event(sim_engine *eng, void *obj, uint64_t data)
 		net->solves++;
 		for (uint32_t i = 0; i < nf; i++) {
 			fflow *f = &net->flows[net->cflow[i]];
-			f->solo = nf == 1;
+			/* alone on everything it shares, slack or tight */
+			f->solo = nf == 1 && f->ntight == f->nshared;
 			f->solo_gen = net->gen;
 		}
 		for (uint32_t i = 0; i < nf; i++)

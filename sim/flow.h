@@ -8,9 +8,11 @@
  * batched into one solve event at that instant, and a solve only touches
  * the connected component of flows and resources the changes reach, so
  * independent transfers cost O(path length) each, not O(flows). Flows are
- * connected only through resources two or more of them cross; one a flow
- * has to itself acts as a cap on it, so a solve costs the links that flows
- * share, not the length of their paths. A flow that can run at its own
+ * connected only through resources two or more of them cross and could
+ * fill (the sum of their upper bounds, caps and path capacities, reaches
+ * its capacity); one a flow has to itself acts as a cap on it, and one its
+ * flows cannot fill bounds nobody, so a solve costs the links where flows
+ * really contend, not the length of their paths. A flow that can run at its own
  * limit (its cap or such a resource) without saturating any resource it
  * shares joins, and one crossing no saturated shared resource leaves,
  * without a solve: no other rate moves then.

@@ -676,6 +676,40 @@ START_TEST(quiet_joins_and_leaves_skip_the_solve)
 }
 END_TEST
 
+/* A shared link that its flows cannot fill even each at its own limit
+ * (slack) links nobody: 300 flows held by their own links join a roomy
+ * one and leave it without a solve, where the saturation test over its
+ * 300 entries gave up and solved them all as one component (issue 14:
+ * host-tcp's capped connections on an ECMP fabric). With less room it is
+ * tight: solved once, and fair. */
+START_TEST(slack_link_links_nobody)
+{
+	for (int tight = 0; tight < 2; tight++) {
+		sim_engine *eng = sim_engine_new();
+		flow_net *net = flow_net_new(eng);
+		uint32_t big, own, fid[300], p[2];
+		flow_res_add(net, tight ? 2.4e11 : 1e12, &big);
+		for (int i = 0; i < 300; i++) {
+			flow_res_add(net, 1e9, &own);
+			p[0] = own, p[1] = big;
+			flow_spec fs = { .bytes = 1000000, .path = p, .path_len = 2 };
+			ck_assert_int_eq(flow_start(net, &fs, &fid[i]), 0);
+		}
+		settle(eng);
+		for (int i = 0; i < 300; i++)
+			ck_assert(REL(flow_rate_Bps(net, fid[i]), tight ? 8e8 : 1e9));
+		check_ok(net);
+		ck_assert_uint_eq(flow_solves(net), tight ? 1 : 0);
+		sim_run(eng);
+		ck_assert_uint_eq(flow_active(net), 0);
+		if (!tight)
+			ck_assert_uint_eq(flow_solves(net), 0);
+		flow_net_free(net);
+		sim_engine_free(eng);
+	}
+}
+END_TEST
+
 /* A kept flow alone on its path restarts at O(1): no solve, same rate,
  * exact times. */
 static void restart_later(sim_engine *eng, void *obj, uint64_t data)
@@ -1291,6 +1325,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, bound_by_class_and_tag);
 	tcase_add_test(tc, bound_follows_the_rates);
 	tcase_add_test(tc, bound_is_the_bottleneck);
+	tcase_add_test(tc, slack_link_links_nobody);
 	suite_add_tcase(s, tc);
 	return s;
 }
