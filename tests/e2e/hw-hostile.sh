@@ -67,16 +67,19 @@ expect_err "rank 1 sent connection details this dpusim-hw cannot read \(another 
 TMO=60 replay_bad DPUSIM_TEST_RECORD='dpusim-hw/1 tcp host=a addr=127.0.0.1 port=0' DPUSIM_TEST_STOP=
 expect_rc 2 "a record with port 0 is refused"
 expect_err "cannot read: 'dpusim-hw/1 tcp host=a addr=127.0.0.1 port=0'" "quoted whole"
-if [ "$secs" -lt 45 ]; then ok "every rank gives up at once ($secs s, timeout 60 s)"
-else not_ok "refusing a record took $secs s (a rank waited for the timeout)"; fi
+# At once: a rank that did not refuse with the others would wait for its
+# peer until the 60 s timeout and say "timed out" (asked of the messages,
+# not of the clock, which a loaded machine slows).
+if ! grep -q 'timed out' "$E2E_TMP/err"; then ok "every rank gives up at once, none waits out the timeout ($secs s)"
+else not_ok "a rank waited for the timeout: $(grep -m1 'timed out' "$E2E_TMP/err")"; fi
 # Repeated and unknown keys, bad characters: tests/unit/test_hw_msg.c.
 
 # --- 13: start-up, the first exchange and shut-down are bounded too ---------
 # (--start-timeout for MPI_Init/MPI_Finalize, --timeout for the exchange)
 no_leftover() { # no process of this test's runs is left (a stopped rank included)
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
+	for _ in $(seq 1 600); do  # at most 60 s: a bound against a hang, not a timing
 		pgrep -f "$E2E_TMP/ar2.yaml" >/dev/null || { ok "$1: no rank left behind"; return; }
-		sleep 0.5
+		sleep 0.1
 	done
 	not_ok "$1: ranks left behind: $(pgrep -af "$E2E_TMP/ar2.yaml")"
 	pkill -KILL -f "$E2E_TMP/ar2.yaml"
@@ -91,10 +94,10 @@ for phase in init exchange finalize; do
 	finalize) START=10 want='rank 0: error: timed out after 10.0 s in shut-down \(MPI_Finalize' ;;
 	esac
 	replay_bad DPUSIM_TEST_RECORD= DPUSIM_TEST_STOP=$phase
-	expect_rc 2 "rank 1 stopped in $phase: the run ends with status 2"
+	# Status 2 is the bound's (MPI_Abort), not the 120 s guard's (124): how
+	# long it took is not asked, a loaded machine slows the start-up.
+	expect_rc 2 "rank 1 stopped in $phase: the run ends with status 2 ($secs s)"
 	expect_err "$want" "rank 0 names the phase ($phase)"
-	if [ "$secs" -lt 30 ]; then ok "$phase: over in $secs s"
-	else not_ok "$phase: took $secs s"; fi
 	no_leftover "$phase"
 done
 TMO= START=

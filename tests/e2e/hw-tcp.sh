@@ -58,21 +58,21 @@ t0=$(date +%s)
 run_cmd env DPUSIM_HW_FAULT=exit:1 "${MPIRUN[@]}" -x DPUSIM_HW_FAULT "$HW" bench --quick \
 	--sizes 64K --timeout 5 --dir "$E2E_TMP"
 t1=$(date +%s)
-if [ "$RC" -ne 0 ] && [ "$RC" -ne 124 ]; then ok "a dead peer fails the run (exit $RC)"
+# Not a hang: the run ends by itself, not by the 120 s guard (exit 124);
+# how long it took is said, not asked (a loaded machine slows it).
+if [ "$RC" -ne 0 ] && [ "$RC" -ne 124 ]; then ok "a dead peer fails the run (exit $RC, $((t1 - t0)) s)"
 else not_ok "dead peer: exit $RC"; fi
 expect_err 'rank 2: error: rank 1 \(left neighbour\) closed the connection' "its neighbour says which rank died"
-if [ $((t1 - t0)) -lt 60 ]; then ok "dead peer: over in $((t1 - t0)) s"; else not_ok "dead peer took $((t1 - t0)) s"; fi
 
 # A hung peer: rank 2 stops answering; the others time out after 3 s.
 t0=$(date +%s)
 run_cmd env DPUSIM_HW_FAULT=hang:2 "${MPIRUN[@]}" -x DPUSIM_HW_FAULT "$HW" bench --quick \
 	--sizes 64K --timeout 3 --dir "$E2E_TMP"
 t1=$(date +%s)
-expect_rc 2 "a hung peer ends the run with status 2 (MPI_Abort)"
+expect_rc 2 "a hung peer ends the run with status 2 (MPI_Abort, not the guard's 124; $((t1 - t0)) s)"
 expect_err 'rank 3: error: timed out after 3.0 s waiting for data from rank 2 \(left neighbour\)' \
 	"its neighbour times out naming the hung rank"
 expect_err 'ending every rank' "the timed-out rank ends the job"
-if [ $((t1 - t0)) -lt 60 ]; then ok "hung peer: over in $((t1 - t0)) s, no hang"; else not_ok "hung peer took $((t1 - t0)) s"; fi
 
 # Ranks that advertise different addresses count as different hosts and
 # connect to the advertised address (here 127.0.0.R+1, which loopback accepts).

@@ -36,7 +36,11 @@ for sig in TERM INT HUP; do
 		"$DPUSIM" plot tests/data/report-sim.json --kind breakdown -o "$T/pics/k.png" \
 		>/dev/null 2>&1 &
 	pid=$!
-	for _ in $(seq 100); do [ -e "$T/started" ] && break; sleep 0.1; done
+	for _ in $(seq 1200); do  # at most 120 s: a bound against a hang, not a timing
+		[ -e "$T/started" ] && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.1
+	done
 	kill -$sig $pid
 	wait $pid 2>/dev/null
 	st=$?
