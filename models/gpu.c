@@ -70,7 +70,17 @@ void gpu_logits_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const
 	*bwd_s = 2 * gpu_gemm_s(g, &gm) + gpu_mem_s(g, bwd_bytes);
 }
 
+double gpu_optimizer_bytes(bool master_copy, bool loss_scaled)
+{
+	double bytes = 4 + 16 + 12; /* gradient norm; Adam's reads and writes */
+	if (master_copy)
+		bytes += 4 + 2;     /* fp32 masters to the 16-bit weights */
+	if (master_copy && loss_scaled)
+		bytes += (2 + 4) + (4 + 4); /* 16-bit grads to fp32; unscale */
+	return bytes;
+}
+
 double gpu_optimizer_s(const gpu_spec *g, double params)
 {
-	return gpu_mem_s(g, 30.0 * params);
+	return gpu_mem_s(g, g->opt_bytes * params);
 }

@@ -4,6 +4,7 @@
 #ifndef DPUSIM_MODELS_GPU_H
 #define DPUSIM_MODELS_GPU_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "models/workload.h"
@@ -16,6 +17,8 @@ typedef struct gpu_spec {
 	uint32_t sms;        /* streaming multiprocessors; 0: no quantization */
 	double tile_m, tile_n; /* output tile of one thread block */
 	double launch_s;     /* per kernel; 0 where no published figure exists */
+	double opt_bytes;    /* HBM bytes an optimizer step moves per parameter held
+			      * (gpu_optimizer_bytes at the training precision) */
 } gpu_spec;
 
 /* NVIDIA, "Matrix Multiplication Background User's Guide" (Deep Learning
@@ -62,10 +65,24 @@ void gpu_layer_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const 
 void gpu_logits_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const wl_split *sp,
 		  double *fwd_s, double *bwd_s);
 
-/* Adam step with mixed precision over `params` parameters held by this
- * GPU: memory-bound. Per parameter it reads fp32 master weight, moments m
- * and v, and the fp32 gradient (16 bytes) and writes master, m, v and the
- * 16-bit weight (14 bytes): 30 bytes. */
+/* HBM bytes per parameter of one optimizer step as Megatron-LM runs it
+ * (megatron/optimizer/optimizer.py, Float16OptimizerWithFloat16Params.step
+ * of 2021, with apex's FusedAdam): the gradient-norm pass of clipping reads
+ * the fp32 gradient (4); Adam reads master weight, gradient, m and v (16)
+ * and writes master, m and v (12). With 16- or 8-bit weights
+ * (master_copy) the step also copies the fp32 masters back to the model's
+ * 16-bit weights (_copy_main_params_to_model_params: 4 + 2). With fp16's
+ * loss scaling (loss_scaled) the gradients are 16-bit and are first copied
+ * to fp32 (_copy_model_grads_to_main_grads, main_grad.float(): 2 + 4) and
+ * then unscaled and checked for inf/nan in place
+ * (_unscale_main_grads_and_check_for_nan: 4 + 4); bf16 accumulates its
+ * gradients in fp32 and runs without a scaler, so neither pass moves a
+ * byte. fp32: 32, bf16/fp8: 38, fp16: 52. The clipping's scaling pass
+ * (4 + 4, only when the norm exceeds the threshold) is not counted. */
+double gpu_optimizer_bytes(bool master_copy, bool loss_scaled);
+
+/* Optimizer step over `params` parameters held by this GPU: memory-bound,
+ * g->opt_bytes per parameter. */
 double gpu_optimizer_s(const gpu_spec *g, double params);
 
 #endif

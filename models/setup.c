@@ -287,7 +287,9 @@ int setup_gpu(const scn_scenario *s, scn_precision prec, gpu_spec *out, diag *d,
 			   .eff_max = g->eff_max, .sms = setup_gpu_sms(hw->name),
 			   .tile_m = GPU_TILE_M, .tile_n = GPU_TILE_N,
 			   .launch_s = profile_has(g->kernel_launch_s) ? g->kernel_launch_s : 0,
-			   .mem_Bps = profile_has(g->hbm_bw_achieved_Bps) ? g->hbm_bw_achieved_Bps : 0 };
+			   .mem_Bps = profile_has(g->hbm_bw_achieved_Bps) ? g->hbm_bw_achieved_Bps : 0,
+			   .opt_bytes = gpu_optimizer_bytes(prec != SCN_FP32 && prec != SCN_TF32,
+							    prec == SCN_FP16) };
 	if (notes && !profile_has(g->hbm_bw_achieved_Bps))
 		diag_add(notes, NULL, 0, 0, "gpu: memory-bound kernels run at the datasheet hbm_bw "
 			 "(no measured hbm_bw_achieved for '%s')", hw->name);

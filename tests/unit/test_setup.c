@@ -185,6 +185,12 @@ START_TEST(nvlink_achieved_over_datasheet)
 	ck_assert_int_eq(setup_gpu(s, SCN_FP16, &g, d, notes), SIM_OK);
 	for (size_t i = 0; i < diag_count(notes); i++)
 		ck_assert_ptr_null(strstr(diag_msg(notes, i), "NVLink"));
+	/* the optimizer step's bytes follow the precision (gpu_optimizer_bytes) */
+	ck_assert_double_eq(g.opt_bytes, 52);
+	ck_assert_int_eq(setup_gpu(s, SCN_BF16, &g, d, notes), SIM_OK);
+	ck_assert_double_eq(g.opt_bytes, 38);
+	ck_assert_int_eq(setup_gpu(s, SCN_FP32, &g, d, notes), SIM_OK);
+	ck_assert_double_eq(g.opt_bytes, 32);
 	s->cluster.gpu.v.gpu.nvlink_bw_achieved_Bps = NAN;
 	ck_assert_int_eq(setup_fabric(s, 16, &f, d), SIM_OK);
 	ck_assert_double_eq_tol(f.nvlink_Bps, 450e9, 1e3);
