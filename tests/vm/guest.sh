@@ -86,6 +86,23 @@ for t in bw lat; do
 done
 grep -q 'B: 300 calls' /tmp/p2p-lat.cmp \
 	&& ok "ib_write_lat: each row the median of 300 round trips, spread shown" || no "ib_write_lat spread"
+# The other four tests, one size each: SEND with 512 receives posted, READ
+# with 16 outstanding, and their ping-pongs; each verified and compared.
+for t in send_bw read_bw send_lat read_lat; do
+	{ sed '/^workload:/,$d' tests/rxe-p2p.yaml
+	  printf 'workload:\n  kind: p2p\n  p2p:\n    test: %s\n    sizes: [4KiB]\n    iterations: 200\n' $t
+	  [ $t = read_bw ] && printf '    outstanding_reads: 16\n'
+	  printf 'variants:\n  - name: host-memory\n    network: rdma\n'; } >/tmp/p2p-$t.yaml
+	$MPI dpusim-hw replay /tmp/p2p-$t.yaml --transport verbs --timeout 20 -o /tmp/p2p-$t.json \
+		>/tmp/p2p-$t.txt 2>&1; rc=$?
+	cat /tmp/p2p-$t.txt
+	dpusim run /tmp/p2p-$t.yaml --json >/tmp/p2p-$t.sim.json 2>/tmp/p2p-$t.sim.err &&
+		dpusim compare /tmp/p2p-$t.sim.json /tmp/p2p-$t.json >/tmp/p2p-$t.cmp 2>&1; crc=$?
+	cat /tmp/p2p-$t.cmp
+	[ $rc -eq 0 ] && [ $crc -eq 0 ] && grep -q "ib_$t .*4096 B .* verified" /tmp/p2p-$t.txt &&
+		grep -Eq "^host-memory +sendrecv\.ib_$t\.2r\.4096B\.time_s .*%" /tmp/p2p-$t.cmp \
+		&& ok "ib_$t replayed, verified and compared" || no "ib_$t: replay exit $rc, compare $crc"
+done
 DPUSIM_HW_FAULT=corrupt:0 $MPI -x DPUSIM_HW_FAULT dpusim-hw replay tests/rxe-p2p.yaml --transport verbs \
 	--timeout 20 -o /tmp/p2p-bad.json >/tmp/p2p-bad.txt 2>&1; rc=$?
 [ $rc -eq 1 ] && grep -q 'rank 0 sent 0x' /tmp/p2p-bad.txt && [ ! -e /tmp/p2p-bad.json ] \
