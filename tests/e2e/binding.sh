@@ -81,11 +81,5 @@ dp = v["gdr"]["binding_s"]["data_parallel"]
 check(list(dp) == ["nic"], f"rdma-gdr: binding_s names the NIC ports alone ({dp})")
 PY
 )
-while IFS= read -r line; do
-	case $line in
-	"ok - "*) ok "${line#ok - }" ;;
-	"not ok - "*) not_ok "${line#not ok - }" ;;
-	*) not_ok "check script: $line" ;;
-	esac
-done <<<"$out"
+tally_checks "$out"
 finish

@@ -55,13 +55,7 @@ run_py() {
 	local name=$1 out rc
 	out=$(python3 -c "$(cat "$PY"; echo "$2"; echo 'sys.exit(1 if fails else 0)')" "$DPUSIM" 2>&1)
 	rc=$?
-	while IFS= read -r line; do
-		case $line in
-		"ok - "*) ok "$name: ${line#ok - }" ;;
-		"not ok - "*) not_ok "$name: ${line#not ok - }" ;;
-		*) echo "   $line" ;;
-		esac
-	done <<<"$out"
+	relay_checks "$out" "$name: "
 	[ $rc -eq 0 ] || grep -q '^not ok' <<<"$out" || not_ok "$name: the check script failed (exit $rc)"
 }
 

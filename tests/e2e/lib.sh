@@ -43,6 +43,21 @@ tally_checks() {
 	done <<<"$1"
 }
 
+# relay_checks OUTPUT [PREFIX]: counts a check script's "ok - " and
+# "not ok - " lines (PREFIX before each description) as this test's; any
+# other line is the detail of the check before it, printed indented.
+relay_checks() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "${2:-}${line#ok - }" ;;
+		"not ok - "*) not_ok "${2:-}${line#not ok - }" ;;
+		"") ;;
+		*) echo "   $line" ;;
+		esac
+	done <<<"$1"
+}
+
 finish() {
 	echo "$((E2E_COUNT - E2E_FAILS)) of $E2E_COUNT checks passed"
 	[ "$E2E_FAILS" -eq 0 ]

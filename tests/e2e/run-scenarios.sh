@@ -50,13 +50,7 @@ for scn, path in zip(args[::2], args[1::2]):
 PY
 )
 rc=$?
-while IFS= read -r line; do
-	case $line in
-	"ok - "*) ok "${line#ok - }" ;;
-	"not ok - "*) not_ok "${line#not ok - }" ;;
-	*) echo "$line" ;;
-	esac
-done <<<"$out"
+relay_checks "$out"
 [ $rc -eq 0 ] || not_ok "the reports' check script ended with status $rc"
 
 # dpusim validate's whole table (12 s here) is pinned in the plain build; the
