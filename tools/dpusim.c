@@ -297,8 +297,8 @@ const cli_cmd cli_commands[] = {
 	  "scenario built from published hardware specifications, and one figure\n"
 	  "of its report compared with a published measurement (sources in the\n"
 	  "cases file and each scenario). Prints predicted, published, the error\n"
-	  "and the tolerance per case, and the mean absolute error of the\n"
-	  "Megatron-LM rows. Exit 0 when every case is within its tolerance, 1\n"
+	  "and the tolerance per case, and the mean absolute error of each\n"
+	  "group of cases and of all. Exit 0 when every case is within its tolerance, 1\n"
 	  "when one is not, 2 when a case cannot run.\n",
 	  cmd_validate },
 	{ "bench", "engine, flow-solver and scale benchmarks",
