@@ -21,7 +21,12 @@ done
 # 41 + 13 ms (1.4x) even if none of it hid. Benchmark: slowed about 2x
 # while the gradients flow, 18..26 ms of each 45..50 ms iteration (40-50%),
 # so its time grows 1.4x to 1.5x and busbw falls to 0.65-0.75 of alone;
-# bounds 0.5 (slowed all the time) to 0.85.
+# bounds 0.5 (slowed all the time) to 0.85. That holds for the benchmark's
+# whole pass (both sizes, about 7 ms, time-weighted); one size alone is
+# measured over windows of 1-6 ms whose overlap with the gradients depends
+# on the phase of the two jobs (a 0.6 ms longer optimizer step, d6b8dee,
+# moved 16 MiB's ratio from 0.80 to 0.85 and the pass's from 0.783 to
+# 0.789), so each size is only required to be slower than alone.
 if python3 - "$E2E_TMP"/shared-bench.json "$E2E_TMP"/shared-bench-train.json \
 	"$E2E_TMP"/shared-bench-coll.json <<'PY'
 import json, sys
@@ -41,7 +46,10 @@ alone = {c["bytes"]: c["busbw_GBps"] for c in coll["variants"][0]["collectives"]
 for c in b_sh["collectives"]:
     q = c["busbw_GBps"] / alone[c["bytes"]]
     assert c["ranks"] == 4 and c["algo"] == "ring", c
-    assert 0.5 < q < 0.85, ("benchmark busbw shared/alone", c["bytes"], c["busbw_GBps"], alone[c["bytes"]], q)
+    assert 0.5 < q < 0.97, ("benchmark busbw shared/alone", c["bytes"], c["busbw_GBps"], alone[c["bytes"]], q)
+t_alone = {c["bytes"]: c["time_s"] for c in coll["variants"][0]["collectives"]}
+q_pass = sum(t_alone[c["bytes"]] for c in b_sh["collectives"]) / sum(c["time_s"] for c in b_sh["collectives"])
+assert 0.5 < q_pass < 0.85, ("benchmark pass alone/shared", q_pass)
 pass_s = sum(c["time_s"] for c in b_sh["collectives"])
 assert abs(b_sh["metrics"]["iteration_s"]["mean"] - pass_s) <= 1e-9 * pass_s
 PY
