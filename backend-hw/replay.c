@@ -337,19 +337,6 @@ typedef struct coll_pass {
 	hw_crypt_cost cost;
 } coll_pass;
 
-static int put_info(rep_report *r, const char *variant, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int put_info(rep_report *r, const char *variant, const char *key, const char *fmt, ...)
-{
-	char k[SCN_NAME_MAX + 64], v[512];
-	va_list ap;
-	snprintf(k, sizeof k, "%s.%s", variant, key);
-	va_start(ap, fmt);
-	vsnprintf(v, sizeof v, fmt, ap);
-	va_end(ap);
-	return rep_set_info(r, k, v) ? SIM_ENOMEM : 0;
-}
-
 /* The measured CPU cost of the cipher next to the one the scenario's
  * host-costs profile implies (aes_gcm_cycles_per_byte at the scenario
  * CPU's clock), per byte encrypted or decrypted. Cycles are the measured
@@ -361,18 +348,18 @@ int hw_replay_crypto_info(rep_report *r, const scn_scenario *s, const scn_varian
 	double hz = hw_cpu_hz(&src), spb = p->cpu_s / p->bytes;
 	double model_cpb = s->cluster.host_costs.v.host.aes_gcm_cycles_per_byte;
 	double model_hz = s->cluster.cpu.v.cpu.freq_hz;
-	int err = put_info(r, v->name, "crypto_replayed", "AES-256-GCM through OpenSSL EVP on the "
+	int err = rep_set_variant_infof(r, v->name, "crypto_replayed", "AES-256-GCM through OpenSSL EVP on the "
 			   "sending and receiving ranks; %.0f messages, every tag checked", p->msgs) ||
-		  put_info(r, v->name, "crypto_bytes", "%.0f", p->bytes) ||
-		  put_info(r, v->name, "crypto_cpu_s_per_byte", "%.6g", spb) ||
-		  put_info(r, v->name, "crypto_model_cycles_per_byte", "%.6g", model_cpb) ||
-		  put_info(r, v->name, "crypto_model_cpu_s_per_byte", "%.6g", model_cpb / model_hz);
+		  rep_set_variant_infof(r, v->name, "crypto_bytes", "%.0f", p->bytes) ||
+		  rep_set_variant_infof(r, v->name, "crypto_cpu_s_per_byte", "%.6g", spb) ||
+		  rep_set_variant_infof(r, v->name, "crypto_model_cycles_per_byte", "%.6g", model_cpb) ||
+		  rep_set_variant_infof(r, v->name, "crypto_model_cpu_s_per_byte", "%.6g", model_cpb / model_hz);
 	if (!err && hz > 0)
-		err = put_info(r, v->name, "crypto_cycles_per_byte", "%.6g", spb * hz) ||
-		      put_info(r, v->name, "crypto_clock_Hz", "%.6g", hz) ||
-		      put_info(r, v->name, "crypto_clock_source", "%s", src ? src : "unknown");
+		err = rep_set_variant_infof(r, v->name, "crypto_cycles_per_byte", "%.6g", spb * hz) ||
+		      rep_set_variant_infof(r, v->name, "crypto_clock_Hz", "%.6g", hz) ||
+		      rep_set_variant_infof(r, v->name, "crypto_clock_source", "%s", src ? src : "unknown");
 	else if (!err)
-		err = put_info(r, v->name, "crypto_cycles_per_byte", "unknown: no CPU clock found "
+		err = rep_set_variant_infof(r, v->name, "crypto_cycles_per_byte", "unknown: no CPU clock found "
 			       "(compare crypto_cpu_s_per_byte)");
 	return err;
 }
@@ -388,11 +375,11 @@ static int add_variant(rep_report *r, const scn_scenario *s, const replay_opts *
 	double total = 0;
 	int err;
 	if (why && v->network != hw_replay_network(o))
-		return put_info(r, v->name, "not_replayed", "network %s: this run (--transport %s "
+		return rep_set_variant_infof(r, v->name, "not_replayed", "network %s: this run (--transport %s "
 				"--mem %s) stands for %s", scn_network_name(v->network), o->transport,
 				o->mem, scn_network_name(hw_replay_network(o)));
 	if (why)
-		return put_info(r, v->name, "not_replayed", "%s", why);
+		return rep_set_variant_infof(r, v->name, "not_replayed", "%s", why);
 	if (!(rv = rep_add_variant(r, v->name)))
 		return SIM_ENOMEM;
 	err = hw_replay_set_offload(rv, v);

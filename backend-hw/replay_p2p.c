@@ -237,26 +237,13 @@ static int run_variant(const scn_scenario *s, const scn_variant *v, const replay
 	return err;
 }
 
-static int put_info(rep_report *r, const char *variant, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int put_info(rep_report *r, const char *variant, const char *key, const char *fmt, ...)
-{
-	char k[SCN_NAME_MAX + 64], v[1024];
-	va_list ap;
-	snprintf(k, sizeof k, "%s.%s", variant, key);
-	va_start(ap, fmt);
-	vsnprintf(v, sizeof v, fmt, ap);
-	va_end(ap);
-	return rep_set_info(r, k, v) ? SIM_ENOMEM : 0;
-}
-
 static int add_variant(rep_report *r, const scn_scenario *s, const scn_variant *v,
 		       const p2p_var *pv)
 {
 	rep_variant *rv;
 	int err;
 	if (pv->why[0])
-		return put_info(r, v->name, "not_replayed", "%s", pv->why);
+		return rep_set_variant_infof(r, v->name, "not_replayed", "%s", pv->why);
 	if (!(rv = rep_add_variant(r, v->name)))
 		return SIM_ENOMEM;
 	err = hw_replay_set_offload(rv, v);
@@ -265,7 +252,7 @@ static int add_variant(rep_report *r, const scn_scenario *s, const scn_variant *
 	if (!err)
 		err = rep_variant_set_stat(rv, "iteration_s", pv->total_s, NAN, NAN, NAN);
 	if (!err)
-		err = put_info(r, v->name, "p2p_replayed", "%s; after every test the receiver's "
+		err = rep_set_variant_infof(r, v->name, "p2p_replayed", "%s; after every test the receiver's "
 			       "buffer was checked against the sender's pattern (%llu bytes in all)",
 			       pv->how, (unsigned long long)pv->verified_bytes);
 	return err;

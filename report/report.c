@@ -414,23 +414,49 @@ int rep_set_info(rep_report *r, const char *key, const char *value)
 	return 0;
 }
 
+/* rep_set_info with the value formatted from fmt and ap (consumed). */
+static int set_infov(rep_report *r, const char *key, const char *fmt, va_list ap)
+{
+	va_list again;
+	char *v;
+	int n, err;
+	va_copy(again, ap);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	if (n < 0 || !(v = sim_malloc((size_t)n + 1))) {
+		va_end(again);
+		return n < 0 ? SIM_EINVAL : SIM_ENOMEM;
+	}
+	vsnprintf(v, (size_t)n + 1, fmt, again);
+	va_end(again);
+	err = rep_set_info(r, key, v);
+	free(v);
+	return err;
+}
+
 int rep_set_infof(rep_report *r, const char *key, const char *fmt, ...)
 {
 	va_list ap;
-	char *v;
-	int n, err;
+	int err;
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	err = set_infov(r, key, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return SIM_EINVAL;
-	if (!(v = sim_malloc((size_t)n + 1)))
+	return err;
+}
+
+int rep_set_variant_infof(rep_report *r, const char *variant, const char *key,
+			  const char *fmt, ...)
+{
+	size_t n = strlen(variant) + 1 + strlen(key) + 1;
+	char *k = sim_malloc(n);
+	va_list ap;
+	int err;
+	if (!k)
 		return SIM_ENOMEM;
+	snprintf(k, n, "%s.%s", variant, key);
 	va_start(ap, fmt);
-	vsnprintf(v, (size_t)n + 1, fmt, ap);
+	err = set_infov(r, k, fmt, ap);
 	va_end(ap);
-	err = rep_set_info(r, key, v);
-	free(v);
+	free(k);
 	return err;
 }
 

@@ -149,6 +149,10 @@ int rep_set_info(rep_report *r, const char *key, const char *value);
 /* The same with the value formatted as printf does (whole, never cut). */
 int rep_set_infof(rep_report *r, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The same under the key "VARIANT.KEY", the form a variant's own info
+ * entries take (docs/report-schema.md). */
+int rep_set_variant_infof(rep_report *r, const char *variant, const char *key,
+			  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* Add a variant named `name` (copied; names are unique: a repeat gives NULL
  * too). Returns the variant, owned by r and valid until rep_free, or NULL

@@ -206,6 +206,12 @@ START_TEST(absent_metrics_stay_absent)
 		ck_assert_uint_eq(strlen(val), 3002);
 		ck_assert_str_eq(val + 3000, "-7");
 		ck_assert_int_eq(rep_set_infof(back, "", "%d", 1), SIM_EINVAL);
+		/* a variant's entry: key VARIANT.KEY, value whole (the two
+		 * replays cut theirs at 512 and 1024 bytes before) */
+		ck_assert_int_eq(rep_set_variant_infof(back, "rdma-gdr", "why", "%s-%d", want, 8), 0);
+		ck_assert_ptr_nonnull(val = rep_info(back, "rdma-gdr.why"));
+		ck_assert_uint_eq(strlen(val), 3002);
+		ck_assert_str_eq(val + 3000, "-8");
 	}
 	/* the rates a vision model without a peak has: no tokens, no MFU */
 	ck_assert_int_eq(rep_variant_set_rates(v, &(wl_rates){ .samples_per_s = 5,
