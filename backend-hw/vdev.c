@@ -10,14 +10,6 @@
 
 #include "backend-hw/log.h"
 
-/* A verbs call that returns NULL or non-zero with errno: log and return. */
-#define VERBSCHECK(ok, call)                                                       \
-	do {                                                                       \
-		if (!(ok))                                                         \
-			return hw_fail(SIM_EIO, "%s failed: %s (%s:%d)", call,     \
-				       strerror(errno), __FILE__, __LINE__);       \
-	} while (0)
-
 /* Reads the GID type sysfs file ("RoCE v2", "IB/RoCE v1"). */
 static bool gid_is_rocev2(const char *dev, int port, int index)
 {

@@ -6,12 +6,23 @@
 #ifndef DPUSIM_HW_VDEV_H
 #define DPUSIM_HW_VDEV_H
 
+#include <errno.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <infiniband/verbs.h>
 
+#include "backend-hw/log.h"
 #include "backend-hw/mem.h"
 #include "backend-hw/msg.h"
+
+/* A verbs call that returns NULL or non-zero with errno: log and return. */
+#define VERBSCHECK(ok, call)                                                       \
+	do {                                                                       \
+		if (!(ok))                                                         \
+			return hw_fail(SIM_EIO, "%s failed: %s (%s:%d)", call,     \
+				       strerror(errno), __FILE__, __LINE__);       \
+	} while (0)
 
 typedef struct hw_vdev {
 	struct ibv_context *ctx;

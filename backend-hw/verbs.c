@@ -27,14 +27,6 @@
 #define WR_CREDIT 2u
 #define WR_RECV 3u
 
-/* A verbs call that returns NULL or non-zero with errno: log and return. */
-#define VERBSCHECK(ok, call)                                                       \
-	do {                                                                       \
-		if (!(ok))                                                         \
-			return hw_fail(SIM_EIO, "%s failed: %s (%s:%d)", call,     \
-				       strerror(errno), __FILE__, __LINE__);       \
-	} while (0)
-
 typedef struct vlink {
 	struct ibv_qp *qp;
 	hw_mem stage;              /* the peer WRITEs here */
