@@ -666,6 +666,18 @@ static void iteration_start(trainer *tr)
 
 /* ---- construction ---- */
 
+/* Adds the seconds net's flows spent held by each class of limit
+ * (FAB_NCLASSES, flow_bound's tag 0) to bound. */
+static void add_held_s(flow_net *net, double *bound)
+{
+	flow_bound_flush(net);
+	for (int k = 0; k < FAB_NCLASSES; k++) {
+		double held, bytes_held;
+		flow_bound(net, 0, (uint32_t)k, &held, &bytes_held);
+		bound[k] += held;
+	}
+}
+
 /* Tensor-parallel collective op of one layer's activations on a node's
  * NVSwitch, simulated once on its own one-node fabric: its time, the
  * channels and the algorithm NCCL's choice ran it on, and its flows'
@@ -722,16 +734,10 @@ static int tp_coll_s(const train_config *c, coll_op op, double bytes, double *ou
 			 op == COLL_REDUCE_SCATTER ? "reduce-scatter" : "all-gather",
 			 sim_error_msg(eng));
 	if (!rc) {
-		double bytes_held;
 		*out = sim_time_to_s(r.time_ps);
 		*channels = r.channels;
 		*algo = r.algo;
-		flow_bound_flush(net);
-		for (int k = 0; k < FAB_NCLASSES; k++) {
-			double held;
-			flow_bound(net, 0, (uint32_t)k, &held, &bytes_held);
-			bound[k] += held;
-		}
+		add_held_s(net, bound);
 	}
 	coll_ctx_free(cc);
 	fab_free(f);
@@ -796,14 +802,8 @@ static int cp_coll_s(const trainer *tr, coll_op op, double bytes, double *out,
 	for (uint32_t t = 0; t < tr->T && !rc; t++)
 		if (sim_time_to_s(r[t].time_ps) > *out)
 			*out = sim_time_to_s(r[t].time_ps), *algo = r[t].algo;
-	if (!rc) { /* what held its flows, with the tensor-parallel ones' (explain_kind) */
-		flow_bound_flush(net);
-		for (int k = 0; k < FAB_NCLASSES; k++) {
-			double held, bytes_held;
-			flow_bound(net, 0, (uint32_t)k, &held, &bytes_held);
-			bound[k] += held;
-		}
-	}
+	if (!rc) /* what held its flows, with the tensor-parallel ones' (explain_kind) */
+		add_held_s(net, bound);
 	coll_ctx_free(cc);
 	fab_free(f);
 	flow_net_free(net);
