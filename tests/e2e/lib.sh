@@ -73,5 +73,5 @@ hw_setup() {
 	HW=$BIN/dpusim-hw
 	export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/tests/e2e/hw-lsan.supp:print_suppressions=0}
 	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0
-	MPIRUN=(timeout "${1:-120}" mpirun --allow-run-as-root --oversubscribe)
+	MPIRUN=(timeout -k 10 "${1:-120}" mpirun --allow-run-as-root --oversubscribe)
 }
