@@ -664,7 +664,12 @@ static void build_sharp(collective *r)
  * result up to be multicast; receives the same amounts. */
 static void build_nvls(collective *r)
 {
-	add_stage(r, add_hs(r, (hopset){ .kind = H_NVLS }), div_up(r->p.bytes * (r->c->n + 1), r->c->n));
+	uint64_t bytes = div_up(r->p.bytes * (r->c->n + 1), r->c->n);
+	add_stage(r, add_hs(r, (hopset){ .kind = H_NVLS }), bytes);
+	/* Under NCCL: its pipeline's fill and drain (coll_nccl_nvls_fill_ps),
+	 * which NCCL's tuner does not count. */
+	if (r->proto != COLL_PROTO_IDEAL && !r->tuner && !r->rc)
+		r->coll_lat_ps += coll_nccl_nvls_fill_ps(r, bytes);
 }
 
 const coll_algo_ops coll_algos[COLL_NALGOS] = {

@@ -124,7 +124,8 @@ typedef struct coll_result {
 	double algbw_GBps, busbw_GBps;
 	uint64_t stages;    /* flows run */
 	uint32_t channels;  /* NCCL ring, hier or tree: the channels NCCL runs at this size; else 0 */
-	uint32_t loops;     /* NCCL ring (hier: its longest phase): loops of channels x ranks chunks; else 0 */
+	uint32_t loops;     /* NCCL ring (hier: its longest phase): loops of channels x ranks chunks;
+			       NCCL NVLS: loops of heads chunks per channel; else 0 */
 } coll_result;
 
 /* Closed-form estimate of the uncontended time of p under algo (used to

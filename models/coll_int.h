@@ -157,6 +157,8 @@ sim_time coll_nccl_tree_lat(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
 sim_time coll_nccl_sharp_lat(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
 sim_time coll_nccl_nvls_lat(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
 uint32_t coll_nccl_channels(collective *r);
+uint32_t coll_nccl_nvls_loops(uint64_t bytes, uint32_t heads);
+sim_time coll_nccl_nvls_fill_ps(collective *r, uint64_t link_bytes);
 uint32_t coll_nccl_slices(coll_op op, uint32_t nccl_proto);
 uint32_t coll_ring_steps(collective *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t data,
 			 uint32_t members, uint32_t div);

@@ -152,6 +152,62 @@ double coll_nccl_nvls_bw(const coll_ctx *c, coll_op op, uint32_t nccl_proto)
 	return NCCL_NVLS_EFF_SM90 * (NCCL_NVLS_CHANNELS_SM90 - 1) / NCCL_NVLS_CHANNELS_SM90;
 }
 
+/* ---- NCCL's NVLS all-reduce at a given size ----
+ * NVIDIA/nccl v2.18.5 src/enqueue.cc computeColl (the same rules in v2.20.5
+ * computeCollChunkInfo): NVLS's chunk is at most 131,072 B and shrinks
+ * to 64, 32 and 16 KiB while the buffer is under 64, 8 and 2 times
+ * concurrentOps x chunk, concurrentOps being its channels (16 on Hopper,
+ * above) x nvls.nHeads; on one node every GPU is a head (connect.cc
+ * connectNvls: nHeads = the NVLS graph's channels, and search.cc forces
+ * a one-node NVLS graph to one channel per GPU). Each channel moves its
+ * share in loops of nHeads chunks (src/collectives/device/all_reduce.h,
+ * RunWorkElement NCCL_ALGO_NVLS: gridOffset += nChannels x nHeads x
+ * chunkSize). */
+#define NCCL_NVLS_MAX_CHUNK 131072
+
+uint32_t coll_nccl_nvls_loops(uint64_t bytes, uint32_t heads)
+{
+	uint64_t ops = (uint64_t)NCCL_NVLS_CHANNELS_SM90 * (heads ? heads : 1), chunk = NCCL_NVLS_MAX_CHUNK;
+	uint64_t loops;
+	if (bytes < 64 * ops * chunk && chunk > 65536)
+		chunk = 65536;
+	if (bytes < 8 * ops * chunk && chunk > 32768)
+		chunk = 32768;
+	if (bytes < 2 * ops * chunk && chunk > 16384)
+		chunk = 16384;
+	loops = div_up(bytes, ops * chunk);
+	return loops < 1 ? 1 : loops > UINT32_MAX ? UINT32_MAX : (uint32_t)loops;
+}
+
+/* NVLS's one-node all-reduce is a pipeline of three warp groups per
+ * channel (all_reduce.h, v2.18.5 and v2.20.5): scatter (the send buffer
+ * into the heads' buffers), reduce (multimem load-reduce and multicast
+ * store of the head's chunk) and gather (into the receive buffer), each
+ * taking loop after loop through NCCL_STEPS FIFO slots. NCCL sizes the
+ * groups so that they keep pace (reduce 5 or 7 warps, the rest split
+ * between scatter and gather), so a loop spends one stage time in each,
+ * and K loops take K + 2 stage times: the first loop fills the pipeline
+ * and the last drains it while the other groups wait. Returns those two
+ * stage times, each one loop's share of the link bytes at the collective's
+ * uncontended rate (what the stage moves at when the pipeline is full),
+ * or 0 with r->rc set when out of memory. */
+#define NCCL_NVLS_STAGES 3
+
+sim_time coll_nccl_nvls_fill_ps(collective *r, uint64_t link_bytes)
+{
+	coll_ctx *c = r->c;
+	hopset h = { .kind = H_NVLS };
+	double rate = coll_hs_build(c, &h, 0) ? 0 : coll_hs_rate(c, &h, true);
+	double t_ps;
+	coll_hs_drop(c, &h);
+	if (!(rate > 0))
+		return r->rc = SIM_ENOMEM, 0;
+	rate *= coll_nccl_nvls_bw(c, r->p.op, NP_SIMPLE);
+	r->loops = coll_nccl_nvls_loops(r->p.bytes, c->n);
+	t_ps = (NCCL_NVLS_STAGES - 1) * ((double)link_bytes / r->loops) / rate * 1e12;
+	return t_ps < (double)SIM_TIME_MAX ? (sim_time)llround(t_ps) : SIM_TIME_MAX;
+}
+
 static uint32_t log2_floor(uint32_t v)
 {
 	uint32_t l = 0;

@@ -280,8 +280,9 @@ END_TEST
 /* NVLS under NCCL's costs: the NVSwitch reduces at NCCL's Hopper
  * efficiency, 0.85 x 15/16 of the NVLinks' rate (NCCL 2.28.3 tuning.cc
  * nvlsEfficiency over 16 NVLS channels), after NCCL's 23 us: 256 MiB on 8
- * GPUs moves S x 9/8 each way at 300 GB/s x 0.796875. The ideal protocol
- * keeps the links' full rate. */
+ * GPUs moves S x 9/8 each way at 300 GB/s x 0.796875, in 32 loops of 16
+ * channels x 8 heads x 64 KiB through a three-stage pipeline: 34 stage
+ * times of 1/32 of it. The ideal protocol keeps the links' full rate. */
 START_TEST(nvls_efficiency)
 {
 	uint64_t s = UINT64_C(256) << 20;
@@ -294,13 +295,51 @@ START_TEST(nvls_efficiency)
 	fx_world_new(&w, &fc, &cc);
 	r = run(&w, COLL_ALLREDUCE, COLL_NVLS, s);
 	ck_assert_int_eq(r.proto, COLL_PROTO_SIMPLE);
-	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), 23e-6 + (double)s * 9 / 8 / (300e9 * eff), 1e-3),
+	ck_assert_int_eq(r.loops, 32);
+	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), 23e-6 + (double)s * 9 / 8 / (300e9 * eff) * 34 / 32, 1e-3),
 		      "%.9g s", sim_time_to_s(r.time_ps));
 	fx_world_free(&w);
 	cc.proto = COLL_PROTO_IDEAL;
 	fx_world_new(&w, &fc, &cc);
 	r = run(&w, COLL_ALLREDUCE, COLL_NVLS, s);
 	ck_assert(WITHIN(sim_time_to_s(r.time_ps), (double)s * 9 / 8 / 300e9 + 2 * 500e-9, 1e-3));
+	fx_world_free(&w);
+}
+END_TEST
+
+/* NVLS's loops per size (NCCL v2.18.5 enqueue.cc: the chunk shrinks from
+ * 128 KiB to 64, 32, 16 KiB under 64, 8, 2 x 16 channels x 8 heads x
+ * chunk) and its pipeline's fill: K loops through three warp groups take
+ * K + 2 stage times. 1 MiB is one loop of 16 KiB chunks, so it takes
+ * three times its data time; the fill's share falls as 2/K, and by 8 GiB
+ * (512 loops of 128 KiB) it is 0.4%. Each row's time is 23 us + (K + 2)/K
+ * x S x 9/8 / (300 GB/s x eff) + the NVLinks' 2 x 500 ns; bus bandwidth
+ * grows with size. */
+START_TEST(nvls_loops_and_pipeline_fill)
+{
+	static const struct { uint64_t bytes; uint32_t loops; } rows[] = {
+		{ UINT64_C(1) << 20, 1 },    { UINT64_C(16) << 20, 4 }, { UINT64_C(128) << 20, 16 },
+		{ UINT64_C(1) << 30, 64 },   { UINT64_C(8) << 30, 512 }, { 3, 1 },
+		{ (UINT64_C(16) << 20) + 1, 5 },
+	};
+	fab_config fc = nvswitch_node(1, 8, 300e9);
+	coll_config cc = rdma;
+	fx_world w;
+	double eff = 0.85 * 15 / 16, prev = 0;
+	cc.nvls = true, cc.proto = COLL_PROTO_NCCL;
+	fx_world_new(&w, &fc, &cc);
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		double s = (double)rows[i].bytes, k = rows[i].loops;
+		coll_result r = run(&w, COLL_ALLREDUCE, COLL_NVLS, rows[i].bytes);
+		double want = 23e-6 + 2 * 500e-9 + (k + 2) / k * ceil(s * 9 / 8) / (300e9 * eff);
+		ck_assert_msg(r.loops == rows[i].loops, "%.0f B: %u loops", s, r.loops);
+		ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.0f B: %.9g s, want %.9g", s,
+			      sim_time_to_s(r.time_ps), want);
+		if (i < 5) { /* the powers of two, in order */
+			ck_assert_msg(r.busbw_GBps > prev, "%.0f B: %.4g GB/s after %.4g", s, r.busbw_GBps, prev);
+			prev = r.busbw_GBps;
+		}
+	}
 	fx_world_free(&w);
 }
 END_TEST
@@ -1087,6 +1126,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, other_ops_closed_forms);
 	tcase_add_test(tc, sharp_and_nvls);
 	tcase_add_test(tc, nvls_efficiency);
+	tcase_add_test(tc, nvls_loops_and_pipeline_fill);
 	tcase_add_test(tc, sharp_crosses_the_node_ends);
 	tcase_add_test(tc, hierarchical);
 	tcase_add_test(tc, auto_picks_the_fastest);
