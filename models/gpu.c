@@ -20,11 +20,30 @@ double gpu_mem_Bps(const gpu_spec *g)
 	return g->mem_Bps > 0 ? g->mem_Bps : g->hbm_Bps;
 }
 
-double gpu_gemm_s(const gpu_spec *g, const wl_gemm *gm)
+double gpu_gemm_at_s(const gpu_spec *g, const wl_gemm *gm, double peak_flops, double share)
 {
-	double compute = gm->flops / (g->peak_flops * g->eff_max * gpu_quantization_eff(g, gm));
+	double compute = share * gm->flops /
+			 (peak_flops * g->eff_max * gpu_quantization_eff(g, gm));
 	double memory = gm->bytes / gpu_mem_Bps(g);
 	return (compute > memory ? compute : memory) + g->launch_s;
+}
+
+double gpu_gemm_s(const gpu_spec *g, const wl_gemm *gm)
+{
+	return gpu_gemm_at_s(g, gm, g->peak_flops, 1.0);
+}
+
+static double or_peak(const gpu_spec *g, double flops)
+{
+	return flops > 0 ? flops : g->peak_flops;
+}
+
+/* Attention GEMM i (1: scores, 2: values) of a layer. */
+static double attn_gemm_s(const gpu_spec *g, const wl_transformer *t, const wl_split *sp,
+			  const wl_gemm *gm)
+{
+	double share = sp->flash ? (t->seq + 1.0) / (2.0 * t->seq) : 1.0;
+	return gpu_gemm_at_s(g, gm, or_peak(g, g->attn_flops), share);
 }
 
 double gpu_mem_s(const gpu_spec *g, double bytes)
@@ -42,11 +61,17 @@ void gpu_layer_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const 
 {
 	wl_gemm gm[WL_LAYER_GEMMS];
 	wl_kernel fk[WL_LAYER_FWD_KERNELS], bk[WL_LAYER_BWD_KERNELS];
+	wl_kernel cf[WL_LAYER_FP8_CASTS], cb[WL_LAYER_FP8_CASTS];
 	double gemms = 0, fwd = 0, bwd = 0;
 	wl_layer_gemms_split(t, mb, sp, gm);
 	wl_layer_kernels(t, mb, sp, fk, bk);
 	for (int i = 0; i < WL_LAYER_GEMMS; i++)
-		gemms += gpu_gemm_s(g, &gm[i]);
+		gemms += i == 1 || i == 2 ? attn_gemm_s(g, t, sp, &gm[i]) : gpu_gemm_s(g, &gm[i]);
+	if (g->fp8_cast) {
+		wl_layer_fp8_casts(t, mb, sp, cf, cb);
+		for (int i = 0; i < WL_LAYER_FP8_CASTS; i++)
+			fwd += gpu_kernel_s(g, &cf[i]), bwd += gpu_kernel_s(g, &cb[i]);
+	}
 	for (int i = 0; i < WL_LAYER_FWD_KERNELS; i++)
 		fwd += gpu_kernel_s(g, &fk[i]);
 	for (int i = 0; i < WL_LAYER_BWD_KERNELS; i++)
@@ -54,7 +79,7 @@ void gpu_layer_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const 
 	*fwd_s = gemms + fwd;
 	*bwd_s = 2 * gemms + bwd;
 	if (sp->flash) /* its backward recomputes the scores (Dao et al., 2022, algorithm 4) */
-		*bwd_s += gpu_gemm_s(g, &gm[1]);
+		*bwd_s += attn_gemm_s(g, t, sp, &gm[1]);
 }
 
 void gpu_logits_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const wl_split *sp,
@@ -66,8 +91,9 @@ void gpu_logits_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const
 	gm.flops = 2 * gm.m * gm.n * gm.k;
 	gm.bytes = 2 * (gm.m * gm.k + gm.k * gm.n + gm.m * gm.n);
 	wl_logit_kernel_bytes(t, mb, sp, &fwd_bytes, &bwd_bytes);
-	*fwd_s = gpu_gemm_s(g, &gm) + gpu_mem_s(g, fwd_bytes);
-	*bwd_s = 2 * gpu_gemm_s(g, &gm) + gpu_mem_s(g, bwd_bytes);
+	double gemm = gpu_gemm_at_s(g, &gm, or_peak(g, g->logit_flops), 1.0);
+	*fwd_s = gemm + gpu_mem_s(g, fwd_bytes);
+	*bwd_s = 2 * gemm + gpu_mem_s(g, bwd_bytes);
 }
 
 double gpu_optimizer_bytes(bool master_copy, bool loss_scaled)

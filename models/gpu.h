@@ -19,6 +19,10 @@ typedef struct gpu_spec {
 	double launch_s;     /* per kernel; 0 where no published figure exists */
 	double opt_bytes;    /* HBM bytes an optimizer step moves per parameter held
 			      * (gpu_optimizer_bytes at the training precision) */
+	double attn_flops;   /* peak of attention's score and value GEMMs; 0: peak_flops */
+	double logit_flops;  /* peak of the output layer's GEMM; 0: peak_flops */
+	bool fp8_cast;       /* the linear layers' GEMMs take FP8 operands that
+			      * cast-transpose kernels make (wl_layer_fp8_casts) */
 } gpu_spec;
 
 /* NVIDIA, "Matrix Multiplication Background User's Guide" (Deep Learning
@@ -44,6 +48,11 @@ double gpu_mem_Bps(const gpu_spec *g);
  * launch. */
 double gpu_gemm_s(const gpu_spec *g, const wl_gemm *gm);
 
+/* gpu_gemm_s at another peak (attn_flops, logit_flops) for the share
+ * (0..1] of its FLOPs the kernel really runs (FlashAttention's causal
+ * block skipping). */
+double gpu_gemm_at_s(const gpu_spec *g, const wl_gemm *gm, double peak_flops, double share);
+
 /* Time of memory-bound work moving `bytes` through HBM, plus launch. */
 double gpu_mem_s(const gpu_spec *g, double bytes);
 
@@ -54,13 +63,18 @@ double gpu_kernel_s(const gpu_spec *g, const wl_kernel *k);
  * mb sequences split as sp (tensor parallel tp ways, sequence parallel,
  * context parallel cp ways): its GEMMs (backward: each twice, input and
  * weight gradients) and its memory-bound kernels, each with the bytes it
- * reads and writes (wl_layer_kernels). Tensor- and context-parallel
- * communication is not included. */
+ * reads and writes (wl_layer_kernels). The attention GEMMs run at
+ * attn_flops; with FlashAttention (sp->flash) only the causal triangle's
+ * share (s+1)/(2s) of their FLOPs (Dao, "FlashAttention-2", 2023, section
+ * 3.1.1: blocks above the diagonal are skipped), and its backward
+ * recomputes the scores. With fp8_cast the linear layers' operands are
+ * cast to FP8 as well (wl_layer_fp8_casts). Tensor- and
+ * context-parallel communication is not included. */
 void gpu_layer_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const wl_split *sp,
 		 double *fwd_s, double *bwd_s);
 
 /* Forward and backward time of the output layer (logits, vocab-parallel):
- * its GEMM (backward twice) and the final layer norm, fp32 cross-entropy
+ * its GEMM at logit_flops (backward twice) and the final layer norm, fp32 cross-entropy
  * and weight-gradient accumulation (wl_logit_kernel_bytes). */
 void gpu_logits_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const wl_split *sp,
 		  double *fwd_s, double *bwd_s);

@@ -272,6 +272,23 @@ static double peak_of(const profile_gpu *g, scn_precision p)
 	return g->peak_fp8_flops;
 }
 
+/* FP8 as Transformer Engine trains it under Megatron-core (NeMo): only TE's
+ * linear modules run FP8 GEMMs, on operands cast-transposed to FP8
+ * (fp8_cast). Core attention stays 16-bit: TransformerConfig's
+ * fp8_dot_product_attention defaults to False (megatron/core/
+ * transformer/transformer_config.py; NeMo's MegatronMixedPrecision the
+ * same), and the output layer is Megatron's own tensor_parallel.
+ * ColumnParallelLinear (megatron/core/models/gpt/gpt_model.py), not a TE
+ * module, so fp8_autocast leaves it in BF16. */
+static bool fp8_split(const profile_gpu *g, const scn_hw *hw, gpu_spec *out, diag *d)
+{
+	if (!need(g->peak_bf16_flops, hw, "peak_bf16_flops", "cluster.gpu", d))
+		return false;
+	out->attn_flops = out->logit_flops = g->peak_bf16_flops;
+	out->fp8_cast = true;
+	return true;
+}
+
 int setup_gpu(const scn_scenario *s, scn_precision prec, gpu_spec *out, diag *d, diag *notes)
 {
 	const scn_hw *hw = &s->cluster.gpu;
@@ -290,6 +307,8 @@ int setup_gpu(const scn_scenario *s, scn_precision prec, gpu_spec *out, diag *d,
 			   .mem_Bps = profile_has(g->hbm_bw_achieved_Bps) ? g->hbm_bw_achieved_Bps : 0,
 			   .opt_bytes = gpu_optimizer_bytes(prec != SCN_FP32 && prec != SCN_TF32,
 							    prec == SCN_FP16) };
+	if (prec == SCN_FP8 && !fp8_split(g, hw, out, d))
+		return SIM_EINVAL;
 	if (notes && !profile_has(g->hbm_bw_achieved_Bps))
 		diag_add(notes, NULL, 0, 0, "gpu: memory-bound kernels run at the datasheet hbm_bw "
 			 "(no measured hbm_bw_achieved for '%s')", hw->name);

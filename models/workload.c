@@ -384,6 +384,28 @@ void wl_layer_kernels(const wl_transformer *t, uint32_t mb, const wl_split *sp,
 	bwd_kernels(&z, mats_of(t), bwd);
 }
 
+void wl_layer_fp8_casts(const wl_transformer *t, uint32_t mb, const wl_split *sp,
+			wl_kernel fwd[WL_LAYER_FP8_CASTS], wl_kernel bwd[WL_LAYER_FP8_CASTS])
+{
+	static const int linear[WL_LAYER_FP8_CASTS] = { 0, 3, 4, 5 }; /* qkv, proj, up, down */
+	static const char *const names[WL_LAYER_FP8_CASTS][2] = {
+		{ "qkv-input-fp8-transpose", "qkv-grad-fp8-cast-transpose" },
+		{ "proj-input-fp8-cast-transpose", "proj-grad-fp8-cast-transpose" },
+		{ "mlp-up-input-fp8-transpose", "mlp-up-grad-fp8-cast-transpose" },
+		{ "mlp-down-input-fp8-cast-transpose", "mlp-down-grad-fp8-cast-transpose" },
+	};
+	wl_gemm gm[WL_LAYER_GEMMS];
+	wl_layer_gemms_split(t, mb, sp, gm);
+	for (int i = 0; i < WL_LAYER_FP8_CASTS; i++) {
+		const wl_gemm *g = &gm[linear[i]];
+		double in = g->m * g->k, grad = g->m * g->n;
+		bool norm_fused = linear[i] == 0 || linear[i] == 4;
+		/* after a fused norm: transpose 1 + 1, less the byte the norm saves */
+		fwd[i] = norm_fused ? kern(names[i][0], in, 0) : kern(names[i][0], 2 * in, 2 * in);
+		bwd[i] = kern(names[i][1], 2 * grad, 2 * grad);
+	}
+}
+
 /* Per logit element (fp32 after the cast): forward cast 2+4, max 4,
  * subtract 4+4, exp 4+4, sum 4, divide 4+4 = 38 bytes; backward scale
  * 4+4 and cast back 4+2 = 14 bytes (Megatron-LM mpu/cross_entropy.py). */

@@ -209,6 +209,26 @@ enum { WL_LAYER_FWD_KERNELS = 9, WL_LAYER_BWD_KERNELS = 15 };
 void wl_layer_kernels(const wl_transformer *t, uint32_t mb, const wl_split *sp,
 		      wl_kernel fwd[WL_LAYER_FWD_KERNELS], wl_kernel bwd[WL_LAYER_BWD_KERNELS]);
 
+enum { WL_LAYER_FP8_CASTS = 4 };
+
+/* The kernels that make the FP8 operands of one layer's linear GEMMs (QKV,
+ * projection, MLP up, MLP down) under Transformer Engine, for a microbatch
+ * of mb sequences split as sp. Forward: TE's Linear casts its 16-bit input
+ * to FP8 together with the FP8 transpose the weight-gradient GEMM needs
+ * (fp8_cast_transpose_fused in transformer_engine/pytorch/module/linear.py,
+ * TE 1.x: read 2, write 1 + 1 bytes an element); LayerNormLinear (QKV and
+ * MLP up in Megatron-core's TE layer spec) has its layer norm write the
+ * FP8 output directly, one byte where the norm (wl_layer_kernels) counts
+ * two, then transposes it (read 1, write 1): one byte an element more.
+ * Backward: every linear casts and transposes its output gradient
+ * (grad_output_preprocess, fp8_cast_transpose_fused: read 2, write 1 + 1).
+ * The weights' casts run once an iteration (TE caches them across
+ * microbatches, is_first_microbatch) and are not counted here. Element
+ * counts are the GEMMs' (wl_layer_gemms_split): inputs m x k, output
+ * gradients m x n. */
+void wl_layer_fp8_casts(const wl_transformer *t, uint32_t mb, const wl_split *sp,
+			wl_kernel fwd[WL_LAYER_FP8_CASTS], wl_kernel bwd[WL_LAYER_FP8_CASTS]);
+
 /* Memory-bound kernels around the output logits on the last pipeline stage,
  * per microbatch (Megatron-LM 2021): the final layer norm and the
  * vocabulary-parallel cross-entropy in fp32 (logits cast to float, max,

@@ -100,12 +100,14 @@ START_TEST(layer_is_gemms_plus_kernel_bytes)
 	wl_gemm fm[WL_LAYER_GEMMS];
 	double fgemms = 0, ff, fb;
 	wl_layer_gemms_split(&t, 2, &(wl_split){ .tp = 2, .flash = true }, fm);
+	/* its attention GEMMs run the causal triangle only: (8+1)/16 of them */
 	for (int i = 0; i < WL_LAYER_GEMMS; i++)
-		fgemms += gpu_gemm_s(&g, &fm[i]);
+		fgemms += i == 1 || i == 2 ? gpu_gemm_at_s(&g, &fm[i], g.peak_flops, 9.0 / 16)
+					   : gpu_gemm_s(&g, &fm[i]);
 	ck_assert(fm[1].bytes < gm[1].bytes && fm[2].bytes < gm[2].bytes);
 	gpu_layer_s(&g, &t, 2, &(wl_split){ .tp = 2, .flash = true }, &ff, &fb);
 	ck_assert_double_eq_tol(ff - fgemms, (41248 - 800 - 1280) / 1.8e12, 1e-18);
-	ck_assert_double_eq_tol(fb - 2 * fgemms - gpu_gemm_s(&g, &fm[1]),
+	ck_assert_double_eq_tol(fb - 2 * fgemms - gpu_gemm_at_s(&g, &fm[1], g.peak_flops, 9.0 / 16),
 				(222336 - 1280 - 1088) / 1.8e12, 1e-18);
 	/* Each kernel pays the launch overhead where a profile gives one. */
 	g.launch_s = 1e-6;
@@ -135,6 +137,78 @@ START_TEST(large_layer_stays_below_the_gemm_ceiling)
 }
 END_TEST
 
+/* FlashAttention skips the blocks above the causal diagonal (Dao, 2023,
+ * section 3.1.1): a compute-bound attention GEMM takes (s+1)/(2s) of its
+ * full-square time; a memory-bound one is not helped. */
+START_TEST(flash_runs_the_causal_triangle)
+{
+	wl_gemm c = { .m = 4096, .n = 8192, .k = 128, .count = 32 };
+	c.flops = 2 * c.m * c.n * c.k * c.count, c.bytes = 1;
+	ck_assert_double_eq_tol(gpu_gemm_at_s(&a100, &c, 312e12, 0.5), gpu_gemm_s(&a100, &c) / 2,
+				1e-15);
+	ck_assert_double_eq_tol(gpu_gemm_at_s(&a100, &c, 156e12, 1.0), 2 * gpu_gemm_s(&a100, &c),
+				1e-15);
+	wl_gemm m = c;
+	m.bytes = 1e15; /* memory-bound: the share changes nothing */
+	ck_assert_double_eq(gpu_gemm_at_s(&a100, &m, 312e12, 0.5), gpu_gemm_s(&a100, &m));
+	/* llama3-8b's layer at s 8192: the attention GEMMs at half the peak
+	 * add their causal share's time once more, forward and backward
+	 * (twice, and the scores' recomputation) */
+	const wl_preset *p = wl_preset_find("llama3-8b");
+	wl_transformer t = p->model.tf;
+	char why[64];
+	ck_assert_int_eq(wl_transformer_check(&t, why, sizeof why), 0);
+	gpu_spec h = { .peak_flops = 1979e12, .hbm_Bps = 3.35e12, .eff_max = 0.803, .sms = 132,
+		       .tile_m = 256, .tile_n = 128 };
+	wl_split sp = { .tp = 1, .cp = 1, .flash = true };
+	wl_gemm gm[WL_LAYER_GEMMS];
+	double f, b, f2, b2, share = 8193.0 / 16384;
+	wl_layer_gemms_split(&t, 1, &sp, gm);
+	gpu_layer_s(&h, &t, 1, &sp, &f, &b);
+	h.attn_flops = 1979e12 / 2;
+	gpu_layer_s(&h, &t, 1, &sp, &f2, &b2);
+	h.attn_flops = 0;
+	double s1 = gpu_gemm_at_s(&h, &gm[1], 1979e12, share);
+	double attn = s1 + gpu_gemm_at_s(&h, &gm[2], 1979e12, share);
+	ck_assert(s1 < 0.51 * gpu_gemm_s(&h, &gm[1]));
+	ck_assert_double_eq_tol(f2 - f, attn, 1e-12);
+	ck_assert_double_eq_tol(b2 - b, 2 * attn + s1, 1e-12);
+}
+END_TEST
+
+/* FP8 under Transformer Engine: the output layer at logit_flops (BF16), the
+ * linear layers' operands cast-transposed to FP8 (wl_layer_fp8_casts). */
+START_TEST(fp8_logits_and_casts)
+{
+	wl_transformer t = { .layers = 1, .hidden = 64, .heads = 4, .seq = 8, .vocab = 100 };
+	wl_transformer big = { .layers = 1, .hidden = 8192, .heads = 64, .seq = 4096,
+			       .vocab = 128000 };
+	char why[64];
+	ck_assert_int_eq(wl_transformer_check(&t, why, sizeof why), 0);
+	ck_assert_int_eq(wl_transformer_check(&big, why, sizeof why), 0);
+	gpu_spec g = a100;
+	double lf, lb, lf2, lb2, f, b, f2, b2;
+	gpu_logits_s(&g, &big, 1, &(wl_split){ .tp = 1 }, &lf, &lb);
+	g.logit_flops = 156e12;
+	gpu_logits_s(&g, &big, 1, &(wl_split){ .tp = 1 }, &lf2, &lb2);
+	wl_gemm lg = { .m = 4096, .n = 128000, .k = 8192, .count = 1 };
+	lg.flops = 2 * lg.m * lg.n * lg.k;
+	double at_peak = lg.flops / (312e12 * 0.869 * gpu_quantization_eff(&g, &lg));
+	ck_assert_double_eq_tol(lf2 - lf, at_peak, 1e-12);
+	ck_assert_double_eq_tol(lb2 - lb, 2 * at_peak, 1e-12);
+	/* the casts: forward 16x64 (qkv, after the norm: 1 B), 16x32 (proj: 4 B),
+	 * 16x64 (up: 1 B), 16x128 (down: 4 B) = 12,288 B; backward 4 B an
+	 * element of the output gradients 16 x (96, 64, 128, 64) = 22,528 B */
+	g = a100;
+	g.mem_Bps = 1e12;
+	gpu_layer_s(&g, &t, 2, &(wl_split){ .tp = 2 }, &f, &b);
+	g.fp8_cast = true;
+	gpu_layer_s(&g, &t, 2, &(wl_split){ .tp = 2 }, &f2, &b2);
+	ck_assert_double_eq_tol(f2 - f, 12288 / 1e12, 1e-18);
+	ck_assert_double_eq_tol(b2 - b, 22528 / 1e12, 1e-18);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("gpu");
@@ -145,6 +219,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, memory_bound_work_uses_the_achieved_bandwidth);
 	tcase_add_test(tc, layer_is_gemms_plus_kernel_bytes);
 	tcase_add_test(tc, large_layer_stays_below_the_gemm_ceiling);
+	tcase_add_test(tc, flash_runs_the_causal_triangle);
+	tcase_add_test(tc, fp8_logits_and_casts);
 	suite_add_tcase(s, tc);
 	return s;
 }

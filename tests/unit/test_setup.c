@@ -191,6 +191,24 @@ START_TEST(nvlink_achieved_over_datasheet)
 	ck_assert_double_eq(g.opt_bytes, 38);
 	ck_assert_int_eq(setup_gpu(s, SCN_FP32, &g, d, notes), SIM_OK);
 	ck_assert_double_eq(g.opt_bytes, 32);
+	/* 16-bit training runs every GEMM at the precision's peak; FP8 as
+	 * Transformer Engine runs it keeps attention and the output layer at
+	 * the BF16 peak (989.5 TFLOP/s) and casts the linear layers' operands */
+	ck_assert(g.attn_flops == 0 && g.logit_flops == 0 && !g.fp8_cast);
+	ck_assert_int_eq(setup_gpu(s, SCN_FP8, &g, d, notes), SIM_OK);
+	ck_assert_double_eq_tol(g.peak_flops, 1979e12, 1e3);
+	ck_assert_double_eq_tol(g.attn_flops, 989.5e12, 1e3);
+	ck_assert_double_eq_tol(g.logit_flops, 989.5e12, 1e3);
+	ck_assert(g.fp8_cast);
+	ck_assert_double_eq(g.opt_bytes, 38);
+	/* without a BF16 peak FP8 cannot place attention: refused, named */
+	double bf16 = s->cluster.gpu.v.gpu.peak_bf16_flops;
+	s->cluster.gpu.v.gpu.peak_bf16_flops = NAN;
+	size_t before = diag_count(d);
+	ck_assert_int_eq(setup_gpu(s, SCN_FP8, &g, d, notes), SIM_EINVAL);
+	ck_assert_uint_gt(diag_count(d), before);
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, before), "peak_bf16_flops"));
+	s->cluster.gpu.v.gpu.peak_bf16_flops = bf16;
 	s->cluster.gpu.v.gpu.nvlink_bw_achieved_Bps = NAN;
 	ck_assert_int_eq(setup_fabric(s, 16, &f, d), SIM_OK);
 	ck_assert_double_eq_tol(f.nvlink_Bps, 450e9, 1e3);

@@ -512,6 +512,36 @@ START_TEST(interleaved_activations_follow_korthikanti)
 }
 END_TEST
 
+/* FP8 operand casts (Transformer Engine) of a SwiGLU/GQA layer by hand:
+ * h 64, 4 heads of which 2 KV (kv width 64), ffn 96, s 8, mb 2, tp 2:
+ * m = 16 tokens. Forward: qkv's input 16x64 at 1 B (transpose after the
+ * norm's FP8 output), proj's 16x32 at 4 B, up's 16x64 at 1 B, down's 16x48
+ * at 4 B. Backward: output gradients 16x64 (qkv: (64+64)/2), 16x64, 16x96
+ * (two up-projections of 48), 16x64, 4 B each. */
+START_TEST(fp8_cast_bytes_by_hand)
+{
+	wl_transformer t = { .layers = 1, .hidden = 64, .heads = 4, .kv_heads = 2, .ffn = 96,
+			     .ffn_mats = 3, .seq = 8, .vocab = 100 };
+	char why[64];
+	ck_assert_int_eq(wl_transformer_check(&t, why, sizeof why), 0);
+	wl_kernel f[WL_LAYER_FP8_CASTS], b[WL_LAYER_FP8_CASTS];
+	static const double fwd[WL_LAYER_FP8_CASTS] = { 1024, 2048, 1024, 3072 };
+	static const double bwd[WL_LAYER_FP8_CASTS] = { 4096, 4096, 6144, 4096 };
+	wl_layer_fp8_casts(&t, 2, &(wl_split){ .tp = 2, .cp = 1 }, f, b);
+	for (int i = 0; i < WL_LAYER_FP8_CASTS; i++) {
+		ck_assert_double_eq(f[i].read_bytes + f[i].write_bytes, fwd[i]);
+		ck_assert_double_eq(b[i].read_bytes, bwd[i] / 2);
+		ck_assert_double_eq(b[i].write_bytes, bwd[i] / 2);
+		ck_assert_ptr_nonnull(strstr(b[i].name, "fp8"));
+	}
+	/* context parallelism halves the tokens, and every byte with them */
+	wl_kernel f2[WL_LAYER_FP8_CASTS], b2[WL_LAYER_FP8_CASTS];
+	wl_layer_fp8_casts(&t, 2, &(wl_split){ .tp = 2, .cp = 2 }, f2, b2);
+	ck_assert_double_eq(f2[3].read_bytes * 2, f[3].read_bytes);
+	ck_assert_double_eq(b2[2].write_bytes * 2, b[2].write_bytes);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("workload");
@@ -524,6 +554,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, model_states_match_zero_figure_1);
 	tcase_add_test(tc, activations_under_1f1b_by_hand);
 	tcase_add_test(tc, layer_kernel_bytes_by_hand);
+	tcase_add_test(tc, fp8_cast_bytes_by_hand);
 	tcase_add_test(tc, kernels_split_inside_parallel_regions_only);
 	tcase_add_test(tc, bad_shapes_are_refused);
 	tcase_add_test(tc, every_preset_is_a_valid_shape);
