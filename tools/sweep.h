@@ -76,7 +76,9 @@ void sweep_label(const sweep *c, size_t i, char *buf, size_t n);
  * DPUSIM_TEST_SWEEP_STOP=N: the process about to compute point N says
  * "dpusim: test hook: process PID stops at point N" on stderr and stops
  * itself (SIGSTOP), holding that point, for tests/e2e/sweep.sh to kill it
- * or let it time out at a known place rather than race it with a timer. */
+ * or let it time out at a known place rather than race it with a timer.
+ * Under mpirun, with the hook set, each rank also says "dpusim: test hook:
+ * MPI rank R finalizes" as it calls MPI_Finalize (sweep_mpi_finalize). */
 int sweep_compute(const sweep *c, size_t i, rep_report **out, diag *d);
 
 /* Worker side: simulates point i and returns the whole message in *msg
