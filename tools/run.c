@@ -211,6 +211,7 @@ static int coll_world(const scn_scenario *s, const scn_job *job, const scn_varia
 	return rc;
 }
 
+/* A collective job's variant, a run_sizes_fn (run.h): every size a row. */
 static int coll_sizes(const scn_scenario *s, const scn_job *job, const scn_variant *v,
 		      uint64_t seed, rep_variant *rv, diag *d, diag *notes)
 {
@@ -247,12 +248,12 @@ static int coll_sizes(const scn_scenario *s, const scn_job *job, const scn_varia
 	return rc;
 }
 
-/* One collective job's variant: its sizes into rv, its notes into rep. */
-static int coll_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,
-			uint64_t seed, rep_variant *rv, rep_report *rep, diag *d)
+int run_sizes_with_notes(run_sizes_fn fn, const scn_scenario *s, const scn_job *job,
+			 const scn_variant *v, uint64_t seed, rep_variant *rv, rep_report *rep,
+			 diag *d)
 {
 	diag *notes = diag_new();
-	int rc = notes ? coll_sizes(s, job, v, seed, rv, d, notes) : SIM_ENOMEM;
+	int rc = notes ? fn(s, job, v, seed, rv, d, notes) : SIM_ENOMEM;
 	if (!rc)
 		rc = run_put_notes(rep, rep_variant_name(rv), notes);
 	diag_free(notes);
@@ -382,9 +383,9 @@ int run_one_variant(const scn_scenario *s, const scn_job *job, const scn_variant
 	if ((rc = run_put_offload(rv, v)))
 		return rc;
 	if (job->wl.kind == SCN_WL_COLLECTIVE)
-		return coll_variant(s, job, v, seed, rv, rep, d);
+		return run_sizes_with_notes(coll_sizes, s, job, v, seed, rv, rep, d);
 	if (job->wl.kind == SCN_WL_P2P)
-		return run_p2p_variant(s, job, v, seed, rv, rep, d);
+		return run_sizes_with_notes(run_p2p_sizes, s, job, v, seed, rv, rep, d);
 	if (!o || !o->trace_path)
 		return train_variant(s, job, v, o ? o->replications : 0, seed,
 				     o ? o->progress : NULL, NULL, rv, rep, d);
@@ -422,7 +423,8 @@ static int multi_add_variants(const scn_scenario *s, const run_opts *o, rep_repo
 			put_hardware(rep, name, vs);
 			if (!(rc = run_put_offload(rv, vv)) &&
 			    vs->jobs[j].wl.kind == SCN_WL_COLLECTIVE && !any_training(vs))
-				rc = coll_variant(vs, &vs->jobs[j], vv, seed, rv, rep, d);
+				rc = run_sizes_with_notes(coll_sizes, vs, &vs->jobs[j], vv, seed, rv,
+							  rep, d);
 		}
 	return rc;
 }
@@ -441,7 +443,7 @@ static int multi_write_traces(const scn_scenario *s, const run_opts *o, trace *c
 }
 
 /* Collective job j as a benchmark beside the training jobs: what it runs
- * (as coll_variant would), its results zeroed; train_variant_shared
+ * (as coll_sizes would), its results zeroed; train_variant_shared
  * places it. */
 static int bench_of(const scn_scenario *s, const scn_job *job, train_bench *b, diag *d)
 {

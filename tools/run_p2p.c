@@ -228,8 +228,8 @@ static int run_size(p2p_world *w, const scn_p2p *k, p2p_params *p, uint64_t byte
 				  p->lat ? res.time_s : (double)bytes / res.bw_Bps);
 }
 
-static int p2p_sizes(const scn_scenario *s, const scn_job *job, const scn_variant *v,
-		     uint64_t seed, rep_variant *rv, diag *d, diag *notes)
+int run_p2p_sizes(const scn_scenario *s, const scn_job *job, const scn_variant *v,
+		  uint64_t seed, rep_variant *rv, diag *d, diag *notes)
 {
 	const scn_p2p *k = &job->wl.p2p;
 	p2p_world w;
@@ -241,17 +241,6 @@ static int p2p_sizes(const scn_scenario *s, const scn_job *job, const scn_varian
 	world_release(&w);
 	if (!rc)
 		rc = rep_variant_set_stat(rv, "iteration_s", pass_s, NAN, NAN, NAN);
-	return rc;
-}
-
-int run_p2p_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,
-		    uint64_t seed, rep_variant *rv, rep_report *rep, diag *d)
-{
-	diag *notes = diag_new();
-	int rc = notes ? p2p_sizes(s, job, v, seed, rv, d, notes) : SIM_ENOMEM;
-	if (!rc)
-		rc = run_put_notes(rep, rep_variant_name(rv), notes);
-	diag_free(notes);
 	return rc;
 }
 
