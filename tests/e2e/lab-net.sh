@@ -40,6 +40,21 @@ if tc -n "${LAB}0" class show dev eth0 | grep -Eq 'rate 1Gbit ceil 1Gbit burst 1
 	ok "both directions shaped with a burst of one 16 KiB segment"
 else not_ok "shaping: $(tc -n "${LAB}0" class show dev eth0) / $(tc class show dev "${LAB}1-h")"; fi
 
+# What a link passes unserialised after it idles (the token bucket's credit,
+# which a wire does not have): max(burst, segment), read back from tc.
+run_cmd tools/lab-net credit --name "$LAB"
+expect_rc 0 "lab-net credit reads the lab's shaping"
+expect_out '^16384$' "one 16 KiB segment (the burst, 16250 B as tc rounds it, is below it)"
+tc -n "${LAB}0" class change dev eth0 parent 1: classid 1:10 htb rate 1gbit ceil 1gbit \
+	burst 64k cburst 64k quantum 65536
+run_cmd tools/lab-net credit --name "$LAB"
+expect_out '^6[45][0-9]{3}$' "a burst above the segment is the credit (64 KiB, as tc rounds it)"
+tc -n "${LAB}0" class change dev eth0 parent 1: classid 1:10 htb rate 1gbit ceil 1gbit \
+	burst 16384b cburst 16384b quantum 65536
+run_cmd tools/lab-net credit --name "${LAB}x"
+expect_rc 2 "the credit of a lab that is not there is refused"
+expect_err "no lab '${LAB}x' here" "saying so"
+
 # One rank per namespace: each enters its namespace after MPI_Init.
 run_cmd "${MPIRUN[@]}" -np 2 \
 	sh -c 'DPUSIM_HW_NETNS='"$LAB"'$OMPI_COMM_WORLD_RANK exec "$0" "$@"' "$HW" bench --quick \
@@ -65,6 +80,13 @@ expect_err "DPUSIM_HW_NETNS: cannot open '/run/netns/nosuch[01]': No such file" 
 run_cmd tools/lab-net down --name "$LAB"
 expect_rc 0 "the lab comes down"
 if gone; then ok "no namespace, veth or bridge of the lab is left"; else not_ok "lab leftovers"; fi
+
+run_cmd tools/lab-net up 2 --name "$LAB"
+expect_rc 0 "an unshaped lab comes up"
+run_cmd tools/lab-net credit --name "$LAB"
+expect_rc 2 "an unshaped lab has no credit to give"
+expect_err "is not shaped \(made without --rate\)" "saying why"
+tools/lab-net down --name "$LAB" >/dev/null
 
 # Whether this kernel has netem, tried in a namespace of its own.
 ip netns add "$LAB-q" && tc -n "$LAB-q" qdisc add dev lo root netem delay 1us 2>/dev/null
