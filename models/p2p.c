@@ -105,6 +105,36 @@ static void after(p2p_run_state *r, sim_time delay, sim_handler *fn, uint64_t da
 		sim_fail(r->eng, rc, "p2p: scheduling a message's next step: %s", sim_strerror(rc));
 }
 
+/* The adapter's DMA read of a latency test's payload before it can send:
+ * perftest writes a WRITE or SEND of at most its inline size into the work
+ * request, which the CPU's doorbell write carries to the adapter, so that
+ * message costs no read; a larger one, and every READ response, is read
+ * from the buffer's memory first (one PCIe read round trip; the bytes then
+ * stream through PCIe at its rate, part of the message's flow). */
+static sim_time payload_read_ps(const p2p_params *p)
+{
+	bool inlined = p->op != P2P_READ && p->bytes <= p->inline_bytes;
+	return inlined ? 0 : p->payload_read_ps;
+}
+
+/* The payload's read is done: the message's flow starts. data: direction
+ * in bits 8 and up, the on_arrive step its last byte leads to below. */
+static void on_payload_read(sim_engine *eng, void *obj, uint64_t data)
+{
+	(void)eng;
+	send_msg(obj, (int)(data >> 8), on_arrive, data & 0xff);
+}
+
+/* A latency test's message in direction dir, after its payload's read. */
+static void lat_send(p2p_run_state *r, int dir, uint64_t step)
+{
+	sim_time t = payload_read_ps(r->p);
+	if (t)
+		after(r, t, on_payload_read, (uint64_t)dir << 8 | step);
+	else
+		send_msg(r, dir, on_arrive, step);
+}
+
 /* The sending adapter works through a QP's messages in order: the next
  * ready one starts when the one before has left. */
 static void qp_start(p2p_run_state *r, uint32_t q)
@@ -213,17 +243,18 @@ static void on_sent(sim_engine *eng, void *obj, uint64_t data)
 }
 
 /* Latency tests, one message at a time. A ping-pong: `data` 0 or 1, the
- * message of that direction is through; 2, the ping has arrived, answer
- * it; 3, the answer has arrived: one round trip, half of it the figure. A
- * read: 4, the request has arrived, respond; 5, the response is through; 6,
- * it has arrived: one round trip, the figure whole. */
+ * message of that direction is through; 2, the ping has arrived (in memory,
+ * where the other side polls), answer it; 3, the answer has arrived: one
+ * round trip, half of it the figure. A read: 4, the request has arrived,
+ * respond; 5, the response is through; 6, it has arrived in memory: one
+ * round trip, the figure whole. */
 static void lat_next(p2p_run_state *r)
 {
 	r->t0_ps = sim_now(r->eng);
 	if (r->p->op == P2P_READ)
 		after(r, r->lat_ps[0], on_arrive, 4);
 	else
-		send_msg(r, 0, on_arrive, 0);
+		lat_send(r, 0, 0);
 }
 
 static void lat_done(p2p_run_state *r, int rtt_factor)
@@ -240,17 +271,15 @@ static void on_arrive(sim_engine *eng, void *obj, uint64_t data)
 	switch (data) {
 	case 0:
 	case 1:
-		return after(r, r->lat_ps[data], on_arrive, data + 2);
+		return after(r, r->lat_ps[data] + r->p->mem_write_ps, on_arrive, data + 2);
 	case 2:
-		send_msg(r, 1, on_arrive, 1);
-		return;
+		return lat_send(r, 1, 1);
 	case 3:
 		return lat_done(r, 2);
 	case 4:
-		send_msg(r, 1, on_arrive, 5);
-		return;
+		return lat_send(r, 1, 5);
 	case 5:
-		return after(r, r->lat_ps[1], on_arrive, 6);
+		return after(r, r->lat_ps[1] + r->p->mem_write_ps, on_arrive, 6);
 	default:
 		return lat_done(r, 1);
 	}
@@ -342,7 +371,8 @@ int p2p_run(sim_engine *eng, flow_net *net, fab *f, const p2p_params *p, p2p_res
 		free(r.lat_s);
 		return rc;
 	}
-	out->one_way_lat_s = sim_time_to_s(r.lat_ps[0]);
+	out->one_way_lat_s = sim_time_to_s(r.lat_ps[0] +
+					   (p->lat ? payload_read_ps(p) + p->mem_write_ps : 0));
 	if (p->lat)
 		lat_next(&r);
 	for (uint32_t q = 0; q < p->qps && !p->lat; q++)

@@ -17,7 +17,12 @@
  * other's has arrived; the figure is perftest's typical latency, the
  * median of half the round trips. A read is a round trip by itself: its
  * latency test reads one after another and reports the whole round trip
- * (perftest's rtt_factor 1 for READ).
+ * (perftest's rtt_factor 1 for READ). A message above the inline size
+ * waits for its adapter's DMA read of the payload before its flow starts
+ * (payload_read_ps), and every message reaches the waiting CPU one posted
+ * write into memory after its last byte arrives (mem_write_ps); in a stream
+ * those overlap the messages ahead on the wire, so there they are not
+ * charged.
  *
  * Reads (ib_read_bw): the requester's adapter has at most out_reads
  * requests outstanding; each request reaches the responder one fixed
@@ -79,6 +84,16 @@ typedef struct p2p_params {
 	sim_time adapter_lat_ps;   /* one message through the two adapters (transport) */
 	double conn_cap_Bps;       /* a QP's own rate cap (a DPU engine's share...); 0: none */
 	double msg_rate_per_s;     /* the sending adapter's messages per second; 0: no bound */
+	uint32_t inline_bytes;     /* latency tests: a WRITE or SEND of at most this many bytes
+	                              travels inside its work request (perftest's inline
+	                              size), so its adapter reads no payload */
+	sim_time payload_read_ps;  /* latency tests: the adapter's DMA read of a payload from
+	                              the buffer's memory, the round trip before its first
+	                              byte can leave (a READ's responder always reads); 0: not
+	                              modelled */
+	sim_time mem_write_ps;     /* latency tests: the receiving adapter's posted write of a
+	                              message (and its completion) into the buffer's memory,
+	                              before the waiting CPU can see it; 0: not modelled */
 	p2p_wire wire;
 } p2p_params;
 
@@ -90,7 +105,9 @@ typedef struct p2p_result {
 	                              average; latency, bytes over time_s */
 	double msg_rate_per_s;     /* bandwidth: messages per second (perftest's MsgRate) */
 	double lat_p99_s;          /* latency: 99th percentile of the same */
-	double one_way_lat_s;      /* the fixed part of one message: adapter and path latency */
+	double one_way_lat_s;      /* the fixed part of one message: adapter and path latency,
+	                              and in a latency test the write into memory and the
+	                              payload's read where it pays one */
 } p2p_result;
 
 /* Runs the benchmark p on f's fabric (its flows on net, driven by eng:

@@ -55,6 +55,7 @@ typedef struct profile_cpu {
 	double sockets, cores_per_socket, freq_hz;
 	double mem_bw_Bps; /* per socket */
 	double tdp_w, idle_w; /* per socket */
+	double pcie_read_lat_s; /* a device's DMA read of host memory, round trip of a small read */
 } profile_cpu;
 
 typedef struct profile_nic {

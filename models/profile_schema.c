@@ -68,6 +68,9 @@ const profile_field profile_fields[] = {
 	F(CPU, profile_cpu, "mem_bw", mem_bw_Bps, UNIT_BYTES_PER_S, 0, 1e13, true, "memory bandwidth per socket"),
 	F(CPU, profile_cpu, "tdp_w", tdp_w, UNIT_WATTS, 0, 1e4, true, "power per socket at full load"),
 	F(CPU, profile_cpu, "idle_w", idle_w, UNIT_WATTS, 0, 1e4, false, "power per socket when idle"),
+	F(CPU, profile_cpu, "pcie_read_lat", pcie_read_lat_s, UNIT_SECONDS, 0, 1e-4, true,
+	  "a PCIe device's DMA read of host memory: round trip of a small (64 B) read, request "
+	  "to completion, as the device measures it"),
 
 	NIC_FIELDS(NIC, profile_nic, ),
 	B(NIC, profile_nic, "inline_crypto", inline_crypto,

@@ -90,6 +90,35 @@ static int wire_of(const scn_scenario *s, scn_p2p_test t, p2p_wire *w, diag *d)
 	return SIM_OK;
 }
 
+/* perftest's inline size: a latency test's WRITE of at most 220 bytes and
+ * SEND (RC) of at most 236 go inside the work request; bandwidth tests and
+ * reads inline nothing (linux-rdma/perftest src/perftest_parameters.h,
+ * DEF_INLINE_WRITE and DEF_INLINE_SEND_RC_UC; perftest_parameters.c,
+ * ctx_set_max_inline). */
+static uint32_t inline_of(scn_p2p_test t)
+{
+	return t == SCN_P2P_WRITE_LAT ? 220 : t == SCN_P2P_SEND_LAT ? 236 : 0;
+}
+
+/* A latency test's PCIe crossings at a host-memory end, from the CPU
+ * profile's pcie_read_lat (a device's DMA read round trip): the sending
+ * adapter's read of a payload, that figure; the receiving adapter's posted
+ * write into memory, half of it (Intel TCC Tools 2021.3 Developer Guide,
+ * "Data Streams Supported": the PCIe-to-memory stream's latency 'is
+ * estimated to be equivalent to half of the PCIe-from-memory stream
+ * latency'). None in GPU memory (no published latency of a device's read or
+ * write of a GPU's memory) or where the profile gives none; the notes say
+ * so. */
+static void pcie_crossings(const scn_scenario *s, const scn_variant *v, p2p_params *p)
+{
+	double t = s->cluster.cpu.v.cpu.pcie_read_lat_s;
+	sim_time ps = 0;
+	if (v->network == SCN_NET_RDMA_GDR || !profile_has(t) || sim_time_from_s(t, &ps))
+		return;
+	p->payload_read_ps = ps;
+	p->mem_write_ps = ps / 2;
+}
+
 /* The parameters every size shares; fc and tr as set up. */
 static p2p_params params_of(const scn_scenario *s, const scn_p2p *k, const scn_variant *v,
 			    const coll_transport *tr, const p2p_wire *w)
@@ -104,8 +133,32 @@ static p2p_params params_of(const scn_scenario *s, const scn_p2p *k, const scn_v
 		.end = v->network == SCN_NET_RDMA_GDR ? FAB_END_GPU : FAB_END_HOST,
 		.adapter_lat_ps = tr->msg_lat_ps, .conn_cap_Bps = tr->conn_cap_Bps,
 		.msg_rate_per_s = profile_has(nic->msg_rate_per_s) ? nic->msg_rate_per_s : 0,
-		.wire = *w,
+		.inline_bytes = inline_of(k->test), .wire = *w,
 	};
+}
+
+/* A latency test's PCIe crossings, for the notes. */
+static void put_pcie_note(const scn_scenario *s, const p2p_params *p, diag *notes)
+{
+	if (!p->lat)
+		diag_add(notes, NULL, 0, 0, "p2p: the adapters' PCIe crossings (payload reads, "
+			 "writes into memory) not charged: in a stream they overlap the messages "
+			 "ahead on the wire");
+	else if (p->payload_read_ps)
+		diag_add(notes, NULL, 0, 0, "p2p: each message reaches the waiting CPU %.3g us "
+			 "after its last byte, the receiving adapter's posted write into memory "
+			 "(half of CPU '%s' pcie_read_lat, Intel's estimate), and one above "
+			 "perftest's inline size (%u B here) first waits %.3g us for the sending "
+			 "adapter's DMA read of the payload (pcie_read_lat)",
+			 sim_time_to_s(p->mem_write_ps) * 1e6, s->cluster.cpu.name, p->inline_bytes,
+			 sim_time_to_s(p->payload_read_ps) * 1e6);
+	else
+		diag_add(notes, NULL, 0, 0, "p2p: the adapters' PCIe crossings (the payload's "
+			 "read above perftest's inline size, %u B here, and the write into memory) "
+			 "not modelled: %s", p->inline_bytes,
+			 p->end == FAB_END_GPU ? "no published latency of a device's read or write "
+						 "of GPU memory"
+					       : "the CPU profile gives no pcie_read_lat");
 }
 
 /* What the figures rest on, for the report's notes. */
@@ -132,9 +185,9 @@ static void put_notes(const scn_scenario *s, const scn_p2p *k, const p2p_params 
 	diag_add(notes, NULL, 0, 0, "p2p: wire bytes per packet from the %s", p->wire.what);
 	diag_add(notes, NULL, 0, 0, "p2p: each message's fixed one-way latency is the adapter's "
 		 "rdma_latency (%.3g us, once per message) plus the path's switches and hops; not "
-		 "modelled for lack of a published figure: the sender's PCIe read of a payload "
-		 "above perftest's inline size (220 B for writes), the PCIe crossings' own latency, "
-		 "the receiver's write to memory and its poll", nic->v.nic.rdma_latency_s * 1e6);
+		 "modelled for lack of a published figure: the doorbell's write to the adapter and "
+		 "the CPU's poll", nic->v.nic.rdma_latency_s * 1e6);
+	put_pcie_note(s, p, notes);
 	if (p->msg_rate_per_s > 0)
 		diag_add(notes, NULL, 0, 0, "p2p: messages bounded by '%s' msg_rate %.3g M/s, the "
 			 "adapter's published total over all its QPs (one QP alone is slower; no "
@@ -191,6 +244,8 @@ static int p2p_setup(const scn_scenario *s, const scn_job *job, const scn_varian
 		return rc;
 	w->fc.seed = seed;
 	*p = params_of(s, k, v, &tr, &wire);
+	if (p->lat)
+		pcie_crossings(s, v, p);
 	w->eng = sim_engine_new();
 	w->net = w->eng ? flow_net_new(w->eng) : NULL;
 	rc = w->net ? fab_new(&w->fc, w->net, &w->f) : SIM_ENOMEM;
@@ -248,7 +303,8 @@ int run_p2p_sizes(const scn_scenario *s, const scn_job *job, const scn_variant *
  * message alone at the slowest rate of its path, and two latencies each. */
 static double estimate_s(const p2p_world *w, const p2p_params *p, uint64_t bytes)
 {
-	double rate = w->fc.link_Bps, lat = sim_time_to_s(p->adapter_lat_ps) + 1e-6;
+	double rate = w->fc.link_Bps,
+	       lat = sim_time_to_s(p->adapter_lat_ps + p->payload_read_ps + p->mem_write_ps) + 1e-6;
 	if (w->fc.pcie_Bps > 0 && w->fc.pcie_Bps < rate)
 		rate = w->fc.pcie_Bps;
 	if (w->fc.host_mem_Bps > 0 && w->fc.host_mem_Bps < rate)

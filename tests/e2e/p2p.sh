@@ -29,7 +29,10 @@ assert abs(float(t) - int(b) / (float(bw) * 1e9)) < 1e-15, t' "$ROWS"; then
 else not_ok "ib_write_bw row: $ROWS"; fi
 
 # Latency: grows with size; the 1 MiB one-way time is its wire bytes at the
-# link rate plus the adapter (0.6 us) and switch (130 ns) latencies.
+# link rate plus the adapter (0.6 us) and switch (130 ns) latencies, the
+# receiving adapter's write into memory (half the scenario's pcie_read_lat
+# of 546 ns) and the sending adapter's read of the payload (546 ns); 2 B is
+# inlined (perftest's 220 B for writes): no read.
 run_cmd "$DPUSIM" run tests/validation/perftest-cx6-write-lat.yaml --json
 expect_rc 0 "ib_write_lat scenario runs"
 ROWS=$(json_rows host)
@@ -39,10 +42,34 @@ t = [float(r[2]) for r in rows]
 assert all(r[0] == "ib_write_lat" for r in rows)
 assert t == sorted(t) and len(set(t)) == len(t), t
 b = 1048576
-want = 0.6e-6 + 130e-9 + (b + 256 * 26 + 16) / 25e9
-assert abs(t[-1] - want) < 1e-11, (t[-1], want)' "$ROWS"; then
-	ok "ib_write_lat grows with size; 1 MiB is the closed form"
+want = 0.6e-6 + 130e-9 + 273e-9 + 546e-9 + (b + 256 * 26 + 16) / 25e9
+assert abs(t[-1] - want) < 1e-11, (t[-1], want)
+# 2 B: the same without the read, plus its wire bytes or its share of the
+# adapter message rate (at most 1 / 215e6 s)
+want = 0.6e-6 + 130e-9 + 273e-9
+assert want < t[0] < want + 1 / 215e6, (t[0], want)' "$ROWS"; then
+	ok "ib_write_lat grows with size; 2 B (inlined) and 1 MiB are the closed form"
 else not_ok "ib_write_lat rows: $ROWS"; fi
+run_cmd "$DPUSIM" run tests/validation/perftest-cx6-write-lat.yaml
+expect_out 'host\.note[0-9]+: p2p: each message reaches the waiting CPU 0\.273 us after its last byte.*inline size \(220 B here\) first waits 0\.546 us' "notes give the PCIe crossings"
+
+# Without a pcie_read_lat (the EPYC 7742's profile publishes none) the
+# crossings are left out, and the notes say so.
+cat >"$E2E_TMP/noread.yaml" <<EOF
+extends: $PWD/tests/validation/perftest-cx6-write-lat.yaml
+cluster: { cpu: EPYC-7742 }
+EOF
+run_cmd "$DPUSIM" run "$E2E_TMP/noread.yaml" --json
+expect_rc 0 "ib_write_lat without pcie_read_lat runs"
+NOREAD=$(json_rows host)
+if python3 -c 'import sys
+a = [float(l.split()[2]) for l in sys.argv[1].splitlines()]
+b = [float(l.split()[2]) for l in sys.argv[2].splitlines()]
+assert abs(a[0] - b[0] - 273e-9) < 1e-11 and abs(a[-1] - b[-1] - 819e-9) < 1e-11, (a, b)' "$ROWS" "$NOREAD"; then
+	ok "the crossings add 273 ns to an inlined message, 819 ns to a read one"
+else not_ok "with and without pcie_read_lat: $ROWS / $NOREAD"; fi
+run_cmd "$DPUSIM" run "$E2E_TMP/noread.yaml"
+expect_out "host\.note[0-9]+: p2p: the adapters' PCIe crossings .* not modelled: the CPU profile gives no pcie_read_lat" "notes say the crossings are left out"
 
 # The table in perftest's units: MB/s of 2^20 bytes and Gb/s.
 run_cmd "$DPUSIM" run tests/validation/perftest-cx6-write-bw.yaml

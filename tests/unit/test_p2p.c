@@ -2,8 +2,9 @@
  * stream approaches the wire's payload rate (or PCIe's, where slower),
  * latency is the closed form and grows with size, a lone message's
  * latency is below a stream's time for it, the message rate binds small
- * messages, reads come back over the reverse path, bad parameters are
- * refused. */
+ * messages, reads come back over the reverse path, a latency test's
+ * message above perftest's inline size pays one PCIe read and every one a
+ * write into memory, bad parameters are refused. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -202,6 +203,69 @@ START_TEST(reads)
 }
 END_TEST
 
+/* perftest's inline size: a latency test's WRITE of at most inline_bytes
+ * goes inside its work request, a larger one waits exactly one DMA read of
+ * its payload before its first byte leaves; the receiving adapter's write
+ * into memory delays every message, inlined or not, exactly once. */
+START_TEST(inline_vs_non_inline_differs_by_one_pcie_read)
+{
+	fab_config fc = two_nodes();
+	static const uint64_t sizes[] = { 2, 220, 221, 4096, 65536 };
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		p2p_params p = params(true, sizes[i], 20);
+		double plain = ok_run(&fc, &p).time_s, read = sizes[i] > 220 ? 546e-9 : 0;
+		p.inline_bytes = 220;
+		p.payload_read_ps = 546000;
+		p2p_result r = ok_run(&fc, &p);
+		ck_assert_double_eq_tol(r.time_s, plain + read, 1e-11);
+		ck_assert_double_eq_tol(r.one_way_lat_s, 730e-9 + read, 1e-12);
+		p.mem_write_ps = 273000;
+		r = ok_run(&fc, &p);
+		ck_assert_double_eq_tol(r.time_s, plain + read + 273e-9, 1e-11);
+		ck_assert_double_eq_tol(r.one_way_lat_s, 730e-9 + read + 273e-9, 1e-12);
+	}
+}
+END_TEST
+
+/* A SEND is inlined as a WRITE is (perftest's 236 B for RC); a READ never:
+ * its responder reads the payload before answering, and the requester's
+ * CPU sees the response one write into memory after it arrives. */
+START_TEST(reads_always_read_the_payload)
+{
+	fab_config fc = two_nodes();
+	p2p_params p = params(true, 2, 20);
+	p.op = P2P_SEND;
+	p.wire = p2p_wire_of(true, P2P_SEND);
+	double plain = ok_run(&fc, &p).time_s;
+	p.inline_bytes = 236;
+	p.payload_read_ps = 546000;
+	ck_assert_double_eq_tol(ok_run(&fc, &p).time_s, plain, 1e-11);
+	p = params(true, 2, 20);
+	p.op = P2P_READ;
+	p.wire = p2p_wire_of(true, P2P_READ);
+	plain = ok_run(&fc, &p).time_s;
+	p.inline_bytes = 220; /* no effect on a read */
+	p.payload_read_ps = 546000;
+	p.mem_write_ps = 273000;
+	ck_assert_double_eq_tol(ok_run(&fc, &p).time_s, plain + 546e-9 + 273e-9, 1e-11);
+}
+END_TEST
+
+/* A stream's payload reads and writes overlap the messages ahead of it on
+ * the wire: neither is charged there, so its figures do not move. */
+START_TEST(streams_do_not_pay_the_crossings)
+{
+	fab_config fc = two_nodes();
+	p2p_params p = params(false, 65536, 200);
+	p2p_result a = ok_run(&fc, &p);
+	p.payload_read_ps = 546000;
+	p.mem_write_ps = 273000;
+	p2p_result b = ok_run(&fc, &p);
+	ck_assert_double_eq(a.time_s, b.time_s);
+	ck_assert_double_eq(a.one_way_lat_s, b.one_way_lat_s);
+}
+END_TEST
+
 START_TEST(bad_parameters_are_refused)
 {
 	fab_config fc = two_nodes();
@@ -241,6 +305,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, small_messages);
 	tcase_add_test(tc, wire_bytes);
 	tcase_add_test(tc, reads);
+	tcase_add_test(tc, inline_vs_non_inline_differs_by_one_pcie_read);
+	tcase_add_test(tc, reads_always_read_the_payload);
+	tcase_add_test(tc, streams_do_not_pay_the_crossings);
 	tcase_add_test(tc, bad_parameters_are_refused);
 	suite_add_tcase(s, tc);
 	return s;
