@@ -39,6 +39,11 @@ static coll_result run(fx_world *w, coll_op op, coll_algo algo, uint64_t bytes)
 
 #define WITHIN(got, want, rel) (fabs((got) - (want)) <= (rel) * fabs(want))
 
+/* A run's time r.time_ps within 0.1 % of want seconds. */
+#define CK_TIME(r, want)                                                                  \
+	ck_assert_msg(WITHIN(sim_time_to_s((r).time_ps), (want), 1e-3), "%.9g s vs %.9g s", \
+		      sim_time_to_s((r).time_ps), (double)(want))
+
 /* T = 2(n-1) (S/n)/B + 2(n-1) alpha, alpha = path latency + per-message latency. */
 START_TEST(ring_allreduce_closed_form)
 {
@@ -77,8 +82,7 @@ START_TEST(oversubscribed_leaf_halves_the_ring)
 	coll_result r;
 	fx_world_new(&w, &fc, &rdma);
 	r = run(&w, COLL_ALLREDUCE, COLL_RING, s);
-	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
-		      sim_time_to_s(r.time_ps), want);
+	CK_TIME(r, want);
 	fx_world_free(&w);
 }
 END_TEST
@@ -102,8 +106,7 @@ START_TEST(oversubscribed_fat_tree_alltoall)
 	fx_world_new(&w, &fc, &rdma);
 	ck_assert(fab_leaf_down_Bps(w.f) / fab_leaf_up_Bps(w.f) == 3);
 	r = run(&w, COLL_ALLTOALL, COLL_P2P, s);
-	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
-		      sim_time_to_s(r.time_ps), want);
+	CK_TIME(r, want);
 	fx_world_free(&w);
 }
 END_TEST
@@ -197,8 +200,7 @@ START_TEST(competing_flow)
 	ck_assert_int_eq(flow_start(w.net, &fs, NULL), 0);
 	r = run(&w, COLL_ALLREDUCE, COLL_RING, s);
 	want = 2.0 * (n - 1) * ((double)s / n) / (50e9 / 2) + 2.0 * (n - 1) * alpha_s;
-	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
-		      sim_time_to_s(r.time_ps), want);
+	CK_TIME(r, want);
 	sim_run(w.eng); /* let the competing flow finish */
 	fx_world_free(&w);
 }
@@ -397,8 +399,7 @@ START_TEST(hierarchical)
 		      2.0 * (nodes - 1) * ((double)s / (g * nodes) / 50e9 + ALPHA_NET);
 	fx_world_new(&w, &fc, &rdma);
 	r = run(&w, COLL_ALLREDUCE, COLL_HIER, s);
-	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
-		      sim_time_to_s(r.time_ps), want);
+	CK_TIME(r, want);
 	fx_world_free(&w);
 }
 END_TEST
@@ -493,8 +494,7 @@ START_TEST(host_tcp_costs_stay_off_nvlink)
 		      2.0 * (nodes - 1) * (per / 10e9 + ALPHA_NET);
 	fx_world_new(&w, &fc, &cc);
 	r = run(&w, COLL_ALLREDUCE, COLL_HIER, s);
-	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
-		      sim_time_to_s(r.time_ps), want);
+	CK_TIME(r, want);
 	for (uint32_t i = 0; i < n; i++)
 		ck_assert_msg(WITHIN(cycles[i], 2.0 * (nodes - 1) * 2 * per, 1e-9), "rank %u: %g cycles", i,
 			      cycles[i]);
@@ -616,13 +616,19 @@ END_TEST
 #define LL128_CHUNK 576000.0
 #define SIMPLE_CHUNK 2097152.0
 
-static coll_result run_proto(coll_proto proto, const fab_config *fc, uint64_t bytes)
+/* The NCCL tests' world: fabric fc, rdma's one channel, protocol proto. */
+static void proto_world(fx_world *w, const fab_config *fc, coll_proto proto)
 {
 	coll_config cc = rdma;
+	cc.proto = proto;
+	fx_world_new(w, fc, &cc);
+}
+
+static coll_result run_proto(coll_proto proto, const fab_config *fc, uint64_t bytes)
+{
 	fx_world w;
 	coll_result r;
-	cc.proto = proto;
-	fx_world_new(&w, fc, &cc);
+	proto_world(&w, fc, proto);
 	r = run(&w, COLL_ALLREDUCE, COLL_RING, bytes);
 	fx_world_free(&w);
 	return r;
@@ -687,8 +693,7 @@ START_TEST(nccl_ring_mean_hop_latency)
 	uint64_t s = UINT64_C(64) << 20;
 	double want = 8.4e-6 + 6 * ((double)s / 4 / 50e9 + 8 * 8.7e-6);
 	coll_result r = run_proto(COLL_PROTO_SIMPLE, &fc, s);
-	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
-		      sim_time_to_s(r.time_ps), want);
+	CK_TIME(r, want);
 }
 END_TEST
 
@@ -765,8 +770,7 @@ START_TEST(nccl_partial_loop)
 	coll_result r = run_proto(COLL_PROTO_SIMPLE, &fc, s);
 	ck_assert_uint_eq(r.loops, 2);
 	ck_assert_uint_eq(r.stages, 2 * 14);
-	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
-		      sim_time_to_s(r.time_ps), want);
+	CK_TIME(r, want);
 	/* 40 MiB: two full loops run as one pass (each step's latency twice)
 	 * and the 8 MiB rest. */
 	s = UINT64_C(40) << 20;
@@ -774,8 +778,7 @@ START_TEST(nccl_partial_loop)
 	r = run_proto(COLL_PROTO_SIMPLE, &fc, s);
 	ck_assert_uint_eq(r.loops, 3);
 	ck_assert_uint_eq(r.stages, 2 * 14);
-	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
-		      sim_time_to_s(r.time_ps), want);
+	CK_TIME(r, want);
 	r = run_proto(COLL_PROTO_IDEAL, &fc, s);
 	ck_assert_uint_eq(r.loops, 0);
 	ck_assert_uint_eq(r.channels, 0);
@@ -790,15 +793,13 @@ START_TEST(nccl_chooses_as_its_tuner)
 {
 	uint32_t n = 8;
 	fab_config fc = one_switch(n);
-	coll_config cc = rdma;
 	fx_world w;
 	uint64_t s = UINT64_C(1) << 30;
 	coll_params p = { .op = COLL_ALLREDUCE, .algo = COLL_RING, .bytes = s };
 	double bw_s = 14 * (double)s / n / 50e9;
 	sim_time t;
 	coll_result r;
-	cc.proto = COLL_PROTO_SIMPLE;
-	fx_world_new(&w, &fc, &cc);
+	proto_world(&w, &fc, COLL_PROTO_SIMPLE);
 	ck_assert_int_eq(coll_predict(w.c, &p, COLL_RING, &t), 0);
 	ck_assert_msg(WITHIN(sim_time_to_s(t), 8.4e-6 + bw_s + 14 * 14e-6, 1e-3), "predicted %.9g s",
 		      sim_time_to_s(t));
@@ -817,17 +818,14 @@ END_TEST
 START_TEST(nccl_hier_closed_form)
 {
 	fab_config fc = nvswitch_node(2, 2, 100e9);
-	coll_config cc = rdma;
 	fx_world w;
 	uint64_t s = UINT64_C(64) << 20;
 	double want = 8.4e-6 + 2 * ((double)s / 2 / 100e9 + 16 * 2 * 3.4e-6) +
 		      2 * ((double)s / 4 / 50e9 + 8 * 14e-6);
 	coll_result r;
-	cc.proto = COLL_PROTO_SIMPLE;
-	fx_world_new(&w, &fc, &cc);
+	proto_world(&w, &fc, COLL_PROTO_SIMPLE);
 	r = run(&w, COLL_ALLREDUCE, COLL_HIER, s);
-	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
-		      sim_time_to_s(r.time_ps), want);
+	CK_TIME(r, want);
 	fx_world_free(&w);
 }
 END_TEST
@@ -842,30 +840,25 @@ END_TEST
 START_TEST(nccl_slices_inside_the_node)
 {
 	fab_config fc = nvswitch_node(1, 8, 100e9);
-	coll_config cc = rdma;
 	fx_world w;
 	uint64_t s = UINT64_C(64) << 20;
 	coll_params p = { .op = COLL_ALLREDUCE, .algo = COLL_RING, .bytes = s };
 	double want = 8.4e-6 + 14 * ((double)s / 8 / 100e9 + 4 * 2 * 3.4e-6);
 	sim_time t;
 	coll_result r;
-	cc.proto = COLL_PROTO_SIMPLE, cc.channels = 1;
-	fx_world_new(&w, &fc, &cc);
+	proto_world(&w, &fc, COLL_PROTO_SIMPLE);
 	r = run(&w, COLL_ALLREDUCE, COLL_RING, s);
 	ck_assert_uint_eq(r.loops, 4);
-	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
-		      sim_time_to_s(r.time_ps), want);
+	CK_TIME(r, want);
 	ck_assert_int_eq(coll_predict(w.c, &p, COLL_RING, &t), 0);
 	ck_assert_msg(WITHIN(sim_time_to_s(t), 8.4e-6 + 14 * ((double)s / 8 / 100e9 + 3.4e-6), 1e-3),
 		      "predicted %.9g s", sim_time_to_s(t));
 	fx_world_free(&w);
-	cc.proto = COLL_PROTO_LL;
-	fx_world_new(&w, &fc, &cc);
+	proto_world(&w, &fc, COLL_PROTO_LL);
 	r = run(&w, COLL_ALLREDUCE, COLL_RING, s);
 	ck_assert_uint_eq(r.loops, 256);
 	want = 6.6e-6 + 14 * ((double)s / 8 / (0.25 * 100e9) + 256 * 0.6e-6);
-	ck_assert_msg(WITHIN(sim_time_to_s(r.time_ps), want, 1e-3), "%.9g vs %.9g",
-		      sim_time_to_s(r.time_ps), want);
+	CK_TIME(r, want);
 	fx_world_free(&w);
 }
 END_TEST

@@ -479,6 +479,50 @@ START_TEST(zero_stages_pay_their_communication)
 }
 END_TEST
 
+/* The storage tests' job: two one-GPU nodes, 2 replicas over transport
+ * t, one decode worker reading one 1 GB sample per iteration, prefetch 1. */
+static train_config two_nodes_one_read(coll_tkind t)
+{
+	train_config c = base(1, 1, 2, 1);
+	c.fabric.gpus_per_node = c.noise.gpus_per_node = 1;
+	c.fabric.nics_per_node = 1;
+	c.fabric.nvlink_Bps = 0;
+	c.fabric.nodes = 2;
+	c.fabric.link_Bps = 1e12;
+	c.coll.transport.kind = t;
+	c.workers = 1;
+	c.prefetch = 1;
+	c.data = true;
+	c.sample_bytes = 1e9;
+	c.storage_Bps = 1e12;
+	c.storage_servers = 1;
+	return c;
+}
+
+/* The storage tests' figures, with R the shared resource's rate: the read
+ * crosses it read_w times a byte, the tree all-reduce of G bytes alone
+ * alone_k G / R (so a read with an all-reduce beside it, and iterations 0
+ * and 1, take (read_w x 1 GB + alone_k G) / R), and beside a read
+ * shared_k G / R; the all-reduce times within 2 %. */
+static void check_read_and_allreduce(const train_result *r, double R, double read_w,
+				     double alone_k, double shared_k)
+{
+	ck_assert_uint_eq(r->iters, 3);
+	ck_assert_uint_eq(r->ncoll, 1);
+	ck_assert_str_eq(r->coll[0].algo, "tree");
+	ck_assert_uint_eq(r->coll[0].count, 4);
+	double G = (double)r->coll[0].bytes, P = (read_w * 1e9 + alone_k * G) / R;
+	ck_assert(G > 1e8);
+	for (uint32_t i = 0; i < 2; i++)
+		ck_assert_msg(fabs(r->iter_s[i] - P) <= 1e-6 * P, "iteration %u: %.9g s, want %.9g s",
+			      i, r->iter_s[i], P);
+	double d = P - r->iter_s[2], shared = r->coll[0].time_s + d / 4, alone = shared - d;
+	ck_assert_msg(fabs(shared - shared_k * G / R) <= 0.02 * shared_k * G / R,
+		      "all-reduce beside a read: %.6g s, want %.6g s", shared, shared_k * G / R);
+	ck_assert_msg(fabs(alone - alone_k * G / R) <= 0.02 * alone_k * G / R,
+		      "all-reduce alone: %.6g s, want %.6g s", alone, alone_k * G / R);
+}
+
 /* The host's stack cores are one station for the network stack and the
  * storage client (issue 5). Two one-GPU nodes, 2 replicas over host TCP;
  * 4 cores - 1 framework thread - 1 decode worker = 2 for the stack: at
@@ -503,39 +547,14 @@ END_TEST
  *   and per-chunk latencies). */
 START_TEST(storage_client_and_tcp_share_the_cores)
 {
-	train_config c = base(1, 1, 2, 1);
-	c.fabric.gpus_per_node = c.noise.gpus_per_node = 1;
-	c.fabric.nics_per_node = 1;
-	c.fabric.nvlink_Bps = 0;
-	c.fabric.nodes = 2;
-	c.fabric.link_Bps = 1e12;
-	c.coll.transport.kind = COLL_HOST_TCP;
+	train_config c = two_nodes_one_read(COLL_HOST_TCP);
 	c.net_costs.tcp_core_s_per_byte = 0.5e-9;
 	c.net_costs.total_core_s_per_byte = c.net_costs.total_tx_core_s_per_byte = 0.5e-9;
 	c.host.cores = 4;
-	c.workers = 1;
-	c.prefetch = 1;
-	c.data = true;
-	c.sample_bytes = 1e9;
-	c.storage_Bps = 1e12;
-	c.storage_servers = 1;
 	c.storage_core_s_per_byte = 1e-9;
 	train_result r = run(&c);
-	ck_assert_uint_eq(r.iters, 3);
 	ck_assert_double_eq_tol(r.net_cpu_cap_Bps, 4e9, 1);
-	ck_assert_uint_eq(r.ncoll, 1);
-	ck_assert_str_eq(r.coll[0].algo, "tree");
-	ck_assert_uint_eq(r.coll[0].count, 4);
-	double G = (double)r.coll[0].bytes, C = 4e9, P = (2 * 1e9 + 2 * G) / C;
-	ck_assert(G > 1e8);
-	for (uint32_t i = 0; i < 2; i++)
-		ck_assert_msg(fabs(r.iter_s[i] - P) <= 1e-6 * P, "iteration %u: %.9g s, want %.9g s",
-			      i, r.iter_s[i], P);
-	double d = P - r.iter_s[2], shared = r.coll[0].time_s + d / 4, alone = shared - d;
-	ck_assert_msg(fabs(shared - 3 * G / C) <= 0.02 * 3 * G / C, "all-reduce beside a read: "
-		      "%.6g s, want %.6g s", shared, 3 * G / C);
-	ck_assert_msg(fabs(alone - 2 * G / C) <= 0.02 * 2 * G / C, "all-reduce alone: %.6g s, "
-		      "want %.6g s", alone, 2 * G / C);
+	check_read_and_allreduce(&r, 4e9, 2, 2, 3);
 	train_result_release(&r);
 }
 END_TEST
@@ -553,35 +572,10 @@ END_TEST
  * former model) the read took 0.5 s whatever the gradients did. */
 START_TEST(storage_bounce_and_rdma_share_host_memory)
 {
-	train_config c = base(1, 1, 2, 1);
-	c.fabric.gpus_per_node = c.noise.gpus_per_node = 1;
-	c.fabric.nics_per_node = 1;
-	c.fabric.nvlink_Bps = 0;
-	c.fabric.nodes = 2;
-	c.fabric.link_Bps = 1e12;
-	c.coll.transport.kind = COLL_RDMA;
+	train_config c = two_nodes_one_read(COLL_RDMA);
 	c.fabric.host_mem_Bps = c.host.mem_Bps = 4e9;
-	c.workers = 1;
-	c.prefetch = 1;
-	c.data = true;
-	c.sample_bytes = 1e9;
-	c.storage_Bps = 1e12;
-	c.storage_servers = 1;
 	train_result r = run(&c);
-	ck_assert_uint_eq(r.iters, 3);
-	ck_assert_uint_eq(r.ncoll, 1);
-	ck_assert_str_eq(r.coll[0].algo, "tree");
-	ck_assert_uint_eq(r.coll[0].count, 4);
-	double G = (double)r.coll[0].bytes, M = 4e9, P = (2 * 1e9 + 4 * G) / M;
-	ck_assert(G > 1e8);
-	for (uint32_t i = 0; i < 2; i++)
-		ck_assert_msg(fabs(r.iter_s[i] - P) <= 1e-6 * P, "iteration %u: %.9g s, want %.9g s",
-			      i, r.iter_s[i], P);
-	double d = P - r.iter_s[2], shared = r.coll[0].time_s + d / 4, alone = shared - d;
-	ck_assert_msg(fabs(shared - 5 * G / M) <= 0.02 * 5 * G / M, "all-reduce beside a read: "
-		      "%.6g s, want %.6g s", shared, 5 * G / M);
-	ck_assert_msg(fabs(alone - 4 * G / M) <= 0.02 * 4 * G / M, "all-reduce alone: %.6g s, "
-		      "want %.6g s", alone, 4 * G / M);
+	check_read_and_allreduce(&r, 4e9, 2, 4, 5);
 	ck_assert_int_eq(top_class(&r, TRAIN_FLOWS_DP), FAB_CLS_HOST_MEM);
 	ck_assert_msg(strstr(r.critical, "held by host memory (2.0 GB/s of a node's network traffic"),
 		      "critical path: %s", r.critical);

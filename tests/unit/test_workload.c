@@ -180,11 +180,7 @@ END_TEST
  * sbh(10 + 3 + 10) = 23 sbh; stage 0 has 6 layers and 16 in flight. */
 START_TEST(activations_under_1f1b_by_hand)
 {
-	wl_model m = { .kind = WL_TRANSFORMER,
-		       .tf = { .layers = 96, .hidden = 12288, .heads = 96, .seq = 2048,
-			       .vocab = 51200 } };
-	char why[128];
-	ck_assert_int_eq(wl_transformer_check(&m.tf, why, sizeof why), 0);
+	wl_model m = { .kind = WL_TRANSFORMER, .tf = shape("gpt3-175b") };
 	double sbh = 2048.0 * 12288;
 	wl_mem_plan p = { .tp = 8, .pp = 16, .dp = 8, .mb = 1, .microbatches = 192,
 			  .zero_stage = 1, .channels = 8 };
@@ -494,11 +490,7 @@ END_TEST
  * (v - 1) pp + 1 chunk-microbatches, each of layers / (pp v) layers. */
 START_TEST(interleaved_activations_follow_korthikanti)
 {
-	wl_model m = { .kind = WL_TRANSFORMER,
-		       .tf = { .layers = 96, .hidden = 12288, .heads = 96, .seq = 2048,
-			       .vocab = 51200 } };
-	char why[128];
-	ck_assert_int_eq(wl_transformer_check(&m.tf, why, sizeof why), 0);
+	wl_model m = { .kind = WL_TRANSFORMER, .tf = shape("gpt3-175b") };
 	wl_mem_plan p = { .tp = 8, .pp = 16, .dp = 8, .mb = 1, .microbatches = 192 };
 	wl_memory plain, inter;
 	wl_gpu_memory(&m, &p, &plain);
