@@ -19,7 +19,8 @@ head -c 50000 /dev/urandom >"$E2E_TMP/data/shard0.bin"
 run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$SCN" --data "$E2E_TMP/data" --scale $SCALE \
 	--timeout 20 --dir "$E2E_TMP/st" -o "$E2E_TMP/hw.json"
 expect_rc 0 "training replay with the storage part on 2 ranks"
-if out=$(python3 - "$E2E_TMP/hw.json" "$E2E_TMP/st" "$SCALE" 2>&1 <<'PY'
+py_check "measured reads and checkpoint write beside the simulated figures, sizes the simulator's" \
+	"$E2E_TMP/hw.json" "$E2E_TMP/st" "$SCALE" <<'PY'
 import json, re, sys
 d = json.load(open(sys.argv[1])); info = d["info"]; scale = float(sys.argv[3])
 r = info["replay.storage_read"]
@@ -44,8 +45,6 @@ g = info.get("gds.storage_gds_read_Bps") or info["gds.storage_not_replayed"]
 assert "gds.storage_gds_read_Bps" in info or g.startswith("gds: cuFile"), g
 assert [v["name"] for v in d["variants"]] == ["baseline"], d["variants"]
 PY
-); then ok "measured reads and checkpoint write beside the simulated figures, sizes the simulator's"
-else not_ok "storage report: $out"; fi
 if [ -z "$(ls -A "$E2E_TMP/st")" ]; then ok "nothing left in --dir"; else not_ok "left in --dir: $(ls -A "$E2E_TMP/st")"; fi
 
 # A filesystem that refuses O_DIRECT: ramfs has no direct I/O at all.
@@ -57,7 +56,8 @@ if [ "$(id -u)" -eq 0 ] && mount -t ramfs ramfs "$RAM" 2>/dev/null; then
 	run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$SCN" --data "$RAM/data" --scale $SCALE \
 		--timeout 20 --dir "$RAM/st" -o "$E2E_TMP/ram.json"
 	expect_rc 0 "the replay runs on a filesystem that refuses O_DIRECT (ramfs)"
-	if out=$(python3 - "$E2E_TMP/ram.json" "$RAM/st" 2>&1 <<'PY'
+	py_check "the report says O_DIRECT was refused, for the storage reads and the data loader, and why" \
+		"$E2E_TMP/ram.json" "$RAM/st" <<'PY'
 import json, sys
 info = json.load(open(sys.argv[1]))["info"]
 r = info["replay.storage_read"]
@@ -67,8 +67,6 @@ assert "buffered pread" in r, r
 d = info["replay.data"]
 assert d.startswith("plain pread through the page cache (the filesystem refuses O_DIRECT: Invalid argument)"), d
 PY
-); then ok "the report says O_DIRECT was refused, for the storage reads and the data loader, and why"
-	else not_ok "O_DIRECT refusal not reported: $out"; fi
 	if [ -z "$(ls -A "$RAM/st")" ]; then ok "nothing left on the ramfs"; else not_ok "left: $(ls -A "$RAM/st")"; fi
 	# dpusim-hw bench (one rank) there: its report says why it has no
 	# storage benchmark, and why no transport one, instead of lacking them

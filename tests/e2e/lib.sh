@@ -58,6 +58,15 @@ relay_checks() {
 	done <<<"$1"
 }
 
+# py_check DESCRIPTION ARG...: runs the Python program on stdin with ARGs
+# as sys.argv[1:]: ok DESCRIPTION when it exits 0, else not ok with what it
+# printed (an assert's message and line).
+py_check() {
+	local what=$1 out
+	shift
+	if out=$(python3 - "$@" 2>&1); then ok "$what"; else not_ok "$what: $out"; fi
+}
+
 finish() {
 	echo "$((E2E_COUNT - E2E_FAILS)) of $E2E_COUNT checks passed"
 	[ "$E2E_FAILS" -eq 0 ]

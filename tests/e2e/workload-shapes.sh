@@ -10,6 +10,13 @@ S=$PWD/tests/data/train-small.yaml
 
 # shape NAME YAML-LINES: a scenario extending train-small with those lines.
 shape() { printf 'extends: %s\n%s\n' "$S" "$2" >"$E2E_TMP/$1.yaml"; }
+# run_json NAME: dpusim run of shape NAME, checked to exit 0, its --json
+# report kept in $E2E_TMP/NAME.json.
+run_json() {
+	run_cmd "$DPUSIM" run "$E2E_TMP/$1.yaml" --json
+	expect_rc 0 "run $1"
+	printf '%s\n' "$OUT" >"$E2E_TMP/$1.json"
+}
 
 shape plain 'workload:
   transformer: { layers: 8, hidden: 1024, heads: 16, seq: 1024, vocab: 64 }
@@ -17,12 +24,10 @@ shape plain 'workload:
 shape inter 'workload:
   transformer: { layers: 8, hidden: 1024, heads: 16, seq: 1024, vocab: 64 }
   parallelism: { tp: 2, pp: 2, virtual_stages: 2 }'
-for f in plain inter; do
-	run_cmd "$DPUSIM" run "$E2E_TMP/$f.yaml" --json
-	expect_rc 0 "run $f"
-	printf '%s\n' "$OUT" >"$E2E_TMP/$f.json"
-done
-if out=$(python3 - "$E2E_TMP/plain.json" "$E2E_TMP/inter.json" 2>&1 <<'PY'
+run_json plain
+run_json inter
+py_check "interleaved: about half the bubble, the parts add up" \
+	"$E2E_TMP/plain.json" "$E2E_TMP/inter.json" <<'PY'
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
 for pv, iv in zip(a["variants"], b["variants"]):
@@ -32,8 +37,6 @@ for pv, iv in zip(a["variants"], b["variants"]):
     assert abs(sum(iv["breakdown_s"].values()) - it) <= 1e-9 * it
     assert iv["metrics"]["iteration_s"]["mean"] < pv["metrics"]["iteration_s"]["mean"]
 PY
-); then ok "interleaved: about half the bubble, the parts add up"
-else not_ok "interleaved against plain: $out"; fi
 
 run_cmd "$DPUSIM" check "$E2E_TMP/inter.yaml"
 expect_rc 0 "check an interleaved scenario"
@@ -49,10 +52,9 @@ else not_ok "the dump of the dump differs"; fi
 # reduce-scatter and an all-gather of the same bytes over the same ranks.
 shape seqpar 'workload:
   parallelism: { tp: 2, pp: 2, sequence_parallel: true }'
-run_cmd "$DPUSIM" run "$E2E_TMP/seqpar.yaml" --json
-expect_rc 0 "run sequence_parallel"
-printf '%s\n' "$OUT" >"$E2E_TMP/seqpar.json"
-if out=$(python3 - "$E2E_TMP/seqpar.json" 2>&1 <<'PY'
+run_json seqpar
+py_check "sequence parallel: reduce-scatter and all-gather rows, the parts add up" \
+	"$E2E_TMP/seqpar.json" <<'PY'
 import json, sys
 for v in json.load(open(sys.argv[1]))["variants"]:
     tp = [c for c in v["collectives"] if c["ranks"] == 2 and c["op"] != "sendrecv"]
@@ -62,8 +64,6 @@ for v in json.load(open(sys.argv[1]))["variants"]:
     it = v["metrics"]["iteration_s"]["mean"]
     assert abs(sum(v["breakdown_s"].values()) - it) <= 1e-9 * it
 PY
-); then ok "sequence parallel: reduce-scatter and all-gather rows, the parts add up"
-else not_ok "sequence parallel report: $out"; fi
 run_cmd "$DPUSIM" run "$E2E_TMP/seqpar.yaml" --dump
 expect_out '^    sequence_parallel: true$' "the dump keeps sequence_parallel"
 
@@ -75,10 +75,9 @@ shape ctx 'workload:
   parallelism: { tp: 8, pp: 1, cp: 2 }'
 run_cmd "$DPUSIM" check "$E2E_TMP/ctx.yaml"
 expect_out 'context parallel over 2 ranks' "check names context parallelism"
-run_cmd "$DPUSIM" run "$E2E_TMP/ctx.yaml" --json
-expect_rc 0 "run cp 2"
-printf '%s\n' "$OUT" >"$E2E_TMP/ctx.json"
-if out=$(python3 - "$E2E_TMP/ctx.json" 2>&1 <<'PY'
+run_json ctx
+py_check "context parallel: per-layer K/V all-gather and reduce-scatter rows, gradients across cp" \
+	"$E2E_TMP/ctx.json" <<'PY'
 import json, sys
 kv = 2 * 1024 * 2 * (2 * 1024) // 8     # seq x micro x K and V width x 2 B / tp
 for v in json.load(open(sys.argv[1]))["variants"]:
@@ -89,8 +88,6 @@ for v in json.load(open(sys.argv[1]))["variants"]:
     it = v["metrics"]["iteration_s"]["mean"]
     assert abs(sum(v["breakdown_s"].values()) - it) <= 1e-9 * it
 PY
-); then ok "context parallel: per-layer K/V all-gather and reduce-scatter rows, gradients across cp"
-else not_ok "context parallel report: $out"; fi
 run_cmd "$DPUSIM" run "$E2E_TMP/ctx.yaml" --dump
 expect_out '^    cp: 2$' "the dump keeps cp"
 hw_setup
