@@ -286,8 +286,8 @@ static void on_arrive(sim_engine *eng, void *obj, uint64_t data)
 }
 
 /* Direction dir's path (src to dst, or back), the network links weighted
- * by the wire's bytes per payload byte, plus the message-rate resource
- * (msg_res, on the direction the data goes; UINT32_MAX: none). */
+ * by the wire's bytes per payload byte, plus the sending adapter's
+ * message-rate resource (msg_res; UINT32_MAX: none). */
 static int route(p2p_run_state *r, fab *f, int dir, uint32_t msg_res)
 {
 	const p2p_params *p = r->p;
@@ -353,17 +353,32 @@ static int run_to_end(p2p_run_state *r)
 	return SIM_OK;
 }
 
+/* The message-rate resources of the sending adapters, *res[dir] for the
+ * messages of direction dir (UINT32_MAX: none): a stream's or a read's
+ * messages go one way, a ping-pong's both ways, each from its own adapter. */
+static int msg_rate_res(flow_net *net, const p2p_params *p, uint32_t res[2])
+{
+	int data_dir = p->op == P2P_READ, rc = SIM_OK;
+	res[0] = res[1] = UINT32_MAX;
+	if (!(p->msg_rate_per_s > 0))
+		return SIM_OK;
+	rc = flow_res_add(net, p->msg_rate_per_s * (double)p->bytes, &res[data_dir]);
+	if (!rc && p->lat && p->op != P2P_READ)
+		rc = flow_res_add(net, p->msg_rate_per_s * (double)p->bytes, &res[1]);
+	return rc;
+}
+
 int p2p_run(sim_engine *eng, flow_net *net, fab *f, const p2p_params *p, p2p_result *out)
 {
 	p2p_run_state r = { .eng = eng, .net = net, .p = p, .start_ps = sim_now(eng) };
-	uint32_t msg_res = UINT32_MAX;
+	uint32_t msg_res[2];
 	int rc = check_params(f, p);
 	*out = (p2p_result){ 0 };
-	if (!rc && p->msg_rate_per_s > 0)
-		rc = flow_res_add(net, p->msg_rate_per_s * (double)p->bytes, &msg_res);
+	if (!rc)
+		rc = msg_rate_res(net, p, msg_res);
 	r.data_dir = p->op == P2P_READ;
-	if (!rc && !(rc = route(&r, f, 0, r.data_dir ? UINT32_MAX : msg_res)))
-		rc = route(&r, f, 1, r.data_dir ? msg_res : UINT32_MAX);
+	if (!rc && !(rc = route(&r, f, 0, msg_res[0])))
+		rc = route(&r, f, 1, msg_res[1]);
 	if (!rc && !(p->lat ? (r.lat_s = calloc(p->iterations, sizeof *r.lat_s)) != NULL
 			    : (r.qp = calloc(p->qps, sizeof *r.qp)) != NULL))
 		rc = SIM_ENOMEM;

@@ -154,6 +154,24 @@ START_TEST(small_messages)
 }
 END_TEST
 
+/* A ping-pong's answer leaves through the other adapter, as bound by its
+ * message rate as the ping: with 1 us per message (1 M/s) each half round
+ * trip is the 730 ns latency plus that microsecond, both ways. */
+START_TEST(ping_pong_is_rate_bound_both_ways)
+{
+	fab_config fc = two_nodes();
+	p2p_params p = params(true, 2, 20);
+	p.msg_rate_per_s = 1e6;
+	ck_assert_double_eq_tol(ok_run(&fc, &p).time_s, 730e-9 + 1e-6, 1e-11);
+	p.op = P2P_SEND;
+	p.wire = p2p_wire_of(true, P2P_SEND);
+	ck_assert_double_eq_tol(ok_run(&fc, &p).time_s, 730e-9 + 1e-6, 1e-11);
+	p.op = P2P_READ; /* a read's request is no message of the adapter's rate */
+	p.wire = p2p_wire_of(true, P2P_READ);
+	ck_assert_double_eq_tol(ok_run(&fc, &p).time_s, 2 * 730e-9 + 1e-6, 1e-11);
+}
+END_TEST
+
 /* Headers: an InfiniBand write carries a RETH in its first packet, a send
  * none; RoCEv2 frames carry more per packet. */
 START_TEST(wire_bytes)
@@ -303,6 +321,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, latency_is_the_closed_form);
 	tcase_add_test(tc, latency_against_stream);
 	tcase_add_test(tc, small_messages);
+	tcase_add_test(tc, ping_pong_is_rate_bound_both_ways);
 	tcase_add_test(tc, wire_bytes);
 	tcase_add_test(tc, reads);
 	tcase_add_test(tc, inline_vs_non_inline_differs_by_one_pcie_read);
