@@ -108,8 +108,11 @@ const profile_field profile_fields[] = {
 
 	F(HOST_COSTS, profile_host_costs, "tcp_rx_cycles_per_byte", tcp_rx_cycles_per_byte, UNIT_CYCLES_PER_BYTE, 0, 1e3, true,
 	  "Linux TCP receive path, per byte"),
-	F(HOST_COSTS, profile_host_costs, "tcp_tx_cycles_per_byte", tcp_tx_cycles_per_byte, UNIT_CYCLES_PER_BYTE, 0, 1e3, true,
-	  "Linux TCP send path, per byte"),
+	/* 0 allowed: an effective profile (dpusim calibrate --effective-ring)
+	 * holds the send side's cost in the receive figure, and left out the
+	 * model would take the receive side's again (offload.c) */
+	F(HOST_COSTS, profile_host_costs, "tcp_tx_cycles_per_byte", tcp_tx_cycles_per_byte, UNIT_CYCLES_PER_BYTE, 0, 1e3, false,
+	  "Linux TCP send path, per byte (0: held in tcp_rx_cycles_per_byte, as an effective profile gives it)"),
 	F(HOST_COSTS, profile_host_costs, "tcp_cycles_per_packet", tcp_cycles_per_packet, UNIT_CYCLES_PER_PACKET, 0, 1e7, true,
 	  "per-packet stack cost"),
 	F(HOST_COSTS, profile_host_costs, "mtu", mtu_bytes, UNIT_BYTES, 576, 65536, false, "packet size on the wire"),

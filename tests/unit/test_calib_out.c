@@ -109,6 +109,26 @@ START_TEST(unphysical_and_unknown_refused)
 }
 END_TEST
 
+/* An effective profile gives the send side's cost as 0 (dpusim calibrate
+ * --effective-ring: it is inside the receive figure); the loader takes it.
+ * A receive cost of 0 is still refused: a byte received is never free. */
+START_TEST(a_zero_send_cost_loads)
+{
+	cal_doc *d = cal_doc_new(PROFILE_HOST_COSTS, "eff-host-costs", "effective");
+	char path[128];
+	ck_assert_int_eq(cal_doc_give(d, "tcp_rx_cycles_per_byte", 0, "x"), SIM_ERANGE);
+	ck_assert_int_eq(cal_doc_give(d, "tcp_tx_cycles_per_byte", -1, "x"), SIM_ERANGE);
+	ck_assert_int_eq(cal_doc_give(d, "tcp_rx_cycles_per_byte", 21.9, "ring B"), 0);
+	ck_assert_int_eq(cal_doc_give(d, "tcp_tx_cycles_per_byte", 0, "inside rx"), 0);
+	profile *p = round_trip(d, path, sizeof path);
+	ck_assert_double_eq(value_of(p, "tcp_tx_cycles_per_byte"), 0);
+	ck_assert_double_eq_tol(value_of(p, "tcp_rx_cycles_per_byte"), 21.9, 1e-9);
+	profile_free(p);
+	unlink(path);
+	cal_doc_free(d);
+}
+END_TEST
+
 START_TEST(atomic_write_failure_leaves_nothing)
 {
 	char why[256] = "";
@@ -126,6 +146,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, rendered_profile_loads);
 	tcase_add_test(tc, every_kind_renders_complete);
 	tcase_add_test(tc, unphysical_and_unknown_refused);
+	tcase_add_test(tc, a_zero_send_cost_loads);
 	tcase_add_test(tc, atomic_write_failure_leaves_nothing);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);

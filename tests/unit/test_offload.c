@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "models/offload.h"
+#include "models/setup.h"
 #include "sim/err.h"
 #include "tests/unit/check_main.h"
 #include "tests/unit/fixture.h"
@@ -98,6 +99,35 @@ START_TEST(host_crypto_costs_cores_nic_inline_none)
 }
 END_TEST
 
+/* A send cost of 0 is that, not a missing one: a missing send cost is
+ * taken to be the receive side's (an upper bound, said in the notes), so
+ * the node's stack cores carry each byte in and out at the receive cost,
+ * half the bytes a second that a send cost of 0 gives (what an effective
+ * profile, whose receive figure holds both sides, must give). */
+START_TEST(a_zero_send_cost_is_not_missing)
+{
+	diag *d = diag_new(), *notes = diag_new();
+	scn_scenario *s = fx_load_into(CLUSTER("ConnectX-6-HDR")
+				       "variants: [{ name: t, network: host-tcp }]\n", d);
+	profile_host_costs *hc = &s->cluster.host_costs.v.host;
+	offload_costs missing, zero;
+	hc->tcp_rx_cycles_per_byte = 4.0;
+	hc->tcp_tx_cycles_per_byte = NAN;
+	ck_assert_int_eq(offload_net_costs(s, &s->variants[0], 2.0e9, &missing, d, notes), SIM_OK);
+	ck_assert(fx_has_msg(notes, "ASSUMPTION send-side CPU cost taken as the receive"));
+	ck_assert_double_eq_tol(missing.total_tx_core_s_per_byte, 2e-9, 1e-21);
+	hc->tcp_tx_cycles_per_byte = 0;
+	ck_assert_int_eq(offload_net_costs(s, &s->variants[0], 2.0e9, &zero, d, NULL), SIM_OK);
+	ck_assert_double_eq(zero.total_tx_core_s_per_byte, 0);
+	ck_assert_double_eq_tol(zero.total_core_s_per_byte, 2e-9, 1e-21);
+	ck_assert_double_eq_tol(setup_stack_cap_Bps(&missing, 1), 0.5e9, 1);
+	ck_assert_double_eq_tol(setup_stack_cap_Bps(&zero, 1), 1e9, 1);
+	scn_free(s);
+	diag_free(d);
+	diag_free(notes);
+}
+END_TEST
+
 /* A scenario changed after the loader checked it (a field an option needs
  * taken away) is refused, naming the field, not costed with a NaN. */
 START_TEST(a_field_taken_away_is_refused)
@@ -150,6 +180,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, a_row_per_word);
 	tcase_add_test(tc, nic_inline_caps_the_node_at_its_nics);
 	tcase_add_test(tc, host_crypto_costs_cores_nic_inline_none);
+	tcase_add_test(tc, a_zero_send_cost_is_not_missing);
 	tcase_add_test(tc, a_field_taken_away_is_refused);
 	tcase_add_test(tc, the_loader_checks_nic_inline);
 	suite_add_tcase(s, tc);
