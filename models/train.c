@@ -1093,9 +1093,7 @@ static int check_jobs(world *w, const train_config *const *cfgs, const uint32_t 
 			diag_add(w->d, NULL, 0, 0, "training simulation: job %u: nothing to run", j);
 			return SIM_EINVAL;
 		}
-		if (c->vp > 1 && (c->pp < 2 || c->microbatches % c->pp ||
-				  (c->model.kind == WL_TRANSFORMER &&
-				   c->model.tf.layers % (c->pp * c->vp)))) {
+		if (wl_interleave_faults(&c->model, c->pp, c->vp, c->microbatches)) {
 			diag_add(w->d, NULL, 0, 0, "training simulation: job %u: %u virtual stages "
 				 "need pp > 1, microbatches a multiple of pp and layers of pp x "
 				 "virtual stages (pp %u, %u microbatches)", j, c->vp, c->pp,

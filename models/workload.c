@@ -471,6 +471,25 @@ uint32_t wl_pipe_inflight(uint32_t pp, uint32_t v, uint32_t microbatches, uint32
 	return warm < M * v ? warm + 1 : M * v;
 }
 
+unsigned wl_interleave_faults(const wl_model *m, uint32_t pp, uint32_t v, uint32_t microbatches)
+{
+	unsigned f = 0;
+	if (v <= 1)
+		return 0;
+	if (pp < 2)
+		return WL_VP_NO_PIPELINE;
+	if (m->kind == WL_TRANSFORMER && m->tf.layers % ((uint64_t)pp * v))
+		f |= WL_VP_LAYERS;
+	if (microbatches % pp)
+		f |= WL_VP_MICROBATCHES;
+	return f;
+}
+
+bool wl_cp_splits_seq(const wl_transformer *t, uint32_t cp)
+{
+	return cp <= 1 || t->seq % (2ull * cp) == 0;
+}
+
 double wl_layer_kv_bytes(const wl_transformer *t, uint32_t mb)
 {
 	return 2.0 * t->seq * mb * kv_width(t);

@@ -261,6 +261,22 @@ void wl_1f1b_op(uint32_t pp, uint32_t microbatches, uint32_t p, uint32_t i, bool
 void wl_interleaved_op(uint32_t pp, uint32_t v, uint32_t microbatches, uint32_t p, uint32_t i,
 		       bool *fwd, uint32_t *m, uint32_t *chunk);
 
+/* What keeps Megatron's interleaved schedule from running v model chunks
+ * per pipeline rank (v > 1) on pp stages with `microbatches` per pipeline,
+ * as flags (0: it runs): no pipeline (pp < 2), the layers not a multiple of
+ * pp x v (equal chunks; transformers), the microbatches not a multiple of
+ * pp (Megatron-LM asserts it: microbatches go through the chunks in groups
+ * of pp). The one check the scenario loader, the training model and plan
+ * apply. */
+enum { WL_VP_NO_PIPELINE = 1, WL_VP_LAYERS = 2, WL_VP_MICROBATCHES = 4 };
+unsigned wl_interleave_faults(const wl_model *m, uint32_t pp, uint32_t v, uint32_t microbatches);
+
+/* Whether context parallelism over cp ranks splits the sequence: into 2 cp
+ * equal pieces, rank i taking pieces i and 2 cp - 1 - i so that each gets
+ * an equal share of the causal attention (Megatron-Core's load balancing).
+ * cp 0 or 1: always. */
+bool wl_cp_splits_seq(const wl_transformer *t, uint32_t cp);
+
 /* Model chunks' microbatches whose activations rank p of pp holds at
  * most under that schedule (v = 1: plain 1F1B): its warm-up forwards plus
  * the one forward the steady state runs before its first backward, at most

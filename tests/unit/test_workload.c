@@ -534,6 +534,26 @@ START_TEST(fp8_cast_bytes_by_hand)
 }
 END_TEST
 
+/* The interleaving check the loader, the training model and plan share:
+ * each fault alone, and together; v 1 always runs. And the context split
+ * of the sequence into 2 cp pieces. */
+START_TEST(interleave_and_context_checks)
+{
+	wl_model m = { .kind = WL_TRANSFORMER, .tf = { .layers = 32, .seq = 4096 } };
+	ck_assert_uint_eq(wl_interleave_faults(&m, 1, 1, 3), 0);
+	ck_assert_uint_eq(wl_interleave_faults(&m, 4, 8, 4), 0);   /* 1 layer a chunk */
+	ck_assert_uint_eq(wl_interleave_faults(&m, 1, 2, 4), WL_VP_NO_PIPELINE);
+	ck_assert_uint_eq(wl_interleave_faults(&m, 4, 16, 4), WL_VP_LAYERS);
+	ck_assert_uint_eq(wl_interleave_faults(&m, 2, 3, 4), WL_VP_LAYERS);
+	ck_assert_uint_eq(wl_interleave_faults(&m, 4, 2, 6), WL_VP_MICROBATCHES);
+	ck_assert_uint_eq(wl_interleave_faults(&m, 4, 16, 6), WL_VP_LAYERS | WL_VP_MICROBATCHES);
+	ck_assert(wl_cp_splits_seq(&m.tf, 1));
+	ck_assert(wl_cp_splits_seq(&m.tf, 2048));
+	ck_assert(!wl_cp_splits_seq(&m.tf, 4096));
+	ck_assert(!wl_cp_splits_seq(&m.tf, 3));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("workload");
@@ -556,6 +576,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, interleaved_order_covers_every_chunk);
 	tcase_add_test(tc, interleaved_bubble_shrinks_by_v);
 	tcase_add_test(tc, interleaved_activations_follow_korthikanti);
+	tcase_add_test(tc, interleave_and_context_checks);
 	suite_add_tcase(s, tc);
 	return s;
 }
