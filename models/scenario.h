@@ -364,6 +364,9 @@ typedef struct scn_layout {
 	long global_batch;      /* samples per iteration */
 	int zero_stage;         /* 0..3 */
 	bool recompute;
+	int vp;                 /* virtual stages per pipeline rank (0 or 1: plain 1F1B) */
+	bool sp;                /* sequence parallelism (only with tp > 1) */
+	int cp;                 /* context-parallel ranks (0 or 1: none) */
 } scn_layout;
 
 /* Job t laid out as l on cluster cl, for wl_gpu_memory: t's reserve, and

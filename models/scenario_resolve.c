@@ -779,7 +779,7 @@ static void check_context(resolve_ctx *c, const yt_node *pn, const scn_training 
 	const yt_node *at = yt_get(pn, "cp");
 	if (t->cp <= 1 || t->shape.kind != WL_TRANSFORMER || !t->shape.tf.seq)
 		return;
-	if (t->shape.tf.seq % (2u * (uint32_t)t->cp))
+	if (!wl_cp_splits_seq(&t->shape.tf, (uint32_t)t->cp))
 		scn_err(c->r, at, "cp %d: the sequence of %u tokens does not split into 2 x cp = %d "
 			"equal pieces", t->cp, t->shape.tf.seq, 2 * t->cp);
 }
@@ -842,16 +842,19 @@ static void check_interleaving(resolve_ctx *c, const yt_node *pn, const scn_trai
 {
 	const yt_node *at = yt_get(pn, "virtual_stages");
 	long chunks = (long)t->pp * t->vp;
+	unsigned f;
 	if (t->vp <= 1 || !at)
 		return;
-	if (t->pp < 2)
+	f = wl_interleave_faults(&t->shape, (uint32_t)t->pp, (uint32_t)t->vp,
+				 (uint32_t)t->microbatches);
+	if (f & WL_VP_NO_PIPELINE)
 		return scn_err(c->r, at, "virtual_stages %d needs a pipeline: pp must be at least 2 "
 			       "(got %d)", t->vp, t->pp);
-	if (t->shape.kind == WL_TRANSFORMER && t->shape.tf.layers % chunks)
+	if (f & WL_VP_LAYERS)
 		scn_err(c->r, at, "virtual_stages %d: the model's %u layers do not split into pp x "
 			"virtual_stages = %d x %d = %ld equal chunks", t->vp, t->shape.tf.layers,
 			t->pp, t->vp, chunks);
-	if (t->microbatches % t->pp)
+	if (f & WL_VP_MICROBATCHES)
 		scn_err(c->r, at, "virtual_stages %d: %d microbatches per pipeline (global / (dp x "
 			"micro)) must be a multiple of pp %d for the interleaved schedule",
 			t->vp, t->microbatches, t->pp);
@@ -868,19 +871,22 @@ wl_mem_plan scn_mem_plan(const scn_cluster *cl, const scn_training *t, const scn
 			      .microbatches = (uint32_t)(l->global_batch /
 							 ((long)l->dp * l->micro_batch)),
 			      .zero_stage = l->zero_stage, .recompute = l->recompute,
-			      .vp = l->pp == t->pp && t->vp > 1 ? (uint32_t)t->vp : 1,
-			      .sp = t->sp && l->tp > 1, .cp = (uint32_t)t->cp, .flash = t->flash,
+			      .vp = l->vp > 1 ? (uint32_t)l->vp : 1, .sp = l->sp && l->tp > 1,
+			      .cp = l->cp > 1 ? (uint32_t)l->cp : 1, .flash = t->flash,
 			      .channels = ch >= 1 ? (uint32_t)ch : 1,
 			      .reserve_bytes = t->memory_reserve_bytes };
 }
 
 /* t with tp x pp (data parallelism over the rest of its GPUs), ZeRO stage
- * zero and recomputation rc: a layout the memory check tries. */
+ * zero and recomputation rc: a layout the memory check tries. t's own
+ * virtual stages where pp is its own, its sequence and context
+ * parallelism. */
 static scn_layout layout_of(const scn_training *t, int tp, int pp, int zero, bool rc)
 {
 	return (scn_layout){ .tp = tp, .pp = pp, .dp = t->dp * t->tp * t->pp / (tp * pp),
 			     .micro_batch = t->micro_batch, .global_batch = t->global_batch,
-			     .zero_stage = zero, .recompute = rc };
+			     .zero_stage = zero, .recompute = rc, .vp = pp == t->pp ? t->vp : 1,
+			     .sp = t->sp, .cp = t->cp };
 }
 
 static bool fits(const resolve_ctx *c, const scn_training *t, int tp, int pp, int zero, bool rc,

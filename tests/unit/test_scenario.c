@@ -103,7 +103,7 @@ START_TEST(memory_plan_is_the_checks)
 	const scn_training *t = &s->jobs[0].wl.train;
 	scn_layout l = { .tp = t->tp, .pp = t->pp, .dp = t->dp, .micro_batch = t->micro_batch,
 			 .global_batch = t->global_batch, .zero_stage = t->zero_stage,
-			 .recompute = t->recompute };
+			 .recompute = t->recompute, .vp = t->vp, .sp = t->sp, .cp = t->cp };
 	wl_mem_plan p = scn_mem_plan(&s->cluster, t, &l);
 	wl_memory w;
 	wl_gpu_memory(&t->shape, &p, &w);
