@@ -1,6 +1,7 @@
 /* dpusim plan: the fastest parallel layout of a scenario's training job that
  * fits in GPU memory, per offload variant. Every layout (tp, pp, dp,
- * microbatch, ZeRO stage, recomputation) of the job on each node count is
+ * microbatch, ZeRO stage, recomputation, virtual stages, sequence and
+ * context parallelism) of the job on each node count is
  * checked against GPU memory (wl_gpu_memory) and timed by a closed-form
  * estimate (plan_estimate, below); the fastest estimates are the finalists,
  * each simulated with the real model (run_scenario, every variant) from the
@@ -36,11 +37,12 @@ typedef struct plan_opts {
 	long top;            /* rows per variant */
 	long finalists;      /* layouts simulated */
 	const char *db_path;
+	bool keep_vp, keep_sp, keep_cp; /* --keep: the scenario's, not varied */
 } plan_opts;
 
 typedef struct cand {
-	int nodes, tp, pp, dp, mb, zero;
-	bool recompute;
+	int nodes, tp, pp, dp, mb, zero, vp, cp;
+	bool recompute, sp;
 	double est_s, mem_bytes;
 	size_t est_rank;        /* its place among the layouts that fit, by estimate */
 } cand;
@@ -101,6 +103,31 @@ static int parse_nodes(const char *s, plan_opts *o)
 	return o->nnodes ? CLI_OK : cli_usage_error("plan: --nodes is empty");
 }
 
+/* --keep vp,sp,cp: the scenario's virtual stages, sequence parallelism or
+ * context parallelism, kept as it has them instead of varied (each also by
+ * its scenario key's name). */
+static int parse_keep(const char *s, plan_opts *o)
+{
+	char buf[256];
+	if (!s || !*s || strlen(s) >= sizeof buf)
+		return cli_usage_error("plan: --keep needs a list of vp, sp and cp (got '%s')",
+				       s ? s : "nothing");
+	strcpy(buf, s);
+	/* strsep, not strtok: an empty name ("vp,", ",") is an error, not skipped */
+	for (char *rest = buf, *t; (t = strsep(&rest, ",")) != NULL;) {
+		if (!strcmp(t, "vp") || !strcmp(t, "virtual_stages"))
+			o->keep_vp = true;
+		else if (!strcmp(t, "sp") || !strcmp(t, "sequence_parallel"))
+			o->keep_sp = true;
+		else if (!strcmp(t, "cp"))
+			o->keep_cp = true;
+		else
+			return cli_usage_error("plan: --keep %s: unknown name '%s' (expected vp, sp or "
+					       "cp, comma-separated)", s, t);
+	}
+	return CLI_OK;
+}
+
 static int parse_opts(int argc, char **argv, plan_opts *o)
 {
 	*o = (plan_opts){ .top = 5, .finalists = 8 };
@@ -118,7 +145,9 @@ static int parse_opts(int argc, char **argv, plan_opts *o)
 		else if (!strcmp(a, "--top"))
 			rc = parse_long(a, val, 1, 1000, &o->top), i++;
 		else if (!strcmp(a, "--finalists"))
-			rc = parse_long(a, val, 1, 1000, &o->finalists), i++;
+			rc = parse_long(a, val, 1, 100000, &o->finalists), i++;
+		else if (!strcmp(a, "--keep"))
+			rc = parse_keep(val, o), i++;
 		else if (!strcmp(a, "--db")) {
 			if (!val)
 				return cli_usage_error("plan: --db needs a file name");
@@ -151,29 +180,41 @@ static double peak_flops(const profile_gpu *g, scn_precision p)
 	return g->peak_fp8_flops;
 }
 
-/* Bytes per second a group of n ranks, stride ranks apart in Megatron's
- * order (tensor, then pipeline, then data), moves between its members:
- * NVLink when the group lies inside one node. Across nodes, point to point
- * (ring false) one GPU's share of its node's NICs; a ring, as NCCL lays
- * it out (a node's members in a row, one ring per NIC), crosses each node
- * once per ring, so the node's NICs serve the min(GPUs per node, stride)
- * groups that run side by side there, up to NVLink's rate. */
-static double group_Bps(const scn_scenario *s, long stride, long n, bool ring)
+/* Bytes per second a group moves between its members, its ranks spanning
+ * `span` consecutive ranks in Megatron's order (tensor, context, pipeline,
+ * data): NVLink when they lie inside one node. Across nodes, point to
+ * point (ring false) one GPU's share of its node's NICs; a ring, as NCCL
+ * lays it out (a node's members in a row, one ring per NIC), crosses each
+ * node once per ring, so the node's NICs serve the `side` groups that run
+ * side by side there (at most the GPUs per node), up to NVLink's rate. */
+static double group_Bps(const scn_scenario *s, long span, long side, bool ring)
 {
 	const scn_cluster *cl = &s->cluster;
 	double link = cl->fabric.link_rate_Bps, nvl = cl->gpu.v.gpu.nvlink_bw_Bps;
 	double node = link * cl->nics_per_node, gpn = cl->gpus_per_node;
-	double Bps = ring ? node / fmin(gpn, (double)stride) : node / gpn;
-	if (stride * n <= cl->gpus_per_node && nvl > 0)
+	double Bps = ring ? node / fmin(gpn, (double)side) : node / gpn;
+	if (span <= cl->gpus_per_node && nvl > 0)
 		return nvl;
 	Bps = fmin(Bps, ring ? node : link);
 	return nvl > 0 ? fmin(Bps, nvl) : Bps;
 }
 
+/* Data-parallel groups (one per tensor rank and stage, each of dp x cp
+ * members) with a member on one node: the tensor ranks and the stages of
+ * the node's first GPUs (Megatron's order: tensor, context, pipeline). */
+static long dp_groups_per_node(const scn_scenario *s, const cand *c)
+{
+	long gpn = s->cluster.gpus_per_node, tc = (long)c->tp * c->cp;
+	long stages = (gpn + tc - 1) / tc;
+	return (c->tp < gpn ? c->tp : gpn) * (c->pp < stages ? c->pp : stages);
+}
+
 /* Exposed seconds of the data-parallel traffic of a stage with `params`
  * parameters per GPU (16-bit gradients) whose last microbatch's backward
  * takes bwd_s, as the simulation schedules it (models/train.c, dp_chain):
- * the all-reduce (ring 2(dp-1)/dp of the bytes) runs in buckets behind
+ * the gradients are reduced over the R = dp x cp ranks holding the same
+ * weights (context ranks too, as alloc_groups lays the group out); the
+ * all-reduce (ring 2(R-1)/R of the bytes) runs in buckets behind
  * that backward, hidden but for what outlasts it and at least its last
  * bucket; ZeRO 1 and 2 run a reduce-scatter there (half of it) and an
  * all-gather, exposed, after the optimizer step; ZeRO 3 the backward's
@@ -183,7 +224,8 @@ static double group_Bps(const scn_scenario *s, long stride, long n, bool ring)
 static double dp_exposed_s(const scn_training *t, const cand *c, double params, double Bps,
 			   double bwd_s)
 {
-	double bytes = params / c->tp * 2, ar = 2.0 * (c->dp - 1) / c->dp * bytes / Bps;
+	double R = (double)c->dp * c->cp, bytes = params / c->tp * 2;
+	double ar = 2.0 * (R - 1) / R * bytes / Bps;
 	double k = t->bucket_bytes > 0 ? ceil(bytes / t->bucket_bytes) : 1;
 	double nb = k < 1 ? 1 : k > TRAIN_MAX_BUCKETS ? TRAIN_MAX_BUCKETS : k;
 	double slot = c->zero == 0 || c->zero == 3 ? ar : ar / 2, after = c->zero ? ar / 2 : 0;
@@ -191,41 +233,78 @@ static double dp_exposed_s(const scn_training *t, const cand *c, double params, 
 }
 
 /* Seconds of one iteration, closed form, for ranking only (the finalists'
- * figures are simulated): the busiest stage's FLOPs at eff_max of peak,
- * stretched by the 1F1B bubble ((m + pp - 1) / m, Narayanan et al. 2021),
- * plus, not overlapped, the tensor-parallel all-reduces (4 per layer per
- * microbatch of s*b*h 16-bit values, 6 with recomputation, which repeats
- * the forward's 2 in the backward, as the simulation does; ring
- * 2(tp-1)/tp) and the stage-boundary sends, and what the data-parallel
- * traffic leaves exposed (dp_exposed_s), each over NVLink where its group
- * lies inside a node, else over the GPU's share of the node's NICs
+ * figures are simulated), with the formulas models/train.c simulates: the
+ * busiest stage's FLOPs at eff_max of peak, each context rank running 1/cp
+ * of every GEMM (its s/cp tokens' queries against all s keys), stretched by
+ * the pipeline bubble, (pp - 1) / (m v) of the work with v virtual stages
+ * per rank (Narayanan et al., SC21, sections 2.2.1-2.2.2; v = 1 is plain
+ * 1F1B's (m + pp - 1) / m), plus, not overlapped, per microbatch: the
+ * tensor-parallel collectives (layer_tp_s), the context-parallel K/V
+ * collectives (layer_cp_s), the stage-boundary sends (v per rank and
+ * direction, one for each chunk it holds: the interleaved schedule's
+ * v-fold communication, ibid. 2.2.2), and what the data-parallel traffic
+ * leaves exposed (dp_exposed_s), each over NVLink where its group lies
+ * inside a node, else over the GPU's share of the node's NICs
  * (group_Bps). */
+/* One layer's tensor-parallel collectives for one microbatch whose
+ * [s/cp, b, h] stream is act bytes: 4 a layer (2 forward, 2 backward),
+ * 6 with recomputation, which repeats the forward's 2 in the backward, as
+ * the simulation does; each an all-reduce (ring 2(tp-1)/tp of the bytes)
+ * or, with sequence parallelism, a reduce-scatter and an all-gather of
+ * the same bytes, (tp-1)/tp each (Korthikanti et al., MLSys 2023, section
+ * 4.2.2): the same time in this closed form, which has no per-message
+ * latency. */
+static double layer_tp_s(const scn_scenario *s, const cand *c, double act)
+{
+	double Bps = group_Bps(s, c->tp, 1, true);
+	if (c->tp < 2 || !(Bps > 0))
+		return 0;
+	return (c->recompute ? 6 : 4) * act * 2.0 * (c->tp - 1) / c->tp / Bps;
+}
+
+/* One layer's context-parallel collectives for one microbatch, not
+ * overlapped (models/train.c, build_compute: as Llama 3 trains, Dubey et
+ * al. 2024, section 3.3.2): the forward all-gathers the layer's keys and
+ * values (wl_layer_kv_bytes, each tensor rank its 1/tp) over the cp ranks,
+ * the backward reduce-scatters their gradients, and recomputation gathers
+ * again; ring (cp-1)/cp of the bytes each. The tp rings of a stage run
+ * side by side. */
+static double layer_cp_s(const scn_scenario *s, const wl_transformer *tf, const cand *c)
+{
+	double Bps = group_Bps(s, (long)c->tp * c->cp, c->tp, true);
+	double kv = wl_layer_kv_bytes(tf, (uint32_t)c->mb) / c->tp;
+	if (c->cp < 2 || !(Bps > 0))
+		return 0;
+	return (2 + c->recompute) * kv * (c->cp - 1.0) / c->cp / Bps;
+}
+
 static double plan_estimate(const scn_scenario *s, const scn_training *t, const cand *c, int m)
 {
 	const profile_gpu *g = &s->cluster.gpu.v.gpu;
 	const wl_model *wm = &t->shape;
 	double rate = peak_flops(g, t->precision) * (g->eff_max > 0 ? g->eff_max : 1);
-	double comp = 0, params = 0;
-	double pp_Bps = group_Bps(s, c->tp, c->pp, false);
-	double dp_Bps = group_Bps(s, (long)c->tp * c->pp, c->dp, true);
+	double comp = 0, params = 0, mv = (double)m * c->vp;
+	long tc = (long)c->tp * c->cp;
+	double pp_Bps = group_Bps(s, tc * c->pp, 1, false);
+	double dp_Bps = group_Bps(s, tc * c->pp * c->dp, dp_groups_per_node(s, c), true);
 	for (int p = 0; p < c->pp; p++) {
 		comp = fmax(comp, wl_gpu_iter_flops(wm, (uint32_t)c->mb, (uint32_t)m, (uint32_t)c->tp,
-						     (uint32_t)c->pp, (uint32_t)p, c->recompute) / rate);
+						     (uint32_t)c->pp, (uint32_t)p, c->recompute) /
+					  c->cp / rate);
 		params = fmax(params, wl_stage_params(wm, (uint32_t)c->pp, (uint32_t)p));
 	}
-	double T = comp * (m + c->pp - 1) / m;
+	double T = comp * (1 + (c->pp - 1) / mv);
 	if (wm->kind == WL_TRANSFORMER) {
-		double act = wl_stage_boundary_bytes(&wm->tf, (uint32_t)c->mb);
+		/* each context rank's s/cp of the sequence */
+		double act = wl_stage_boundary_bytes(&wm->tf, (uint32_t)c->mb) / c->cp;
 		double layers = wl_stage_layers(wm, (uint32_t)c->pp, 0);
-		double tp_Bps = group_Bps(s, 1, c->tp, true);
-		if (c->tp > 1 && tp_Bps > 0)
-			T += (c->recompute ? 6 : 4) * layers * m * act * 2.0 * (c->tp - 1) / c->tp / tp_Bps;
+		T += layers * m * (layer_tp_s(s, c, act) + layer_cp_s(s, &wm->tf, c));
 		if (c->pp > 1 && pp_Bps > 0)
-			T += 2.0 * m * act / c->tp / pp_Bps;
+			T += 2.0 * mv * act / c->tp / pp_Bps;
 	}
 	/* The last microbatch's backward: 2 of a pass's 3 forward-equivalents,
 	 * 3 of 4 with recomputation. */
-	if (c->dp > 1 && dp_Bps > 0)
+	if ((long)c->dp * c->cp > 1 && dp_Bps > 0)
 		T += dp_exposed_s(t, c, params, dp_Bps, comp / m * (c->recompute ? 0.75 : 2.0 / 3));
 	return T;
 }
@@ -240,61 +319,136 @@ static int cand_add(cand_list *l, const cand *c)
 	return SIM_OK;
 }
 
-/* Every layout on `nodes` nodes: tp a power of two within a node dividing
- * the heads, pp a power of two up to the layers, dp what is left (cp kept
- * as the scenario has it), mb a power of two dividing the per-replica
- * batch, ZeRO 0-3 (only 0 without data parallelism), recomputation off and
- * on. */
-static int enumerate(const scn_scenario *s, const scn_training *t, int nodes, long global,
-		     cand_list *l)
+/* The layouts of one node count, and where the kept ones go. */
+typedef struct space {
+	const plan_opts *o;
+	const scn_scenario *s;
+	const scn_training *t;
+	int nodes;
+	long global;
+	cand_list *l;
+} space;
+
+/* Layout c (all but ZeRO and recomputation set; m microbatches per
+ * pipeline) under ZeRO 0-3 (only 0 without data parallelism: dp x cp
+ * ranks holding the same weights) and recomputation off and on: those that
+ * fit in GPU memory (wl_gpu_memory through the loader's own plan,
+ * scn_mem_plan) join the list with their estimates. */
+static int add_states(const space *sp, cand c, int m)
 {
-	const wl_model *wm = &t->shape;
-	/* context parallelism is kept as the scenario has it: the layouts
-	 * share out the GPUs of its cp groups */
-	int cp = t->cp > 1 ? t->cp : 1, gpus = nodes * s->cluster.gpus_per_node / cp;
-	if (nodes * s->cluster.gpus_per_node % cp)
-		return SIM_OK;
+	const scn_training *t = sp->t;
+	double hbm = sp->s->cluster.gpu.v.gpu.hbm_bytes;
+	for (int z = 0; z <= ((long)c.dp * c.cp > 1 ? 3 : 0); z++)
+		for (int r = 0; r < 2; r++) {
+			scn_layout lay = { .tp = c.tp, .pp = c.pp, .dp = c.dp, .micro_batch = c.mb,
+					   .global_batch = sp->global, .zero_stage = z, .recompute = r,
+					   .vp = c.vp, .sp = c.sp, .cp = c.cp };
+			wl_mem_plan mp = scn_mem_plan(&sp->s->cluster, t, &lay);
+			wl_memory mem;
+			wl_gpu_memory(&t->shape, &mp, &mem);
+			sp->l->tried++;
+			c.zero = z, c.recompute = r, c.mem_bytes = mem.total;
+			if (hbm > 0 && mem.total > hbm) {
+				sp->l->too_big++;
+				sp->l->least_mem = fmin(sp->l->least_mem, mem.total);
+				continue;
+			}
+			c.est_s = plan_estimate(sp->s, t, &c, m);
+			if (sp->l->n >= PLAN_MAX_CANDS || cand_add(sp->l, &c))
+				return SIM_ENOMEM;
+		}
+	return SIM_OK;
+}
+
+/* Sequence parallelism off and on where there is tensor parallelism to
+ * split the sequence over (tp > 1; the scenario's with --keep sp). */
+static int add_sequence(const space *sp, cand c, int m)
+{
+	int rc = SIM_OK;
+	if (c.tp < 2 || sp->o->keep_sp) {
+		c.sp = c.tp > 1 && sp->t->sp;
+		return add_states(sp, c, m);
+	}
+	for (int on = 0; on < 2 && !rc; on++)
+		c.sp = on, rc = add_states(sp, c, m);
+	return rc;
+}
+
+/* Virtual stages per pipeline rank: 1, 2, 4... while Megatron's
+ * interleaved schedule can run them (wl_interleave_faults, the loader's
+ * check: a pipeline, the layers of a stage a multiple of v, the
+ * microbatches of pp); with --keep vp the scenario's where there is a
+ * pipeline (1 without: nothing to interleave), the layout left out where
+ * that check refuses it. */
+static int add_interleavings(const space *sp, cand c, int m)
+{
+	const wl_model *wm = &sp->t->shape;
+	int rc = SIM_OK;
+	if (sp->o->keep_vp) {
+		c.vp = c.pp > 1 && sp->t->vp > 1 ? sp->t->vp : 1;
+		if (wl_interleave_faults(wm, (uint32_t)c.pp, (uint32_t)c.vp, (uint32_t)m))
+			return SIM_OK;
+		return add_sequence(sp, c, m);
+	}
+	for (uint32_t v = 1; !rc && (v == 1 || !wl_interleave_faults(wm, (uint32_t)c.pp, v,
+								      (uint32_t)m)); v *= 2)
+		c.vp = (int)v, rc = add_sequence(sp, c, m);
+	return rc;
+}
+
+/* Every layout on sp->nodes nodes with cp from cp_lo to cp_hi (powers of
+ * two splitting the sequence, wl_cp_splits_seq): tp a power of two within
+ * a node dividing the heads, pp a power of two up to the layers, dp what
+ * is left, mb a power of two dividing the per-replica batch, and below
+ * them the virtual stages, sequence parallelism, ZeRO and recomputation. */
+static int enumerate(const space *sp, int cp_lo, int cp_hi)
+{
+	const wl_model *wm = &sp->t->shape;
+	int gpus = sp->nodes * sp->s->cluster.gpus_per_node, rc = SIM_OK;
 	uint32_t layers = wm->kind == WL_TRANSFORMER ? wm->tf.layers : 1;
 	uint32_t heads = wm->kind == WL_TRANSFORMER ? wm->tf.heads : 1;
-	double hbm = s->cluster.gpu.v.gpu.hbm_bytes;
-	for (int tp = 1; tp <= s->cluster.gpus_per_node; tp *= 2) {
+	for (int tp = 1; tp <= sp->s->cluster.gpus_per_node && !rc; tp *= 2) {
 		if (heads % (uint32_t)tp)
 			continue;
-		for (int pp = 1; (uint32_t)pp <= layers && tp * pp <= gpus; pp *= 2) {
-			if (gpus % (tp * pp))
-				continue;
-			int dp = gpus / (tp * pp);
-			for (int mb = 1; mb <= 64; mb *= 2) {
-				if (global % ((long)dp * mb))
+		for (long cp = cp_lo; cp <= cp_hi && tp * cp <= gpus && !rc; cp *= 2) {
+			if (wm->kind == WL_TRANSFORMER && !wl_cp_splits_seq(&wm->tf, (uint32_t)cp))
+				break;
+			for (long pp = 1; (uint32_t)pp <= layers && tp * cp * pp <= gpus && !rc; pp *= 2) {
+				if (gpus % (tp * cp * pp))
 					continue;
-				int m = (int)(global / ((long)dp * mb));
-				for (int z = 0; z <= (dp > 1 ? 3 : 0); z++)
-					for (int r = 0; r < 2; r++) {
-						cand c = { .nodes = nodes, .tp = tp, .pp = pp, .dp = dp, .mb = mb,
-							   .zero = z, .recompute = r };
-						/* the loader's memory check's own plan */
-						scn_layout lay = { .tp = tp, .pp = pp, .dp = dp,
-								   .micro_batch = mb,
-								   .global_batch = global,
-								   .zero_stage = z, .recompute = r };
-						wl_mem_plan mp = scn_mem_plan(&s->cluster, t, &lay);
-						wl_memory mem;
-						wl_gpu_memory(wm, &mp, &mem);
-						l->tried++;
-						c.mem_bytes = mem.total;
-						if (hbm > 0 && mem.total > hbm) {
-							l->too_big++;
-							l->least_mem = fmin(l->least_mem, mem.total);
-							continue;
-						}
-						c.est_s = plan_estimate(s, t, &c, m);
-						if (l->n >= PLAN_MAX_CANDS || cand_add(l, &c))
-							return SIM_ENOMEM;
-					}
+				int dp = (int)(gpus / (tp * cp * pp));
+				for (int mb = 1; mb <= 64 && !rc; mb *= 2) {
+					if (sp->global % ((long)dp * mb))
+						continue;
+					cand c = { .nodes = sp->nodes, .tp = tp, .pp = (int)pp, .dp = dp,
+						   .mb = mb, .cp = (int)cp };
+					rc = add_interleavings(sp, c, (int)(sp->global / ((long)dp * mb)));
+				}
 			}
 		}
 	}
-	return SIM_OK;
+	return rc;
+}
+
+/* The layouts of one node count. cp: the scenario's with --keep cp (and
+ * for a vision model, which trains data parallel only); with
+ * FlashAttention every power of two; with unfused attention only where
+ * nothing fits without it (Megatron-Core runs context parallelism on
+ * fused attention kernels; unfused, it is the last resort of a sequence
+ * whose scores do not fit). */
+static int enumerate_nodes(const space *sp)
+{
+	const scn_training *t = sp->t;
+	size_t before = sp->l->n;
+	int rc;
+	if (sp->o->keep_cp || t->shape.kind != WL_TRANSFORMER)
+		return enumerate(sp, t->cp > 1 ? t->cp : 1, t->cp > 1 ? t->cp : 1);
+	if (t->flash)
+		return enumerate(sp, 1, INT_MAX / 2);
+	rc = enumerate(sp, 1, 1);
+	if (!rc && sp->l->n == before)
+		rc = enumerate(sp, 2, INT_MAX / 2);
+	return rc;
 }
 
 static int by_estimate(const void *a, const void *b)
@@ -314,9 +468,11 @@ static int finalist_text(const char *abs, const scn_training *t, bool cost, cons
 {
 	int k = snprintf(buf, n,
 			 "extends: \"%s\"\nreplications: 1\nsweep: null\ncluster: { nodes: %d }\n"
-			 "workload:\n  parallelism: { tp: %d, pp: %d, dp: %d, zero_stage: %d }\n"
+			 "workload:\n  parallelism: { tp: %d, pp: %d, dp: %d, zero_stage: %d, "
+			 "virtual_stages: %d, sequence_parallel: %s, cp: %d }\n"
 			 "  batch: { global: %ld, micro: %d }\n  recompute: %s\n  iterations: %d\n",
-			 abs, c->nodes, c->tp, c->pp, c->dp, c->zero, global, c->mb,
+			 abs, c->nodes, c->tp, c->pp, c->dp, c->zero, c->vp, c->sp ? "true" : "false",
+			 c->cp, global, c->mb,
 			 c->recompute ? "true" : "false", t->iterations < 2 ? t->iterations : 2);
 	/* Tokens per dollar need a training length; any will do (it cancels). */
 	if (k > 0 && (size_t)k < n && cost && !(t->target_tokens > 0))
@@ -361,9 +517,11 @@ static int simulate(const plan_opts *o, const char *abs, const scn_training *t, 
 					      .tokens_s = metric(v, "tokens_per_s"), .mfu = metric(v, "mfu"),
 					      .tokens_usd = metric(v, "tokens_per_usd") };
 		}
-		char info[160];
-		snprintf(info, sizeof info, "nodes %d, tp %d, pp %d, dp %d, micro %d, zero %d, recompute %s",
-			 c->nodes, c->tp, c->pp, c->dp, c->mb, c->zero, c->recompute ? "on" : "off");
+		char info[256];
+		snprintf(info, sizeof info, "nodes %d, tp %d, pp %d, dp %d, micro %d, zero %d, "
+			 "recompute %s, virtual_stages %d, sequence_parallel %s, cp %d", c->nodes, c->tp,
+			 c->pp, c->dp, c->mb, c->zero, c->recompute ? "on" : "off", c->vp,
+			 c->sp ? "on" : "off", c->cp);
 		rc = rep_set_info(*out, "plan.layout", info);
 	}
 	scn_free(cs);
@@ -458,17 +616,18 @@ static void print_variant(const scn_scenario *s, size_t vi, plan_row *rows, size
 	qsort(rows, n, sizeof *rows, by_iteration);
 	printf("\nvariant %s: the %ld fastest of %zu simulated\n", s->variants[vi].name,
 	       top < (long)n ? top : (long)n, n);
-	printf("%4s %5s %3s %3s %4s %5s %4s %9s %10s %9s %10s %12s %6s %9s %12s\n", "rank", "nodes",
-	       "tp", "pp", "dp", "micro", "zero", "recompute", "estimate", "est.rank", "iteration",
-	       "tokens/s", "MFU", "GiB/GPU", "USD/Mtoken");
+	printf("%4s %5s %3s %3s %4s %5s %4s %9s %3s %3s %3s %10s %9s %10s %12s %6s %9s %12s\n",
+	       "rank", "nodes", "tp", "pp", "dp", "micro", "zero", "recompute", "v", "sp", "cp",
+	       "estimate", "est.rank", "iteration", "tokens/s", "MFU", "GiB/GPU", "USD/Mtoken");
 	for (size_t i = 0; i < n && (long)i < top; i++) {
 		const plan_row *r = &rows[i];
 		char usd[32] = "-";
 		if (isfinite(r->tokens_usd) && r->tokens_usd > 0)
 			snprintf(usd, sizeof usd, "%.4f", 1e6 / r->tokens_usd);
-		printf("%4zu %5d %3d %3d %4d %5d %4d %9s %9.4fs %9zu %9.4fs %12.0f %5.1f%% %9.1f %12s\n",
-		       i + 1, r->c->nodes, r->c->tp, r->c->pp, r->c->dp, r->c->mb, r->c->zero,
-		       r->c->recompute ? "on" : "off", r->c->est_s, r->c->est_rank, r->iter_s,
+		printf("%4zu %5d %3d %3d %4d %5d %4d %9s %3d %3s %3d %9.4fs %9zu %9.4fs %12.0f %5.1f%% "
+		       "%9.1f %12s\n", i + 1, r->c->nodes, r->c->tp, r->c->pp, r->c->dp, r->c->mb,
+		       r->c->zero, r->c->recompute ? "on" : "off", r->c->vp, r->c->sp ? "on" : "off",
+		       r->c->cp, r->c->est_s, r->c->est_rank, r->iter_s,
 		       r->tokens_s, 100 * r->mfu, r->c->mem_bytes / (1024.0 * 1024 * 1024), usd);
 	}
 	print_agreement(rows, n);
@@ -532,9 +691,11 @@ static int plan_run(plan_opts *o, const scn_scenario *s)
 	if (!o->nnodes)
 		o->nodes[o->nnodes++] = s->cluster.nodes;
 	for (size_t i = 0; i < o->nnodes; i++)
-		if (enumerate(s, t, o->nodes[i], global, &l)) {
+		if (enumerate_nodes(&(space){ .o = o, .s = s, .t = t, .nodes = o->nodes[i],
+					      .global = global, .l = &l })) {
 			free(l.v);
-			return cli_usage_error("plan: out of memory (or over %d layouts)", PLAN_MAX_CANDS);
+			return cli_usage_error("plan: out of memory (or over %d layouts that fit: fewer "
+					       "node counts, or --keep vp,sp,cp)", PLAN_MAX_CANDS);
 		}
 	if (!l.n) {
 		free(l.v);

@@ -4,45 +4,53 @@
 # layout is the fastest of all that fit and a scenario written with it runs
 # to the same iteration time, cost per token is the GPU price over the
 # throughput, --db stores the finalists, and bad input is exit 2 with
-# nothing written.
+# nothing written. Then the workload shapes plan varies (issue 16 item 6):
+# interleaving wins a short pipeline, context parallelism is what fits a
+# long sequence, and --keep holds them at the scenario's.
 . tests/e2e/lib.sh
 F=tests/data/plan-small.yaml
 
 run_cmd "$DPUSIM" plan "$F" --finalists 1000 --top 1000
 expect_rc 0 "plan over every layout that fits"
-expect_out "40 layouts, 15 fit, 15 simulated" "2 GPUs: 40 layouts (tp 2, pp 2 or dp 2 x micro x ZeRO x recompute), 15 fit"
+# tp 2 (x sequence parallelism off/on) x micro 1-8, pp 2 x micro 1-4 x
+# virtual stages 1-16 (32 layers: 16 a stage; microbatches a multiple of
+# 2) and micro 8 at v 1, dp 2 x micro 1-4 x ZeRO 0-3: 16 + 16 + 12, each
+# with recomputation off and on; no cp (unfused attention: only where
+# nothing fits without it)
+expect_out "72 layouts, 31 fit, 31 simulated" "2 GPUs: 72 layouts, 31 fit"
 echo "$OUT" > "$E2E_TMP/all.txt"
-# Rows: rank nodes tp pp dp micro zero recompute estimate est.rank iteration tokens/s MFU GiB USD/Mtoken
-ROWS=$(awk '$1 ~ /^[0-9]+$/ && NF == 15' "$E2E_TMP/all.txt")
+# Rows: rank nodes tp pp dp micro zero recompute v sp cp estimate est.rank iteration tokens/s MFU GiB USD/Mtoken
+ROWS=$(awk '$1 ~ /^[0-9]+$/ && NF == 18' "$E2E_TMP/all.txt")
 if ! awk '$3 == 1 && $4 == 1 && $7 == 0' <<<"$ROWS" | grep -q .; then
 	ok "no dp-2 layout without ZeRO fits (16 B x 6.74e9 parameters = 108 GB > 80 GB)"
 else not_ok "a dp-2 layout without ZeRO was kept"; fi
-if awk 'NR == 1 { best = $11 + 0 } $11 + 0 < best { bad = 1 } END { exit bad }' <<<"$ROWS"; then
+if awk 'NR == 1 { best = $14 + 0 } $14 + 0 < best { bad = 1 } END { exit bad }' <<<"$ROWS"; then
 	ok "rank 1 is the fastest simulated layout"
 else not_ok "rank 1 is not the fastest"; fi
-read -r _ NODES TP PP DP MB Z REC _ _ ITER TOKS _ _ USD <<<"$(head -1 <<<"$ROWS")"
+read -r _ NODES TP PP DP MB Z REC V SP CP _ _ ITER TOKS _ _ USD <<<"$(head -1 <<<"$ROWS")"
 if python3 -c "import sys; t=float(sys.argv[1]); u=float(sys.argv[2]); e=2*2.5/3600/t*1e6; sys.exit(abs(u-e) > 1e-4*e + 5e-5)" "$TOKS" "$USD"; then
 	ok "USD per million tokens is 2 GPUs x 2.5 USD/h over the throughput ($USD)"
 else not_ok "USD per million tokens $USD does not follow from $TOKS tokens/s"; fi
 
-# Both orders, plainly: each row's place in the estimate's order (all 15
-# simulated: a permutation of 1..15), and under the table Spearman's rank
+# Both orders, plainly: each row's place in the estimate's order (all 31
+# simulated: a permutation of 1..31), and under the table Spearman's rank
 # correlation of the estimates against the simulated iterations, which a
 # recomputation from the rows (mean ranks for ties) gives to its 2 digits.
-# The estimate's order agrees (0.88 here; -0.18 before it charged data
-# parallelism inside a node at NVLink's rate, the gradients' overlap with
-# the last backward and recomputation's tensor-parallel all-reduces): at
-# least 0.5, a bound with margin.
-if awk '{ print $10 }' <<<"$ROWS" | sort -n | tr '\n' ' ' | grep -qx '1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 '; then
+# The estimate's order agrees (0.96 here, 0.87 on the 15 layouts of
+# --keep vp,sp,cp; -0.18 before it charged data parallelism inside a node
+# at NVLink's rate, the gradients' overlap with the last backward and
+# recomputation's tensor-parallel all-reduces): at least 0.5, a bound with
+# margin.
+if awk '{ print $13 }' <<<"$ROWS" | sort -n | tr '\n' ' ' | grep -qx "$(seq -s ' ' 1 31) "; then
 	ok "est.rank gives each simulated layout's place in the estimate's order"
-else not_ok "est.rank is not a permutation of 1..15: $(awk '{ printf "%s ", $10 }' <<<"$ROWS")"; fi
+else not_ok "est.rank is not a permutation of 1..31: $(awk '{ printf "%s ", $13 }' <<<"$ROWS")"; fi
 RHO=$(sed -n "s/.*Spearman's rank correlation \(-\{0,1\}[0-9.]*\) against the simulation.*/\1/p" "$E2E_TMP/all.txt")
 echo "$ROWS" > "$E2E_TMP/rows.txt"
 if python3 - "$RHO" "$E2E_TMP/rows.txt" <<'PY'
 import sys
 rows = [l.split() for l in open(sys.argv[2]) if l.strip()]
-est = [float(r[8].rstrip("s")) for r in rows]
-sim = [float(r[10].rstrip("s")) for r in rows]
+est = [float(r[11].rstrip("s")) for r in rows]
+sim = [float(r[13].rstrip("s")) for r in rows]
 def ranks(v):
     order = sorted(range(len(v)), key=lambda i: v[i])
     out, i = [0.0] * len(v), 0
@@ -66,45 +74,80 @@ else not_ok "rank correlation line missing, wrong or below 0.5 ('$RHO')"; fi
 grep -q "the simulated iteration decides the order above" "$E2E_TMP/all.txt" &&
 	ok "the plan says the simulated order decides" || not_ok "the plan does not say which order decides"
 
-# The best layout, written as a scenario by hand, runs to the same time.
-RECB=$([ "$REC" = on ] && echo true || echo false)
-sed -e "s/parallelism: { tp: 2 }/parallelism: { tp: $TP, pp: $PP, dp: $DP, zero_stage: $Z }/" \
-    -e "s/batch: { global: 8, micro: 1 }/batch: { global: 8, micro: $MB }/" \
-    -e "s/recompute: true/recompute: $RECB/" "$F" > "$E2E_TMP/best.yaml"
-run_cmd "$DPUSIM" run "$E2E_TMP/best.yaml" --json
-expect_rc 0 "the best layout runs as a scenario"
-if python3 -c "import json,sys; r=json.loads(sys.stdin.read()); t=r['variants'][0]['metrics']['iteration_s']['mean']; sys.exit(abs(t-float(sys.argv[1])) > 1e-4*t)" "${ITER%s}" <<<"$OUT"; then
-	ok "the scenario with the best layout steps in the plan's $ITER"
-else not_ok "the best layout's scenario differs from the plan's $ITER"; fi
+# best_yaml IN OUT: scenario IN with the layout of the row read into TP PP
+# DP MB Z REC V SP CP.
+best_yaml() {
+	local recb spb
+	recb=$([ "$REC" = on ] && echo true || echo false)
+	spb=$([ "$SP" = on ] && echo true || echo false)
+	sed -e "s/parallelism: { [a-z]*: [0-9]* }/parallelism: { tp: $TP, pp: $PP, dp: $DP, zero_stage: $Z, virtual_stages: $V, sequence_parallel: $spb, cp: $CP }/" \
+	    -e "s/batch: { global: \([0-9]*\), micro: 1 }/batch: { global: \1, micro: $MB }/" \
+	    -e "s/recompute: true/recompute: $recb/" "$1" > "$2"
+}
+# same_iter YAML ITER WHAT: the scenario runs to the plan's iteration time.
+same_iter() {
+	run_cmd "$DPUSIM" run "$1" --json
+	expect_rc 0 "$3 runs as a scenario"
+	if python3 -c "import json,sys; r=json.loads(sys.stdin.read()); t=r['variants'][0]['metrics']['iteration_s']['mean']; sys.exit(abs(t-float(sys.argv[1])) > 1e-4*t)" "${2%s}" <<<"$OUT"; then
+		ok "the scenario with $3 steps in the plan's $2"
+	else not_ok "$3's scenario differs from the plan's $2"; fi
+}
 
-# Every layout the plan drops for memory, the loader refuses for memory too.
+# The best layout, written as a scenario by hand, runs to the same time.
+best_yaml "$F" "$E2E_TMP/best.yaml"
+same_iter "$E2E_TMP/best.yaml" "$ITER" "the best layout"
+
+# Every layout the plan drops for memory, the loader refuses for memory
+# too; the virtual stages it tries are those the loader's interleaving
+# check accepts (layers of pp x v, microbatches a multiple of pp).
 REFUSED=0 AGREE=0
 for tp in 1 2; do for pp in 1 2; do
 	dp=$((2 / (tp * pp))); [ "$dp" -ge 1 ] || continue; [ $((tp * pp * dp)) -eq 2 ] || continue
 	for mb in 1 2 4 8; do [ $((8 % (dp * mb))) -eq 0 ] || continue
-	zs=0; [ "$dp" -gt 1 ] && zs="0 1 2 3"
-	for z in $zs; do for rec in true false; do
+	m=$((8 / (dp * mb))) zs=0 vs=1 sps=false
+	[ "$dp" -gt 1 ] && zs="0 1 2 3"
+	[ "$pp" -gt 1 ] && [ $((m % pp)) -eq 0 ] && vs="1 2 4 8 16"
+	[ "$tp" -gt 1 ] && sps="false true"
+	for v in $vs; do for spb in $sps; do for z in $zs; do for rec in true false; do
 		r=$([ "$rec" = true ] && echo on || echo off)
-		kept=$(awk -v tp=$tp -v pp=$pp -v mb=$mb -v z=$z -v r=$r '$3 == tp && $4 == pp && $6 == mb && $7 == z && $8 == r' <<<"$ROWS")
-		sed -e "s/parallelism: { tp: 2 }/parallelism: { tp: $tp, pp: $pp, dp: $dp, zero_stage: $z }/" \
+		s=$([ "$spb" = true ] && echo on || echo off)
+		kept=$(awk -v tp=$tp -v pp=$pp -v mb=$mb -v z=$z -v r=$r -v v=$v -v s=$s '$3 == tp && $4 == pp && $6 == mb && $7 == z && $8 == r && $9 == v && $10 == s' <<<"$ROWS")
+		sed -e "s/parallelism: { tp: 2 }/parallelism: { tp: $tp, pp: $pp, dp: $dp, zero_stage: $z, virtual_stages: $v, sequence_parallel: $spb }/" \
 		    -e "s/batch: { global: 8, micro: 1 }/batch: { global: 8, micro: $mb }/" \
 		    -e "s/recompute: true/recompute: $rec/" "$F" > "$E2E_TMP/l.yaml"
 		"$DPUSIM" check "$E2E_TMP/l.yaml" >/dev/null 2>"$E2E_TMP/l.err"; rc=$?
 		if [ -n "$kept" ] && [ $rc -eq 0 ]; then AGREE=$((AGREE + 1))
 		elif [ -z "$kept" ] && [ $rc -eq 2 ] && grep -q "per GPU" "$E2E_TMP/l.err"; then
 			AGREE=$((AGREE + 1)); REFUSED=$((REFUSED + 1))
-		else echo "   tp $tp pp $pp mb $mb zero $z recompute $rec: plan kept '${kept:0:20}', check exit $rc"; fi
-	done; done; done
-done; done
-if [ "$AGREE" -eq 40 ] && [ "$REFUSED" -eq 25 ]; then
-	ok "dpusim check agrees on all 40 layouts (25 refused for memory)"
-else not_ok "dpusim check agrees on $AGREE of 40 layouts ($REFUSED refused)"; fi
+		else echo "   tp $tp pp $pp mb $mb v $v sp $spb zero $z recompute $rec: plan kept '${kept:0:20}', check exit $rc"; fi
+	done; done; done; done
+done; done; done
+if [ "$AGREE" -eq 72 ] && [ "$REFUSED" -eq 41 ]; then
+	ok "dpusim check agrees on all 72 layouts (41 refused for memory)"
+else not_ok "dpusim check agrees on $AGREE of 72 layouts ($REFUSED refused)"; fi
+# pp 2 at micro 8 is one microbatch: the interleaved schedule's check refuses v 2.
+sed -e "s/parallelism: { tp: 2 }/parallelism: { pp: 2, virtual_stages: 2 }/" \
+    -e "s/micro: 1 }/micro: 8 }/" "$F" > "$E2E_TMP/l.yaml"
+run_cmd "$DPUSIM" check "$E2E_TMP/l.yaml"
+expect_rc 2 "v 2 on pp 2 with 1 microbatch is refused (plan does not try it)"
+expect_err "l.yaml:[0-9]+:[0-9]+: virtual_stages 2: 1 microbatches per pipeline" "by the interleaving check"
+
+# --keep vp,sp,cp: the scenario's (v 1, no sequence parallelism, cp 1), the
+# 40 layouts of the search before it varied them.
+run_cmd "$DPUSIM" plan "$F" --finalists 1000 --top 1000 --keep vp,sp,cp
+expect_rc 0 "plan --keep vp,sp,cp"
+expect_out "40 layouts, 15 fit, 15 simulated" "--keep vp,sp,cp: 40 layouts, 15 fit"
+if awk '$1 ~ /^[0-9]+$/ && NF == 18 && ($9 != 1 || $10 != "off" || $11 != 1) { bad = 1 } END { exit bad }' <<<"$OUT"; then
+	ok "every row keeps v 1, sp off, cp 1"
+else not_ok "a row varies what --keep kept"; fi
 
 # --db stores each finalist.
 run_cmd "$DPUSIM" plan "$F" --finalists 3 --db "$E2E_TMP/plan.db"
 expect_rc 0 "plan --db"
 N=$(sqlite3 "$E2E_TMP/plan.db" "select count(*) from runs" 2>&1)
 if [ "$N" = 3 ]; then ok "--db stored the 3 finalists"; else not_ok "--db stored '$N' runs, not 3"; fi
+N=$(sqlite3 "$E2E_TMP/plan.db" "select report from runs" | grep -Ec '"plan.layout": *"nodes 1, tp [12], pp [12], dp [12], micro [0-9]+, zero [0-3], recompute o[nf]+, virtual_stages [0-9]+, sequence_parallel o[nf]+, cp 1"')
+if [ "$N" = 3 ]; then ok "each stored run's plan.layout names v, sp and cp"; else not_ok "plan.layout of $N of 3 runs names v, sp and cp"; fi
 
 # Bad input: exit 2, a located or named message, nothing written.
 # Llama-2 70B (16 B x 69e9 = 1.1 TB of model states) fits as tp 2 pp 16
@@ -113,13 +156,16 @@ sed -e 's/model: llama2-7b/model: llama2-70b/' -e 's/nodes: 1/nodes: 16/' \
     -e 's/parallelism: { tp: 2 }/parallelism: { tp: 2, pp: 16 }/' "$F" > "$E2E_TMP/big.yaml"
 run_cmd "$DPUSIM" plan "$E2E_TMP/big.yaml" --nodes 1 --db "$E2E_TMP/no.db"
 expect_rc 2 "Llama-2 70B on 1 node of 2 GPUs: no layout fits"
-expect_err "big.yaml:[0-9]+:[0-9]+: no layout of the job fits: 40 tried on 1 to 1 nodes" "the message points at the workload"
+expect_err "big.yaml:[0-9]+:[0-9]+: no layout of the job fits: [0-9]+ tried on 1 to 1 nodes" "the message points at the workload"
 if [ ! -e "$E2E_TMP/no.db" ]; then ok "nothing written when nothing fits"; else not_ok "a database was written"; fi
-for bad in "--nodes 0" "--nodes 8-4" "--nodes x" "--top 0" "--finalists" "--global-batch 1.5" "--bogus"; do
+for bad in "--nodes 0" "--nodes 8-4" "--nodes x" "--top 0" "--finalists" "--global-batch 1.5" "--bogus" \
+	   "--keep" "--keep vp,bogus" "--keep ,"; do
 	run_cmd "$DPUSIM" plan "$F" $bad --db "$E2E_TMP/no.db"
 	expect_rc 2 "plan $bad is refused"
 	expect_err "dpusim: error: plan: " "plan $bad: says what is wrong"
 done
+run_cmd "$DPUSIM" plan "$F" --keep vp,bogus
+expect_err "plan: --keep vp,bogus: unknown name 'bogus' \(expected vp, sp or cp" "--keep names the unknown word and what it expects"
 run_cmd "$DPUSIM" plan scenarios/allreduce-4ranks.yaml
 expect_rc 2 "a collective benchmark has nothing to plan"
 if [ ! -e "$E2E_TMP/no.db" ]; then ok "no bad input wrote a database"; else not_ok "a database was written"; fi
@@ -127,10 +173,53 @@ if [ ! -e "$E2E_TMP/no.db" ]; then ok "no bad input wrote a database"; else not_
 # tp 1 pp 1, no ZeRO: check refuses it) is still a question plan answers.
 run_cmd "$DPUSIM" plan tests/bad/memory-does-not-fit.yaml --top 1 --finalists 2
 expect_rc 0 "plan starts from a scenario whose own layout does not fit"
-read -r _ N8 _ _ _ _ _ _ _ _ _ _ _ GIB _ <<<"$(awk '$1 == 1 && NF == 15' <<<"$OUT" | head -1)"
+read -r _ N8 _ _ _ _ _ _ _ _ _ _ _ _ _ _ GIB _ <<<"$(awk '$1 == 1 && NF == 18' <<<"$OUT" | head -1)"
 if [ "$N8" = 8 ] && python3 -c "import sys; sys.exit(not float(sys.argv[1]) <= 80e9 / 2**30)" "$GIB"; then
 	ok "it finds a layout that fits on the 8 nodes ($GIB GiB per GPU of 80 GB)"
 else not_ok "no fitting layout ranked first: nodes '$N8', '$GIB' GiB"; fi
 run_cmd "$DPUSIM" check tests/bad/memory-does-not-fit.yaml
 expect_rc 2 "check still refuses that scenario"
+
+# Interleaving wins a short pipeline (tests/data/plan-interleave.yaml: 4
+# GPUs on 4 nodes, 4 microbatches): the simulated best and the estimate's
+# first run more than one virtual stage, faster than the best plain 1F1B
+# layout (--keep vp: the scenario's v 1), and the best runs as a scenario.
+F=tests/data/plan-interleave.yaml
+run_cmd "$DPUSIM" plan "$F" --top 1000
+expect_rc 0 "plan a short pipeline"
+ROWS=$(awk '$1 ~ /^[0-9]+$/ && NF == 18' <<<"$OUT")
+read -r _ NODES TP PP DP MB Z REC V SP CP _ _ ITER TOKS _ _ USD <<<"$(head -1 <<<"$ROWS")"
+if [ "$PP" -ge 2 ] && [ "$V" -gt 1 ]; then ok "the best layout interleaves (pp $PP, v $V, $ITER)"
+else not_ok "the best layout is pp $PP v $V"; fi
+if awk '$13 == 1 && $9 > 1 { found = 1 } END { exit !found }' <<<"$ROWS"; then
+	ok "the estimate's first interleaves too"
+else not_ok "the estimate's first does not interleave"; fi
+best_yaml "$F" "$E2E_TMP/inter.yaml"
+same_iter "$E2E_TMP/inter.yaml" "$ITER" "the interleaved layout"
+run_cmd "$DPUSIM" plan "$F" --keep vp --top 1
+expect_rc 0 "plan --keep vp"
+read -r _ _ _ PP1 _ _ _ _ V1 _ _ _ _ ITER1 _ <<<"$(awk '$1 == 1 && NF == 18' <<<"$OUT")"
+if [ "$V1" = 1 ] && python3 -c "import sys; sys.exit(not float(sys.argv[1]) < 0.97 * float(sys.argv[2]))" "${ITER%s}" "${ITER1%s}"; then
+	ok "plain 1F1B's best (pp $PP1, $ITER1) is over 3% slower than interleaved ($ITER)"
+else not_ok "plain 1F1B's best: v '$V1', $ITER1 against $ITER"; fi
+
+# Context parallelism is what fits a long sequence
+# (tests/data/plan-long.yaml: 32,768 tokens, unfused attention, 2 GPUs a
+# node): every layout that fits has cp > 1; kept at the scenario's cp 1
+# nothing fits; the best runs as a scenario.
+F=tests/data/plan-long.yaml
+run_cmd "$DPUSIM" plan "$F" --top 1000 --finalists 4
+expect_rc 0 "plan a long sequence"
+ROWS=$(awk '$1 ~ /^[0-9]+$/ && NF == 18' <<<"$OUT")
+if [ -n "$ROWS" ] && awk '$11 < 2 { bad = 1 } END { exit bad }' <<<"$ROWS"; then
+	ok "every layout that fits splits the sequence (cp $(awk 'NR == 1 { print $11 }' <<<"$ROWS") first)"
+else not_ok "a layout without context parallelism was kept: $(head -1 <<<"$ROWS")"; fi
+read -r _ NODES TP PP DP MB Z REC V SP CP _ _ ITER TOKS _ GIB USD <<<"$(head -1 <<<"$ROWS")"
+best_yaml "$F" "$E2E_TMP/long.yaml"
+run_cmd "$DPUSIM" check "$E2E_TMP/long.yaml"
+expect_rc 0 "the loader's memory check accepts the best long-sequence layout ($GIB GiB)"
+same_iter "$E2E_TMP/long.yaml" "$ITER" "the context-parallel layout"
+run_cmd "$DPUSIM" plan "$F" --keep cp
+expect_rc 2 "with cp kept at 1 nothing fits"
+expect_err "plan-long.yaml:[0-9]+:[0-9]+: no layout of the job fits: " "located at the workload"
 finish
