@@ -877,70 +877,88 @@ wl_mem_plan scn_mem_plan(const scn_cluster *cl, const scn_training *t, const scn
 			      .reserve_bytes = t->memory_reserve_bytes };
 }
 
-/* t with tp x pp (data parallelism over the rest of its GPUs), ZeRO stage
- * zero and recomputation rc: a layout the memory check tries. t's own
- * virtual stages where pp is its own, its sequence and context
- * parallelism. */
-static scn_layout layout_of(const scn_training *t, int tp, int pp, int zero, bool rc)
+/* t with tp x cp x pp (data parallelism over the rest of its GPUs), ZeRO
+ * stage zero and recomputation rc: a layout the memory check tries. t's
+ * own virtual stages where pp is its own, its sequence parallelism. */
+static scn_layout layout_of(const scn_training *t, int tp, int pp, int cp, int zero, bool rc)
 {
-	return (scn_layout){ .tp = tp, .pp = pp, .dp = t->dp * t->tp * t->pp / (tp * pp),
+	long gpus = (long)t->dp * t->tp * t->cp * t->pp;
+	return (scn_layout){ .tp = tp, .pp = pp, .dp = (int)(gpus / ((long)tp * cp * pp)),
 			     .micro_batch = t->micro_batch, .global_batch = t->global_batch,
 			     .zero_stage = zero, .recompute = rc, .vp = pp == t->pp ? t->vp : 1,
-			     .sp = t->sp, .cp = t->cp };
+			     .sp = t->sp, .cp = cp };
 }
 
-static bool fits(const resolve_ctx *c, const scn_training *t, int tp, int pp, int zero, bool rc,
+/* A layout suggest_fit tries: tensor, pipeline and context ways. */
+typedef struct fit_try {
+	int tp, pp, cp;
+} fit_try;
+
+static bool fits(const resolve_ctx *c, const scn_training *t, fit_try f, int zero, bool rc,
 		 double cap)
 {
-	scn_layout l = layout_of(t, tp, pp, zero, rc);
+	scn_layout l = layout_of(t, f.tp, f.pp, f.cp, zero, rc);
 	wl_mem_plan p = scn_mem_plan(&c->s->cluster, t, &l);
 	wl_memory w;
 	wl_gpu_memory(&t->shape, &p, &w);
 	return w.total <= cap;
 }
 
-static void put_hint(char *buf, size_t n, const scn_training *t, int tp, int pp, int z, bool rc)
+static void put_hint(char *buf, size_t n, const scn_training *t, fit_try f, int z, bool rc)
 {
 	size_t at = (size_t)snprintf(buf, n, "try");
-	if (tp != t->tp || pp != t->pp)
-		at += (size_t)snprintf(buf + at, n - at, " tp %d pp %d", tp, pp);
+	if (f.tp != t->tp || f.pp != t->pp)
+		at += (size_t)snprintf(buf + at, n - at, " tp %d pp %d", f.tp, f.pp);
+	if (f.cp != t->cp && at < n)
+		at += (size_t)snprintf(buf + at, n - at, "%s cp %d", at > 3 ? "," : "", f.cp);
 	if (z != t->zero_stage && at < n)
 		at += (size_t)snprintf(buf + at, n - at, "%s zero_stage: %d", at > 3 ? "," : "", z);
 	if (rc != t->recompute && at < n)
 		snprintf(buf + at, n - at, "%s recompute: true", at > 3 ? "," : "");
 }
 
-/* The same layout with ZeRO or recomputation, or else the smallest larger
- * tp x pp (dividing the GPUs, the heads, the layers and the batch) that
- * fits with them: the change nearest the one asked for. */
-static bool try_layout(const resolve_ctx *c, const scn_training *t, int tp, int pp, double cap,
+/* Layout f with ZeRO or recomputation where it divides the job's GPUs and
+ * batch and is a layout the loader accepts (tp within a node and dividing
+ * the heads, pp up to the layers, cp splitting the sequence): the hint for
+ * the first that fits. */
+static bool try_layout(const resolve_ctx *c, const scn_training *t, fit_try f, double cap,
 		       char *buf, size_t n)
 {
+	const wl_transformer *tf = &t->shape.tf;
+	long gpus = (long)t->dp * t->tp * t->cp * t->pp, prod = (long)f.tp * f.cp * f.pp;
+	if (gpus % prod || t->global_batch % (gpus / prod * t->micro_batch) ||
+	    c->s->cluster.gpus_per_node % f.tp)
+		return false;
+	if (t->shape.kind == WL_TRANSFORMER && (tf->heads % (uint32_t)f.tp ||
+	    (uint64_t)f.pp > tf->layers || !wl_cp_splits_seq(tf, (uint32_t)f.cp)))
+		return false;
 	for (int rc = t->recompute; rc <= 1; rc++)
 		for (int z = t->zero_stage; z <= 3; z++)
-			if (fits(c, t, tp, pp, z, rc, cap))
-				return put_hint(buf, n, t, tp, pp, z, rc), true;
+			if (fits(c, t, f, z, rc, cap))
+				return put_hint(buf, n, t, f, z, rc), true;
 	return false;
 }
 
+/* The change nearest the one asked for that fits: the same layout with
+ * ZeRO or recomputation, else the smallest larger tp x pp, else the
+ * smallest larger cp (the sequence split further: what a long sequence's
+ * activations need when tensor parallelism has reached the node). */
 static void suggest_fit(const resolve_ctx *c, const scn_training *t, double cap, char *buf, size_t n)
 {
-	const wl_transformer *tf = &t->shape.tf;
-	long gpus = (long)t->tp * t->pp * t->dp;
-	snprintf(buf, n, "no tp, pp, zero_stage or recompute makes it fit: more GPU memory is "
+	long gpus = (long)t->tp * t->cp * t->pp * t->dp;
+	snprintf(buf, n, "no tp, pp, cp, zero_stage or recompute makes it fit: more GPU memory is "
 		 "needed");
-	if (try_layout(c, t, t->tp, t->pp, cap, buf, n) || t->shape.kind != WL_TRANSFORMER)
+	if (try_layout(c, t, (fit_try){ t->tp, t->pp, t->cp }, cap, buf, n) ||
+	    t->shape.kind != WL_TRANSFORMER)
 		return;
-	for (long prod = (long)t->tp * t->pp * 2; prod <= gpus; prod *= 2)
-		for (int tp = t->tp; tp <= prod; tp *= 2) {
-			long pp = prod / tp;
-			if (pp < t->pp || gpus % prod || tf->heads % (uint32_t)tp ||
-			    (uint64_t)pp > tf->layers ||
-			    t->global_batch % (gpus / prod * t->micro_batch))
-				continue;
-			if (try_layout(c, t, tp, (int)pp, cap, buf, n))
+	for (long prod = (long)t->tp * t->pp * 2; prod * t->cp <= gpus; prod *= 2)
+		for (int tp = t->tp; tp <= prod && tp <= c->s->cluster.gpus_per_node; tp *= 2)
+			if (prod / tp >= t->pp &&
+			    try_layout(c, t, (fit_try){ tp, (int)(prod / tp), t->cp }, cap, buf, n))
 				return;
-		}
+	for (long cp = (long)t->cp * 2; (long)t->tp * t->pp * cp <= gpus; cp *= 2)
+		if (try_layout(c, t, (fit_try){ t->tp, t->pp, (int)cp }, cap, buf, n))
+			return;
 }
 
 static const char *gb(double bytes, char *buf, size_t n)
@@ -962,7 +980,7 @@ static void check_memory(resolve_ctx *c, const yt_node *w, scn_training *t)
 	char hint[160], need_s[32], have_s[32], a[5][32];
 	if (!c->s->cluster.gpu.prof || !profile_has(g->gpu.hbm_bytes) || !t->microbatches)
 		return;
-	l = layout_of(t, t->tp, t->pp, t->zero_stage, t->recompute);
+	l = layout_of(t, t->tp, t->pp, t->cp, t->zero_stage, t->recompute);
 	p = scn_mem_plan(&c->s->cluster, t, &l);
 	wl_gpu_memory(&t->shape, &p, &t->memory);
 	if (t->memory.total <= g->gpu.hbm_bytes || c->r->fit_unchecked)
