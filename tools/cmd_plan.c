@@ -14,8 +14,10 @@
 #include <string.h>
 
 #include "models/diag.h"
+#include "models/gpu.h"
 #include "models/profile.h"
 #include "models/scenario.h"
+#include "models/setup.h"
 #include "models/train.h"
 #include "models/workload.h"
 #include "sim/alloc.h"
@@ -168,16 +170,31 @@ static int parse_opts(int argc, char **argv, plan_opts *o)
 
 /* ---- the closed-form estimate ---- */
 
-static double peak_flops(const profile_gpu *g, scn_precision p)
+/* Seconds stage p's GPU computes in one iteration of m microbatches, as
+ * models/train.c times a pass (op_base_s): per microbatch its layers'
+ * forward and backward, the forward again with recomputation, and on the
+ * last stage the logits' (gpu_layer_s, gpu_logits_s: each GEMM on the
+ * roofline at eff_max with tile quantization, the memory-bound kernels at
+ * HBM's rate, split as the layout splits them: tp, sequence parallelism
+ * along the sequence, cp's s/cp tokens, FlashAttention's fused kernel).
+ * A vision model: one block of forward FLOPs at eff_max, backward twice. */
+static double stage_compute_s(const gpu_spec *g, const scn_training *t, const cand *c, int p,
+			      int m)
 {
-	switch (p) {
-	case SCN_FP32: return g->peak_fp32_flops;
-	case SCN_TF32: return g->peak_tf32_flops;
-	case SCN_FP16: return g->peak_fp16_flops;
-	case SCN_BF16: return g->peak_bf16_flops;
-	case SCN_FP8: break;
+	const wl_model *wm = &t->shape;
+	wl_split sp = { .tp = (uint32_t)c->tp, .cp = (uint32_t)c->cp, .sp = c->sp,
+			.flash = t->flash };
+	double f, b, lf = 0, lb = 0;
+	if (wm->kind == WL_TRANSFORMER) {
+		gpu_layer_s(g, &wm->tf, (uint32_t)c->mb, &sp, &f, &b);
+		if (p == c->pp - 1)
+			gpu_logits_s(g, &wm->tf, (uint32_t)c->mb, &sp, &lf, &lb);
+	} else { /* build_compute's: the network as one block at eff_max */
+		f = c->mb * wm->vis.fwd_flops_per_sample / (g->peak_flops * g->eff_max);
+		b = 2 * f;
 	}
-	return g->peak_fp8_flops;
+	return m * (wl_stage_layers(wm, (uint32_t)c->pp, (uint32_t)p) * (f + b + (c->recompute ? f : 0)) +
+		    lf + lb);
 }
 
 /* Bytes per second a group moves between its members, its ranks spanning
@@ -278,19 +295,16 @@ static double layer_cp_s(const scn_scenario *s, const wl_transformer *tf, const 
 	return (2 + c->recompute) * kv * (c->cp - 1.0) / c->cp / Bps;
 }
 
-static double plan_estimate(const scn_scenario *s, const scn_training *t, const cand *c, int m)
+static double plan_estimate(const scn_scenario *s, const gpu_spec *g, const scn_training *t,
+			    const cand *c, int m)
 {
-	const profile_gpu *g = &s->cluster.gpu.v.gpu;
 	const wl_model *wm = &t->shape;
-	double rate = peak_flops(g, t->precision) * (g->eff_max > 0 ? g->eff_max : 1);
 	double comp = 0, params = 0, mv = (double)m * c->vp;
 	long tc = (long)c->tp * c->cp;
 	double pp_Bps = group_Bps(s, tc * c->pp, 1, false);
 	double dp_Bps = group_Bps(s, tc * c->pp * c->dp, dp_groups_per_node(s, c), true);
 	for (int p = 0; p < c->pp; p++) {
-		comp = fmax(comp, wl_gpu_iter_flops(wm, (uint32_t)c->mb, (uint32_t)m, (uint32_t)c->tp,
-						     (uint32_t)c->pp, (uint32_t)p, c->recompute) /
-					  c->cp / rate);
+		comp = fmax(comp, stage_compute_s(g, t, c, p, m));
 		params = fmax(params, wl_stage_params(wm, (uint32_t)c->pp, (uint32_t)p));
 	}
 	double T = comp * (1 + (c->pp - 1) / mv);
@@ -324,6 +338,7 @@ typedef struct space {
 	const plan_opts *o;
 	const scn_scenario *s;
 	const scn_training *t;
+	const gpu_spec *gpu;    /* the job's GPU, as the simulation times it */
 	int nodes;
 	long global;
 	cand_list *l;
@@ -353,7 +368,7 @@ static int add_states(const space *sp, cand c, int m)
 				sp->l->least_mem = fmin(sp->l->least_mem, mem.total);
 				continue;
 			}
-			c.est_s = plan_estimate(sp->s, t, &c, m);
+			c.est_s = plan_estimate(sp->s, sp->gpu, t, &c, m);
 			if (sp->l->n >= PLAN_MAX_CANDS || cand_add(sp->l, &c))
 				return SIM_ENOMEM;
 		}
@@ -679,19 +694,36 @@ static int check_job(const plan_opts *o, const scn_scenario *s)
 	return CLI_OK;
 }
 
+/* The job's GPU as the simulation times it (setup_gpu): a GPU the
+ * simulation cannot time (no hbm_bw, eff_max or peak at the precision)
+ * is bad input here as there. */
+static int job_gpu(const plan_opts *o, const scn_scenario *s, gpu_spec *g)
+{
+	diag *d = diag_new();
+	int rc = d ? setup_gpu(s, s->jobs[0].wl.train.precision, g, d, NULL) : SIM_ENOMEM;
+	if (rc)
+		rc = cli_usage_error("plan: '%s': %s", o->c.file,
+				     d && diag_count(d) ? diag_msg(d, 0) : "out of memory");
+	diag_free(d);
+	return rc;
+}
+
 static int plan_run(plan_opts *o, const scn_scenario *s)
 {
 	const scn_training *t = &s->jobs[0].wl.train;
 	long global = o->global_batch ? o->global_batch : t->global_batch;
 	char abs[4096];
 	cand_list l = { .least_mem = INFINITY };
-	int rc = CLI_OK;
+	gpu_spec g;
+	int rc = job_gpu(o, s, &g);
+	if (rc)
+		return rc;
 	if (!realpath(o->c.file, abs))
 		return cli_usage_error("plan: cannot resolve '%s'", o->c.file);
 	if (!o->nnodes)
 		o->nodes[o->nnodes++] = s->cluster.nodes;
 	for (size_t i = 0; i < o->nnodes; i++)
-		if (enumerate_nodes(&(space){ .o = o, .s = s, .t = t, .nodes = o->nodes[i],
+		if (enumerate_nodes(&(space){ .o = o, .s = s, .t = t, .gpu = &g, .nodes = o->nodes[i],
 					      .global = global, .l = &l })) {
 			free(l.v);
 			return cli_usage_error("plan: out of memory (or over %d layouts that fit: fewer "
