@@ -653,11 +653,13 @@ static void print_variant(const scn_scenario *s, size_t vi, plan_row *rows, size
 static int no_fit(const plan_opts *o, const scn_job *job, const cand_list *l, long global)
 {
 	fprintf(stderr, "%s:%d:%d: no layout of the job fits: %zu tried on %d to %d nodes with global "
-		"batch %ld, %zu need more GPU memory than the GPU has (the least, %.1f GiB)%s\n",
+		"batch %ld, %zu need more GPU memory than the GPU has (the least, %.1f GiB)%s%s\n",
 		job->at.file ? job->at.file : o->c.file, job->at.line, job->at.col, l->tried,
 		o->nodes[0], o->nodes[o->nnodes - 1], global, l->too_big,
 		isfinite(l->least_mem) ? l->least_mem / (1024.0 * 1024 * 1024) : 0.0,
-		l->too_big == l->tried ? "" : "; the rest divide neither the GPUs nor the batch");
+		l->too_big == l->tried ? "" : "; the rest divide neither the GPUs nor the batch",
+		o->keep_vp || o->keep_sp || o->keep_cp ? "; --keep held some of vp, sp and cp at the "
+		"scenario's (without it they vary)" : "");
 	return cli_usage_error("plan: nothing to plan in '%s' (try more nodes, or another global batch)",
 			       o->c.file);
 }

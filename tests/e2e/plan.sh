@@ -226,5 +226,5 @@ expect_rc 0 "the loader's memory check accepts the best long-sequence layout ($G
 same_iter "$E2E_TMP/long.yaml" "$ITER" "the context-parallel layout"
 run_cmd "$DPUSIM" plan "$F" --keep cp
 expect_rc 2 "with cp kept at 1 nothing fits"
-expect_err "plan-long.yaml:[0-9]+:[0-9]+: no layout of the job fits: " "located at the workload"
+expect_err "plan-long.yaml:[0-9]+:[0-9]+: no layout of the job fits: .*--keep held some of vp, sp and cp" "located at the workload, naming --keep"
 finish
