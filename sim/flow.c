@@ -52,9 +52,10 @@
  * solve event per instant first places the joined flows that fit at their
  * own limit without saturating anything (place_quietly), then walks the
  * component of each dirty resource (shared resources <-> flows) and
- * water-fills it. A flow's progress is lazy: bytes_left is exact as of
- * t_last, its last rate change, and its completion event is moved only
- * when its rate really changes. */
+ * water-fills it, or, incremental (the default), only the part of it the
+ * change can move (resolve_changed). A flow's progress is lazy: bytes_left
+ * is exact as of t_last, its last rate change, and its completion event is
+ * moved only when its rate really changes. */
 #include "sim/flow.h"
 
 #include <math.h>
@@ -137,6 +138,10 @@ typedef struct fflow {
 	bool live, frozen;
 	bool keep, attached, in_idle_list, solo;
 	bool joined;               /* in net->joined */
+	bool pinned;               /* in an incremental re-solve (mark: its epoch), held
+				    * at its rate, not solved (resolve_changed) */
+	uint32_t pin_first;        /* pinned: its slots in the solve, in net->pins */
+	uint32_t pin_bound;        /* pinned: what holds it (pinned_bound) */
 	uint64_t solo_gen;         /* net->gen when solo was last set */
 	double solo_rate_Bps;      /* its rate when it went idle attached */
 	double new_Bps;
@@ -177,6 +182,9 @@ struct flow_net {
 	double *bacc;              /* flow_bound: per (tag, class), flow-seconds and bytes, */
 				   /* then per tag, those of capped flows (flow_capped) */
 	uint32_t btags, bclasses;
+	bool full;                 /* flow_net_set_incremental(false) */
+	struct fpin { uint32_t slot, next; } *pins; /* pinned flows' slots, listed */
+	uint32_t npins, pins_cap;
 };
 
 static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
@@ -218,6 +226,7 @@ void flow_net_free(flow_net *net)
 	free(net->touched);
 	free(net->capped);
 	free(net->bacc);
+	free(net->pins);
 	free(net);
 }
 
@@ -492,13 +501,23 @@ static void make_shared(flow_net *net, uint32_t fid, uint32_t k)
 	swap_slots(net, fid, k, f->nshared++);
 }
 
+/* Whether private resource r with cap/weight c is a flow's least before
+ * (best_c, best_r): by cap, ties to the least id, so that which of several
+ * equal ones holds it (flow_bound) does not depend on the order its slots
+ * came to be in. */
+static bool priv_before(double c, uint32_t r, double best_c, uint32_t best_r)
+{
+	return c < best_c || (c == best_c && r < best_r);
+}
+
 /* Slot k of fid's (shared until now) is left to fid alone. */
 static void make_private(flow_net *net, uint32_t fid, uint32_t k)
 {
 	fflow *f = &net->flows[fid];
 	f->nshared--;
 	swap_slots(net, fid, k, f->nshared);
-	if (!f->priv_stale && slot_cap_Bps(net, f, f->nshared) < f->priv_Bps) {
+	if (!f->priv_stale && priv_before(slot_cap_Bps(net, f, f->nshared), f->slot[f->nshared].res,
+					  f->priv_Bps, f->priv_res)) {
 		f->priv_Bps = slot_cap_Bps(net, f, f->nshared);
 		f->priv_res = f->slot[f->nshared].res;
 	}
@@ -568,7 +587,8 @@ static double priv_cap_Bps(flow_net *net, fflow *f)
 				}
 		} else {
 			for (uint32_t k = f->nshared; k < f->nslot; k++)
-				if (slot_cap_Bps(net, f, k) < f->priv_Bps) {
+				if (priv_before(slot_cap_Bps(net, f, k), f->slot[k].res, f->priv_Bps,
+						f->priv_res)) {
 					f->priv_Bps = slot_cap_Bps(net, f, k);
 					f->priv_res = f->slot[k].res;
 				}
@@ -1129,45 +1149,67 @@ static void touch(flow_net *net, uint32_t rid)
 	}
 }
 
-/* freeze for a weighted flow: weight x rate off each shared resource. */
-static void freeze_weighted(flow_net *net, fflow *f, double rate_Bps)
-{
-	for (uint32_t k = 0; k < f->ntight; k++) {
-		fres *r = &net->res[f->slot[k].res];
-		touch(net, f->slot[k].res);
-		r->rem_Bps -= rate_Bps * f->wt[k];
-		if (r->rem_Bps < 0)
-			r->rem_Bps = 0;
-		r->left -= f->slot[k].times;
-		r->wt_extra -= f->wt[k] - f->slot[k].times;
-		/* Subtracting one by one rounded the weights left to nothing
-		 * while some flows are: sum them afresh. */
-		if (r->left && !(r->left + r->wt_extra > 0))
-			r->wt_extra = res_extra(net, r, true);
-	}
-}
-
-/* Freezes f at rate_Bps, held by `bound` (set_bound), taking it off its shared resources once per
+/* f's slot k (of a tight resource in the solve) gives up rate_Bps per
  * occurrence: one subtraction each, as when every occurrence was an entry
- * of its own, so the remaining capacities round as they did then (a
- * weighted flow: weight x rate, once per slot). */
-static void freeze(flow_net *net, fflow *f, double rate_Bps, uint32_t bound)
+ * of its own, so the remaining capacities round as they did then; a
+ * weighted flow, weight x rate once. */
+static void freeze_slot(flow_net *net, const fflow *f, uint32_t k, double rate_Bps)
 {
-	set_bound(net, f, bound);
-	f->frozen = true;
-	f->new_Bps = rate_Bps;
-	if (f->wt)
-		return freeze_weighted(net, f, rate_Bps);
-	for (uint32_t k = 0; k < f->ntight; k++) {
-		fres *r = &net->res[f->slot[k].res];
-		touch(net, f->slot[k].res);
+	fres *r = &net->res[f->slot[k].res];
+	touch(net, f->slot[k].res);
+	r->left -= f->slot[k].times;
+	if (!f->wt) {
 		for (uint32_t t = 0; t < f->slot[k].times; t++) {
 			r->rem_Bps -= rate_Bps;
 			if (r->rem_Bps < 0)
 				r->rem_Bps = 0;
 		}
-		r->left -= f->slot[k].times;
+		return;
 	}
+	r->rem_Bps -= rate_Bps * f->wt[k];
+	if (r->rem_Bps < 0)
+		r->rem_Bps = 0;
+	r->wt_extra -= f->wt[k] - f->slot[k].times;
+	/* Subtracting one by one rounded the weights left to nothing while
+	 * some flows are: sum them afresh. */
+	if (r->left && !(r->left + r->wt_extra > 0))
+		r->wt_extra = res_extra(net, r, true);
+}
+
+/* What holds pinned f, frozen at rate_Bps: as level_bound would find over
+ * all its resources, the least id at the level, of its limit outside the
+ * solve (unchanged, so still at the level) and those in it at the level;
+ * its cap or a private resource first, as in a whole solve. */
+static uint32_t pinned_bound(const flow_net *net, const fflow *f, double rate_Bps)
+{
+	uint32_t best = f->bound;
+	double level = rate_Bps * (1 + TIE_EPS);
+	if (best == BY_CAP || net->res[best].nent < 2) /* its cap, or a private resource */
+		return best;
+	for (uint32_t i = f->pin_first; i != NO_POS; i = net->pins[i].next) {
+		uint32_t rid = f->slot[net->pins[i].slot].res;
+		if (rid < best && net->ashare[net->res[rid].ci] <= level)
+			best = rid;
+	}
+	return best;
+}
+
+/* Freezes f at rate_Bps, held by `bound` (set_bound), taking it off its
+ * tight resources; a pinned flow (incremental re-solves) off those of the
+ * solve only, listed as it was found on them. */
+static void freeze(flow_net *net, fflow *f, double rate_Bps, uint32_t bound)
+{
+	f->frozen = true;
+	f->new_Bps = rate_Bps;
+	if (f->pinned) {
+		f->pin_bound = pinned_bound(net, f, rate_Bps);
+		for (uint32_t i = f->pin_first; i != NO_POS; i = net->pins[i].next)
+			freeze_slot(net, f, net->pins[i].slot, rate_Bps);
+		return;
+	}
+	set_bound(net, f, bound);
+	for (uint32_t k = 0; k < f->ntight; k++)
+		freeze_slot(net, f, k, rate_Bps);
 }
 
 static int by_cap(const void *a, const void *b)
@@ -1225,8 +1267,16 @@ static void heap_caps(flow_net *net, uint32_t nf, uint32_t *ncap, uint32_t *npri
 	for (uint32_t i = 0; i < nf; i++) {
 		uint32_t fid = net->cflow[i];
 		fflow *f = &net->flows[fid];
-		double p = priv_cap_Bps(net, f);
+		double p;
 		f->frozen = false;
+		if (f->pinned && f->mark == net->epoch) {
+			/* held at its rate as by a private resource: frozen at
+			 * the level's share, so that one level freezes it with
+			 * the flows tied with it, as the whole solve does */
+			priv[(*npriv)++] = (fcapped){ .cap_Bps = f->rate_Bps, .id = fid };
+			continue;
+		}
+		p = priv_cap_Bps(net, f);
 		if (f->cap_Bps > 0)
 			own[(*ncap)++] = (fcapped){ .cap_Bps = f->cap_Bps, .id = fid };
 		if (p < INFINITY)
@@ -1295,6 +1345,21 @@ static double least_share(flow_net *net, uint32_t nr, fcapped *priv, uint32_t *n
 	return share;
 }
 
+/* Which of f's resources at the level (share at its start within level)
+ * holds f: the least id, whatever the order of the walk, so that a flow
+ * tied on several is charged to the same one by every solve, whole or
+ * incremental. */
+static uint32_t level_bound(const flow_net *net, const fflow *f, double level)
+{
+	uint32_t best = UINT32_MAX;
+	for (uint32_t k = 0; k < f->ntight; k++) {
+		const fres *r = &net->res[f->slot[k].res];
+		if (f->slot[k].res < best && r->mark == net->epoch && net->ashare[r->ci] <= level)
+			best = f->slot[k].res;
+	}
+	return best;
+}
+
 /* Freezes at `share` every unfrozen flow with a private cap or a shared
  * resource at that level (to within TIE_EPS); returns how many. */
 static uint32_t freeze_level(flow_net *net, double share, uint32_t nr, fcapped *priv,
@@ -1320,7 +1385,7 @@ static uint32_t freeze_level(flow_net *net, double share, uint32_t nr, fcapped *
 		for (uint32_t e = 0; e < r->nent; e++) {
 			fflow *f = &net->flows[r->ent[e].flow];
 			if (!f->frozen)
-				freeze(net, f, share, net->cres[i]), n++;
+				freeze(net, f, share, level_bound(net, f, level)), n++;
 		}
 	}
 	return n;
@@ -1375,9 +1440,172 @@ static void water_fill(flow_net *net, uint32_t nr, uint32_t nf)
 	}
 }
 
+/* A fresh epoch: marks from before are stale. At the wrap every mark is
+ * cleared first, so that none can pass for a new one (an instant whose
+ * solve spans the wrap may re-solve a part twice, to the same rates). */
+static void next_epoch(flow_net *net)
+{
+	if (net->epoch == UINT32_MAX) {
+		for (uint32_t i = 0; i < net->nres; i++)
+			net->res[i].mark = 0;
+		for (uint32_t i = 0; i < net->nflows; i++)
+			net->flows[i].mark = 0;
+		net->epoch = 0;
+	}
+	net->epoch++;
+}
+
+/* ---- Incremental re-solves ----
+ *
+ * A max-min fair allocation holds every flow at a limit: its cap, or a
+ * saturated resource on which no flow is faster (fflow.bound, the one the
+ * last solve froze it on). After flows leave or join, a flow whose limit
+ * is a resource none of the changed flows touches, directly or through
+ * flows re-solved in turn, keeps its rate: its limit is as full as it was.
+ * So a re-solve takes the flows held by the changed resources (and the
+ * joining ones) as flows to solve, adds the tight resources they cross,
+ * takes the flows held by those in turn, and so on; every other flow on
+ * those resources is "pinned": it enters the water-filling as if capped at
+ * its rate, so its share of each resource is taken off at its level as a
+ * whole solve takes it. Then every pinned flow must come out at its rate:
+ * one frozen below it (a resource that was not saturated now is) is solved
+ * too and the filling runs again (past PIN_ROUNDS rounds, every flow found
+ * is solved). Each flow is then at a limit, the allocation is max-min fair
+ * and so, being unique, the whole re-solve's, but for rounding: each
+ * resource gives out its capacity in order of level in both, yet a whole
+ * re-solve computes the unchanged rates again, from sums taken in another
+ * order, and may land them a last bit or so away (tests/unit/test_flow.c,
+ * incremental_equals_whole_resolve: within 1e-12). */
+#define PIN_ROUNDS 4
+
+/* fid joins the re-solve: pinned when first found, and solved (its tight
+ * resources added) when `solve` or once all are. */
+static void take_flow(flow_net *net, uint32_t fid, bool solve, uint32_t *nr, uint32_t *nf)
+{
+	fflow *f = &net->flows[fid];
+	if (f->mark != net->epoch) {
+		SIM_ASSERT(f->live, "idle flow %u found in a re-solve", fid);
+		f->mark = net->epoch;
+		f->pinned = true;
+		f->pin_first = NO_POS;
+		net->cflow[(*nf)++] = fid;
+	}
+	if (!solve || !f->pinned)
+		return;
+	f->pinned = false;
+	for (uint32_t k = 0; k < f->ntight; k++)
+		if (net->res[f->slot[k].res].mark != net->epoch)
+			push_cres(net, nr, f->slot[k].res);
+}
+
+/* The flows of the resources added since *done: solved when the resource
+ * holds them (or they join now, at rate 0, or `all`), pinned otherwise. */
+static void take_resources(flow_net *net, uint32_t *done, bool all, uint32_t *nr, uint32_t *nf)
+{
+	for (; *done < *nr; (*done)++) {
+		uint32_t rid = net->cres[*done];
+		const fres *r = &net->res[rid];
+		for (uint32_t e = 0; e < r->nent; e++) {
+			fflow *f = &net->flows[r->ent[e].flow];
+			take_flow(net, r->ent[e].flow, all || f->bound == rid || f->rate_Bps == 0, nr, nf);
+			if (!f->pinned)
+				continue;
+			if (grow((void **)&net->pins, &net->pins_cap, net->npins + 1, sizeof *net->pins)) {
+				oom(net); /* the run stops after this event */
+				return;
+			}
+			net->pins[net->npins] = (struct fpin){ .slot = r->ent[e].slot, .next = f->pin_first };
+			f->pin_first = net->npins++;
+		}
+	}
+}
+
+/* Solves every pinned flow the filling froze off its rate; false when
+ * none was. */
+static bool unpin_moved(flow_net *net, bool all, uint32_t *nr, uint32_t *nf)
+{
+	bool moved = false;
+	uint32_t n = *nf;
+	for (uint32_t i = 0; i < n; i++) {
+		fflow *f = &net->flows[net->cflow[i]];
+		if (f->pinned && (all || f->new_Bps != f->rate_Bps)) {
+			take_flow(net, net->cflow[i], true, nr, nf);
+			moved = true;
+		}
+	}
+	return moved;
+}
+
+/* Re-solves what the change at dirty resource d can move (see above), in
+ * a fresh epoch: the flows a re-solve at this instant settled stay
+ * settled. */
+static void resolve_changed(flow_net *net, uint32_t d)
+{
+	const fres *s = &net->res[d];
+	uint32_t nr = 0, nf = 0, done = 0, rounds = 0;
+	bool all = false;
+	next_epoch(net);
+	net->npins = 0;
+	if (s->tight) {
+		push_cres(net, &nr, d);
+	} else {
+		for (uint32_t e = 0; e < s->nent; e++) {
+			const fflow *f = &net->flows[s->ent[e].flow];
+			if (f->bound == d || f->rate_Bps == 0)
+				take_flow(net, s->ent[e].flow, true, &nr, &nf);
+		}
+	}
+	take_resources(net, &done, all, &nr, &nf);
+	if (nf == 0)
+		return;
+	for (;;) {
+		water_fill(net, nr, nf);
+		if (!unpin_moved(net, all, &nr, &nf))
+			break;
+		all = ++rounds >= PIN_ROUNDS;
+		take_resources(net, &done, all, &nr, &nf);
+	}
+	net->solves++;
+	for (uint32_t i = 0; i < nf; i++) {
+		fflow *f = &net->flows[net->cflow[i]];
+		if (f->pinned) {
+			if (f->pin_bound != f->bound)
+				set_bound(net, f, f->pin_bound);
+			f->pinned = false; /* pinned only within this re-solve */
+			continue;
+		}
+		/* alone in its component just when it shares nothing: its tight
+		 * resources would bring their other flows */
+		f->solo = f->nshared == 0;
+		f->solo_gen = net->gen;
+		apply_rate(net, net->cflow[i], f->new_Bps);
+	}
+}
+
+/* Whole re-solve of the component of dirty resource r (the walk's epoch
+ * marks what this instant re-solved already). */
+static void resolve_component(flow_net *net, uint32_t r)
+{
+	uint32_t nr, nf;
+	walk_component(net, r, &nr, &nf);
+	if (nf == 0)
+		return;
+	water_fill(net, nr, nf);
+	net->solves++;
+	for (uint32_t i = 0; i < nf; i++) {
+		fflow *f = &net->flows[net->cflow[i]];
+		/* alone on everything it shares, slack or tight */
+		f->solo = nf == 1 && f->ntight == f->nshared;
+		f->solo_gen = net->gen;
+	}
+	for (uint32_t i = 0; i < nf; i++)
+		apply_rate(net, net->cflow[i], net->flows[net->cflow[i]].new_Bps);
+}
+
 static void solve_event(sim_engine *eng, void *obj, uint64_t data)
 {
 	flow_net *net = obj;
+	uint32_t first;
 	(void)eng;
 	(void)data;
 	for (uint32_t i = 0; i < net->njoined; i++) {
@@ -1388,7 +1616,8 @@ static void solve_event(sim_engine *eng, void *obj, uint64_t data)
 	}
 	net->njoined = 0;
 	net->solve_pending = false;
-	net->epoch++; /* one epoch per solve: a component walked once is marked */
+	next_epoch(net); /* one epoch per solve: a component walked once is marked */
+	first = net->epoch;
 	/* Every scratch list at its largest up front, so that running out of
 	 * memory stops the run here rather than half-way through a solve. */
 	if (grow((void **)&net->cres, &net->cres_cap, net->nres, sizeof *net->cres) ||
@@ -1400,26 +1629,19 @@ static void solve_event(sim_engine *eng, void *obj, uint64_t data)
 		return;
 	}
 	for (uint32_t d = 0; d < net->ndirty; d++) {
-		uint32_t r = net->dirty[d], nr, nf;
+		uint32_t r = net->dirty[d];
 		net->res[r].dirty = false;
 		if (net->res[r].nent == 0 || parked_only(net, &net->res[r]))
 			continue;
-		walk_component(net, r, &nr, &nf);
-		if (nf == 0)
-			continue;
-		water_fill(net, nr, nf);
-		net->solves++;
-		for (uint32_t i = 0; i < nf; i++) {
-			fflow *f = &net->flows[net->cflow[i]];
-			/* alone on everything it shares, slack or tight */
-			f->solo = nf == 1 && f->ntight == f->nshared;
-			f->solo_gen = net->gen;
-		}
-		for (uint32_t i = 0; i < nf; i++)
-			apply_rate(net, net->cflow[i], net->flows[net->cflow[i]].new_Bps);
+		if (net->full)
+			resolve_component(net, r);
+		else if (net->res[r].mark < first) /* else re-solved with its flows */
+			resolve_changed(net, r);
 	}
 	net->ndirty = 0;
 }
+
+void flow_net_set_incremental(flow_net *net, bool on) { net->full = !on; }
 
 double flow_rate_Bps(const flow_net *net, uint32_t fid)
 {

@@ -15,7 +15,12 @@
  * really contend, not the length of their paths. A flow that can run at its own
  * limit (its cap or such a resource) without saturating any resource it
  * shares joins, and one crossing no saturated shared resource leaves,
- * without a solve: no other rate moves then.
+ * without a solve: no other rate moves then. And a solve re-solves only
+ * the flows the change can move: those held by the resources it touched,
+ * by the resources those flows cross in turn, and so on (the others keep
+ * their rates, being held where nothing changed), which in a large
+ * contended fabric is a few flows where the component is thousands
+ * (flow_net_set_incremental).
  *
  * A path may name a resource more than once: the flow then uses its rate
  * that many times on it (one flow standing for a lock-step set of hops,
@@ -134,6 +139,14 @@ void flow_bound(const flow_net *net, uint32_t tag, uint32_t cls, double *flow_s,
  * whatever held them: bytes / (cap x flow-seconds) is how busy the limit
  * the cap stands for was while they ran (0, 0 outside the table). */
 void flow_capped(const flow_net *net, uint32_t tag, double *flow_s, double *bytes);
+
+/* Incremental re-solves (on by default, see the top): the flows a change
+ * cannot move keep their rates, which a whole re-solve of their component
+ * gives them too, but for the last bits of rounding (the two take each
+ * resource's capacity off in different orders). Off: every change
+ * re-solves its whole component, for tests and benchmarks that compare
+ * the two. */
+void flow_net_set_incremental(flow_net *net, bool on);
 
 /* Debug check of the solution now (call it when no solve is pending, e.g.
  * from an event after the changes of an instant): no resource above its

@@ -2,8 +2,10 @@
  * re-solving, private and shared resources, changes placed without a
  * solve, conservation, weighted paths, and randomized checks (one instant,
  * flows coming and going, and kept flows restarting among them; unweighted
- * and weighted) against a plain whole-network water-filling; a transfer
- * past the clock's end fails the engine (sim_fail) instead of aborting. */
+ * and weighted) against a plain whole-network water-filling; the
+ * incremental re-solve against the whole re-solve of each component; a
+ * transfer past the clock's end fails the engine (sim_fail) instead of
+ * aborting. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -1293,6 +1295,158 @@ START_TEST(bound_is_the_bottleneck)
 }
 END_TEST
 
+/* The incremental re-solve (only the flows at or above the level of what
+ * left or joins) against the whole re-solve of every changed component:
+ * random flows, plain and kept (restarted after random gaps), with caps,
+ * repeated and weighted resources, on few capacities so that rates tie
+ * often; after every instant with a change, the time and every rate must
+ * be the same to the bit, and the held time by class agree. */
+#define XF 48
+#define XN 10
+#define XR 4
+#define XL (4 * XF * (XR + 1))
+struct xrun {
+	flow_net *net;
+	uint32_t fid[XF];
+	uint32_t path[XF][6], len[XF];
+	double w[XF][6];
+	double cap[XF];
+	uint64_t bytes[XF][XR + 1];
+	sim_time gap[XF][XR];
+	int keep[XF], round[XF], nf, n;
+	sim_time t[XL];
+	double rates[XL][XF];
+};
+
+static void xrun_log(struct xrun *x, sim_engine *eng)
+{
+	ck_assert_int_lt(x->n, XL);
+	x->t[x->n] = sim_now(eng);
+	for (int f = 0; f < x->nf; f++)
+		x->rates[x->n][f] = x->fid[f] == UINT32_MAX ? -1 : flow_rate_Bps(x->net, x->fid[f]);
+	x->n++;
+}
+
+static void xrun_check(sim_engine *eng, void *obj, uint64_t data)
+{
+	(void)data;
+	xrun_log(obj, eng);
+}
+
+static void xrun_restart(sim_engine *eng, void *obj, uint64_t data)
+{
+	struct xrun *x = obj;
+	ck_assert_int_eq(flow_restart(x->net, x->fid[data], x->bytes[data][x->round[data]], data), 0);
+	sim_schedule_in(eng, 0, xrun_check, x, 0, NULL); /* after the solve of this instant */
+}
+
+static void xrun_done(sim_engine *eng, void *obj, uint64_t data)
+{
+	struct xrun *x = obj;
+	int f = (int)data;
+	if (x->keep[f] && x->round[f] < XR) {
+		sim_time gap = x->gap[f][x->round[f]++];
+		if (gap == 0)
+			xrun_restart(eng, x, data);
+		else
+			sim_schedule_in(eng, gap, xrun_restart, x, data, NULL);
+	} else if (!x->keep[f]) {
+		x->fid[f] = UINT32_MAX;
+	}
+	sim_schedule_in(eng, 0, xrun_check, x, 0, NULL);
+}
+
+static void xrun_start(sim_engine *eng, void *obj, uint64_t data)
+{
+	struct xrun *x = obj;
+	flow_spec fs = { .bytes = x->bytes[data][0], .path = x->path[data], .path_len = x->len[data],
+			 .weights = x->w[data], .cap_Bps = x->cap[data], .done = xrun_done, .obj = x,
+			 .data = data, .keep = x->keep[data], .tag = (uint32_t)data % 3,
+			 .cap_class = 1 };
+	ck_assert_int_eq(flow_start(x->net, &fs, &x->fid[data]), 0);
+	sim_schedule_in(eng, 0, xrun_check, x, 0, NULL);
+}
+
+/* One run of the scenario drawn from seed, incremental or not, into x. */
+static void xrun_run(struct xrun *x, uint64_t seed, bool weighted, bool incremental,
+		     double held[3][3])
+{
+	sim_rng *rng = sim_rng_new(seed, "test.flow.incremental");
+	sim_engine *eng = sim_engine_new();
+	uint32_t nres = 3 + (uint32_t)sim_rng_below(rng, XN - 2);
+	memset(x, 0, sizeof *x);
+	x->net = flow_net_new(eng);
+	flow_net_set_incremental(x->net, incremental);
+	ck_assert_int_eq(flow_bound_init(x->net, 3, 3), 0);
+	for (uint32_t r = 0; r < nres; r++) {
+		flow_res_add(x->net, 1e9 * (double)(1 + sim_rng_below(rng, 3)), NULL);
+		flow_res_set_class(x->net, r, (uint8_t)(r % 2 + 1));
+	}
+	x->nf = 2 + (int)sim_rng_below(rng, XF - 1);
+	for (int f = 0; f < x->nf; f++) {
+		x->len[f] = 1 + (uint32_t)sim_rng_below(rng, 6);
+		for (uint32_t s = 0; s < x->len[f]; s++) {
+			x->path[f][s] = (uint32_t)sim_rng_below(rng, nres);
+			x->w[f][s] = weighted && sim_rng_bernoulli(rng, 0.3) ? 0.5 * (double)(1 + sim_rng_below(rng, 4)) : 1;
+		}
+		x->cap[f] = sim_rng_bernoulli(rng, 0.3) ? 1e8 * (double)(1 + sim_rng_below(rng, 10)) : 0;
+		x->keep[f] = sim_rng_bernoulli(rng, 0.5);
+		for (int k = 0; k <= XR; k++)
+			x->bytes[f][k] = 1000 + sim_rng_below(rng, 3) * 250000;
+		for (int k = 0; k < XR; k++)
+			x->gap[f][k] = (sim_time)sim_rng_below(rng, 3) * 20 * SIM_US;
+		sim_schedule_at(eng, (sim_time)sim_rng_below(rng, 4) * 100 * SIM_US, xrun_start, x,
+				(uint64_t)f, NULL);
+	}
+	sim_run(eng);
+	ck_assert_uint_eq(flow_bytes_sent(x->net), flow_bytes_delivered(x->net));
+	flow_bound_flush(x->net);
+	for (uint32_t t = 0; t < 3; t++)
+		for (uint32_t c = 0; c < 3; c++) {
+			double b;
+			flow_bound(x->net, t, c, &held[t][c], &b);
+		}
+	flow_net_free(x->net);
+	sim_engine_free(eng);
+	sim_rng_free(rng);
+}
+
+static void incremental_against_whole(uint64_t seed0, bool weighted)
+{
+	static struct xrun a, b;
+	for (uint64_t seed = seed0; seed < seed0 + 200; seed++) {
+		double ha[3][3], hb[3][3];
+		xrun_run(&a, seed, weighted, true, ha);
+		xrun_run(&b, seed, weighted, false, hb);
+		ck_assert_int_eq(a.n, b.n);
+		for (int i = 0; i < a.n; i++) {
+			ck_assert_msg(llabs(a.t[i] - b.t[i]) <= 4, "seed %llu: instant %d at %lld ps, whole re-solve %lld",
+				      (unsigned long long)seed, i, (long long)a.t[i], (long long)b.t[i]);
+			for (int f = 0; f < a.nf; f++)
+				ck_assert_msg(fabs(a.rates[i][f] - b.rates[i][f]) <= 1e-12 * fabs(b.rates[i][f]),
+					      "seed %llu: instant %d flow %d at %.17g, whole re-solve %.17g",
+					      (unsigned long long)seed, i, f, a.rates[i][f], b.rates[i][f]);
+		}
+		for (int t = 0; t < 3; t++)
+			for (int c = 0; c < 3; c++)
+				ck_assert_msg(fabs(ha[t][c] - hb[t][c]) <= 1e-9 * fabs(hb[t][c]),
+					      "seed %llu: held %d/%d %.17g, whole re-solve %.17g",
+					      (unsigned long long)seed, t, c, ha[t][c], hb[t][c]);
+	}
+}
+
+START_TEST(incremental_equals_whole_resolve)
+{
+	incremental_against_whole(1000, false);
+}
+END_TEST
+
+START_TEST(weighted_incremental_equals_whole_resolve)
+{
+	incremental_against_whole(5000, true);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("flow");
@@ -1326,6 +1480,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, bound_follows_the_rates);
 	tcase_add_test(tc, bound_is_the_bottleneck);
 	tcase_add_test(tc, slack_link_links_nobody);
+	tcase_add_test(tc, incremental_equals_whole_resolve);
+	tcase_add_test(tc, weighted_incremental_equals_whole_resolve);
 	suite_add_tcase(s, tc);
 	return s;
 }
