@@ -136,6 +136,9 @@ typedef struct scn_training {
 	char model[SCN_NAME_MAX];   /* preset name, or "custom" */
 	wl_model shape;             /* preset with transformer: overrides, checked */
 	scn_precision precision;
+	scn_precision grad_reduce;  /* grad_reduce_dtype: the data-parallel gradients'
+				     * element type, accumulated and reduced (fp32, bf16
+				     * or fp16; default by precision, scn_grad_reduce_of) */
 	int tp, pp, dp;
 	bool dp_auto;               /* dp was 'auto': GPUs / (tp * pp) */
 	bool sp;                    /* sequence_parallel: Megatron's sequence parallelism */
@@ -374,6 +377,25 @@ typedef struct scn_layout {
  * nccl_channels, else one per NIC), as the loader's memory check counts
  * them, so a layout plan keeps is one the check accepts. */
 wl_mem_plan scn_mem_plan(const scn_cluster *cl, const scn_training *t, const scn_layout *l);
+
+/* grad_reduce_dtype's default for a job trained at precision p, as
+ * Megatron-LM sets it: bf16 (and fp8, whose Megatron-core recipes run
+ * bf16 parameters) forces gradient accumulation and all-reduce in fp32
+ * (megatron/training/arguments.py: "bfloat16 requires gradient
+ * accumulation and all-reduce to be done in fp32", setting
+ * accumulate_allreduce_grads_in_fp32; NeMo's MegatronMixedPrecision
+ * grad_reduce_in_fp32: True); fp16 reduces in fp16 unless
+ * --accumulate-allreduce-grads-in-fp32 is given (its default False); fp32
+ * and tf32 reduce fp32. */
+scn_precision scn_grad_reduce_of(scn_precision p);
+
+/* Bytes of one gradient element as t reduces it (grad_reduce), and of one
+ * parameter as ZeRO's all-gather moves it: the 16-bit model weights under
+ * mixed precision (fp16, bf16, fp8: Megatron's distributed optimizer
+ * gathers the bf16/fp16 copies, fp8 weights only with fp8_param_gather,
+ * off by default), 4 at fp32 and tf32. */
+double scn_grad_bytes(const scn_training *t);
+double scn_param_bytes(const scn_training *t);
 
 /* Which routing the cluster's fabric runs and why, one line into buf (n
  * bytes): "dmodk: ... the default for an InfiniBand fabric (switch

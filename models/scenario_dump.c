@@ -153,6 +153,7 @@ static void dump_training(FILE *f, int ind, const scn_training *t)
 	if (t->shape.kind == WL_TRANSFORMER)
 		dump_shape(f, ind, &t->shape.tf);
 	put_word(f, ind, "precision", scn_precision_words[t->precision]);
+	put_word(f, ind, "grad_reduce_dtype", scn_precision_words[t->grad_reduce]);
 	fprintf(f, "%*sparallelism:\n", ind, "");
 	put_q(f, ind + 2, "tp", t->tp, UNIT_COUNT);
 	put_q(f, ind + 2, "pp", t->pp, UNIT_COUNT);

@@ -15,6 +15,9 @@ const char *const scn_stornet_words[] = { "shared", "dedicated", NULL };
 const char *const scn_precision_words[] = { "fp32", "tf32", "fp16", "bf16", "fp8", NULL };
 const char *const scn_kind_words[] = { "training", "collective", "p2p", NULL };
 static const char *const attention_words[] = { "unfused", "flash", NULL };
+/* grad_reduce_dtype's words and the precisions they stand for */
+static const char *const grad_reduce_words[] = { "fp32", "bf16", "fp16", NULL };
+static const scn_precision grad_reduce_precs[] = { SCN_FP32, SCN_BF16, SCN_FP16 };
 /* In scn_p2p_test order. */
 const char *const scn_p2p_test_words[] = { "write_bw", "write_lat", "send_bw", "send_lat",
 					    "read_bw", "read_lat", NULL };
@@ -547,7 +550,8 @@ static void read_parallelism(resolve_ctx *c, const yt_node *pn, scn_training *t)
 
 static const char *const train_keys[] = { "kind", "model", "transformer", "precision", "parallelism",
 					  "batch", "bucket", "recompute", "data", "iterations",
-					  "target_tokens", "memory_reserve", "attention", NULL };
+					  "target_tokens", "memory_reserve", "attention",
+					  "grad_reduce_dtype", NULL };
 
 static void read_training(resolve_ctx *c, const yt_node *w, scn_training *t)
 {
@@ -559,6 +563,9 @@ static void read_training(resolve_ctx *c, const yt_node *w, scn_training *t)
 	t->precision = SCN_BF16;
 	if (scn_get_enum(r, w, "precision", false, scn_precision_words, &v))
 		t->precision = (scn_precision)v;
+	t->grad_reduce = scn_grad_reduce_of(t->precision);
+	if (scn_get_enum(r, w, "grad_reduce_dtype", false, grad_reduce_words, &v))
+		t->grad_reduce = grad_reduce_precs[v];
 	t->tp = t->pp = t->vp = t->cp = 1;
 	t->sp = false;
 	t->dp = 0; /* auto */
@@ -862,6 +869,21 @@ static void check_interleaving(resolve_ctx *c, const yt_node *pn, const scn_trai
 
 /* ---- memory per GPU ---- */
 
+scn_precision scn_grad_reduce_of(scn_precision p)
+{
+	return p == SCN_FP16 ? SCN_FP16 : SCN_FP32;
+}
+
+double scn_grad_bytes(const scn_training *t)
+{
+	return t->grad_reduce == SCN_FP32 ? 4 : 2;
+}
+
+double scn_param_bytes(const scn_training *t)
+{
+	return t->precision == SCN_FP32 || t->precision == SCN_TF32 ? 4 : 2;
+}
+
 wl_mem_plan scn_mem_plan(const scn_cluster *cl, const scn_training *t, const scn_layout *l)
 {
 	double ch = profile_has(cl->gpu.v.gpu.nccl_channels) ? cl->gpu.v.gpu.nccl_channels
@@ -874,7 +896,8 @@ wl_mem_plan scn_mem_plan(const scn_cluster *cl, const scn_training *t, const scn
 			      .vp = l->vp > 1 ? (uint32_t)l->vp : 1, .sp = l->sp && l->tp > 1,
 			      .cp = l->cp > 1 ? (uint32_t)l->cp : 1, .flash = t->flash,
 			      .channels = ch >= 1 ? (uint32_t)ch : 1,
-			      .reserve_bytes = t->memory_reserve_bytes };
+			      .reserve_bytes = t->memory_reserve_bytes,
+			      .grad_bytes = scn_grad_bytes(t) };
 }
 
 /* t with tp x cp x pp (data parallelism over the rest of its GPUs), ZeRO

@@ -418,7 +418,7 @@ static void count_dp_hops(trainer *tr, const dpgroup *g, uint32_t i, coll_op op)
 {
 	const offload_costs *nc = &tr->cfg->net_costs;
 	uint32_t node = g->ranks[i] / tr->gpn, out = 0, in = 0, R = tr->R;
-	double hop = g->bucket_bytes * coll_busbw_factor(op, R);
+	double hop = dp_op_bytes(g, op) * coll_busbw_factor(op, R);
 	for (uint32_t t = 0; t < tr->T; t++) {
 		const uint32_t *rk = g->ranks + (size_t)t * R;
 		uint32_t here = rk[i] / tr->gpn;
@@ -437,7 +437,7 @@ static void dp_start(trainer *tr, dpgroup *g, coll_op op, sim_handler *done)
 	g->done_tp = 0;
 	g->started = sim_now(tr->w->eng);
 	for (uint32_t t = 0; t < tr->T; t++) {
-		coll_params cp = { .op = op, .algo = COLL_AUTO, .bytes = (uint64_t)g->bucket_bytes,
+		coll_params cp = { .op = op, .algo = COLL_AUTO, .bytes = (uint64_t)dp_op_bytes(g, op),
 				   .ranks = g->ranks + (size_t)t * tr->R, .nranks = tr->R,
 				   .tag = train_tag(tr, TRAIN_FLOWS_DP) };
 		int rc = coll_start(tr->w->coll, &cp, &g->res[t], done, g, t);
@@ -897,6 +897,9 @@ static int alloc_groups(trainer *tr)
 		*g = (dpgroup){ .tr = tr, .p = p,
 				.nbuckets = !(k > 1) ? 1 : k > MAX_BUCKETS ? MAX_BUCKETS : (uint32_t)k };
 		g->bucket_bytes = bytes / g->nbuckets;
+		g->gather_bytes = c->param_bytes_per_param > 0
+					  ? g->bucket_bytes * c->param_bytes_per_param / c->grad_bytes_per_param
+					  : g->bucket_bytes;
 		g->ranks = malloc((size_t)tr->T * tr->R * sizeof *g->ranks);
 		g->res = calloc(tr->T, sizeof *g->res);
 		if (!g->ranks || !g->res)
@@ -961,9 +964,9 @@ static double bucket_op_s(const trainer *tr, const dpgroup *g, coll_op op)
 {
 	coll_params cp = { .op = op, .algo = COLL_AUTO, .ranks = g->ranks, .nranks = tr->R };
 	sim_time best = SIM_TIME_MAX, t;
-	if (!(g->bucket_bytes < 1.8e19))
+	if (!(dp_op_bytes(g, op) < 1.8e19))
 		return INFINITY;
-	cp.bytes = (uint64_t)g->bucket_bytes;
+	cp.bytes = (uint64_t)dp_op_bytes(g, op);
 	for (int a = COLL_RING; a < COLL_NALGOS; a++)
 		if (!coll_predict(tr->w->coll, &cp, (coll_algo)a, &t) && t < best)
 			best = t;

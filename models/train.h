@@ -86,7 +86,11 @@ typedef struct train_config {
 					       1: plain 1F1B */
 	bool recompute;
 	uint32_t zero_stage;
-	double grad_bytes_per_param;        /* all-reduced gradient element size */
+	double grad_bytes_per_param;        /* gradient element as accumulated and
+					       reduced (scn_grad_bytes): the all-reduce's
+					       and reduce-scatter's bytes */
+	double param_bytes_per_param;       /* parameter element as ZeRO all-gathers it
+					       (scn_param_bytes); 0: grad_bytes_per_param */
 	double bucket_bytes;                /* 0: one bucket per stage */
 	uint32_t iterations, warmup;
 	gpu_spec gpu;

@@ -228,7 +228,7 @@ void train_finish(trainer *tr, train_result *r)
 			 boundary_bytes(c), tr->pp_time_s / (double)tr->pp_count, tr->pp_count, 0);
 	if (tr->ag_count) /* ZeRO (train.c's dp_chain) */
 		add_coll(r, COLL_ALLGATHER, coll_algo_name(tr->ag_algo),
-			 "parameter bucket across replicas (ZeRO)", tr->R, tr->dg[0].bucket_bytes,
+			 "parameter bucket across replicas (ZeRO)", tr->R, tr->dg[0].gather_bytes,
 			 tr->ag_time_s / (double)tr->ag_count, tr->ag_count, tr->ag_channels);
 	held_by(tr, r);
 	r->events = sim_events_run(tr->w->eng);

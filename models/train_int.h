@@ -51,11 +51,19 @@ typedef struct dpgroup {
 	uint32_t gather_next;      /* the bucket the parameter all-gather is at */
 	uint32_t ready[MAX_BUCKETS];
 	sim_time all_ready_at[MAX_BUCKETS];
-	double bucket_bytes;
+	double bucket_bytes;       /* a bucket's gradients, reduced */
+	double gather_bytes;       /* the same bucket's parameters, all-gathered (ZeRO) */
 	uint32_t *ranks;           /* tp x dp: the group of each tensor rank */
 	coll_result *res;          /* tp results of the running bucket */
 	sim_time started;
 } dpgroup;
+
+/* Bytes one collective op moves for a bucket of g: its parameters for an
+ * all-gather (ZeRO gathers weights), else its gradients. */
+static inline double dp_op_bytes(const dpgroup *g, coll_op op)
+{
+	return op == COLL_ALLGATHER ? g->gather_bytes : g->bucket_bytes;
+}
 
 /* A replica's data loader on the node of its stage 0. */
 typedef struct loader {

@@ -248,7 +248,10 @@ double wl_layer_act_bytes(const wl_transformer *t, uint32_t mb, const wl_split *
 
 /* Bytes a GPU of stage `stage` holds for weights, gradients and Adam's
  * states under mixed precision (Rajbhandari et al., "ZeRO", SC20, section
- * 3.1: 2 + 2 + 12 bytes per parameter; stage 1 partitions the 12 across
+ * 3.1: 2 + 2 + 12 bytes per parameter, the gradients p->grad_bytes where
+ * they are kept in fp32: Megatron-LM's docs/source/distrib_optimizer.md
+ * counts bf16 parameters with fp32 gradients as 2 + 4 + 12 = 18 bytes;
+ * stage 1 partitions the 12 across
  * data-parallel ranks, stage 2 also the gradients, stage 3 also the
  * weights). Context-parallel ranks hold the same weights and reduce their
  * gradients together, so the partitions span dp x cp of them (Megatron's
@@ -259,7 +262,7 @@ static void model_states(const wl_model *m, const wl_mem_plan *p, uint32_t stage
 	double psi = wl_stage_params(m, p->pp, stage) / p->tp;
 	double dp = (p->dp ? p->dp : 1) * (p->cp > 1 ? p->cp : 1);
 	out->weights = 2 * psi / (p->zero_stage >= 3 ? dp : 1);
-	out->grads = 2 * psi / (p->zero_stage >= 2 ? dp : 1);
+	out->grads = (p->grad_bytes > 0 ? p->grad_bytes : 2) * psi / (p->zero_stage >= 2 ? dp : 1);
 	out->optimizer = 12 * psi / (p->zero_stage >= 1 ? dp : 1);
 }
 

@@ -162,6 +162,8 @@ typedef struct wl_mem_plan {
 				   * GPUs */
 	uint32_t channels;        /* NCCL channels per communicator (0: 1) */
 	double reserve_bytes;     /* framework and CUDA context, given by the scenario */
+	double grad_bytes;        /* gradient buffer element (the grad_reduce_dtype's
+				   * size); 0 means 2 */
 } wl_mem_plan;
 
 /* Bytes one GPU holds, for the pipeline stage that needs the most. */
@@ -195,7 +197,8 @@ enum { WL_LAYER_FWD_KERNELS = 9, WL_LAYER_BWD_KERNELS = 15 };
  * one byte per element. Each backward kernel reads its saved input(s) and
  * the incoming gradient and writes the outgoing gradient; the last backward
  * entry adds the layer's weight gradients into the gradient buffer (read
- * buffer and new gradient, write buffer, 2 bytes each). Kernels on the
+ * buffer and new gradient, write buffer, 2 bytes each: Megatron-LM 2021's
+ * fp16 DDP hook, kept for every precision, docs/gpu-kernels.md). Kernels on the
  * [s, b, h] stream outside the parallel regions (layer norms, bias-dropout-
  * adds, residual gradient sums) are replicated on every tensor-parallel
  * rank; those inside (QKV bias, softmax, attention dropout, context

@@ -227,7 +227,8 @@ static long dp_groups_per_node(const scn_scenario *s, const cand *c)
 }
 
 /* Exposed seconds of the data-parallel traffic of a stage with `params`
- * parameters per GPU (16-bit gradients) whose last microbatch's backward
+ * parameters per GPU (gradients of scn_grad_bytes, all-gathered weights
+ * of scn_param_bytes) whose last microbatch's backward
  * takes bwd_s, as the simulation schedules it (models/train.c, dp_chain):
  * the gradients are reduced over the R = dp x cp ranks holding the same
  * weights (context ranks too, as alloc_groups lays the group out); the
@@ -241,11 +242,13 @@ static long dp_groups_per_node(const scn_scenario *s, const cand *c)
 static double dp_exposed_s(const scn_training *t, const cand *c, double params, double Bps,
 			   double bwd_s)
 {
-	double R = (double)c->dp * c->cp, bytes = params / c->tp * 2;
+	double R = (double)c->dp * c->cp, bytes = params / c->tp * scn_grad_bytes(t);
 	double ar = 2.0 * (R - 1) / R * bytes / Bps;
 	double k = t->bucket_bytes > 0 ? ceil(bytes / t->bucket_bytes) : 1;
 	double nb = k < 1 ? 1 : k > TRAIN_MAX_BUCKETS ? TRAIN_MAX_BUCKETS : k;
-	double slot = c->zero == 0 || c->zero == 3 ? ar : ar / 2, after = c->zero ? ar / 2 : 0;
+	double gather = ar / 2 * scn_param_bytes(t) / scn_grad_bytes(t); /* weights, not gradients */
+	double slot = c->zero == 0 ? ar : c->zero == 3 ? ar / 2 + gather : ar / 2;
+	double after = c->zero ? gather : 0;
 	return fmax(slot / nb, slot - bwd_s) + after;
 }
 

@@ -428,6 +428,51 @@ START_TEST(dump_round_trips)
 }
 END_TEST
 
+/* grad_reduce_dtype: by precision as Megatron-LM sets it (bf16 and fp8
+ * reduce fp32, fp16 reduces fp16, fp32 fp32), or as written; its bytes
+ * size the gradients (the memory check's 4 B a parameter under bf16) and
+ * ZeRO's all-gather moves the 16-bit weights; the dump keeps it; a word
+ * that is not a reduction type is refused where written. */
+START_TEST(grad_reduce_dtype_by_precision)
+{
+	static const char *const prec[] = { "bf16", "fp8", "fp16", "fp32" };
+	static const double grad[] = { 4, 4, 2, 4 }, param[] = { 2, 2, 2, 4 };
+	char text[2048];
+	for (int i = 0; i < 4; i++) {
+		snprintf(text, sizeof text, BASE WORK "  precision: %s\n" VARIANTS, prec[i]);
+		scn_scenario *s = load_ok(text);
+		const scn_training *t = &s->jobs[0].wl.train;
+		ck_assert_double_eq(scn_grad_bytes(t), grad[i]);
+		ck_assert_double_eq(scn_param_bytes(t), param[i]);
+		scn_free(s);
+	}
+	scn_scenario *s = load_ok(BASE WORK "  grad_reduce_dtype: bf16\n" VARIANTS);
+	const scn_training *t = &s->jobs[0].wl.train;
+	ck_assert_int_eq(t->precision, SCN_BF16);
+	ck_assert_double_eq(scn_grad_bytes(t), 2);
+	scn_layout l = { .tp = t->tp, .pp = t->pp, .dp = t->dp, .micro_batch = t->micro_batch,
+			 .global_batch = t->global_batch };
+	ck_assert_double_eq(scn_mem_plan(&s->cluster, t, &l).grad_bytes, 2);
+	char *one = dump_of(s);
+	ck_assert_ptr_nonnull(strstr(one, "grad_reduce_dtype: bf16"));
+	free(one);
+	scn_free(s);
+	s = load_ok(BASE WORK VARIANTS);
+	t = &s->jobs[0].wl.train;
+	double bf16_grads = t->memory.grads;
+	ck_assert_double_eq(scn_mem_plan(&s->cluster, t, &l).grad_bytes, 4);
+	scn_free(s);
+	s = load_ok(BASE WORK "  grad_reduce_dtype: fp16\n" VARIANTS);
+	ck_assert_double_eq_tol(bf16_grads / s->jobs[0].wl.train.memory.grads, 2, 1e-12);
+	scn_free(s);
+	diag *d = load_bad(BASE WORK "  grad_reduce_dtype: fp8\n" VARIANTS);
+	ck_assert_uint_eq(diag_count(d), 1);
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "t.yaml:14:"));
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "fp32, bf16 or fp16"));
+	diag_free(d);
+}
+END_TEST
+
 /* noise.slow_gpus names GPUs by their index in the cluster or as
  * node:gpu (both stored as the index), each at a fraction of its speed;
  * GPUs outside the cluster, speeds outside (0, 1] and a GPU named twice
@@ -678,6 +723,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, extends_merges_and_detects_cycles);
 	tcase_add_test(tc, sweep_points);
 	tcase_add_test(tc, dump_round_trips);
+	tcase_add_test(tc, grad_reduce_dtype_by_precision);
 	tcase_add_test(tc, slow_gpus_by_index_or_node);
 	tcase_add_test(tc, whole_numbers);
 	tcase_add_test(tc, sweep_point_limit);

@@ -479,6 +479,45 @@ START_TEST(zero_stages_pay_their_communication)
 }
 END_TEST
 
+/* Gradients are reduced in their own element type and ZeRO gathers the
+ * weights in theirs (Megatron-LM under bf16: fp32 gradients, 16-bit
+ * parameters): 4-byte gradients double the all-reduce's bucket and its
+ * DPU-engine bytes against 2-byte ones; under ZeRO 1 the reduce-scatter
+ * moves 4 bytes a parameter and the all-gather 2, so the engine carries
+ * 3/4 of the all-reduce's bytes. */
+START_TEST(gradients_and_gathered_weights_keep_their_dtypes)
+{
+	double engine_B[3];
+	train_result r[3];
+	static const double grad[] = { 2, 4, 4 };
+	for (uint32_t i = 0; i < 3; i++) {
+		train_config c = base(1, 1, 16, 2);
+		c.fabric.gpus_per_node = c.noise.gpus_per_node = 1;
+		c.fabric.nics_per_node = 1;
+		c.fabric.nvlink_Bps = 0;
+		c.fabric.nodes = 16;
+		c.bucket_bytes = 0; /* one bucket: the stage's gradients */
+		c.net_costs = (offload_costs){ .engine_cap_Bps = 20e9, .engine_on_dpu = true };
+		c.grad_bytes_per_param = grad[i];
+		c.param_bytes_per_param = 2;
+		c.zero_stage = i == 2;
+		r[i] = run(&c);
+		engine_B[i] = r[i].dpu_util * 20e9 * r[i].run_s;
+	}
+	train_config b = base(1, 1, 16, 2);
+	double params = wl_stage_params(&b.model, 1, 0);
+	ck_assert_double_eq_tol((double)r[1].coll[0].bytes, params * 4, 1);
+	ck_assert_double_eq_tol(engine_B[1], 2 * engine_B[0], 1e-9 * engine_B[0]);
+	ck_assert_int_eq(r[2].coll[0].op, COLL_REDUCE_SCATTER);
+	ck_assert_int_eq(r[2].coll[1].op, COLL_ALLGATHER);
+	ck_assert_double_eq_tol((double)r[2].coll[0].bytes, params * 4, 1);
+	ck_assert_double_eq_tol((double)r[2].coll[1].bytes, params * 2, 1);
+	ck_assert_double_eq_tol(engine_B[2], 0.75 * engine_B[1], 1e-9 * engine_B[1]);
+	for (uint32_t i = 0; i < 3; i++)
+		train_result_release(&r[i]);
+}
+END_TEST
+
 /* The storage tests' job: two one-GPU nodes, 2 replicas over transport
  * t, one decode worker reading one 1 GB sample per iteration, prefetch 1. */
 static train_config two_nodes_one_read(coll_tkind t)
@@ -1249,6 +1288,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, host_tcp_bound_by_cores);
 	tcase_add_test(tc, dp_hops_inside_a_node_cost_no_host_cpu);
 	tcase_add_test(tc, zero_stages_pay_their_communication);
+	tcase_add_test(tc, gradients_and_gathered_weights_keep_their_dtypes);
 	tcase_add_test(tc, storage_client_and_tcp_share_the_cores);
 	tcase_add_test(tc, storage_bounce_and_rdma_share_host_memory);
 	tcase_add_test(tc, same_seed_same_result);

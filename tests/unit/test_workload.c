@@ -174,6 +174,27 @@ START_TEST(model_states_match_zero_figure_1)
 }
 END_TEST
 
+/* Megatron-LM's docs/source/distrib_optimizer.md: bf16 parameters with
+ * fp32 gradients hold 18 bytes a parameter, and 6 + 12/d with the
+ * optimizer states sharded over d data-parallel ranks (ZeRO 1); fp16
+ * gradients the paper's 16. */
+START_TEST(fp32_gradients_hold_4_bytes)
+{
+	const wl_model m = { .kind = WL_VISION, .vis = { .params = 1e9 } };
+	wl_mem_plan p = { .tp = 1, .pp = 1, .dp = 8, .mb = 1, .grad_bytes = 4 };
+	wl_memory w;
+	wl_gpu_memory(&m, &p, &w);
+	ck_assert_double_eq_tol(w.weights + w.grads + w.optimizer, 18e9, 1);
+	ck_assert_double_eq_tol(w.grads, 4e9, 1);
+	p.zero_stage = 1;
+	wl_gpu_memory(&m, &p, &w);
+	ck_assert_double_eq_tol(w.weights + w.grads + w.optimizer, 6e9 + 12e9 / 8, 1);
+	p.grad_bytes = 2, p.zero_stage = 0;
+	wl_gpu_memory(&m, &p, &w);
+	ck_assert_double_eq_tol(w.weights + w.grads + w.optimizer, 16e9, 1);
+}
+END_TEST
+
 /* 1F1B: the first stage keeps pp microbatches in flight, the last one;
  * full recomputation keeps each layer's input and one whole layer. GPT-3
  * 175B (96 layers, h 12288, a 96, s 2048) at tp 8 pp 16 mb 1: per layer
@@ -564,6 +585,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, gemms_split_with_tensor_parallelism);
 	tcase_add_test(tc, activation_bytes_follow_korthikanti);
 	tcase_add_test(tc, model_states_match_zero_figure_1);
+	tcase_add_test(tc, fp32_gradients_hold_4_bytes);
 	tcase_add_test(tc, activations_under_1f1b_by_hand);
 	tcase_add_test(tc, layer_kernel_bytes_by_hand);
 	tcase_add_test(tc, fp8_cast_bytes_by_hand);
