@@ -72,9 +72,11 @@ void gpu_layer_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const 
 		for (int i = 0; i < WL_LAYER_FP8_CASTS; i++)
 			fwd += gpu_kernel_s(g, &cf[i]), bwd += gpu_kernel_s(g, &cb[i]);
 	}
-	for (int i = 0; i < WL_LAYER_FWD_KERNELS; i++)
+	size_t nf, nb;
+	wl_layer_kernel_counts(t, &nf, &nb);
+	for (size_t i = 0; i < nf; i++)
 		fwd += gpu_kernel_s(g, &fk[i]);
-	for (int i = 0; i < WL_LAYER_BWD_KERNELS; i++)
+	for (size_t i = 0; i < nb; i++)
 		bwd += gpu_kernel_s(g, &bk[i]);
 	*fwd_s = gemms + fwd;
 	*bwd_s = 2 * gemms + bwd;

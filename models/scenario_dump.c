@@ -144,6 +144,7 @@ static void dump_shape(FILE *f, int ind, const wl_transformer *t)
 	put_q(f, ind + 2, "ffn_mats", t->ffn_mats, UNIT_COUNT);
 	put_q(f, ind + 2, "seq", t->seq, UNIT_COUNT);
 	put_q(f, ind + 2, "vocab", t->vocab, UNIT_COUNT);
+	put_word(f, ind + 2, "block", t->block == WL_BLOCK_LLAMA ? "llama" : "gpt");
 }
 
 static void dump_training(FILE *f, int ind, const scn_training *t)

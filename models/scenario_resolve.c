@@ -452,7 +452,9 @@ static void read_cluster(resolve_ctx *c, const yt_node *cn, scn_cluster *cl)
 /* ---- workloads ---- */
 
 static const char *const tf_keys[] = { "layers", "hidden", "heads", "kv_heads", "ffn", "ffn_mats",
-				       "seq", "vocab", NULL };
+				       "seq", "vocab", "block", NULL };
+/* wl_block's words, in its order */
+static const char *const block_words[] = { "gpt", "llama", NULL };
 
 static void read_shape(resolve_ctx *c, const yt_node *tn, wl_transformer *t)
 {
@@ -466,7 +468,10 @@ static void read_shape(resolve_ctx *c, const yt_node *tn, wl_transformer *t)
 		{ "seq", 1, 1 << 22, offsetof(wl_transformer, seq) },
 		{ "vocab", 1, 1 << 24, offsetof(wl_transformer, vocab) },
 	};
+	int b;
 	scn_only_keys(c->r, tn, tf_keys, "transformer");
+	if (scn_get_enum(c->r, tn, "block", false, block_words, &b))
+		t->block = (wl_block)b;
 	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
 		int v;
 		if (scn_get_int(c->r, tn, f[i].key, false, f[i].lo, f[i].hi, &v)) {

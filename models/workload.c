@@ -41,25 +41,25 @@ static const wl_preset presets[] = {
 		       "2023, Table 1; params.json of the released model (ffn 11008, SwiGLU)",
 	  { .kind = WL_TRANSFORMER,
 	    .tf = { .layers = 32, .hidden = 4096, .heads = 32, .ffn = 11008, .ffn_mats = 3,
-		    .seq = 4096, .vocab = 32000 } } },
+		    .seq = 4096, .vocab = 32000, .block = WL_BLOCK_LLAMA } } },
 	{ "llama2-70b", "Touvron et al., 2023, Table 1 (GQA with 8 KV heads); released "
 			"params.json (ffn 28672, SwiGLU)",
 	  { .kind = WL_TRANSFORMER,
 	    .tf = { .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8, .ffn = 28672,
-		    .ffn_mats = 3, .seq = 4096, .vocab = 32000 } } },
+		    .ffn_mats = 3, .seq = 4096, .vocab = 32000, .block = WL_BLOCK_LLAMA } } },
 	{ "llama3-8b", "Dubey et al., The Llama 3 Herd of Models, 2024, Table 3 (32 layers, "
 		       "model dimension 4,096, FFN 14,336, SwiGLU, 32 heads, 8 KV heads); vocabulary "
 		       "128,256 as the released tokenizer (the table rounds it to 128,000); sequence "
 		       "8,192 (section 3.4.1)",
 	  { .kind = WL_TRANSFORMER,
 	    .tf = { .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .ffn = 14336,
-		    .ffn_mats = 3, .seq = 8192, .vocab = 128256 } } },
+		    .ffn_mats = 3, .seq = 8192, .vocab = 128256, .block = WL_BLOCK_LLAMA } } },
 	{ "llama3-70b", "Dubey et al., 2024, Table 3 (80 layers, model dimension 8,192, FFN "
 			"28,672, SwiGLU, 64 heads, 8 KV heads); vocabulary 128,256 as the released "
 			"tokenizer; sequence 8,192",
 	  { .kind = WL_TRANSFORMER,
 	    .tf = { .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8, .ffn = 28672,
-		    .ffn_mats = 3, .seq = 8192, .vocab = 128256 } } },
+		    .ffn_mats = 3, .seq = 8192, .vocab = 128256, .block = WL_BLOCK_LLAMA } } },
 	{ "bert-large", "Devlin et al., BERT, NAACL 2019, section 3 (L=24, H=1024, A=16); "
 			"sequence 512, WordPiece vocabulary 30,522",
 	  { .kind = WL_TRANSFORMER,
@@ -133,9 +133,16 @@ static double mats_of(const wl_transformer *t)
 	return t->ffn_mats ? t->ffn_mats : 2;
 }
 
+static bool llama(const wl_transformer *t)
+{
+	return t->block == WL_BLOCK_LLAMA;
+}
+
 double wl_layer_params(const wl_transformer *t)
 {
 	double h = t->hidden, f = ffn_of(t), m = mats_of(t);
+	if (llama(t)) /* no biases; two RMSNorms, a weight each */
+		return h * (h + kv_width(t)) + h * h + m * h * f + 2 * h;
 	double attn = h * (h + kv_width(t)) + (h + kv_width(t)) + h * h + h;
 	double mlp = m * h * f + (m - 1) * f + h;
 	return attn + mlp + 4 * h; /* two layer norms, weight and bias */
@@ -144,10 +151,12 @@ double wl_layer_params(const wl_transformer *t)
 double wl_params(const wl_model *m)
 {
 	const wl_transformer *t = &m->tf;
+	double vh = (double)t->vocab * t->hidden;
 	if (m->kind == WL_VISION)
 		return m->vis.params;
-	return t->layers * wl_layer_params(t) + (double)t->vocab * t->hidden +
-	       (double)t->seq * t->hidden + 2.0 * t->hidden;
+	if (llama(t)) /* token embedding, untied output layer, final RMSNorm; no positions */
+		return t->layers * wl_layer_params(t) + 2 * vh + t->hidden;
+	return t->layers * wl_layer_params(t) + vh + (double)t->seq * t->hidden + 2.0 * t->hidden;
 }
 
 static wl_gemm gemm(const char *name, double m, double n, double k, double count)
@@ -241,9 +250,12 @@ double wl_layer_act_bytes(const wl_transformer *t, uint32_t mb, const wl_split *
 	 * (10sbh). GPT's shape gives the paper's sbh(10 + 24/t + 5as/(ht)). */
 	/* FlashAttention keeps no scores, only each row's fp32 log-sum-exp
 	 * (4 bytes per head and token) beside its output */
-	double scores = sp->flash ? 4.0 * t->heads * sb : 5.0 * t->heads * sb * t->seq;
+	/* Llama has no dropout: no masks (8sbh outside), and the scores keep
+	 * only the softmax output (2as^2b: dropout at p = 0 returns its input) */
+	double scores = sp->flash ? 4.0 * t->heads * sb
+				  : (llama(t) ? 2.0 : 5.0) * t->heads * sb * t->seq;
 	double inside = 2 * sb * (h + kv_width(t)) + 2 * sb * h + 2 * m * sb * f + scores;
-	return 10 * sb * h / (sp->sp ? tp : 1) + inside / tp;
+	return (llama(t) ? 8 : 10) * sb * h / (sp->sp ? tp : 1) + inside / tp;
 }
 
 /* Bytes a GPU of stage `stage` holds for weights, gradients and Adam's
@@ -325,8 +337,10 @@ typedef struct layer_sizes {
 	double act;    /* s*b*f/tp: MLP activation output; its input is (mats-1) times it */
 	double att;    /* b*(a/tp)*s*s: attention scores, probabilities */
 	double tri;    /* (s+1)/(2s): the causal (lower) triangle's share of a score row */
-	double stats;  /* s*b*8 bytes: a layer norm's fp32 mean and 1/stddev per token */
+	double stats;  /* s*b*8 bytes: a layer norm's fp32 mean and 1/stddev per token
+			* (RMSNorm: s*b*4, its 1/rms) */
 	double params; /* weights and biases on this GPU */
+	double q, k;   /* s*b*h/tp queries, s*b*(kv/2)/tp keys: what RoPE rotates */
 } layer_sizes;
 
 static layer_sizes sizes_of(const wl_transformer *t, uint32_t mb, const wl_split *sp)
@@ -334,12 +348,15 @@ static layer_sizes sizes_of(const wl_transformer *t, uint32_t mb, const wl_split
 	double S = t->seq, s = S / cp_of(sp), b = mb, h = t->hidden, p = sp->tp, f = ffn_of(t);
 	double m = mats_of(t), kv = kv_width(t), seq_split = sp->sp ? p : 1;
 	double split = h * (h + kv) + (h + kv) + h * h + m * h * f + (m - 1) * f;
+	/* replicated: GPT's row-parallel biases and layer norms (6h), Llama's RMSNorm weights */
+	double params = llama(t) ? (h * (h + kv) + h * h + m * h * f) / p + 2 * h : split / p + 6 * h;
 	/* FlashAttention: no score matrix in HBM, so its kernels move nothing */
 	return (layer_sizes){ .n = s * b * h / seq_split, .qkv = s * b * (h + kv) / p,
 			      .ctx = s * b * h / p, .act = s * b * f / p,
 			      .att = sp->flash ? 0 : b * (t->heads / p) * s * S,
 			      .tri = (S + 1) / (2 * S),
-			      .stats = 8 * s * b / seq_split, .params = split / p + 6 * h };
+			      .stats = (llama(t) ? 4 : 8) * s * b / seq_split, .params = params,
+			      .q = s * b * h / p, .k = s * b * kv / 2 / p };
 }
 
 /* The kernel list and its derivation: docs/gpu-kernels.md. Forward, in
@@ -379,10 +396,60 @@ static void bwd_kernels(const layer_sizes *z, double m, wl_kernel k[WL_LAYER_BWD
 	k[14] = kern("weight-grad-accumulate", 4 * z->params, 2 * z->params);
 }
 
+/* A Llama layer as Megatron-core builds it (docs/gpu-kernels.md,
+ * "Llama"): RMSNorm (Transformer Engine's kernels: forward reads the input
+ * and writes the output and its fp32 1/rms; backward reads the gradient,
+ * the input and 1/rms once and writes the input gradient), rotary
+ * embeddings on the queries and keys (read and write each), plain residual
+ * adds; no bias or dropout kernel. */
+enum { LLAMA_FWD_KERNELS = 8, LLAMA_BWD_KERNELS = 9 };
+
+static void llama_fwd_kernels(const layer_sizes *z, double m, wl_kernel k[WL_LAYER_FWD_KERNELS])
+{
+	double n = z->n, qk = z->q + z->k;
+	k[0] = kern("rmsnorm-1", 2 * n, 2 * n + z->stats);
+	k[1] = kern("rope", 2 * qk, 2 * qk);
+	k[2] = kern("scale-mask-softmax", 2 * z->att * z->tri, 2 * z->att);
+	k[3] = kern("context-transpose", 2 * z->ctx, 2 * z->ctx);
+	k[4] = kern("residual-add-1", 4 * n, 2 * n);
+	k[5] = kern("rmsnorm-2", 2 * n, 2 * n + z->stats);
+	k[6] = kern("swiglu", 2 * (m - 1) * z->act, 2 * z->act);
+	k[7] = kern("residual-add-2", 4 * n, 2 * n);
+}
+
+/* Backward: a residual add's gradient goes to both inputs as it is (no
+ * kernel); the two streams meeting at each norm's input are summed. */
+static void llama_bwd_kernels(const layer_sizes *z, double m, wl_kernel k[WL_LAYER_BWD_KERNELS])
+{
+	double n = z->n, qk = z->q + z->k;
+	k[0] = kern("swiglu-bwd", 2 * z->act + 2 * (m - 1) * z->act, 2 * (m - 1) * z->act);
+	k[1] = kern("rmsnorm-2-bwd", 4 * n + z->stats, 2 * n);
+	k[2] = kern("residual-grad-add-2", 4 * n, 2 * n);
+	k[3] = kern("context-transpose-bwd", 2 * z->ctx, 2 * z->ctx);
+	k[4] = kern("scale-mask-softmax-bwd", 4 * z->att * z->tri, 2 * z->att);
+	k[5] = kern("rope-bwd", 2 * qk, 2 * qk);
+	k[6] = kern("rmsnorm-1-bwd", 4 * n + z->stats, 2 * n);
+	k[7] = kern("residual-grad-add-1", 4 * n, 2 * n);
+	k[8] = kern("weight-grad-accumulate", 4 * z->params, 2 * z->params);
+}
+
+void wl_layer_kernel_counts(const wl_transformer *t, size_t *nfwd, size_t *nbwd)
+{
+	*nfwd = llama(t) ? LLAMA_FWD_KERNELS : WL_LAYER_FWD_KERNELS;
+	*nbwd = llama(t) ? LLAMA_BWD_KERNELS : WL_LAYER_BWD_KERNELS;
+}
+
 void wl_layer_kernels(const wl_transformer *t, uint32_t mb, const wl_split *sp,
 		      wl_kernel fwd[WL_LAYER_FWD_KERNELS], wl_kernel bwd[WL_LAYER_BWD_KERNELS])
 {
 	layer_sizes z = sizes_of(t, mb, sp);
+	memset(fwd, 0, WL_LAYER_FWD_KERNELS * sizeof *fwd);
+	memset(bwd, 0, WL_LAYER_BWD_KERNELS * sizeof *bwd);
+	if (llama(t)) {
+		llama_fwd_kernels(&z, mats_of(t), fwd);
+		llama_bwd_kernels(&z, mats_of(t), bwd);
+		return;
+	}
 	fwd_kernels(&z, mats_of(t), fwd);
 	bwd_kernels(&z, mats_of(t), bwd);
 }
@@ -418,11 +485,13 @@ void wl_logit_kernel_bytes(const wl_transformer *t, uint32_t mb, const wl_split 
 	/* s/cp tokens a rank; the final norm's [s, b, h] split by tp too with
 	 * sequence parallelism, as the layers' */
 	double tp = sp->tp, tokens = (double)t->seq * mb / cp_of(sp), seq_split = sp->sp ? tp : 1;
-	double n = tokens * t->hidden / seq_split, stats = 8.0 * tokens / seq_split;
+	double n = tokens * t->hidden / seq_split, stats = (llama(t) ? 4.0 : 8.0) * tokens / seq_split;
 	double logits = tokens * t->vocab / tp;
 	double weights = (double)t->vocab * t->hidden / tp;
+	/* the final norm: LayerNorm (apex, two passes backward) or RMSNorm (one) */
+	double norm_bwd = (llama(t) ? 4 * n : 8 * n) + stats + 2 * n;
 	*fwd_bytes = (2 * n + 2 * n + stats) + 38 * logits;
-	*bwd_bytes = (8 * n + stats + 2 * n) + 14 * logits + 6 * weights;
+	*bwd_bytes = norm_bwd + 14 * logits + 6 * weights;
 }
 
 void wl_1f1b_op(uint32_t pp, uint32_t microbatches, uint32_t p, uint32_t i, bool *fwd,
@@ -518,6 +587,8 @@ double wl_stage_params(const wl_model *m, uint32_t pp, uint32_t p)
 		return m->vis.params;
 	params = wl_stage_layers(m, pp, p) * wl_layer_params(t);
 	if (p == 0 || p == pp - 1) /* embedding; tied output */
+		params += (double)t->vocab * t->hidden;
+	if (llama(t) && p == 0 && pp == 1) /* the untied output layer beside the embedding */
 		params += (double)t->vocab * t->hidden;
 	return params;
 }

@@ -10,12 +10,26 @@
 
 typedef enum wl_kind { WL_TRANSFORMER, WL_VISION } wl_kind;
 
+/* The layer's block, besides its widths. GPT as Megatron-LM trains it:
+ * LayerNorm, biases on every linear layer, dropout on the attention
+ * probabilities and both residual branches, learned position embeddings,
+ * the output layer tied to the token embedding. Llama (Touvron et al.,
+ * "Llama 2", 2023, section 2.2: "pre-normalization using RMSNorm, the
+ * SwiGLU activation function, and rotary positional embeddings"; as
+ * Megatron-core builds it for NeMo's llama configs: normalization
+ * RMSNorm, bias false, hidden_dropout and attention_dropout 0,
+ * position_embedding_type rope, share_embeddings_and_output_weights
+ * false): RMSNorm, no biases, no dropout, rotary embeddings applied to
+ * the queries and keys of every layer, an untied output layer. */
+typedef enum wl_block { WL_BLOCK_GPT, WL_BLOCK_LLAMA } wl_block;
+
 /* A decoder or encoder transformer. ffn 0 means 4*hidden; ffn_mats is 2
  * for a GeLU MLP, 3 for SwiGLU; kv_heads 0 means heads (no GQA). */
 typedef struct wl_transformer {
 	uint32_t layers, hidden, heads, kv_heads;
 	uint32_t ffn, ffn_mats;
 	uint32_t seq, vocab;
+	wl_block block;
 } wl_transformer;
 
 /* A convolutional vision model, described by totals (its layers are many
@@ -191,6 +205,10 @@ typedef struct wl_kernel {
 
 enum { WL_LAYER_FWD_KERNELS = 9, WL_LAYER_BWD_KERNELS = 15 };
 
+/* The kernels of t's block: wl_layer_kernels fills this many of each list
+ * (GPT's 9 and 15; Llama's 8 and 9), the rest with NULL names. */
+void wl_layer_kernel_counts(const wl_transformer *t, size_t *nfwd, size_t *nbwd);
+
 /* The memory-bound kernels of one Megatron-LM (2021) GPT layer, forward
  * and backward, for a microbatch of mb sequences split tp ways (tensor
  * parallel, no sequence parallelism), 16-bit activations, dropout masks of
@@ -208,7 +226,9 @@ enum { WL_LAYER_FWD_KERNELS = 9, WL_LAYER_BWD_KERNELS = 15 };
  * [s, b, h] stream run on s/tp of the sequence on each rank (Korthikanti
  * et al., MLSys 2023, section 4.2.2), so they are split by tp too. With
  * FlashAttention (sp->flash) the score kernels move no bytes: the scores
- * never leave the chip. */
+ * never leave the chip. A Llama block (t->block) runs its own list: RMSNorm
+ * instead of LayerNorm, rotary embeddings on Q and K, no bias or dropout
+ * kernels (docs/gpu-kernels.md, "Llama"). */
 void wl_layer_kernels(const wl_transformer *t, uint32_t mb, const wl_split *sp,
 		      wl_kernel fwd[WL_LAYER_FWD_KERNELS], wl_kernel bwd[WL_LAYER_BWD_KERNELS]);
 
@@ -237,7 +257,8 @@ void wl_layer_fp8_casts(const wl_transformer *t, uint32_t mb, const wl_split *sp
  * vocabulary-parallel cross-entropy in fp32 (logits cast to float, max,
  * subtract, exp, sum, divide; backward: scale by the loss gradient, cast
  * back), plus the output weight's gradient accumulation. Forward and
- * backward totals in bytes (read + write). */
+ * backward totals in bytes (read + write). A Llama block's final norm is
+ * an RMSNorm (wl_layer_kernels' bytes). */
 void wl_logit_kernel_bytes(const wl_transformer *t, uint32_t mb, const wl_split *sp,
 			   double *fwd_bytes, double *bwd_bytes);
 

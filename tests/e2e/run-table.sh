@@ -50,9 +50,9 @@ run_cmd "$DPUSIM" run scenarios/demo.yaml --replications 2
 expect_rc 0 "run demo"
 no_exponent "demo"
 expect_out '^collective +size +variant +algo +busbw +time$' "collective table header with one algo column"
-# (demo trains bf16: its gradients reduced in fp32, 4 B a parameter, 393.9 MiB a stage)
-expect_out '^allreduce +393.9 MiB +baseline +ring +[0-9.]+ GB/s +[0-9.]+ ms$' "baseline's choice in the algo column"
-expect_out '^allreduce +393.9 MiB +rdma-gdr +ring +[0-9.]+ GB/s +[0-9.]+ ms$' "rdma-gdr's own choice, in the same column"
+# (demo trains bf16: its gradients reduced in fp32, 4 B a parameter, 401.6 MiB a stage)
+expect_out '^allreduce +401.6 MiB +baseline +ring +[0-9.]+ GB/s +[0-9.]+ ms$' "baseline's choice in the algo column"
+expect_out '^allreduce +401.6 MiB +rdma-gdr +ring +[0-9.]+ GB/s +[0-9.]+ ms$' "rdma-gdr's own choice, in the same column"
 expect_out '^  \(no noise configured: the 2 replications are identical\)$' "replications without noise: said once"
 n=$(grep -c 'no noise configured' <<<"$OUT")
 if [ "$n" -eq 1 ]; then ok "said once"; else not_ok "said $n times"; fi

@@ -473,6 +473,37 @@ START_TEST(grad_reduce_dtype_by_precision)
 }
 END_TEST
 
+/* transformer.block: the Llama presets are Llama blocks, a preset's block
+ * can be overridden and a custom shape given one; the dump keeps it; a word
+ * that is no block is refused where written. */
+START_TEST(transformer_block_by_preset_or_key)
+{
+	scn_scenario *s = load_ok(BASE WORK VARIANTS);
+	ck_assert_int_eq(s->jobs[0].wl.train.shape.tf.block, WL_BLOCK_LLAMA);
+	char *one = dump_of(s);
+	ck_assert_ptr_nonnull(strstr(one, "block: llama"));
+	free(one);
+	scn_free(s);
+	s = load_ok(BASE WORK "  transformer: { block: gpt }\n" VARIANTS);
+	ck_assert_int_eq(s->jobs[0].wl.train.shape.tf.block, WL_BLOCK_GPT);
+	scn_free(s);
+	s = load_ok(BASE "workload:\n  model: custom\n  transformer: { layers: 2, hidden: 256, "
+		    "heads: 4, seq: 128, vocab: 1000, ffn_mats: 3, block: llama }\n"
+		    "  batch: { global: 32 }\n" VARIANTS);
+	ck_assert_int_eq(s->jobs[0].wl.train.shape.tf.block, WL_BLOCK_LLAMA);
+	scn_free(s);
+	s = load_ok(BASE "workload:\n  model: gpt3-13b\n  parallelism: { tp: 8 }\n"
+		    "  batch: { global: 64, micro: 2 }\n" VARIANTS);
+	ck_assert_int_eq(s->jobs[0].wl.train.shape.tf.block, WL_BLOCK_GPT);
+	scn_free(s);
+	diag *d = load_bad(BASE WORK "  transformer: { block: mistral }\n" VARIANTS);
+	ck_assert_uint_eq(diag_count(d), 1);
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "t.yaml:14:"));
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "gpt or llama"));
+	diag_free(d);
+}
+END_TEST
+
 /* noise.slow_gpus names GPUs by their index in the cluster or as
  * node:gpu (both stored as the index), each at a fraction of its speed;
  * GPUs outside the cluster, speeds outside (0, 1] and a GPU named twice
@@ -724,6 +755,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, sweep_points);
 	tcase_add_test(tc, dump_round_trips);
 	tcase_add_test(tc, grad_reduce_dtype_by_precision);
+	tcase_add_test(tc, transformer_block_by_preset_or_key);
 	tcase_add_test(tc, slow_gpus_by_index_or_node);
 	tcase_add_test(tc, whole_numbers);
 	tcase_add_test(tc, sweep_point_limit);

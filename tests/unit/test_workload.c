@@ -75,15 +75,18 @@ START_TEST(rates_by_hand)
 END_TEST
 
 /* The model names carry their parameter counts (Megatron-LM Table 1;
- * GPT-3 paper; Llama 2 paper: 6.7B and 69B with an untied output layer,
- * which this model ties, hence the wider tolerance there). */
+ * GPT-3 paper). The Llama blocks (no biases, RMSNorm weights only, rotary
+ * positions, an untied output layer) give the released checkpoints'
+ * totals to the parameter: Llama 2 7B 6,738,415,616 and 70B
+ * 68,976,648,192; Llama 3 8B 8,030,261,248 and 70B 70,553,706,496. */
 START_TEST(parameter_counts_match_the_names)
 {
 	static const struct { const char *name; double params, tol; } cases[] = {
 		{ "megatron-1.7b", 1.7e9, 0.03 },   { "megatron-18.4b", 18.4e9, 0.01 },
 		{ "megatron-145.6b", 145.6e9, 0.01 }, { "megatron-1008b", 1008e9, 0.01 },
-		{ "gpt3-175b", 175e9, 0.01 },       { "llama2-7b", 6.74e9, 0.03 },
-		{ "llama2-70b", 68.98e9, 0.03 },    { "bert-large", 340e6, 0.03 },
+		{ "gpt3-175b", 175e9, 0.01 },       { "llama2-7b", 6738415616, 1e-12 },
+		{ "llama2-70b", 68976648192, 1e-12 }, { "llama3-8b", 8030261248, 1e-12 },
+		{ "llama3-70b", 70553706496, 1e-12 }, { "bert-large", 340e6, 0.03 },
 		{ "resnet50", 25.6e6, 1e-9 },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -310,8 +313,72 @@ START_TEST(kernels_split_inside_parallel_regions_only)
 	/* SwiGLU: the activation reads both halves of the up projection. */
 	wl_transformer sw = shape("llama2-7b");
 	wl_layer_kernels(&sw, 1, &(wl_split){ .tp = 1 }, f1, b1);
-	ck_assert_double_eq(f1[7].read_bytes, 2 * f1[7].write_bytes);
-	ck_assert_double_eq(b1[2].write_bytes, 2 * 2.0 * 4096 * 11008);
+	ck_assert_str_eq(f1[6].name, "swiglu");
+	ck_assert_double_eq(f1[6].read_bytes, 2 * f1[6].write_bytes);
+	ck_assert_str_eq(b1[0].name, "swiglu-bwd");
+	ck_assert_double_eq(b1[0].write_bytes, 2 * 2.0 * 4096 * 11008);
+}
+END_TEST
+
+/* A Llama layer (Llama 2 7B: s 4096, h 4096, no GQA, f 11008) at b 1,
+ * tp 2: no bias or dropout kernel; RMSNorm writes a 4-byte 1/rms per
+ * token and reads gradient, input and 1/rms once backward; RoPE reads and
+ * writes the queries and keys (2 x sbh/t elements) forward and backward;
+ * the residual adds carry no mask; the weight gradients are the layer's
+ * weights without biases: [4h^2 + 3hf]/t + 2h. The same shape as a GPT
+ * block keeps its 9 + 15 kernels. */
+START_TEST(llama_layer_has_rope_and_no_bias_or_dropout)
+{
+	wl_transformer t = shape("llama2-7b");
+	wl_kernel f[WL_LAYER_FWD_KERNELS], b[WL_LAYER_BWD_KERNELS];
+	size_t nf, nb;
+	double s = 4096, h = 4096, ff = 11008, n = s * h, sb = s;
+	wl_layer_kernels(&t, 1, &(wl_split){ .tp = 2 }, f, b);
+	wl_layer_kernel_counts(&t, &nf, &nb);
+	ck_assert_uint_eq(nf, 8);
+	ck_assert_uint_eq(nb, 9);
+	for (size_t i = 0; i < WL_LAYER_FWD_KERNELS; i++) {
+		ck_assert(i < nf ? f[i].name != NULL : f[i].name == NULL);
+		if (i < nf)
+			ck_assert_msg(!strstr(f[i].name, "bias") && !strstr(f[i].name, "dropout") &&
+					      !strstr(f[i].name, "layernorm"), "%s", f[i].name);
+	}
+	for (size_t i = 0; i < WL_LAYER_BWD_KERNELS; i++) {
+		ck_assert(i < nb ? b[i].name != NULL : b[i].name == NULL);
+		if (i < nb)
+			ck_assert_msg(!strstr(b[i].name, "bias") && !strstr(b[i].name, "dropout") &&
+					      !strstr(b[i].name, "layernorm"), "%s", b[i].name);
+	}
+	ck_assert_str_eq(f[0].name, "rmsnorm-1");
+	ck_assert_double_eq(f[0].write_bytes, 2 * n + 4 * sb);
+	ck_assert_str_eq(f[1].name, "rope");
+	ck_assert_double_eq(f[1].read_bytes, 2 * (2 * s * h / 2));
+	ck_assert_double_eq(f[1].write_bytes, f[1].read_bytes);
+	ck_assert_str_eq(b[5].name, "rope-bwd");
+	ck_assert_double_eq(b[5].read_bytes, f[1].read_bytes);
+	ck_assert_str_eq(f[4].name, "residual-add-1");
+	ck_assert_double_eq(f[4].write_bytes, 2 * n);
+	ck_assert_str_eq(b[1].name, "rmsnorm-2-bwd");
+	ck_assert_double_eq(b[1].read_bytes, 4 * n + 4 * sb);
+	ck_assert_str_eq(b[8].name, "weight-grad-accumulate");
+	double P = (4 * h * h + 3 * h * ff) / 2 + 2 * h;
+	ck_assert_double_eq_tol(b[8].read_bytes, 4 * P, 1e-6 * P);
+	/* GQA (Llama 3 8B, 8 of 32 heads): RoPE rotates the queries and the
+	 * 8 KV heads' keys, h + h/4 wide */
+	wl_transformer t3 = shape("llama3-8b");
+	wl_layer_kernels(&t3, 1, &(wl_split){ .tp = 1 }, f, b);
+	ck_assert_double_eq(f[1].read_bytes, 2 * 8192 * (4096 + 1024.0));
+	/* activations kept: no dropout masks outside (8sbh), only the softmax
+	 * output of the unfused scores (2as^2b) */
+	double kept = 8 * n + 2 * s * (3 * h) + 2 * n + 2 * 3 * s * ff + 2.0 * 32 * s * s;
+	ck_assert_double_eq_tol(wl_layer_act_bytes(&t, 1, &(wl_split){ .tp = 1 }), kept, 1e-9 * kept);
+	/* the block, not the widths, decides the list */
+	t.block = WL_BLOCK_GPT;
+	wl_layer_kernel_counts(&t, &nf, &nb);
+	ck_assert_uint_eq(nf, WL_LAYER_FWD_KERNELS);
+	ck_assert_uint_eq(nb, WL_LAYER_BWD_KERNELS);
+	wl_layer_kernels(&t, 1, &(wl_split){ .tp = 2 }, f, b);
+	ck_assert_str_eq(f[1].name, "qkv-bias-add");
 }
 END_TEST
 
@@ -590,6 +657,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, layer_kernel_bytes_by_hand);
 	tcase_add_test(tc, fp8_cast_bytes_by_hand);
 	tcase_add_test(tc, kernels_split_inside_parallel_regions_only);
+	tcase_add_test(tc, llama_layer_has_rope_and_no_bias_or_dropout);
 	tcase_add_test(tc, bad_shapes_are_refused);
 	tcase_add_test(tc, every_preset_is_a_valid_shape);
 	tcase_add_test(tc, per_gpu_flops_and_stage_params_add_up);
