@@ -29,7 +29,15 @@ double hw_now_s(void)
 
 void hw_bench_fault(const hw_bench *h, const char *point)
 {
-	if (h->fault_rank != h->rank || strcmp(point, "allreduce-ring"))
+	if (h->fault_rank != h->rank)
+		return;
+	if (!strcmp(h->fault, "late") && !strcmp(point, "p2p-stream")) {
+		/* its peer waits for the first bytes: tests that the wait is not
+		 * billed as TCP's CPU cost */
+		nanosleep(&(struct timespec){ .tv_nsec = 300000000 }, NULL);
+		return;
+	}
+	if (strcmp(point, "allreduce-ring"))
 		return;
 	if (!strcmp(h->fault, "exit")) {
 		fprintf(stderr, "dpusim-hw: rank %d: fault hook: exiting early on purpose\n", h->rank);
@@ -160,8 +168,9 @@ static int parse_fault(hw_bench *h)
 	if (!f || !*f)
 		return 0;
 	if (sscanf(f, "%15[a-z]:%d", kind, &rank) != 2 || rank < 0 ||
-	    (strcmp(kind, "exit") && strcmp(kind, "hang") && strcmp(kind, "corrupt")))
-		return usage_error("DPUSIM_HW_FAULT='%s': expected exit|hang|corrupt:RANK", f);
+	    (strcmp(kind, "exit") && strcmp(kind, "hang") && strcmp(kind, "corrupt") &&
+	     strcmp(kind, "late")))
+		return usage_error("DPUSIM_HW_FAULT='%s': expected exit|hang|corrupt|late:RANK", f);
 	snprintf(h->fault, sizeof h->fault, "%s", kind);
 	h->fault_rank = rank;
 	return 0;
@@ -241,7 +250,9 @@ static rep_report *new_report(const hw_bench *h)
 		      rep_set_info(r, "compiled_paths", hw_compiled_paths()) ||
 		      rep_set_info(r, "cpu_hz", hz) ||
 		      rep_set_info(r, "cpu_hz_source", src ? src : "unknown") ||
-		      rep_set_info(r, "cycles_per_byte_basis", "CPU seconds (getrusage) x cpu_hz / bytes");
+		      rep_set_info(r, "cycles_per_byte_basis",
+				   "CPU seconds of the sending and the receiving thread "
+				   "(CLOCK_THREAD_CPUTIME_ID, waits not spinning) x cpu_hz / bytes");
 	if (err) {
 		rep_free(r);
 		return NULL;

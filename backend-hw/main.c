@@ -49,8 +49,8 @@ static const hw_cmd commands[] = {
 	  "\n"
 	  "Exit status: 0; 1 when data verification failed; 2 on bad usage, a dead or\n"
 	  "hung peer (every rank is ended with MPI_Abort), or a failed setup.\n"
-	  "Test hook: DPUSIM_HW_FAULT=exit:R|hang:R|corrupt:R makes rank R exit, hang or\n"
-	  "add 1 to its all-reduce contribution.\n",
+	  "Test hook: DPUSIM_HW_FAULT=exit:R|hang:R|corrupt:R|late:R makes rank R exit, hang,\n"
+	  "add 1 to its all-reduce contribution or start each p2p stream 0.3 s late.\n",
 	  hw_cmd_bench },
 	{ "replay", "run a scenario's collectives, training steps or perftest test for real",
 	  "usage: mpirun -np N dpusim-hw replay FILE [-o FILE] [--transport tcp|verbs]\n"

@@ -30,6 +30,7 @@ typedef struct tcp_xport {
 	int fd[2];      /* HW_LEFT, HW_RIGHT */
 	int listen_fd;
 	double spin_ms; /* how long a wait polls without sleeping (see tcp_spin_ms) */
+	double spin_set; /* spin_ms as $DPUSIM_HW_TCP_SPIN_US says, for hw_xport_spin */
 } tcp_xport;
 
 static double now_ms(void)
@@ -296,6 +297,13 @@ static const hw_xport_ops tcp_ops = {
 	.free = tcp_free,
 };
 
+int hw_xport_spin(hw_xport *x, bool on)
+{
+	if (x->ops == &tcp_ops)
+		((tcp_xport *)x)->spin_ms = on ? ((tcp_xport *)x)->spin_set : 0;
+	return 0;
+}
+
 static int tcp_check(const char *slot, size_t cap)
 {
 	hw_msg_tcp m;
@@ -341,7 +349,7 @@ hw_xport *hw_tcp_new(const hw_xport_opts *o)
 	if (!t)
 		return NULL;
 	t->base = (hw_xport){ .ops = &tcp_ops, .timeout_ms = o->timeout_ms, .max_msg = SIZE_MAX };
-	t->spin_ms = tcp_spin_ms();
+	t->spin_ms = t->spin_set = tcp_spin_ms();
 	t->fd[0] = t->fd[1] = t->listen_fd = -1;
 	err = t->spin_ms < 0 ? SIM_EINVAL : hw_xport_place_me(&t->base, o);
 	if (!err)

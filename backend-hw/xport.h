@@ -71,6 +71,11 @@ hw_xport *hw_verbs_new(const hw_xport_opts *o);
  * either. 0, or SIM_EINVAL for another transport. */
 int hw_verbs_use_send(hw_xport *x, bool send);
 
+/* tcp only: waits spin as $DPUSIM_HW_TCP_SPIN_US says (true, the default) or
+ * sleep at once (false), for measurements of the CPU the transport itself
+ * costs. 0; a no-op for another transport. */
+int hw_xport_spin(hw_xport *x, bool on);
+
 /* x->ops->xfer; send-only and receive-only shorthands. */
 int hw_xfer(hw_xport *x, int slink, const void *sbuf, size_t sbytes, int rlink, void *rbuf,
 	    size_t rbytes);

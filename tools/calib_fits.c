@@ -160,7 +160,7 @@ static bool fit_tcp_cpu(cal_run *r, series *s, cal_lin *f, char *src, size_t src
 	cal_fmt_pm(f->p1, f->se1, s->n, cal_fmt_num, p1, sizeof p1);
 	printf("    c0 = %s %s, c1 = %s cycles/byte\n", p0, unit0, p1);
 	cal_print_residuals(s, rel, f);
-	snprintf(src, srclen, "dpusim calibrate of %s: CPU time (getrusage) x cpu_hz per message "
+	snprintf(src, srclen, "dpusim calibrate of %s: CPU time x cpu_hz per message "
 		 "of %s over %s, fitted as c0 %s + c1 x bytes by weighted least squares "
 		 "(relative): c1 = %s cycles/byte, c0 = %s %s%s%.0f B; residual rms %.1f%%, "
 		 "max %.1f%%", r->files[s->file].origin, s->b0->name, span,

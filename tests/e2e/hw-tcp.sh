@@ -44,6 +44,27 @@ run_cmd env DPUSIM_HW_TCP_SPIN_US=300 "${MPIRUN_BASE[@]}" -np 2 -x DPUSIM_HW_TCP
 expect_rc 0 "a bench whose waits spin 300 us before sleeping"
 expect_out 'allreduce_ring_busbw +tcp +4096 B .*verified x6' "verifies its all-reduce"
 
+# The CPU TCP costs is the sending and receiving threads' own, not their
+# waits: the receiver waits 0.3 s for a late sender while told to spin up to
+# 1 s, and its CPU time for the 8 MiB stream stays well under that wait
+# (a spinning wait billed it all: issue 20's negative per-byte fit).
+run_cmd env DPUSIM_HW_TCP_SPIN_US=1000000 DPUSIM_HW_FAULT=late:0 "${MPIRUN_BASE[@]}" -np 2 \
+	-x DPUSIM_HW_TCP_SPIN_US -x DPUSIM_HW_FAULT "$HW" bench --quick --sizes 4K \
+	-o "$E2E_TMP/late.json" --dir "$E2E_TMP"
+expect_rc 0 "a bench whose p2p sender starts late"
+if python3 - "$E2E_TMP/late.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert "CLOCK_THREAD_CPUTIME_ID" in d["info"]["cycles_per_byte_basis"], d["info"]
+hz = float(d["info"]["cpu_hz"])
+for side in ("tx", "rx"):
+    b = [x for x in d["benchmarks"] if x["name"] == "tcp_cpu_" + side][0]
+    cpu_s = b["value"] * b["bytes"] * b["iters"] / hz
+    assert 0 < cpu_s < 0.1, (side, cpu_s)
+PY
+then ok "the late sender's wait is not billed as the receiver's TCP CPU time"
+else not_ok "CPU time of a waiting receiver"; fi
+
 # A wrong sum is an error, not a warning: rank 2 corrupts its contribution.
 run_cmd env DPUSIM_HW_FAULT=corrupt:2 "${MPIRUN[@]}" -x DPUSIM_HW_FAULT "$HW" bench --quick \
 	--sizes 64K -o "$E2E_TMP/corrupt.json" --dir "$E2E_TMP"
