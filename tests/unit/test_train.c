@@ -432,6 +432,18 @@ START_TEST(dp_hops_inside_a_node_cost_no_host_cpu)
 }
 END_TEST
 
+/* 16 data-parallel replicas, one GPU and one NIC a node, no NVLink: every
+ * gradient byte crosses the network (and the DPU engine the tests set). */
+static train_config sixteen_one_gpu_nodes(void)
+{
+	train_config c = base(1, 1, 16, 2);
+	c.fabric.gpus_per_node = c.noise.gpus_per_node = 1;
+	c.fabric.nics_per_node = 1;
+	c.fabric.nvlink_Bps = 0;
+	c.fabric.nodes = 16;
+	return c;
+}
+
 /* What ZeRO moves across the replicas (Rajbhandari et al., "ZeRO",
  * SC 2020, section 7): stages 1 and 2 a reduce-scatter of the gradients
  * and an all-gather of the updated parameters, as many bytes as the
@@ -445,11 +457,7 @@ START_TEST(zero_stages_pay_their_communication)
 	double engine_B[4], iter[4];
 	train_result r[4];
 	for (uint32_t z = 0; z < 4; z++) {
-		train_config c = base(1, 1, 16, 2);
-		c.fabric.gpus_per_node = c.noise.gpus_per_node = 1;
-		c.fabric.nics_per_node = 1;
-		c.fabric.nvlink_Bps = 0;
-		c.fabric.nodes = 16;
+		train_config c = sixteen_one_gpu_nodes();
 		c.bucket_bytes = 64e6;
 		c.net_costs = (offload_costs){ .engine_cap_Bps = 20e9, .engine_on_dpu = true };
 		c.zero_stage = z;
@@ -491,11 +499,7 @@ START_TEST(gradients_and_gathered_weights_keep_their_dtypes)
 	train_result r[3];
 	static const double grad[] = { 2, 4, 4 };
 	for (uint32_t i = 0; i < 3; i++) {
-		train_config c = base(1, 1, 16, 2);
-		c.fabric.gpus_per_node = c.noise.gpus_per_node = 1;
-		c.fabric.nics_per_node = 1;
-		c.fabric.nvlink_Bps = 0;
-		c.fabric.nodes = 16;
+		train_config c = sixteen_one_gpu_nodes();
 		c.bucket_bytes = 0; /* one bucket: the stage's gradients */
 		c.net_costs = (offload_costs){ .engine_cap_Bps = 20e9, .engine_on_dpu = true };
 		c.grad_bytes_per_param = grad[i];
