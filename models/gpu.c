@@ -56,17 +56,51 @@ double gpu_kernel_s(const gpu_spec *g, const wl_kernel *k)
 	return gpu_mem_s(g, k->read_bytes + k->write_bytes);
 }
 
+/* Whether attention runs at the profile's measured fused-kernel rates:
+ * FlashAttention, both rates given, the head dimension they were measured at. */
+static bool flash_measured(const gpu_spec *g, const wl_transformer *t, const wl_split *sp)
+{
+	return sp->flash && g->flash_fwd_flops > 0 && g->flash_bwd_flops > 0 &&
+	       t->heads && t->hidden == (uint64_t)GPU_FLASH_HEAD_DIM * t->heads;
+}
+
+/* The GEMMs' forward time of a layer (*gemms, summed in their order) and
+ * what its attention adds beyond that to the backward's twice those GEMMs
+ * (*attn_extra_bwd): the scores' recomputation under FlashAttention. With
+ * the fused kernel's measured rates (flash_measured) the attention GEMMs
+ * leave *gemms and take their own time forward (*attn_f) and backward
+ * (*attn_b); otherwise those are 0. */
+static void layer_gemms_s(const gpu_spec *g, const wl_transformer *t, const wl_split *sp,
+			  const wl_gemm gm[WL_LAYER_GEMMS], double *gemms, double *attn_f,
+			  double *attn_b, double *attn_extra_bwd)
+{
+	bool fused = flash_measured(g, t, sp);
+	*gemms = *attn_f = *attn_b = *attn_extra_bwd = 0;
+	for (int i = 0; i < WL_LAYER_GEMMS; i++)
+		if (i != 1 && i != 2)
+			*gemms += gpu_gemm_s(g, &gm[i]);
+		else if (!fused)
+			*gemms += attn_gemm_s(g, t, sp, &gm[i]);
+	if (fused) {
+		double causal = (t->seq + 1.0) / (2.0 * t->seq) * (gm[1].flops + gm[2].flops);
+		*attn_f = causal / g->flash_fwd_flops + g->launch_s;
+		*attn_b = 2.5 * causal / g->flash_bwd_flops + g->launch_s;
+	} else if (sp->flash) { /* its backward recomputes the scores (Dao et al., 2022,
+				 * algorithm 4) */
+		*attn_extra_bwd = attn_gemm_s(g, t, sp, &gm[1]);
+	}
+}
+
 void gpu_layer_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const wl_split *sp,
 		 double *fwd_s, double *bwd_s)
 {
 	wl_gemm gm[WL_LAYER_GEMMS];
 	wl_kernel fk[WL_LAYER_FWD_KERNELS], bk[WL_LAYER_BWD_KERNELS];
 	wl_kernel cf[WL_LAYER_FP8_CASTS], cb[WL_LAYER_FP8_CASTS];
-	double gemms = 0, fwd = 0, bwd = 0;
+	double gemms, fwd = 0, bwd = 0, attn_f, attn_b, extra;
 	wl_layer_gemms_split(t, mb, sp, gm);
 	wl_layer_kernels(t, mb, sp, fk, bk);
-	for (int i = 0; i < WL_LAYER_GEMMS; i++)
-		gemms += i == 1 || i == 2 ? attn_gemm_s(g, t, sp, &gm[i]) : gpu_gemm_s(g, &gm[i]);
+	layer_gemms_s(g, t, sp, gm, &gemms, &attn_f, &attn_b, &extra);
 	if (g->fp8_cast) {
 		wl_layer_fp8_casts(t, mb, sp, cf, cb);
 		for (int i = 0; i < WL_LAYER_FP8_CASTS; i++)
@@ -78,10 +112,10 @@ void gpu_layer_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const 
 		fwd += gpu_kernel_s(g, &fk[i]);
 	for (size_t i = 0; i < nb; i++)
 		bwd += gpu_kernel_s(g, &bk[i]);
-	*fwd_s = gemms + fwd;
-	*bwd_s = 2 * gemms + bwd;
-	if (sp->flash) /* its backward recomputes the scores (Dao et al., 2022, algorithm 4) */
-		*bwd_s += attn_gemm_s(g, t, sp, &gm[1]);
+	*fwd_s = gemms + fwd + attn_f;
+	*bwd_s = 2 * gemms + bwd + attn_b;
+	if (extra > 0)
+		*bwd_s += extra;
 }
 
 void gpu_logits_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const wl_split *sp,

@@ -23,7 +23,16 @@ typedef struct gpu_spec {
 	double logit_flops;  /* peak of the output layer's GEMM; 0: peak_flops */
 	bool fp8_cast;       /* the linear layers' GEMMs take FP8 operands that
 			      * cast-transpose kernels make (wl_layer_fp8_casts) */
+	double flash_fwd_flops, flash_bwd_flops; /* measured throughput of the fused
+			      * causal attention kernel at head dim GPU_FLASH_HEAD_DIM,
+			      * FLOPs counted as FlashAttention's benchmarks count them;
+			      * 0: attention runs as GEMMs (attn_flops, eff_max) */
 } gpu_spec;
+
+/* The head dimension the profile's flash_*_flops were measured at
+ * (Shah et al., "FlashAttention-3", 2024, figures 5 and 6: head dims 64,
+ * 128 and 256 run at different rates, so one figure holds for its own). */
+#define GPU_FLASH_HEAD_DIM 128
 
 /* NVIDIA, "Matrix Multiplication Background User's Guide" (Deep Learning
  * Performance documentation), sections on tile and wave quantization: its
@@ -68,8 +77,14 @@ double gpu_kernel_s(const gpu_spec *g, const wl_kernel *k);
  * share (s+1)/(2s) of their FLOPs (Dao, "FlashAttention-2", 2023, section
  * 3.1.1: blocks above the diagonal are skipped), and its backward
  * recomputes the scores. With fp8_cast the linear layers' operands are
- * cast to FP8 as well (wl_layer_fp8_casts). Tensor- and
- * context-parallel communication is not included. */
+ * cast to FP8 as well (wl_layer_fp8_casts). Where the profile gives the
+ * fused attention kernel's measured throughput (flash_fwd_flops,
+ * flash_bwd_flops) and the layer's head dimension is the one measured,
+ * FlashAttention takes its causal FLOPs at those rates instead: forward
+ * the scores and values GEMMs' causal share, backward 2.5 times that (its
+ * two gradients of each and the recomputed scores: the count
+ * FlashAttention's benchmarks use). Tensor- and context-parallel
+ * communication is not included. */
 void gpu_layer_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const wl_split *sp,
 		 double *fwd_s, double *bwd_s);
 

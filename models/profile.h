@@ -48,6 +48,8 @@ typedef struct profile_gpu {
 	double kernel_launch_s;
 	double eff_max;       /* fraction of peak on large GEMMs */
 	double eff_half_flop; /* GEMM size at which efficiency is eff_max / 2 */
+	double flash_fwd_flops, flash_bwd_flops; /* fused causal attention, head dim 128,
+						  * measured (FlashAttention's FLOP count) */
 	double tdp_w, idle_w;
 } profile_gpu;
 

@@ -59,6 +59,10 @@ const profile_field profile_fields[] = {
 	F(GPU, profile_gpu, "eff_max", eff_max, UNIT_FRACTION, 0, 1, true, "best achieved fraction of peak on large GEMMs"),
 	F(GPU, profile_gpu, "eff_half_flops", eff_half_flop, UNIT_FLOP, 0, 1e16, true,
 	  "operation size at which achieved efficiency is half of eff_max"),
+	F(GPU, profile_gpu, "flash_fwd_flops", flash_fwd_flops, UNIT_FLOP_PER_S, 0, 1e18, true,
+	  "fused causal attention forward at head dim 128, measured, FLOPs as FlashAttention counts them"),
+	F(GPU, profile_gpu, "flash_bwd_flops", flash_bwd_flops, UNIT_FLOP_PER_S, 0, 1e18, true,
+	  "fused attention backward at head dim 128, measured, FLOPs as FlashAttention counts them"),
 	F(GPU, profile_gpu, "tdp_w", tdp_w, UNIT_WATTS, 0, 1e4, true, "power at full load"),
 	F(GPU, profile_gpu, "idle_w", idle_w, UNIT_WATTS, 0, 1e4, false, "power when idle"),
 

@@ -306,7 +306,9 @@ int setup_gpu(const scn_scenario *s, scn_precision prec, gpu_spec *out, diag *d,
 			   .launch_s = profile_has(g->kernel_launch_s) ? g->kernel_launch_s : 0,
 			   .mem_Bps = profile_has(g->hbm_bw_achieved_Bps) ? g->hbm_bw_achieved_Bps : 0,
 			   .opt_bytes = gpu_optimizer_bytes(prec != SCN_FP32 && prec != SCN_TF32,
-							    prec == SCN_FP16) };
+							    prec == SCN_FP16),
+			   .flash_fwd_flops = profile_has(g->flash_fwd_flops) ? g->flash_fwd_flops : 0,
+			   .flash_bwd_flops = profile_has(g->flash_bwd_flops) ? g->flash_bwd_flops : 0 };
 	if (prec == SCN_FP8 && !fp8_split(g, hw, out, d))
 		return SIM_EINVAL;
 	if (notes && !profile_has(g->hbm_bw_achieved_Bps))

@@ -198,6 +198,13 @@ int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant
 	    (rc = setup_transport(s, v, &c->host, &c->coll.transport, d, notes)) ||
 	    (rc = offload_net_costs(s, v, c->host.freq_Hz, &c->net_costs, d, NULL)))
 		return rc;
+	if (notes && t->flash && !(c->gpu.flash_fwd_flops > 0 && c->gpu.flash_bwd_flops > 0))
+		diag_add(notes, NULL, 0, 0, "gpu: FlashAttention runs as GEMMs at eff_max (no measured "
+			 "flash_fwd_flops and flash_bwd_flops for '%s')", s->cluster.gpu.name);
+	else if (notes && t->flash && t->shape.tf.hidden != GPU_FLASH_HEAD_DIM * t->shape.tf.heads)
+		diag_add(notes, NULL, 0, 0, "gpu: FlashAttention runs as GEMMs at eff_max (its measured "
+			 "rates are for head dim %d, this model's is %u)", GPU_FLASH_HEAD_DIM,
+			 t->shape.tf.heads ? t->shape.tf.hidden / t->shape.tf.heads : 0);
 	c->fabric.seed = seed;
 	c->coll.seed = seed;
 	c->coll.proto = setup_coll_proto(s); /* the scenario's collective model, as its benchmarks */

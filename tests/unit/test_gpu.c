@@ -176,6 +176,52 @@ START_TEST(flash_runs_the_causal_triangle)
 }
 END_TEST
 
+/* Where the profile gives the fused attention kernel's measured rates
+ * (FlashAttention-3, figures 5 and 6: cuDNN on the H100 SXM5 at head dim
+ * 128), a FlashAttention layer's attention takes its causal FLOPs at
+ * them: forward at flash_fwd_flops, backward 2.5 times the FLOPs at
+ * flash_bwd_flops, in place of the GEMM model (and its recomputed scores).
+ * Unfused attention and other head dims keep the GEMMs. */
+START_TEST(flash_at_the_measured_kernel_rates)
+{
+	const wl_preset *p = wl_preset_find("llama3-8b");
+	wl_transformer t = p->model.tf;
+	char why[64];
+	ck_assert_int_eq(wl_transformer_check(&t, why, sizeof why), 0);
+	gpu_spec h = { .peak_flops = 1979e12, .hbm_Bps = 3.35e12, .eff_max = 0.803, .sms = 132,
+		       .tile_m = 256, .tile_n = 128, .attn_flops = 989.5e12 };
+	wl_split sp = { .tp = 1, .cp = 2, .flash = true };
+	wl_gemm gm[WL_LAYER_GEMMS];
+	double f, b, f2, b2, share = 8193.0 / 16384;
+	wl_layer_gemms_split(&t, 1, &sp, gm);
+	gpu_layer_s(&h, &t, 1, &sp, &f, &b);
+	double s1 = gpu_gemm_at_s(&h, &gm[1], 989.5e12, share);
+	double s2 = gpu_gemm_at_s(&h, &gm[2], 989.5e12, share);
+	h.flash_fwd_flops = 529e12, h.flash_bwd_flops = 518e12;
+	gpu_layer_s(&h, &t, 1, &sp, &f2, &b2);
+	double causal = share * (gm[1].flops + gm[2].flops);
+	ck_assert_double_eq_tol(f2 - f, causal / 529e12 - (s1 + s2), 1e-12);
+	ck_assert_double_eq_tol(b2 - b, 2.5 * causal / 518e12 - (2 * (s1 + s2) + s1), 1e-12);
+	/* the measured kernel is slower than the GEMM model's 794 TFLOP/s */
+	ck_assert(f2 > f && b2 > b);
+	/* unfused attention: the rates do not apply */
+	double uf, ub, uf2, ub2;
+	sp.flash = false;
+	gpu_layer_s(&h, &t, 1, &sp, &uf2, &ub2);
+	h.flash_fwd_flops = h.flash_bwd_flops = 0;
+	gpu_layer_s(&h, &t, 1, &sp, &uf, &ub);
+	ck_assert(uf == uf2 && ub == ub2);
+	/* head dim 96 (megatron-1.7b's 2304 / 24): not the measured shape */
+	wl_transformer m = wl_preset_find("megatron-1.7b")->model.tf;
+	ck_assert_int_eq(wl_transformer_check(&m, why, sizeof why), 0);
+	sp.flash = true;
+	gpu_layer_s(&h, &m, 1, &sp, &uf, &ub);
+	h.flash_fwd_flops = 529e12, h.flash_bwd_flops = 518e12;
+	gpu_layer_s(&h, &m, 1, &sp, &uf2, &ub2);
+	ck_assert(uf == uf2 && ub == ub2);
+}
+END_TEST
+
 /* FP8 under Transformer Engine: the output layer at logit_flops (BF16), the
  * linear layers' operands cast-transposed to FP8 (wl_layer_fp8_casts). */
 START_TEST(fp8_logits_and_casts)
@@ -220,6 +266,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, layer_is_gemms_plus_kernel_bytes);
 	tcase_add_test(tc, large_layer_stays_below_the_gemm_ceiling);
 	tcase_add_test(tc, flash_runs_the_causal_triangle);
+	tcase_add_test(tc, flash_at_the_measured_kernel_rates);
 	tcase_add_test(tc, fp8_logits_and_casts);
 	suite_add_tcase(s, tc);
 	return s;
