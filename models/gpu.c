@@ -20,12 +20,19 @@ double gpu_mem_Bps(const gpu_spec *g)
 	return g->mem_Bps > 0 ? g->mem_Bps : g->hbm_Bps;
 }
 
-double gpu_gemm_at_s(const gpu_spec *g, const wl_gemm *gm, double peak_flops, double share)
+/* One GEMM at peak_flops x eff x quantization (share of its FLOPs) or
+ * its memory time, whichever is longer, plus launch. */
+static double gemm_s(const gpu_spec *g, const wl_gemm *gm, double peak_flops, double eff,
+		     double share)
 {
-	double compute = share * gm->flops /
-			 (peak_flops * g->eff_max * gpu_quantization_eff(g, gm));
+	double compute = share * gm->flops / (peak_flops * eff * gpu_quantization_eff(g, gm));
 	double memory = gm->bytes / gpu_mem_Bps(g);
 	return (compute > memory ? compute : memory) + g->launch_s;
+}
+
+double gpu_gemm_at_s(const gpu_spec *g, const wl_gemm *gm, double peak_flops, double share)
+{
+	return gemm_s(g, gm, peak_flops, g->eff_max, share);
 }
 
 double gpu_gemm_s(const gpu_spec *g, const wl_gemm *gm)
@@ -33,9 +40,14 @@ double gpu_gemm_s(const gpu_spec *g, const wl_gemm *gm)
 	return gpu_gemm_at_s(g, gm, g->peak_flops, 1.0);
 }
 
-static double or_peak(const gpu_spec *g, double flops)
+/* A GEMM at one of the profile's other peaks (attn_flops, logit_flops):
+ * at that peak and its own efficiency (eff16) where the peak is given, at
+ * the training peak and eff_max where it is 0. */
+static double other_peak_s(const gpu_spec *g, const wl_gemm *gm, double flops, double share)
 {
-	return flops > 0 ? flops : g->peak_flops;
+	if (!(flops > 0))
+		return gemm_s(g, gm, g->peak_flops, g->eff_max, share);
+	return gemm_s(g, gm, flops, g->eff16 > 0 ? g->eff16 : g->eff_max, share);
 }
 
 /* Attention GEMM i (1: scores, 2: values) of a layer. */
@@ -43,7 +55,7 @@ static double attn_gemm_s(const gpu_spec *g, const wl_transformer *t, const wl_s
 			  const wl_gemm *gm)
 {
 	double share = sp->flash ? (t->seq + 1.0) / (2.0 * t->seq) : 1.0;
-	return gpu_gemm_at_s(g, gm, or_peak(g, g->attn_flops), share);
+	return other_peak_s(g, gm, g->attn_flops, share);
 }
 
 double gpu_mem_s(const gpu_spec *g, double bytes)
@@ -127,7 +139,7 @@ void gpu_logits_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const
 	gm.flops = 2 * gm.m * gm.n * gm.k;
 	gm.bytes = 2 * (gm.m * gm.k + gm.k * gm.n + gm.m * gm.n);
 	wl_logit_kernel_bytes(t, mb, sp, &fwd_bytes, &bwd_bytes);
-	double gemm = gpu_gemm_at_s(g, &gm, or_peak(g, g->logit_flops), 1.0);
+	double gemm = other_peak_s(g, &gm, g->logit_flops, 1.0);
 	*fwd_s = gemm + gpu_mem_s(g, fwd_bytes);
 	*bwd_s = 2 * gemm + gpu_mem_s(g, bwd_bytes);
 }

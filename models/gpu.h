@@ -21,6 +21,9 @@ typedef struct gpu_spec {
 			      * (gpu_optimizer_bytes at the training precision) */
 	double attn_flops;   /* peak of attention's score and value GEMMs; 0: peak_flops */
 	double logit_flops;  /* peak of the output layer's GEMM; 0: peak_flops */
+	double eff16;        /* best achieved fraction of attn_flops and logit_flops where
+			      * those are given (FP8 jobs: the 16-bit GEMMs, eff_max being
+			      * the FP8 GEMMs'); 0: eff_max */
 	bool fp8_cast;       /* the linear layers' GEMMs take FP8 operands that
 			      * cast-transpose kernels make (wl_layer_fp8_casts) */
 	double flash_fwd_flops, flash_bwd_flops; /* measured throughput of the fused

@@ -57,6 +57,8 @@ const profile_field profile_fields[] = {
 	F(GPU, profile_gpu, "pcie_lanes", pcie_lanes, UNIT_COUNT, 1, 32, false, "PCIe lanes"),
 	F(GPU, profile_gpu, "kernel_launch", kernel_launch_s, UNIT_SECONDS, 0, 1e-3, false, "launch overhead per kernel"),
 	F(GPU, profile_gpu, "eff_max", eff_max, UNIT_FRACTION, 0, 1, true, "best achieved fraction of peak on large GEMMs"),
+	F(GPU, profile_gpu, "eff_max_fp8", eff_max_fp8, UNIT_FRACTION, 0, 1, true,
+	  "best achieved fraction of the FP8 peak on large FP8 GEMMs"),
 	F(GPU, profile_gpu, "eff_half_flops", eff_half_flop, UNIT_FLOP, 0, 1e16, true,
 	  "operation size at which achieved efficiency is half of eff_max"),
 	F(GPU, profile_gpu, "flash_fwd_flops", flash_fwd_flops, UNIT_FLOP_PER_S, 0, 1e18, true,

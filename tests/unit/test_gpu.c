@@ -242,6 +242,16 @@ START_TEST(fp8_logits_and_casts)
 	double at_peak = lg.flops / (312e12 * 0.869 * gpu_quantization_eff(&g, &lg));
 	ck_assert_double_eq_tol(lf2 - lf, at_peak, 1e-12);
 	ck_assert_double_eq_tol(lb2 - lb, 2 * at_peak, 1e-12);
+	/* with eff_max the FP8 GEMMs' own fraction, the 16-bit output layer
+	 * keeps its own (eff16): halving it doubles the GEMM's time */
+	double lf3, lb3;
+	g.eff16 = 0.869 / 2;
+	gpu_logits_s(&g, &big, 1, &(wl_split){ .tp = 1 }, &lf3, &lb3);
+	ck_assert_double_eq_tol(lf3 - lf2, at_peak * 2, 1e-12);
+	ck_assert_double_eq_tol(lb3 - lb2, 2 * at_peak * 2, 1e-12);
+	g.eff_max = 0.5; /* and eff_max no longer moves it */
+	gpu_logits_s(&g, &big, 1, &(wl_split){ .tp = 1 }, &lf2, &lb2);
+	ck_assert(lf2 == lf3 && lb2 == lb3);
 	/* the casts: forward 16x64 (qkv, after the norm: 1 B), 16x32 (proj: 4 B),
 	 * 16x64 (up: 1 B), 16x128 (down: 4 B) = 12,288 B; backward 4 B an
 	 * element of the output gradients 16 x (96, 64, 128, 64) = 22,528 B */

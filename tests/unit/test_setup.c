@@ -201,6 +201,23 @@ START_TEST(nvlink_achieved_over_datasheet)
 	ck_assert_double_eq_tol(g.logit_flops, 989.5e12, 1e3);
 	ck_assert(g.fp8_cast);
 	ck_assert_double_eq(g.opt_bytes, 38);
+	/* the FP8 GEMMs at FP8's own measured fraction (Bekman's MAMF table,
+	 * H100 SXM FP8: 70.9%), attention and logits at the BF16 one (80.3%) */
+	ck_assert_double_eq_tol(g.eff_max, 0.709, 1e-12);
+	ck_assert_double_eq_tol(g.eff16, 0.803, 1e-12);
+	double fp8_eff = s->cluster.gpu.v.gpu.eff_max_fp8;
+	s->cluster.gpu.v.gpu.eff_max_fp8 = NAN; /* none: eff_max, with a note */
+	size_t had = diag_count(notes);
+	ck_assert_int_eq(setup_gpu(s, SCN_FP8, &g, d, notes), SIM_OK);
+	ck_assert_double_eq_tol(g.eff_max, 0.803, 1e-12);
+	ck_assert_double_eq(g.eff16, 0);
+	bool said = false;
+	for (size_t i = had; i < diag_count(notes); i++)
+		said |= strstr(diag_msg(notes, i), "no eff_max_fp8 for 'H100-SXM5'") != NULL;
+	ck_assert(said);
+	s->cluster.gpu.v.gpu.eff_max_fp8 = fp8_eff;
+	ck_assert_int_eq(setup_gpu(s, SCN_BF16, &g, d, notes), SIM_OK);
+	ck_assert(g.eff_max > 0.8 && g.eff16 == 0);
 	/* without a BF16 peak FP8 cannot place attention: refused, named */
 	double bf16 = s->cluster.gpu.v.gpu.peak_bf16_flops;
 	s->cluster.gpu.v.gpu.peak_bf16_flops = NAN;
