@@ -173,6 +173,7 @@ static void dump_training(FILE *f, int ind, const scn_training *t)
 	put_q(f, ind, "bucket", t->bucket_bytes, UNIT_BYTES);
 	put_word(f, ind, "recompute", t->recompute ? "true" : "false");
 	put_word(f, ind, "attention", t->flash ? "flash" : "unfused");
+	put_word(f, ind, "pipeline_engine", scn_engine_words[t->engine]);
 	if (t->memory_reserve_bytes > 0)
 		put_q(f, ind, "memory_reserve", t->memory_reserve_bytes, UNIT_BYTES);
 	if (t->data.present) {

@@ -15,6 +15,8 @@ const char *const scn_stornet_words[] = { "shared", "dedicated", NULL };
 const char *const scn_precision_words[] = { "fp32", "tf32", "fp16", "bf16", "fp8", NULL };
 const char *const scn_kind_words[] = { "training", "collective", "p2p", NULL };
 static const char *const attention_words[] = { "unfused", "flash", NULL };
+/* pipeline_engine's words, in wl_engine order */
+const char *const scn_engine_words[] = { "megatron", "deepspeed", NULL };
 /* grad_reduce_dtype's words and the precisions they stand for */
 static const char *const grad_reduce_words[] = { "fp32", "bf16", "fp16", NULL };
 static const scn_precision grad_reduce_precs[] = { SCN_FP32, SCN_BF16, SCN_FP16 };
@@ -556,7 +558,7 @@ static void read_parallelism(resolve_ctx *c, const yt_node *pn, scn_training *t)
 static const char *const train_keys[] = { "kind", "model", "transformer", "precision", "parallelism",
 					  "batch", "bucket", "recompute", "data", "iterations",
 					  "target_tokens", "memory_reserve", "attention",
-					  "grad_reduce_dtype", NULL };
+					  "grad_reduce_dtype", "pipeline_engine", NULL };
 
 static void read_training(resolve_ctx *c, const yt_node *w, scn_training *t)
 {
@@ -590,6 +592,9 @@ static void read_training(resolve_ctx *c, const yt_node *w, scn_training *t)
 	t->flash = false;
 	if (scn_get_enum(r, w, "attention", false, attention_words, &v))
 		t->flash = v == 1;
+	t->engine = WL_ENGINE_MEGATRON;
+	if (scn_get_enum(r, w, "pipeline_engine", false, scn_engine_words, &v))
+		t->engine = (wl_engine)v;
 	t->memory_reserve_bytes = 0;
 	scn_get_q(r, w, "memory_reserve", false, UNIT_BYTES, 0, 1e13, true, &t->memory_reserve_bytes);
 	if ((dn = scn_section(r, w, "data", false)))
@@ -781,6 +786,7 @@ static bool read_workload(resolve_ctx *c, const yt_node *w, scn_workload *wl)
 }
 
 static void check_interleaving(resolve_ctx *c, const yt_node *pn, const scn_training *t);
+static void check_engine(resolve_ctx *c, const yt_node *w, const scn_training *t);
 
 /* Context parallelism splits each sequence into 2 cp pieces, rank i taking
  * pieces i and 2 cp - 1 - i so that every rank gets an equal share of the
@@ -841,9 +847,27 @@ static void check_training(resolve_ctx *c, const yt_node *w, scn_training *t, in
 	else
 		t->microbatches = t->global_batch / (t->dp * t->micro_batch);
 	check_interleaving(c, pn, t);
+	check_engine(c, w, t);
 	if (t->sp && t->tp < 2)
 		scn_err(c->r, yt_get(pn, "sequence_parallel"), "sequence_parallel splits the "
 			"sequence over the tensor-parallel ranks: tp must be at least 2 (got %d)", t->tp);
+}
+
+/* DeepSpeed's PipelineEngine of 2021 runs the plain schedule only (its
+ * TrainSchedule), on the whole sequence (no context or sequence
+ * parallelism in Megatron-DeepSpeed then), and refuses ZeRO 2 and 3
+ * ("ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism",
+ * deepspeed/runtime/pipe/engine.py v0.5). */
+static void check_engine(resolve_ctx *c, const yt_node *w, const scn_training *t)
+{
+	const yt_node *at = yt_get(w, "pipeline_engine");
+	const char *what = t->vp > 1 ? "virtual_stages above 1" : t->cp > 1 ? "cp above 1" :
+			   t->sp ? "sequence_parallel" : t->zero_stage >= 2 && t->pp > 1 ?
+			   "zero_stage 2 or 3 with pp above 1" : NULL;
+	if (t->engine == WL_ENGINE_DEEPSPEED && what)
+		scn_err(c->r, at, "pipeline_engine deepspeed runs the plain 1F1B schedule on the "
+			"whole sequence with ZeRO 0 or 1 (DeepSpeed's PipelineEngine of 2021): %s "
+			"needs pipeline_engine: megatron", what);
 }
 
 /* Megatron's interleaved schedule: v model chunks per pipeline rank, each

@@ -109,14 +109,18 @@ static void bucket_ready(sim_engine *eng, void *obj, uint64_t data);
 static double op_base_s(const trainer *tr, const stage *s, bool fwd, uint32_t chunk,
 			double *comm_s)
 {
-	bool last = s->p == tr->P - 1 && chunk == tr->V - 1;
+	bool last = s->p == tr->P - 1 && chunk == tr->V - 1, first = s->p == 0 && chunk == 0;
 	double layers = (double)s->layers / tr->V;
+	/* DeepSpeed's engine receives the boundary tensor in tensor-parallel
+	 * slices and all-gathers it (PartitionedTensor.full in
+	 * _exec_forward_pass); the backward gathers its own partitioned output
+	 * back and the received gradient (_exec_backward_pass). */
 	if (fwd) {
-		*comm_s = layers * (tr->tp_fwd_s + tr->cp_ag_s);
+		*comm_s = layers * (tr->tp_fwd_s + tr->cp_ag_s) + (first ? 0 : tr->pipe_ag_s);
 		return layers * tr->layer_f_s + (last ? tr->logit_f_s : 0);
 	}
 	*comm_s = layers * ((tr->tp_fwd_s + tr->cp_ag_s) * (tr->cfg->recompute ? 2 : 1) -
-			    tr->cp_ag_s + tr->cp_rs_s);
+			    tr->cp_ag_s + tr->cp_rs_s) + (last ? 0 : 2 * tr->pipe_ag_s);
 	return layers * (tr->layer_b_s + (tr->cfg->recompute ? tr->layer_f_s : 0)) +
 	       (last ? tr->logit_b_s : 0);
 }
@@ -175,7 +179,7 @@ void train_try_run(trainer *tr, stage *s)
 	bool fwd;
 	uint32_t m, c;
 	double comm, compute;
-	if (s->busy || s->syncing || s->done || tr->w->err)
+	if (s->busy || s->sending || s->syncing || s->done || tr->w->err)
 		return;
 	if (s->op == 2 * tr->M * tr->V) {
 		s->syncing = true;
@@ -240,7 +244,7 @@ static void xfer_arrived(sim_engine *eng, void *obj, uint64_t data)
 {
 	xfer *x = obj;
 	trainer *tr = x->tr;
-	stage *s = &tr->st[x->d * tr->P + x->p_to];
+	stage *s = &tr->st[x->d * tr->P + x->p_to], *from = &tr->st[x->d * tr->P + x->p_from];
 	(void)eng, (void)data;
 	size_t at = (size_t)x->chunk * tr->M + x->m;
 	if (x->fwd) {
@@ -260,6 +264,11 @@ static void xfer_arrived(sim_engine *eng, void *obj, uint64_t data)
 		x->next->prev = x->prev;
 	free(x);
 	train_try_run(tr, s);
+	if (from->sending) {
+		from->sending = false;
+		add_comm(from, TRAIN_FLOWS_PIPE, from->send_since, sim_now(tr->w->eng));
+		train_try_run(tr, from);
+	}
 }
 
 static void xfer_flowed(sim_engine *eng, void *obj, uint64_t data)
@@ -320,8 +329,12 @@ static int send_between(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to,
 		net = net || fab_leaves_node(tr->w->f, src, dst);
 	}
 	const coll_transport *tp = &tr->cfg->coll.transport;
-	*x = (xfer){ .tr = tr, .d = d, .p_to = p_to, .m = m, .chunk = chunk, .fwd = fwd,
-		     .sent = sim_now(tr->w->eng), .lat = lat + (net ? tp->msg_lat_ps : 0) };
+	/* DeepSpeed's engine sends a partitioned tensor as two messages in a
+	 * row, its layout (PartitionedTensor.to_meta) then its slice. */
+	sim_time msgs = tr->cfg->engine == WL_ENGINE_DEEPSPEED && tr->T > 1 ? 2 : 1;
+	*x = (xfer){ .tr = tr, .d = d, .p_from = p_from, .p_to = p_to, .m = m, .chunk = chunk,
+		     .fwd = fwd, .sent = sim_now(tr->w->eng),
+		     .lat = msgs * (lat + (net ? tp->msg_lat_ps : 0)) };
 	/* each GPU's slice: 1/tp of its 1/cp of the sequence */
 	uint64_t bytes = (uint64_t)(wl_stage_boundary_bytes(t, tr->cfg->micro_batch) / tr->W);
 	flow_spec fs = { .bytes = bytes ? bytes : 1, .path = path, .path_len = len,
@@ -347,6 +360,7 @@ static void op_done(sim_engine *eng, void *obj, uint64_t data)
 	bool fwd = data >> 63;
 	uint32_t m = (uint32_t)data, c = (uint32_t)(data >> 32 & 0x7fffffff);
 	int rc = 0;
+	bool sent = true;
 	(void)eng;
 	s->busy = false;
 	s->part[TRAIN_COMPUTE] += s->op_compute_s;
@@ -363,8 +377,16 @@ static void op_done(sim_engine *eng, void *obj, uint64_t data)
 		rc = send_between(tr, s->d, s->p, s->p - 1, m, c, false);
 	else if (!fwd && c > 0)
 		rc = send_between(tr, s->d, s->p, tr->P - 1, m, c - 1, false);
+	else
+		sent = false;
 	if (rc)
 		return fail(tr, rc, "pipeline transfer");
+	/* DeepSpeed's p2p.send is a blocking dist.send (a two-rank broadcast
+	 * before September 2021): the stage's next instruction waits for it. */
+	if (sent && tr->cfg->engine == WL_ENGINE_DEEPSPEED) {
+		s->sending = true;
+		s->send_since = sim_now(tr->w->eng);
+	}
 	s->op++;
 	train_try_run(tr, s);
 }
@@ -393,7 +415,7 @@ static uint32_t dp_chain(const train_config *c, coll_op ops[2])
 		ops[1] = COLL_REDUCE_SCATTER;
 		return 2;
 	}
-	ops[0] = c->zero_stage >= 1 ? COLL_REDUCE_SCATTER : COLL_ALLREDUCE;
+	ops[0] = train_grad_op(c);
 	return 1;
 }
 
@@ -652,7 +674,7 @@ static void iteration_start(trainer *tr)
 		memset(s->part, 0, sizeof s->part);
 		memset(s->comm, 0, sizeof s->comm);
 		s->op = s->grad_chunks = 0;
-		s->busy = s->waiting = s->syncing = s->done = false;
+		s->busy = s->waiting = s->syncing = s->done = s->sending = false;
 		s->compute_s = 0;
 	}
 	for (uint32_t p = 0; p < tr->P; p++) {
@@ -841,6 +863,9 @@ static int build_compute(trainer *tr)
 		rc = tp_coll_s(c, COLL_ALLGATHER, bytes, &tr->tp_ag_s, &tr->tp_ag_channels,
 			       &tr->tp_ag_algo, bound, tr->w->d);
 	tr->tp_fwd_s = 2 * (tr->tp_ar_s + tr->tp_ag_s);
+	if (!rc && c->engine == WL_ENGINE_DEEPSPEED && c->pp > 1)
+		rc = tp_coll_s(c, COLL_ALLGATHER, bytes, &tr->pipe_ag_s, &tr->pipe_ag_channels,
+			       &tr->pipe_ag_algo, bound, tr->w->d);
 	/* Context parallelism as Llama 3 trains it (Dubey et al., 2024,
 	 * section 3.3.2): each layer all-gathers K and V across the context
 	 * ranks before its attention (small beside Q under GQA), not

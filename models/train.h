@@ -86,6 +86,12 @@ typedef struct train_config {
 					       1: plain 1F1B */
 	bool recompute;
 	uint32_t zero_stage;
+	wl_engine engine;                   /* the pipeline engine whose costs apply: under
+					       DeepSpeed's a send blocks its stage until it
+					       has arrived, the receiver all-gathers the
+					       partitioned boundary tensor on the tensor-
+					       parallel group (once forward, twice backward),
+					       and ZeRO 1 all-reduces the gradients (train.c) */
 	double grad_bytes_per_param;        /* gradient element as accumulated and
 					       reduced (scn_grad_bytes): the all-reduce's
 					       and reduce-scatter's bytes */

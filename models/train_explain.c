@@ -210,6 +210,10 @@ void train_finish(trainer *tr, train_result *r)
 		add_coll(r, COLL_ALLGATHER, coll_algo_name(tr->tp_ag_algo),
 			 "tensor-parallel activations, sequence parallel (NVLink)", tr->T,
 			 boundary_bytes(c) / tr->C, tr->tp_ag_s, 1, tr->tp_ag_channels);
+	if (tr->pipe_ag_s > 0)
+		add_coll(r, COLL_ALLGATHER, coll_algo_name(tr->pipe_ag_algo),
+			 "pipeline boundary tensor, partitioned (NVLink; DeepSpeed)", tr->T,
+			 boundary_bytes(c), tr->pipe_ag_s, 1, tr->pipe_ag_channels);
 	if (tr->C > 1) {
 		add_coll(r, COLL_ALLGATHER, coll_algo_name(tr->cp_ag_algo),
 			 "context-parallel keys and values, per layer",
@@ -219,8 +223,7 @@ void train_finish(trainer *tr, train_result *r)
 			 tr->cp_kv_bytes, tr->cp_rs_s, 1, 0);
 	}
 	if (tr->dp_count)
-		add_coll(r, c->zero_stage >= 1 ? COLL_REDUCE_SCATTER : COLL_ALLREDUCE,
-			 coll_algo_name(tr->dp_algo), "gradient bucket across replicas",
+		add_coll(r, train_grad_op(c), coll_algo_name(tr->dp_algo), "gradient bucket across replicas",
 			 tr->R, tr->dg[0].bucket_bytes, tr->dp_time_s / (double)tr->dp_count, tr->dp_count,
 			 tr->dp_channels);
 	if (tr->pp_count)

@@ -27,7 +27,8 @@ typedef struct stage {
 	uint32_t op;               /* next op of the 2MV-long (interleaved) 1F1B sequence */
 	uint32_t grad_chunks;      /* chunks whose last backward has started (buckets) */
 	bool busy, waiting, syncing, done;
-	sim_time wait_since, sync_since, done_at;
+	bool sending;              /* blocked on its own send (DeepSpeed's engine) */
+	sim_time wait_since, sync_since, done_at, send_since;
 	sim_time opt_end;          /* its optimizer step ended (ZeRO: before the gather) */
 	uint8_t *fwd_in, *bwd_in;  /* input of microbatch m of chunk c ([c M + m]) has arrived */
 	sim_time *fwd_sent, *bwd_sent; /* when the transfer providing it started */
@@ -65,6 +66,18 @@ static inline double dp_op_bytes(const dpgroup *g, coll_op op)
 	return op == COLL_ALLGATHER ? g->gather_bytes : g->bucket_bytes;
 }
 
+/* The collective that reduces the gradients across replicas: the
+ * all-reduce, or under ZeRO the reduce-scatter; but DeepSpeed's ZeRO 1
+ * of 2021 all-reduces them too (deepspeed/runtime/zero/stage2.py v0.5
+ * with stage 1: contiguous_gradients off, so reduce_ipg_grads takes
+ * buffered_reduce_fallback, whose allreduce_bucket calls dist.all_reduce),
+ * keeping only its partition for the step before the all-gather. */
+static inline coll_op train_grad_op(const train_config *c)
+{
+	bool ds1 = c->engine == WL_ENGINE_DEEPSPEED && c->zero_stage == 1;
+	return c->zero_stage >= 1 && !ds1 ? COLL_REDUCE_SCATTER : COLL_ALLREDUCE;
+}
+
 /* A replica's data loader on the node of its stage 0. */
 typedef struct loader {
 	trainer *tr;
@@ -78,7 +91,7 @@ typedef struct loader {
 /* One point-to-point transfer between stages. */
 typedef struct xfer {
 	trainer *tr;
-	uint32_t d, p_to, m, chunk;   /* chunk: the receiver's model chunk */
+	uint32_t d, p_from, p_to, m, chunk;   /* chunk: the receiver's model chunk */
 	bool fwd;
 	sim_time sent, lat;
 	struct xfer *prev, *next; /* in the world's list of transfers in flight */
@@ -158,6 +171,10 @@ struct trainer {
 				    * parallel: tp_ar_s a reduce-scatter's, tp_ag_s an
 				    * all-gather's) */
 	double tp_ag_s;
+	double pipe_ag_s;          /* DeepSpeed's engine: one all-gather of the partitioned
+				    * stage-boundary tensor on the tensor-parallel group */
+	coll_algo pipe_ag_algo;
+	uint32_t pipe_ag_channels;
 	double cp_ag_s, cp_rs_s;   /* per layer: K and V all-gathered across the context-
 				    * parallel group (forward), their gradients
 				    * reduce-scattered (backward) */

@@ -23,6 +23,13 @@ typedef enum wl_kind { WL_TRANSFORMER, WL_VISION } wl_kind;
  * the queries and keys of every layer, an untied output layer. */
 typedef enum wl_block { WL_BLOCK_GPT, WL_BLOCK_LLAMA } wl_block;
 
+/* The software that runs a pipeline-parallel job, for the costs its
+ * implementation adds to the schedule (docs/scenarios.md, pipeline_engine):
+ * Megatron-LM's schedules as the model has always run them, or DeepSpeed's
+ * PipelineEngine of 2021 (v0.5: blocking sends, the partitioned boundary
+ * tensor all-gathered on the tensor-parallel group, ZeRO 1 all-reducing). */
+typedef enum wl_engine { WL_ENGINE_MEGATRON, WL_ENGINE_DEEPSPEED } wl_engine;
+
 /* A decoder or encoder transformer. ffn 0 means 4*hidden; ffn_mats is 2
  * for a GeLU MLP, 3 for SwiGLU; kv_heads 0 means heads (no GQA). */
 typedef struct wl_transformer {

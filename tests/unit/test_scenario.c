@@ -428,6 +428,47 @@ START_TEST(dump_round_trips)
 }
 END_TEST
 
+/* pipeline_engine: megatron by default, deepspeed as written, kept by the
+ * dump; DeepSpeed's 2021 engine refuses what it did not run (interleaved
+ * stages, sequence or context parallelism, ZeRO 2 or 3 on a pipeline),
+ * each where pipeline_engine is written, naming the setting. */
+START_TEST(pipeline_engine_words_and_limits)
+{
+	scn_scenario *s = load_ok(BASE WORK VARIANTS);
+	ck_assert_int_eq(s->jobs[0].wl.train.engine, WL_ENGINE_MEGATRON);
+	scn_free(s);
+	s = load_ok(BASE WORK "  pipeline_engine: deepspeed\n" VARIANTS);
+	ck_assert_int_eq(s->jobs[0].wl.train.engine, WL_ENGINE_DEEPSPEED);
+	char *one = dump_of(s);
+	ck_assert_ptr_nonnull(strstr(one, "pipeline_engine: deepspeed"));
+	free(one);
+	scn_free(s);
+	static const char *const bad[][2] = {
+		{ "  parallelism: { tp: 4, pp: 2, zero_stage: 2 }\n", "zero_stage 2 or 3" },
+		{ "  parallelism: { tp: 4, sequence_parallel: true }\n", "sequence_parallel" },
+		{ "  parallelism: { tp: 4, cp: 2 }\n", "cp above 1" },
+	};
+	char text[2048];
+	for (int i = 0; i < 3; i++) {
+		snprintf(text, sizeof text, BASE "workload:\n  model: llama2-7b\n%s"
+			 "  batch: { global: 64, micro: 2 }\n  pipeline_engine: deepspeed\n" VARIANTS,
+			 bad[i][0]);
+		diag *d = load_bad(text);
+		ck_assert_uint_ge(diag_count(d), 1);
+		ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "t.yaml:14:20:"));
+		ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), bad[i][1]));
+		diag_free(d);
+	}
+	/* ZeRO 2 without a pipeline is DeepSpeed's ordinary engine's: loads */
+	s = load_ok(BASE "workload:\n  model: llama2-7b\n  parallelism: { tp: 8, zero_stage: 2 }\n"
+		    "  batch: { global: 64, micro: 2 }\n  pipeline_engine: deepspeed\n" VARIANTS);
+	scn_free(s);
+	diag *d = load_bad(BASE WORK "  pipeline_engine: nemo\n" VARIANTS);
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "megatron or deepspeed"));
+	diag_free(d);
+}
+END_TEST
+
 /* grad_reduce_dtype: by precision as Megatron-LM sets it (bf16 and fp8
  * reduce fp32, fp16 reduces fp16, fp32 fp32), or as written; its bytes
  * size the gradients (the memory check's 4 B a parameter under bf16) and
@@ -755,6 +796,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, sweep_points);
 	tcase_add_test(tc, dump_round_trips);
 	tcase_add_test(tc, grad_reduce_dtype_by_precision);
+	tcase_add_test(tc, pipeline_engine_words_and_limits);
 	tcase_add_test(tc, transformer_block_by_preset_or_key);
 	tcase_add_test(tc, slow_gpus_by_index_or_node);
 	tcase_add_test(tc, whole_numbers);

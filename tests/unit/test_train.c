@@ -487,6 +487,37 @@ START_TEST(zero_stages_pay_their_communication)
 }
 END_TEST
 
+/* DeepSpeed's ZeRO 1 of 2021 (deepspeed/runtime/zero/stage2.py v0.5 at
+ * stage 1: contiguous_gradients off, buffered_reduce_fallback) all-reduces
+ * the gradients, then all-gathers the updated parameters: 1.5 times the
+ * bytes of Megatron's reduce-scatter and all-gather (the engine's bytes,
+ * as zero_stages_pay_their_communication counts them), slower, and listed
+ * as an all-reduce beside the all-gather. */
+START_TEST(deepspeed_zero1_all_reduces_the_gradients)
+{
+	double engine_B[2], iter[2];
+	train_result r[2];
+	for (int k = 0; k < 2; k++) {
+		train_config c = sixteen_one_gpu_nodes();
+		c.bucket_bytes = 64e6;
+		c.net_costs = (offload_costs){ .engine_cap_Bps = 20e9, .engine_on_dpu = true };
+		c.zero_stage = 1;
+		c.engine = k ? WL_ENGINE_DEEPSPEED : WL_ENGINE_MEGATRON;
+		r[k] = run(&c);
+		engine_B[k] = r[k].dpu_util * 20e9 * r[k].run_s;
+		iter[k] = mean_iter(&r[k]);
+		ck_assert_double_eq_tol(sum_parts(&r[k]), iter[k], 1e-9);
+		ck_assert_uint_eq(r[k].ncoll, 2);
+		ck_assert_int_eq(r[k].coll[0].op, k ? COLL_ALLREDUCE : COLL_REDUCE_SCATTER);
+		ck_assert_int_eq(r[k].coll[1].op, COLL_ALLGATHER);
+	}
+	ck_assert_double_eq_tol(engine_B[1], 1.5 * engine_B[0], 1e-9 * engine_B[0]);
+	ck_assert(iter[1] > iter[0]);
+	for (int k = 0; k < 2; k++)
+		train_result_release(&r[k]);
+}
+END_TEST
+
 /* Gradients are reduced in their own element type and ZeRO gathers the
  * weights in theirs (Megatron-LM under bf16: fp32 gradients, 16-bit
  * parameters): 4-byte gradients double the all-reduce's bucket and its
@@ -1183,6 +1214,77 @@ START_TEST(pipeline_sends_inside_a_node_are_nvlink)
 }
 END_TEST
 
+/* DeepSpeed's pipeline engine (v0.5, deepspeed/runtime/pipe/engine.py and
+ * p2p.py): a send is a blocking dist.send, so the sender's next pass waits
+ * for it. pp 2 on two one-GPU nodes, 2 microbatches, equal stages (f, b,
+ * a send x shorter than f): Megatron's sends overlap and stage 0 ends at
+ * 3f + 3b + 2x; under DeepSpeed stage 0's second forward and stage 1's
+ * second forward each wait for the send before, and stage 0 ends at 3f +
+ * 3b + 3x: exactly one send later. Stage 0's two blocked sends count as
+ * exposed pipeline communication (2x more than Megatron's), its waits for
+ * stage 1's gradients as x less bubble. */
+static train_config two_stage_pipeline(uint32_t tp, uint32_t gpus_per_node)
+{
+	train_config c = base(tp, 2, 1, 2);
+	c.model.tf.vocab = 8; /* no logits imbalance between stages */
+	c.fabric.gpus_per_node = c.noise.gpus_per_node = gpus_per_node;
+	c.fabric.nics_per_node = gpus_per_node;
+	c.fabric.nodes = (2 * tp + gpus_per_node - 1) / gpus_per_node;
+	return c;
+}
+
+START_TEST(deepspeed_sends_block_the_sender)
+{
+	train_config c = two_stage_pipeline(1, 1);
+	train_result mg = run(&c);
+	c.engine = WL_ENGINE_DEEPSPEED;
+	train_result ds = run(&c);
+	double x = p2p_s(&mg), f, b;
+	gpu_layer_s(&c.gpu, &c.model.tf, 1, &(wl_split){ .tp = 1 }, &f, &b);
+	ck_assert(x > 0 && x < 4 * f);
+	ck_assert_double_eq_tol(p2p_s(&ds), x, 1e-12);
+	ck_assert_double_eq_tol(mean_iter(&ds) - mean_iter(&mg), x, 1e-9);
+	ck_assert_double_eq_tol(ds.part_s[TRAIN_COMPUTE], mg.part_s[TRAIN_COMPUTE], 1e-12);
+	/* stage 0 blocked on its two sends, the bubble before each backward
+	 * shorter by what the blocking already waited */
+	ck_assert_double_eq_tol(ds.comm_s[TRAIN_FLOWS_PIPE] - mg.comm_s[TRAIN_FLOWS_PIPE], 2 * x, 1e-9);
+	ck_assert_double_eq_tol(ds.part_s[TRAIN_BUBBLE] - mg.part_s[TRAIN_BUBBLE], -x, 1e-9);
+	ck_assert_double_eq_tol(sum_parts(&ds), mean_iter(&ds), 1e-9);
+	train_result_release(&mg);
+	train_result_release(&ds);
+}
+END_TEST
+
+/* Under tensor parallelism DeepSpeed's engine sends each rank's slice of
+ * the boundary tensor (PartitionedTensor: its layout, then the slice, two
+ * messages) and the receiver all-gathers it on the tensor-parallel group,
+ * g each: stage 1's forwards once each, stage 0's backwards twice (its
+ * own partitioned output restored, then the gradient). tp 2, pp 2 on one
+ * node, the timeline of deepspeed_sends_block_the_sender with the gathers:
+ * stage 0 ends at 3f + 3b + 3x' + 4g (x' a DeepSpeed send, two
+ * latencies), against Megatron's 3f + 3b + 2x; the report lists the
+ * gather. */
+START_TEST(deepspeed_gathers_the_partitioned_boundary)
+{
+	train_config c = two_stage_pipeline(2, 8);
+	train_result mg = run(&c);
+	c.engine = WL_ENGINE_DEEPSPEED;
+	train_result ds = run(&c);
+	const train_coll_stat *ag = coll_of(&ds, COLL_ALLGATHER);
+	ck_assert_ptr_null(coll_of(&mg, COLL_ALLGATHER));
+	ck_assert_ptr_nonnull(ag);
+	ck_assert_uint_eq(ag->ranks, 2);
+	ck_assert_uint_eq(ag->bytes, (uint64_t)wl_stage_boundary_bytes(&c.model.tf, 1));
+	double g = ag->time_s, x = p2p_s(&mg), xd = p2p_s(&ds);
+	ck_assert(g > 0);
+	ck_assert_double_eq_tol(xd - x, 0.5e-6, 1e-12); /* one more NVLink latency */
+	ck_assert_double_eq_tol(mean_iter(&ds) - mean_iter(&mg), 3 * xd - 2 * x + 4 * g, 1e-9);
+	ck_assert_double_eq_tol(sum_parts(&ds), mean_iter(&ds), 1e-9);
+	train_result_release(&mg);
+	train_result_release(&ds);
+}
+END_TEST
+
 #define TP_SCENARIO(GPU)                                                                   \
 	"cluster:\n"                                                                        \
 	"  nodes: 1\n"                                                                      \
@@ -1292,6 +1394,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, host_tcp_bound_by_cores);
 	tcase_add_test(tc, dp_hops_inside_a_node_cost_no_host_cpu);
 	tcase_add_test(tc, zero_stages_pay_their_communication);
+	tcase_add_test(tc, deepspeed_zero1_all_reduces_the_gradients);
 	tcase_add_test(tc, gradients_and_gathered_weights_keep_their_dtypes);
 	tcase_add_test(tc, storage_client_and_tcp_share_the_cores);
 	tcase_add_test(tc, storage_bounce_and_rdma_share_host_memory);
@@ -1314,6 +1417,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, jobs_are_placed_packed_then_spread);
 	tcase_add_test(tc, tp_allreduce_runs_on_the_given_channels);
 	tcase_add_test(tc, pipeline_sends_inside_a_node_are_nvlink);
+	tcase_add_test(tc, deepspeed_sends_block_the_sender);
+	tcase_add_test(tc, deepspeed_gathers_the_partitioned_boundary);
 	tcase_add_test(tc, tp_channels_come_from_the_gpu_profile);
 	tcase_add_test(tc, host_rdma_storage_costs_no_core_per_byte);
 	tcase_add_test(tc, a_pass_past_the_horizon_is_refused);
