@@ -853,18 +853,14 @@ static void check_training(resolve_ctx *c, const yt_node *w, scn_training *t, in
 			"sequence over the tensor-parallel ranks: tp must be at least 2 (got %d)", t->tp);
 }
 
-/* DeepSpeed's PipelineEngine of 2021 runs the plain schedule only (its
- * TrainSchedule), on the whole sequence (no context or sequence
- * parallelism in Megatron-DeepSpeed then), and refuses ZeRO 2 and 3
- * ("ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism",
- * deepspeed/runtime/pipe/engine.py v0.5). */
+/* What the pipeline engine cannot run (wl_engine_fault, the check plan
+ * applies to its layouts too), refused where pipeline_engine is written. */
 static void check_engine(resolve_ctx *c, const yt_node *w, const scn_training *t)
 {
 	const yt_node *at = yt_get(w, "pipeline_engine");
-	const char *what = t->vp > 1 ? "virtual_stages above 1" : t->cp > 1 ? "cp above 1" :
-			   t->sp ? "sequence_parallel" : t->zero_stage >= 2 && t->pp > 1 ?
-			   "zero_stage 2 or 3 with pp above 1" : NULL;
-	if (t->engine == WL_ENGINE_DEEPSPEED && what)
+	const char *what = wl_engine_fault(t->engine, (uint32_t)t->pp, (uint32_t)t->vp, t->sp,
+					   (uint32_t)t->cp, (uint32_t)t->zero_stage);
+	if (what)
 		scn_err(c->r, at, "pipeline_engine deepspeed runs the plain 1F1B schedule on the "
 			"whole sequence with ZeRO 0 or 1 (DeepSpeed's PipelineEngine of 2021): %s "
 			"needs pipeline_engine: megatron", what);

@@ -557,6 +557,15 @@ unsigned wl_interleave_faults(const wl_model *m, uint32_t pp, uint32_t v, uint32
 	return f;
 }
 
+const char *wl_engine_fault(wl_engine e, uint32_t pp, uint32_t vp, bool sp, uint32_t cp,
+			    uint32_t zero_stage)
+{
+	if (e != WL_ENGINE_DEEPSPEED)
+		return NULL;
+	return vp > 1 ? "virtual_stages above 1" : cp > 1 ? "cp above 1" : sp ? "sequence_parallel"
+	       : zero_stage >= 2 && pp > 1 ? "zero_stage 2 or 3 with pp above 1" : NULL;
+}
+
 bool wl_cp_splits_seq(const wl_transformer *t, uint32_t cp)
 {
 	return cp <= 1 || t->seq % (2ull * cp) == 0;

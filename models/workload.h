@@ -302,6 +302,16 @@ void wl_interleaved_op(uint32_t pp, uint32_t v, uint32_t microbatches, uint32_t 
 enum { WL_VP_NO_PIPELINE = 1, WL_VP_LAYERS = 2, WL_VP_MICROBATCHES = 4 };
 unsigned wl_interleave_faults(const wl_model *m, uint32_t pp, uint32_t v, uint32_t microbatches);
 
+/* What pipeline engine e cannot run of a layout, for the loader's refusal
+ * and plan's search: NULL where it runs it, else the setting, named for a
+ * message. DeepSpeed's PipelineEngine of 2021 runs the plain 1F1B
+ * schedule (its TrainSchedule) on the whole sequence (no sequence or
+ * context parallelism in Megatron-DeepSpeed then) and asserts "ZeRO-2 and
+ * ZeRO-3 are incompatible with pipeline parallelism"
+ * (deepspeed/runtime/pipe/engine.py v0.5). Megatron runs them all. */
+const char *wl_engine_fault(wl_engine e, uint32_t pp, uint32_t vp, bool sp, uint32_t cp,
+			    uint32_t zero_stage);
+
 /* Whether context parallelism over cp ranks splits the sequence: into 2 cp
  * equal pieces, rank i taking pieces i and 2 cp - 1 - i so that each gets
  * an equal share of the causal attention (Megatron-Core's load balancing).

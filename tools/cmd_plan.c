@@ -358,6 +358,10 @@ static int add_states(const space *sp, cand c, int m)
 	double hbm = sp->s->cluster.gpu.v.gpu.hbm_bytes;
 	for (int z = 0; z <= ((long)c.dp * c.cp > 1 ? 3 : 0); z++)
 		for (int r = 0; r < 2; r++) {
+			/* only what the scenario's pipeline engine runs (the loader's check) */
+			if (wl_engine_fault(t->engine, (uint32_t)c.pp, (uint32_t)c.vp, c.sp,
+					    (uint32_t)c.cp, (uint32_t)z))
+				continue;
 			scn_layout lay = { .tp = c.tp, .pp = c.pp, .dp = c.dp, .micro_batch = c.mb,
 					   .global_batch = sp->global, .zero_stage = z, .recompute = r,
 					   .vp = c.vp, .sp = c.sp, .cp = c.cp };

@@ -210,6 +210,22 @@ if [ "$V1" = 1 ] && python3 -c "import sys; sys.exit(not float(sys.argv[1]) < 0.
 	ok "plain 1F1B's best (pp $PP1, $ITER1) is over 3% slower than interleaved ($ITER)"
 else not_ok "plain 1F1B's best: v '$V1', $ITER1 against $ITER"; fi
 
+# The same job on DeepSpeed's pipeline engine (pipeline_engine: deepspeed,
+# which runs plain 1F1B on the whole sequence with ZeRO 0 or 1 on a
+# pipeline): plan tries only what the loader accepts for it, so every
+# layout listed has v 1, sp off, cp 1 and no ZeRO 2 or 3 with pp above 1,
+# and the best runs as a scenario (before, every finalist was refused).
+sed 's/^  recompute: true/  recompute: true\n  pipeline_engine: deepspeed/' "$F" > "$E2E_TMP/ds.yaml"
+run_cmd "$DPUSIM" plan "$E2E_TMP/ds.yaml" --top 1000
+expect_rc 0 "plan on DeepSpeed's pipeline engine"
+ROWS=$(awk '$1 ~ /^[0-9]+$/ && NF == 18' <<<"$OUT")
+if [ -n "$ROWS" ] && awk '$9 != 1 || $10 != "off" || $11 != 1 || ($4 > 1 && $7 >= 2) { bad = 1 } END { exit bad }' <<<"$ROWS"; then
+	ok "every layout listed is one DeepSpeed's engine runs ($(wc -l <<<"$ROWS") of them)"
+else not_ok "a layout DeepSpeed's engine refuses was listed: $ROWS"; fi
+read -r _ NODES TP PP DP MB Z REC V SP CP _ _ ITER TOKS _ _ USD <<<"$(head -1 <<<"$ROWS")"
+best_yaml "$E2E_TMP/ds.yaml" "$E2E_TMP/ds-best.yaml"
+same_iter "$E2E_TMP/ds-best.yaml" "$ITER" "DeepSpeed's best layout"
+
 # Context parallelism is what fits a long sequence
 # (tests/data/plan-long.yaml: 65,536 tokens, unfused attention, 2 GPUs a
 # node): every layout that fits has cp > 1; kept at the scenario's cp 1
