@@ -125,7 +125,8 @@ static int check_cfg(const fab_config *c)
 {
 	if (!c->nodes || !c->gpus_per_node || !c->nics_per_node || !(c->link_Bps > 0) ||
 	    c->hop_lat_ps < 0 || c->switch_lat_ps < 0 || c->nvlink_lat_ps < 0 ||
-	    c->pcie_lat_ps < 0 || c->nvlink_Bps < 0 || c->pcie_Bps < 0 || c->host_mem_Bps < 0)
+	    c->pcie_lat_ps < 0 || c->nvlink_Bps < 0 || c->pcie_Bps < 0 || c->host_mem_Bps < 0 ||
+	    !(c->payload_frac >= 0 && c->payload_frac <= 1))
 		return SIM_EINVAL;
 	if (c->nics_per_node > c->gpus_per_node && c->topo != FAB_RAIL)
 		return SIM_EINVAL;
@@ -134,6 +135,11 @@ static int check_cfg(const fab_config *c)
 	if ((uint64_t)c->nodes * c->gpus_per_node > UINT32_MAX / 2)
 		return SIM_ERANGE;
 	return 0;
+}
+
+double fab_link_payload_Bps(const fab_config *c)
+{
+	return c->payload_frac > 0 ? c->link_Bps * c->payload_frac : c->link_Bps;
 }
 
 /* Host ports per leaf: d / (radix - d) as close to oversub as integers allow. */
@@ -201,15 +207,18 @@ static int place_ports(fab *f)
 	return 0;
 }
 
+/* The NIC and switch links carry payload at their data rate less the
+ * packets' headers (fabric.h, payload_frac). */
 static int build_network(fab *f)
 {
 	const fab_config *c = &f->cfg;
+	double link = fab_link_payload_Bps(c);
 	int rc;
 	f->port_link = table(f->ports);
 	if (!f->port_link)
 		return SIM_ENOMEM;
 	for (uint32_t p = 0; p < f->ports; p++)
-		if ((rc = add_link(f, c->link_Bps, L_NIC, p / c->nics_per_node, p % c->nics_per_node,
+		if ((rc = add_link(f, link, L_NIC, p / c->nics_per_node, p % c->nics_per_node,
 				   f->port_leaf[p], &f->port_link[p])))
 			return rc;
 	if (c->topo == FAB_SINGLE_SWITCH)
@@ -229,7 +238,7 @@ static int build_network(fab *f)
 		return SIM_ENOMEM;
 	for (uint32_t l = 0; l < f->leaves; l++)
 		for (uint32_t j = 0; j < f->u; j++)
-			if ((rc = add_link(f, c->link_Bps, L_LEAF, l, j, 0, &f->leaf_up[l * f->u + j])))
+			if ((rc = add_link(f, link, L_LEAF, l, j, 0, &f->leaf_up[l * f->u + j])))
 				return rc;
 	if (c->topo != FAB_FAT_TREE3)
 		return 0;
@@ -239,7 +248,7 @@ static int build_network(fab *f)
 	for (uint32_t p = 0; p < f->pods; p++)
 		for (uint32_t j = 0; j < f->u; j++)
 			for (uint32_t k = 0; k < f->cores_per_group; k++)
-				if ((rc = add_link(f, c->link_Bps, L_AGG, p, j, k,
+				if ((rc = add_link(f, link, L_AGG, p, j, k,
 						   &f->agg_up[(p * f->u + j) * f->cores_per_group + k])))
 					return rc;
 	return 0;
@@ -390,12 +399,13 @@ uint32_t fab_links(const fab *f)
 
 double fab_leaf_up_Bps(const fab *f)
 {
-	return f->cfg.topo == FAB_SINGLE_SWITCH ? 0 : (double)f->leaves * f->u * f->cfg.link_Bps;
+	return f->cfg.topo == FAB_SINGLE_SWITCH ? 0
+	       : (double)f->leaves * f->u * fab_link_payload_Bps(&f->cfg);
 }
 
 double fab_leaf_down_Bps(const fab *f)
 {
-	return (double)f->ports * f->cfg.link_Bps;
+	return (double)f->ports * fab_link_payload_Bps(&f->cfg);
 }
 
 uint32_t fab_nic_up(const fab *f, uint32_t rank)

@@ -60,7 +60,11 @@ typedef struct fab_config {
 	uint32_t nodes;
 	uint32_t gpus_per_node;
 	uint32_t nics_per_node;    /* GPU g uses NIC g * nics / gpus; rails = nics */
-	double link_Bps;           /* NIC port and switch links, per direction */
+	double link_Bps;           /* NIC port and switch links, per direction: the data
+				    * rate (models/wire.h) */
+	double payload_frac;       /* of link_Bps, what carries payload: the rest is the
+				    * packets' headers (wire_payload_frac of the
+				    * fabric's traffic); 0: all of it (no headers) */
 	sim_time hop_lat_ps;       /* per link crossed */
 	sim_time switch_lat_ps;    /* per switch crossed */
 	uint32_t radix;            /* switch ports (fat-tree and rail; 0 = unlimited for single switch) */
@@ -75,10 +79,11 @@ typedef struct fab_config {
 	uint64_t seed;
 } fab_config;
 
-/* Builds the topology's resources into net (which must outlive it). *out
- * is freed with fab_free (NULL is a no-op). Returns 0, SIM_EINVAL (a zero
- * count or rate, oversub < 1, a radix too small for the topology) or
- * SIM_ENOMEM. */
+/* Builds the topology's resources into net (which must outlive it): the
+ * NIC and switch links at their payload rate, link_Bps x payload_frac.
+ * *out is freed with fab_free (NULL is a no-op). Returns 0, SIM_EINVAL (a
+ * zero count or rate, oversub < 1, payload_frac outside [0, 1], a radix
+ * too small for the topology) or SIM_ENOMEM. */
 int fab_new(const fab_config *cfg, flow_net *net, fab **out);
 void fab_free(fab *f);
 
@@ -87,6 +92,10 @@ void fab_free(fab *f);
  * many and refuses one node more. UINT64_MAX: no limit (a single switch
  * of radix 0). For saying why a fabric was refused. */
 uint64_t fab_max_ports(const fab_config *cfg);
+
+/* The payload rate of one NIC or switch link of cfg: link_Bps x
+ * payload_frac (link_Bps where payload_frac is 0). */
+double fab_link_payload_Bps(const fab_config *cfg);
 
 uint32_t fab_ranks(const fab *f);
 /* Switches: the network's (leaves, spines, cores), and with them each
@@ -97,8 +106,8 @@ uint32_t fab_switches(const fab *f);
 uint32_t fab_links(const fab *f);
 const fab_config *fab_cfg(const fab *f);
 /* Sum of the capacities of the links from leaf switches up to the next
- * tier, and from hosts down into the leaves (per direction, B/s): their
- * ratio is the oversubscription as built. Single switch: 0 uplink. */
+ * tier, and from hosts down into the leaves (per direction, payload B/s):
+ * their ratio is the oversubscription as built. Single switch: 0 uplink. */
 double fab_leaf_up_Bps(const fab *f);
 double fab_leaf_down_Bps(const fab *f);
 

@@ -6,14 +6,14 @@ SCN_SRCS := models/units.c models/diag.c models/ytree.c \
 	models/profile_schema.c models/profile.c \
 	models/scenario.c models/scenario_read.c \
 	models/scenario_resolve.c models/scenario_dump.c \
-	models/offload.c \
+	models/offload.c models/wire.c \
 	models/datadir.c models/canon.c
 MODEL_OBJS += $(SCN_SRCS:%.c=$(BUILD)/%.o)
 UNIT_TESTS += units diag ytree profile scenario datadir canon offload
 # fabric, transports, collectives
 MODEL_OBJS += $(BUILD)/models/fabric.o $(BUILD)/models/transport.o $(BUILD)/models/coll.o \
 	$(BUILD)/models/coll_nccl.o
-UNIT_TESTS += fabric coll
+UNIT_TESTS += wire fabric coll
 UNIT_TESTS += coll_group
 # training workloads
 MODEL_OBJS += $(BUILD)/models/workload.o $(BUILD)/models/gpu.o

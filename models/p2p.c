@@ -8,50 +8,6 @@
 
 #include "sim/err.h"
 
-/* Per-packet bytes. InfiniBand Architecture Specification Volume 1
- * (IBTA, Release 1.4), chapter 5 "Data packet format" and 9.3 "Base
- * transport header": every packet carries a Local Route Header (8 bytes),
- * a Base Transport Header (12), the invariant CRC (4) and the variant CRC
- * (2); the first (or only) packet of an RDMA WRITE also an RDMA Extended
- * Transport Header (16: virtual address 8, R_Key 4, DMA length 4), a SEND
- * none; an RDMA READ response carries an ACK Extended Transport Header (4)
- * in its first and in its last packet (9.4.3, "RDMA READ Response First,
- * Middle, Last, Only"), its request (a RETH, no payload) going the other
- * way. The largest path MTU is 4096 bytes of payload (same chapter: MTUs
- * of 256 to 4096), which perftest uses when both ports and the switch
- * have it (it takes the port's active MTU). RoCEv2 (IBTA Supplement to
- * Volume 1, Annex A17 "RoCEv2", 2014) carries the same BTH, RETH, AETH and
- * ICRC in UDP (8) over IPv4 (20) in an Ethernet frame (header 14, FCS 4),
- * and every frame also occupies its preamble and start delimiter (8) and
- * the minimum inter-frame gap (12) on the wire (IEEE 802.3, clause 3 and
- * 4.4.2); its payload MTU is at most 4096 as on InfiniBand. Link-level
- * flow control packets, the physical layer's idle and control symbols and
- * FEC are not counted: the port_rate of a profile is taken as the data
- * rate after line coding, as NVIDIA quotes it (200 Gb/s HDR, 400 Gb/s NDR). */
-p2p_wire p2p_wire_of(bool link_ib, p2p_op op)
-{
-	p2p_wire w = { .mtu_bytes = 4096, .first_hdr_bytes = op == P2P_WRITE ? 16
-							     : op == P2P_READ ? 4 : 0,
-		       .last_hdr_bytes = op == P2P_READ ? 4 : 0 };
-	if (link_ib) {
-		w.pkt_hdr_bytes = 8 + 12 + 4 + 2;
-		w.what = "InfiniBand, 4096-byte MTU: LRH 8 + BTH 12 + ICRC 4 + VCRC 2 bytes per "
-			 "packet";
-	} else {
-		w.pkt_hdr_bytes = 8 + 14 + 4 + 12 + 20 + 8 + 12 + 4;
-		w.what = "RoCEv2, 4096-byte MTU: preamble 8 + Ethernet 14 + FCS 4 + gap 12 + IPv4 "
-			 "20 + UDP 8 + BTH 12 + ICRC 4 bytes per packet";
-	}
-	return w;
-}
-
-double p2p_wire_bytes(const p2p_wire *w, uint64_t bytes)
-{
-	uint64_t packets = bytes ? (bytes + w->mtu_bytes - 1) / w->mtu_bytes : 1;
-	return (double)bytes + (double)packets * w->pkt_hdr_bytes + w->first_hdr_bytes +
-	       (packets > 1 ? w->last_hdr_bytes : 0);
-}
-
 /* A QP's messages: posted by the host, issued as read requests (reads
  * only), ready at the sending adapter (written or sent: once posted; read:
  * once the request has arrived), started and through on the wire, arrived
@@ -286,12 +242,15 @@ static void on_arrive(sim_engine *eng, void *obj, uint64_t data)
 }
 
 /* Direction dir's path (src to dst, or back), the network links weighted
- * by the wire's bytes per payload byte, plus the sending adapter's
- * message-rate resource (msg_res; UINT32_MAX: none). */
+ * by the message's wire bytes per payload byte over what their payload
+ * rate already leaves for headers (fab_config.payload_frac, 0: none), plus
+ * the sending adapter's message-rate resource (msg_res; UINT32_MAX:
+ * none). */
 static int route(p2p_run_state *r, fab *f, int dir, uint32_t msg_res)
 {
 	const p2p_params *p = r->p;
-	double w = p2p_wire_bytes(&p->wire, p->bytes) / (double)p->bytes;
+	double frac = fab_cfg(f)->payload_frac > 0 ? fab_cfg(f)->payload_frac : 1;
+	double w = wire_bytes(&p->wire, p->bytes) * frac / (double)p->bytes;
 	fab_path fp;
 	int rc = dir ? fab_route(f, p->dst, p->src, 1, p->end, p->end, &fp)
 		     : fab_route(f, p->src, p->dst, 0, p->end, p->end, &fp);

@@ -31,9 +31,12 @@
  * byte has arrived.
  *
  * On the wire a message is packets of at most `mtu` payload bytes, each
- * with the link layer's and transport's headers: the network links carry
- * those bytes too (a weight on the flow's path entries of the NIC and
- * fabric classes), PCIe and memory only the payload. */
+ * with the link layer's and transport's headers (models/wire.h): the
+ * network links, whose capacity is already their payload rate in full
+ * packets (fab_config.payload_frac), carry what a message's own packets
+ * add beyond that (a weight on the flow's path entries of the NIC and
+ * fabric classes: a WRITE's RETH, a last packet's headers on a partial
+ * payload); PCIe and memory only the payload. */
 #ifndef DPUSIM_MODELS_P2P_H
 #define DPUSIM_MODELS_P2P_H
 
@@ -41,6 +44,7 @@
 #include <stdint.h>
 
 #include "models/fabric.h"
+#include "models/wire.h"
 #include "sim/engine.h"
 #include "sim/flow.h"
 
@@ -48,23 +52,6 @@
  * the requester (src) to the responder (dst); an RDMA READ asks with a
  * small request and the responder's adapter returns them (dst to src). */
 typedef enum p2p_op { P2P_WRITE, P2P_SEND, P2P_READ } p2p_op;
-
-/* Bytes a packet carries besides its payload. */
-typedef struct p2p_wire {
-	uint32_t mtu_bytes;        /* payload per packet */
-	uint32_t pkt_hdr_bytes;    /* headers and trailers of every packet */
-	uint32_t first_hdr_bytes;  /* more in a message's first packet (WRITE's RETH, a
-	                              READ response's AETH) */
-	uint32_t last_hdr_bytes;   /* more in the last of several (a READ response's AETH) */
-	const char *what;          /* the layers, for notes ("InfiniBand: LRH 8 ...") */
-} p2p_wire;
-
-/* InfiniBand (link_ib true) or RoCEv2 on Ethernet, the data packets of op
- * (a READ's response). Figures and sources in p2p.c. */
-p2p_wire p2p_wire_of(bool link_ib, p2p_op op);
-
-/* Bytes on the wire of a message of `bytes` payload bytes. */
-double p2p_wire_bytes(const p2p_wire *w, uint64_t bytes);
 
 typedef struct p2p_params {
 	p2p_op op;
@@ -94,7 +81,10 @@ typedef struct p2p_params {
 	sim_time mem_write_ps;     /* latency tests: the receiving adapter's posted write of a
 	                              message (and its completion) into the buffer's memory,
 	                              before the waiting CPU can see it; 0: not modelled */
-	p2p_wire wire;
+	wire_frame wire;          /* the packets of op on the fabric's link layer
+	                             (models/wire.h): the network links carry their
+	                             headers beyond the share the fabric's
+	                             payload_frac already leaves for full packets */
 } p2p_params;
 
 typedef struct p2p_result {

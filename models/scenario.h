@@ -84,7 +84,11 @@ typedef struct scn_fabric {
 	double hop_latency_s;     /* cable + SerDes per hop, besides the switch's own */
 	scn_routing routing;      /* as given, else by link layer: InfiniBand dmodk, else ecmp */
 	bool routing_given;       /* the scenario wrote routing: */
-	int link_layer;           /* profile_link_layer of the fabric, -1 unknown */
+	int link_layer;           /* profile_link_layer of the fabric (a loaded scenario's is
+				     infiniband or ethernet), -1 unknown */
+	double mtu_bytes;         /* the link MTU as given (IB MTU, or Ethernet's IP MTU);
+				     NAN: the link layer's default per transport
+				     (models/wire.h, wire_default_mtu) */
 	scn_ll_from ll_from;      /* the profile that decided it */
 	int rails;                /* rail-optimised: rails (= NICs per node) */
 	scn_hw sw;                /* switch profile */

@@ -105,6 +105,8 @@ static void dump_cluster_at(FILE *f, int ind, const scn_cluster *c)
 	put_q(f, in, "oversubscription", fb->oversubscription, UNIT_NUMBER);
 	put_q(f, in, "link_rate", fb->link_rate_Bps, UNIT_BYTES_PER_S);
 	put_q(f, in, "hop_latency", fb->hop_latency_s, UNIT_SECONDS);
+	if (!isnan(fb->mtu_bytes))
+		fprintf(f, "%*smtu: %.0fB\n", in, "", fb->mtu_bytes);
 	if (fb->routing_given) /* else a comment: the link layer dumped above decides again */
 		put_word(f, in, "routing", scn_routing_words[fb->routing]);
 	else

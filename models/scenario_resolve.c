@@ -7,6 +7,7 @@
 
 #include "models/offload.h"
 #include "models/scenario_int.h"
+#include "models/wire.h"
 #include "sim/err.h"
 
 const char *const scn_topology_words[] = { "single-switch", "fat-tree", "rail-optimised", NULL };
@@ -170,7 +171,7 @@ static void need_either(resolve_ctx *c, const scn_hw *hw, const yt_node *hw_node
 /* ---- cluster ---- */
 
 static const char *const fabric_keys[] = { "topology", "switch", "tiers", "oversubscription",
-					   "link_rate", "hop_latency", "routing", NULL };
+					   "link_rate", "hop_latency", "routing", "mtu", NULL };
 
 /* Endpoints a fabric of this switch radix can attach (leaf down ports
  * k*r/(1+r) for oversubscription r; k leaves under k-port spines; a third
@@ -212,6 +213,13 @@ static void read_fabric(resolve_ctx *c, const yt_node *fab, scn_cluster *cl)
 	scn_get_q(r, fab, "hop_latency", false, UNIT_SECONDS, 0, 1e-3, false, &f->hop_latency_s);
 	f->link_rate_Bps = NAN;
 	scn_get_q(r, fab, "link_rate", false, UNIT_BYTES_PER_S, 0, 1e13, true, &f->link_rate_Bps);
+	f->mtu_bytes = NAN;
+	if (scn_get_q(r, fab, "mtu", false, UNIT_BYTES, 256, 9216, false, &f->mtu_bytes) &&
+	    f->mtu_bytes != floor(f->mtu_bytes)) {
+		scn_err(r, yt_get(fab, "mtu"), "'mtu' must be whole bytes (got '%s')",
+			yt_get(fab, "mtu")->text);
+		f->mtu_bytes = NAN;
+	}
 }
 
 /* The fabric's link layer (the switch's, else a NIC's that is not vpi)
@@ -307,6 +315,28 @@ static void check_link_layer(resolve_ctx *c, const scn_hw *ad, const yt_node *ad
 		    alt ? alt : "");
 }
 
+/* The link layer decides every packet's headers (models/wire.h): a
+ * fabric whose switch and NIC are both vpi must say which it runs. And an
+ * mtu must be one of that link layer's. */
+static void check_wire(resolve_ctx *c, scn_fabric *f, const scn_hw *nic)
+{
+	const yt_node *m = yt_get(c->fabric, "mtu");
+	bool ib = f->link_layer == PROFILE_LL_INFINIBAND;
+	if (f->link_layer < 0) {
+		scn_err_key(c->r, ll_source(c->sw), "the fabric's link layer is not known (switch "
+			    "'%s' and NIC '%s' give none but vpi): the packets' headers depend on "
+			    "it; set the switch's link_layer to infiniband or ethernet", f->sw.name,
+			    nic->name);
+		return;
+	}
+	if (isnan(f->mtu_bytes) || wire_mtu_ok(ib, (uint32_t)f->mtu_bytes))
+		return;
+	scn_err(c->r, m, ib ? "mtu '%s' is not an InfiniBand MTU (256, 512, 1024, 2048 or 4096 "
+		"bytes of payload) on the infiniband fabric of switch '%s'"
+		: "mtu '%s' is not an Ethernet MTU (576 to 9216 bytes) on the ethernet fabric of "
+		"switch '%s'", m ? m->text : "?", f->sw.name);
+}
+
 /* Link rate default and limits, switch capacity: needs the NIC and switch. */
 static void check_fabric(resolve_ctx *c, scn_cluster *cl)
 {
@@ -318,6 +348,8 @@ static void check_fabric(resolve_ctx *c, scn_cluster *cl)
 	check_link_layer(c, &cl->nic, c->nic, "NIC");
 	if (cl->has_dpu)
 		check_link_layer(c, &cl->dpu, c->dpu, "DPU");
+	if (f->sw.prof)
+		check_wire(c, f, &cl->nic);
 	if (f->sw.prof)
 		need(c, &f->sw, c->sw, NULL, "latency", "the fabric");
 	if (!cl->nic.prof || !f->sw.prof || !need(c, &f->sw, c->sw, NULL, "port_rate", "the fabric") ||

@@ -103,14 +103,38 @@ static double nvlink_Bps(const profile_gpu *g)
 	return profile_has(g->nvlink_bw_Bps) ? g->nvlink_bw_Bps : 0;
 }
 
-int setup_fabric(const scn_scenario *s, uint32_t gpus, fab_config *out, diag *d)
+int setup_wire(const scn_scenario *s, const scn_variant *v, wire_op op, wire_frame *out,
+	       diag *d)
 {
+	const scn_fabric *f = &s->cluster.fabric;
+	bool ib = f->link_layer == PROFILE_LL_INFINIBAND;
+	wire_transport t = v->network == SCN_NET_HOST_TCP ? WIRE_TCP : WIRE_RDMA;
+	uint32_t mtu = isnan(f->mtu_bytes) ? wire_default_mtu(ib, t) : (uint32_t)f->mtu_bytes;
+	if (f->link_layer != PROFILE_LL_INFINIBAND && f->link_layer != PROFILE_LL_ETHERNET) {
+		diag_add(d, NULL, 0, 0, "the fabric's link layer is not known (switch '%s', NIC "
+			 "'%s'): set cluster.fabric.switch.link_layer", f->sw.name,
+			 s->cluster.nic.name);
+		return SIM_EINVAL;
+	}
+	if (wire_frame_of(ib, t, op, mtu, out)) {
+		diag_add(d, NULL, 0, 0, "cluster.fabric.mtu %u is not an %s MTU", mtu,
+			 ib ? "InfiniBand" : "Ethernet");
+		return SIM_EINVAL;
+	}
+	return SIM_OK;
+}
+
+int setup_fabric(const scn_scenario *s, const scn_variant *v, uint32_t gpus, fab_config *out,
+		 diag *d)
+{
+	wire_frame w;
 	const scn_cluster *c = &s->cluster;
 	const scn_fabric *f = &c->fabric;
 	uint32_t gpn = (uint32_t)c->gpus_per_node;
 	double gpu_pcie = setup_pcie_Bps(c->gpu.v.gpu.pcie_gen, c->gpu.v.gpu.pcie_lanes);
 	double nic_pcie = setup_pcie_Bps(c->nic.v.nic.pcie_gen, c->nic.v.nic.pcie_lanes);
-	if (!need(f->sw.v.sw.latency_s, &f->sw, "latency", "cluster.fabric.switch", d))
+	if (!need(f->sw.v.sw.latency_s, &f->sw, "latency", "cluster.fabric.switch", d) ||
+	    setup_wire(s, v, WIRE_WRITE, &w, d))
 		return SIM_EINVAL;
 	*out = (fab_config){
 		.topo = topo_of(f),
@@ -118,6 +142,7 @@ int setup_fabric(const scn_scenario *s, uint32_t gpus, fab_config *out, diag *d)
 		.gpus_per_node = gpn,
 		.nics_per_node = (uint32_t)(c->nics_per_node > 0 ? c->nics_per_node : 1),
 		.link_Bps = f->link_rate_Bps,
+		.payload_frac = wire_payload_frac(&w),
 		.hop_lat_ps = ps_of(f->hop_latency_s),
 		.switch_lat_ps = ps_of(f->sw.v.sw.latency_s),
 		.radix = profile_has(f->sw.v.sw.radix) ? (uint32_t)f->sw.v.sw.radix : 0,
@@ -186,14 +211,40 @@ static double tcp_conn_cap_Bps(const scn_variant *v, const setup_host *h,
 	return cores / costs->total_core_s_per_byte;
 }
 
+/* What the packets' headers leave of a link, for the report (setup_fabric
+ * applies it). */
+static void wire_note(const scn_scenario *s, const scn_variant *v, const wire_frame *w,
+		      diag *notes)
+{
+	const scn_fabric *f = &s->cluster.fabric;
+	bool ib = f->link_layer == PROFILE_LL_INFINIBAND, tcp = v->network == SCN_NET_HOST_TCP;
+	double frac = wire_payload_frac(w), mtu = f->mtu_bytes;
+	const char *why = "cluster.fabric.mtu";
+	if (!notes)
+		return;
+	if (isnan(mtu)) {
+		mtu = wire_default_mtu(ib, tcp ? WIRE_TCP : WIRE_RDMA);
+		why = tcp ? (ib ? "the default for IPoIB" : "the default for Ethernet")
+			  : (ib ? "the default for InfiniBand RDMA" : "the default for Ethernet");
+	}
+	diag_add(notes, NULL, 0, 0, "wire: %s, %u payload bytes per packet (MTU %.0f, %s): links "
+		 "carry payload at %.2f%% of their %g Gb/s data rate, %.4g Gb/s", w->what,
+		 w->mtu_bytes, mtu, why, frac * 100, f->link_rate_Bps * 8e-9,
+		 f->link_rate_Bps * frac * 8e-9);
+}
+
 int setup_transport(const scn_scenario *s, const scn_variant *v, const setup_host *h,
 		    coll_transport *out, diag *d, diag *notes)
 {
+	wire_frame w;
 	const profile_host_costs *hc = &s->cluster.host_costs.v.host;
 	offload_costs costs;
 	int rc = offload_net_costs(s, v, h->freq_Hz, &costs, d, notes);
+	if (!rc)
+		rc = setup_wire(s, v, WIRE_WRITE, &w, d);
 	if (rc)
 		return rc;
+	wire_note(s, v, &w, notes);
 	*out = (coll_transport){ .mtu_bytes = profile_has(hc->mtu_bytes)
 						      ? (uint32_t)hc->mtu_bytes : 1500 };
 	/* The adapter's own latency applies to every transport; the host stack
@@ -236,8 +287,8 @@ coll_proto setup_coll_proto(const scn_scenario *s)
 const char *setup_coll_model_text(coll_proto p)
 {
 	if (p == COLL_PROTO_IDEAL)
-		return "ideal closed form (collectives.protocol: ideal): links at full rate, "
-		       "latencies of the fabric and transport only";
+		return "ideal closed form (collectives.protocol: ideal): links at their payload "
+		       "rate, latencies of the fabric and transport only";
 	return "NCCL's cost model (collectives.protocol: nccl): per call the algorithm and "
 	       "protocol (LL, LL128, Simple) of lowest predicted time, NCCL's per-step and "
 	       "per-collective latencies, channels and loops per size (docs/collectives.md)";

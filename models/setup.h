@@ -15,6 +15,7 @@
 #include "models/offload.h"
 #include "models/scenario.h"
 #include "models/transport.h"
+#include "models/wire.h"
 
 /* PCIe bandwidth per direction of one link: lanes x per-lane rate of the
  * generation (PCI-SIG base specifications: Gen3 8 GT/s, Gen4 16 GT/s, Gen5
@@ -40,11 +41,23 @@ typedef struct setup_host {
 
 int setup_host_of(const scn_scenario *s, setup_host *out, diag *d);
 
+/* The packets variant v's network transport sends over the scenario's
+ * fabric doing op (models/wire.h): InfiniBand RC or RoCEv2 for rdma and
+ * rdma-gdr, TCP over IPoIB or Ethernet for host-tcp, at the fabric's mtu
+ * or the link layer's default for the transport. 0 or SIM_EINVAL with a
+ * message (a link layer not known, an MTU the link layer has not: the
+ * loader refuses both). */
+int setup_wire(const scn_scenario *s, const scn_variant *v, wire_op op, wire_frame *out,
+	       diag *d);
+
 /* The fabric for `gpus` GPUs of the scenario's cluster (packed onto
- * ceil(gpus / gpus_per_node) nodes), host memory per node the CPU
- * profile's mem_bw x sockets (0, not a bound, without mem_bw:
- * setup_transport notes it). 0 or SIM_EINVAL with messages. */
-int setup_fabric(const scn_scenario *s, uint32_t gpus, fab_config *out, diag *d);
+ * ceil(gpus / gpus_per_node) nodes) as variant v runs it: its links carry
+ * payload at the share of their rate that v's packets leave to it
+ * (setup_wire, wire_payload_frac); host memory per node the CPU profile's
+ * mem_bw x sockets (0, not a bound, without mem_bw: setup_transport notes
+ * it). 0 or SIM_EINVAL with messages. */
+int setup_fabric(const scn_scenario *s, const scn_variant *v, uint32_t gpus, fab_config *out,
+		 diag *d);
 
 /* The transport of a variant (latency, host cycles at the node's clock).
  * Fills notes (may be NULL) with what was assumed or not modelled,

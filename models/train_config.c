@@ -195,7 +195,7 @@ int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant
 	}
 	if ((rc = setup_host_of(s, &c->host, d)) ||
 	    (rc = setup_gpu(s, t->precision, &c->gpu, d, notes)) ||
-	    (rc = setup_fabric(s, gpus, &c->fabric, d)) ||
+	    (rc = setup_fabric(s, v, gpus, &c->fabric, d)) ||
 	    (rc = setup_transport(s, v, &c->host, &c->coll.transport, d, notes)) ||
 	    (rc = offload_net_costs(s, v, c->host.freq_Hz, &c->net_costs, d, NULL)))
 		return rc;

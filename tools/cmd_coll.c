@@ -13,6 +13,7 @@
 #include "models/fabric.h"
 #include "models/profile.h"
 #include "models/units.h"
+#include "models/wire.h"
 #include "sim/err.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
@@ -48,7 +49,15 @@ struct opts {
 	uint32_t iters, warmup;        /* -n (default 1), -w (accepted, nothing to warm) */
 	const char *nic, *sw;          /* --nic, --switch: profiles giving default latencies */
 	bool ideal, have_msg_lat, have_switch_lat, have_proto;
+	int link_layer;                /* --link-layer: PROFILE_LL_*, LL_NONE, or LL_UNSET */
+	double mtu;                    /* --mtu, 0: the link layer's default */
+	wire_frame wire;               /* the packets, where link_layer is not LL_NONE */
 };
+
+/* --link-layer not given (the --switch profile's), and none (links carry
+ * payload at --link: no headers). */
+#define LL_UNSET (-2)
+#define LL_NONE (-1)
 
 static int parse_qty(const char *opt, const char *v, unit_dim dim, double *out)
 {
@@ -260,6 +269,21 @@ static int parse_one(int argc, char **argv, int *i, struct opts *o)
 	} else if (!strcmp(a, "--pcie-mode")) {
 		if (!(rc = parse_enum(a, v, "switch", "root", &flag)))
 			o->fc.pcie = flag ? FAB_PCIE_ROOT : FAB_PCIE_SWITCH;
+	} else if (!strcmp(a, "--link-layer")) {
+		if (v && !strcmp(v, "infiniband"))
+			o->link_layer = PROFILE_LL_INFINIBAND;
+		else if (v && !strcmp(v, "ethernet"))
+			o->link_layer = PROFILE_LL_ETHERNET;
+		else if (v && !strcmp(v, "none"))
+			o->link_layer = LL_NONE;
+		else
+			rc = cli_usage_error("coll: --link-layer is 'infiniband', 'ethernet' or 'none', "
+					     "not '%s'", v ? v : "");
+	} else if (!strcmp(a, "--mtu")) {
+		uint64_t b;
+		if (!(rc = parse_bytes(a, v, &b)) && (b < 1 || b > 65536))
+			rc = cli_usage_error("coll: --mtu wants 1 to 65536 bytes, not '%s'", v);
+		o->mtu = (double)b;
 	} else if (!strcmp(a, "--link")) {
 		if (!(rc = parse_qty(a, v, UNIT_BYTES_PER_S, &o->fc.link_Bps)) && !(o->fc.link_Bps > 0))
 			rc = cli_usage_error("coll: --link wants a rate above zero, not '%s'", v);
@@ -328,7 +352,7 @@ static int profile_latency(profile_set *ps, const char *name, profile_kind kind,
 }
 
 /* Defaults as NCCL runs: its protocols, and the latencies the NIC and switch
- * profiles publish; --ideal (links at full rate, no latency) is the closed
+ * profiles publish; --ideal (links at their payload rate, no latency) is the closed
  * form. An option given explicitly always wins. */
 static int apply_defaults(struct opts *o)
 {
@@ -349,6 +373,56 @@ static int apply_defaults(struct opts *o)
 				     &o->fc.switch_lat_ps);
 	profile_set_free(ps);
 	return rc;
+}
+
+/* The --switch profile's link layer, unless --link-layer gave one: 0 or
+ * a usage error. */
+static int switch_link_layer(struct opts *o)
+{
+	char dir[DATADIR_PATH_MAX];
+	profile_set *ps;
+	const profile *p = NULL;
+	diag *d = diag_new();
+	double ll = NAN;
+	int rc = 0;
+	if (o->link_layer != LL_UNSET) {
+		diag_free(d);
+		return 0;
+	}
+	if (!d || !(ps = profile_set_new(datadir_profiles(dir, sizeof dir)))) {
+		diag_free(d);
+		return cli_usage_error("out of memory");
+	}
+	if (!profile_set_find(ps, o->sw, &p, d) && profile_get_kind(p) == PROFILE_SWITCH)
+		ll = profile_get_values(p)->sw.link_layer;
+	if (ll == PROFILE_LL_INFINIBAND || ll == PROFILE_LL_ETHERNET)
+		o->link_layer = (int)ll;
+	else
+		rc = cli_usage_error("coll: switch profile '%s' gives no link layer (infiniband or "
+				     "ethernet) for the packets' headers: set --link-layer", o->sw);
+	profile_set_free(ps);
+	diag_free(d);
+	return rc;
+}
+
+/* The links' payload share: the headers of the transport's packets on the
+ * link layer (models/wire.h), at --mtu or the link layer's default. */
+static int apply_wire(struct opts *o)
+{
+	wire_transport t = o->cc.transport.kind == COLL_HOST_TCP ? WIRE_TCP : WIRE_RDMA;
+	uint32_t mtu;
+	bool ib;
+	int rc = switch_link_layer(o);
+	if (rc || o->link_layer == LL_NONE)
+		return rc;
+	ib = o->link_layer == PROFILE_LL_INFINIBAND;
+	mtu = o->mtu > 0 ? (uint32_t)o->mtu : wire_default_mtu(ib, t);
+	if (wire_frame_of(ib, t, WIRE_WRITE, mtu, &o->wire))
+		return cli_usage_error("coll: --mtu %u is not an %s MTU (%s)", mtu,
+				       ib ? "InfiniBand" : "Ethernet",
+				       ib ? "256, 512, 1024, 2048 or 4096 bytes" : "576 to 9216 bytes");
+	o->fc.payload_frac = wire_payload_frac(&o->wire);
+	return 0;
 }
 
 /* -b MIN -e MAX [-f F]: MIN, MIN x F, ... up to MAX, as nccl-tests steps. */
@@ -378,6 +452,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			.oversub = 1, .seed = 1 },
 		.cc = { .transport = { .kind = COLL_RDMA }, .seed = 1 },
 		.step_factor = 2, .iters = 1, .nic = DEFAULT_NIC, .sw = DEFAULT_SWITCH,
+		.link_layer = LL_UNSET,
 	};
 	int rc;
 	for (int i = 1; i < argc; i++)
@@ -388,8 +463,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	if (!o->have_ranks || !o->have_bytes || !o->have_link)
 		return cli_usage_error("coll: --ranks, --bytes (or -b and -e) and --link are required "
 				       "(see 'dpusim coll --help')");
-	if ((rc = apply_defaults(o)))
+	if ((rc = apply_defaults(o)) || (rc = apply_wire(o)))
 		return rc;
+	if (o->link_layer == LL_NONE && o->mtu > 0)
+		return cli_usage_error("coll: --mtu with --link-layer none: no packets to size");
 	if (o->ranks % o->fc.gpus_per_node)
 		return cli_usage_error("coll: --ranks %u is not a multiple of --gpus-per-node %u",
 				       o->ranks, o->fc.gpus_per_node);
@@ -480,6 +557,11 @@ static void print_header(const struct opts *o)
 	       nic_lat ? o->nic : "", nic_lat ? ")" : "", sim_time_to_s(o->fc.switch_lat_ps) * 1e9,
 	       sw_lat ? " (profile " : "", sw_lat ? o->sw : "", sw_lat ? ")" : "",
 	       sim_time_to_s(o->fc.hop_lat_ps) * 1e9);
+	if (o->link_layer == LL_NONE)
+		printf("# link layer none: links carry payload at --link\n");
+	else
+		printf("# wire: %s, %u payload bytes per packet: links carry payload at %.2f%% of "
+		       "--link\n", o->wire.what, o->wire.mtu_bytes, o->fc.payload_frac * 100);
 	printf("# %58s %30s\n", "out-of-place", "in-place");
 	printf("# %10s %12s %8s %6s %6s %10s %8s %8s %6s %10s %8s %8s %6s  %s\n", "size", "count",
 	       "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw",

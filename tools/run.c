@@ -189,7 +189,7 @@ static int coll_world(const scn_scenario *s, const scn_job *job, const scn_varia
 	uint32_t ranks = (uint32_t)(sc->ranks > 0 ? sc->ranks : job->wl.gpus);
 	coll_config cc = { .seed = seed, .proto = setup_coll_proto(s) }; /* training's model */
 	int rc;
-	if ((rc = setup_host_of(s, host, d)) || (rc = setup_fabric(s, ranks, fc, d)) ||
+	if ((rc = setup_host_of(s, host, d)) || (rc = setup_fabric(s, v, ranks, fc, d)) ||
 	    (rc = setup_transport(s, v, host, &cc.transport, d, notes)))
 		return rc;
 	/* SHARP only when asked for: NCCL uses it only with its plugin and

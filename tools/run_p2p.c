@@ -75,19 +75,11 @@ static int network_ok(const scn_variant *v, diag *d)
 	return SIM_EUNSUPPORTED;
 }
 
-/* The packet format of the fabric's link layer (models/p2p.c). */
-static int wire_of(const scn_scenario *s, scn_p2p_test t, p2p_wire *w, diag *d)
+/* The verb of a test, for its packets' extra headers (models/wire.h). */
+static wire_op wire_op_of(scn_p2p_test t)
 {
-	int ll = s->cluster.fabric.link_layer;
-	if (ll != PROFILE_LL_INFINIBAND && ll != PROFILE_LL_ETHERNET) {
-		diag_add(d, NULL, 0, 0, "a p2p benchmark needs the fabric's link layer for its "
-			 "packets' headers, and switch '%s' and NIC '%s' give none but vpi: set "
-			 "cluster.fabric.switch.link_layer", s->cluster.fabric.sw.name,
-			 s->cluster.nic.name);
-		return SIM_EINVAL;
-	}
-	*w = p2p_wire_of(ll == PROFILE_LL_INFINIBAND, op_of(t));
-	return SIM_OK;
+	p2p_op op = op_of(t);
+	return op == P2P_WRITE ? WIRE_WRITE : op == P2P_READ ? WIRE_READ_RESP : WIRE_SEND;
 }
 
 /* perftest's inline size: a latency test's WRITE of at most 220 bytes and
@@ -121,7 +113,7 @@ static void pcie_crossings(const scn_scenario *s, const scn_variant *v, p2p_para
 
 /* The parameters every size shares; fc and tr as set up. */
 static p2p_params params_of(const scn_scenario *s, const scn_p2p *k, const scn_variant *v,
-			    const coll_transport *tr, const p2p_wire *w)
+			    const coll_transport *tr, const wire_frame *w)
 {
 	const profile_nic *nic = &s->cluster.nic.v.nic;
 	return (p2p_params){
@@ -182,7 +174,10 @@ static void put_notes(const scn_scenario *s, const scn_p2p *k, const p2p_params 
 		diag_add(notes, NULL, 0, 0, "p2p: at most %u reads outstanding per QP (the "
 			 "scenario's outstanding_reads), each request one fixed latency to the "
 			 "responder, whose adapter returns the responses in order", p->out_reads);
-	diag_add(notes, NULL, 0, 0, "p2p: wire bytes per packet from the %s", p->wire.what);
+	diag_add(notes, NULL, 0, 0, "p2p: wire bytes per packet from the %s, %u payload bytes "
+		 "per packet, and a message's own extra headers (%u in the first packet%s)",
+		 p->wire.what, p->wire.mtu_bytes, p->wire.first_hdr_bytes,
+		 p->wire.last_hdr_bytes ? " and the last" : "");
 	diag_add(notes, NULL, 0, 0, "p2p: each message's fixed one-way latency is the adapter's "
 		 "rdma_latency (%.3g us, once per message) plus the path's switches and hops; not "
 		 "modelled for lack of a published figure: the doorbell's write to the adapter and "
@@ -234,12 +229,12 @@ static int p2p_setup(const scn_scenario *s, const scn_job *job, const scn_varian
 	const scn_p2p *k = &job->wl.p2p;
 	setup_host host;
 	coll_transport tr;
-	p2p_wire wire;
+	wire_frame wire;
 	int rc;
 	*w = (p2p_world){ 0 };
-	if ((rc = network_ok(v, d)) || (rc = wire_of(s, k->test, &wire, d)) ||
+	if ((rc = network_ok(v, d)) || (rc = setup_wire(s, v, wire_op_of(k->test), &wire, d)) ||
 	    (rc = setup_host_of(s, &host, d)) ||
-	    (rc = setup_fabric(s, 2 * (uint32_t)s->cluster.gpus_per_node, &w->fc, d)) ||
+	    (rc = setup_fabric(s, v, 2 * (uint32_t)s->cluster.gpus_per_node, &w->fc, d)) ||
 	    (rc = transport_of(s, v, &host, &tr, d, notes)))
 		return rc;
 	w->fc.seed = seed;
@@ -311,7 +306,7 @@ static double estimate_s(const p2p_world *w, const p2p_params *p, uint64_t bytes
 		rate = w->fc.host_mem_Bps;
 	if (p->conn_cap_Bps > 0 && p->conn_cap_Bps < rate)
 		rate = p->conn_cap_Bps;
-	return (double)p->iterations * p->qps * (p2p_wire_bytes(&p->wire, bytes) / rate + 2 * lat);
+	return (double)p->iterations * p->qps * (wire_bytes(&p->wire, bytes) / rate + 2 * lat);
 }
 
 int run_p2p_check(const scn_scenario *s, const scn_job *job, const scn_variant *v, diag *d)

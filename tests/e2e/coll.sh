@@ -5,15 +5,18 @@
 
 COMMON=(--ranks 8 --link 400Gbps --hop-latency 60ns --switch-latency 130ns --msg-latency 1.5us)
 
-# --proto ideal: links at full rate, the closed form (the default is NCCL's
-# protocols; see the defaults below).
+# --proto ideal: links at their payload rate, the closed form (the default
+# is NCCL's protocols; see the defaults below). The default --switch
+# (QM8700-HDR) is InfiniBand: RDMA packets of 4096 payload bytes carry 26
+# header bytes (LRH 8, BTH 12, ICRC 4, VCRC 2), so a 400 Gb/s link carries
+# 50e9 x 4096 / 4122 B/s of payload (models/wire.h).
 run_cmd "$DPUSIM" coll --op allreduce --algo ring --proto ideal --bytes 1048576,64MiB "${COMMON[@]}"
 expect_rc 0 "ring all-reduce over two sizes"
 n=$(grep -Ec '^ +[0-9]+ +[0-9]+ +float +sum +-1( +[0-9.]+ +[0-9.]+ +[0-9.]+ +N/A){2} +ring$' <<<"$OUT")
 if [ "$n" -eq 2 ]; then ok "one row per size"; else not_ok "expected 2 rows, got: $OUT"; fi
-# Closed form for 64 MiB: 2*7*(S/8)/50e9 + 14*(2*60ns + 130ns + 1.5us) = 2372.5 us (+-0.1%).
+# Closed form for 64 MiB: 2*7*(S/8)/(50e9*4096/4122) + 14*(2*60ns + 130ns + 1.5us) = 2387.4 us (+-0.1%).
 t=$(awk '$1 == 67108864 { print $6 }' <<<"$OUT")
-if awk -v t="$t" 'BEGIN { w = 2*7*(67108864/8)/50e9*1e6 + 14*(0.25+1.5); exit !(t > w*0.999 && t < w*1.001) }'; then
+if awk -v t="$t" 'BEGIN { w = 2*7*(67108864/8)/(50e9*4096/4122)*1e6 + 14*(0.25+1.5); exit !(t > w*0.999 && t < w*1.001) }'; then
 	ok "64 MiB row matches the closed form ($t us)"
 else not_ok "64 MiB row: time_us '$t' is not the closed form"; fi
 b=$(awk '$1 == 67108864 { printf "%.6f", $7 * 2 * 7 / 8 }' <<<"$OUT")
@@ -71,10 +74,11 @@ expect_err "algorithm 'nvls' with protocol 'll' does not apply" "the refused pai
 
 # NCCL's channels per size: 64 KiB of Simple runs on 2 of 8 channels (one
 # fewer while S < nc x 512 threads x 64 B, NCCL's enqueue.cc), so at 2/8 of
-# the link: 8.4 us + 14 x (8 KiB / 12.5 GB/s + 14 us) = 213.58 us.
+# the link's payload rate: 8.4 us + 14 x (8 KiB / (12.5 GB/s x 4096/4122) + 14 us)
+# = 213.63 us.
 run_cmd "$DPUSIM" coll --bytes 64KiB --algo ring --proto simple --channels 8 "${COMMON[@]}"
 expect_rc 0 "--channels"
-expect_out '^ +65536 +16384 +float +sum +-1 +213\.5[78][0-9]* .* ring/simple$' "64 KiB runs on 2 of 8 channels"
+expect_out '^ +65536 +16384 +float +sum +-1 +213\.63[0-9]* .* ring/simple$' "64 KiB runs on 2 of 8 channels"
 run_cmd "$DPUSIM" coll --bytes 64KiB --channels 0 "${COMMON[@]}"
 expect_rc 2 "zero channels"
 
@@ -186,15 +190,30 @@ expect_err "collective job '[a-z]+': algo 'in-network' is not simulated beside t
 
 # Defaults as NCCL runs: its protocols, and the latencies the NIC and switch
 # profiles publish (ConnectX-6 HDR 0.6 us, QM8700 130 ns), said in the
-# header; --ideal is the closed form: full link rate, no latency.
+# header; --ideal is the closed form: the links' payload rate, no latency.
 run_cmd "$DPUSIM" coll --ranks 8 --bytes 1MiB --link 400Gbps
 expect_rc 0 "coll with defaults"
 expect_out '^# protocol nccl; message latency 0.6 us \(profile ConnectX-6-HDR\), switch latency 130 ns \(profile QM8700-HDR\), hop latency 0 ns$' "the header says the defaults and where they come from"
 expect_out '^ +1048576 .* [a-z]+/(ll|ll128|simple)$' "the row names NCCL's protocol"
 run_cmd "$DPUSIM" coll --ranks 8 --bytes 1MiB --link 400Gbps --ideal
 expect_out '^# protocol ideal; message latency 0 us, switch latency 0 ns, hop latency 0 ns$' "--ideal: no latency"
-# 1 MiB ring on 8 ranks at 50 GB/s, nothing else: 2 x 7/8 x 1 MiB / 50e9 = 36.70 us.
-expect_out '^ +1048576 +262144 +float +sum +-1 +36\.70[0-9] .* ring$' "--ideal is the closed form"
+# 1 MiB ring on 8 ranks at 50 GB/s of data, nothing else: 2 x 7/8 x 1 MiB /
+# (50e9 x 4096/4122) = 36.93 us.
+expect_out '^# wire: InfiniBand RC: LRH 8 \+ BTH 12 \+ ICRC 4 \+ VCRC 2 bytes per packet, 4096 payload bytes per packet: links carry payload at 99\.37% of --link$' "the header says what the packets' headers take"
+expect_out '^ +1048576 +262144 +float +sum +-1 +36\.93[0-9] .* ring$' "--ideal is the closed form"
+# Without headers (--link-layer none) the link rate is all payload: 36.70 us.
+run_cmd "$DPUSIM" coll --ranks 8 --bytes 1MiB --link 400Gbps --ideal --link-layer none
+expect_out '^# link layer none: links carry payload at --link$' "--link-layer none: no headers"
+expect_out '^ +1048576 +262144 +float +sum +-1 +36\.70[0-9] .* ring$' "--link-layer none: 2 x 7/8 x 1 MiB / 50e9"
+# TCP over Ethernet at 9000 bytes: 8948 of every 9038 on the wire: 37.07 us (37.069).
+run_cmd "$DPUSIM" coll --ranks 8 --bytes 1MiB --link 400Gbps --ideal --link-layer ethernet --mtu 9000 --transport host-tcp
+expect_out '^ +1048576 +262144 +float +sum +-1 +37\.069 .* ring$' "host-tcp on Ethernet, MTU 9000: 2 x 7/8 x 1 MiB / (50e9 x 8948/9038)"
+run_cmd "$DPUSIM" coll --ranks 8 --bytes 1MiB --link 400Gbps --mtu 1500
+expect_rc 2 "an MTU InfiniBand has not"
+expect_err "coll: --mtu 1500 is not an InfiniBand MTU \(256, 512, 1024, 2048 or 4096 bytes\)" "the MTUs InfiniBand has are named"
+run_cmd "$DPUSIM" coll --ranks 8 --bytes 1MiB --link 400Gbps --link-layer fddi
+expect_rc 2 "an unknown link layer"
+expect_err "--link-layer is 'infiniband', 'ethernet' or 'none', not 'fddi'" "the link layers are named"
 run_cmd "$DPUSIM" coll --ranks 8 --bytes 1MiB --link 400Gbps --switch QM9700-NDR
 expect_rc 2 "a switch profile without a latency"
 expect_err "switch profile 'QM9700-NDR' gives no latency .*set it with --switch-latency T" "names the option that sets it"
@@ -236,7 +255,7 @@ printf 'collectives: { protocol: ideal }\n' >>"$SCN"
 run_cmd "$DPUSIM" run "$SCN" --json
 expect_rc 0 "run: collectives.protocol: ideal"
 OUT=$(row_us <<<"$OUT")
-expect_out '^36\.70[0-9]+$' "run: collectives.protocol: ideal is the closed form, 2 x 7/8 x 1 MiB / 50e9 = 36.70 us"
+expect_out '^36\.93[0-9]+$' "run: collectives.protocol: ideal is the closed form, 2 x 7/8 x 1 MiB / (50e9 x 4096/4122) = 36.93 us"
 expect_out "ideal closed form" "run: the report says the closed form ran"
 run_cmd "$DPUSIM" check "$SCN"
 expect_rc 0 "check accepts collectives.protocol"

@@ -569,6 +569,37 @@ START_TEST(ecmp_shift_collides)
 }
 END_TEST
 
+/* The NIC and switch links carry payload at link_Bps x payload_frac (the
+ * packets' headers take the rest); NVLink and PCIe are not framed; 0 is
+ * no framing; a share outside [0, 1] is refused. */
+START_TEST(links_carry_their_payload_rate)
+{
+	flow_net *net = flow_net_new(NULL);
+	fab *f;
+	fab_config c = base_cfg(FAB_FAT_TREE2, 8, 4, 1);
+	c.gpus_per_node = 2, c.nics_per_node = 1, c.nvlink_Bps = 450 * GBPS, c.pcie_Bps = 32 * GBPS;
+	c.payload_frac = 4096.0 / 4122;
+	ck_assert_int_eq(fab_new(&c, net, &f), 0);
+	ck_assert_double_eq(fab_link_payload_Bps(&c), 50 * GBPS * 4096 / 4122);
+	ck_assert_double_eq(flow_res_cap_Bps(net, fab_nic_up(f, 0)), 50 * GBPS * 4096 / 4122);
+	ck_assert_double_eq(flow_res_cap_Bps(net, fab_nic_down(f, 3)), 50 * GBPS * 4096 / 4122);
+	ck_assert_double_eq(flow_res_cap_Bps(net, fab_leaf_up(f, 0, 0)), 50 * GBPS * 4096 / 4122);
+	ck_assert_double_eq(flow_res_cap_Bps(net, fab_nvl_up(f, 0)), 450 * GBPS);
+	ck_assert_double_eq(flow_res_cap_Bps(net, fab_gpu_pcie(f, 0)), 32 * GBPS);
+	ck_assert_double_eq(fab_leaf_down_Bps(f), 8 * 50 * GBPS * 4096 / 4122);
+	fab_free(f);
+	c.payload_frac = 0;
+	ck_assert_double_eq(fab_link_payload_Bps(&c), 50 * GBPS);
+	c.payload_frac = 1.5;
+	ck_assert_int_eq(fab_new(&c, net, &f), SIM_EINVAL);
+	c.payload_frac = -0.1;
+	ck_assert_int_eq(fab_new(&c, net, &f), SIM_EINVAL);
+	c.payload_frac = NAN;
+	ck_assert_int_eq(fab_new(&c, net, &f), SIM_EINVAL);
+	flow_net_free(net);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("fabric");
@@ -589,6 +620,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, longest_path_fits);
 	tcase_add_test(tc, attached_node_resources);
 	tcase_add_test(tc, hold_end_forgets_the_hold);
+	tcase_add_test(tc, links_carry_their_payload_rate);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -80,7 +80,7 @@ static double coll_s(const scn_scenario *s, uint32_t ranks, const char *bytes,
 	int argc = 0, fd = dup(1);
 	FILE *tmp = tmpfile();
 	ck_assert_int_eq(setup_host_of(s, &h, d), 0);
-	ck_assert_int_eq(setup_fabric(s, ranks, &fc, d), 0);
+	ck_assert_int_eq(setup_fabric(s, &s->variants[0], ranks, &fc, d), 0);
 	ck_assert_int_eq(setup_transport(s, &s->variants[0], &h, &t, d, NULL), 0);
 	ck_assert_int_eq(fc.topo, FAB_SINGLE_SWITCH);
 	ck_assert_int_eq(t.kind, COLL_RDMA_GDR);

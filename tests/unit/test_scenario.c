@@ -714,11 +714,59 @@ START_TEST(routing_by_link_layer)
 	ck_assert_int_eq(s->cluster.fabric.routing, SCN_ROUTE_ECMP);
 	ck_assert_int_eq(s->cluster.fabric.ll_from, SCN_LL_NIC);
 	scn_free(s);
-	s = load_fabric("profile: QM9700-NDR, link_layer: vpi", "", "");
-	ck_assert_int_eq(s->cluster.fabric.routing, SCN_ROUTE_ECMP);
-	ck_assert_int_eq(s->cluster.fabric.link_layer, -1);
-	scn_routing_why(&s->cluster, why, sizeof why);
-	ck_assert_msg(strstr(why, "the default where the link layer is not known"), "%s", why);
+}
+END_TEST
+
+static diag *load_fabric_bad(const char *sw, const char *extra)
+{
+	char text[2048];
+	snprintf(text, sizeof text,
+		 "cluster:\n  nodes: 4\n  gpus_per_node: 8\n  gpu: H100-SXM5\n  cpu: Xeon-8480C\n"
+		 "  host_costs: host-costs-linux\n  nic: { profile: ConnectX-7-NDR, rdma_latency: 0.6us }\n"
+		 "  nics_per_node: 8\n"
+		 "  fabric: { topology: fat-tree, link_rate: 400Gbps, switch: { %s, latency: 130ns }%s }\n"
+		 WORK VARIANTS, sw, extra);
+	return load_bad(text);
+}
+
+/* The link layer decides every packet's headers (models/wire.h): a vpi
+ * switch with a vpi NIC is refused at the switch's link_layer. The mtu is
+ * one of the link layer's (whole bytes; InfiniBand 256 to 4096 in powers
+ * of two, Ethernet 576 to 9216), and a dump keeps it. */
+START_TEST(fabric_link_layer_and_mtu)
+{
+	diag *d = load_fabric_bad("profile: QM9700-NDR, link_layer: vpi", "");
+	ck_assert_msg(has_msg(d, "t.yaml:9:84: the fabric's link layer is not known (switch "
+			      "'QM9700-NDR' and NIC 'ConnectX-7-NDR' give none but vpi): the packets' "
+			      "headers depend on it; set the switch's link_layer to infiniband or "
+			      "ethernet"),
+		      "%s", diag_msg(d, 0));
+	diag_free(d);
+	d = load_fabric_bad("profile: QM9700-NDR", ", mtu: 1500B");
+	ck_assert_msg(has_msg(d, "t.yaml:9:107: mtu '1500B' is not an InfiniBand MTU (256, 512, 1024, "
+			      "2048 or 4096 bytes of payload) on the infiniband fabric of switch "
+			      "'QM9700-NDR'"), "%s", diag_msg(d, 0));
+	diag_free(d);
+	d = load_fabric_bad("profile: SN5600", ", mtu: 9300B");
+	ck_assert_msg(has_msg(d, "t.yaml:9:103: 'mtu' must be between 256B and 9216B (got '9300B')"), "%s", diag_msg(d, 0));
+	diag_free(d);
+	d = load_fabric_bad("profile: SN5600", ", mtu: 1500.5B");
+	ck_assert_msg(has_msg(d, "t.yaml:9:103: 'mtu' must be whole bytes (got '1500.5B')"), "%s",
+		      diag_msg(d, 0));
+	diag_free(d);
+	scn_scenario *s = load_fabric("profile: SN5600", "", ", mtu: 9000B");
+	ck_assert_double_eq(s->cluster.fabric.mtu_bytes, 9000);
+	char *text = dump_of(s);
+	scn_scenario *again = load_ok(text);
+	ck_assert_double_eq(again->cluster.fabric.mtu_bytes, 9000);
+	free(text);
+	scn_free(again);
+	scn_free(s);
+	s = load_fabric("profile: QM9700-NDR", "", ", mtu: 2KiB");
+	ck_assert_double_eq(s->cluster.fabric.mtu_bytes, 2048);
+	scn_free(s);
+	s = load_fabric("profile: QM9700-NDR", "", "");
+	ck_assert(isnan(s->cluster.fabric.mtu_bytes));
 	scn_free(s);
 }
 END_TEST
@@ -804,6 +852,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, degenerate_inputs);
 	tcase_add_test(tc, run_needs_are_checked_in_place);
 	tcase_add_test(tc, routing_by_link_layer);
+	tcase_add_test(tc, fabric_link_layer_and_mtu);
 	tcase_add_test(tc, link_layer_word_checked);
 	tcase_add_test(tc, link_layers_must_match);
 	suite_add_tcase(s, tc);

@@ -180,7 +180,7 @@ START_TEST(nvlink_achieved_over_datasheet)
 	fab_config f;
 	gpu_spec g;
 	diag *d = diag_new(), *notes = diag_new();
-	ck_assert_int_eq(setup_fabric(s, 16, &f, d), SIM_OK);
+	ck_assert_int_eq(setup_fabric(s, &s->variants[0], 16, &f, d), SIM_OK);
 	ck_assert_double_eq_tol(f.nvlink_Bps, 18 * 20.6e9, 1e3);
 	ck_assert_int_eq(setup_gpu(s, SCN_FP16, &g, d, notes), SIM_OK);
 	for (size_t i = 0; i < diag_count(notes); i++)
@@ -227,7 +227,7 @@ START_TEST(nvlink_achieved_over_datasheet)
 	ck_assert_ptr_nonnull(strstr(diag_msg(d, before), "peak_bf16_flops"));
 	s->cluster.gpu.v.gpu.peak_bf16_flops = bf16;
 	s->cluster.gpu.v.gpu.nvlink_bw_achieved_Bps = NAN;
-	ck_assert_int_eq(setup_fabric(s, 16, &f, d), SIM_OK);
+	ck_assert_int_eq(setup_fabric(s, &s->variants[0], 16, &f, d), SIM_OK);
 	ck_assert_double_eq_tol(f.nvlink_Bps, 450e9, 1e3);
 	ck_assert_int_eq(setup_gpu(s, SCN_FP16, &g, d, notes), SIM_OK);
 	bool noted = false;
@@ -236,11 +236,51 @@ START_TEST(nvlink_achieved_over_datasheet)
 				"(no nvlink_bw_achieved for 'H100-SXM5')") != NULL;
 	ck_assert(noted);
 	s->cluster.gpus_per_node = 1;
-	ck_assert_int_eq(setup_fabric(s, 2, &f, d), SIM_OK);
+	ck_assert_int_eq(setup_fabric(s, &s->variants[0], 2, &f, d), SIM_OK);
 	ck_assert_double_eq(f.nvlink_Bps, 0);
 	diag_free(d);
 	diag_free(notes);
 	scn_free(s);
+}
+END_TEST
+
+/* payload_frac of variant v (0 host-tcp, 1 rdma) on a 400 Gb/s fabric of
+ * switch sw with fabric keys extra. */
+static double frac_of(const char *sw, const char *extra, int v)
+{
+	char text[2048];
+	snprintf(text, sizeof text, "cluster:\n  nodes: 2\n  gpus_per_node: 8\n  gpu: H100-SXM5\n"
+		 "  cpu: Xeon-8480C\n  host_costs: host-costs-linux\n"
+		 "  nic: { profile: ConnectX-7-NDR, rdma_latency: 0.6us }\n  nics_per_node: 8\n"
+		 "  fabric: { topology: single-switch, switch: { profile: %s, latency: 130ns }%s }\n"
+		 "workload: { model: llama2-7b, parallelism: { tp: 8 }, batch: { global: 16, micro: 2 } }\n"
+		 "variants: [{ name: tcp, network: host-tcp }, { name: rdma, network: rdma }]\n", sw, extra);
+	scn_scenario *s = fx_load(text);
+	diag *d = diag_new();
+	fab_config f;
+	ck_assert_int_eq(setup_fabric(s, &s->variants[v], 16, &f, d), SIM_OK);
+	ck_assert_double_eq(f.link_Bps, 50e9);
+	diag_free(d);
+	scn_free(s);
+	return f.payload_frac;
+}
+
+/* The fabric's links carry payload at the share the variant's packets
+ * leave them (models/wire.h): on Ethernet at the default 1500-byte MTU
+ * RoCEv2 runs 1024-byte packets (1024 / 1106) and TCP 1448 (1448 / 1538);
+ * at mtu 9000B, 4096 / 4178 and 8948 / 9038; on InfiniBand (QM9700) RDMA
+ * 4096-byte packets (4096 / 4122) and TCP over IPoIB OpenSM's 2048 (1992
+ * / 2082), and at mtu 4096B both 4096 (IPoIB 4040 / 4130). */
+START_TEST(links_carry_the_variants_payload)
+{
+	ck_assert_double_eq(frac_of("SN5600", "", 1), 1024.0 / 1106);
+	ck_assert_double_eq(frac_of("SN5600", "", 0), 1448.0 / 1538);
+	ck_assert_double_eq(frac_of("SN5600", ", mtu: 9000B", 1), 4096.0 / 4178);
+	ck_assert_double_eq(frac_of("SN5600", ", mtu: 9000B", 0), 8948.0 / 9038);
+	ck_assert_double_eq(frac_of("QM9700-NDR", "", 1), 4096.0 / 4122);
+	ck_assert_double_eq(frac_of("QM9700-NDR", "", 0), 1992.0 / 2082);
+	ck_assert_double_eq(frac_of("QM9700-NDR", ", mtu: 4KiB", 1), 4096.0 / 4122);
+	ck_assert_double_eq(frac_of("QM9700-NDR", ", mtu: 4KiB", 0), 4040.0 / 4130);
 }
 END_TEST
 
@@ -278,7 +318,7 @@ START_TEST(host_memory_from_cpu_profile)
 	fab_config f;
 	diag *d = diag_new(), *notes[3] = { diag_new(), diag_new(), diag_new() };
 	ck_assert_int_eq(setup_host_of(s, &h, d), SIM_OK);
-	ck_assert_int_eq(setup_fabric(s, 16, &f, d), SIM_OK);
+	ck_assert_int_eq(setup_fabric(s, &s->variants[0], 16, &f, d), SIM_OK);
 	ck_assert_double_eq_tol(f.host_mem_Bps, 614.4e9, 1);
 	ck_assert_double_eq_tol(h.mem_Bps, 614.4e9, 1);
 	for (int v = 0; v < 3; v++)
@@ -289,10 +329,10 @@ START_TEST(host_memory_from_cpu_profile)
 	ck_assert(fx_has_msg(notes[1], "rdma moves crosses it twice per end (the GPU's copy into NCCL's host buffer"));
 	ck_assert(!fx_has_msg(notes[2], "host memory"));
 	s->cluster.cpu.v.cpu.sockets = 1;
-	ck_assert_int_eq(setup_fabric(s, 16, &f, d), SIM_OK);
+	ck_assert_int_eq(setup_fabric(s, &s->variants[0], 16, &f, d), SIM_OK);
 	ck_assert_double_eq_tol(f.host_mem_Bps, 307.2e9, 1);
 	s->cluster.cpu.v.cpu.mem_bw_Bps = NAN;
-	ck_assert_int_eq(setup_fabric(s, 16, &f, d), SIM_OK);
+	ck_assert_int_eq(setup_fabric(s, &s->variants[0], 16, &f, d), SIM_OK);
 	ck_assert_double_eq(f.host_mem_Bps, 0);
 	ck_assert_int_eq(setup_host_of(s, &h, d), SIM_OK);
 	ck_assert_double_eq(h.mem_Bps, 0);
@@ -320,6 +360,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, arm_vswitch_needs_published_figures);
 	tcase_add_test(tc, arm_vswitch_needs_a_dpu);
 	tcase_add_test(tc, nvlink_achieved_over_datasheet);
+	tcase_add_test(tc, links_carry_the_variants_payload);
 	tcase_add_test(tc, os_jitter_delay_on_host_tcp_only);
 	tcase_add_test(tc, host_memory_from_cpu_profile);
 	suite_add_tcase(s, tc);
