@@ -103,12 +103,11 @@ static double nvlink_Bps(const profile_gpu *g)
 	return profile_has(g->nvlink_bw_Bps) ? g->nvlink_bw_Bps : 0;
 }
 
-int setup_wire(const scn_scenario *s, const scn_variant *v, wire_op op, wire_frame *out,
-	       diag *d)
+int setup_wire_for(const scn_scenario *s, wire_transport t, wire_op op, wire_frame *out,
+		   diag *d)
 {
 	const scn_fabric *f = &s->cluster.fabric;
 	bool ib = f->link_layer == PROFILE_LL_INFINIBAND;
-	wire_transport t = v->network == SCN_NET_HOST_TCP ? WIRE_TCP : WIRE_RDMA;
 	uint32_t mtu = isnan(f->mtu_bytes) ? wire_default_mtu(ib, t) : (uint32_t)f->mtu_bytes;
 	if (f->link_layer != PROFILE_LL_INFINIBAND && f->link_layer != PROFILE_LL_ETHERNET) {
 		diag_add(d, NULL, 0, 0, "the fabric's link layer is not known (switch '%s', NIC "
@@ -122,6 +121,12 @@ int setup_wire(const scn_scenario *s, const scn_variant *v, wire_op op, wire_fra
 		return SIM_EINVAL;
 	}
 	return SIM_OK;
+}
+
+int setup_wire(const scn_scenario *s, const scn_variant *v, wire_op op, wire_frame *out,
+	       diag *d)
+{
+	return setup_wire_for(s, v->network == SCN_NET_HOST_TCP ? WIRE_TCP : WIRE_RDMA, op, out, d);
 }
 
 int setup_fabric(const scn_scenario *s, const scn_variant *v, uint32_t gpus, fab_config *out,

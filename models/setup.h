@@ -50,6 +50,11 @@ int setup_host_of(const scn_scenario *s, setup_host *out, diag *d);
 int setup_wire(const scn_scenario *s, const scn_variant *v, wire_op op, wire_frame *out,
 	       diag *d);
 
+/* The same for transport t (a storage protocol's: NFS over TCP, NVMe-oF
+ * or GPUDirect Storage over RDMA). */
+int setup_wire_for(const scn_scenario *s, wire_transport t, wire_op op, wire_frame *out,
+		   diag *d);
+
 /* The fabric for `gpus` GPUs of the scenario's cluster (packed onto
  * ceil(gpus / gpus_per_node) nodes) as variant v runs it: its links carry
  * payload at the share of their rate that v's packets leave to it

@@ -132,6 +132,11 @@ typedef struct train_config {
 	uint32_t local_switch;              /* the drives sit on NIC local_switch's PCIe switch */
 	double storage_nic_Bps;             /* a node's storage-network NIC; 0: reads share
 					       the compute NICs */
+	double storage_wire_w;              /* reads sharing the compute NICs: what a byte
+					       read takes of a NIC link's payload capacity,
+					       sized by the network transport's packets
+					       (models/wire.h): its payload share over the
+					       storage protocol's; 0: 1 */
 	noise_params noise;                 /* its gpu_slow is unused: slow_gpus below */
 	/* Throttled GPUs by their index in the cluster (node x gpus_per_node +
 	 * GPU), mapped onto the job's GPUs where its nodes are placed. */

@@ -50,20 +50,45 @@ static int local_of(const scn_scenario *s, const scn_variant *v, const setup_hos
 	return SIM_OK;
 }
 
+/* The storage protocol's packets on the fabric's link layer (models/wire.h):
+ * NFS over TCP (storage: host), NVMe-oF or GPUDirect Storage over RDMA;
+ * *frac their payload share of a storage link, and c->storage_wire_w what a
+ * byte read takes of a compute NIC link, whose capacity is the network
+ * transport's payload share (setup_fabric). */
+static int storage_wire(const scn_scenario *s, const scn_variant *v, train_config *c,
+			double *frac, diag *d)
+{
+	wire_frame net, stor;
+	wire_transport t = v->storage == SCN_STOR_HOST ? WIRE_TCP : WIRE_RDMA;
+	int rc = setup_wire(s, v, WIRE_WRITE, &net, d);
+	if (!rc)
+		rc = setup_wire_for(s, t, WIRE_WRITE, &stor, d);
+	if (rc)
+		return rc;
+	*frac = wire_payload_frac(&stor);
+	c->storage_wire_w = wire_payload_frac(&net) / *frac;
+	return SIM_OK;
+}
+
 static int storage_of(const scn_scenario *s, const scn_variant *v, const setup_host *h,
 		      train_config *c, diag *d, diag *notes)
 {
 	const scn_storage *st = &s->cluster.storage;
-	double servers = st->servers > 0 ? st->servers : 1;
+	double servers = st->servers > 0 ? st->servers : 1, frac = 1;
+	/* a server's link carries the protocol's payload share of its rate */
+	double link = st->link_rate_Bps;
 	offload_storage path;
 	int rc;
 	c->storage_write_Bps = NAN;
+	if (st->present && (rc = storage_wire(s, v, c, &frac, d)))
+		return rc;
+	link *= frac;
 	if (st->present && profile_has(st->server.v.storage.write_bw_Bps)) {
 		/* Checkpoints are writes: every server's write bandwidth, capped by
 		 * its link like the reads. */
 		c->storage_write_Bps = st->server.v.storage.write_bw_Bps * servers;
-		if (st->link_rate_Bps > 0 && st->link_rate_Bps * servers < c->storage_write_Bps)
-			c->storage_write_Bps = st->link_rate_Bps * servers;
+		if (link > 0 && link * servers < c->storage_write_Bps)
+			c->storage_write_Bps = link * servers;
 	} else if (st->present && notes) {
 		diag_add(notes, NULL, 0, 0, "cluster.storage: profile '%s' gives no 'write_bw': "
 			 "checkpoint writes not modelled", st->server.name);
@@ -79,8 +104,8 @@ static int storage_of(const scn_scenario *s, const scn_variant *v, const setup_h
 	}
 	c->storage_servers = (uint32_t)(st->servers > 0 ? st->servers : 1);
 	c->storage_Bps = st->server.v.storage.bw_Bps * c->storage_servers;
-	if (st->link_rate_Bps > 0 && st->link_rate_Bps * c->storage_servers < c->storage_Bps)
-		c->storage_Bps = st->link_rate_Bps * c->storage_servers;
+	if (link > 0 && link * c->storage_servers < c->storage_Bps)
+		c->storage_Bps = link * c->storage_servers;
 	if (st->network == SCN_STORNET_DEDICATED) {
 		/* ASSUMPTION (docs/scenarios.md): one port of the cluster's NIC
 		 * profile per node on the storage network, not shared with the
@@ -91,7 +116,7 @@ static int storage_of(const scn_scenario *s, const scn_variant *v, const setup_h
 				 "the NIC profile's 'port_rate'");
 			return SIM_EINVAL;
 		}
-		c->storage_nic_Bps = nic->port_rate_Bps;
+		c->storage_nic_Bps = nic->port_rate_Bps * frac;
 	}
 	/* Every server's IO rate bounds the loader's reads, one IO per sample
 	 * (train_world.c io_capped_Bps). */

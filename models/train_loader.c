@@ -166,7 +166,10 @@ static void loader_issue(trainer *tr, loader *l, uint64_t k)
 	if (c->storage_Bps <= 0 || bytes < 1)
 		return storage_read(tr->w->eng, l, k);
 	path[len++] = tr->w->stor_servers0 + (uint32_t)(tr->w->stor_rr++ % tr->w->stor_servers);
-	path[len++] = stor_ingress(tr, l, k, &nic_rank);
+	path[len] = stor_ingress(tr, l, k, &nic_rank);
+	if (nic_rank != UINT32_MAX && c->storage_wire_w > 0) /* a compute NIC (train.h) */
+		wt[len] = c->storage_wire_w;
+	len++;
 	if (tr->w->stor_res[l->node] != UINT32_MAX) {
 		wt[len] = tr->w->stor_w[l->node];
 		path[len++] = tr->w->stor_res[l->node];

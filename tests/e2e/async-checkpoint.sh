@@ -33,7 +33,12 @@ def inputs(s):
     nodes, gpn = c["nodes"], c["gpus_per_node"]
     M = si(fl["node_mtbf"]) / nodes
     size = si(fl["checkpoint_size"])
-    write = min(si(st["server"]["write_bw"]), si(st["link_rate"])) * si(st["servers"])
+    # The storage link carries the protocol's payload share (models/wire.h):
+    # NFS (storage: host) in TCP over IPoIB datagrams of OpenSM's 2048 bytes,
+    # 1992 payload bytes in 2082 on the wire; RDMA 4096 in 4122.
+    assert c["fabric"]["switch"]["link_layer"] == "infiniband" and "mtu" not in c["fabric"]
+    frac = 1992 / 2082 if s["variants"][0].get("storage", "host") == "host" else 4096 / 4122
+    write = min(si(st["server"]["write_bw"]), si(st["link_rate"]) * frac) * si(st["servers"])
     # PCI-SIG: Gen5 32 GT/s per lane, 128b/130b; the GPU's own link.
     gpu, cpu = c["gpu"], c["cpu"]
     lane = {4: 16e9 * 128 / 130 / 8, 5: 32e9 * 128 / 130 / 8}[int(si(gpu["pcie_gen"]))]
@@ -105,7 +110,8 @@ expect_rc 2 "checkpoint_mode: background refused"
 expect_err "bad.yaml:4:20: unknown checkpoint_mode 'background' \(expected sync or async" "the error names file:line:col and the choices"
 
 # An interval shorter than the persist: the training waits W - tau per
-# checkpoint, and the report says so.
+# checkpoint, and the report says so. The persist: 108 GB over the 100 Gb/s
+# storage link in NFS's TCP over IPoIB packets (1992 payload bytes in 2082).
 cat >"$E2E_TMP/wait.yaml" <<EOF
 name: wait
 extends: $PWD/$EFF/async-checkpoint.yaml
@@ -114,8 +120,8 @@ failures:
 EOF
 run_cmd "$DPUSIM" run "$E2E_TMP/wait.yaml"
 expect_rc 0 "async with a 5 s interval"
-expect_out "persist 8.64 s in the background, longer than the interval: the training waits 3.64 s per checkpoint" \
-	"the report says the training waits 8.64 - 5 = 3.64 s for each persist"
+expect_out "persist 9.03 s in the background, longer than the interval: the training waits 4.03 s per checkpoint" \
+	"the report says the training waits 9.03 - 5 = 4.03 s for each persist (108 GB at 12.5 GB/s x 1992/2082)"
 
 # The dump of a dump is the same (the mode round-trips).
 run_cmd "$DPUSIM" run "$EFF/async-checkpoint.yaml" --dump

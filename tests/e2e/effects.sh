@@ -404,15 +404,17 @@ check("bypass" in notes, "GDS: the report says its reads bypass the page cache")
 #     stack cores, 12 - 8 framework threads - 2 workers = 2 x 8.553 GB/s
 #     = C = 17.1 GB/s: B / C = 119.7 ms;
 #   NVMe-oF over RDMA: no copy by the cores; the node's storage port
-#     (50 GB/s), the servers' share (2 x min(90, 50) / 2 = 50 GB/s) and host
-#     memory (204.8 GB/s / 2 passes) bound it: B / 50 GB/s = 41.0 ms;
-#   GDS: the port and the servers: the same 41.0 ms, with no bounce buffer.
+#     (50 GB/s of data, 4096 payload bytes in every 4122 of InfiniBand RDMA
+#     packets: 49.7 GB/s, models/wire.h), the servers' share (2 x min(90,
+#     49.7) / 2) and host memory (204.8 GB/s / 2 passes) bound it:
+#     B / 49.7 GB/s = 41.2 ms;
+#   GDS: the port and the servers: the same 41.2 ms, with no bounce buffer.
 #   host-tcp gradients beside NFS: the stack cores are one station (train_world.c
 #     flow weights), and never idle while a read is in flight, so a step
 #     takes (B + N) / C, N the node's network bytes: NCCL's hierarchical
 #     all-reduce over 2 nodes sends the node's G = 25.6 M params x 2 B once
 #     and receives it once, N = 2 G: (2048 + 102.4) MB / C = 125.7 ms. With
-#     NVMe-oF/RDMA the reads leave the cores to the gradients: 41.0 ms again.
+#     NVMe-oF/RDMA the reads leave the cores to the gradients: 41.2 ms again.
 # p50 (the steady step; the first measured step starts with the warm-up's
 # prefetched reads), within 2 %.
 run_py storage-protocols '
@@ -423,8 +425,10 @@ nodes = si(cl["nodes"]); gpn = si(cl["gpus_per_node"])
 B = si(s["workload"]["batch"]["global"]) / nodes * si(d["sample_bytes"])
 cores = si(cpu["sockets"]) * si(cpu["cores_per_socket"])
 C = (cores - gpn - si(d["workers"])) * si(cl["host_costs"]["tcp_rx_bw_per_core"])
-port = si(cl["nic"]["port_rate"])
-link = si(st.get("link_rate", cl["fabric"]["link_rate"]))  # default: the fabric links
+assert cl["fabric"]["switch"]["link_layer"] == "infiniband" and "mtu" not in cl["fabric"]
+rdma = 4096 / 4122  # payload share of InfiniBand RDMA packets at the default MTU
+port = si(cl["nic"]["port_rate"]) * rdma
+link = si(st.get("link_rate", cl["fabric"]["link_rate"])) * rdma  # default: the fabric links
 srv = si(st["servers"]) * min(si(st["server"]["bw"]), link) / nodes
 mem = si(cpu["mem_bw"]) * si(cpu["sockets"]) / 2
 rep, v = run(f)

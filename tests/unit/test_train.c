@@ -1378,6 +1378,54 @@ START_TEST(host_rdma_storage_costs_no_core_per_byte)
 }
 END_TEST
 
+/* Storage reads carry their protocol's packets (models/wire.h): NFS over
+ * TCP in IPoIB datagrams (OpenSM's 2048: 1992 of every 2082 bytes), GDS
+ * and NVMe-oF in InfiniBand RDMA packets (4096 of 4122). A server's link
+ * and a dedicated storage NIC carry that share of their rate; a read over
+ * a compute NIC, whose capacity is the network transport's share, takes
+ * the ratio of the two of it. */
+START_TEST(storage_reads_carry_their_protocols_headers)
+{
+	static const char *const variants[] = {
+		"{ name: a, network: rdma-gdr, storage: host }",
+		"{ name: a, network: rdma-gdr, storage: gds }",
+		"{ name: a, network: host-tcp, storage: gds }",
+	};
+	const double ipoib = 1992.0 / 2082, ib = 4096.0 / 4122;
+	const double want_frac[] = { ipoib, ib, ib }, want_w[] = { ib / ipoib, 1, ipoib / ib };
+	for (int k = 0; k < 3; k++) {
+		for (int dedicated = 0; dedicated < 2; dedicated++) {
+			char text[2048];
+			diag *d = diag_new(), *notes = diag_new();
+			scn_scenario *s = NULL;
+			train_config c;
+			snprintf(text, sizeof text,
+				 "cluster:\n  nodes: 1\n  gpus_per_node: 8\n  gpu: A100-SXM4-80GB\n"
+				 "  cpu: EPYC-7742\n  host_costs: host-costs-linux\n"
+				 "  nic: ConnectX-6-HDR\n  nics_per_node: 8\n"
+				 "  fabric: { topology: single-switch, switch: QM8700-HDR }\n"
+				 "  storage: { server: DDN-AI400X2, link_rate: 200Gbps%s }\n"
+				 "workload: { model: resnet50, batch: { global: 2048, micro: 256 },\n"
+				 "            data: { decode: 1ms/sample, workers: 8 } }\n"
+				 "variants: [%s]\n", dedicated ? ", network: dedicated" : "",
+				 variants[k]);
+			ck_assert_int_eq(scn_load_buffer("t.yaml", text, strlen(text), NULL, &s, d),
+					 SIM_OK);
+			ck_assert_int_eq(train_config_of(s, &s->jobs[0], &s->variants[0], 1, &c, d,
+							 notes), SIM_OK);
+			/* one server: its 200 Gb/s link, below the DDN's 90 GB/s */
+			ck_assert_double_eq_tol(c.storage_Bps, 25e9 * want_frac[k], 1e-3);
+			ck_assert_double_eq_tol(c.storage_wire_w, want_w[k], 1e-12);
+			if (dedicated)
+				ck_assert_double_eq_tol(c.storage_nic_Bps, 25e9 * want_frac[k], 1e-3);
+			scn_free(s);
+			diag_free(d);
+			diag_free(notes);
+		}
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("train");
@@ -1398,6 +1446,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, gradients_and_gathered_weights_keep_their_dtypes);
 	tcase_add_test(tc, storage_client_and_tcp_share_the_cores);
 	tcase_add_test(tc, storage_bounce_and_rdma_share_host_memory);
+	tcase_add_test(tc, storage_reads_carry_their_protocols_headers);
 	tcase_add_test(tc, same_seed_same_result);
 	tcase_add_test(tc, dpu_and_host_count_both_directions);
 	tcase_add_test(tc, stragglers_grow_with_scale);
