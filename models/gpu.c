@@ -130,6 +130,24 @@ void gpu_layer_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const 
 		*bwd_s += extra;
 }
 
+void gpu_linear_gemms_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb,
+			const wl_split *sp, uint32_t sms_off, double all[GPU_LINEAR_N],
+			double cut[GPU_LINEAR_N])
+{
+	static const int at[GPU_LINEAR_N] = { 0, 3, 4, 5 }; /* in wl_layer_gemms_split */
+	wl_gemm gm[WL_LAYER_GEMMS];
+	gpu_spec less = *g;
+	if (g->sms > sms_off && sms_off) {
+		less.sms = g->sms - sms_off;
+		less.peak_flops = g->peak_flops * less.sms / g->sms;
+	}
+	wl_layer_gemms_split(t, mb, sp, gm);
+	for (int i = 0; i < GPU_LINEAR_N; i++) {
+		all[i] = gpu_gemm_s(g, &gm[at[i]]);
+		cut[i] = gpu_gemm_s(&less, &gm[at[i]]);
+	}
+}
+
 void gpu_logits_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const wl_split *sp,
 		  double *fwd_s, double *bwd_s)
 {

@@ -91,6 +91,20 @@ double gpu_kernel_s(const gpu_spec *g, const wl_kernel *k);
 void gpu_layer_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const wl_split *sp,
 		 double *fwd_s, double *bwd_s);
 
+/* The linear GEMMs of a layer (wl_layer_gemms_split's qkv, proj, mlp-up,
+ * mlp-down, GPU_LINEAR order), each's forward time on all the GPU's SMs
+ * (gpu_gemm_s: its backward runs it twice, input and weight gradients)
+ * into all[], and on `sms_off` fewer SMs into cut[] (the GPU's peak
+ * scaled by the SMs left, its quantization over them): Transformer
+ * Engine's userbuffers with set_sm_margin launch the GEMM on the SMs its
+ * communication kernel does not hold (comm_gemm_overlap.cpp: _math_sms =
+ * sm_count - num_comm_sm). cut[] is all[] where sms_off is 0 or the
+ * profile gives no SM count. */
+enum { GPU_LINEAR_QKV, GPU_LINEAR_PROJ, GPU_LINEAR_FC1, GPU_LINEAR_FC2, GPU_LINEAR_N };
+void gpu_linear_gemms_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb,
+			const wl_split *sp, uint32_t sms_off, double all[GPU_LINEAR_N],
+			double cut[GPU_LINEAR_N]);
+
 /* Forward and backward time of the output layer (logits, vocab-parallel):
  * its GEMM at logit_flops (backward twice) and the final layer norm, fp32 cross-entropy
  * and weight-gradient accumulation (wl_logit_kernel_bytes). */

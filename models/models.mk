@@ -24,7 +24,7 @@ UNIT_TESTS += noise reliab power
 # scenario to model parameters, the training simulation
 MODEL_OBJS += $(BUILD)/models/setup.o $(BUILD)/models/train.o $(BUILD)/models/train_world.o \
 	$(BUILD)/models/train_loader.o $(BUILD)/models/train_explain.o $(BUILD)/models/train_config.o \
-	$(BUILD)/models/train_costs.o $(BUILD)/models/train_steady.o
+	$(BUILD)/models/train_costs.o $(BUILD)/models/train_steady.o $(BUILD)/models/tp_overlap.o
 UNIT_TESTS += train
 UNIT_TESTS += setup
 # node-local NVMe under PCIe switches, GDS and bounce-buffer paths

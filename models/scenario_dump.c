@@ -176,6 +176,12 @@ static void dump_training(FILE *f, int ind, const scn_training *t)
 	put_word(f, ind, "recompute", t->recompute ? "true" : "false");
 	put_word(f, ind, "attention", t->flash ? "flash" : "unfused");
 	put_word(f, ind, "pipeline_engine", scn_engine_words[t->engine]);
+	if (t->tp_overlap) { /* written only where set: dumps of other scenarios unchanged */
+		put_word(f, ind, "tp_comm_overlap", "true");
+		fprintf(f, "%*stp_overlap_sms:\n", ind, "");
+		put_q(f, ind + 2, "proj", t->ub_proj_sms, UNIT_COUNT);
+		put_q(f, ind + 2, "fc2", t->ub_fc2_sms, UNIT_COUNT);
+	}
 	if (t->memory_reserve_bytes > 0)
 		put_q(f, ind, "memory_reserve", t->memory_reserve_bytes, UNIT_BYTES);
 	if (t->data.present) {

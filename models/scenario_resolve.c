@@ -590,7 +590,34 @@ static void read_parallelism(resolve_ctx *c, const yt_node *pn, scn_training *t)
 static const char *const train_keys[] = { "kind", "model", "transformer", "precision", "parallelism",
 					  "batch", "bucket", "recompute", "data", "iterations",
 					  "target_tokens", "memory_reserve", "attention",
-					  "grad_reduce_dtype", "pipeline_engine", NULL };
+					  "grad_reduce_dtype", "pipeline_engine", "tp_comm_overlap",
+					  "tp_overlap_sms", NULL };
+
+/* tp_comm_overlap and the SMs its pipeline reduce-scatters take
+ * (tp_overlap_sms: { proj, fc2 }, Transformer Engine's default 16 each:
+ * initialize_ub's get_default_config). Megatron-core refuses the overlap
+ * without sequence parallelism (megatron/training/arguments.py: "Tensor
+ * parallel communication/GEMM overlap can happen only when sequence
+ * parallelism is enabled"), and so does this where tp is above 1. */
+static void read_tp_overlap(scn_rd *r, const yt_node *w, scn_training *t)
+{
+	const yt_node *sn;
+	t->tp_overlap = false;
+	t->ub_proj_sms = t->ub_fc2_sms = 16;
+	scn_get_bool(r, w, "tp_comm_overlap", &t->tp_overlap);
+	if ((sn = scn_section(r, w, "tp_overlap_sms", false))) {
+		static const char *const keys[] = { "proj", "fc2", NULL };
+		scn_only_keys(r, sn, keys, "workload.tp_overlap_sms");
+		scn_get_int(r, sn, "proj", false, 0, 1024, &t->ub_proj_sms);
+		scn_get_int(r, sn, "fc2", false, 0, 1024, &t->ub_fc2_sms);
+		if (!t->tp_overlap)
+			scn_err(r, sn, "'tp_overlap_sms' applies only with 'tp_comm_overlap: true'");
+	}
+	if (t->tp_overlap && t->tp > 1 && !t->sp)
+		scn_err(r, yt_get(w, "tp_comm_overlap"), "'tp_comm_overlap' needs "
+			"parallelism.sequence_parallel: true where tp is above 1 (Megatron-core "
+			"overlaps only the sequence-parallel all-gathers and reduce-scatters)");
+}
 
 static void read_training(resolve_ctx *c, const yt_node *w, scn_training *t)
 {
@@ -621,6 +648,7 @@ static void read_training(resolve_ctx *c, const yt_node *w, scn_training *t)
 	scn_get_q(r, w, "bucket", false, UNIT_BYTES, 0, 1e12, true, &t->bucket_bytes);
 	t->recompute = false;
 	scn_get_bool(r, w, "recompute", &t->recompute);
+	read_tp_overlap(r, w, t);
 	t->flash = false;
 	if (scn_get_enum(r, w, "attention", false, attention_words, &v))
 		t->flash = v == 1;

@@ -20,6 +20,7 @@
  * gradient groups, loaders, noise and results, and its ranks are mapped
  * onto its nodes, so tenants contend for links, uplinks and storage. */
 #include "models/train_int.h"
+#include "models/tp_overlap.h"
 
 static void stage_synced(trainer *tr, uint32_t p);
 
@@ -119,8 +120,13 @@ static double op_base_s(const trainer *tr, const stage *s, bool fwd, uint32_t ch
 		*comm_s = layers * (tr->tp_fwd_s + tr->cp_ag_s) + (first ? 0 : tr->pipe_ag_s);
 		return layers * tr->layer_f_s + (last ? tr->logit_f_s : 0);
 	}
-	*comm_s = layers * ((tr->tp_fwd_s + tr->cp_ag_s) * (tr->cfg->recompute ? 2 : 1) -
-			    tr->cp_ag_s + tr->cp_rs_s) + (last ? 0 : 2 * tr->pipe_ag_s);
+	if (tr->cfg->tp_overlap) /* a recomputed forward exposes the forward's */
+		*comm_s = layers * (tr->tp_bwd_s + tr->cp_rs_s +
+				    (tr->cfg->recompute ? tr->tp_fwd_s + tr->cp_ag_s : 0)) +
+			  (last ? 0 : 2 * tr->pipe_ag_s);
+	else
+		*comm_s = layers * ((tr->tp_fwd_s + tr->cp_ag_s) * (tr->cfg->recompute ? 2 : 1) -
+				    tr->cp_ag_s + tr->cp_rs_s) + (last ? 0 : 2 * tr->pipe_ag_s);
 	return layers * (tr->layer_b_s + (tr->cfg->recompute ? tr->layer_f_s : 0)) +
 	       (last ? tr->logit_b_s : 0);
 }
@@ -835,6 +841,37 @@ static int cp_coll_s(const trainer *tr, coll_op op, double bytes, double *out,
 	return rc;
 }
 
+/* Transformer Engine's userbuffers (c->tp_overlap): the layer's exposed
+ * tensor-parallel time forward and backward from tp_overlap_layer, with
+ * the GEMMs' times of this GPU, the collectives simulated above and one
+ * reduce-scatter of a pipeline chunk; the forward's GEMMs beside a
+ * pipeline reduce-scatter run on fewer SMs, which the layer's compute
+ * takes. */
+static int tp_overlapped(trainer *tr, const wl_split *sp, double bytes, double *bound)
+{
+	const train_config *c = tr->cfg;
+	tp_overlap_in in = { .tp = c->tp, .splits = TP_OVERLAP_SPLITS, .ag_s = tr->tp_ag_s,
+			     .rs_s = tr->tp_ar_s };
+	double all[GPU_LINEAR_N], cut[GPU_LINEAR_N];
+	tp_overlap_out out;
+	int rc = tp_coll_s(c, COLL_REDUCE_SCATTER, bytes / TP_OVERLAP_SPLITS, &tr->tp_rs_chunk_s,
+			   &tr->tp_rs_chunk_channels, &tr->tp_rs_chunk_algo, bound, tr->w->d);
+	if (rc)
+		return rc;
+	in.rs_split_s = tr->tp_rs_chunk_s;
+	gpu_linear_gemms_s(&c->gpu, &c->model.tf, c->micro_batch, sp, c->ub_proj_sms, in.gemm, cut);
+	in.gemm_cut[GPU_LINEAR_PROJ] = cut[GPU_LINEAR_PROJ];
+	gpu_linear_gemms_s(&c->gpu, &c->model.tf, c->micro_batch, sp, c->ub_fc2_sms, all, cut);
+	in.gemm_cut[GPU_LINEAR_FC2] = cut[GPU_LINEAR_FC2];
+	in.gemm_cut[GPU_LINEAR_QKV] = in.gemm[GPU_LINEAR_QKV];
+	in.gemm_cut[GPU_LINEAR_FC1] = in.gemm[GPU_LINEAR_FC1];
+	tp_overlap_layer(&in, &out);
+	tr->tp_fwd_s = out.fwd_comm_s;
+	tr->tp_bwd_s = out.bwd_comm_s;
+	tr->layer_f_s += out.fwd_extra_s;
+	return SIM_OK;
+}
+
 static int build_compute(trainer *tr)
 {
 	const train_config *c = tr->cfg;
@@ -862,7 +899,9 @@ static int build_compute(trainer *tr)
 	if (!rc && c->sp)
 		rc = tp_coll_s(c, COLL_ALLGATHER, bytes, &tr->tp_ag_s, &tr->tp_ag_channels,
 			       &tr->tp_ag_algo, bound, tr->w->d);
-	tr->tp_fwd_s = 2 * (tr->tp_ar_s + tr->tp_ag_s);
+	tr->tp_fwd_s = tr->tp_bwd_s = 2 * (tr->tp_ar_s + tr->tp_ag_s);
+	if (!rc && c->tp_overlap && c->tp > 1)
+		rc = tp_overlapped(tr, &sp, bytes, bound);
 	if (!rc && c->engine == WL_ENGINE_DEEPSPEED && c->pp > 1)
 		rc = tp_coll_s(c, COLL_ALLGATHER, bytes, &tr->pipe_ag_s, &tr->pipe_ag_channels,
 			       &tr->pipe_ag_algo, bound, tr->w->d);
@@ -1126,6 +1165,11 @@ static int check_jobs(world *w, const train_config *const *cfgs, const uint32_t 
 				 "need pp > 1, microbatches a multiple of pp and layers of pp x "
 				 "virtual stages (pp %u, %u microbatches)", j, c->vp, c->pp,
 				 c->microbatches);
+			return SIM_EINVAL;
+		}
+		if (c->tp_overlap && c->tp > 1 && !c->sp) {
+			diag_add(w->d, NULL, 0, 0, "training simulation: job %u: tp_comm_overlap "
+				 "needs sequence parallelism at tp %u", j, c->tp);
 			return SIM_EINVAL;
 		}
 		if (c->fabric.gpus_per_node != w->gpn ||

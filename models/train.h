@@ -85,6 +85,11 @@ typedef struct train_config {
 					       interleaved 1F1B (wl_interleaved_op); 0 or
 					       1: plain 1F1B */
 	bool recompute;
+	bool tp_overlap;                    /* Transformer Engine's userbuffers overlap the
+					       sequence-parallel collectives with the GEMMs
+					       (tp_overlap_layer; needs sp) */
+	uint32_t ub_proj_sms, ub_fc2_sms;   /* SMs its pipeline reduce-scatters hold beside
+					       the projection's and MLP-down's GEMMs */
 	uint32_t zero_stage;
 	wl_engine engine;                   /* the pipeline engine whose costs apply: under
 					       DeepSpeed's a send blocks its stage until it
@@ -172,7 +177,7 @@ typedef struct train_coll_stat {
  * estimate splits the gradients as the simulation does). */
 enum { TRAIN_MAX_BUCKETS = 8 };
 
-enum { TRAIN_MAX_COLLS = 8 };
+enum { TRAIN_MAX_COLLS = 9 };
 
 typedef struct train_result {
 	double *iter_s;                     /* measured iterations, owned */

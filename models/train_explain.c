@@ -1,6 +1,7 @@
 /* A training job's results: per-iteration figures, collectives, engine
  * utilisations, and the text that names what bounds the iteration. */
 #include "models/train_int.h"
+#include "models/tp_overlap.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -210,6 +211,11 @@ void train_finish(trainer *tr, train_result *r)
 		add_coll(r, COLL_ALLGATHER, coll_algo_name(tr->tp_ag_algo),
 			 "tensor-parallel activations, sequence parallel (NVLink)", tr->T,
 			 boundary_bytes(c) / tr->C, tr->tp_ag_s, 1, tr->tp_ag_channels);
+	if (tr->tp_rs_chunk_s > 0)
+		add_coll(r, COLL_REDUCE_SCATTER, coll_algo_name(tr->tp_rs_chunk_algo),
+			 "tensor-parallel chunk beside its GEMM (userbuffers pipeline)", tr->T,
+			 boundary_bytes(c) / tr->C / TP_OVERLAP_SPLITS, tr->tp_rs_chunk_s, 1,
+			 tr->tp_rs_chunk_channels);
 	if (tr->pipe_ag_s > 0)
 		add_coll(r, COLL_ALLGATHER, coll_algo_name(tr->pipe_ag_algo),
 			 "pipeline boundary tensor, partitioned (NVLink; DeepSpeed)", tr->T,

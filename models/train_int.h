@@ -171,6 +171,11 @@ struct trainer {
 				    * parallel: tp_ar_s a reduce-scatter's, tp_ag_s an
 				    * all-gather's) */
 	double tp_ag_s;
+	double tp_bwd_s;           /* per layer: a backward's tensor-parallel collectives,
+				    * exposed (tp_fwd_s's without the overlap) */
+	double tp_rs_chunk_s;      /* userbuffers' pipeline: one chunk's reduce-scatter */
+	coll_algo tp_rs_chunk_algo;
+	uint32_t tp_rs_chunk_channels;
 	double pipe_ag_s;          /* DeepSpeed's engine: one all-gather of the partitioned
 				    * stage-boundary tensor on the tensor-parallel group */
 	coll_algo pipe_ag_algo;

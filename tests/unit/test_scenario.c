@@ -469,6 +469,46 @@ START_TEST(pipeline_engine_words_and_limits)
 }
 END_TEST
 
+/* tp_comm_overlap: off by default; on with sequence parallelism, its
+ * SMs TE's default 16 or as written, kept by the dump; refused without
+ * sequence parallelism at tp above 1 (Megatron-core's rule) and
+ * tp_overlap_sms without it, each where written. */
+START_TEST(tp_comm_overlap_words_and_limits)
+{
+	scn_scenario *s = load_ok(BASE WORK VARIANTS);
+	ck_assert(!s->jobs[0].wl.train.tp_overlap);
+	char *dump = dump_of(s);
+	ck_assert_ptr_null(strstr(dump, "tp_comm_overlap"));
+	free(dump);
+	scn_free(s);
+#define SPW "workload:\n  model: llama2-7b\n  parallelism: { tp: 8, sequence_parallel: true }\n" \
+	    "  batch: { global: 64, micro: 2 }\n"
+	s = load_ok(BASE SPW "  tp_comm_overlap: true\n" VARIANTS);
+	ck_assert(s->jobs[0].wl.train.tp_overlap);
+	ck_assert_int_eq(s->jobs[0].wl.train.ub_proj_sms, 16);
+	ck_assert_int_eq(s->jobs[0].wl.train.ub_fc2_sms, 16);
+	scn_free(s);
+	s = load_ok(BASE SPW "  tp_comm_overlap: true\n  tp_overlap_sms: { proj: 24, fc2: 20 }\n"
+		    VARIANTS);
+	ck_assert_int_eq(s->jobs[0].wl.train.ub_proj_sms, 24);
+	ck_assert_int_eq(s->jobs[0].wl.train.ub_fc2_sms, 20);
+	dump = dump_of(s);
+	ck_assert_ptr_nonnull(strstr(dump, "tp_comm_overlap: true"));
+	ck_assert_ptr_nonnull(strstr(dump, "proj: 24"));
+	free(dump);
+	scn_free(s);
+	diag *d = load_bad(BASE WORK "  tp_comm_overlap: true\n" VARIANTS);
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "t.yaml:14:20:"));
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "sequence_parallel"));
+	diag_free(d);
+	d = load_bad(BASE SPW "  tp_overlap_sms: { proj: 24 }\n" VARIANTS);
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "t.yaml:14:"));
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "only with 'tp_comm_overlap: true'"));
+	diag_free(d);
+#undef SPW
+}
+END_TEST
+
 /* grad_reduce_dtype: by precision as Megatron-LM sets it (bf16 and fp8
  * reduce fp32, fp16 reduces fp16, fp32 fp32), or as written; its bytes
  * size the gradients (the memory check's 4 B a parameter under bf16) and
@@ -845,6 +885,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, dump_round_trips);
 	tcase_add_test(tc, grad_reduce_dtype_by_precision);
 	tcase_add_test(tc, pipeline_engine_words_and_limits);
+	tcase_add_test(tc, tp_comm_overlap_words_and_limits);
 	tcase_add_test(tc, transformer_block_by_preset_or_key);
 	tcase_add_test(tc, slow_gpus_by_index_or_node);
 	tcase_add_test(tc, whole_numbers);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/tp_overlap.h"
 #include "models/train.h"
 #include "sim/err.h"
 #include "tests/unit/check_main.h"
@@ -234,6 +235,102 @@ START_TEST(sequence_parallel_splits_the_allreduce)
 				2 * (8 * (f + b - fs - bs) + lf + lb - lfs - lbs), 1e-9);
 	train_result_release(&ar);
 	train_result_release(&sp);
+}
+END_TEST
+
+/* Transformer Engine's userbuffers (tp_overlap_layer) by hand, tp 4,
+ * 4 pipeline chunks: an all-gather of 120 us is 3 ring-exchange steps of
+ * 40, a reduce-scatter chunk 40 us. With no GEMM time everything is
+ * exposed, each collective at most its own time; beside GEMMs of 100 us
+ * (25 a chunk) a ring step exposes 15, a pipeline 3 x 15 plus its last
+ * chunk, a bulk collective 20; beside long GEMMs only the two pipelines'
+ * last chunks remain. The SMs the pipeline takes (gemm_cut) are compute,
+ * and the exposure falls as the GEMMs grow. */
+START_TEST(userbuffers_hide_at_most_the_gemm)
+{
+	tp_overlap_in in = { .tp = 4, .splits = 4, .ag_s = 120e-6, .rs_s = 120e-6,
+			     .rs_split_s = 40e-6 };
+	tp_overlap_out o;
+	tp_overlap_layer(&in, &o);
+	ck_assert_double_eq_tol(o.fwd_comm_s, 2 * 120e-6 + 2 * 160e-6, 1e-12);
+	ck_assert_double_eq_tol(o.bwd_comm_s, 2 * 120e-6 + 2 * (120e-6 + 120e-6), 1e-12);
+	ck_assert_double_eq_tol(o.fwd_extra_s, 0, 1e-15);
+	for (int i = 0; i < GPU_LINEAR_N; i++)
+		in.gemm[i] = in.gemm_cut[i] = 100e-6;
+	tp_overlap_layer(&in, &o);
+	ck_assert_double_eq_tol(o.fwd_comm_s, 2 * 3 * 15e-6 + 2 * (3 * 15e-6 + 40e-6), 1e-12);
+	ck_assert_double_eq_tol(o.bwd_comm_s, 2 * 3 * 15e-6 + 4 * 20e-6, 1e-12);
+	in.gemm_cut[GPU_LINEAR_PROJ] = 130e-6, in.gemm_cut[GPU_LINEAR_FC2] = 110e-6;
+	tp_overlap_layer(&in, &o);
+	ck_assert_double_eq_tol(o.fwd_extra_s, 40e-6, 1e-12);
+	ck_assert_double_eq_tol(o.fwd_comm_s, 2 * 3 * 15e-6 + (3 * 7.5e-6 + 40e-6) +
+					      (3 * 12.5e-6 + 40e-6), 1e-12);
+	double prev_f = INFINITY, prev_b = INFINITY;
+	for (double g = 0; g <= 2e-3; g += 25e-6) {
+		for (int i = 0; i < GPU_LINEAR_N; i++)
+			in.gemm[i] = in.gemm_cut[i] = g;
+		tp_overlap_layer(&in, &o);
+		ck_assert(o.fwd_comm_s >= 80e-6 - 1e-12 && o.fwd_comm_s <= prev_f);
+		ck_assert(o.bwd_comm_s >= 0 && o.bwd_comm_s <= prev_b);
+		prev_f = o.fwd_comm_s, prev_b = o.bwd_comm_s;
+	}
+	ck_assert_double_eq_tol(prev_f, 80e-6, 1e-12);
+	ck_assert_double_eq_tol(prev_b, 0, 1e-15);
+}
+END_TEST
+
+/* tp_comm_overlap in the simulation (tp 4, sequence parallel, 2
+ * microbatches of 8 layers, one GPU group): the exposed communication is
+ * exactly each layer's forward and backward exposure from
+ * tp_overlap_layer, fed with the collectives the run reports (the chunk's
+ * reduce-scatter a quarter of the tensor) and the GEMMs' times; less than
+ * without the overlap, the compute unchanged (this GPU gives no SM count,
+ * so no SMs are taken). Off, the run is the plain sequence-parallel one. */
+START_TEST(tp_overlap_exposes_what_the_gemms_leave)
+{
+	train_config c = base(4, 1, 1, 2);
+	c.sp = true;
+	train_result off = run(&c);
+	c.tp_overlap = true, c.ub_proj_sms = 24, c.ub_fc2_sms = 16;
+	train_result on = run(&c);
+	const train_coll_stat *rs = NULL, *chunk = NULL, *ag = coll_of(&on, COLL_ALLGATHER);
+	for (uint32_t i = 0; i < on.ncoll; i++)
+		if (on.coll[i].op == COLL_REDUCE_SCATTER)
+			*(rs ? &chunk : &rs) = &on.coll[i];
+	ck_assert(rs && chunk && ag);
+	ck_assert_uint_eq(chunk->bytes * 4, rs->bytes);
+	ck_assert_uint_eq(off.ncoll + 1, on.ncoll);
+	tp_overlap_in in = { .tp = 4, .splits = 4, .ag_s = ag->time_s, .rs_s = rs->time_s,
+			     .rs_split_s = chunk->time_s };
+	gpu_linear_gemms_s(&c.gpu, &c.model.tf, 1, &(wl_split){ .tp = 4, .cp = 1, .sp = true }, 24,
+			   in.gemm, in.gemm_cut);
+	tp_overlap_out o;
+	tp_overlap_layer(&in, &o);
+	ck_assert_double_eq_tol(o.fwd_extra_s, 0, 1e-15);
+	ck_assert_double_eq_tol(on.part_s[TRAIN_EXPOSED_COMM], 2 * 8 * (o.fwd_comm_s + o.bwd_comm_s),
+				1e-9);
+	ck_assert(on.part_s[TRAIN_EXPOSED_COMM] < off.part_s[TRAIN_EXPOSED_COMM]);
+	ck_assert_double_eq_tol(on.part_s[TRAIN_COMPUTE], off.part_s[TRAIN_COMPUTE], 1e-12);
+	ck_assert_double_eq_tol(sum_parts(&on), mean_iter(&on), 1e-9);
+	train_result_release(&off);
+	train_result_release(&on);
+	/* 40 SMs: the projection's 32 output tiles take two waves on the 16 SMs
+	 * left to it, MLP-down's two on 24 (one wave on all 40) */
+	c.gpu.sms = 40;
+	on = run(&c);
+	c.tp_overlap = false;
+	off = run(&c);
+	double all[GPU_LINEAR_N], proj[GPU_LINEAR_N], fc2[GPU_LINEAR_N];
+	wl_split sp = { .tp = 4, .cp = 1, .sp = true };
+	gpu_linear_gemms_s(&c.gpu, &c.model.tf, 1, &sp, 24, all, proj);
+	gpu_linear_gemms_s(&c.gpu, &c.model.tf, 1, &sp, 16, all, fc2);
+	double extra = proj[GPU_LINEAR_PROJ] - all[GPU_LINEAR_PROJ] + fc2[GPU_LINEAR_FC2] -
+		       all[GPU_LINEAR_FC2];
+	ck_assert(extra > 0);
+	ck_assert_double_eq_tol(on.part_s[TRAIN_COMPUTE] - off.part_s[TRAIN_COMPUTE], 2 * 8 * extra,
+				1e-12);
+	train_result_release(&off);
+	train_result_release(&on);
 }
 END_TEST
 
@@ -1437,6 +1534,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, interleaved_bubble_shrinks_by_v);
 	tcase_add_test(tc, interleaved_with_data_parallel);
 	tcase_add_test(tc, sequence_parallel_splits_the_allreduce);
+	tcase_add_test(tc, userbuffers_hide_at_most_the_gemm);
+	tcase_add_test(tc, tp_overlap_exposes_what_the_gemms_leave);
 	tcase_add_test(tc, context_parallel_traffic_by_hand);
 	tcase_add_test(tc, data_parallel_exposes_allreduce);
 	tcase_add_test(tc, host_tcp_bound_by_cores);

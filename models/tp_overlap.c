@@ -1,0 +1,37 @@
+/* Transformer Engine's userbuffers overlap of a layer's tensor-parallel
+ * collectives with its GEMMs (models/tp_overlap.h). */
+#include "models/tp_overlap.h"
+
+static double over(double comm, double gemm)
+{
+	return comm > gemm ? comm - gemm : 0;
+}
+
+/* ring_exchange all-gather beside a GEMM of `gemm` seconds: tp steps of
+ * gemm / tp, the first on the local chunk, each of the others waiting for
+ * one transfer of ag / (tp - 1) (a ring all-gather's step). */
+static double ring_exchange(const tp_overlap_in *in, double gemm)
+{
+	double n = in->tp;
+	return (n - 1) * over(in->ag_s / (n - 1), gemm / n);
+}
+
+/* pipeline reduce-scatter: the GEMM (on fewer SMs) in `splits` shares,
+ * each share's reduce-scatter beside the next share, the last alone. */
+static double pipeline(const tp_overlap_in *in, double gemm_cut)
+{
+	double n = in->splits ? in->splits : 1;
+	return (n - 1) * over(in->rs_split_s, gemm_cut / n) + in->rs_split_s;
+}
+
+void tp_overlap_layer(const tp_overlap_in *in, tp_overlap_out *out)
+{
+	const double *g = in->gemm, *gc = in->gemm_cut;
+	out->fwd_comm_s = ring_exchange(in, g[GPU_LINEAR_QKV]) + ring_exchange(in, g[GPU_LINEAR_FC1]) +
+			  pipeline(in, gc[GPU_LINEAR_PROJ]) + pipeline(in, gc[GPU_LINEAR_FC2]);
+	out->fwd_extra_s = gc[GPU_LINEAR_PROJ] - g[GPU_LINEAR_PROJ] + gc[GPU_LINEAR_FC2] -
+			   g[GPU_LINEAR_FC2];
+	out->bwd_comm_s = ring_exchange(in, g[GPU_LINEAR_PROJ]) + ring_exchange(in, g[GPU_LINEAR_FC2]) +
+			  over(in->ag_s, g[GPU_LINEAR_QKV]) + over(in->rs_s, g[GPU_LINEAR_QKV]) +
+			  over(in->ag_s, g[GPU_LINEAR_FC1]) + over(in->rs_s, g[GPU_LINEAR_FC1]);
+}

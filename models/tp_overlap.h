@@ -1,0 +1,60 @@
+/* Tensor-parallel communication overlapped with the GEMMs as Transformer
+ * Engine's userbuffers run it (NeMo's tp_comm_overlap, Megatron-core's
+ * --tp-comm-overlap): per layer, which collective hides behind which GEMM
+ * and what of it stays exposed. */
+#ifndef DPUSIM_MODELS_TP_OVERLAP_H
+#define DPUSIM_MODELS_TP_OVERLAP_H
+
+#include <stdint.h>
+
+#include "models/gpu.h"
+
+/* The pipeline method's chunks: TE's default num_splits (initialize_ub's
+ * get_default_config: 4 for pipeline), kept by every NeMo H100
+ * userbuffers configuration (nemo/collections/llm/recipes/
+ * tp_overlap_configs/userbuffers.py; NeMo-Framework-Launcher
+ * conf/training/tp_overlap/ub_cfg_h100_*.yaml). */
+#define TP_OVERLAP_SPLITS 4
+
+/* One layer's inputs, per microbatch on one GPU. */
+typedef struct tp_overlap_in {
+	uint32_t tp;                 /* tensor-parallel size (> 1) */
+	uint32_t splits;             /* the pipeline method's chunks (TE: num_splits 4) */
+	double gemm[GPU_LINEAR_N];   /* forward GEMM on all SMs; each backward GEMM (input
+				      * and weight gradient) takes the same (gpu_layer_s) */
+	double gemm_cut[GPU_LINEAR_N]; /* the same on the SMs the pipeline method's
+				      * communication leaves (set_sm_margin) */
+	double ag_s, rs_s;           /* the layer's all-gather and reduce-scatter of the
+				      * [s, b, h] stream on the tensor-parallel group */
+	double rs_split_s;           /* the reduce-scatter of 1 / splits of it */
+} tp_overlap_in;
+
+typedef struct tp_overlap_out {
+	double fwd_comm_s, bwd_comm_s; /* exposed per layer */
+	double fwd_extra_s;            /* the forward's GEMMs on fewer SMs (compute) */
+} tp_overlap_out;
+
+/* TE's default assignment (transformer_engine/pytorch/module/base.py,
+ * initialize_ub: methods and layers_*_overlap), the one NeMo's H100
+ * userbuffers configurations of the 70B models keep:
+ * - ring_exchange, an all-gather as tp - 1 point-to-point steps of 1/tp
+ *   of the tensor, each beside the GEMM on the chunk already there (the
+ *   local chunk first, so nothing waits before it): qkv_fprop and
+ *   fc1_fprop (the sequence-parallel input gathered for QKV and MLP-up),
+ *   proj_dgrad and fc2_dgrad (the output gradient gathered for the row-
+ *   parallel layers' input-gradient GEMMs); exposed per step what the step's
+ *   transfer takes beyond its GEMM chunk;
+ * - pipeline, a reduce-scatter in `splits` chunks, each started when its
+ *   share of the GEMM is done, beside the next share: proj_fprop and
+ *   fc2_fprop; the last chunk's reduce-scatter is exposed, and the GEMM
+ *   runs on the SMs the communication leaves (gemm_cut);
+ * - bulk, a whole collective beside a whole GEMM: qkv_dgrad and fc1_dgrad
+ *   (the input all-gathered again for the weight gradient beside the input-
+ *   gradient GEMM), qkv_wgrad and fc1_wgrad (the input gradient reduce-
+ *   scattered beside the weight-gradient GEMM); exposed what the collective
+ *   takes beyond its GEMM.
+ * Each exposure is at least 0 and at most the collective's own time: a
+ * collective never hides more than the GEMM it runs beside. */
+void tp_overlap_layer(const tp_overlap_in *in, tp_overlap_out *out);
+
+#endif
