@@ -130,6 +130,21 @@ void gpu_layer_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const 
 		*bwd_s += extra;
 }
 
+void gpu_attention_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const wl_split *sp,
+		     double *fwd_s, double *bwd_s)
+{
+	wl_gemm gm[WL_LAYER_GEMMS];
+	double gemms, attn_f, attn_b, extra;
+	wl_layer_gemms_split(t, mb, sp, gm);
+	layer_gemms_s(g, t, sp, gm, &gemms, &attn_f, &attn_b, &extra);
+	if (flash_measured(g, t, sp)) {
+		*fwd_s = attn_f, *bwd_s = attn_b;
+		return;
+	}
+	*fwd_s = attn_gemm_s(g, t, sp, &gm[1]) + attn_gemm_s(g, t, sp, &gm[2]);
+	*bwd_s = 2 * *fwd_s + extra;
+}
+
 void gpu_linear_gemms_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb,
 			const wl_split *sp, uint32_t sms_off, double all[GPU_LINEAR_N],
 			double cut[GPU_LINEAR_N])

@@ -100,6 +100,13 @@ void gpu_layer_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const 
  * communication kernel does not hold (comm_gemm_overlap.cpp: _math_sms =
  * sm_count - num_comm_sm). cut[] is all[] where sms_off is 0 or the
  * profile gives no SM count. */
+/* Forward and backward time of a layer's attention core (the scores and
+ * values, as gpu_layer_s times them: the fused kernel's measured rates,
+ * or the two GEMMs, their backward twice and FlashAttention's
+ * recomputed scores), without the memory-bound kernels around it. */
+void gpu_attention_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const wl_split *sp,
+		     double *fwd_s, double *bwd_s);
+
 enum { GPU_LINEAR_QKV, GPU_LINEAR_PROJ, GPU_LINEAR_FC1, GPU_LINEAR_FC2, GPU_LINEAR_N };
 void gpu_linear_gemms_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb,
 			const wl_split *sp, uint32_t sms_off, double all[GPU_LINEAR_N],

@@ -149,6 +149,9 @@ typedef struct scn_training {
 	bool flash;                 /* attention: flash (FlashAttention), not unfused */
 	int cp;                     /* context parallelism: the sequence split over cp
 				     * ranks (ring attention); tp x cp x pp x dp GPUs */
+	bool cp_p2p;                /* cp_comm_type p2p: Transformer Engine's ring of K and
+				     * V exchanges beside the attention steps; false:
+				     * all_gather, K and V gathered before attention */
 	int vp;                     /* virtual_stages: model chunks per pipeline rank
 				     * (Megatron's interleaved 1F1B); 1: plain 1F1B */
 	int zero_stage;             /* 0..3 */

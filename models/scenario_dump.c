@@ -161,6 +161,8 @@ static void dump_training(FILE *f, int ind, const scn_training *t)
 	put_q(f, ind + 2, "tp", t->tp, UNIT_COUNT);
 	put_q(f, ind + 2, "pp", t->pp, UNIT_COUNT);
 	put_q(f, ind + 2, "cp", t->cp, UNIT_COUNT);
+	if (t->cp_p2p) /* written only where set: dumps of other scenarios unchanged */
+		put_word(f, ind + 2, "cp_comm_type", "p2p");
 	if (t->dp_auto)
 		fprintf(f, "%*sdp: auto  # %d\n", ind + 2, "", t->dp);
 	else

@@ -568,17 +568,25 @@ static void read_data(resolve_ctx *c, const yt_node *dn, scn_training *t)
 	scn_get_q(r, dn, "page_cache_hit", false, UNIT_FRACTION, 0, 1, false, &d->page_cache_hit);
 }
 
+/* cp_comm_type's words, Megatron-core's --cp-comm-type names: all_gather
+ * (this model's default: K and V all-gathered before attention, their
+ * gradients reduce-scattered after) or p2p (Transformer Engine's ring). */
+static const char *const cp_comm_words[] = { "all_gather", "p2p", NULL };
+
 static void read_parallelism(resolve_ctx *c, const yt_node *pn, scn_training *t)
 {
 	static const char *const keys[] = { "tp", "pp", "dp", "zero_stage", "virtual_stages",
-					    "sequence_parallel", "cp", NULL };
+					    "sequence_parallel", "cp", "cp_comm_type", NULL };
 	const yt_node *dp = yt_get(pn, "dp");
+	int v;
 	scn_only_keys(c->r, pn, keys, "workload.parallelism");
 	scn_get_int(c->r, pn, "tp", false, 1, 1 << 20, &t->tp);
 	scn_get_int(c->r, pn, "pp", false, 1, 1 << 20, &t->pp);
 	scn_get_int(c->r, pn, "virtual_stages", false, 1, 1 << 10, &t->vp);
 	scn_get_bool(c->r, pn, "sequence_parallel", &t->sp);
 	scn_get_int(c->r, pn, "cp", false, 1, 1 << 20, &t->cp);
+	if (scn_get_enum(c->r, pn, "cp_comm_type", false, cp_comm_words, &v))
+		t->cp_p2p = v == 1;
 	scn_get_int(c->r, pn, "zero_stage", false, 0, 3, &t->zero_stage);
 	if (dp && dp->type == YT_SCALAR && !strcmp(dp->text, "auto"))
 		return;
@@ -633,7 +641,7 @@ static void read_training(resolve_ctx *c, const yt_node *w, scn_training *t)
 	if (scn_get_enum(r, w, "grad_reduce_dtype", false, grad_reduce_words, &v))
 		t->grad_reduce = grad_reduce_precs[v];
 	t->tp = t->pp = t->vp = t->cp = 1;
-	t->sp = false;
+	t->sp = t->cp_p2p = false;
 	t->dp = 0; /* auto */
 	if ((pn = scn_section(r, w, "parallelism", false)))
 		read_parallelism(c, pn, t);

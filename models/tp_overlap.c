@@ -24,6 +24,17 @@ static double pipeline(const tp_overlap_in *in, double gemm_cut)
 	return (n - 1) * over(in->rs_split_s, gemm_cut / n) + in->rs_split_s;
 }
 
+void cp_overlap_layer(uint32_t cp, double step_s, double attn_f_s, double attn_b_s,
+		      double *fwd_s, double *bwd_s)
+{
+	double n = cp, f = attn_f_s / n, b = attn_b_s / n;
+	*fwd_s = *bwd_s = 0;
+	if (cp < 2)
+		return;
+	*fwd_s = (n - 1) * over(step_s, f);
+	*bwd_s = 2 * over(step_s, b) + (n - 2) * over(2 * step_s, b);
+}
+
 void tp_overlap_layer(const tp_overlap_in *in, tp_overlap_out *out)
 {
 	const double *g = in->gemm, *gc = in->gemm_cut;

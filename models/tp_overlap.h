@@ -57,4 +57,20 @@ typedef struct tp_overlap_out {
  * collective never hides more than the GEMM it runs beside. */
 void tp_overlap_layer(const tp_overlap_in *in, tp_overlap_out *out);
 
+/* Context parallelism as Transformer Engine's AttnFuncWithCP runs it
+ * (transformer_engine/pytorch/attention.py of v1.7 to v1.9, whose only
+ * context-parallel attention it is; cp_comm_type "p2p" after): the
+ * attention of a layer in cp steps on a ring, each step's share of it
+ * (attn_f_s, attn_b_s over cp: the load-balanced chunks give every step
+ * an equal part) beside a point-to-point exchange of one rank's K and V
+ * (step_s: a ring all-gather's step). Forward: step i waits for the K and
+ * V the previous step received, so steps 1 .. cp - 1 expose what a
+ * transfer takes beyond a step's attention. Backward: every step sends
+ * and waits for its exchange beside its own attention: K and V at the
+ * first step, K, V and the gradients so far (twice the bytes) in the
+ * middle, the gradients alone at the last. Exposed per layer, at least 0
+ * and at most the transfers' own time. */
+void cp_overlap_layer(uint32_t cp, double step_s, double attn_f_s, double attn_b_s,
+		      double *fwd_s, double *bwd_s);
+
 #endif

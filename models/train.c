@@ -117,16 +117,16 @@ static double op_base_s(const trainer *tr, const stage *s, bool fwd, uint32_t ch
 	 * _exec_forward_pass); the backward gathers its own partitioned output
 	 * back and the received gradient (_exec_backward_pass). */
 	if (fwd) {
-		*comm_s = layers * (tr->tp_fwd_s + tr->cp_ag_s) + (first ? 0 : tr->pipe_ag_s);
+		*comm_s = layers * (tr->tp_fwd_s + tr->cp_fwd_s) + (first ? 0 : tr->pipe_ag_s);
 		return layers * tr->layer_f_s + (last ? tr->logit_f_s : 0);
 	}
 	if (tr->cfg->tp_overlap) /* a recomputed forward exposes the forward's */
-		*comm_s = layers * (tr->tp_bwd_s + tr->cp_rs_s +
-				    (tr->cfg->recompute ? tr->tp_fwd_s + tr->cp_ag_s : 0)) +
+		*comm_s = layers * (tr->tp_bwd_s + tr->cp_bwd_s +
+				    (tr->cfg->recompute ? tr->tp_fwd_s + tr->cp_fwd_s : 0)) +
 			  (last ? 0 : 2 * tr->pipe_ag_s);
 	else
-		*comm_s = layers * ((tr->tp_fwd_s + tr->cp_ag_s) * (tr->cfg->recompute ? 2 : 1) -
-				    tr->cp_ag_s + tr->cp_rs_s) + (last ? 0 : 2 * tr->pipe_ag_s);
+		*comm_s = layers * ((tr->tp_fwd_s + tr->cp_fwd_s) * (tr->cfg->recompute ? 2 : 1) -
+				    tr->cp_fwd_s + tr->cp_bwd_s) + (last ? 0 : 2 * tr->pipe_ag_s);
 	return layers * (tr->layer_b_s + (tr->cfg->recompute ? tr->layer_f_s : 0)) +
 	       (last ? tr->logit_b_s : 0);
 }
@@ -207,9 +207,10 @@ void train_try_run(trainer *tr, stage *s)
 		train_loader_consume(tr, &tr->ld[s->d]);
 	compute = op_times(tr, s, fwd, c, &comm);
 	if (tr->C > 1) /* per layer: forward one all-gather; backward one reduce-scatter
-			* (and with recompute the forward's all-gather again) */
+			* (and with recompute the forward's all-gather again); TE's
+			* ring moves the gradients with K and V backward: twice */
 		count_cp_hops(tr, s, (double)s->layers / tr->V *
-					     (fwd ? 1 : 1 + tr->cfg->recompute));
+					     (fwd ? 1 : (tr->cfg->cp_p2p ? 2 : 1) + tr->cfg->recompute));
 	s->busy = true;
 	s->op_compute_s = compute;
 	s->op_comm_s = comm;
@@ -908,7 +909,10 @@ static int build_compute(trainer *tr)
 	/* Context parallelism as Llama 3 trains it (Dubey et al., 2024,
 	 * section 3.3.2): each layer all-gathers K and V across the context
 	 * ranks before its attention (small beside Q under GQA), not
-	 * overlapped, and reduce-scatters their gradients in the backward. */
+	 * overlapped, and reduce-scatters their gradients in the backward;
+	 * or (cp_p2p) as Transformer Engine's ring, each exchange a ring
+	 * step of that all-gather beside an attention step
+	 * (cp_overlap_layer). */
 	if (!rc && tr->C > 1) {
 		tr->cp_kv_bytes = wl_layer_kv_bytes(t, c->micro_batch) / tr->T;
 		rc = cp_coll_s(tr, COLL_ALLGATHER, tr->cp_kv_bytes, &tr->cp_ag_s, &tr->cp_ag_algo,
@@ -916,6 +920,13 @@ static int build_compute(trainer *tr)
 		if (!rc)
 			rc = cp_coll_s(tr, COLL_REDUCE_SCATTER, tr->cp_kv_bytes, &tr->cp_rs_s,
 				       &tr->cp_rs_algo, bound, tr->w->d);
+		tr->cp_fwd_s = tr->cp_ag_s, tr->cp_bwd_s = tr->cp_rs_s;
+		if (!rc && c->cp_p2p) { /* a ring step is one rank's K and V to its neighbour */
+			double af, ab;
+			gpu_attention_s(&c->gpu, t, c->micro_batch, &sp, &af, &ab);
+			cp_overlap_layer(tr->C, tr->cp_ag_s / (tr->C - 1), af, ab, &tr->cp_fwd_s,
+					 &tr->cp_bwd_s);
+		}
 	}
 	return rc;
 }

@@ -77,6 +77,9 @@ typedef struct train_config {
 	uint32_t cp;                        /* context parallelism (0 or 1: none): the
 					       sequence split over cp ranks, K and V
 					       all-gathered per layer (train_gpus) */
+	bool cp_p2p;                        /* context parallelism as Transformer Engine's
+					       ring (cp_overlap_layer); false: K and V
+					       all-gathered, not overlapped */
 	bool sp;                            /* Megatron's sequence parallelism: each
 					       tensor-parallel all-reduce is a reduce-
 					       scatter and an all-gather, the [s, b, h]

@@ -184,6 +184,9 @@ struct trainer {
 				    * parallel group (forward), their gradients
 				    * reduce-scattered (backward) */
 	double cp_kv_bytes;        /* one such collective's size, per tensor slice */
+	double cp_fwd_s, cp_bwd_s; /* per layer, exposed: cp_ag_s and cp_rs_s, or under
+				    * Transformer Engine's ring (cp_p2p) what its
+				    * exchanges take beyond the attention steps */
 	coll_algo cp_ag_algo, cp_rs_algo;
 	coll_algo tp_ag_algo;      /* what tp_ag_s ran, on tp_ag_channels */
 	uint32_t tp_ag_channels;

@@ -509,6 +509,32 @@ START_TEST(tp_comm_overlap_words_and_limits)
 }
 END_TEST
 
+/* cp_comm_type: all_gather by default, p2p as written (kept by the dump,
+ * which writes it only when set); another word refused where written. */
+START_TEST(cp_comm_type_words)
+{
+#define CPW(x) "workload:\n  model: llama2-7b\n  parallelism: { tp: 4, cp: 2" x " }\n" \
+	       "  batch: { global: 64, micro: 2 }\n"
+	scn_scenario *s = load_ok(BASE CPW("") VARIANTS);
+	ck_assert(!s->jobs[0].wl.train.cp_p2p);
+	char *dump = dump_of(s);
+	ck_assert_ptr_null(strstr(dump, "cp_comm_type"));
+	free(dump);
+	scn_free(s);
+	s = load_ok(BASE CPW(", cp_comm_type: p2p") VARIANTS);
+	ck_assert(s->jobs[0].wl.train.cp_p2p);
+	dump = dump_of(s);
+	ck_assert_ptr_nonnull(strstr(dump, "cp_comm_type: p2p"));
+	free(dump);
+	scn_free(s);
+	diag *d = load_bad(BASE CPW(", cp_comm_type: a2a") VARIANTS);
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "t.yaml:12:46:"));
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "all_gather or p2p"));
+	diag_free(d);
+#undef CPW
+}
+END_TEST
+
 /* grad_reduce_dtype: by precision as Megatron-LM sets it (bf16 and fp8
  * reduce fp32, fp16 reduces fp16, fp32 fp32), or as written; its bytes
  * size the gradients (the memory check's 4 B a parameter under bf16) and
@@ -886,6 +912,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, grad_reduce_dtype_by_precision);
 	tcase_add_test(tc, pipeline_engine_words_and_limits);
 	tcase_add_test(tc, tp_comm_overlap_words_and_limits);
+	tcase_add_test(tc, cp_comm_type_words);
 	tcase_add_test(tc, transformer_block_by_preset_or_key);
 	tcase_add_test(tc, slow_gpus_by_index_or_node);
 	tcase_add_test(tc, whole_numbers);

@@ -383,6 +383,65 @@ END_TEST
 
 /* Data parallel: gradient all-reduce after the last backward. A slower
  * network exposes more of it; the parts add up. */
+/* Transformer Engine's ring (cp_overlap_layer) by hand: a 10 us exchange
+ * beside cp equal attention steps. cp 2: the forward's second step waits
+ * 10 - 5; backward K and V, then the gradients, each beside a 15 us step:
+ * nothing. cp 4: three forward waits of 5; backward the middle steps move
+ * K, V and gradients (20 us) beside 10 us steps. No attention: everything
+ * exposed, the forward an all-gather's ring, the backward twice. In the
+ * simulation (two one-GPU nodes, cp 2) the exposure moves by exactly the
+ * difference per layer and microbatch, either way, and the DPU sees the
+ * gradients go round with K and V backward. */
+START_TEST(te_ring_hides_kv_behind_attention)
+{
+	double f, b;
+	cp_overlap_layer(1, 10, 10, 30, &f, &b);
+	ck_assert(f == 0 && b == 0);
+	cp_overlap_layer(2, 10, 10, 30, &f, &b);
+	ck_assert_double_eq_tol(f, 5, 1e-12);
+	ck_assert_double_eq_tol(b, 0, 1e-12);
+	cp_overlap_layer(4, 10, 20, 40, &f, &b);
+	ck_assert_double_eq_tol(f, 15, 1e-12);
+	ck_assert_double_eq_tol(b, 20, 1e-12);
+	cp_overlap_layer(4, 10, 0, 0, &f, &b);
+	ck_assert_double_eq_tol(f, 30, 1e-12);
+	ck_assert_double_eq_tol(b, 60, 1e-12);
+
+	train_config c = base(1, 1, 1, 2);
+	c.cp = 2;
+	c.fabric.gpus_per_node = c.noise.gpus_per_node = 1;
+	c.fabric.nics_per_node = 1;
+	c.fabric.nvlink_Bps = 0;
+	c.fabric.nodes = 2;
+	c.noise.gpus = 2;
+	c.flash = true;
+	c.net_costs = (offload_costs){ .engine_cap_Bps = 20e9, .engine_on_dpu = true };
+	train_result off = run(&c);
+	c.cp_p2p = true;
+	train_result on = run(&c);
+	const train_coll_stat *ag = coll_of(&on, COLL_ALLGATHER), *rs = coll_of(&on, COLL_REDUCE_SCATTER);
+	ck_assert(ag && rs);
+	double af, ab, pf, pb;
+	wl_split sp = { .tp = 1, .cp = 2, .flash = true };
+	gpu_attention_s(&c.gpu, &c.model.tf, 1, &sp, &af, &ab);
+	ck_assert(af > 0 && ab > af);
+	cp_overlap_layer(2, ag->time_s, af, ab, &pf, &pb);
+	/* here a 43 us step outlasts each attention step (5 us forward, 13 us
+	 * backward): the forward hides part of its all-gather, the backward,
+	 * moving the gradients with K and V, exposes more than a reduce-scatter */
+	ck_assert(pf < ag->time_s && pb > rs->time_s);
+	ck_assert_double_eq_tol(off.part_s[TRAIN_EXPOSED_COMM] - on.part_s[TRAIN_EXPOSED_COMM],
+				2 * 8 * (ag->time_s + rs->time_s - pf - pb), 1e-9);
+	ck_assert_double_eq_tol(on.part_s[TRAIN_COMPUTE], off.part_s[TRAIN_COMPUTE], 1e-12);
+	double kv = wl_layer_kv_bytes(&c.model.tf, 1), iters = c.warmup + c.iterations;
+	double grads = 2 * (8 * wl_layer_params(&c.model.tf) + 32000.0 * 1024);
+	ck_assert_double_eq_tol(on.dpu_util * 20e9 * on.run_s / (iters * (8 * 2 * 3 * kv + 2 * grads)),
+				1, 1e-9);
+	train_result_release(&off);
+	train_result_release(&on);
+}
+END_TEST
+
 START_TEST(data_parallel_exposes_allreduce)
 {
 	train_config c = base(1, 1, 16, 2);
@@ -1536,6 +1595,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, sequence_parallel_splits_the_allreduce);
 	tcase_add_test(tc, userbuffers_hide_at_most_the_gemm);
 	tcase_add_test(tc, tp_overlap_exposes_what_the_gemms_leave);
+	tcase_add_test(tc, te_ring_hides_kv_behind_attention);
 	tcase_add_test(tc, context_parallel_traffic_by_hand);
 	tcase_add_test(tc, data_parallel_exposes_allreduce);
 	tcase_add_test(tc, host_tcp_bound_by_cores);
