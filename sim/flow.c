@@ -53,7 +53,8 @@
  * own limit without saturating anything (place_quietly), then walks the
  * component of each dirty resource (shared resources <-> flows) and
  * water-fills it, or, incremental (the default), only the part of it the
- * change can move (resolve_changed). A flow's progress is lazy: bytes_left
+ * change can move (resolve_changed), filling only the resources of that
+ * part which may hold a flow. A flow's progress is lazy: bytes_left
  * is exact as of t_last, its last rate change, and its completion event is
  * moved only when its rate really changes. */
 #include "sim/flow.h"
@@ -75,6 +76,7 @@
 #define QUIET_EPS 1e-9 /* a resource this close to its capacity counts as saturated */
 #define QUIET_SCAN 256 /* most entries a test for a change without a solve reads */
 #define SLACK_EPS 1e-6 /* a resource its flows' bounds fill to within this is tight */
+#define ROOM_EPS 1e-7  /* a re-solve fills a resource loaded to within this of its capacity */
 
 typedef struct fentry {
 	uint32_t flow;
@@ -89,10 +91,11 @@ typedef struct fres {  /* (ordered to pack, what a level reads first: 72 bytes) 
 	uint32_t stamp;  /* path dedup scratch: net->stamp when last seen */
 	uint32_t left;   /* water-filling scratch: occurrences of unfrozen flows, */
 	uint32_t nweighted; /* (entries of weighted flows: fflow.wt) */
-	double rem_Bps;  /* capacity not yet given out, */
+	double rem_Bps;  /* capacity not yet given out (left out of an incremental
+			  * re-solve's filling: its load, add_filled), */
 	double wt_extra; /* unfrozen weighted flows' weights beyond their occurrences */
 	uint32_t at;     /* path dedup scratch: the slot it got */
-	uint32_t ci;     /* water-filling: place in the component's walk */
+	uint32_t ci;     /* water-filling: place in the filling, NO_POS if left out */
 	double ub_sum_Bps; /* sum over entries of weight x their flow's ub_Bps */
 	bool tight;      /* shared, and its flows' bounds could fill it (res_tight) */
 	bool dirty;
@@ -140,11 +143,15 @@ typedef struct fflow {
 	bool joined;               /* in net->joined */
 	bool pinned;               /* in an incremental re-solve (mark: its epoch), held
 				    * at its rate, not solved (resolve_changed) */
-	uint32_t pin_first;        /* pinned: its slots in the solve, in net->pins */
+	uint32_t pin_first;        /* in an incremental re-solve: its slots on the
+				    * resources filled, in net->pins */
 	uint32_t pin_bound;        /* pinned: what holds it (pinned_bound) */
+	uint32_t new_bound;        /* what the filling froze it on (settle_fill) */
 	uint64_t solo_gen;         /* net->gen when solo was last set */
 	double solo_rate_Bps;      /* its rate when it went idle attached */
 	double new_Bps;
+	double applied_Bps;        /* in an incremental re-solve: its rate in the loads
+				    * of the resources left out (add_filled) */
 	sim_event_id done_ev;
 	sim_handler *fn;
 	void *obj;
@@ -183,8 +190,13 @@ struct flow_net {
 				   /* then per tag, those of capped flows (flow_capped) */
 	uint32_t btags, bclasses;
 	bool full;                 /* flow_net_set_incremental(false) */
-	struct fpin { uint32_t slot, next; } *pins; /* pinned flows' slots, listed */
+	struct fpin { uint32_t slot, next; } *pins; /* flows' slots filled, listed */
 	uint32_t npins, pins_cap;
+	uint32_t *fill, fill_cap;  /* the resources an incremental re-solve fills */
+	uint32_t *froze, froze_cap; /* the flows the filling froze, in order */
+	uint32_t nfroze;
+	bool eager;                /* flow_net_set_lazy_fill(false) */
+	bool listed;               /* an incremental re-solve: fflow.pin_first lists */
 };
 
 static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
@@ -227,6 +239,8 @@ void flow_net_free(flow_net *net)
 	free(net->capped);
 	free(net->bacc);
 	free(net->pins);
+	free(net->fill);
+	free(net->froze);
 	free(net);
 }
 
@@ -1093,6 +1107,7 @@ int flow_release(flow_net *net, uint32_t fid)
 static void push_cres(flow_net *net, uint32_t *n, uint32_t r)
 {
 	net->res[r].mark = net->epoch;
+	net->res[r].ci = NO_POS; /* until the filling takes it */
 	net->cres[(*n)++] = r;
 }
 
@@ -1194,20 +1209,43 @@ static uint32_t pinned_bound(const flow_net *net, const fflow *f, double rate_Bp
 	return best;
 }
 
-/* Freezes f at rate_Bps, held by `bound` (set_bound), taking it off its
- * tight resources; a pinned flow (incremental re-solves) off those of the
- * solve only, listed as it was found on them. */
+/* f (not pinned) is frozen on `bound`: set_bound once the filling stands
+ * (settle_fill), in the order of the freezes, as a filling that takes
+ * every resource would set it (an incremental re-solve may fill again over
+ * more resources, add_filled). */
+static void froze_on(flow_net *net, fflow *f, uint32_t bound)
+{
+	f->new_bound = bound;
+	net->froze[net->nfroze++] = (uint32_t)(f - net->flows); /* sized by solve_event */
+}
+
+/* The filling stands: its flows are held by what froze them. */
+static void settle_fill(flow_net *net)
+{
+	for (uint32_t i = 0; i < net->nfroze; i++) {
+		fflow *f = &net->flows[net->froze[i]];
+		set_bound(net, f, f->new_bound);
+	}
+	net->nfroze = 0;
+}
+
+/* Freezes f at rate_Bps, held by `bound` (froze_on), taking it off the
+ * tight resources filled: in an incremental re-solve those listed as it
+ * was found on them (a pinned flow held at its rate elsewhere, pin_bound),
+ * in a whole one every tight one. */
 static void freeze(flow_net *net, fflow *f, double rate_Bps, uint32_t bound)
 {
 	f->frozen = true;
 	f->new_Bps = rate_Bps;
-	if (f->pinned) {
+	if (f->pinned)
 		f->pin_bound = pinned_bound(net, f, rate_Bps);
+	else
+		froze_on(net, f, bound);
+	if (net->listed) {
 		for (uint32_t i = f->pin_first; i != NO_POS; i = net->pins[i].next)
 			freeze_slot(net, f, net->pins[i].slot, rate_Bps);
 		return;
 	}
-	set_bound(net, f, bound);
 	for (uint32_t k = 0; k < f->ntight; k++)
 		freeze_slot(net, f, k, rate_Bps);
 }
@@ -1297,7 +1335,7 @@ static double least_cap(const flow_net *net, fcapped *h, uint32_t *n)
 
 /* Alone in its component (the common case of independent transfers): its
  * own caps, or the tightest resource it shares (with an idle kept flow). */
-static void fill_one(flow_net *net, uint32_t nr)
+static void fill_one(flow_net *net, const uint32_t *rl, uint32_t nr)
 {
 	fflow *f = &net->flows[net->cflow[0]];
 	double rate = priv_cap_Bps(net, f);
@@ -1305,18 +1343,18 @@ static void fill_one(flow_net *net, uint32_t nr)
 	if (f->cap_Bps > 0 && f->cap_Bps <= rate)
 		rate = f->cap_Bps, bound = BY_CAP;
 	for (uint32_t i = 0; i < nr; i++) {
-		const fres *r = &net->res[net->cres[i]];
+		const fres *r = &net->res[rl[i]];
 		double extra = r->nweighted ? res_extra(net, r, false) : 0;
-		double share = r->cap_Bps / (net->res_occ[net->cres[i]] + extra);
+		double share = r->cap_Bps / (net->res_occ[rl[i]] + extra);
 		if (share < rate)
-			rate = share, bound = net->cres[i];
+			rate = share, bound = rl[i];
 	}
-	set_bound(net, f, bound);
+	froze_on(net, f, bound);
 	f->new_Bps = rate;
 }
 
-/* The water-filling state of the component's shared resources, by their
- * place i in the walk (cres[i], r->ci): net->ashare[i] is resource i's
+/* The water-filling state of the resources filled, by their place i in
+ * the list filled (rl[i], r->ci): net->ashare[i] is resource i's
  * share at the start of the level, INFINITY once no unfrozen flow crosses
  * it. A level changes the shares of the resources its flows cross only
  * (listed as touched by freeze), so those alone are recomputed; the least
@@ -1352,6 +1390,14 @@ static double least_share(flow_net *net, uint32_t nr, fcapped *priv, uint32_t *n
 static uint32_t level_bound(const flow_net *net, const fflow *f, double level)
 {
 	uint32_t best = UINT32_MAX;
+	if (net->listed) {
+		for (uint32_t i = f->pin_first; i != NO_POS; i = net->pins[i].next) {
+			uint32_t rid = f->slot[net->pins[i].slot].res;
+			if (rid < best && net->ashare[net->res[rid].ci] <= level)
+				best = rid;
+		}
+		return best;
+	}
 	for (uint32_t k = 0; k < f->ntight; k++) {
 		const fres *r = &net->res[f->slot[k].res];
 		if (f->slot[k].res < best && r->mark == net->epoch && net->ashare[r->ci] <= level)
@@ -1362,8 +1408,8 @@ static uint32_t level_bound(const flow_net *net, const fflow *f, double level)
 
 /* Freezes at `share` every unfrozen flow with a private cap or a shared
  * resource at that level (to within TIE_EPS); returns how many. */
-static uint32_t freeze_level(flow_net *net, double share, uint32_t nr, fcapped *priv,
-			     uint32_t *npriv)
+static uint32_t freeze_level(flow_net *net, double share, const uint32_t *rl, uint32_t nr,
+			     fcapped *priv, uint32_t *npriv)
 {
 	double level = share * (1 + TIE_EPS);
 	uint32_t n = 0;
@@ -1379,7 +1425,7 @@ static uint32_t freeze_level(flow_net *net, double share, uint32_t nr, fcapped *
 		 * rounding): the start-of-level one rules most out cheaply. */
 		if (net->ashare[i] > level)
 			continue;
-		r = &net->res[net->cres[i]];
+		r = &net->res[rl[i]];
 		if (!r->left || res_share(r) > level)
 			continue;
 		for (uint32_t e = 0; e < r->nent; e++) {
@@ -1391,14 +1437,14 @@ static uint32_t freeze_level(flow_net *net, double share, uint32_t nr, fcapped *
 	return n;
 }
 
-/* The component's shared resources at full capacity, each with its share. */
-static void fill_init(flow_net *net, uint32_t nr)
+/* The resources filled at full capacity, each with its share. */
+static void fill_init(flow_net *net, const uint32_t *rl, uint32_t nr)
 {
 	net->ntouched = 0;
 	for (uint32_t i = 0; i < nr; i++) {
-		fres *r = &net->res[net->cres[i]];
+		fres *r = &net->res[rl[i]];
 		r->rem_Bps = r->cap_Bps;
-		r->left = net->res_occ[net->cres[i]];
+		r->left = net->res_occ[rl[i]];
 		r->wt_extra = r->nweighted ? res_extra(net, r, false) : 0;
 		r->ci = i;
 		r->touched = false;
@@ -1406,7 +1452,21 @@ static void fill_init(flow_net *net, uint32_t nr)
 	}
 }
 
-/* Progressive filling of the component in cres/cflow: raise every unfrozen
+/* The unfrozen flows have nothing left to hold them: an incremental
+ * re-solve left out every resource of theirs that can (take_resources).
+ * Each is frozen at its upper bound, which fills the shared resource it
+ * comes from, so that add_filled adds that and the filling runs again. */
+static void freeze_unbounded(flow_net *net, uint32_t nf)
+{
+	for (uint32_t i = 0; i < nf; i++) {
+		fflow *f = &net->flows[net->cflow[i]];
+		if (!f->frozen)
+			freeze(net, f, f->ub_Bps, BY_CAP);
+	}
+}
+
+/* Progressive filling of the flows in cflow over the resources in rl (the
+ * component's, or those an incremental re-solve fills): raise every unfrozen
  * flow together; at the level of the tightest resource, freeze its flows
  * (or, when a flow's own cap is lower, the flows at that cap); repeat. A
  * private resource's share is its flow's cap/times until that flow
@@ -1414,20 +1474,23 @@ static void fill_init(flow_net *net, uint32_t nr)
  * and the shared ones as a heap by share: the same levels as scanning
  * every resource of the component, for a fraction of the cost when flows
  * meet on a few links of long paths. */
-static void water_fill(flow_net *net, uint32_t nr, uint32_t nf)
+static void water_fill(flow_net *net, const uint32_t *rl, uint32_t nr, uint32_t nf)
 {
 	uint32_t unfrozen = nf, ncap, npriv;
 	fcapped *own, *priv;
+	net->nfroze = 0; /* a filling run again forgets the last */
 	if (nf == 1)
-		return fill_one(net, nr);
-	fill_init(net, nr);
+		return fill_one(net, rl, nr);
+	fill_init(net, rl, nr);
 	heap_caps(net, nf, &ncap, &npriv);
 	own = net->capped, priv = net->capped + nf;
 	while (unfrozen > 0) {
 		double share = least_share(net, nr, priv, &npriv);
 		double capmin = least_cap(net, own, &ncap);
+		if (share == INFINITY && capmin == INFINITY)
+			return freeze_unbounded(net, nf);
 		if (capmin > share) {
-			unfrozen -= freeze_level(net, share, nr, priv, &npriv);
+			unfrozen -= freeze_level(net, share, rl, nr, priv, &npriv);
 			continue;
 		}
 		while (ncap && own[0].cap_Bps <= capmin * (1 + TIE_EPS)) {
@@ -1475,7 +1538,19 @@ static void next_epoch(flow_net *net)
  * resource gives out its capacity in order of level in both, yet a whole
  * re-solve computes the unchanged rates again, from sums taken in another
  * order, and may land them a last bit or so away (tests/unit/test_flow.c,
- * incremental_equals_whole_resolve: within 1e-12). */
+ * incremental_equals_whole_resolve: within 1e-12).
+ *
+ * The walk takes every tight resource of the flows it solves, but a ring's
+ * step crosses dozens of links, most with room to spare: the filling takes
+ * only those its flows load to within ROOM_EPS of capacity (take_resources)
+ * and, after each filling, those the new rates would so load (add_filled,
+ * then it runs again). One left out cannot hold a flow, so the levels,
+ * freezes and bounds are those of filling all of them, to the bit; the
+ * walk, which fixes the order the flows are found (hence of their new
+ * completions, which order events at one instant) and the flows pinned, is
+ * unchanged (lazy_fill_equals_eager_fill: rates, times and held times
+ * equal). A flow's bound is set once a filling stands (settle_fill), in
+ * the order it froze, as a single filling sets it. */
 #define PIN_ROUNDS 4
 
 /* fid joins the re-solve: pinned when first found, and solved (its tight
@@ -1488,6 +1563,7 @@ static void take_flow(flow_net *net, uint32_t fid, bool solve, uint32_t *nr, uin
 		f->mark = net->epoch;
 		f->pinned = true;
 		f->pin_first = NO_POS;
+		f->applied_Bps = f->rate_Bps;
 		net->cflow[(*nf)++] = fid;
 	}
 	if (!solve || !f->pinned)
@@ -1498,26 +1574,94 @@ static void take_flow(flow_net *net, uint32_t fid, bool solve, uint32_t *nr, uin
 			push_cres(net, nr, f->slot[k].res);
 }
 
+/* Walked resource rid joins the filling (appended to net->fill when nfill
+ * is given, in the order of the walk), its flows' slots on it listed.
+ * False when out of memory (the run stops after this event: sim_fail). */
+static bool fill_take(flow_net *net, uint32_t rid, uint32_t *nfill)
+{
+	fres *r = &net->res[rid];
+	r->ci = 0; /* not NO_POS: fill_init numbers it */
+	if (nfill)
+		net->fill[(*nfill)++] = rid; /* sized by solve_event */
+	for (uint32_t e = 0; e < r->nent; e++) {
+		fflow *f = &net->flows[r->ent[e].flow];
+		if (grow((void **)&net->pins, &net->pins_cap, net->npins + 1, sizeof *net->pins)) {
+			oom(net);
+			return false;
+		}
+		net->pins[net->npins] = (struct fpin){ .slot = r->ent[e].slot, .next = f->pin_first };
+		f->pin_first = net->npins++;
+	}
+	return true;
+}
+
 /* The flows of the resources added since *done: solved when the resource
- * holds them (or they join now, at rate 0, or `all`), pinned otherwise. */
-static void take_resources(flow_net *net, uint32_t *done, bool all, uint32_t *nr, uint32_t *nf)
+ * holds them (or they join now, at rate 0, or `all`), pinned otherwise.
+ * Each resource is filled when its flows load it to within ROOM_EPS of its
+ * capacity (or always, eager); one with more room is left out, unless the
+ * filling's rates would fill it (add_filled). False when out of memory. */
+static bool take_resources(flow_net *net, uint32_t *done, bool all, uint32_t *nr, uint32_t *nf,
+			   uint32_t *nfill)
 {
 	for (; *done < *nr; (*done)++) {
 		uint32_t rid = net->cres[*done];
-		const fres *r = &net->res[rid];
+		fres *r = &net->res[rid];
+		double load_Bps = 0;
 		for (uint32_t e = 0; e < r->nent; e++) {
 			fflow *f = &net->flows[r->ent[e].flow];
 			take_flow(net, r->ent[e].flow, all || f->bound == rid || f->rate_Bps == 0, nr, nf);
-			if (!f->pinned)
-				continue;
-			if (grow((void **)&net->pins, &net->pins_cap, net->npins + 1, sizeof *net->pins)) {
-				oom(net); /* the run stops after this event */
-				return;
+			load_Bps += f->applied_Bps * slot_w(f, r->ent[e].slot);
+		}
+		r->rem_Bps = load_Bps; /* left out: add_filled keeps it */
+		if ((net->eager || !(load_Bps < r->cap_Bps * (1 - ROOM_EPS))) &&
+		    !fill_take(net, rid, nfill))
+			return false;
+	}
+	return true;
+}
+
+/* The resources the re-solve walked but left out of the filling that the
+ * filled rates would load to within ROOM_EPS of capacity join it (and
+ * net->fill is listed anew, in the order of the walk); true when any did.
+ * One left out with more room cannot have held a flow: at every level its
+ * share stays above the level by a factor of at least 1 + ROOM_EPS (far
+ * past TIE_EPS and rounding), as its unfrozen flows each end at or above
+ * the level and its load stays within its capacity less ROOM_EPS. So
+ * filling it too changes no level, freeze or bound: the filling is the
+ * one of every resource walked, to the bit. A resource left out keeps its
+ * load at the rates the last filling gave (applied_Bps) in rem_Bps (unused
+ * outside the filling), so only the flows that filling moved are read;
+ * one is taken as soon as a partial sum reaches the mark (taking one that
+ * the rest would bring back under is harmless: any resource may be filled).
+ * Out of memory, true with the run failed (sim_error). */
+static bool add_filled(flow_net *net, uint32_t nr, uint32_t nf, uint32_t *nfill)
+{
+	bool added = false;
+	for (uint32_t i = 0; i < nf; i++) {
+		fflow *f = &net->flows[net->cflow[i]];
+		double d_Bps = f->new_Bps - f->applied_Bps;
+		if (d_Bps == 0)
+			continue;
+		f->applied_Bps = f->new_Bps;
+		for (uint32_t k = 0; k < f->ntight; k++) {
+			fres *r = &net->res[f->slot[k].res];
+			if (r->mark != net->epoch || r->ci != NO_POS)
+				continue; /* not walked, or filled */
+			r->rem_Bps += d_Bps * slot_w(f, k);
+			if (!(r->rem_Bps < r->cap_Bps * (1 - ROOM_EPS))) {
+				if (!fill_take(net, f->slot[k].res, NULL))
+					return true;
+				added = true;
 			}
-			net->pins[net->npins] = (struct fpin){ .slot = r->ent[e].slot, .next = f->pin_first };
-			f->pin_first = net->npins++;
 		}
 	}
+	if (added) {
+		*nfill = 0;
+		for (uint32_t i = 0; i < nr; i++)
+			if (net->res[net->cres[i]].ci != NO_POS)
+				net->fill[(*nfill)++] = net->cres[i];
+	}
+	return added;
 }
 
 /* Solves every pinned flow the filling froze off its rate; false when
@@ -1536,6 +1680,15 @@ static bool unpin_moved(flow_net *net, bool all, uint32_t *nr, uint32_t *nf)
 	return moved;
 }
 
+/* A re-solve with nothing to solve, or out of memory (the run stops after
+ * this event), ends with no rate moved. */
+static void abandon(flow_net *net, uint32_t nf)
+{
+	for (uint32_t i = 0; i < nf; i++)
+		net->flows[net->cflow[i]].pinned = false;
+	net->listed = false;
+}
+
 /* Re-solves what the change at dirty resource d can move (see above), in
  * a fresh epoch: the flows a re-solve at this instant settled stay
  * settled. */
@@ -1543,9 +1696,11 @@ static void resolve_changed(flow_net *net, uint32_t d)
 {
 	const fres *s = &net->res[d];
 	uint32_t nr = 0, nf = 0, done = 0, rounds = 0;
+	uint32_t nfill = 0;
 	bool all = false;
 	next_epoch(net);
 	net->npins = 0;
+	net->listed = true;
 	if (s->tight) {
 		push_cres(net, &nr, d);
 	} else {
@@ -1555,16 +1710,23 @@ static void resolve_changed(flow_net *net, uint32_t d)
 				take_flow(net, s->ent[e].flow, true, &nr, &nf);
 		}
 	}
-	take_resources(net, &done, all, &nr, &nf);
-	if (nf == 0)
-		return;
+	if (!take_resources(net, &done, all, &nr, &nf, &nfill) || nf == 0)
+		return abandon(net, nf);
 	for (;;) {
-		water_fill(net, nr, nf);
+		water_fill(net, net->fill, nfill, nf);
+		if (add_filled(net, nr, nf, &nfill)) {
+			if (sim_error(net->eng))
+				return abandon(net, nf);
+			continue; /* the same flows, over more resources */
+		}
+		settle_fill(net);
 		if (!unpin_moved(net, all, &nr, &nf))
 			break;
 		all = ++rounds >= PIN_ROUNDS;
-		take_resources(net, &done, all, &nr, &nf);
+		if (!take_resources(net, &done, all, &nr, &nf, &nfill))
+			return abandon(net, nf);
 	}
+	net->listed = false;
 	net->solves++;
 	for (uint32_t i = 0; i < nf; i++) {
 		fflow *f = &net->flows[net->cflow[i]];
@@ -1590,7 +1752,8 @@ static void resolve_component(flow_net *net, uint32_t r)
 	walk_component(net, r, &nr, &nf);
 	if (nf == 0)
 		return;
-	water_fill(net, nr, nf);
+	water_fill(net, net->cres, nr, nf);
+	settle_fill(net);
 	net->solves++;
 	for (uint32_t i = 0; i < nf; i++) {
 		fflow *f = &net->flows[net->cflow[i]];
@@ -1621,9 +1784,11 @@ static void solve_event(sim_engine *eng, void *obj, uint64_t data)
 	/* Every scratch list at its largest up front, so that running out of
 	 * memory stops the run here rather than half-way through a solve. */
 	if (grow((void **)&net->cres, &net->cres_cap, net->nres, sizeof *net->cres) ||
+	    grow((void **)&net->fill, &net->fill_cap, net->nres, sizeof *net->fill) ||
 	    grow((void **)&net->ashare, &net->ashare_cap, net->nres, sizeof *net->ashare) ||
 	    grow((void **)&net->touched, &net->touched_cap, net->nres, sizeof *net->touched) ||
 	    grow((void **)&net->cflow, &net->cflow_cap, net->nflows, sizeof *net->cflow) ||
+	    grow((void **)&net->froze, &net->froze_cap, net->nflows, sizeof *net->froze) ||
 	    grow((void **)&net->capped, &net->capped_cap, 2 * net->nflows, sizeof *net->capped)) {
 		oom(net);
 		return;
@@ -1642,6 +1807,7 @@ static void solve_event(sim_engine *eng, void *obj, uint64_t data)
 }
 
 void flow_net_set_incremental(flow_net *net, bool on) { net->full = !on; }
+void flow_net_set_lazy_fill(flow_net *net, bool on) { net->eager = !on; }
 
 double flow_rate_Bps(const flow_net *net, uint32_t fid)
 {

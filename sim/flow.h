@@ -148,6 +148,15 @@ void flow_capped(const flow_net *net, uint32_t tag, double *flow_s, double *byte
  * the two. */
 void flow_net_set_incremental(flow_net *net, bool on);
 
+/* An incremental re-solve fills only the resources its flows load to
+ * within 1e-7 of their capacity, and those the new rates would; a resource
+ * with more room can hold no flow, so the rates, times and bounds are
+ * those of filling every resource it walks, to the bit, for a fraction of
+ * the work where long paths (a ring's step) cross many links with room
+ * (on by default). Off: every resource walked is filled, for tests that
+ * compare the two. */
+void flow_net_set_lazy_fill(flow_net *net, bool on);
+
 /* Debug check of the solution now (call it when no solve is pending, e.g.
  * from an event after the changes of an instant): no resource above its
  * capacity, every flow's rate positive, and every flow either at its cap

@@ -1367,8 +1367,9 @@ static void xrun_start(sim_engine *eng, void *obj, uint64_t data)
 	sim_schedule_in(eng, 0, xrun_check, x, 0, NULL);
 }
 
-/* One run of the scenario drawn from seed, incremental or not, into x. */
-static void xrun_run(struct xrun *x, uint64_t seed, bool weighted, bool incremental,
+/* One run of the scenario drawn from seed, incremental or not (and
+ * filling lazily or not), into x. */
+static void xrun_run(struct xrun *x, uint64_t seed, bool weighted, bool incremental, bool lazy,
 		     double held[3][3])
 {
 	sim_rng *rng = sim_rng_new(seed, "test.flow.incremental");
@@ -1377,6 +1378,7 @@ static void xrun_run(struct xrun *x, uint64_t seed, bool weighted, bool incremen
 	memset(x, 0, sizeof *x);
 	x->net = flow_net_new(eng);
 	flow_net_set_incremental(x->net, incremental);
+	flow_net_set_lazy_fill(x->net, lazy);
 	ck_assert_int_eq(flow_bound_init(x->net, 3, 3), 0);
 	for (uint32_t r = 0; r < nres; r++) {
 		flow_res_add(x->net, 1e9 * (double)(1 + sim_rng_below(rng, 3)), NULL);
@@ -1416,8 +1418,8 @@ static void incremental_against_whole(uint64_t seed0, bool weighted)
 	static struct xrun a, b;
 	for (uint64_t seed = seed0; seed < seed0 + 200; seed++) {
 		double ha[3][3], hb[3][3];
-		xrun_run(&a, seed, weighted, true, ha);
-		xrun_run(&b, seed, weighted, false, hb);
+		xrun_run(&a, seed, weighted, true, true, ha);
+		xrun_run(&b, seed, weighted, false, true, hb);
 		ck_assert_int_eq(a.n, b.n);
 		for (int i = 0; i < a.n; i++) {
 			ck_assert_msg(llabs(a.t[i] - b.t[i]) <= 4, "seed %llu: instant %d at %lld ps, whole re-solve %lld",
@@ -1444,6 +1446,46 @@ END_TEST
 START_TEST(weighted_incremental_equals_whole_resolve)
 {
 	incremental_against_whole(5000, true);
+}
+END_TEST
+
+/* An incremental re-solve that fills only the resources near their
+ * capacity (and those the new rates fill) against one filling every
+ * resource it walks: the same instants, rates and held times, to the bit
+ * (flow_net_set_lazy_fill). Many resources of these nets have room, so
+ * most re-solves leave some out and some add them back. */
+static void lazy_against_eager(uint64_t seed0, bool weighted)
+{
+	static struct xrun a, b;
+	for (uint64_t seed = seed0; seed < seed0 + 200; seed++) {
+		double ha[3][3], hb[3][3];
+		xrun_run(&a, seed, weighted, true, true, ha);
+		xrun_run(&b, seed, weighted, true, false, hb);
+		ck_assert_int_eq(a.n, b.n);
+		for (int i = 0; i < a.n; i++) {
+			ck_assert_msg(a.t[i] == b.t[i], "seed %llu: instant %d at %lld ps, eager %lld",
+				      (unsigned long long)seed, i, (long long)a.t[i], (long long)b.t[i]);
+			for (int f = 0; f < a.nf; f++)
+				ck_assert_msg(a.rates[i][f] == b.rates[i][f],
+					      "seed %llu: instant %d flow %d at %a, eager %a",
+					      (unsigned long long)seed, i, f, a.rates[i][f], b.rates[i][f]);
+		}
+		for (int t = 0; t < 3; t++)
+			for (int c = 0; c < 3; c++)
+				ck_assert_msg(ha[t][c] == hb[t][c], "seed %llu: held %d/%d %a, eager %a",
+					      (unsigned long long)seed, t, c, ha[t][c], hb[t][c]);
+	}
+}
+
+START_TEST(lazy_fill_equals_eager_fill)
+{
+	lazy_against_eager(7000, false);
+}
+END_TEST
+
+START_TEST(weighted_lazy_fill_equals_eager_fill)
+{
+	lazy_against_eager(9000, true);
 }
 END_TEST
 
@@ -1482,6 +1524,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, slack_link_links_nobody);
 	tcase_add_test(tc, incremental_equals_whole_resolve);
 	tcase_add_test(tc, weighted_incremental_equals_whole_resolve);
+	tcase_add_test(tc, lazy_fill_equals_eager_fill);
+	tcase_add_test(tc, weighted_lazy_fill_equals_eager_fill);
 	suite_add_tcase(s, tc);
 	return s;
 }
