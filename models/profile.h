@@ -48,6 +48,9 @@ typedef struct profile_gpu {
 	double kernel_launch_s;
 	double eff_max;       /* fraction of peak on large GEMMs */
 	double eff_max_fp8;   /* fraction of the FP8 peak on large FP8 GEMMs */
+	double eff_sustained; /* eff_max with the board at its power limit, the clock
+			       * settled (a training step's state); NAN: not given */
+	double eff_sustained_fp8; /* the same for eff_max_fp8 */
 	double eff_half_flop; /* GEMM size at which efficiency is eff_max / 2 */
 	double flash_fwd_flops, flash_bwd_flops; /* fused causal attention, head dim 128,
 						  * measured (FlashAttention's FLOP count) */

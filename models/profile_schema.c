@@ -59,6 +59,11 @@ const profile_field profile_fields[] = {
 	F(GPU, profile_gpu, "eff_max", eff_max, UNIT_FRACTION, 0, 1, true, "best achieved fraction of peak on large GEMMs"),
 	F(GPU, profile_gpu, "eff_max_fp8", eff_max_fp8, UNIT_FRACTION, 0, 1, true,
 	  "best achieved fraction of the FP8 peak on large FP8 GEMMs"),
+	F(GPU, profile_gpu, "eff_sustained", eff_sustained, UNIT_FRACTION, 0, 1, true,
+	  "best fraction of peak on large GEMMs run until the board sits at its power limit "
+	  "(a sustained matmul, not a burst at the boost clock); training GEMMs run at it"),
+	F(GPU, profile_gpu, "eff_sustained_fp8", eff_sustained_fp8, UNIT_FRACTION, 0, 1, true,
+	  "the same for large FP8 GEMMs; an fp8 job's linear GEMMs run at it"),
 	F(GPU, profile_gpu, "eff_half_flops", eff_half_flop, UNIT_FLOP, 0, 1e16, true,
 	  "operation size at which achieved efficiency is half of eff_max"),
 	F(GPU, profile_gpu, "flash_fwd_flops", flash_fwd_flops, UNIT_FLOP_PER_S, 0, 1e18, true,

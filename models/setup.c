@@ -342,8 +342,10 @@ static bool fp8_split(const profile_gpu *g, const scn_hw *hw, gpu_spec *out, dia
 		return false;
 	out->attn_flops = out->logit_flops = g->peak_bf16_flops;
 	out->fp8_cast = true;
-	if (profile_has(g->eff_max_fp8)) /* the linear GEMMs at FP8's own measured
-					  * fraction; attention and logits at eff_max */
+	if (profile_has(g->eff_sustained_fp8)) /* the power-saturated figure first */
+		out->eff16 = out->eff_max, out->eff_max = g->eff_sustained_fp8;
+	else if (profile_has(g->eff_max_fp8)) /* the linear GEMMs at FP8's own measured
+					       * fraction; attention and logits at eff_max */
 		out->eff16 = out->eff_max, out->eff_max = g->eff_max_fp8;
 	return true;
 }
@@ -360,7 +362,8 @@ int setup_gpu(const scn_scenario *s, scn_precision prec, gpu_spec *out, diag *d,
 	if (!ok)
 		return SIM_EINVAL;
 	*out = (gpu_spec){ .peak_flops = peak_of(g, prec), .hbm_Bps = g->hbm_bw_Bps,
-			   .eff_max = g->eff_max, .sms = setup_gpu_sms(hw->name),
+			   .eff_max = profile_has(g->eff_sustained) ? g->eff_sustained : g->eff_max,
+			   .sms = setup_gpu_sms(hw->name),
 			   .tile_m = GPU_TILE_M, .tile_n = GPU_TILE_N,
 			   .launch_s = profile_has(g->kernel_launch_s) ? g->kernel_launch_s : 0,
 			   .mem_Bps = profile_has(g->hbm_bw_achieved_Bps) ? g->hbm_bw_achieved_Bps : 0,
@@ -370,7 +373,8 @@ int setup_gpu(const scn_scenario *s, scn_precision prec, gpu_spec *out, diag *d,
 			   .flash_bwd_flops = profile_has(g->flash_bwd_flops) ? g->flash_bwd_flops : 0 };
 	if (prec == SCN_FP8 && !fp8_split(g, hw, out, d))
 		return SIM_EINVAL;
-	if (notes && prec == SCN_FP8 && !profile_has(g->eff_max_fp8))
+	if (notes && prec == SCN_FP8 && !profile_has(g->eff_max_fp8) &&
+	    !profile_has(g->eff_sustained_fp8))
 		diag_add(notes, NULL, 0, 0, "gpu: FP8 GEMMs at eff_max, a 16-bit measurement (no "
 			 "eff_max_fp8 for '%s')", hw->name);
 	if (notes && !profile_has(g->hbm_bw_achieved_Bps))

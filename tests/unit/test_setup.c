@@ -218,6 +218,22 @@ START_TEST(nvlink_achieved_over_datasheet)
 	s->cluster.gpu.v.gpu.eff_max_fp8 = fp8_eff;
 	ck_assert_int_eq(setup_gpu(s, SCN_BF16, &g, d, notes), SIM_OK);
 	ck_assert(g.eff_max > 0.8 && g.eff16 == 0);
+	/* a power-saturated (sustained) GEMM figure, where a profile gives
+	 * one, replaces the burst's: 16-bit GEMMs at eff_sustained, FP8's at
+	 * eff_sustained_fp8 beside 16-bit attention at eff_sustained; the
+	 * shipped H100 profile lists both as missing */
+	ck_assert(!profile_has(s->cluster.gpu.v.gpu.eff_sustained));
+	s->cluster.gpu.v.gpu.eff_sustained = 0.7;
+	ck_assert_int_eq(setup_gpu(s, SCN_BF16, &g, d, notes), SIM_OK);
+	ck_assert_double_eq_tol(g.eff_max, 0.7, 1e-12);
+	ck_assert_int_eq(setup_gpu(s, SCN_FP8, &g, d, notes), SIM_OK);
+	ck_assert_double_eq_tol(g.eff_max, 0.709, 1e-12);
+	ck_assert_double_eq_tol(g.eff16, 0.7, 1e-12);
+	s->cluster.gpu.v.gpu.eff_sustained_fp8 = 0.6;
+	ck_assert_int_eq(setup_gpu(s, SCN_FP8, &g, d, notes), SIM_OK);
+	ck_assert_double_eq_tol(g.eff_max, 0.6, 1e-12);
+	ck_assert_double_eq_tol(g.eff16, 0.7, 1e-12);
+	s->cluster.gpu.v.gpu.eff_sustained = s->cluster.gpu.v.gpu.eff_sustained_fp8 = NAN;
 	/* without a BF16 peak FP8 cannot place attention: refused, named */
 	double bf16 = s->cluster.gpu.v.gpu.peak_bf16_flops;
 	s->cluster.gpu.v.gpu.peak_bf16_flops = NAN;
