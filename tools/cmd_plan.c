@@ -18,6 +18,7 @@
 #include "models/profile.h"
 #include "models/scenario.h"
 #include "models/setup.h"
+#include "models/tp_overlap.h"
 #include "models/train.h"
 #include "models/workload.h"
 #include "sim/alloc.h"
@@ -298,6 +299,51 @@ static double layer_cp_s(const scn_scenario *s, const wl_transformer *tf, const 
 	return (2 + c->recompute) * kv * (c->cp - 1.0) / c->cp / Bps;
 }
 
+/* One layer's exposed tensor- and context-parallel seconds for one
+ * microbatch (forward, backward, the forward again with recomputation)
+ * where the scenario overlaps them as the simulation does (train.c:
+ * tp_comm_overlap through tp_overlap_layer, cp_comm_type p2p through
+ * cp_overlap_layer), with this closed form's collective times (no
+ * latency: a pipeline chunk a quarter of the reduce-scatter, a ring step
+ * 1 / (cp - 1) of the all-gather) and the GEMM and attention times the
+ * simulation uses; the SMs the chunked reduce-scatters take are added to
+ * *extra_s (compute per microbatch and layer). Where neither overlap is
+ * set: layer_tp_s + layer_cp_s, and *extra_s 0. */
+static double layer_comm_s(const scn_scenario *s, const gpu_spec *g, const scn_training *t,
+			   const cand *c, double act, double *extra_s)
+{
+	const wl_transformer *tf = &t->shape.tf;
+	double tp_s = layer_tp_s(s, c, act), cp_s = layer_cp_s(s, tf, c), f, b;
+	double again = c->recompute ? 1 : 0, per = c->recompute ? 6 : 4;
+	wl_split sp = { .tp = (uint32_t)c->tp, .cp = (uint32_t)c->cp, .sp = c->sp,
+			.flash = t->flash };
+	*extra_s = 0;
+	if (t->tp_overlap && c->tp > 1 && tp_s > 0) {
+		double all[GPU_LINEAR_N], cut[GPU_LINEAR_N];
+		tp_overlap_in in = { .tp = (uint32_t)c->tp, .splits = TP_OVERLAP_SPLITS,
+				     .ag_s = tp_s / per, .rs_s = tp_s / per,
+				     .rs_split_s = tp_s / per / TP_OVERLAP_SPLITS };
+		tp_overlap_out o;
+		gpu_linear_gemms_s(g, tf, (uint32_t)c->mb, &sp, (uint32_t)t->ub_proj_sms, in.gemm,
+				   cut);
+		in.gemm_cut[GPU_LINEAR_PROJ] = cut[GPU_LINEAR_PROJ];
+		gpu_linear_gemms_s(g, tf, (uint32_t)c->mb, &sp, (uint32_t)t->ub_fc2_sms, all, cut);
+		in.gemm_cut[GPU_LINEAR_FC2] = cut[GPU_LINEAR_FC2];
+		in.gemm_cut[GPU_LINEAR_QKV] = in.gemm[GPU_LINEAR_QKV];
+		in.gemm_cut[GPU_LINEAR_FC1] = in.gemm[GPU_LINEAR_FC1];
+		tp_overlap_layer(&in, &o);
+		tp_s = o.fwd_comm_s * (1 + again) + o.bwd_comm_s;
+		*extra_s = o.fwd_extra_s * (1 + again);
+	}
+	if (t->cp_p2p && c->cp > 1 && cp_s > 0) {
+		double step = cp_s / (2 + again) / (c->cp - 1);
+		gpu_attention_s(g, tf, (uint32_t)c->mb, &sp, &f, &b);
+		cp_overlap_layer((uint32_t)c->cp, step, f, b, &f, &b);
+		cp_s = f * (1 + again) + b;
+	}
+	return tp_s + cp_s;
+}
+
 static double plan_estimate(const scn_scenario *s, const gpu_spec *g, const scn_training *t,
 			    const cand *c, int m)
 {
@@ -315,7 +361,8 @@ static double plan_estimate(const scn_scenario *s, const gpu_spec *g, const scn_
 		/* each context rank's s/cp of the sequence */
 		double act = wl_stage_boundary_bytes(&wm->tf, (uint32_t)c->mb) / c->cp;
 		double layers = wl_stage_layers(wm, (uint32_t)c->pp, 0);
-		T += layers * m * (layer_tp_s(s, c, act) + layer_cp_s(s, &wm->tf, c));
+		double extra, comm = layer_comm_s(s, g, t, c, act, &extra);
+		T += layers * m * (comm + extra * (1 + (c->pp - 1) / mv));
 		if (c->pp > 1 && pp_Bps > 0)
 			T += 2.0 * mv * act / c->tp / pp_Bps;
 	}
