@@ -81,6 +81,8 @@
 typedef struct fentry {
 	uint32_t flow;
 	uint32_t slot;
+	uint32_t times;  /* the slot's occurrences (fixed), read here where a walk
+			  * would otherwise read the flow's slot */
 } fentry;
 
 typedef struct fres {  /* (ordered to pack, what a level reads first: 72 bytes) */
@@ -641,7 +643,7 @@ static int attach_slot(flow_net *net, uint32_t fid, uint32_t k)
 		return SIM_ENOMEM;
 	was_tight = r->tight;
 	s->pos = r->nent;
-	r->ent[r->nent++] = (fentry){ .flow = fid, .slot = k };
+	r->ent[r->nent++] = (fentry){ .flow = fid, .slot = k, .times = s->times };
 	r->ub_sum_Bps += slot_ub_Bps(&net->flows[fid], k);
 	net->res_occ[s->res] += s->times;
 	r->nweighted += weighted;
@@ -1555,7 +1557,7 @@ static void next_epoch(flow_net *net)
 
 /* fid joins the re-solve: pinned when first found, and solved (its tight
  * resources added) when `solve` or once all are. */
-static void take_flow(flow_net *net, uint32_t fid, bool solve, uint32_t *nr, uint32_t *nf)
+static inline void take_flow(flow_net *net, uint32_t fid, bool solve, uint32_t *nr, uint32_t *nf)
 {
 	fflow *f = &net->flows[fid];
 	if (f->mark != net->epoch) {
@@ -1610,7 +1612,8 @@ static bool take_resources(flow_net *net, uint32_t *done, bool all, uint32_t *nr
 		for (uint32_t e = 0; e < r->nent; e++) {
 			fflow *f = &net->flows[r->ent[e].flow];
 			take_flow(net, r->ent[e].flow, all || f->bound == rid || f->rate_Bps == 0, nr, nf);
-			load_Bps += f->applied_Bps * slot_w(f, r->ent[e].slot);
+			load_Bps += f->applied_Bps *
+				    (f->wt ? f->wt[r->ent[e].slot] : (double)r->ent[e].times);
 		}
 		r->rem_Bps = load_Bps; /* left out: add_filled keeps it */
 		if ((net->eager || !(load_Bps < r->cap_Bps * (1 - ROOM_EPS))) &&
