@@ -3,9 +3,11 @@
  * holds several model chunks), communication as flows, a data loader per
  * replica.
  *
- * Ranks follow Megatron-LM's order, tensor-parallel innermost, then
- * pipeline, then data: rank(d, p, t) = (d * pp + p) * tp + t, so a
- * tensor-parallel group shares a node's NVLink domain. A tensor-parallel
+ * Ranks follow Megatron's order (train_rank, models/train.h):
+ * tensor-parallel innermost, then context, data, pipeline outermost,
+ * rank(d, p, t) = (p * dp + d) * tp + t, so a tensor-parallel group
+ * shares a node's NVLink domain and a data-parallel group neighbouring
+ * nodes. A tensor-parallel
  * group moves in lock step (its all-reduces synchronise it), so it is one
  * "stage" here whose compute time is that of its slowest GPU. Its
  * all-reduces run on the node's NVSwitch, which no other group shares: their

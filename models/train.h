@@ -215,6 +215,25 @@ static inline uint32_t train_gpus(const train_config *c)
 	return c->tp * (c->cp > 1 ? c->cp : 1) * c->pp * c->dp;
 }
 
+/* A job's own rank of GPU k = c T + t (context rank c, tensor rank t) of
+ * pipeline stage p of data-parallel replica d, D replicas of W = T x C
+ * GPUs a stage: Megatron's order, tensor innermost, then context, data,
+ * pipeline outermost, rank = t + T (c + C (d + D p)). Megatron-core's
+ * default order "tp-cp-ep-dp-pp" (megatron/core/parallel_state.py,
+ * initialize_model_parallel and generate_masked_orthogonal_rank_groups:
+ * global_rank = tp_rank + dp_rank tp + pp_rank tp dp) and Megatron-LM
+ * 2021's (megatron/mpu/initialize.py: data-parallel groups
+ * range(start + j, end, tp) inside each pipeline block of world / pp
+ * ranks). So a tensor-parallel group shares a node's NVLink, a
+ * data-parallel group lies on neighbouring nodes and a stage's pipeline
+ * neighbour is D W ranks away. The one mapping: the simulation
+ * (models/train_int.h rank_of) and plan's estimate (tools/cmd_plan.c)
+ * use it. */
+static inline uint32_t train_rank(uint32_t D, uint32_t W, uint32_t d, uint32_t p, uint32_t k)
+{
+	return (p * D + d) * W + k;
+}
+
 /* Runs cfg (warmup iterations then `iterations` measured ones) alone on its
  * cluster (train_sim_multi of one job on every node). Returns 0, or a SIM_E*
  * code with a message in d. Release res with train_result_release. */

@@ -208,19 +208,18 @@ struct trainer {
 };
 
 /* The world's rank of the job's rank (d, p, k), k = c T + t the GPU of
- * stage (d, p) in context-parallel rank c, tensor rank t (Megatron's
- * order: tensor innermost, then context, pipeline, data): its node mapped,
- * its GPU within the node kept. */
+ * stage (d, p) in context-parallel rank c, tensor rank t (train_rank:
+ * Megatron's order): its node mapped, its GPU within the node kept. */
 static inline uint32_t rank_of(const trainer *tr, uint32_t d, uint32_t p, uint32_t k)
 {
-	uint32_t local = (d * tr->P + p) * tr->W + k;
+	uint32_t local = train_rank(tr->D, tr->W, d, p, k);
 	return tr->node_of[local / tr->gpn] * tr->gpn + local % tr->gpn;
 }
 
 /* The job's own rank of a stage's first GPU, for its noise draws. */
 static inline uint32_t local_rank(const trainer *tr, const stage *s)
 {
-	return (s->d * tr->P + s->p) * tr->W;
+	return train_rank(tr->D, tr->W, s->d, s->p, 0);
 }
 
 /* What the user can change when a time of the job runs past the

@@ -199,8 +199,8 @@ static double stage_compute_s(const gpu_spec *g, const scn_training *t, const ca
 }
 
 /* Bytes per second a group moves between its members, its ranks spanning
- * `span` consecutive ranks in Megatron's order (tensor, context, pipeline,
- * data): NVLink when they lie inside one node. Across nodes, point to
+ * `span` consecutive ranks in Megatron's order (train_rank: tensor,
+ * context, data, pipeline): NVLink when they lie inside one node. Across nodes, point to
  * point (ring false) one GPU's share of its node's NICs; a ring, as NCCL
  * lays it out (a node's members in a row, one ring per NIC), crosses each
  * node once per ring, so the node's NICs serve the `side` groups that run
@@ -219,12 +219,30 @@ static double group_Bps(const scn_scenario *s, long span, long side, bool ring)
 
 /* Data-parallel groups (one per tensor rank and stage, each of dp x cp
  * members) with a member on one node: the tensor ranks and the stages of
- * the node's first GPUs (Megatron's order: tensor, context, pipeline). */
+ * the node's first GPUs (train_rank's order: a stage's replicas follow one
+ * another, so a node holds more than one stage only when a stage's
+ * tp x cp x dp GPUs fit in it several times). */
 static long dp_groups_per_node(const scn_scenario *s, const cand *c)
 {
 	long gpn = s->cluster.gpus_per_node, tc = (long)c->tp * c->cp;
-	long stages = (gpn + tc - 1) / tc;
+	long block = (long)train_rank((uint32_t)c->dp, (uint32_t)tc, 0, 1, 0);
+	long stages = (gpn + block - 1) / block;
 	return (c->tp < gpn ? c->tp : gpn) * (c->pp < stages ? c->pp : stages);
+}
+
+/* The ranks a group spans, from its first member (rank 0) to its last:
+ * stage 0 to pp - 1 of replica 0 (pipeline), replica 0 to dp - 1 of
+ * stage 0 (data parallel). */
+static long pp_span(const cand *c)
+{
+	uint32_t tc = (uint32_t)(c->tp * c->cp);
+	return (long)train_rank((uint32_t)c->dp, tc, 0, (uint32_t)c->pp - 1, tc - 1) + 1;
+}
+
+static long dp_span(const cand *c)
+{
+	uint32_t tc = (uint32_t)(c->tp * c->cp);
+	return (long)train_rank((uint32_t)c->dp, tc, (uint32_t)c->dp - 1, 0, tc - 1) + 1;
 }
 
 /* Exposed seconds of the data-parallel traffic of a stage with `params`
@@ -349,9 +367,8 @@ static double plan_estimate(const scn_scenario *s, const gpu_spec *g, const scn_
 {
 	const wl_model *wm = &t->shape;
 	double comp = 0, params = 0, mv = (double)m * c->vp;
-	long tc = (long)c->tp * c->cp;
-	double pp_Bps = group_Bps(s, tc * c->pp, 1, false);
-	double dp_Bps = group_Bps(s, tc * c->pp * c->dp, dp_groups_per_node(s, c), true);
+	double pp_Bps = group_Bps(s, pp_span(c), 1, false);
+	double dp_Bps = group_Bps(s, dp_span(c), dp_groups_per_node(s, c), true);
 	for (int p = 0; p < c->pp; p++) {
 		comp = fmax(comp, stage_compute_s(g, t, c, p, m));
 		params = fmax(params, wl_stage_params(wm, (uint32_t)c->pp, (uint32_t)p));

@@ -1582,6 +1582,34 @@ START_TEST(storage_reads_carry_their_protocols_headers)
 }
 END_TEST
 
+/* Megatron's rank order (train_rank): tensor innermost, then data,
+ * pipeline outermost. tp 8 x pp 2 x dp 2 on four 8-GPU nodes: replica 0's
+ * stage 0 is ranks 0-7 (node 0), replica 1's stage 0 node 1, and replica
+ * 0's stage 1 ranks 16-23, node 2 (the old data-outermost order put it on
+ * node 1). The traced GPUs are replica 0's. */
+static void note_node(void *ctx, const train_span *sp)
+{
+	uint32_t *seen = ctx;
+	if (sp->track == TRAIN_TRACK_GPU && sp->node < 4)
+		seen[sp->node] |= 1u << (sp->gpu % 8);
+}
+
+START_TEST(ranks_follow_megatrons_order)
+{
+	train_config c = base(8, 2, 2, 4);
+	uint32_t seen[4] = { 0 };
+	c.span = note_node, c.span_ctx = seen;
+	train_result r = run(&c);
+	ck_assert_uint_eq(seen[0], 0xff); /* stage 0: every GPU of node 0 */
+	ck_assert_uint_eq(seen[1], 0);    /* replica 1, untraced */
+	ck_assert_uint_eq(seen[2], 0xff); /* stage 1 */
+	ck_assert_uint_eq(seen[3], 0);
+	ck_assert_uint_eq(train_rank(2, 8, 1, 0, 3), 11);
+	ck_assert_uint_eq(train_rank(2, 8, 0, 1, 3), 19);
+	train_result_release(&r);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("train");
@@ -1630,6 +1658,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, tp_channels_come_from_the_gpu_profile);
 	tcase_add_test(tc, host_rdma_storage_costs_no_core_per_byte);
 	tcase_add_test(tc, a_pass_past_the_horizon_is_refused);
+	tcase_add_test(tc, ranks_follow_megatrons_order);
 	suite_add_tcase(s, tc);
 	return s;
 }
