@@ -212,7 +212,13 @@ bool hw_comm_has_peers(const char *what)
 int hw_xport_place_me(hw_xport *x, const hw_xport_opts *o)
 {
 	int s = o->stride > 1 ? o->stride : 1;
-	if (hw_xport_place(x, comm_rank, comm_size, s))
+	if (o->block > 1 && s > 1)
+		return hw_fail(SIM_EINVAL, "rings of every %d-th rank or of %d consecutive "
+			       "ranks: not both", s, o->block);
+	if (o->block > 1 && hw_xport_place_block(x, comm_rank, comm_size, o->block))
+		return hw_fail(SIM_EINVAL, "rings of %d consecutive ranks need a multiple of "
+			       "%d ranks (this run has %d)", o->block, o->block, comm_size);
+	if (o->block <= 1 && hw_xport_place(x, comm_rank, comm_size, s))
 		return hw_fail(SIM_EINVAL, "a ring of every %d-th rank needs a multiple of %d "
 			       "ranks, at least %d (this run has %d)", s, s, 2 * s, comm_size);
 	return 0;

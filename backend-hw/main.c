@@ -74,7 +74,7 @@ static const hw_cmd commands[] = {
 	  "\n"
 	  "Training scenario: pp 1, one rank per data-parallel replica (N = dp), each\n"
 	  "standing for that replica's first GPU; pp > 1, one rank per stage per replica\n"
-	  "(N = pp x dp; rank r is replica r / pp, stage r % pp), or fewer whole\n"
+	  "(N = pp x dp; with R = N / pp, rank r is stage r / R, replica r % R), or fewer whole\n"
 	  "pipelines (N a multiple of pp: fewer replicas, the report says so). Every\n"
 	  "iteration (one warm-up, then the scenario's iterations) each rank\n"
 	  "  - waits for its share of the batch from DIR (micro x microbatches samples of\n"

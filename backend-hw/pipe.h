@@ -2,8 +2,8 @@
  * iteration in Megatron's 1F1B order (models/workload.h wl_1f1b_op, the
  * order models/train.c simulates), its activations sent to the next stage
  * and its activation gradients to the previous one over a ring transport
- * whose neighbours are the neighbouring stages (rank = replica x stages +
- * stage), each message's data checked by its receiver. */
+ * whose neighbours are the neighbouring stages (rank = stage x replicas +
+ * replica, Megatron's order), each message's data checked by its receiver. */
 #ifndef DPUSIM_HW_PIPE_H
 #define DPUSIM_HW_PIPE_H
 

@@ -468,10 +468,10 @@ static int load(const replay_opts *o, scn_scenario **s)
 	return err;
 }
 
-hw_xport *hw_replay_transport(const replay_opts *o, size_t max_msg, int stride)
+hw_xport *hw_replay_transport(const replay_opts *o, size_t max_msg, int stride, int block)
 {
 	hw_xport_opts xo = { .timeout_ms = o->timeout_ms, .mem = o->mem, .gid_index = -1,
-			     .max_msg = max_msg, .stride = stride };
+			     .max_msg = max_msg, .stride = stride, .block = block };
 	return strcmp(o->transport, "verbs") ? hw_tcp_new(&xo) : hw_verbs_new(&xo);
 }
 
@@ -574,7 +574,7 @@ static void passes_wanted(const scn_scenario *s, const replay_opts *o, coll_pass
 static int run_passes(const scn_scenario *s, const replay_opts *o, coll_pass pass[2], int tamper)
 {
 	/* room for the tag: the crypto pass sends through the same transport */
-	hw_xport *x = hw_replay_transport(o, max_size(&s->jobs[0].wl.coll) + HW_CRYPT_TAG, 1);
+	hw_xport *x = hw_replay_transport(o, max_size(&s->jobs[0].wl.coll) + HW_CRYPT_TAG, 1, 0);
 	int err = x ? 0 : SIM_EPEER;
 	if (x && hw_comm_rank() == 0)
 		printf("dpusim-hw replay %s: %d ranks over %s\n", s->name, x->size, o->transport);

@@ -139,8 +139,9 @@ int hw_replay_store_info(rep_report *r, const scn_scenario *s, const train_confi
 int hw_replay_store_variant(rep_report *r, const scn_variant *v, const hw_store_sum *m);
 
 /* The replay's transport (o->transport: tcp or verbs) for messages of up
- * to max_msg bytes, rings of every stride-th rank (1: one ring), or NULL
- * (the error is logged). A collective call. */
-hw_xport *hw_replay_transport(const replay_opts *o, size_t max_msg, int stride);
+ * to max_msg bytes, rings of every stride-th rank (1: one ring) or, with
+ * block > 1, of block consecutive ranks, or NULL (the error is logged).
+ * A collective call. */
+hw_xport *hw_replay_transport(const replay_opts *o, size_t max_msg, int stride, int block);
 
 #endif

@@ -1,6 +1,8 @@
 /* dpusim-hw replay of a training scenario: each MPI rank stands for one GPU,
- * tensor-parallel rank 0 of data-parallel replica `rank` (pp 1) or of stage
- * rank % pp of replica rank / pp, and runs, every iteration,
+ * tensor-parallel rank 0 of data-parallel replica `rank` (pp 1) or, with R
+ * replicas replayed, of stage rank / R of replica rank % R (Megatron's
+ * order, models/train.h train_rank: data parallel inside each pipeline
+ * stage's block of ranks), and runs, every iteration,
  *   1. on stage 0, its share of the batch read from --data DIR (prefetched
  *      one iteration ahead by a loader thread; the wait for it is the data
  *      stall),
@@ -283,7 +285,8 @@ typedef struct plan {
 	const scn_variant *v;         /* the first variant this run stands for */
 	train_config cfg;             /* the simulator's configuration of it */
 	uint32_t replicas;            /* replayed: ranks / pp (dp where ranks allow) */
-	uint32_t stage, replica;      /* this rank's: rank = replica x pp + stage */
+	uint32_t stage, replica;      /* this rank's: rank = stage x replicas + replica
+					 (train_rank's order) */
 	double flops_full, flops;     /* this rank's stage, per GPU per iteration; times scale */
 	double fwd_flops, bwd_flops;  /* pp > 1: one microbatch's passes, times scale */
 	size_t msg_bytes;             /* pp > 1: one activation (or its gradient) per GPU */
@@ -375,8 +378,8 @@ static void sizes_of(plan *p, const replay_opts *o, int ranks)
 	uint32_t P = c->pp, s;
 	double fwd;
 	p->replicas = (uint32_t)ranks / P;
-	p->stage = s = (uint32_t)hw_comm_rank() % P;
-	p->replica = (uint32_t)hw_comm_rank() / P;
+	p->stage = s = (uint32_t)hw_comm_rank() / p->replicas;
+	p->replica = (uint32_t)hw_comm_rank() % p->replicas;
 	p->flops_full = wl_gpu_iter_flops(&c->model, c->micro_batch, c->microbatches, c->tp, P, s,
 					  c->recompute);
 	p->flops = p->flops_full * o->scale;
@@ -787,11 +790,11 @@ static int put_pipeline(rep_report *r, const plan *p, const measured *m0, const 
 			 R > 1 ? "each stage's gradient all-reduce ran over that many ranks"
 			       : "no gradient all-reduce ran (one replica)");
 	err = rep_set_infof(r, "replay.pipeline", "pp %u stages x %u replicas on %u ranks: rank "
-			 "r is replica r / %u, stage r %% %u (one rank per stage per replica, "
-			 "standing "
+			 "r is stage r / %u, replica r %% %u (Megatron's order, data parallel "
+			 "inside each stage's block; one rank per stage per replica, standing "
 			 "for its first tensor-parallel GPU); activations and their gradients sent "
 			 "between neighbouring stages in 1F1B order (wl_1f1b_op, the simulator's), "
-			 "each checked by its receiver%s%s", P, R, P * R, P, P, fewer, plain) ||
+			 "each checked by its receiver%s%s", P, R, P * R, R, R, fewer, plain) ||
 	      rep_set_infof(r, "replay.pipeline_message_bytes", "%zu per message and GPU: the "
 			 "stage boundary (wl_stage_boundary_bytes, seq x micro x hidden x 2 B = "
 			 "%.6g) / tp "
@@ -812,7 +815,7 @@ static int put_pipeline(rep_report *r, const plan *p, const measured *m0, const 
 				 (unsigned long long)k->fwd_sent, (unsigned long long)k->fwd_recv,
 				 (unsigned long long)k->bwd_sent, (unsigned long long)k->bwd_recv,
 				 m0->n, R, k->p2p_s / m0->n, k->bubble_s / m0->n,
-				 gt->order + (size_t)s * HW_MSG_MAX);
+				 gt->order + (size_t)train_rank(R, 1, 0, s, 0) * HW_MSG_MAX);
 	}
 	return err;
 }
@@ -949,18 +952,19 @@ static int report(const scn_scenario *s, const replay_opts *o, const plan *p,
 /* ---- the command ------------------------------------------------------- */
 
 /* The transports (collective calls): pp 1, one ring of the replicas; else
- * the stages' ring over every rank and, with two replicas or more, each
- * stage's replicas' ring (every pp-th rank). Room for the tag: the crypto:
+ * each replica's ring of stages (every R-th rank, R replicas) and, with
+ * two replicas or more, each stage's replicas' ring (its R consecutive
+ * ranks), as train_rank places them. Room for the tag: the crypto:
  * host pass sends through them too. 0, or 2 (logged). */
 static int open_lanes(const replay_opts *o, const plan *p, hw_pipe *pp, lanes *k)
 {
 	size_t grad = p->grad_count * sizeof(float) + HW_CRYPT_TAG;
 	if (p->cfg.pp == 1)
-		return (k->dp = hw_replay_transport(o, grad, 1)) ? 0 : 2;
+		return (k->dp = hw_replay_transport(o, grad, 1, 0)) ? 0 : 2;
 	k->pp = pp;
-	if (!(k->pipe = hw_replay_transport(o, pp->msg_bytes + HW_CRYPT_TAG, 1)))
+	if (!(k->pipe = hw_replay_transport(o, pp->msg_bytes + HW_CRYPT_TAG, (int)p->replicas, 0)))
 		return 2;
-	if (p->replicas > 1 && !(k->dp = hw_replay_transport(o, grad, (int)p->cfg.pp)))
+	if (p->replicas > 1 && !(k->dp = hw_replay_transport(o, grad, 1, (int)p->replicas)))
 		return 2;
 	return 0;
 }

@@ -16,6 +16,19 @@ int hw_xport_place(hw_xport *x, int id, int n, int stride)
 	return 0;
 }
 
+int hw_xport_place_block(hw_xport *x, int id, int n, int block)
+{
+	if (block < 2 || n % block || id < 0 || id >= n)
+		return SIM_EINVAL;
+	int base = id - id % block;
+	x->id = id;
+	x->rank = id % block;
+	x->size = block;
+	x->peer[HW_LEFT] = base + (x->rank + block - 1) % block;
+	x->peer[HW_RIGHT] = base + (x->rank + 1) % block;
+	return 0;
+}
+
 int hw_xfer(hw_xport *x, int slink, const void *sbuf, size_t sbytes, int rlink, void *rbuf,
 	    size_t rbytes)
 {

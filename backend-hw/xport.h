@@ -50,12 +50,20 @@ typedef struct hw_xport_opts {
 	int stride;              /* 0 or 1: one ring of every rank; s: the ranks equal
 				    to this one modulo s, which must divide the ranks
 				    and leave at least 2 in each ring */
+	int block;               /* 0 or 1: rings as stride says; b (stride 0 or 1):
+				    rings of b consecutive ranks (b divides the
+				    ranks, at least 2): a pipeline stage's
+				    data-parallel group in Megatron's rank order */
 } hw_xport_opts;
 
 /* Sets x's rank, size, id and peers as MPI rank `id` of n in the rings of
  * `stride` (0 or 1: one ring). 0, or SIM_EINVAL when the stride does not
  * divide n or leaves fewer than 2 ranks a ring. */
 int hw_xport_place(hw_xport *x, int id, int n, int stride);
+/* The same for rings of `block` consecutive ranks: rank id's ring is
+ * id - id % block .. + block - 1. 0, or SIM_EINVAL when block does not
+ * divide n or is under 2. */
+int hw_xport_place_block(hw_xport *x, int id, int n, int block);
 /* hw_xport_place for this process (MPI started); the refusal logged. */
 int hw_xport_place_me(hw_xport *x, const hw_xport_opts *o);
 

@@ -45,6 +45,8 @@ for p in range(P):
     assert 0 <= w <= t, (p, w, t)
 assert "split as the simulator splits a stage's wait" in info["replay.pipeline_bubble"], info["replay.pipeline_bubble"]
 assert f"{P} stages x {R} replicas on {ranks} ranks" in info["replay.pipeline"], info["replay.pipeline"]
+# Megatron's order (models/train.h train_rank): a stage's replicas together
+assert f"rank r is stage r / {R}, replica r % {R}" in info["replay.pipeline"], info["replay.pipeline"]
 if R < dp:
     assert f"dp {dp} replicas replayed as {R}" in info["replay.pipeline"], info["replay.pipeline"]
 assert info["replay.pipeline_message_bytes"].startswith("2097152 per message")
@@ -112,10 +114,11 @@ expect_rc 2 "a rank count that is not whole pipelines is refused"
 expect_err 'pp 2 pipeline stages x dp 2 replicas: run one rank per stage per replica \(mpirun -np 4\)' \
 	"saying which counts run"
 
-run_cmd env DPUSIM_HW_FAULT=corrupt:1 "${MPIRUN[@]}" -x DPUSIM_HW_FAULT -np 4 "$HW" replay "$SCN" \
+# rank 2 is stage 1 of replica 0 in Megatron's order (stage r / 2)
+run_cmd env DPUSIM_HW_FAULT=corrupt:2 "${MPIRUN[@]}" -x DPUSIM_HW_FAULT -np 4 "$HW" replay "$SCN" \
 	--data "$E2E_TMP/data" --scale $SCALE --timeout 20
 expect_rc 1 "a corrupted activation gradient fails the run"
-expect_err 'rank 0: error: the activation gradient of microbatch 0 from stage 1 \(rank 1\) is wrong' \
+expect_err 'rank 0: error: the activation gradient of microbatch 0 from stage 1 \(rank 2\) is wrong' \
 	"its receiver names it"
 
 finish

@@ -254,6 +254,29 @@ START_TEST(strided_rings)
 }
 END_TEST
 
+/* Rings of 3 consecutive of 12 ranks (a stage's data-parallel group in
+ * Megatron's order): rank 7 is place 1 of the ring 6, 7, 8; rank 8's right
+ * neighbour wraps to 6; blocks that do not divide, or hold one rank, are
+ * refused. */
+START_TEST(block_rings)
+{
+	hw_xport x = { 0 };
+	ck_assert_int_eq(hw_xport_place_block(&x, 7, 12, 3), 0);
+	ck_assert_int_eq(x.id, 7);
+	ck_assert_int_eq(x.rank, 1);
+	ck_assert_int_eq(x.size, 3);
+	ck_assert_int_eq(x.peer[HW_LEFT], 6);
+	ck_assert_int_eq(x.peer[HW_RIGHT], 8);
+	ck_assert_int_eq(hw_xport_place_block(&x, 8, 12, 3), 0);
+	ck_assert_int_eq(x.peer[HW_RIGHT], 6);
+	ck_assert_int_eq(hw_xport_place_block(&x, 0, 12, 12), 0);
+	ck_assert_int_eq(x.peer[HW_LEFT], 11);
+	ck_assert_int_eq(hw_xport_place_block(&x, 0, 12, 5), SIM_EINVAL);
+	ck_assert_int_eq(hw_xport_place_block(&x, 0, 12, 1), SIM_EINVAL);
+	ck_assert_int_eq(hw_xport_place_block(&x, 12, 12, 3), SIM_EINVAL);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("hw_msg");
@@ -269,6 +292,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, records_are_quoted_safely);
 	tcase_add_test(ar, allreduce_pattern_and_check);
 	tcase_add_test(ar, strided_rings);
+	tcase_add_test(ar, block_rings);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, ar);
 	return s;
