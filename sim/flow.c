@@ -1640,6 +1640,8 @@ static bool take_resources(flow_net *net, uint32_t *done, bool all, uint32_t *nr
 static bool add_filled(flow_net *net, uint32_t nr, uint32_t nf, uint32_t *nfill)
 {
 	bool added = false;
+	if (*nfill == nr)
+		return false; /* none left out */
 	for (uint32_t i = 0; i < nf; i++) {
 		fflow *f = &net->flows[net->cflow[i]];
 		double d_Bps = f->new_Bps - f->applied_Bps;
