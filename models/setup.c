@@ -129,17 +129,26 @@ int setup_wire(const scn_scenario *s, const scn_variant *v, wire_op op, wire_fra
 	return setup_wire_for(s, v->network == SCN_NET_HOST_TCP ? WIRE_TCP : WIRE_RDMA, op, out, d);
 }
 
+int setup_payload_frac(const scn_scenario *s, const scn_variant *v, double *frac, diag *d)
+{
+	wire_frame w;
+	if (setup_wire(s, v, WIRE_WRITE, &w, d))
+		return SIM_EINVAL;
+	*frac = wire_payload_frac(&w);
+	return SIM_OK;
+}
+
 int setup_fabric(const scn_scenario *s, const scn_variant *v, uint32_t gpus, fab_config *out,
 		 diag *d)
 {
-	wire_frame w;
+	double frac;
 	const scn_cluster *c = &s->cluster;
 	const scn_fabric *f = &c->fabric;
 	uint32_t gpn = (uint32_t)c->gpus_per_node;
 	double gpu_pcie = setup_pcie_Bps(c->gpu.v.gpu.pcie_gen, c->gpu.v.gpu.pcie_lanes);
 	double nic_pcie = setup_pcie_Bps(c->nic.v.nic.pcie_gen, c->nic.v.nic.pcie_lanes);
 	if (!need(f->sw.v.sw.latency_s, &f->sw, "latency", "cluster.fabric.switch", d) ||
-	    setup_wire(s, v, WIRE_WRITE, &w, d))
+	    setup_payload_frac(s, v, &frac, d))
 		return SIM_EINVAL;
 	*out = (fab_config){
 		.topo = topo_of(f),
@@ -147,7 +156,7 @@ int setup_fabric(const scn_scenario *s, const scn_variant *v, uint32_t gpus, fab
 		.gpus_per_node = gpn,
 		.nics_per_node = (uint32_t)(c->nics_per_node > 0 ? c->nics_per_node : 1),
 		.link_Bps = f->link_rate_Bps,
-		.payload_frac = wire_payload_frac(&w),
+		.payload_frac = frac,
 		.hop_lat_ps = ps_of(f->hop_latency_s),
 		.switch_lat_ps = ps_of(f->sw.v.sw.latency_s),
 		.radix = profile_has(f->sw.v.sw.radix) ? (uint32_t)f->sw.v.sw.radix : 0,

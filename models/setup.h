@@ -55,6 +55,12 @@ int setup_wire(const scn_scenario *s, const scn_variant *v, wire_op op, wire_fra
 int setup_wire_for(const scn_scenario *s, wire_transport t, wire_op op, wire_frame *out,
 		   diag *d);
 
+/* The share of a link's rate that variant v's packets leave to payload on
+ * the scenario's fabric (setup_wire's frame of a WRITE, wire_payload_frac):
+ * what setup_fabric's links carry, and what dpusim plan's estimate takes. 0
+ * or SIM_EINVAL with a message, *frac untouched. */
+int setup_payload_frac(const scn_scenario *s, const scn_variant *v, double *frac, diag *d);
+
 /* The fabric for `gpus` GPUs of the scenario's cluster (packed onto
  * ceil(gpus / gpus_per_node) nodes) as variant v runs it: its links carry
  * payload at the share of their rate that v's packets leave to it

@@ -171,6 +171,14 @@ static int parse_opts(int argc, char **argv, plan_opts *o)
 
 /* ---- the closed-form estimate ---- */
 
+/* What the estimate sees of the fabric: the scenario, and the payload rate
+ * of one link, its link_rate x the share the packets' headers leave
+ * (setup_payload_frac, as setup_fabric builds the simulated links). */
+typedef struct plan_net {
+	const scn_scenario *s;
+	double link_Bps;
+} plan_net;
+
 /* Seconds stage p's GPU computes in one iteration of m microbatches, as
  * models/train.c times a pass (op_base_s): per microbatch its layers'
  * forward and backward, the forward again with recomputation, and on the
@@ -204,11 +212,12 @@ static double stage_compute_s(const gpu_spec *g, const scn_training *t, const ca
  * point (ring false) one GPU's share of its node's NICs; a ring, as NCCL
  * lays it out (a node's members in a row, one ring per NIC), crosses each
  * node once per ring, so the node's NICs serve the `side` groups that run
- * side by side there (at most the GPUs per node), up to NVLink's rate. */
-static double group_Bps(const scn_scenario *s, long span, long side, bool ring)
+ * side by side there (at most the GPUs per node), up to NVLink's rate;
+ * a link carries payload at n->link_Bps (plan_net). */
+static double group_Bps(const plan_net *n, long span, long side, bool ring)
 {
-	const scn_cluster *cl = &s->cluster;
-	double link = cl->fabric.link_rate_Bps, nvl = cl->gpu.v.gpu.nvlink_bw_Bps;
+	const scn_cluster *cl = &n->s->cluster;
+	double link = n->link_Bps, nvl = cl->gpu.v.gpu.nvlink_bw_Bps;
 	double node = link * cl->nics_per_node, gpn = cl->gpus_per_node;
 	double Bps = ring ? node / fmin(gpn, (double)side) : node / gpn;
 	if (span <= cl->gpus_per_node && nvl > 0)
@@ -293,9 +302,9 @@ static double dp_exposed_s(const scn_training *t, const cand *c, double params, 
  * the same bytes, (tp-1)/tp each (Korthikanti et al., MLSys 2023, section
  * 4.2.2): the same time in this closed form, which has no per-message
  * latency. */
-static double layer_tp_s(const scn_scenario *s, const cand *c, double act)
+static double layer_tp_s(const plan_net *n, const cand *c, double act)
 {
-	double Bps = group_Bps(s, c->tp, 1, true);
+	double Bps = group_Bps(n, c->tp, 1, true);
 	if (c->tp < 2 || !(Bps > 0))
 		return 0;
 	return (c->recompute ? 6 : 4) * act * 2.0 * (c->tp - 1) / c->tp / Bps;
@@ -308,9 +317,9 @@ static double layer_tp_s(const scn_scenario *s, const cand *c, double act)
  * the backward reduce-scatters their gradients, and recomputation gathers
  * again; ring (cp-1)/cp of the bytes each. The tp rings of a stage run
  * side by side. */
-static double layer_cp_s(const scn_scenario *s, const wl_transformer *tf, const cand *c)
+static double layer_cp_s(const plan_net *n, const wl_transformer *tf, const cand *c)
 {
-	double Bps = group_Bps(s, (long)c->tp * c->cp, c->tp, true);
+	double Bps = group_Bps(n, (long)c->tp * c->cp, c->tp, true);
 	double kv = wl_layer_kv_bytes(tf, (uint32_t)c->mb) / c->tp;
 	if (c->cp < 2 || !(Bps > 0))
 		return 0;
@@ -327,11 +336,11 @@ static double layer_cp_s(const scn_scenario *s, const wl_transformer *tf, const 
  * simulation uses; the SMs the chunked reduce-scatters take are added to
  * *extra_s (compute per microbatch and layer). Where neither overlap is
  * set: layer_tp_s + layer_cp_s, and *extra_s 0. */
-static double layer_comm_s(const scn_scenario *s, const gpu_spec *g, const scn_training *t,
+static double layer_comm_s(const plan_net *n, const gpu_spec *g, const scn_training *t,
 			   const cand *c, double act, double *extra_s)
 {
 	const wl_transformer *tf = &t->shape.tf;
-	double tp_s = layer_tp_s(s, c, act), cp_s = layer_cp_s(s, tf, c), f, b;
+	double tp_s = layer_tp_s(n, c, act), cp_s = layer_cp_s(n, tf, c), f, b;
 	double again = c->recompute ? 1 : 0, per = c->recompute ? 6 : 4;
 	wl_split sp = { .tp = (uint32_t)c->tp, .cp = (uint32_t)c->cp, .sp = c->sp,
 			.flash = t->flash };
@@ -362,13 +371,13 @@ static double layer_comm_s(const scn_scenario *s, const gpu_spec *g, const scn_t
 	return tp_s + cp_s;
 }
 
-static double plan_estimate(const scn_scenario *s, const gpu_spec *g, const scn_training *t,
+static double plan_estimate(const plan_net *n, const gpu_spec *g, const scn_training *t,
 			    const cand *c, int m)
 {
 	const wl_model *wm = &t->shape;
 	double comp = 0, params = 0, mv = (double)m * c->vp;
-	double pp_Bps = group_Bps(s, pp_span(c), 1, false);
-	double dp_Bps = group_Bps(s, dp_span(c), dp_groups_per_node(s, c), true);
+	double pp_Bps = group_Bps(n, pp_span(c), 1, false);
+	double dp_Bps = group_Bps(n, dp_span(c), dp_groups_per_node(n->s, c), true);
 	for (int p = 0; p < c->pp; p++) {
 		comp = fmax(comp, stage_compute_s(g, t, c, p, m));
 		params = fmax(params, wl_stage_params(wm, (uint32_t)c->pp, (uint32_t)p));
@@ -378,7 +387,7 @@ static double plan_estimate(const scn_scenario *s, const gpu_spec *g, const scn_
 		/* each context rank's s/cp of the sequence */
 		double act = wl_stage_boundary_bytes(&wm->tf, (uint32_t)c->mb) / c->cp;
 		double layers = wl_stage_layers(wm, (uint32_t)c->pp, 0);
-		double extra, comm = layer_comm_s(s, g, t, c, act, &extra);
+		double extra, comm = layer_comm_s(n, g, t, c, act, &extra);
 		T += layers * m * (comm + extra * (1 + (c->pp - 1) / mv));
 		if (c->pp > 1 && pp_Bps > 0)
 			T += 2.0 * mv * act / c->tp / pp_Bps;
@@ -406,6 +415,7 @@ typedef struct space {
 	const scn_scenario *s;
 	const scn_training *t;
 	const gpu_spec *gpu;    /* the job's GPU, as the simulation times it */
+	plan_net net;           /* its fabric, as the estimate sees it */
 	int nodes;
 	long global;
 	cand_list *l;
@@ -443,7 +453,7 @@ static int add_states(const space *sp, cand c, int m)
 				sp->l->least_mem = fmin(sp->l->least_mem, mem.total);
 				continue;
 			}
-			c.est_s = plan_estimate(sp->s, sp->gpu, t, &c, m);
+			c.est_s = plan_estimate(&sp->net, sp->gpu, t, &c, m);
 			if (sp->l->n >= PLAN_MAX_CANDS || cand_add(sp->l, &c))
 				return SIM_ENOMEM;
 		}
@@ -771,13 +781,19 @@ static int check_job(const plan_opts *o, const scn_scenario *s)
 	return CLI_OK;
 }
 
-/* The job's GPU as the simulation times it (setup_gpu): a GPU the
- * simulation cannot time (no hbm_bw, eff_max or peak at the precision)
- * is bad input here as there. */
-static int job_gpu(const plan_opts *o, const scn_scenario *s, gpu_spec *g)
+/* The job's GPU as the simulation times it (setup_gpu), and the payload
+ * rate of a link as the first variant's packets leave it (setup_payload_frac:
+ * the estimate ranks one order for every variant): a GPU the simulation
+ * cannot time (no hbm_bw, eff_max or peak at the precision), or a link
+ * layer it cannot frame, is bad input here as there. */
+static int job_gpu(const plan_opts *o, const scn_scenario *s, gpu_spec *g, plan_net *n)
 {
 	diag *d = diag_new();
+	double frac = 1;
 	int rc = d ? setup_gpu(s, s->jobs[0].wl.train.precision, g, d, NULL) : SIM_ENOMEM;
+	if (!rc)
+		rc = setup_payload_frac(s, &s->variants[0], &frac, d);
+	*n = (plan_net){ .s = s, .link_Bps = s->cluster.fabric.link_rate_Bps * frac };
 	if (rc)
 		rc = cli_usage_error("plan: '%s': %s", o->c.file,
 				     d && diag_count(d) ? diag_msg(d, 0) : "out of memory");
@@ -792,7 +808,8 @@ static int plan_run(plan_opts *o, const scn_scenario *s)
 	char abs[4096];
 	cand_list l = { .least_mem = INFINITY };
 	gpu_spec g;
-	int rc = job_gpu(o, s, &g);
+	plan_net net;
+	int rc = job_gpu(o, s, &g, &net);
 	if (rc)
 		return rc;
 	if (!realpath(o->c.file, abs))
@@ -800,7 +817,8 @@ static int plan_run(plan_opts *o, const scn_scenario *s)
 	if (!o->nnodes)
 		o->nodes[o->nnodes++] = s->cluster.nodes;
 	for (size_t i = 0; i < o->nnodes; i++)
-		if (enumerate_nodes(&(space){ .o = o, .s = s, .t = t, .gpu = &g, .nodes = o->nodes[i],
+		if (enumerate_nodes(&(space){ .o = o, .s = s, .t = t, .gpu = &g, .net = net,
+					      .nodes = o->nodes[i],
 					      .global = global, .l = &l })) {
 			free(l.v);
 			return cli_usage_error("plan: out of memory (or over %d layouts that fit: fewer "

@@ -271,4 +271,30 @@ if python3 -c "import sys; a=[float(x.rstrip('s')) for x in sys.argv[1:]]; sys.e
 	"$EST_UB" "$SIM_UB" "$EST_NO" "$SIM_NO"; then
 	ok "tp 2, micro 8, sp: estimate $EST_NO -> $EST_UB, simulated $SIM_NO -> $SIM_UB with the overlap"
 else not_ok "tp 2, micro 8, sp: estimate $EST_NO -> $EST_UB, simulated $SIM_NO -> $SIM_UB"; fi
+# The estimate's network time is at the payload rate the simulated links
+# carry (setup_payload_frac, as setup_fabric): tests/data/plan-wire.yaml's
+# 2-stage pipeline over 1 Gb/s InfiniBand sends 2 x 8 microbatches x 32 MiB
+# (4096 tokens x 4096 x 2 bytes) = 4.295 s at the raw rate. Doubling the
+# link halves that part alone, so the difference of the two estimates is
+# half the network time: 4.295 / 2 / (4096/4122) = 2.1611 s at IB MTU 4096,
+# and at MTU 1024 (1024/1050) 1.0189 times that, the ratio of the payload
+# fractions (both were 2.1475 s, ratio 1, at the raw link rate).
+wire_est() { # MTU RATE: the estimate of pp 2, micro 1 with recomputation
+	sed -e "s/^    mtu: .*/    mtu: $1/" -e "s/^    link_rate: .*/    link_rate: $2/" \
+		tests/data/plan-wire.yaml > "$E2E_TMP/wire.yaml"
+	run_cmd "$DPUSIM" plan "$E2E_TMP/wire.yaml" --keep vp,sp,cp --finalists 4 --top 4
+	awk '$1 ~ /^[0-9]+$/ && NF == 18 && $4 == 2 && $6 == 1 && $8 == "on" { print $12 + 0; exit }' <<<"$OUT"
+}
+W4=$(wire_est 4096B 1Gbps) W4F=$(wire_est 4096B 2Gbps) W1=$(wire_est 1024B 1Gbps) W1F=$(wire_est 1024B 2Gbps)
+if python3 - "$W4" "$W4F" "$W1" "$W1F" <<'PY'
+import sys
+e4, e4f, e1, e1f = map(float, sys.argv[1:])
+d4, d1 = e4 - e4f, e1 - e1f
+f4, f1 = 4096 / 4122, 1024 / 1050
+print("   half the network time: %.4f s at MTU 4096, %.4f at 1024 (ratio %.5f, fractions' %.5f)"
+      % (d4, d1, d1 / d4, f4 / f1))
+sys.exit(not (abs(d4 - 2 * 4096 * 4096 * 8 / 125e6 / f4) < 3e-4 and abs(d1 / d4 - f4 / f1) < 2e-4))
+PY
+then ok "the estimate's network time is at the link's payload rate (MTU 4096 and 1024)"
+else not_ok "the estimate's network time does not scale by the payload fraction: $W4 $W4F $W1 $W1F"; fi
 finish
