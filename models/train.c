@@ -1062,6 +1062,41 @@ static double bucket_s(const trainer *tr, const dpgroup *g)
 	return s;
 }
 
+/* One microbatch's boundary tensor from stage p_from to p_to of replica 0,
+ * alone on the network: each tensor rank's slice at its route's narrowest
+ * resource and, off the node, the transport's per-connection cap (as
+ * send_between starts it), in seconds; 0 without a transformer boundary. */
+static double boundary_send_s(const trainer *tr, uint32_t p_from, uint32_t p_to)
+{
+	const train_config *c = tr->cfg;
+	fab_end end = coll_transport_end(c->coll.transport.kind);
+	uint32_t src = rank_of(tr, 0, p_from, 0), dst = rank_of(tr, 0, p_to, 0);
+	double Bps = INFINITY, bytes;
+	fab_path fp;
+	if (c->model.kind != WL_TRANSFORMER)
+		return 0;
+	bytes = wl_stage_boundary_bytes(&c->model.tf, c->micro_batch) / tr->W;
+	if (fab_route(tr->w->f, src, dst, 0, end, end, &fp))
+		return INFINITY;
+	for (uint32_t i = 0; i < fp.len; i++)
+		Bps = fmin(Bps, flow_res_cap_Bps(tr->w->net, fp.res[i]));
+	if (fab_leaves_node(tr->w->f, src, dst) && c->coll.transport.conn_cap_Bps > 0)
+		Bps = fmin(Bps, c->coll.transport.conn_cap_Bps);
+	return Bps > 0 ? bytes / Bps : INFINITY;
+}
+
+/* Stage p's sends per pass of a chunk: its activations forward to p + 1 and
+ * its input gradient back to p - 1. */
+static double stage_sends_s(const trainer *tr, uint32_t p)
+{
+	double s = 0;
+	if (p + 1 < tr->P)
+		s += boundary_send_s(tr, p, p + 1);
+	if (p > 0)
+		s += boundary_send_s(tr, p, p - 1);
+	return s;
+}
+
 /* The iteration's samples of every replica read at the storage's rate
  * (the servers' or one node's drives', their IOPS bound included), the
  * page cache's share left out: seconds, 0 when nothing is read. */
@@ -1093,7 +1128,8 @@ static const char *secs(double s, bool about, char *buf)
 
 /* About how long job tr runs, before it runs, by part: per iteration the
  * slowest pipeline stage's 1F1B passes ((M V + P - 1) forward and backward
- * passes of a chunk, noise left out) with its gradient buckets one after another,
+ * passes of a chunk, noise left out) with its pipeline sends (one boundary
+ * each way per pass, alone on the network) and its gradient buckets one after another,
  * and one replica's loader decoding the iteration's samples on its
  * workers; times the iterations with the warm-up. An estimate, not a
  * bound: what lets dpusim check refuse a job the clock cannot hold, with
@@ -1108,6 +1144,7 @@ static int job_fits(const trainer *tr, diag *d)
 			       b = op_base_s(tr, &tr->st[p], false, tr->V - 1, &bc);
 		double stage_s = ((double)tr->M * tr->V + tr->P - 1) * (f + fc + b + bc);
 		double grads_s = tr->R > 1 ? tr->dg[p].nbuckets * bucket_s(tr, &tr->dg[p]) : 0;
+		grads_s += ((double)tr->M * tr->V + tr->P - 1) * stage_sends_s(tr, p);
 		if (!(stage_s + grads_s <= gpu_s + net_s))
 			gpu_s = stage_s, net_s = grads_s;
 	}
@@ -1123,7 +1160,7 @@ static int job_fits(const trainer *tr, diag *d)
 		hint = TRAIN_NET_HINT;
 	char it[40], gpu[40], net[40], load[40];
 	diag_add(d, NULL, 0, 0, "training simulation: an iteration takes %s (the "
-		 "slowest pipeline stage's passes %s, its gradient all-reduces %s, the data "
+		 "slowest pipeline stage's passes %s, its pipeline sends and gradient all-reduces %s, the data "
 		 "loader %s), so %.0f iterations with the warm-up end past the simulator's "
 		 "horizon of %.2f days; %s", secs(it_s, true, it), secs(gpu_s, false, gpu),
 		 secs(net_s, false, net), secs(load_s, false, load), iters, sim_horizon_days(), hint);
