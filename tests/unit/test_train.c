@@ -600,6 +600,20 @@ static train_config sixteen_one_gpu_nodes(void)
 	return c;
 }
 
+/* Runs c with 64 MB buckets and a 20 GB/s DPU engine carrying the network
+ * work, whose bytes (utilisation x rate x run) measure what the replicas
+ * moved; checks that the breakdown adds up to the mean iteration. */
+static train_result run_metered(train_config c, double *engine_B, double *iter)
+{
+	c.bucket_bytes = 64e6;
+	c.net_costs = (offload_costs){ .engine_cap_Bps = 20e9, .engine_on_dpu = true };
+	train_result r = run(&c);
+	*engine_B = r.dpu_util * 20e9 * r.run_s;
+	*iter = mean_iter(&r);
+	ck_assert_double_eq_tol(sum_parts(&r), *iter, 1e-9);
+	return r;
+}
+
 /* What ZeRO moves across the replicas (Rajbhandari et al., "ZeRO",
  * SC 2020, section 7): stages 1 and 2 a reduce-scatter of the gradients
  * and an all-gather of the updated parameters, as many bytes as the
@@ -614,13 +628,8 @@ START_TEST(zero_stages_pay_their_communication)
 	train_result r[4];
 	for (uint32_t z = 0; z < 4; z++) {
 		train_config c = sixteen_one_gpu_nodes();
-		c.bucket_bytes = 64e6;
-		c.net_costs = (offload_costs){ .engine_cap_Bps = 20e9, .engine_on_dpu = true };
 		c.zero_stage = z;
-		r[z] = run(&c);
-		engine_B[z] = r[z].dpu_util * 20e9 * r[z].run_s;
-		iter[z] = mean_iter(&r[z]);
-		ck_assert_double_eq_tol(sum_parts(&r[z]), iter[z], 1e-9);
+		r[z] = run_metered(c, &engine_B[z], &iter[z]);
 	}
 	ck_assert(engine_B[0] > 0);
 	ck_assert_double_eq_tol(engine_B[1], engine_B[0], 1e-9 * engine_B[0]);
@@ -655,14 +664,9 @@ START_TEST(deepspeed_zero1_all_reduces_the_gradients)
 	train_result r[2];
 	for (int k = 0; k < 2; k++) {
 		train_config c = sixteen_one_gpu_nodes();
-		c.bucket_bytes = 64e6;
-		c.net_costs = (offload_costs){ .engine_cap_Bps = 20e9, .engine_on_dpu = true };
 		c.zero_stage = 1;
 		c.engine = k ? WL_ENGINE_DEEPSPEED : WL_ENGINE_MEGATRON;
-		r[k] = run(&c);
-		engine_B[k] = r[k].dpu_util * 20e9 * r[k].run_s;
-		iter[k] = mean_iter(&r[k]);
-		ck_assert_double_eq_tol(sum_parts(&r[k]), iter[k], 1e-9);
+		r[k] = run_metered(c, &engine_B[k], &iter[k]);
 		ck_assert_uint_eq(r[k].ncoll, 2);
 		ck_assert_int_eq(r[k].coll[0].op, k ? COLL_ALLREDUCE : COLL_REDUCE_SCATTER);
 		ck_assert_int_eq(r[k].coll[1].op, COLL_ALLGATHER);
