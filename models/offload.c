@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "models/wire.h"
 #include "sim/err.h"
 
 static const char *const network_words[] = { OFFLOAD_NETWORKS(OFFLOAD_WORD_) NULL };
@@ -49,9 +50,23 @@ static double per_dpu_node(const offload_env *e, double rate)
 	return rate * (e->s->cluster.dpus_per_node > 0 ? e->s->cluster.dpus_per_node : 1);
 }
 
+double offload_tcp_packet_bytes(const scn_scenario *s)
+{
+	const scn_fabric *f = &s->cluster.fabric;
+	const profile_host_costs *hc = &s->cluster.host_costs.v.host;
+	wire_frame w;
+	/* the loader has checked the MTU against the link layer */
+	if (!isnan(f->mtu_bytes) &&
+	    !wire_frame_of(f->link_layer == PROFILE_LL_INFINIBAND, WIRE_TCP, WIRE_SEND,
+			   (uint32_t)f->mtu_bytes, &w))
+		return w.mtu_bytes;
+	return profile_has(hc->mtu_bytes) ? hc->mtu_bytes : NAN;
+}
+
 /* tcp_cycles_per_packet, per side on top of the per-byte costs (as dpusim
  * calibrate fits them: cycles = c_pkt ceil(S / mtu) + c_byte S,
- * docs/calibration.md): c_pkt / mtu per byte of a bulk transfer, added to
+ * docs/calibration.md): c_pkt / (payload per packet) per byte of a bulk
+ * transfer, the packets the fabric's (offload_tcp_packet_bytes), added to
  * each side whose cost is given in cycles per byte. A clock-free
  * throughput (tcp_rx_bw_per_core) is measured with its packets included,
  * so it takes none. */
@@ -61,7 +76,7 @@ static void tcp_packet_costs(const offload_env *e, offload_costs *out)
 	double per_byte;
 	if (!profile_has(hc->tcp_cycles_per_packet))
 		return;
-	per_byte = hc->tcp_cycles_per_packet / e->mtu / e->freq_Hz;
+	per_byte = hc->tcp_cycles_per_packet / e->tcp_pkt_bytes / e->freq_Hz;
 	if (profile_has(hc->tcp_rx_cycles_per_byte))
 		out->tcp_core_s_per_byte += per_byte;
 	if (isfinite(out->tcp_tx_core_s_per_byte))
@@ -359,7 +374,8 @@ static offload_env env_of(const scn_scenario *s, const scn_variant *v, double fr
 {
 	const profile_host_costs *hc = &s->cluster.host_costs.v.host;
 	return (offload_env){ .s = s, .v = v, .freq_Hz = freq_Hz, .notes = notes,
-			      .mtu = profile_has(hc->mtu_bytes) ? hc->mtu_bytes : NAN };
+			      .mtu = profile_has(hc->mtu_bytes) ? hc->mtu_bytes : NAN,
+			      .tcp_pkt_bytes = offload_tcp_packet_bytes(s) };
 }
 
 /* Each option's share of the network costs (net) and of the storage

@@ -66,7 +66,9 @@ typedef struct offload_env {
 	const scn_scenario *s;
 	const scn_variant *v;
 	double freq_Hz;   /* the host CPU's clock */
-	double mtu;       /* the host-costs profile's MTU; NAN where absent */
+	double mtu;       /* the host-costs profile's MTU (the virtual switch's
+	                     packets); NAN where absent */
+	double tcp_pkt_bytes; /* a TCP packet's payload (offload_tcp_packet_bytes) */
 	diag *notes;
 } offload_env;
 
@@ -97,6 +99,14 @@ const offload_row *offload_row_of(const scn_variant *v, offload_kind k);
 
 /* The profile of the cluster a field is read from. */
 const scn_hw *offload_hw_of(const scn_scenario *s, offload_hw hw);
+
+/* Payload bytes of one TCP packet, for host TCP's per-packet CPU cost
+ * (tcp_cycles_per_packet): the fabric's MSS (models/wire.c: the Ethernet
+ * IP MTU less 52, the IB MTU less 56 over IPoIB) where the scenario sets
+ * cluster.fabric.mtu; else the host-costs profile's mtu, the packet size
+ * its per-packet cost was measured at (docs/profile-sources.md); NAN
+ * where neither. */
+double offload_tcp_packet_bytes(const scn_scenario *s);
 
 /* Network costs the variant puts on the host and its engines. 0, or
  * SIM_EINVAL with a message in d when a field its options need is absent

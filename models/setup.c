@@ -259,8 +259,8 @@ int setup_transport(const scn_scenario *s, const scn_variant *v, const setup_hos
 	if (rc)
 		return rc;
 	wire_note(s, v, &w, notes);
-	*out = (coll_transport){ .mtu_bytes = profile_has(hc->mtu_bytes)
-						      ? (uint32_t)hc->mtu_bytes : 1500 };
+	double pkt = offload_tcp_packet_bytes(s);
+	*out = (coll_transport){ .mtu_bytes = isnan(pkt) ? 1500 : (uint32_t)pkt };
 	/* The adapter's own latency applies to every transport; the host stack
 	 * adds its share on top for TCP. */
 	if (!need(s->cluster.nic.v.nic.rdma_latency_s, &s->cluster.nic, "rdma_latency",

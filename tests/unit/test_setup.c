@@ -16,7 +16,8 @@
  * per core, MTU 1500 B (host-costs-linux). An Ethernet switch: the
  * BlueField-2 (ARM_DPU) is an Ethernet card, refused on InfiniBand. */
 #define CLUSTER(DPU) CLUSTER_HC("host-costs-linux", DPU)
-#define CLUSTER_HC(HC, DPU)                                          \
+#define CLUSTER_HC(HC, DPU) CLUSTER_FAB(HC, DPU, "")
+#define CLUSTER_FAB(HC, DPU, FAB)                                    \
 	"cluster:\n"                                                 \
 	"  nodes: 2\n"                                               \
 	"  gpus_per_node: 8\n"                                       \
@@ -26,7 +27,7 @@
 	"  nic: { profile: ConnectX-7-NDR, rdma_latency: 0.6us }\n"  \
 	"  nics_per_node: 8\n"                                       \
 	DPU                                                          \
-	"  fabric: { topology: single-switch, switch: { profile: SN5600, latency: 130ns } }\n" \
+	"  fabric: { topology: single-switch, switch: { profile: SN5600, latency: 130ns }" FAB " }\n" \
 	"workload: { model: llama2-7b, parallelism: { tp: 8 }, batch: { global: 16, micro: 2 } }\n"
 
 #define ARM_DPU "  dpu: { profile: BlueField-2, arm_freq: 2.5GHz, arm_rel_speed: 0.4 }\n"
@@ -89,6 +90,47 @@ START_TEST(tcp_packet_cost_reaches_the_node)
 				  "variants: [{ name: t, network: host-tcp }]\n", &c, d), SIM_OK);
 	ck_assert_double_eq_tol(c.total_core_s_per_byte, 1 / 8.553e9, 1e-18);
 	ck_assert_double_eq_tol(c.total_tx_core_s_per_byte, 1 / 8.553e9, 1e-18);
+	diag_free(d);
+}
+END_TEST
+
+/* Where the scenario gives the fabric's MTU, the packets are the fabric's:
+ * at 9000 B on Ethernet a TCP packet carries 8948 B (wire.c: MTU - 52), so
+ * 3000 cycles a packet are 3000 / 8948 cycles a byte, as the collectives'
+ * packet count (coll_transport.mtu_bytes); over IPoIB at IB MTU 4096,
+ * 4040 B. Without it the host-costs profile's 1500 B (tcp_packet_cost_
+ * reaches_the_node). */
+START_TEST(tcp_packet_cost_at_the_fabrics_mss)
+{
+	offload_costs c;
+	diag *d = diag_new();
+	setup_host h;
+	coll_transport t;
+#define PKT_HC "{ profile: host-costs-linux, tcp_rx_cycles_per_byte: 1cycles/byte, " \
+	       "tcp_cycles_per_packet: 3000cycles/packet }"
+	const char *jumbo = CLUSTER_FAB(PKT_HC, "", ", mtu: 9000B")
+		"variants: [{ name: t, network: host-tcp }]\n";
+	ck_assert_int_eq(costs_of(jumbo, &c, d), SIM_OK);
+	ck_assert_double_eq_tol(c.total_core_s_per_byte, (1 + 3000.0 / 8948) / 2.0e9, 1e-18);
+	scn_scenario *s = fx_load(jumbo);
+	ck_assert_double_eq(offload_tcp_packet_bytes(s), 8948);
+	ck_assert_int_eq(setup_host_of(s, &h, d), SIM_OK);
+	ck_assert_int_eq(setup_transport(s, &s->variants[0], &h, &t, d, NULL), SIM_OK);
+	ck_assert_uint_eq(t.mtu_bytes, 8948);
+	scn_free(s);
+	s = fx_load("cluster:\n  nodes: 2\n  gpus_per_node: 8\n  gpu: H100-SXM5\n  cpu: Xeon-8480C\n"
+		    "  host_costs: " PKT_HC "\n"
+		    "  nic: { profile: ConnectX-7-NDR, rdma_latency: 0.6us }\n"
+		    "  fabric: { topology: single-switch, switch: { profile: QM9700-NDR, latency: 130ns },"
+		    " mtu: 4096B }\n"
+		    "workload: { model: llama2-7b, parallelism: { tp: 8 }, batch: { global: 16, micro: 2 } }\n"
+		    "variants: [{ name: t, network: host-tcp }]\n");
+	ck_assert_double_eq(offload_tcp_packet_bytes(s), 4040);
+	scn_free(s);
+	s = fx_load(CLUSTER_HC(PKT_HC, "") "variants: [{ name: t, network: host-tcp }]\n");
+	ck_assert_double_eq(offload_tcp_packet_bytes(s), 1500);
+	scn_free(s);
+#undef PKT_HC
 	diag_free(d);
 }
 END_TEST
@@ -371,6 +413,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, arm_vswitch_capacity_by_hand);
 	tcase_add_test(tc, tcp_send_and_receive_costs_apart);
 	tcase_add_test(tc, tcp_packet_cost_reaches_the_node);
+	tcase_add_test(tc, tcp_packet_cost_at_the_fabrics_mss);
 	tcase_add_test(tc, host_vswitch_costs_cores);
 	tcase_add_test(tc, arm_vswitch_scales_with_dpus);
 	tcase_add_test(tc, arm_vswitch_needs_published_figures);
