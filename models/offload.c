@@ -50,17 +50,22 @@ static double per_dpu_node(const offload_env *e, double rate)
 	return rate * (e->s->cluster.dpus_per_node > 0 ? e->s->cluster.dpus_per_node : 1);
 }
 
-double offload_tcp_packet_bytes(const scn_scenario *s)
+double offload_packet_bytes(const scn_scenario *s, wire_transport t)
 {
 	const scn_fabric *f = &s->cluster.fabric;
 	const profile_host_costs *hc = &s->cluster.host_costs.v.host;
 	wire_frame w;
 	/* the loader has checked the MTU against the link layer */
 	if (!isnan(f->mtu_bytes) &&
-	    !wire_frame_of(f->link_layer == PROFILE_LL_INFINIBAND, WIRE_TCP, WIRE_SEND,
+	    !wire_frame_of(f->link_layer == PROFILE_LL_INFINIBAND, t, WIRE_SEND,
 			   (uint32_t)f->mtu_bytes, &w))
 		return w.mtu_bytes;
 	return profile_has(hc->mtu_bytes) ? hc->mtu_bytes : NAN;
+}
+
+double offload_tcp_packet_bytes(const scn_scenario *s)
+{
+	return offload_packet_bytes(s, WIRE_TCP);
 }
 
 /* tcp_cycles_per_packet, per side on top of the per-byte costs (as dpusim
@@ -372,9 +377,10 @@ static bool row_ready(const scn_scenario *s, const scn_variant *v, const offload
 static offload_env env_of(const scn_scenario *s, const scn_variant *v, double freq_Hz,
 			  diag *notes)
 {
-	const profile_host_costs *hc = &s->cluster.host_costs.v.host;
+	/* the virtual switch forwards the variant's own packets */
+	wire_transport t = v->network == SCN_NET_HOST_TCP ? WIRE_TCP : WIRE_RDMA;
 	return (offload_env){ .s = s, .v = v, .freq_Hz = freq_Hz, .notes = notes,
-			      .mtu = profile_has(hc->mtu_bytes) ? hc->mtu_bytes : NAN,
+			      .mtu = offload_packet_bytes(s, t),
 			      .tcp_pkt_bytes = offload_tcp_packet_bytes(s) };
 }
 

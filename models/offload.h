@@ -13,6 +13,7 @@
 
 #include "models/diag.h"
 #include "models/scenario.h"
+#include "models/wire.h"
 
 typedef enum offload_kind {
 	OFFLOAD_NETWORK,
@@ -107,6 +108,11 @@ const scn_hw *offload_hw_of(const scn_scenario *s, offload_hw hw);
  * its per-packet cost was measured at (docs/profile-sources.md); NAN
  * where neither. */
 double offload_tcp_packet_bytes(const scn_scenario *s);
+
+/* The same for transport t's packets (RDMA: the IB MTU, or RoCE's MTU
+ * under the Ethernet interface's), which a virtual switch forwards one by
+ * one: its per-packet rate times these bytes is its byte rate. */
+double offload_packet_bytes(const scn_scenario *s, wire_transport t);
 
 /* Network costs the variant puts on the host and its engines. 0, or
  * SIM_EINVAL with a message in d when a field its options need is absent

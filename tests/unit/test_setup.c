@@ -159,6 +159,17 @@ START_TEST(host_vswitch_costs_cores)
 				  "vswitch: host }]\n", &c, d), SIM_OK);
 	ck_assert_double_eq_tol(c.vswitch_core_s_per_byte, 1 / 2.82e9, 1e-15);
 	ck_assert_double_eq(c.engine_cap_Bps, 0);
+	/* On a 9000 B Ethernet the switch forwards the variant's own packets:
+	 * RoCE's 4096 B (Linux iboe_get_mtu), TCP's 8948 B MSS, where the
+	 * profile's 1500 B gave the rate above (wire.c). */
+	ck_assert_int_eq(costs_of(CLUSTER_FAB("host-costs-linux", ARM_DPU, ", mtu: 9000B")
+				  "variants: [{ name: h, network: rdma, vswitch: host }]\n", &c, d),
+			 SIM_OK);
+	ck_assert_double_eq_tol(c.vswitch_core_s_per_byte, 1500.0 / 4096 / 2.82e9, 1e-18);
+	ck_assert_int_eq(costs_of(CLUSTER_FAB("host-costs-linux", ARM_DPU, ", mtu: 9000B")
+				  "variants: [{ name: h, network: host-tcp, vswitch: host }]\n", &c, d),
+			 SIM_OK);
+	ck_assert_double_eq_tol(c.vswitch_core_s_per_byte, 1500.0 / 8948 / 2.82e9, 1e-18);
 	diag_free(d);
 }
 END_TEST
