@@ -203,6 +203,22 @@ static int plan_interval(double useful_s, double interval_s, double daly_s, doub
 	return SIM_OK;
 }
 
+/* A plan whose expected wall time overflows a double (a checkpoint or
+ * restart many MTBFs long: every segment restarts before it commits) has
+ * no time to train to give: SIM_ERANGE, saying so. */
+static int plan_in_range(const rel_plan *pl, double restart_s, double useful_s, char *why,
+			 size_t n)
+{
+	if (isfinite(pl->wall_s) && pl->goodput > 0)
+		return SIM_OK;
+	snprintf(why, n, "training never completes (expected time beyond range): %.3g s of "
+		 "it, a checkpoint written in %.3g s and a restart of %.3g s against a mean "
+		 "time between failures of %.3g s; shorten the checkpoint or raise the MTBF",
+		 useful_s, pl->mode == REL_ASYNC ? pl->persist_s : pl->ckpt_s, restart_s,
+		 pl->mtbf_s);
+	return SIM_ERANGE;
+}
+
 /* rel_plan_for for asynchronous checkpoints. A kink at W would leave a
  * golden section in the wrong piece, so the scan in
  * rel_async_best_interval_s brackets it first. */
@@ -231,7 +247,7 @@ static int async_plan_for(const rel_params *p, double useful_s, double interval_
 					      : useful_s,
 	};
 	out->goodput = useful_s / out->wall_s;
-	return SIM_OK;
+	return plan_in_range(out, r, useful_s, why, n);
 }
 
 int rel_plan_for(const rel_params *p, double useful_s, double interval_s, rel_plan *out,
@@ -260,5 +276,5 @@ int rel_plan_for(const rel_params *p, double useful_s, double interval_s, rel_pl
 		.daly_wall_s = isfinite(daly) ? rel_wall_s(useful_s, daly, d, p->restart_s, m)
 					      : useful_s,
 	};
-	return SIM_OK;
+	return plan_in_range(out, p->restart_s, useful_s, why, n);
 }

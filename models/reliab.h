@@ -180,7 +180,8 @@ typedef struct rel_plan {
 /* Fills *out for params p (checked first), useful_s (> 0) of compute
  * and the interval the scenario uses (interval_s > 0; 0 means use Daly's,
  * or the async optimum, which then must be finite). Returns 0, or SIM_EINVAL with the reason in
- * why. */
+ * why, or SIM_ERANGE (why says so) where the expected time to train overflows: a
+ * checkpoint or restart so many MTBFs long that training never completes. */
 int rel_plan_for(const rel_params *p, double useful_s, double interval_s, rel_plan *out,
 		 char *why, size_t n);
 

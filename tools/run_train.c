@@ -225,7 +225,7 @@ static int put_run_totals(const scn_scenario *s, const scn_job *job, const train
 	/* The job's fabric switches; a scenario with several jobs, which
 	 * share them, counts none. */
 	uint64_t switches = s->njobs == 1 ? r->net_switches : 0;
-	char why[160];
+	char why[320];
 	int rc = 0;
 	if (!(t->target_tokens > 0) || !isfinite(tokens_per_s))
 		return SIM_OK;
@@ -237,12 +237,19 @@ static int put_run_totals(const scn_scenario *s, const scn_job *job, const train
 				  .ckpt_write_Bps = c->storage_write_Bps };
 		rel_plan plan;
 		char bound[96] = "";
+		int prc = 0;
 		train_rel_parts(s, c, gpus, switches, &rp);
-		if ((s->failures.checkpoint_mode == SCN_CKPT_ASYNC &&
-		     train_snapshot_rate(s, c, gpus, &rp, bound, sizeof bound, why, sizeof why)) ||
-		    rel_plan_for(&rp, useful_s, s->failures.checkpoint_interval_s, &plan, why,
-				 sizeof why)) {
+		if (s->failures.checkpoint_mode == SCN_CKPT_ASYNC)
+			prc = train_snapshot_rate(s, c, gpus, &rp, bound, sizeof bound, why,
+						  sizeof why);
+		if (!prc)
+			prc = rel_plan_for(&rp, useful_s, s->failures.checkpoint_interval_s, &plan,
+					   why, sizeof why);
+		if (prc) {
 			rep_set_info(rep, "goodput", why);
+			/* never completes: no time to train, cost or energy to give */
+			if (prc == SIM_ERANGE)
+				return SIM_OK;
 		} else {
 			wall_s = plan.wall_s;
 			rc = rep_variant_set_metric(rv, "goodput", plan.goodput);

@@ -83,6 +83,8 @@ t|target_tokens 1e18|workload: { target_tokens: 1e18 } && failures: { $FAIL }
 t|mtbf 1s, 1e18 tokens|workload: { target_tokens: 1e18 } && failures: { node_mtbf: 1s, checkpoint_interval: 1h, restart: 1h }
 t|mtbf 1e-300s, restart 1e300s|failures: { node_mtbf: 1e-300s, checkpoint_interval: 1e300s, restart: 1e300s }
 t|part mtbf 1e-300s|failures: { node_mtbf: 1h, gpu_mtbf: 1e-300s, nic_mtbf: 1e-300s, switch_mtbf: 1e-300s, checkpoint_interval: 1h, restart: 1e300s }
+t|checkpoint over a 1kbps storage link|cluster: { storage: { server: DDN-AI400X2, link_rate: 1kbps } } && failures: { node_mtbf: 10h, checkpoint_interval: 10min, restart: 10min }
+t|async checkpoint over a 1kbps storage link|cluster: { storage: { server: DDN-AI400X2, link_rate: 1kbps } } && failures: { node_mtbf: 10h, checkpoint_interval: 10min, restart: 10min, checkpoint_mode: async }
 t|async checkpoint 1e18B|failures: { node_mtbf: 1h, checkpoint_interval: 1h, restart: 1h, checkpoint_mode: async, checkpoint_size: 1e18B }
 t|gpu_price 1e300USD/h, 1e18 tokens|workload: { target_tokens: 1e18 } && cost: { gpu_price: 1e300USD/h }
 t|tp beyond a node|workload: { parallelism: { tp: 16, pp: 1 } }

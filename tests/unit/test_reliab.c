@@ -3,6 +3,7 @@
  * MTBF, and a Monte Carlo checkpoint/restart job on the engine whose mean
  * wall time must contain Daly's T_w in its 95% confidence interval; the
  * same for asynchronous checkpoints (snapshot, background persist). */
+#include <string.h>
 #include <check.h>
 #include <math.h>
 #include <stdbool.h>
@@ -163,6 +164,19 @@ START_TEST(plan_fields_and_errors)
 	ck_assert_int_eq(rel_plan_for(&p, 36000, 3600, &pl, why, sizeof why), 0);
 	ck_assert_double_eq_tol(pl.goodput, 0.9, 1e-15);
 	ck_assert_double_eq(pl.daly_goodput, 1.0);
+	/* A checkpoint 15,000 MTBFs long (108 GB at 1 kb/s against the
+	 * cluster's MTBF): exp((tau + delta) / M) overflows, no segment ever
+	 * commits, and the plan says so instead of an infinite time. */
+	p = job;
+	p.ckpt_write_Bps = 125;
+	p.ckpt_bytes = 108e9;
+	ck_assert_int_eq(rel_plan_for(&p, 360000, 600, &pl, why, sizeof why), SIM_ERANGE);
+	ck_assert_ptr_nonnull(strstr(why, "never completes"));
+	p.mode = REL_ASYNC;
+	p.snapshot_bytes = 1e9;
+	p.snapshot_Bps = 1e9;
+	ck_assert_int_eq(rel_plan_for(&p, 360000, 600, &pl, why, sizeof why), SIM_ERANGE);
+	ck_assert_ptr_nonnull(strstr(why, "never completes"));
 }
 END_TEST
 
