@@ -334,6 +334,20 @@ START_TEST(tp_overlap_exposes_what_the_gemms_leave)
 }
 END_TEST
 
+/* One replica split over two context ranks on two one-GPU, one-NIC nodes
+ * without NVLink, so every context exchange crosses the network. */
+static train_config two_context_ranks_apart(void)
+{
+	train_config c = base(1, 1, 1, 2);
+	c.cp = 2;
+	c.fabric.gpus_per_node = c.noise.gpus_per_node = 1;
+	c.fabric.nics_per_node = 1;
+	c.fabric.nvlink_Bps = 0;
+	c.fabric.nodes = 2;
+	c.noise.gpus = 2;
+	return c;
+}
+
 /* Context parallelism over 2 nodes of 1 GPU (cp 2, nothing else): each
  * layer all-gathers K and V in the forward and reduce-scatters their
  * gradients in the backward over the two ranks, K = 2 s b (2 h kv/a)
@@ -344,13 +358,7 @@ END_TEST
  * collectives; each GPU computes half the layer's tokens. */
 START_TEST(context_parallel_traffic_by_hand)
 {
-	train_config c = base(1, 1, 1, 2);
-	c.cp = 2;
-	c.fabric.gpus_per_node = c.noise.gpus_per_node = 1;
-	c.fabric.nics_per_node = 1;
-	c.fabric.nvlink_Bps = 0;
-	c.fabric.nodes = 2;
-	c.noise.gpus = 2;
+	train_config c = two_context_ranks_apart();
 	c.net_costs = (offload_costs){ .engine_cap_Bps = 20e9, .engine_on_dpu = true };
 	train_result r = run(&c);
 	const wl_transformer *t = &c.model.tf;
@@ -407,13 +415,7 @@ START_TEST(te_ring_hides_kv_behind_attention)
 	ck_assert_double_eq_tol(f, 30, 1e-12);
 	ck_assert_double_eq_tol(b, 60, 1e-12);
 
-	train_config c = base(1, 1, 1, 2);
-	c.cp = 2;
-	c.fabric.gpus_per_node = c.noise.gpus_per_node = 1;
-	c.fabric.nics_per_node = 1;
-	c.fabric.nvlink_Bps = 0;
-	c.fabric.nodes = 2;
-	c.noise.gpus = 2;
+	train_config c = two_context_ranks_apart();
 	c.flash = true;
 	c.net_costs = (offload_costs){ .engine_cap_Bps = 20e9, .engine_on_dpu = true };
 	train_result off = run(&c);
