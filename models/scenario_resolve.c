@@ -603,10 +603,9 @@ static const char *const train_keys[] = { "kind", "model", "transformer", "preci
 
 /* tp_comm_overlap and the SMs its pipeline reduce-scatters take
  * (tp_overlap_sms: { proj, fc2 }, Transformer Engine's default 16 each:
- * initialize_ub's get_default_config). Megatron-core refuses the overlap
- * without sequence parallelism (megatron/training/arguments.py: "Tensor
- * parallel communication/GEMM overlap can happen only when sequence
- * parallelism is enabled"), and so does this where tp is above 1. */
+ * initialize_ub's get_default_config); refused without sequence
+ * parallelism where tp is above 1, as Megatron-core does
+ * (wl_tp_overlap_fault). */
 static void read_tp_overlap(scn_rd *r, const yt_node *w, scn_training *t)
 {
 	const yt_node *sn;
@@ -621,7 +620,7 @@ static void read_tp_overlap(scn_rd *r, const yt_node *w, scn_training *t)
 		if (!t->tp_overlap)
 			scn_err(r, sn, "'tp_overlap_sms' applies only with 'tp_comm_overlap: true'");
 	}
-	if (t->tp_overlap && t->tp > 1 && !t->sp)
+	if (wl_tp_overlap_fault(t->tp_overlap, (uint32_t)t->tp, t->sp))
 		scn_err(r, yt_get(w, "tp_comm_overlap"), "'tp_comm_overlap' needs "
 			"parallelism.sequence_parallel: true where tp is above 1 (Megatron-core "
 			"overlaps only the sequence-parallel all-gathers and reduce-scatters)");

@@ -557,6 +557,11 @@ unsigned wl_interleave_faults(const wl_model *m, uint32_t pp, uint32_t v, uint32
 	return f;
 }
 
+bool wl_tp_overlap_fault(bool overlap, uint32_t tp, bool sp)
+{
+	return overlap && tp > 1 && !sp;
+}
+
 const char *wl_engine_fault(wl_engine e, uint32_t pp, uint32_t vp, bool sp, uint32_t cp,
 			    uint32_t zero_stage)
 {

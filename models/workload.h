@@ -302,6 +302,13 @@ void wl_interleaved_op(uint32_t pp, uint32_t v, uint32_t microbatches, uint32_t 
 enum { WL_VP_NO_PIPELINE = 1, WL_VP_LAYERS = 2, WL_VP_MICROBATCHES = 4 };
 unsigned wl_interleave_faults(const wl_model *m, uint32_t pp, uint32_t v, uint32_t microbatches);
 
+/* Whether Transformer Engine's userbuffers overlap (tp_comm_overlap) can
+ * run on a layout: Megatron-core refuses it without sequence parallelism
+ * where tp is above 1 (megatron/training/arguments.py: "Tensor parallel
+ * communication/GEMM overlap can happen only when sequence parallelism is
+ * enabled"). The loader's refusal and plan's search share it. */
+bool wl_tp_overlap_fault(bool overlap, uint32_t tp, bool sp);
+
 /* What pipeline engine e cannot run of a layout, for the loader's refusal
  * and plan's search: NULL where it runs it, else the setting, named for a
  * message. DeepSpeed's PipelineEngine of 2021 runs the plain 1F1B

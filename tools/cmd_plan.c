@@ -436,9 +436,8 @@ static int add_states(const space *sp, cand c, int m)
 			if (wl_engine_fault(t->engine, (uint32_t)c.pp, (uint32_t)c.vp, c.sp,
 					    (uint32_t)c.cp, (uint32_t)z))
 				continue;
-			/* userbuffers overlap only the sequence-parallel collectives
-			 * (the loader's read_tp_overlap) */
-			if (t->tp_overlap && c.tp > 1 && !c.sp)
+			/* userbuffers overlap only the sequence-parallel collectives */
+			if (wl_tp_overlap_fault(t->tp_overlap, (uint32_t)c.tp, c.sp))
 				continue;
 			scn_layout lay = { .tp = c.tp, .pp = c.pp, .dp = c.dp, .micro_batch = c.mb,
 					   .global_batch = sp->global, .zero_stage = z, .recompute = r,
