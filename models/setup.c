@@ -351,11 +351,13 @@ static bool fp8_split(const profile_gpu *g, const scn_hw *hw, gpu_spec *out, dia
 		return false;
 	out->attn_flops = out->logit_flops = g->peak_bf16_flops;
 	out->fp8_cast = true;
-	if (profile_has(g->eff_sustained_fp8)) /* the power-saturated figure first */
-		out->eff16 = out->eff_max, out->eff_max = g->eff_sustained_fp8;
-	else if (profile_has(g->eff_max_fp8)) /* the linear GEMMs at FP8's own measured
-					       * fraction; attention and logits at eff_max */
-		out->eff16 = out->eff_max, out->eff_max = g->eff_max_fp8;
+	/* The linear GEMMs at FP8's own measured fraction, the power-saturated
+	 * one first; attention and logits keep the 16-bit one (eff16). */
+	double fp8 = profile_has(g->eff_sustained_fp8) ? g->eff_sustained_fp8
+		     : profile_has(g->eff_max_fp8)    ? g->eff_max_fp8
+						       : NAN;
+	if (!isnan(fp8))
+		out->eff16 = out->eff_max, out->eff_max = fp8;
 	return true;
 }
 
