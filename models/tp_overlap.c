@@ -46,3 +46,15 @@ void tp_overlap_layer(const tp_overlap_in *in, tp_overlap_out *out)
 			  over(in->ag_s, g[GPU_LINEAR_QKV]) + over(in->rs_s, g[GPU_LINEAR_QKV]) +
 			  over(in->ag_s, g[GPU_LINEAR_FC1]) + over(in->rs_s, g[GPU_LINEAR_FC1]);
 }
+
+void tp_overlap_gemms(const gpu_spec *g, const wl_transformer *t, uint32_t mb,
+		      const wl_split *sp, uint32_t proj_sms, uint32_t fc2_sms, tp_overlap_in *in)
+{
+	double all[GPU_LINEAR_N], cut[GPU_LINEAR_N];
+	gpu_linear_gemms_s(g, t, mb, sp, proj_sms, in->gemm, cut);
+	in->gemm_cut[GPU_LINEAR_PROJ] = cut[GPU_LINEAR_PROJ];
+	gpu_linear_gemms_s(g, t, mb, sp, fc2_sms, all, cut);
+	in->gemm_cut[GPU_LINEAR_FC2] = cut[GPU_LINEAR_FC2];
+	in->gemm_cut[GPU_LINEAR_QKV] = in->gemm[GPU_LINEAR_QKV];
+	in->gemm_cut[GPU_LINEAR_FC1] = in->gemm[GPU_LINEAR_FC1];
+}

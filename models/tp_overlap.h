@@ -34,6 +34,15 @@ typedef struct tp_overlap_out {
 	double fwd_extra_s;            /* the forward's GEMMs on fewer SMs (compute) */
 } tp_overlap_out;
 
+/* Fills in->gemm and in->gemm_cut for one layer of t at microbatch mb:
+ * every linear GEMM on all SMs, and the projection and MLP-down GEMMs
+ * (those beside the pipeline method's reduce-scatters) on the SMs that
+ * proj_sms and fc2_sms of communication leave them (gpu_linear_gemms_s);
+ * the ring-exchange GEMMs keep all SMs. The simulation and plan's
+ * estimate share it. */
+void tp_overlap_gemms(const gpu_spec *g, const wl_transformer *t, uint32_t mb,
+		      const wl_split *sp, uint32_t proj_sms, uint32_t fc2_sms, tp_overlap_in *in);
+
 /* TE's default assignment (transformer_engine/pytorch/module/base.py,
  * initialize_ub: methods and layers_*_overlap), the one NeMo's H100
  * userbuffers configurations of the 70B models keep:

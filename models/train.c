@@ -855,19 +855,14 @@ static int tp_overlapped(trainer *tr, const wl_split *sp, double bytes, double *
 	const train_config *c = tr->cfg;
 	tp_overlap_in in = { .tp = c->tp, .splits = TP_OVERLAP_SPLITS, .ag_s = tr->tp_ag_s,
 			     .rs_s = tr->tp_ar_s };
-	double all[GPU_LINEAR_N], cut[GPU_LINEAR_N];
 	tp_overlap_out out;
 	int rc = tp_coll_s(c, COLL_REDUCE_SCATTER, bytes / TP_OVERLAP_SPLITS, &tr->tp_rs_chunk_s,
 			   &tr->tp_rs_chunk_channels, &tr->tp_rs_chunk_algo, bound, tr->w->d);
 	if (rc)
 		return rc;
 	in.rs_split_s = tr->tp_rs_chunk_s;
-	gpu_linear_gemms_s(&c->gpu, &c->model.tf, c->micro_batch, sp, c->ub_proj_sms, in.gemm, cut);
-	in.gemm_cut[GPU_LINEAR_PROJ] = cut[GPU_LINEAR_PROJ];
-	gpu_linear_gemms_s(&c->gpu, &c->model.tf, c->micro_batch, sp, c->ub_fc2_sms, all, cut);
-	in.gemm_cut[GPU_LINEAR_FC2] = cut[GPU_LINEAR_FC2];
-	in.gemm_cut[GPU_LINEAR_QKV] = in.gemm[GPU_LINEAR_QKV];
-	in.gemm_cut[GPU_LINEAR_FC1] = in.gemm[GPU_LINEAR_FC1];
+	tp_overlap_gemms(&c->gpu, &c->model.tf, c->micro_batch, sp, c->ub_proj_sms, c->ub_fc2_sms,
+			 &in);
 	tp_overlap_layer(&in, &out);
 	tr->tp_fwd_s = out.fwd_comm_s;
 	tr->tp_bwd_s = out.bwd_comm_s;
@@ -1217,7 +1212,7 @@ static int check_jobs(world *w, const train_config *const *cfgs, const uint32_t 
 				 c->microbatches);
 			return SIM_EINVAL;
 		}
-		if (c->tp_overlap && c->tp > 1 && !c->sp) {
+		if (wl_tp_overlap_fault(c->tp_overlap, c->tp, c->sp)) {
 			diag_add(w->d, NULL, 0, 0, "training simulation: job %u: tp_comm_overlap "
 				 "needs sequence parallelism at tp %u", j, c->tp);
 			return SIM_EINVAL;

@@ -346,18 +346,12 @@ static double layer_comm_s(const plan_net *n, const gpu_spec *g, const scn_train
 			.flash = t->flash };
 	*extra_s = 0;
 	if (t->tp_overlap && c->tp > 1 && tp_s > 0) {
-		double all[GPU_LINEAR_N], cut[GPU_LINEAR_N];
 		tp_overlap_in in = { .tp = (uint32_t)c->tp, .splits = TP_OVERLAP_SPLITS,
 				     .ag_s = tp_s / per, .rs_s = tp_s / per,
 				     .rs_split_s = tp_s / per / TP_OVERLAP_SPLITS };
 		tp_overlap_out o;
-		gpu_linear_gemms_s(g, tf, (uint32_t)c->mb, &sp, (uint32_t)t->ub_proj_sms, in.gemm,
-				   cut);
-		in.gemm_cut[GPU_LINEAR_PROJ] = cut[GPU_LINEAR_PROJ];
-		gpu_linear_gemms_s(g, tf, (uint32_t)c->mb, &sp, (uint32_t)t->ub_fc2_sms, all, cut);
-		in.gemm_cut[GPU_LINEAR_FC2] = cut[GPU_LINEAR_FC2];
-		in.gemm_cut[GPU_LINEAR_QKV] = in.gemm[GPU_LINEAR_QKV];
-		in.gemm_cut[GPU_LINEAR_FC1] = in.gemm[GPU_LINEAR_FC1];
+		tp_overlap_gemms(g, tf, (uint32_t)c->mb, &sp, (uint32_t)t->ub_proj_sms,
+				 (uint32_t)t->ub_fc2_sms, &in);
 		tp_overlap_layer(&in, &o);
 		tp_s = o.fwd_comm_s * (1 + again) + o.bwd_comm_s;
 		*extra_s = o.fwd_extra_s * (1 + again);
