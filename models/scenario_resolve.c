@@ -331,10 +331,8 @@ static void check_wire(resolve_ctx *c, scn_fabric *f, const scn_hw *nic)
 	}
 	if (isnan(f->mtu_bytes) || wire_mtu_ok(ib, (uint32_t)f->mtu_bytes))
 		return;
-	scn_err(c->r, m, ib ? "mtu '%s' is not an InfiniBand MTU (256, 512, 1024, 2048 or 4096 "
-		"bytes of payload) on the infiniband fabric of switch '%s'"
-		: "mtu '%s' is not an Ethernet MTU (576 to 9216 bytes) on the ethernet fabric of "
-		"switch '%s'", m ? m->text : "?", f->sw.name);
+	scn_err(c->r, m, "mtu '%s' is not an %s on the %s fabric of switch '%s'",
+		m ? m->text : "?", wire_mtu_words(ib), ib ? "infiniband" : "ethernet", f->sw.name);
 }
 
 /* Link rate default and limits, switch capacity: needs the NIC and switch. */

@@ -108,16 +108,15 @@ int setup_wire_for(const scn_scenario *s, wire_transport t, wire_op op, wire_fra
 {
 	const scn_fabric *f = &s->cluster.fabric;
 	bool ib = f->link_layer == PROFILE_LL_INFINIBAND;
-	uint32_t mtu = isnan(f->mtu_bytes) ? wire_default_mtu(ib, t) : (uint32_t)f->mtu_bytes;
+	uint32_t mtu;
 	if (f->link_layer != PROFILE_LL_INFINIBAND && f->link_layer != PROFILE_LL_ETHERNET) {
 		diag_add(d, NULL, 0, 0, "the fabric's link layer is not known (switch '%s', NIC "
 			 "'%s'): set cluster.fabric.switch.link_layer", f->sw.name,
 			 s->cluster.nic.name);
 		return SIM_EINVAL;
 	}
-	if (wire_frame_of(ib, t, op, mtu, out)) {
-		diag_add(d, NULL, 0, 0, "cluster.fabric.mtu %u is not an %s MTU", mtu,
-			 ib ? "InfiniBand" : "Ethernet");
+	if (wire_frame_at(ib, t, op, isnan(f->mtu_bytes) ? 0 : (uint32_t)f->mtu_bytes, out, &mtu)) {
+		diag_add(d, NULL, 0, 0, "cluster.fabric.mtu %u is not an %s", mtu, wire_mtu_words(ib));
 		return SIM_EINVAL;
 	}
 	return SIM_OK;
@@ -231,20 +230,17 @@ static void wire_note(const scn_scenario *s, const scn_variant *v, const wire_fr
 		      diag *notes)
 {
 	const scn_fabric *f = &s->cluster.fabric;
-	bool ib = f->link_layer == PROFILE_LL_INFINIBAND, tcp = v->network == SCN_NET_HOST_TCP;
-	double frac = wire_payload_frac(w), mtu = f->mtu_bytes;
-	const char *why = "cluster.fabric.mtu";
+	bool ib = f->link_layer == PROFILE_LL_INFINIBAND;
+	wire_transport t = v->network == SCN_NET_HOST_TCP ? WIRE_TCP : WIRE_RDMA;
+	double frac = wire_payload_frac(w);
+	bool set = !isnan(f->mtu_bytes);
 	if (!notes)
 		return;
-	if (isnan(mtu)) {
-		mtu = wire_default_mtu(ib, tcp ? WIRE_TCP : WIRE_RDMA);
-		why = tcp ? (ib ? "the default for IPoIB" : "the default for Ethernet")
-			  : (ib ? "the default for InfiniBand RDMA" : "the default for Ethernet");
-	}
-	diag_add(notes, NULL, 0, 0, "wire: %s, %u payload bytes per packet (MTU %.0f, %s): links "
+	diag_add(notes, NULL, 0, 0, "wire: %s, %u payload bytes per packet (MTU %u, %s): links "
 		 "carry payload at %.2f%% of their %g Gb/s data rate, %.4g Gb/s", w->what,
-		 w->mtu_bytes, mtu, why, frac * 100, f->link_rate_Bps * 8e-9,
-		 f->link_rate_Bps * frac * 8e-9);
+		 w->mtu_bytes, set ? (uint32_t)f->mtu_bytes : wire_default_mtu(ib, t),
+		 set ? "cluster.fabric.mtu" : wire_default_mtu_why(ib, t), frac * 100,
+		 f->link_rate_Bps * 8e-9, f->link_rate_Bps * frac * 8e-9);
 }
 
 int setup_transport(const scn_scenario *s, const scn_variant *v, const setup_host *h,

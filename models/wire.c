@@ -56,6 +56,13 @@ uint32_t wire_default_mtu(bool ib, wire_transport t)
 	return t == WIRE_TCP ? 2048 : IB_MTU_MAX;
 }
 
+const char *wire_default_mtu_why(bool ib, wire_transport t)
+{
+	if (!ib)
+		return "the default for Ethernet";
+	return t == WIRE_TCP ? "the default for IPoIB" : "the default for InfiniBand RDMA";
+}
+
 static bool ib_mtu_ok(uint32_t m)
 {
 	return m >= IB_MTU_MIN && m <= IB_MTU_MAX && !(m & (m - 1));
@@ -66,6 +73,12 @@ static bool ib_mtu_ok(uint32_t m)
 bool wire_mtu_ok(bool ib, uint32_t link_mtu)
 {
 	return ib ? ib_mtu_ok(link_mtu) : link_mtu >= ETH_MTU_MIN && link_mtu <= ETH_MTU_MAX;
+}
+
+const char *wire_mtu_words(bool ib)
+{
+	return ib ? "InfiniBand MTU (256, 512, 1024, 2048 or 4096 bytes of payload)"
+		  : "Ethernet MTU (576 to 9216 bytes)";
 }
 
 /* iboe_get_mtu: the largest IB MTU within the interface's after headroom. */
@@ -118,6 +131,15 @@ int wire_frame_of(bool ib, wire_transport t, wire_op op, uint32_t link_mtu, wire
 		return SIM_EINVAL;
 	*out = t == WIRE_TCP ? tcp_frame(ib, link_mtu) : rdma_frame(ib, op, link_mtu);
 	return SIM_OK;
+}
+
+int wire_frame_at(bool ib, wire_transport t, wire_op op, uint32_t link_mtu, wire_frame *out,
+		  uint32_t *mtu)
+{
+	uint32_t m = link_mtu ? link_mtu : wire_default_mtu(ib, t);
+	if (mtu)
+		*mtu = m;
+	return wire_frame_of(ib, t, op, m, out);
 }
 
 double wire_bytes(const wire_frame *w, uint64_t bytes)

@@ -39,17 +39,28 @@ typedef struct wire_frame {
  * ports' active MTU that perftest and NCCL take), IPoIB 2048 (OpenSM's
  * IPoIB broadcast group), Ethernet 1500 (RFC 894). */
 uint32_t wire_default_mtu(bool ib, wire_transport t);
+/* Why wire_default_mtu picks its MTU, for a report's note ("the default for
+ * IPoIB"). */
+const char *wire_default_mtu_why(bool ib, wire_transport t);
 
 /* Whether link_mtu is an MTU of the link layer: InfiniBand 256, 512, 1024,
  * 2048 or 4096 (the IB MTU, payload bytes per packet); Ethernet 576 to
  * 9216 (the interface's IP MTU). */
 bool wire_mtu_ok(bool ib, uint32_t link_mtu);
+/* The MTUs wire_mtu_ok takes, in words, for an error message: "InfiniBand
+ * MTU (256, ... or 4096 bytes of payload)" or "Ethernet MTU (576 to 9216
+ * bytes)". */
+const char *wire_mtu_words(bool ib);
 
 /* The frame of transport t doing op over InfiniBand (ib) or Ethernet with
  * link MTU link_mtu (the IB MTU, or the Ethernet interface's MTU, from
  * which RoCE takes its own as the Linux kernel does). Returns 0, or
  * SIM_EINVAL when wire_mtu_ok refuses link_mtu (*out untouched). */
 int wire_frame_of(bool ib, wire_transport t, wire_op op, uint32_t link_mtu, wire_frame *out);
+/* wire_frame_of at link_mtu, or at wire_default_mtu where link_mtu is 0;
+ * *mtu (if not NULL) gets the link MTU taken. */
+int wire_frame_at(bool ib, wire_transport t, wire_op op, uint32_t link_mtu, wire_frame *out,
+		  uint32_t *mtu);
 
 /* Bytes on the wire of a message of `bytes` payload bytes (one packet for
  * an empty one). */

@@ -410,17 +410,14 @@ static int switch_link_layer(struct opts *o)
 static int apply_wire(struct opts *o)
 {
 	wire_transport t = o->cc.transport.kind == COLL_HOST_TCP ? WIRE_TCP : WIRE_RDMA;
-	uint32_t mtu;
 	bool ib;
 	int rc = switch_link_layer(o);
 	if (rc || o->link_layer == LL_NONE)
 		return rc;
 	ib = o->link_layer == PROFILE_LL_INFINIBAND;
-	mtu = o->mtu > 0 ? (uint32_t)o->mtu : wire_default_mtu(ib, t);
-	if (wire_frame_of(ib, t, WIRE_WRITE, mtu, &o->wire))
-		return cli_usage_error("coll: --mtu %u is not an %s MTU (%s)", mtu,
-				       ib ? "InfiniBand" : "Ethernet",
-				       ib ? "256, 512, 1024, 2048 or 4096 bytes" : "576 to 9216 bytes");
+	if (wire_frame_at(ib, t, WIRE_WRITE, o->mtu > 0 ? (uint32_t)o->mtu : 0, &o->wire, NULL))
+		return cli_usage_error("coll: --mtu %u is not an %s", (uint32_t)o->mtu,
+				       wire_mtu_words(ib));
 	o->fc.payload_frac = wire_payload_frac(&o->wire);
 	return 0;
 }

@@ -210,7 +210,7 @@ run_cmd "$DPUSIM" coll --ranks 8 --bytes 1MiB --link 400Gbps --ideal --link-laye
 expect_out '^ +1048576 +262144 +float +sum +-1 +37\.069 .* ring$' "host-tcp on Ethernet, MTU 9000: 2 x 7/8 x 1 MiB / (50e9 x 8948/9038)"
 run_cmd "$DPUSIM" coll --ranks 8 --bytes 1MiB --link 400Gbps --mtu 1500
 expect_rc 2 "an MTU InfiniBand has not"
-expect_err "coll: --mtu 1500 is not an InfiniBand MTU \(256, 512, 1024, 2048 or 4096 bytes\)" "the MTUs InfiniBand has are named"
+expect_err "coll: --mtu 1500 is not an InfiniBand MTU \(256, 512, 1024, 2048 or 4096 bytes of payload\)" "the MTUs InfiniBand has are named"
 run_cmd "$DPUSIM" coll --ranks 8 --bytes 1MiB --link 400Gbps --link-layer fddi
 expect_rc 2 "an unknown link layer"
 expect_err "--link-layer is 'infiniband', 'ethernet' or 'none', not 'fddi'" "the link layers are named"

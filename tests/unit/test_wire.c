@@ -3,6 +3,7 @@
  * share of a link in full packets, a message's wire bytes, RoCE's MTU from
  * the interface's, the MTUs each link layer allows. */
 #include <check.h>
+#include <string.h>
 
 #include "models/wire.h"
 #include "sim/err.h"
@@ -103,6 +104,30 @@ START_TEST(mtus_of_each_link_layer)
 }
 END_TEST
 
+/* wire_frame_at: 0 takes the default (and says which), a set MTU is taken
+ * as given, a bad one refused with the MTU named; the words for notes and
+ * errors follow the link layer. */
+START_TEST(frame_at_the_default_or_the_set_mtu)
+{
+	wire_frame a, b;
+	uint32_t mtu = 0;
+	ck_assert_int_eq(wire_frame_at(true, WIRE_TCP, WIRE_SEND, 0, &a, &mtu), SIM_OK);
+	ck_assert_uint_eq(mtu, 2048);
+	ck_assert_int_eq(wire_frame_of(true, WIRE_TCP, WIRE_SEND, 2048, &b), SIM_OK);
+	ck_assert_uint_eq(a.mtu_bytes, b.mtu_bytes);
+	ck_assert_int_eq(wire_frame_at(false, WIRE_RDMA, WIRE_WRITE, 9000, &a, &mtu), SIM_OK);
+	ck_assert_uint_eq(mtu, 9000);
+	ck_assert_uint_eq(a.mtu_bytes, 4096);
+	ck_assert_int_eq(wire_frame_at(true, WIRE_RDMA, WIRE_WRITE, 1500, &a, &mtu), SIM_EINVAL);
+	ck_assert_uint_eq(mtu, 1500);
+	ck_assert_str_eq(wire_default_mtu_why(true, WIRE_TCP), "the default for IPoIB");
+	ck_assert_str_eq(wire_default_mtu_why(true, WIRE_RDMA), "the default for InfiniBand RDMA");
+	ck_assert_str_eq(wire_default_mtu_why(false, WIRE_TCP), "the default for Ethernet");
+	ck_assert_ptr_nonnull(strstr(wire_mtu_words(true), "4096 bytes of payload"));
+	ck_assert_ptr_nonnull(strstr(wire_mtu_words(false), "576 to 9216"));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("wire");
@@ -111,6 +136,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, roce_mtu_follows_the_interface);
 	tcase_add_test(tc, message_bytes);
 	tcase_add_test(tc, mtus_of_each_link_layer);
+	tcase_add_test(tc, frame_at_the_default_or_the_set_mtu);
 	suite_add_tcase(s, tc);
 	return s;
 }
