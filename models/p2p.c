@@ -81,10 +81,21 @@ static void on_payload_read(sim_engine *eng, void *obj, uint64_t data)
 	send_msg(obj, (int)(data >> 8), on_arrive, data & 0xff);
 }
 
-/* A latency test's message in direction dir, after its payload's read. */
+/* The time from a latency test's decision to send a message to its first
+ * byte leaving: a message the CPU posts (a WRITE or SEND; a READ's request,
+ * lat_next) reaches the adapter one doorbell write later; then the
+ * payload's read, where it pays one. A READ's response is the responder
+ * adapter's own: no doorbell. */
+static sim_time lat_start_ps(const p2p_params *p)
+{
+	return (p->op == P2P_READ ? 0 : p->doorbell_ps) + payload_read_ps(p);
+}
+
+/* A latency test's message in direction dir, after its doorbell and its
+ * payload's read. */
 static void lat_send(p2p_run_state *r, int dir, uint64_t step)
 {
-	sim_time t = payload_read_ps(r->p);
+	sim_time t = lat_start_ps(r->p);
 	if (t)
 		after(r, t, on_payload_read, (uint64_t)dir << 8 | step);
 	else
@@ -199,18 +210,26 @@ static void on_sent(sim_engine *eng, void *obj, uint64_t data)
 }
 
 /* Latency tests, one message at a time. A ping-pong: `data` 0 or 1, the
- * message of that direction is through; 2, the ping has arrived (in memory,
- * where the other side polls), answer it; 3, the answer has arrived: one
- * round trip, half of it the figure. A read: 4, the request has arrived,
- * respond; 5, the response is through; 6, it has arrived in memory: one
- * round trip, the figure whole. */
+ * message of that direction is through; 2, the ping has arrived and the
+ * polling CPU has seen it (written into memory, then its load), answer it;
+ * 3, the answer has been seen: one round trip, half of it the figure. A
+ * read: 4, the request has arrived, respond; 5, the response is through; 6,
+ * its completion has been seen: one round trip, the figure whole. */
 static void lat_next(p2p_run_state *r)
 {
 	r->t0_ps = sim_now(r->eng);
 	if (r->p->op == P2P_READ)
-		after(r, r->lat_ps[0], on_arrive, 4);
+		after(r, r->p->doorbell_ps + r->lat_ps[0], on_arrive, 4);
 	else
 		lat_send(r, 0, 0);
+}
+
+/* From a latency test's message's last byte leaving to the waiting CPU
+ * seeing it: the fixed one-way latency of direction dir, the receiving
+ * adapter's write into memory, and the CPU's load that misses on it. */
+static sim_time seen_ps(const p2p_run_state *r, int dir)
+{
+	return r->lat_ps[dir] + r->p->mem_write_ps + r->p->poll_ps;
 }
 
 static void lat_done(p2p_run_state *r, int rtt_factor)
@@ -227,7 +246,7 @@ static void on_arrive(sim_engine *eng, void *obj, uint64_t data)
 	switch (data) {
 	case 0:
 	case 1:
-		return after(r, r->lat_ps[data] + r->p->mem_write_ps, on_arrive, data + 2);
+		return after(r, seen_ps(r, (int)data), on_arrive, data + 2);
 	case 2:
 		return lat_send(r, 1, 1);
 	case 3:
@@ -235,7 +254,7 @@ static void on_arrive(sim_engine *eng, void *obj, uint64_t data)
 	case 4:
 		return lat_send(r, 1, 5);
 	case 5:
-		return after(r, r->lat_ps[1] + r->p->mem_write_ps, on_arrive, 6);
+		return after(r, seen_ps(r, 1), on_arrive, 6);
 	default:
 		return lat_done(r, 1);
 	}
@@ -345,8 +364,8 @@ int p2p_run(sim_engine *eng, flow_net *net, fab *f, const p2p_params *p, p2p_res
 		free(r.lat_s);
 		return rc;
 	}
-	out->one_way_lat_s = sim_time_to_s(r.lat_ps[0] +
-					   (p->lat ? payload_read_ps(p) + p->mem_write_ps : 0));
+	out->one_way_lat_s = sim_time_to_s(p->lat ? p->doorbell_ps + payload_read_ps(p) + seen_ps(&r, 0)
+						  : r.lat_ps[0]);
 	if (p->lat)
 		lat_next(&r);
 	for (uint32_t q = 0; q < p->qps && !p->lat; q++)

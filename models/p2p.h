@@ -22,7 +22,17 @@
  * (payload_read_ps), and every message reaches the waiting CPU one posted
  * write into memory after its last byte arrives (mem_write_ps); in a stream
  * those overlap the messages ahead on the wire, so there they are not
- * charged.
+ * charged. Each message of a latency test starts with the CPU's post: its
+ * work request reaches the adapter one posted MMIO write later (doorbell_ps,
+ * the mlx5 provider's BlueFlame copy of a single work request), and ends
+ * with the waiting CPU's poll, whose load of the line the adapter has just
+ * written misses its caches (poll_ps): perftest's ib_write_lat spins on the
+ * last byte of its buffer and posts its answer once that byte changes
+ * (run_iter_lat_write), and its read and send tests poll a completion the
+ * adapter writes the same way. Its wait for its own write's completion
+ * (every write is signalled) is not charged: the acknowledgement and the
+ * completion's write are back before the peer's answer can be (that answer
+ * needs the peer's write into memory, poll, post and the message itself).
  *
  * Reads (ib_read_bw): the requester's adapter has at most out_reads
  * requests outstanding; each request reaches the responder one fixed
@@ -81,6 +91,12 @@ typedef struct p2p_params {
 	sim_time mem_write_ps;     /* latency tests: the receiving adapter's posted write of a
 	                              message (and its completion) into the buffer's memory,
 	                              before the waiting CPU can see it; 0: not modelled */
+	sim_time doorbell_ps;      /* latency tests: the CPU's posted write of a message's work
+	                              request to the adapter's doorbell (BlueFlame) register,
+	                              before the adapter can start it; 0: not modelled */
+	sim_time poll_ps;          /* latency tests: the waiting CPU's load that sees a message
+	                              once it is in memory (the adapter's write invalidated
+	                              the polled line, so the load misses); 0: not modelled */
 	wire_frame wire;          /* the packets of op on the fabric's link layer
 	                             (models/wire.h): the network links carry their
 	                             headers beyond the share the fabric's
@@ -96,8 +112,8 @@ typedef struct p2p_result {
 	double msg_rate_per_s;     /* bandwidth: messages per second (perftest's MsgRate) */
 	double lat_p99_s;          /* latency: 99th percentile of the same */
 	double one_way_lat_s;      /* the fixed part of one message: adapter and path latency,
-	                              and in a latency test the write into memory and the
-	                              payload's read where it pays one */
+	                              and in a latency test the doorbell, the payload's read
+	                              where it pays one, the write into memory and the poll */
 } p2p_result;
 
 /* Runs the benchmark p on f's fabric (its flows on net, driven by eng:

@@ -62,6 +62,7 @@ typedef struct profile_cpu {
 	double mem_bw_Bps; /* per socket */
 	double tdp_w, idle_w; /* per socket */
 	double pcie_read_lat_s; /* a device's DMA read of host memory, round trip of a small read */
+	double mem_lat_s;       /* a core's load that misses every cache level: memory latency */
 } profile_cpu;
 
 typedef struct profile_nic {

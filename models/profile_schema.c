@@ -82,6 +82,9 @@ const profile_field profile_fields[] = {
 	F(CPU, profile_cpu, "pcie_read_lat", pcie_read_lat_s, UNIT_SECONDS, 0, 1e-4, true,
 	  "a PCIe device's DMA read of host memory: round trip of a small (64 B) read, request "
 	  "to completion, as the device measures it"),
+	F(CPU, profile_cpu, "mem_lat", mem_lat_s, UNIT_SECONDS, 0, 1e-5, true,
+	  "a core's load that misses every cache level (memory latency): a polling CPU's load "
+	  "of a line a device has just written"),
 
 	NIC_FIELDS(NIC, profile_nic, ),
 	B(NIC, profile_nic, "inline_crypto", inline_crypto,

@@ -92,23 +92,45 @@ static uint32_t inline_of(scn_p2p_test t)
 	return t == SCN_P2P_WRITE_LAT ? 220 : t == SCN_P2P_SEND_LAT ? 236 : 0;
 }
 
-/* A latency test's PCIe crossings at a host-memory end, from the CPU
- * profile's pcie_read_lat (a device's DMA read round trip): the sending
- * adapter's read of a payload, that figure; the receiving adapter's posted
- * write into memory, half of it (Intel TCC Tools 2021.3 Developer Guide,
- * "Data Streams Supported": the PCIe-to-memory stream's latency 'is
- * estimated to be equivalent to half of the PCIe-from-memory stream
- * latency'). None in GPU memory (no published latency of a device's read or
- * write of a GPU's memory) or where the profile gives none; the notes say
- * so. */
+/* A latency test's PCIe crossings, from the CPU profile's pcie_read_lat (a
+ * device's DMA read round trip). The CPU's post of each message, a posted
+ * MMIO write of its work request to the adapter's BlueFlame register
+ * (rdma-core providers/mlx5 post_send_db: a single work request is copied
+ * whole there by default), half of it, whatever memory the buffers are in:
+ * one posted write's crossing, taken as Intel's estimate for a posted
+ * write the other way (Intel TCC Tools 2021.3 Developer Guide, "Data
+ * Streams Supported": the PCIe-to-memory stream's latency 'is estimated to
+ * be equivalent to half of the PCIe-from-memory stream latency'). At a
+ * host-memory end, the sending adapter's read of a payload, that figure,
+ * and the receiving adapter's posted write into memory, half of it. None
+ * for GPU memory (no published latency of a device's read or write of a
+ * GPU's memory) or where the profile gives none; the notes say so. */
 static void pcie_crossings(const scn_scenario *s, const scn_variant *v, p2p_params *p)
 {
 	double t = s->cluster.cpu.v.cpu.pcie_read_lat_s;
 	sim_time ps = 0;
-	if (v->network == SCN_NET_RDMA_GDR || !profile_has(t) || sim_time_from_s(t, &ps))
+	if (!profile_has(t) || sim_time_from_s(t, &ps))
+		return;
+	p->doorbell_ps = ps / 2;
+	if (v->network == SCN_NET_RDMA_GDR)
 		return;
 	p->payload_read_ps = ps;
 	p->mem_write_ps = ps / 2;
+}
+
+/* A latency test's poll at a host-memory end: the adapter's write
+ * invalidated the line the waiting CPU spins on (perftest's ib_write_lat
+ * polls the buffer's last byte, its read and send tests a completion the
+ * adapter writes), so the load that sees the message misses every cache:
+ * the CPU profile's mem_lat. None where the profile gives none, or for GPU
+ * memory (no published cost of a CPU's poll of a GPU's memory). */
+static void cpu_poll(const scn_scenario *s, const scn_variant *v, p2p_params *p)
+{
+	double t = s->cluster.cpu.v.cpu.mem_lat_s;
+	sim_time ps = 0;
+	if (v->network == SCN_NET_RDMA_GDR || !profile_has(t) || sim_time_from_s(t, &ps))
+		return;
+	p->poll_ps = ps;
 }
 
 /* The parameters every size shares; fc and tr as set up. */
@@ -129,20 +151,31 @@ static p2p_params params_of(const scn_scenario *s, const scn_p2p *k, const scn_v
 	};
 }
 
-/* A latency test's PCIe crossings, for the notes. */
+/* A latency test's PCIe crossings and poll, for the notes. */
 static void put_pcie_note(const scn_scenario *s, const p2p_params *p, diag *notes)
 {
-	if (!p->lat)
-		diag_add(notes, NULL, 0, 0, "p2p: the adapters' PCIe crossings (payload reads, "
-			 "writes into memory) not charged: in a stream they overlap the messages "
-			 "ahead on the wire");
-	else if (p->payload_read_ps)
-		diag_add(notes, NULL, 0, 0, "p2p: each message reaches the waiting CPU %.3g us "
-			 "after its last byte, the receiving adapter's posted write into memory "
-			 "(half of CPU '%s' pcie_read_lat, Intel's estimate), and one above "
+	const char *cpu = s->cluster.cpu.name;
+	if (!p->lat) {
+		diag_add(notes, NULL, 0, 0, "p2p: the adapters' PCIe crossings (doorbells, payload "
+			 "reads, writes into memory) and the CPU's polls not charged: in a stream "
+			 "they overlap the messages ahead on the wire");
+		return;
+	}
+	if (p->doorbell_ps)
+		diag_add(notes, NULL, 0, 0, "p2p: each message reaches its adapter %.3g us after "
+			 "the CPU posts it, the posted write of its work request to the adapter's "
+			 "BlueFlame register (half of CPU '%s' pcie_read_lat, Intel's estimate of a "
+			 "posted write)", sim_time_to_s(p->doorbell_ps) * 1e6, cpu);
+	else
+		diag_add(notes, NULL, 0, 0, "p2p: the CPU's doorbell write to the adapter not "
+			 "modelled: the CPU profile gives no pcie_read_lat");
+	if (p->payload_read_ps)
+		diag_add(notes, NULL, 0, 0, "p2p: each message reaches the waiting CPU's memory "
+			 "%.3g us after its last byte, the receiving adapter's posted write into "
+			 "memory (half of CPU '%s' pcie_read_lat, Intel's estimate), and one above "
 			 "perftest's inline size (%u B here) first waits %.3g us for the sending "
 			 "adapter's DMA read of the payload (pcie_read_lat)",
-			 sim_time_to_s(p->mem_write_ps) * 1e6, s->cluster.cpu.name, p->inline_bytes,
+			 sim_time_to_s(p->mem_write_ps) * 1e6, cpu, p->inline_bytes,
 			 sim_time_to_s(p->payload_read_ps) * 1e6);
 	else
 		diag_add(notes, NULL, 0, 0, "p2p: the adapters' PCIe crossings (the payload's "
@@ -151,6 +184,15 @@ static void put_pcie_note(const scn_scenario *s, const p2p_params *p, diag *note
 			 p->end == FAB_END_GPU ? "no published latency of a device's read or write "
 						 "of GPU memory"
 					       : "the CPU profile gives no pcie_read_lat");
+	if (p->poll_ps)
+		diag_add(notes, NULL, 0, 0, "p2p: the waiting CPU sees a message %.3g us after it "
+			 "is in memory, its polling load missing on the line the adapter wrote "
+			 "(CPU '%s' mem_lat)", sim_time_to_s(p->poll_ps) * 1e6, cpu);
+	else
+		diag_add(notes, NULL, 0, 0, "p2p: the CPU's poll that sees a message not modelled: "
+			 "%s", p->end == FAB_END_GPU ? "no published cost of a CPU's poll of GPU "
+						       "memory"
+						     : "the CPU profile gives no mem_lat");
 }
 
 /* What the figures rest on, for the report's notes. */
@@ -179,9 +221,8 @@ static void put_notes(const scn_scenario *s, const scn_p2p *k, const p2p_params 
 		 p->wire.what, p->wire.mtu_bytes, p->wire.first_hdr_bytes,
 		 p->wire.last_hdr_bytes ? " and the last" : "");
 	diag_add(notes, NULL, 0, 0, "p2p: each message's fixed one-way latency is the adapter's "
-		 "rdma_latency (%.3g us, once per message) plus the path's switches and hops; not "
-		 "modelled for lack of a published figure: the doorbell's write to the adapter and "
-		 "the CPU's poll", nic->v.nic.rdma_latency_s * 1e6);
+		 "rdma_latency (%.3g us, once per message) plus the path's switches and hops",
+		 nic->v.nic.rdma_latency_s * 1e6);
 	put_pcie_note(s, p, notes);
 	if (p->msg_rate_per_s > 0)
 		diag_add(notes, NULL, 0, 0, "p2p: messages bounded by '%s' msg_rate %.3g M/s, the "
@@ -239,8 +280,10 @@ static int p2p_setup(const scn_scenario *s, const scn_job *job, const scn_varian
 		return rc;
 	w->fc.seed = seed;
 	*p = params_of(s, k, v, &tr, &wire);
-	if (p->lat)
+	if (p->lat) {
 		pcie_crossings(s, v, p);
+		cpu_poll(s, v, p);
+	}
 	w->eng = sim_engine_new();
 	w->net = w->eng ? flow_net_new(w->eng) : NULL;
 	rc = w->net ? fab_new(&w->fc, w->net, &w->f) : SIM_ENOMEM;
@@ -299,7 +342,8 @@ int run_p2p_sizes(const scn_scenario *s, const scn_job *job, const scn_variant *
 static double estimate_s(const p2p_world *w, const p2p_params *p, uint64_t bytes)
 {
 	double rate = w->fc.link_Bps,
-	       lat = sim_time_to_s(p->adapter_lat_ps + p->payload_read_ps + p->mem_write_ps) + 1e-6;
+	       lat = sim_time_to_s(p->adapter_lat_ps + p->doorbell_ps + p->payload_read_ps +
+				   p->mem_write_ps + p->poll_ps) + 1e-6;
 	if (w->fc.pcie_Bps > 0 && w->fc.pcie_Bps < rate)
 		rate = w->fc.pcie_Bps;
 	if (w->fc.host_mem_Bps > 0 && w->fc.host_mem_Bps < rate)

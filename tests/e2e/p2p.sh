@@ -29,10 +29,12 @@ assert abs(float(t) - int(b) / (float(bw) * 1e9)) < 1e-15, t' "$ROWS"; then
 else not_ok "ib_write_bw row: $ROWS"; fi
 
 # Latency: grows with size; the 1 MiB one-way time is its wire bytes at the
-# link rate plus the adapter (0.6 us) and switch (130 ns) latencies, the
-# receiving adapter's write into memory (half the scenario's pcie_read_lat
-# of 546 ns) and the sending adapter's read of the payload (546 ns); 2 B is
-# inlined (perftest's 220 B for writes): no read.
+# link rate plus the CPU's doorbell write (half the scenario's pcie_read_lat
+# of 546 ns), the adapter (0.6 us) and switch (130 ns) latencies, the
+# receiving adapter's write into memory (half of 546 ns), the waiting CPU's
+# poll (the EPYC 7742's mem_lat, 122 ns) and the sending adapter's read of
+# the payload (546 ns); 2 B is inlined (perftest's 220 B for writes): no
+# read.
 run_cmd "$DPUSIM" run tests/validation/perftest-cx6-write-lat.yaml --json
 expect_rc 0 "ib_write_lat scenario runs"
 ROWS=$(json_rows host)
@@ -42,19 +44,23 @@ t = [float(r[2]) for r in rows]
 assert all(r[0] == "ib_write_lat" for r in rows)
 assert t == sorted(t) and len(set(t)) == len(t), t
 b = 1048576
-want = 0.6e-6 + 130e-9 + 273e-9 + 546e-9 + (b + 256 * 26 + 16) / 25e9
+fixed = 273e-9 + 0.6e-6 + 130e-9 + 273e-9 + 122e-9
+want = fixed + 546e-9 + (b + 256 * 26 + 16) / 25e9
 assert abs(t[-1] - want) < 1e-11, (t[-1], want)
 # 2 B: the same without the read, and the slower of its wire bytes and the
 # adapter time per message (ConnectX-6 msg_rate 215 M/s), either way
-want = 0.6e-6 + 130e-9 + 273e-9 + max((2 + 26 + 16) / 25e9, 1 / 215e6)
+want = fixed + max((2 + 26 + 16) / 25e9, 1 / 215e6)
 assert abs(t[0] - want) < 1e-11, (t[0], want)' "$ROWS"; then
 	ok "ib_write_lat grows with size; 2 B (inlined) and 1 MiB are the closed form"
 else not_ok "ib_write_lat rows: $ROWS"; fi
 run_cmd "$DPUSIM" run tests/validation/perftest-cx6-write-lat.yaml
-expect_out 'host\.note[0-9]+: p2p: each message reaches the waiting CPU 0\.273 us after its last byte.*inline size \(220 B here\) first waits 0\.546 us' "notes give the PCIe crossings"
+expect_out 'host\.note[0-9]+: p2p: each message reaches the waiting CPU.s memory 0\.273 us after its last byte.*inline size \(220 B here\) first waits 0\.546 us' "notes give the PCIe crossings"
+expect_out 'host\.note[0-9]+: p2p: each message reaches its adapter 0\.273 us after the CPU posts it' "notes give the doorbell"
+expect_out 'host\.note[0-9]+: p2p: the waiting CPU sees a message 0\.122 us after it is in memory' "notes give the poll"
 
 # Without a pcie_read_lat (the EPYC 7742's profile publishes none) the
-# crossings are left out, and the notes say so.
+# crossings (doorbell, payload read, write into memory) are left out, and
+# the notes say so.
 cat >"$E2E_TMP/noread.yaml" <<EOF
 extends: $PWD/tests/validation/perftest-cx6-write-lat.yaml
 cluster: { cpu: EPYC-7742 }
@@ -65,11 +71,30 @@ NOREAD=$(json_rows host)
 if python3 -c 'import sys
 a = [float(l.split()[2]) for l in sys.argv[1].splitlines()]
 b = [float(l.split()[2]) for l in sys.argv[2].splitlines()]
-assert abs(a[0] - b[0] - 273e-9) < 1e-11 and abs(a[-1] - b[-1] - 819e-9) < 1e-11, (a, b)' "$ROWS" "$NOREAD"; then
-	ok "the crossings add 273 ns to an inlined message, 819 ns to a read one"
+assert abs(a[0] - b[0] - 546e-9) < 1e-11 and abs(a[-1] - b[-1] - 1092e-9) < 1e-11, (a, b)' "$ROWS" "$NOREAD"; then
+	ok "the crossings add 546 ns to an inlined message, 1092 ns to a read one"
 else not_ok "with and without pcie_read_lat: $ROWS / $NOREAD"; fi
 run_cmd "$DPUSIM" run "$E2E_TMP/noread.yaml"
 expect_out "host\.note[0-9]+: p2p: the adapters' PCIe crossings .* not modelled: the CPU profile gives no pcie_read_lat" "notes say the crossings are left out"
+expect_out "host\.note[0-9]+: p2p: the CPU's doorbell write to the adapter not modelled: the CPU profile gives no pcie_read_lat" "notes say the doorbell is left out"
+
+# Without a mem_lat (the Xeon 8480C's profile publishes none) the poll is
+# left out: every size 122 ns faster than with the EPYC 7742's.
+cat >"$E2E_TMP/nopoll.yaml" <<EOF
+extends: $PWD/tests/validation/perftest-cx6-write-lat.yaml
+cluster: { cpu: { profile: Xeon-8480C, pcie_read_lat: 546ns } }
+EOF
+run_cmd "$DPUSIM" run "$E2E_TMP/nopoll.yaml" --json
+expect_rc 0 "ib_write_lat without mem_lat runs"
+NOPOLL=$(json_rows host)
+if python3 -c 'import sys
+a = [float(l.split()[2]) for l in sys.argv[1].splitlines()]
+b = [float(l.split()[2]) for l in sys.argv[2].splitlines()]
+assert len(a) == len(b) and all(abs(x - y - 122e-9) < 1e-11 for x, y in zip(a, b)), (a, b)' "$ROWS" "$NOPOLL"; then
+	ok "the poll adds 122 ns to every size"
+else not_ok "with and without mem_lat: $ROWS / $NOPOLL"; fi
+run_cmd "$DPUSIM" run "$E2E_TMP/nopoll.yaml"
+expect_out "host\.note[0-9]+: p2p: the CPU's poll that sees a message not modelled: the CPU profile gives no mem_lat" "notes say the poll is left out"
 
 # The table in perftest's units: MB/s of 2^20 bytes and Gb/s.
 run_cmd "$DPUSIM" run tests/validation/perftest-cx6-write-bw.yaml
@@ -133,8 +158,10 @@ ROWS=$(json_rows host)
 if python3 -c 'import sys
 a, b, t, bw = sys.argv[1].split()
 # the slower of its wire bytes at 25 GB/s and the adapter time per
-# message (ConnectX-6 msg_rate 215 M/s): 4.65 ns
-want = 2 * (0.6e-6 + 130e-9) + max((2 + 26 + 4) / 25e9, 1 / 215e6)
+# message (ConnectX-6 msg_rate 215 M/s): 4.65 ns; and the requester poll
+# of its completion (mem_lat of the EPYC 7742, 122 ns; no pcie_read_lat in
+# this scenario, so no doorbell, payload read or write into memory)
+want = 2 * (0.6e-6 + 130e-9) + 122e-9 + max((2 + 26 + 4) / 25e9, 1 / 215e6)
 assert a == "ib_read_lat" and abs(float(t) - want) < 1e-11, (a, t, want)' "$ROWS"; then
 	ok "ib_read_lat 2 B is the round trip ($ROWS)"
 else not_ok "ib_read_lat row: $ROWS"; fi

@@ -4,7 +4,7 @@
  * latency is below a stream's time for it, the message rate binds small
  * messages, reads come back over the reverse path, a latency test's
  * message above perftest's inline size pays one PCIe read and every one a
- * write into memory, bad parameters are refused. */
+ * doorbell, a write into memory and a poll, bad parameters are refused. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -268,6 +268,80 @@ START_TEST(reads_always_read_the_payload)
 }
 END_TEST
 
+/* The CPU's post reaches the adapter one doorbell write later: every
+ * message of a ping-pong pays it once, inlined or not, so the half round
+ * trip grows by exactly that; a read pays it on its request only (the
+ * responder's adapter answers without a CPU), so the round trip grows by
+ * it once too. */
+START_TEST(every_posted_message_pays_its_doorbell)
+{
+	fab_config fc = two_nodes();
+	static const uint64_t sizes[] = { 2, 220, 221, 4096, 65536 };
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		p2p_params p = params(true, sizes[i], 20);
+		p.inline_bytes = 220;
+		p.payload_read_ps = 546000;
+		p.mem_write_ps = 273000;
+		p2p_result a = ok_run(&fc, &p);
+		p.doorbell_ps = 273000;
+		p2p_result b = ok_run(&fc, &p);
+		ck_assert_double_eq_tol(b.time_s, a.time_s + 273e-9, 1e-11);
+		ck_assert_double_eq_tol(b.one_way_lat_s, a.one_way_lat_s + 273e-9, 1e-12);
+	}
+	p2p_params p = params(true, 4096, 20);
+	p.op = P2P_READ;
+	p.wire = ib(WIRE_READ_RESP);
+	p.payload_read_ps = 546000;
+	double plain = ok_run(&fc, &p).time_s;
+	p.doorbell_ps = 273000;
+	ck_assert_double_eq_tol(ok_run(&fc, &p).time_s, plain + 273e-9, 1e-11);
+}
+END_TEST
+
+/* The waiting CPU sees a message one polling load after it is in memory:
+ * once per message of a ping-pong (half the round trip grows by it) and
+ * once per read (the requester polls its completion). */
+START_TEST(the_waiting_cpu_sees_a_message_one_poll_later)
+{
+	fab_config fc = two_nodes();
+	static const uint64_t sizes[] = { 2, 4096, 65536 };
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		p2p_params p = params(true, sizes[i], 20);
+		p.mem_write_ps = 273000;
+		p2p_result a = ok_run(&fc, &p);
+		p.poll_ps = 122000;
+		p2p_result b = ok_run(&fc, &p);
+		ck_assert_double_eq_tol(b.time_s, a.time_s + 122e-9, 1e-11);
+		ck_assert_double_eq_tol(b.one_way_lat_s, a.one_way_lat_s + 122e-9, 1e-12);
+	}
+	p2p_params p = params(true, 2, 20);
+	p.op = P2P_READ;
+	p.wire = ib(WIRE_READ_RESP);
+	double plain = ok_run(&fc, &p).time_s;
+	p.poll_ps = 122000;
+	ck_assert_double_eq_tol(ok_run(&fc, &p).time_s, plain + 122e-9, 1e-11);
+}
+END_TEST
+
+/* The whole fixed part of a 2 B ping-pong, by hand: doorbell, adapters,
+ * switch, write into memory and poll, once each per half round trip (the
+ * wire time of 44 bytes at 25 GB/s on top). */
+START_TEST(inlined_half_round_trip_by_hand)
+{
+	fab_config fc = two_nodes();
+	p2p_params p = params(true, 2, 20);
+	p.inline_bytes = 220;
+	p.payload_read_ps = 546000;
+	p.mem_write_ps = 273000;
+	p.doorbell_ps = 273000;
+	p.poll_ps = 122000;
+	p2p_result r = ok_run(&fc, &p);
+	double fixed = 273e-9 + 600e-9 + 130e-9 + 273e-9 + 122e-9;
+	ck_assert_double_eq_tol(r.one_way_lat_s, fixed, 1e-12);
+	ck_assert_double_eq_tol(r.time_s, fixed + wire_bytes(&p.wire, 2) / 25e9, 1e-11);
+}
+END_TEST
+
 /* A stream's payload reads and writes overlap the messages ahead of it on
  * the wire: neither is charged there, so its figures do not move. */
 START_TEST(streams_do_not_pay_the_crossings)
@@ -277,6 +351,8 @@ START_TEST(streams_do_not_pay_the_crossings)
 	p2p_result a = ok_run(&fc, &p);
 	p.payload_read_ps = 546000;
 	p.mem_write_ps = 273000;
+	p.doorbell_ps = 273000;
+	p.poll_ps = 122000;
 	p2p_result b = ok_run(&fc, &p);
 	ck_assert_double_eq(a.time_s, b.time_s);
 	ck_assert_double_eq(a.one_way_lat_s, b.one_way_lat_s);
@@ -324,6 +400,9 @@ static Suite *suite(void)
 		tcase_add_test(tc, reads);
 	tcase_add_test(tc, inline_vs_non_inline_differs_by_one_pcie_read);
 	tcase_add_test(tc, reads_always_read_the_payload);
+	tcase_add_test(tc, every_posted_message_pays_its_doorbell);
+	tcase_add_test(tc, the_waiting_cpu_sees_a_message_one_poll_later);
+	tcase_add_test(tc, inlined_half_round_trip_by_hand);
 	tcase_add_test(tc, streams_do_not_pay_the_crossings);
 	tcase_add_test(tc, bad_parameters_are_refused);
 	suite_add_tcase(s, tc);
