@@ -117,7 +117,10 @@ static double op_base_s(const trainer *tr, const stage *s, bool fwd, uint32_t ch
 	/* DeepSpeed's engine receives the boundary tensor in tensor-parallel
 	 * slices and all-gathers it (PartitionedTensor.full in
 	 * _exec_forward_pass); the backward gathers its own partitioned output
-	 * back and the received gradient (_exec_backward_pass). */
+	 * back and the received gradient (_exec_backward_pass). Megatron-LM
+	 * of 2021 gathers what it received only (gather_split_1d_tensor in
+	 * p2p_communication._communicate): once a backward too. */
+	double bwd_ag = tr->cfg->engine == WL_ENGINE_DEEPSPEED ? 2 * tr->pipe_ag_s : tr->pipe_ag_s;
 	if (fwd) {
 		*comm_s = layers * (tr->tp_fwd_s + tr->cp_fwd_s) + (first ? 0 : tr->pipe_ag_s);
 		return layers * tr->layer_f_s + (last ? tr->logit_f_s : 0);
@@ -125,10 +128,10 @@ static double op_base_s(const trainer *tr, const stage *s, bool fwd, uint32_t ch
 	if (tr->cfg->tp_overlap) /* a recomputed forward exposes the forward's */
 		*comm_s = layers * (tr->tp_bwd_s + tr->cp_bwd_s +
 				    (tr->cfg->recompute ? tr->tp_fwd_s + tr->cp_fwd_s : 0)) +
-			  (last ? 0 : 2 * tr->pipe_ag_s);
+			  (last ? 0 : bwd_ag);
 	else
 		*comm_s = layers * ((tr->tp_fwd_s + tr->cp_fwd_s) * (tr->cfg->recompute ? 2 : 1) -
-				    tr->cp_fwd_s + tr->cp_bwd_s) + (last ? 0 : 2 * tr->pipe_ag_s);
+				    tr->cp_fwd_s + tr->cp_bwd_s) + (last ? 0 : bwd_ag);
 	return layers * (tr->layer_b_s + (tr->cfg->recompute ? tr->layer_f_s : 0)) +
 	       (last ? tr->logit_b_s : 0);
 }
@@ -391,8 +394,10 @@ static void op_done(sim_engine *eng, void *obj, uint64_t data)
 	if (rc)
 		return fail(tr, rc, "pipeline transfer");
 	/* DeepSpeed's p2p.send is a blocking dist.send (a two-rank broadcast
-	 * before September 2021): the stage's next instruction waits for it. */
-	if (sent && tr->cfg->engine == WL_ENGINE_DEEPSPEED) {
+	 * before September 2021): the stage's next instruction waits for it.
+	 * So does Megatron-LM of 2021's: _communicate waits on every request
+	 * of its batch_isend_irecv, then calls torch.cuda.synchronize(). */
+	if (sent && tr->cfg->engine != WL_ENGINE_MEGATRON) {
 		s->sending = true;
 		s->send_since = sim_now(tr->w->eng);
 	}
@@ -900,7 +905,7 @@ static int build_compute(trainer *tr)
 	tr->tp_fwd_s = tr->tp_bwd_s = 2 * (tr->tp_ar_s + tr->tp_ag_s);
 	if (!rc && c->tp_overlap && c->tp > 1)
 		rc = tp_overlapped(tr, &sp, bytes, bound);
-	if (!rc && c->engine == WL_ENGINE_DEEPSPEED && c->pp > 1)
+	if (!rc && c->engine != WL_ENGINE_MEGATRON && c->pp > 1)
 		rc = tp_coll_s(c, COLL_ALLGATHER, bytes, &tr->pipe_ag_s, &tr->pipe_ag_channels,
 			       &tr->pipe_ag_algo, bound, tr->w->d);
 	/* Context parallelism as Llama 3 trains it (Dubey et al., 2024,

@@ -218,7 +218,9 @@ void train_finish(trainer *tr, train_result *r)
 			 tr->tp_rs_chunk_channels);
 	if (tr->pipe_ag_s > 0)
 		add_coll(r, COLL_ALLGATHER, coll_algo_name(tr->pipe_ag_algo),
-			 "pipeline boundary tensor, partitioned (NVLink; DeepSpeed)", tr->T,
+			 c->engine == WL_ENGINE_DEEPSPEED
+				 ? "pipeline boundary tensor, partitioned (NVLink; DeepSpeed)"
+				 : "pipeline boundary tensor, scattered (NVLink; Megatron-LM 2021)", tr->T,
 			 boundary_bytes(c), tr->pipe_ag_s, 1, tr->pipe_ag_channels);
 	if (tr->C > 1) {
 		add_coll(r, COLL_ALLGATHER, coll_algo_name(tr->cp_ag_algo),

@@ -176,8 +176,9 @@ struct trainer {
 	double tp_rs_chunk_s;      /* userbuffers' pipeline: one chunk's reduce-scatter */
 	coll_algo tp_rs_chunk_algo;
 	uint32_t tp_rs_chunk_channels;
-	double pipe_ag_s;          /* DeepSpeed's engine: one all-gather of the partitioned
-				    * stage-boundary tensor on the tensor-parallel group */
+	double pipe_ag_s;          /* DeepSpeed's engine and Megatron-LM of 2021: one
+				    * all-gather of the partitioned stage-boundary
+				    * tensor on the tensor-parallel group */
 	coll_algo pipe_ag_algo;
 	uint32_t pipe_ag_channels;
 	double cp_ag_s, cp_rs_s;   /* per layer: K and V all-gathered across the context-

@@ -25,10 +25,17 @@ typedef enum wl_block { WL_BLOCK_GPT, WL_BLOCK_LLAMA } wl_block;
 
 /* The software that runs a pipeline-parallel job, for the costs its
  * implementation adds to the schedule (docs/scenarios.md, pipeline_engine):
- * Megatron-LM's schedules as the model has always run them, or DeepSpeed's
+ * Megatron-LM's schedules as the model has always run them, DeepSpeed's
  * PipelineEngine of 2021 (v0.5: blocking sends, the partitioned boundary
- * tensor all-gathered on the tensor-parallel group, ZeRO 1 all-reducing). */
-typedef enum wl_engine { WL_ENGINE_MEGATRON, WL_ENGINE_DEEPSPEED } wl_engine;
+ * tensor all-gathered on the tensor-parallel group, ZeRO 1 all-reducing),
+ * or Megatron-LM of 2021 as the SC21 runs used it (commit 6985e58 of
+ * examples/sc21: blocking batch_isend_irecv sends, each received slice
+ * all-gathered on the tensor-parallel group). */
+typedef enum wl_engine {
+	WL_ENGINE_MEGATRON,
+	WL_ENGINE_DEEPSPEED,
+	WL_ENGINE_MEGATRON_2021
+} wl_engine;
 
 /* A decoder or encoder transformer. ffn 0 means 4*hidden; ffn_mats is 2
  * for a GeLU MLP, 3 for SwiGLU; kv_heads 0 means heads (no GQA). */
@@ -315,7 +322,11 @@ bool wl_tp_overlap_fault(bool overlap, uint32_t tp, bool sp);
  * schedule (its TrainSchedule) on the whole sequence (no sequence or
  * context parallelism in Megatron-DeepSpeed then) and asserts "ZeRO-2 and
  * ZeRO-3 are incompatible with pipeline parallelism"
- * (deepspeed/runtime/pipe/engine.py v0.5). Megatron runs them all. */
+ * (deepspeed/runtime/pipe/engine.py v0.5). Megatron-LM of 2021 (commit
+ * 6985e58) had no sequence or context parallelism and no distributed
+ * optimizer (megatron/arguments.py has none of their flags; sequence
+ * parallelism and megatron/optimizer/distrib_optimizer.py came in 2022).
+ * Megatron runs them all. */
 const char *wl_engine_fault(wl_engine e, uint32_t pp, uint32_t vp, bool sp, uint32_t cp,
 			    uint32_t zero_stage);
 

@@ -428,10 +428,12 @@ START_TEST(dump_round_trips)
 }
 END_TEST
 
-/* pipeline_engine: megatron by default, deepspeed as written, kept by the
- * dump; DeepSpeed's 2021 engine refuses what it did not run (interleaved
- * stages, sequence or context parallelism, ZeRO 2 or 3 on a pipeline),
- * each where pipeline_engine is written, naming the setting. */
+/* pipeline_engine: megatron by default, deepspeed and megatron-2021 as
+ * written, kept by the dump; DeepSpeed's 2021 engine refuses what it did
+ * not run (interleaved stages, sequence or context parallelism, ZeRO 2 or
+ * 3 on a pipeline), Megatron-LM of 2021 what it did not have (sequence or
+ * context parallelism, the distributed optimizer), each where
+ * pipeline_engine is written, naming the setting. */
 START_TEST(pipeline_engine_words_and_limits)
 {
 	scn_scenario *s = load_ok(BASE WORK VARIANTS);
@@ -464,8 +466,31 @@ START_TEST(pipeline_engine_words_and_limits)
 		    "  batch: { global: 64, micro: 2 }\n  pipeline_engine: deepspeed\n" VARIANTS);
 	scn_free(s);
 	diag *d = load_bad(BASE WORK "  pipeline_engine: nemo\n" VARIANTS);
-	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "megatron or deepspeed"));
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "megatron-2021"));
 	diag_free(d);
+	/* Megatron-LM of 2021: loads, dumps, and refuses what it did not have */
+	s = load_ok(BASE WORK "  pipeline_engine: megatron-2021\n" VARIANTS);
+	ck_assert_int_eq(s->jobs[0].wl.train.engine, WL_ENGINE_MEGATRON_2021);
+	one = dump_of(s);
+	ck_assert_ptr_nonnull(strstr(one, "pipeline_engine: megatron-2021"));
+	free(one);
+	scn_free(s);
+	static const char *const old[][2] = {
+		{ "  parallelism: { tp: 4, pp: 2, zero_stage: 1 }\n", "zero_stage above 0" },
+		{ "  parallelism: { tp: 4, sequence_parallel: true }\n", "sequence_parallel" },
+		{ "  parallelism: { tp: 4, cp: 2 }\n", "cp above 1" },
+	};
+	for (int i = 0; i < 3; i++) {
+		snprintf(text, sizeof text, BASE "workload:\n  model: llama2-7b\n%s"
+			 "  batch: { global: 64, micro: 2 }\n  pipeline_engine: megatron-2021\n"
+			 VARIANTS, old[i][0]);
+		d = load_bad(text);
+		ck_assert_uint_ge(diag_count(d), 1);
+		ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "t.yaml:14:20:"));
+		ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), old[i][1]));
+		ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "Megatron-LM of 2021"));
+		diag_free(d);
+	}
 }
 END_TEST
 

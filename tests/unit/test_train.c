@@ -1447,6 +1447,36 @@ START_TEST(deepspeed_gathers_the_partitioned_boundary)
 }
 END_TEST
 
+/* Megatron-LM of 2021 (commit 6985e58, the SC21 runs' code:
+ * p2p_communication._communicate waits on its batch_isend_irecv requests,
+ * then torch.cuda.synchronize(); with scatter/gather each tensor rank
+ * sends its 1/tp slice and the receiver all-gathers it,
+ * gather_split_1d_tensor): sends block as DeepSpeed's do, one message
+ * each, and each received tensor is gathered once, forward and backward.
+ * The timeline of deepspeed_gathers_the_partitioned_boundary with one
+ * gather per backward: stage 1's forwards and stage 0's backwards gather
+ * once each, so stage 0 ends at 3f + 3b + 3x + 3g against the overlapped
+ * engine's 3f + 3b + 2x. */
+START_TEST(megatron_2021_blocks_and_gathers_once)
+{
+	train_config c = two_stage_pipeline(2, 8);
+	train_result mg = run(&c);
+	c.engine = WL_ENGINE_MEGATRON_2021;
+	train_result old = run(&c);
+	const train_coll_stat *ag = coll_of(&old, COLL_ALLGATHER);
+	ck_assert_ptr_nonnull(ag);
+	ck_assert_uint_eq(ag->ranks, 2);
+	double g = ag->time_s, x = p2p_s(&mg);
+	ck_assert(g > 0);
+	ck_assert_double_eq_tol(p2p_s(&old), x, 1e-12); /* one message, not DeepSpeed's two */
+	ck_assert_double_eq_tol(mean_iter(&old) - mean_iter(&mg), x + 3 * g, 1e-9);
+	ck_assert_double_eq_tol(old.part_s[TRAIN_COMPUTE], mg.part_s[TRAIN_COMPUTE], 1e-12);
+	ck_assert_double_eq_tol(sum_parts(&old), mean_iter(&old), 1e-9);
+	train_result_release(&mg);
+	train_result_release(&old);
+}
+END_TEST
+
 #define TP_SCENARIO(GPU)                                                                   \
 	"cluster:\n"                                                                        \
 	"  nodes: 1\n"                                                                      \
@@ -1661,6 +1691,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, pipeline_sends_inside_a_node_are_nvlink);
 	tcase_add_test(tc, deepspeed_sends_block_the_sender);
 	tcase_add_test(tc, deepspeed_gathers_the_partitioned_boundary);
+	tcase_add_test(tc, megatron_2021_blocks_and_gathers_once);
 	tcase_add_test(tc, tp_channels_come_from_the_gpu_profile);
 	tcase_add_test(tc, host_rdma_storage_costs_no_core_per_byte);
 	tcase_add_test(tc, a_pass_past_the_horizon_is_refused);
