@@ -487,7 +487,7 @@ static uint32_t add_stage(collective *r, uint32_t hs, uint64_t bytes)
 		return NONE;
 	if (sim_grow_u32(&r->st, &r->stcap, r->nst + 1, sizeof *r->st, 16))
 		return r->rc = SIM_ENOMEM, NONE;
-	r->st[r->nst] = (stage){ .hs = hs, .bytes = bytes, .reps = 1 };
+	r->st[r->nst] = (stage){ .hs = hs, .bytes = bytes, .reps = 1, .steps = 1 };
 	r->hs[hs].refs++;
 	return r->nst++;
 }
@@ -970,8 +970,10 @@ static void stage_flowed(sim_engine *eng, void *obj, uint64_t data)
 		h->kept_busy = false;
 	sim_time lat = stage_lat(r->c, h, &r->st[data]);
 	int rc = SIM_OK;
-	if (t->jitter_mean_ps > 0 && h->net) { /* the host stack's: network steps only */
-		/* Checked as a double: a draw past the clock must not be cast. */
+	/* The host stack's: network steps only, one draw per step a lumped
+	 * stage stands for. Checked as a double: a draw past the clock must
+	 * not be cast. */
+	for (uint32_t i = 0; t->jitter_mean_ps > 0 && h->net && !rc && i < r->st[data].steps; i++) {
 		double j = max_exponential(r->c->rng, (double)t->jitter_mean_ps,
 					   h->kind == H_CHAIN ? 1 : r->c->n);
 		if (!(j < (double)(SIM_TIME_MAX - lat)))

@@ -94,6 +94,9 @@ typedef struct coll_config {
 	bool sharp;                /* the switches can reduce (SHARP) */
 	bool nvls;                 /* the NVSwitch can reduce (NVLink SHARP) */
 	coll_proto proto;          /* 0: IDEAL; NCCL for NCCL's protocol costs */
+	bool lump_ring_steps;      /* an approximation, off by default: a ring's lock-step
+	                              steps on one hop set run as one flow of their bytes,
+	                              their latencies summed after it (docs/collectives.md) */
 } coll_config;
 
 /* A context for running collectives of all fab's ranks over net, driven by

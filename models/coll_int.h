@@ -94,6 +94,8 @@ typedef struct stage {
 	uint32_t nsucc;
 	uint64_t bytes;
 	uint32_t reps;   /* loops this stage stands for: its latency counts reps times */
+	uint32_t steps;  /* ring steps it stands for (coll_config.lump_ring_steps), each
+			  * with its own jitter draw; 1 otherwise */
 	bool on_kept;    /* runs on its hop set's kept flow */
 } stage;
 

@@ -299,6 +299,27 @@ uint32_t coll_nccl_channels(collective *r)
 	return nc;
 }
 
+/* `steps` lock-step ring steps of `bytes` each on hop set hs after prev,
+ * each standing for `reps` loops. Lumped (coll_config.lump_ring_steps, an
+ * approximation): one stage of all their bytes, standing for steps x reps
+ * step latencies (and steps jitter draws), so that a ring of n ranks costs
+ * the solver one flow per pass, not 2(n-1) joins of its n-hop path; alone
+ * on its links it takes the same time (bytes / rate plus the latencies
+ * either way), but while it runs it never leaves the links to others in
+ * the latencies between its steps. Returns the last stage. */
+static uint32_t ring_pass(collective *r, uint32_t prev, uint32_t hs, uint32_t steps, uint64_t bytes,
+			  uint32_t reps)
+{
+	uint32_t first = r->nst, lumped = 1;
+	if (r->c->cfg.lump_ring_steps && steps > 1 && (uint64_t)steps * reps <= UINT32_MAX &&
+	    bytes <= UINT64_MAX / steps)
+		lumped = steps, bytes *= steps, reps *= steps, steps = 1;
+	prev = coll_chain(r, prev, hs, steps, bytes);
+	for (uint32_t s = first; s < r->nst && !r->rc; s++)
+		r->st[s].reps = reps, r->st[s].steps = lumped;
+	return prev;
+}
+
 /* An NCCL ring of `members` ranks moving `data` bytes (each rank 1/members
  * of a loop per step, split over `div` rings of the hop set hs), after
  * prev: loops of nc * members chunks (the last one partial, spread evenly
@@ -311,16 +332,13 @@ static uint32_t nccl_loops(collective *r, uint32_t prev, uint32_t hs, uint32_t s
 {
 	uint64_t loop = (uint64_t)r->nc * members * nccl_ring_chunk[coll_nccl_proto(r->proto)];
 	uint64_t full = data / loop, rem = data % loop;
-	uint32_t first = r->nst, loops = (uint32_t)(full + (rem > 0 || full == 0));
+	uint32_t loops = (uint32_t)(full + (rem > 0 || full == 0));
 	if (loops > r->loops)
 		r->loops = loops;
-	if (full > 0) {
-		prev = coll_chain(r, prev, hs, steps, div_up(loop / members, div) * full);
-		for (uint32_t s = first; s < r->nst && !r->rc; s++)
-			r->st[s].reps = (uint32_t)full;
-	}
+	if (full > 0)
+		prev = ring_pass(r, prev, hs, steps, div_up(loop / members, div) * full, (uint32_t)full);
 	if (rem > 0 || full == 0)
-		prev = coll_chain(r, prev, hs, steps, div_up(div_up(rem, members), div));
+		prev = ring_pass(r, prev, hs, steps, div_up(div_up(rem, members), div), 1);
 	return prev;
 }
 
@@ -331,7 +349,7 @@ uint32_t coll_ring_steps(collective *r, uint32_t prev, uint32_t hs, uint32_t ste
 {
 	if (r->proto == COLL_PROTO_IDEAL || r->tuner) {
 		r->nc = r->tuner ? r->c->channels : 0;
-		return coll_chain(r, prev, hs, steps, div_up(div_up(data, members), div));
+		return ring_pass(r, prev, hs, steps, div_up(div_up(data, members), div), 1);
 	}
 	if (!r->nc)
 		r->nc = coll_nccl_channels(r);

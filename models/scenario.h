@@ -313,6 +313,7 @@ typedef struct scn_scenario {
 	scn_cost cost;
 	scn_security security;
 	scn_coll_proto coll_proto;  /* collectives.protocol */
+	bool lump_ring_steps;       /* collectives.ring_steps: lumped (coll_config's) */
 	scn_sweep sweep;
 	scn_src *src;               /* what sweeps need: the merged tree, profiles */
 	/* Variant i's own scenario when it has hardware of its own: the

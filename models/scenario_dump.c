@@ -344,6 +344,7 @@ static void dump_extras(FILE *f, const scn_scenario *s)
 	put_word(f, 2, "tenant_isolation", s->security.tenant_isolation ? "true" : "false");
 	fputs("collectives:\n", f);
 	put_word(f, 2, "protocol", scn_coll_proto_words[s->coll_proto]);
+	put_word(f, 2, "ring_steps", scn_ring_steps_words[s->lump_ring_steps]);
 }
 
 static void dump_sweep(FILE *f, const scn_scenario *s)

@@ -66,6 +66,6 @@ extern const char *const scn_topology_words[], *const scn_routing_words[],
 	*const scn_stornet_words[], *const scn_precision_words[], *const scn_kind_words[],
 	*const scn_op_words[], *const scn_algo_words[], *const scn_p2p_test_words[], *const scn_placement_words[],
 	*const scn_slowdown_words[], *const scn_ckpt_mode_words[],
-	*const scn_coll_proto_words[], *const scn_engine_words[];
+	*const scn_coll_proto_words[], *const scn_engine_words[], *const scn_ring_steps_words[];
 
 #endif

@@ -30,6 +30,7 @@ const char *const scn_placement_words[] = { "packed", "spread", NULL };
 const char *const scn_slowdown_words[] = { "none", "lognormal", "normal", NULL };
 const char *const scn_ckpt_mode_words[] = { "sync", "async", NULL };
 const char *const scn_coll_proto_words[] = { "nccl", "ideal", NULL };
+const char *const scn_ring_steps_words[] = { "exact", "lumped", NULL };
 
 #define INF HUGE_VAL
 
@@ -1577,14 +1578,17 @@ static void read_security(resolve_ctx *c, const yt_node *n, scn_security *k)
 	scn_get_bool(c->r, n, "tenant_isolation", &k->tenant_isolation);
 }
 
-/* collectives: the model every collective runs under (scn_coll_proto). */
+/* collectives: the model every collective runs under (scn_coll_proto),
+ * and whether a ring's steps run lumped (an approximation for speed). */
 static void read_collectives(resolve_ctx *c, const yt_node *n, scn_scenario *s)
 {
-	static const char *const keys[] = { "protocol", NULL };
+	static const char *const keys[] = { "protocol", "ring_steps", NULL };
 	int v;
 	scn_only_keys(c->r, n, keys, "collectives");
 	if (scn_get_enum(c->r, n, "protocol", false, scn_coll_proto_words, &v))
 		s->coll_proto = (scn_coll_proto)v;
+	if (scn_get_enum(c->r, n, "ring_steps", false, scn_ring_steps_words, &v))
+		s->lump_ring_steps = v == 1;
 }
 
 /* ---- the whole scenario ---- */

@@ -85,6 +85,11 @@ coll_proto setup_coll_proto(const scn_scenario *s);
 
 /* What the report's info says of the model p (setup_coll_proto). */
 const char *setup_coll_model_text(coll_proto p);
+/* What the report's info says of collectives.ring_steps: lumped. */
+#define SETUP_LUMPED_RING_TEXT                                                                  \
+	"lumped (collectives.ring_steps: lumped): a ring's lock-step steps run as one flow, "    \
+	"their latencies summed after it, an approximation for speed (docs/collectives.md "    \
+	"\"Lumped ring steps\")"
 
 /* NCCL's channels for a collective among the GPUs of one node over NVLink:
  * the GPU profile's nccl_channels (NCCL's count in its own log), else 0

@@ -238,6 +238,7 @@ int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant
 			 "rate (no measured attn_bw_frac for '%s')", s->cluster.gpu.name);
 	c->fabric.seed = seed;
 	c->coll.seed = seed;
+	c->coll.lump_ring_steps = s->lump_ring_steps;
 	c->coll.proto = setup_coll_proto(s); /* the scenario's collective model, as its benchmarks */
 	tp_channels_of(s, c, notes);
 	if (t->data.present) {

@@ -27,6 +27,7 @@ fuzz: build/fuzz/fuzz_scenario
 	build/fuzz/fuzz_scenario -max_total_time=$(FUZZ_TIME) -timeout=20 -rss_limit_mb=2048 \
 	    -dict=tests/fuzz/scenario.dict -print_final_stats=1 tests/fuzz/corpus-run tests/fuzz/corpus
 # training scale benchmark lines
+E2E_TESTS += ring-steps.sh
 E2E_TESTS += bench-train.sh run-train.sh run-jobs.sh steady-state.sh progress.sh validate.sh run-scenarios.sh
 E2E_TESTS += shared-bench.sh
 E2E_TESTS += failures-cost.sh

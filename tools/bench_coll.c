@@ -145,8 +145,8 @@ static int parse_ranks(const char *v, uint32_t *out, int max)
 	return n > 0 ? n : -1;
 }
 
-/* "NET/ROUTING/M,..." into cases (pointing into a copy, *keep, freed by
- * the caller): how many, or -1. */
+/* "NET/ROUTING/M[/lumped],..." into cases (pointing into a copy, *keep,
+ * freed by the caller): how many, or -1. */
 static int parse_cases(const char *v, bench_train_case *cases, int max, char **keep)
 {
 	static const char *const nets[] = { "host-tcp", "rdma", "rdma-gdr" };
@@ -157,11 +157,14 @@ static int parse_cases(const char *v, bench_train_case *cases, int max, char **k
 		return -1;
 	for (tok = strtok_r(*keep, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *r = strchr(tok, '/'), *m = r ? strchr(r + 1, '/') : NULL, *end;
+		char *lump = m ? strchr(m + 1, '/') : NULL;
 		unsigned long mb;
 		bool net_ok = false;
-		if (!m || n == max)
+		if (!m || n == max || (lump && strcmp(lump, "/lumped")))
 			return -1;
 		*r++ = '\0', *m++ = '\0';
+		if (lump)
+			*lump = '\0';
 		for (size_t k = 0; k < sizeof nets / sizeof nets[0]; k++)
 			net_ok |= !strcmp(tok, nets[k]);
 		mb = strtoul(m, &end, 10);
@@ -170,7 +173,7 @@ static int parse_cases(const char *v, bench_train_case *cases, int max, char **k
 		    mb > 100000)
 			return -1;
 		cases[n++] = (bench_train_case){ .network = tok, .routing = r,
-						 .microbatches = (uint32_t)mb };
+						 .microbatches = (uint32_t)mb, .lumped = lump != NULL };
 	}
 	return n > 0 ? n : -1;
 }
@@ -180,7 +183,7 @@ int bench_scale(int argc, char **argv)
 	uint32_t ranks[16] = { 512, 1024, 2048, 4096 };
 	uint32_t gpus[16] = { 1024, 4096, 16384 };
 	int nranks = 4, ngpus = 3, ncases = 1;
-	bench_train_case cases[8] = { { "rdma-gdr", "adaptive", 0 } };
+	bench_train_case cases[8] = { { "rdma-gdr", "adaptive", 0, false } };
 	char *spec = NULL;
 	unsigned long long bytes = UINT64_C(1) << 30, reps = 3;
 	for (int i = 1; i < argc; i++) {
@@ -201,8 +204,9 @@ int bench_scale(int argc, char **argv)
 		else if (!strcmp(argv[i], "--train-cases")) {
 			free(spec);
 			return cli_usage_error("bench scale: --train-cases wants NETWORK/ROUTING/"
-					       "MICROBATCHES[,...] (host-tcp, rdma or rdma-gdr; ecmp, "
-					       "dmodk or adaptive; 1 to 100000; at most 8), not '%s'",
+					       "MICROBATCHES[/lumped][,...] (host-tcp, rdma or rdma-gdr; "
+					       "ecmp, dmodk or adaptive; 1 to 100000; /lumped: ring steps "
+					       "lumped; at most 8), not '%s'",
 					       v ? v : "(nothing)");
 		} else if (!strcmp(argv[i], "--reps"))
 			return cli_usage_error("bench scale: --reps wants a count from 1 to %d, not '%s'",

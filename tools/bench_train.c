@@ -43,7 +43,8 @@ static const char scenario_fmt[] =
 	"  recompute: true\n"
 	"  iterations: 1\n"
 	"variants:\n"
-	"  - { name: %s, network: %s }\n";
+	"  - { name: %s, network: %s }\n"
+	"collectives: { ring_steps: %s }\n";
 
 /* One size in this process: prints the line or an error. */
 static int one_size(uint32_t gpus, const bench_train_case *k)
@@ -59,7 +60,7 @@ static int one_size(uint32_t gpus, const bench_train_case *k)
 	double t0, t1;
 	int rc;
 	snprintf(text, sizeof text, scenario_fmt, gpus / 8, gpus > 2048 ? 3u : 2u, k->routing, global,
-		 k->network, k->network);
+		 k->network, k->network, k->lumped ? "lumped" : "exact");
 	rc = d ? scn_load_buffer("bench-gpt3", text, strlen(text), NULL, &s, d) : SIM_ENOMEM;
 	if (!rc)
 		rc = train_config_of(s, &s->jobs[0], &s->variants[0], s->seed, &c, d, NULL);
@@ -74,9 +75,9 @@ static int one_size(uint32_t gpus, const bench_train_case *k)
 			diag_print(d, stderr);
 	} else {
 		printf("train gpt3-175b gpus=%u network=%s routing=%s microbatches=%llu wall_s=%.3f "
-		       "peak_rss_kb=%ld events=%llu iteration_s=%.4f\n", gpus, k->network, k->routing,
-		       global / (gpus / 128), t1 - t0, cli_peak_rss_kb(), (unsigned long long)r.events,
-		       r.iter_s[0]);
+		       "peak_rss_kb=%ld events=%llu iteration_s=%.4f ring_steps=%s\n", gpus, k->network,
+		       k->routing, global / (gpus / 128), t1 - t0, cli_peak_rss_kb(),
+		       (unsigned long long)r.events, r.iter_s[0], k->lumped ? "lumped" : "exact");
 		train_result_release(&r);
 	}
 	scn_free(s);

@@ -335,14 +335,16 @@ const cli_cmd cli_commands[] = {
 	  "        fill, H100 nodes on an NDR fat tree, adaptive routing), each size\n"
 	  "        in its own process:\n"
 	  "        train gpt3-175b gpus=G network=N routing=R microbatches=M wall_s=W\n"
-	  "          peak_rss_kb=K events=E iteration_s=T\n"
+	  "          peak_rss_kb=K events=E iteration_s=T ring_steps=S\n"
 	  "        --train-gpus G[,G...] (default 1024,4096,16384; none to skip)\n"
-	  "        --train-cases NET/ROUTING/M[,...]  the configurations timed at each\n"
+	  "        --train-cases NET/ROUTING/M[/lumped][,...]  the configurations timed at each\n"
 	  "          size (default: rdma-gdr, adaptive, a global batch of 1536); e.g.\n"
 	  "          host-tcp/ecmp/64,rdma-gdr/ecmp/64,rdma-gdr/adaptive/64 for what\n"
 	  "          planners run: NET host-tcp, rdma or rdma-gdr; ROUTING ecmp,\n"
 	  "          dmodk (an InfiniBand subnet manager's) or adaptive; M\n"
-	  "          microbatches per pipeline\n",
+	  "          microbatches per pipeline; /lumped runs a ring's steps as one\n"
+	  "          flow (collectives.ring_steps: lumped, an approximation), S says\n"
+	  "          which: give a case with and without it for both curves\n",
 	  cmd_bench },
 };
 const unsigned cli_ncommands = sizeof cli_commands / sizeof cli_commands[0];

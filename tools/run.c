@@ -187,7 +187,8 @@ static int coll_world(const scn_scenario *s, const scn_job *job, const scn_varia
 {
 	const scn_collective *sc = &job->wl.coll;
 	uint32_t ranks = (uint32_t)(sc->ranks > 0 ? sc->ranks : job->wl.gpus);
-	coll_config cc = { .seed = seed, .proto = setup_coll_proto(s) }; /* training's model */
+	coll_config cc = { .seed = seed, .proto = setup_coll_proto(s), /* training's model */
+			   .lump_ring_steps = s->lump_ring_steps };
 	int rc;
 	if ((rc = setup_host_of(s, host, d)) || (rc = setup_fabric(s, v, ranks, fc, d)) ||
 	    (rc = setup_transport(s, v, host, &cc.transport, d, notes)))
@@ -746,6 +747,9 @@ int run_scenario(const scn_scenario *s, const run_opts *o, rep_report **out, dia
 	 * benchmark runs none, so it has no such line. */
 	if (!rc && runs_collectives(s))
 		rc = rep_set_info(rep, "collectives", setup_coll_model_text(setup_coll_proto(s)));
+	/* An approximation the user chose: said where the figures are. */
+	if (!rc && runs_collectives(s) && s->lump_ring_steps)
+		rc = rep_set_info(rep, "ring_steps", SETUP_LUMPED_RING_TEXT);
 	/* Everything check refuses, refused before anything runs. */
 	if (!rc)
 		rc = run_check(s, d);

@@ -786,6 +786,50 @@ START_TEST(nccl_partial_loop)
 }
 END_TEST
 
+/* collectives.ring_steps: lumped runs each pass of a ring as one flow of
+ * its steps' bytes, their latencies (and as many jitter draws, from the
+ * same stream) after it: alone on its links, or beside a competitor
+ * that holds half of one for the whole run, it takes what the exact steps
+ * take, to a picosecond of rounding per step, in one stage per pass
+ * (NCCL: the full loops' pass and the partial loop's) instead of one per
+ * step. 40 MiB over 8 ranks: two full Simple loops and a partial one. */
+START_TEST(lumped_ring_steps_match_alone)
+{
+	uint32_t n = 8, steps = 2 * (n - 1);
+	fab_config fc = one_switch(n);
+	static const coll_proto protos[] = { COLL_PROTO_IDEAL, COLL_PROTO_SIMPLE };
+	for (int k = 0; k < 2 * 2 * 2; k++) {
+		coll_proto proto = protos[k & 1];
+		bool jitter = k & 2, hog = k & 4;
+		coll_config cc = rdma;
+		coll_result r[2];
+		cc.proto = proto;
+		cc.transport.jitter_mean_ps = jitter ? 2 * SIM_US : 0;
+		for (int lump = 0; lump < 2; lump++) {
+			fx_world w;
+			uint32_t down2;
+			cc.lump_ring_steps = lump;
+			fx_world_new(&w, &fc, &cc);
+			down2 = fab_nic_down(w.f, 2);
+			flow_spec fs = { .bytes = UINT64_C(1) << 40, .path = &down2, .path_len = 1,
+					 .done = hog_done };
+			if (hog)
+				ck_assert_int_eq(flow_start(w.net, &fs, NULL), 0);
+			r[lump] = run(&w, COLL_ALLREDUCE, COLL_RING, UINT64_C(40) << 20);
+			sim_run(w.eng);
+			fx_world_free(&w);
+		}
+		ck_assert_uint_eq(r[0].stages, proto == COLL_PROTO_IDEAL ? steps : 2 * steps);
+		ck_assert_uint_eq(r[1].stages, proto == COLL_PROTO_IDEAL ? 1 : 2);
+		ck_assert_uint_eq(r[1].loops, r[0].loops);
+		ck_assert_msg(llabs(r[1].time_ps - r[0].time_ps) <= (sim_time)r[0].stages,
+			      "%s%s%s: lumped %lld ps, exact %lld ps", coll_proto_name(proto),
+			      jitter ? ", jitter" : "", hog ? ", competitor" : "",
+			      (long long)r[1].time_ps, (long long)r[0].time_ps);
+	}
+}
+END_TEST
+
 /* NCCL chooses by its tuner's estimate, one loop on every channel: the
  * prediction of 1 GiB of Simple over 8 ranks and one channel charges the
  * 14 steps' latency once, the run 64 times (loops of 8 x 2 MiB). */
@@ -1136,6 +1180,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, nccl_ring_mean_hop_latency);
 	tcase_add_test(tc, nccl_channels_per_size);
 	tcase_add_test(tc, nccl_partial_loop);
+	tcase_add_test(tc, lumped_ring_steps_match_alone);
 	tcase_add_test(tc, nccl_chooses_as_its_tuner);
 	tcase_add_test(tc, nccl_hier_closed_form);
 	tcase_add_test(tc, nccl_slices_inside_the_node);
