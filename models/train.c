@@ -558,14 +558,86 @@ static void bucket_done(sim_engine *eng, void *obj, uint64_t t)
 static void stage_finished(sim_engine *eng, void *obj, uint64_t data);
 static void optimizer_done(sim_engine *eng, void *obj, uint64_t data);
 
-/* Every replica's stage p has its gradients: attribute the wait, run the
- * optimizer step (on each replica's shard under ZeRO). */
+static void optimizer_start(trainer *tr, uint32_t p);
+
+/* Whether the job all-reduces a tied embedding's gradient between its
+ * first and last stage. */
+static bool tied(const trainer *tr)
+{
+	return tr->tied_bytes > 0;
+}
+
+static void tied_done(sim_engine *eng, void *obj, uint64_t data)
+{
+	trainer *tr = obj;
+	(void)eng, (void)data;
+	if (++tr->tied_done < tr->D * tr->W)
+		return;
+	tr->tied_time_s += sim_time_to_s(sim_now(tr->w->eng) - tr->tied_started);
+	tr->tied_count++;
+	tr->tied_algo = tr->tied_res[0].algo;
+	optimizer_start(tr, 0);
+	optimizer_start(tr, tr->P - 1);
+}
+
+/* The tied embedding's gradient, all-reduced between the first stage (the
+ * token embedding) and the last (the output layer, the same weight) of
+ * each replica, tensor and context rank, once both stages' gradients are
+ * reduced across the replicas and before either's optimizer step:
+ * Megatron-LM's train_step of 2021 (megatron/training.py at 6985e58,
+ * "backward-embedding-all-reduce": torch.distributed.all_reduce on the
+ * embedding group after model.allreduce_gradients(), before
+ * optimizer.step()) and Megatron-core's finalize_model_grads
+ * (_allreduce_word_embedding_grads). DeepSpeed's TrainSchedule runs it
+ * (ReduceTiedGrads: PipelineModule.allreduce_tied_weight_gradients)
+ * before its ReduceGrads instead; the first stage, which ends the
+ * pipeline's backward last, pays the same all-reduce either way. Its host
+ * and DPU bytes are charged as a data-parallel ring's hop: each rank
+ * sends and receives the whole gradient (2 (n - 1) / n = 1 at n = 2). */
+static void tied_start(trainer *tr)
+{
+	const offload_costs *nc = &tr->cfg->net_costs;
+	tr->tied_done = 0;
+	tr->tied_started = sim_now(tr->w->eng);
+	for (uint32_t i = 0; i < tr->D * tr->W; i++) {
+		const uint32_t *rk = tr->tied_ranks + 2 * (size_t)i;
+		coll_params cp = { .op = COLL_ALLREDUCE, .algo = COLL_AUTO,
+				   .bytes = (uint64_t)tr->tied_bytes, .ranks = rk, .nranks = 2,
+				   .tag = train_tag(tr, TRAIN_FLOWS_DP) };
+		int rc = coll_start(tr->w->coll, &cp, &tr->tied_res[i], tied_done, tr, i);
+		if (rc)
+			return fail(tr, rc, "tied embedding all-reduce");
+		for (int k = 0; k < 2; k++) {
+			uint32_t a = rk[k] / tr->gpn, b = rk[1 - k] / tr->gpn;
+			if (a == b)
+				continue;
+			tr->w->node_bytes[a] += 2 * tr->tied_bytes;
+			tr->w->node_core_s[a] += tr->tied_bytes * (nc->total_tx_core_s_per_byte +
+								   nc->total_core_s_per_byte);
+		}
+	}
+}
+
+/* Every replica's stage p has its gradients: the first and last stage
+ * of a tied embedding wait for each other and all-reduce it (tied_start),
+ * the others go on to their optimizer step. */
 static void stage_synced(trainer *tr, uint32_t p)
+{
+	tr->dg[p].synced_at = sim_now(tr->w->eng);
+	if (!tied(tr) || (p != 0 && p != tr->P - 1))
+		return optimizer_start(tr, p);
+	if (++tr->tied_synced == 2)
+		tied_start(tr);
+}
+
+/* Stage p's gradients are final: attribute the wait, run the optimizer
+ * step (on each replica's shard under ZeRO). */
+static void optimizer_start(trainer *tr, uint32_t p)
 {
 	const train_config *c = tr->cfg;
 	sim_time now = sim_now(tr->w->eng);
 	dpgroup *g = &tr->dg[p];
-	sim_time barrier = tr->R > 1 ? g->all_ready_at[g->nbuckets - 1] : now;
+	sim_time barrier = tr->R > 1 ? g->all_ready_at[g->nbuckets - 1] : g->synced_at;
 	double shard = tr->params_stage[p] / (c->zero_stage >= 1 ? tr->R : 1);
 	g->opt_done = 0;
 	for (uint32_t d = 0; d < tr->D; d++) {
@@ -575,8 +647,14 @@ static void stage_synced(trainer *tr, uint32_t p)
 			     noise_group_max(tr->noise, local_rank(tr, s), tr->W, tr->step++);
 		sim_time dur, end;
 		int rc;
+		/* waiting for the replicas, their collectives; then, with a tied
+		 * embedding, waiting for the other end's and their all-reduce */
 		add_wait(s, TRAIN_OTHER, s->sync_since, cut);
-		add_comm(s, TRAIN_FLOWS_DP, cut, now);
+		add_comm(s, TRAIN_FLOWS_DP, cut, g->synced_at);
+		if (now > g->synced_at) {
+			add_wait(s, TRAIN_OTHER, g->synced_at, tr->tied_started);
+			add_comm(s, TRAIN_FLOWS_DP, tr->tied_started, now);
+		}
 		if (!train_ps(tr, opt, "an optimizer step", TRAIN_GPU_HINT, &dur))
 			return;
 		if ((rc = sim_time_add(now, dur, &end)))
@@ -696,6 +774,7 @@ static void iteration_start(trainer *tr)
 		memset(g->ready, 0, sizeof g->ready);
 		g->next = g->running = g->phase = 0;
 	}
+	tr->tied_synced = 0;
 	for (uint32_t i = 0; i < tr->D * tr->P; i++)
 		train_try_run(tr, &tr->st[i]);
 }
@@ -960,6 +1039,29 @@ static int alloc_stages(trainer *tr)
 	return SIM_OK;
 }
 
+/* The tied embedding's two-rank groups (tied_start), where the model
+ * ties it and the pipeline splits it from the output layer: stage 0's
+ * and stage P - 1's GPU of each replica d and tensor-context rank k. */
+static int alloc_tied(trainer *tr)
+{
+	const train_config *c = tr->cfg;
+	if (!c->tied_embedding || tr->P < 2 || c->model.kind != WL_TRANSFORMER)
+		return SIM_OK;
+	tr->tied_bytes = (double)c->model.tf.vocab * c->model.tf.hidden / tr->T *
+			 c->grad_bytes_per_param;
+	tr->tied_ranks = malloc(2 * (size_t)tr->D * tr->W * sizeof *tr->tied_ranks);
+	tr->tied_res = calloc((size_t)tr->D * tr->W, sizeof *tr->tied_res);
+	if (!tr->tied_ranks || !tr->tied_res)
+		return SIM_ENOMEM;
+	for (uint32_t d = 0; d < tr->D; d++)
+		for (uint32_t k = 0; k < tr->W; k++) {
+			uint32_t *rk = tr->tied_ranks + 2 * ((size_t)d * tr->W + k);
+			rk[0] = rank_of(tr, d, 0, k);
+			rk[1] = rank_of(tr, d, tr->P - 1, k);
+		}
+	return SIM_OK;
+}
+
 static int alloc_groups(trainer *tr)
 {
 	const train_config *c = tr->cfg;
@@ -988,7 +1090,7 @@ static int alloc_groups(trainer *tr)
 					g->ranks[(size_t)t * tr->R + d * tr->C + ci] =
 						rank_of(tr, d, p, ci * tr->T + t);
 	}
-	return SIM_OK;
+	return alloc_tied(tr);
 }
 
 /* The job's noise, each throttled GPU of the cluster found among the
@@ -1191,6 +1293,8 @@ static void job_teardown(trainer *tr)
 	free(tr->ld);
 	free(tr->params_stage);
 	free(tr->path);
+	free(tr->tied_ranks);
+	free(tr->tied_res);
 }
 
 /* Each job runnable, its nodes inside the cluster and no node given to two

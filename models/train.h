@@ -99,7 +99,14 @@ typedef struct train_config {
 					       has arrived, the receiver all-gathers the
 					       partitioned boundary tensor on the tensor-
 					       parallel group (once forward, twice backward),
-					       and ZeRO 1 all-reduces the gradients (train.c) */
+					       and ZeRO 1 all-reduces the gradients; under
+					       Megatron-LM 2021's sends block and the
+					       receiver gathers once (train.c) */
+	bool tied_embedding;                /* the output layer is the token embedding
+					       (GPT; train_config_of from the model):
+					       with pp > 1 the first and last stage
+					       all-reduce its gradient before their
+					       optimizer step (train.c tied_start) */
 	double grad_bytes_per_param;        /* gradient element as accumulated and
 					       reduced (scn_grad_bytes): the all-reduce's
 					       and reduce-scatter's bytes */
@@ -180,7 +187,7 @@ typedef struct train_coll_stat {
  * estimate splits the gradients as the simulation does). */
 enum { TRAIN_MAX_BUCKETS = 8 };
 
-enum { TRAIN_MAX_COLLS = 9 };
+enum { TRAIN_MAX_COLLS = 10 };
 
 typedef struct train_result {
 	double *iter_s;                     /* measured iterations, owned */

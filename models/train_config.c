@@ -204,6 +204,8 @@ int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant
 		.vp = (uint32_t)(t->vp > 1 ? t->vp : 1), .sp = t->sp,
 		.cp = (uint32_t)(t->cp > 1 ? t->cp : 1), .flash = t->flash, .cp_p2p = t->cp_p2p,
 		.zero_stage = (uint32_t)t->zero_stage, .engine = t->engine,
+		.tied_embedding = t->shape.kind == WL_TRANSFORMER &&
+				  t->shape.tf.block == WL_BLOCK_GPT,
 		.grad_bytes_per_param = scn_grad_bytes(t),
 		.param_bytes_per_param = scn_param_bytes(t),
 		.bucket_bytes = t->bucket_bytes > 0 ? t->bucket_bytes : DEFAULT_BUCKET_BYTES,

@@ -234,6 +234,10 @@ void train_finish(trainer *tr, train_result *r)
 		add_coll(r, train_grad_op(c), coll_algo_name(tr->dp_algo), "gradient bucket across replicas",
 			 tr->R, tr->dg[0].bucket_bytes, tr->dp_time_s / (double)tr->dp_count, tr->dp_count,
 			 tr->dp_channels);
+	if (tr->tied_count)
+		add_coll(r, COLL_ALLREDUCE, coll_algo_name(tr->tied_algo),
+			 "tied embedding gradient, first and last stage", 2, tr->tied_bytes,
+			 tr->tied_time_s / (double)tr->tied_count, tr->tied_count, tr->tied_res[0].channels);
 	if (tr->pp_count)
 		add_coll(r, COLL_SENDRECV, "p2p", "pipeline activations and gradients", 2,
 			 boundary_bytes(c), tr->pp_time_s / (double)tr->pp_count, tr->pp_count, 0);

@@ -52,6 +52,7 @@ typedef struct dpgroup {
 	uint32_t gather_next;      /* the bucket the parameter all-gather is at */
 	uint32_t ready[MAX_BUCKETS];
 	sim_time all_ready_at[MAX_BUCKETS];
+	sim_time synced_at;        /* its gradients reduced across the replicas */
 	double bucket_bytes;       /* a bucket's gradients, reduced */
 	double gather_bytes;       /* the same bucket's parameters, all-gathered (ZeRO) */
 	uint32_t *ranks;           /* tp x dp: the group of each tensor rank */
@@ -200,6 +201,16 @@ struct trainer {
 	uint64_t step;
 	/* results */
 	train_result *res;
+	/* the tied embedding's gradient all-reduce (tied_start): D x W
+	 * two-rank groups, stage 0's and stage P - 1's GPU of each */
+	double tied_bytes;         /* one group's: V h / T gradients; 0: none */
+	uint32_t *tied_ranks;      /* 2 x D x W */
+	coll_result *tied_res;     /* D x W */
+	uint32_t tied_synced, tied_done;
+	sim_time tied_started;
+	double tied_time_s;
+	uint64_t tied_count;
+	coll_algo tied_algo;
 	double pp_time_s, dp_time_s, ag_time_s;
 	uint64_t pp_count, dp_count, ag_count;  /* dp: gradient all-reduce or reduce-scatter;
 						 * ag: parameter all-gather (ZeRO) */

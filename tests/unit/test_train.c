@@ -1477,6 +1477,76 @@ START_TEST(megatron_2021_blocks_and_gathers_once)
 }
 END_TEST
 
+/* A tied embedding's gradient is all-reduced between the first and the
+ * last stage once both are reduced across the replicas, before their
+ * optimizer step (Megatron-LM 2021 train_step's
+ * backward-embedding-all-reduce; DeepSpeed's ReduceTiedGrads): pp 2 on
+ * one-GPU nodes, one and two replicas. Stage 0 ends the backward last,
+ * so the iteration is later by exactly that all-reduce, exposed as
+ * communication; the report lists it, two ranks, V h gradients. */
+static const train_coll_stat *tied_row(const train_result *r)
+{
+	for (uint32_t i = 0; i < r->ncoll; i++)
+		if (strstr(r->coll[i].what, "tied embedding"))
+			return &r->coll[i];
+	return NULL;
+}
+
+START_TEST(tied_embedding_all_reduced_between_end_stages)
+{
+	for (uint32_t dp = 1; dp <= 2; dp++) {
+		train_config c = two_stage_pipeline(1, 1);
+		c.model.tf.vocab = 32000;
+		c.dp = dp;
+		c.fabric.nodes = 2 * dp;
+		c.noise.gpus = 2 * dp;
+		train_result untied = run(&c);
+		c.tied_embedding = true;
+		train_result t = run(&c);
+		const train_coll_stat *ar = tied_row(&t);
+		ck_assert_ptr_nonnull(ar);
+		ck_assert_int_eq(ar->op, COLL_ALLREDUCE);
+		ck_assert_uint_eq(ar->ranks, 2);
+		ck_assert_uint_eq(ar->bytes, (uint64_t)(32000.0 * c.model.tf.hidden * 2));
+		ck_assert(ar->time_s > 0);
+		ck_assert_ptr_null(tied_row(&untied));
+		ck_assert_double_eq_tol(mean_iter(&t) - mean_iter(&untied), ar->time_s, 1e-9);
+		ck_assert_double_eq_tol(t.part_s[TRAIN_EXPOSED_COMM] - untied.part_s[TRAIN_EXPOSED_COMM],
+					ar->time_s, 1e-9);
+		ck_assert_double_eq_tol(sum_parts(&t), mean_iter(&t), 1e-9);
+		train_result_release(&untied);
+		train_result_release(&t);
+	}
+}
+END_TEST
+
+/* train_config_of ties the embedding for GPT models, not for Llama's
+ * untied output layer. */
+START_TEST(gpt_ties_its_embedding_llama_does_not)
+{
+	static const char *const model[2] = { "gpt3-13b", "llama2-7b" };
+	for (int k = 0; k < 2; k++) {
+		char text[1024];
+		snprintf(text, sizeof text,
+			 "cluster: { nodes: 2, gpus_per_node: 8, gpu: A100-SXM4-80GB, cpu: EPYC-7742,\n"
+			 "  nic: ConnectX-6-HDR, nics_per_node: 8,\n"
+			 "  fabric: { topology: single-switch, switch: QM8700-HDR } }\n"
+			 "workload: { model: %s, parallelism: { tp: 8, pp: 2 },\n"
+			 "  batch: { global: 8, micro: 1 } }\n"
+			 "variants: [{ name: a, network: rdma-gdr }]\n", model[k]);
+		diag *d = diag_new(), *notes = diag_new();
+		scn_scenario *s = fx_load(text);
+		train_config c;
+		ck_assert_int_eq(train_config_of(s, &s->jobs[0], &s->variants[0], 1, &c, d, notes),
+				 SIM_OK);
+		ck_assert(c.tied_embedding == (k == 0));
+		scn_free(s);
+		diag_free(d);
+		diag_free(notes);
+	}
+}
+END_TEST
+
 #define TP_SCENARIO(GPU)                                                                   \
 	"cluster:\n"                                                                        \
 	"  nodes: 1\n"                                                                      \
@@ -1692,6 +1762,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, deepspeed_sends_block_the_sender);
 	tcase_add_test(tc, deepspeed_gathers_the_partitioned_boundary);
 	tcase_add_test(tc, megatron_2021_blocks_and_gathers_once);
+	tcase_add_test(tc, tied_embedding_all_reduced_between_end_stages);
+	tcase_add_test(tc, gpt_ties_its_embedding_llama_does_not);
 	tcase_add_test(tc, tp_channels_come_from_the_gpu_profile);
 	tcase_add_test(tc, host_rdma_storage_costs_no_core_per_byte);
 	tcase_add_test(tc, a_pass_past_the_horizon_is_refused);
