@@ -176,6 +176,7 @@ typedef struct scn_collective {
 	double sizes_bytes[SCN_MAX_SIZES];
 	size_t nsizes;
 	int ranks;
+	bool ranks_auto;            /* ranks not given: all the GPUs the workload gets */
 	int iterations;             /* per size */
 } scn_collective;
 

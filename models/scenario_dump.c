@@ -234,7 +234,12 @@ static void dump_workload(FILE *f, int ind, const scn_workload *w)
 	for (size_t i = 0; i < w->coll.nsizes; i++)
 		fprintf(f, "%s%s", i ? ", " : "", unit_format(w->coll.sizes_bytes[i], UNIT_BYTES, buf, sizeof buf));
 	fputs("]\n", f);
-	put_q(f, ind + 2, "ranks", w->coll.ranks, UNIT_COUNT);
+	/* Not given, ranks follow the GPUs: a sweep of cluster.nodes, or the
+	 * dump reloaded with fewer nodes, must not inherit this count. */
+	if (w->coll.ranks_auto)
+		fprintf(f, "%*s# ranks: %d (all the GPUs the workload gets)\n", ind + 2, "", w->coll.ranks);
+	else
+		put_q(f, ind + 2, "ranks", w->coll.ranks, UNIT_COUNT);
 	put_q(f, ind + 2, "iterations", w->coll.iterations, UNIT_COUNT);
 }
 

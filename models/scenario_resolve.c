@@ -768,6 +768,7 @@ static void read_collective(resolve_ctx *c, const yt_node *w, scn_collective *k)
 	else
 		read_sizes(c, sn, k->sizes_bytes, &k->nsizes, "collective");
 	k->ranks = 0; /* all the GPUs the workload gets */
+	k->ranks_auto = false;
 	scn_get_int(r, cn, "ranks", false, 2, 10000000, &k->ranks);
 	k->iterations = 20;
 	scn_get_int(r, cn, "iterations", false, 1, 1000000, &k->iterations);
@@ -1135,11 +1136,13 @@ static void check_workload(resolve_ctx *c, const yt_node *w, scn_workload *wl, i
 				gpus / c->s->cluster.gpus_per_node);
 		return;
 	}
-	if (wl->coll.ranks == 0)
+	if (wl->coll.ranks == 0 || wl->coll.ranks_auto) {
 		wl->coll.ranks = gpus;
-	else if (wl->coll.ranks > gpus)
+		wl->coll.ranks_auto = true;
+	} else if (wl->coll.ranks > gpus) {
 		scn_err(c->r, yt_get(yt_get(w, "collective"), "ranks"),
 			"ranks %d is more than the %d GPUs the workload gets", wl->coll.ranks, gpus);
+	}
 }
 
 /* ---- jobs ---- */

@@ -26,6 +26,14 @@ for f in scenarios/*.yaml; do
 done
 if [ "$count" -ge 6 ]; then ok "$count scenarios shipped"; else not_ok "only $count scenarios"; fi
 
+# A collective's ranks not given follow the GPUs: its dump must not pin them,
+# or the dump of a sweep over cluster.nodes fails at its smaller points.
+run_cmd "$DPUSIM" run tests/data/sweep-small.yaml --dump
+printf '%s\n' "$OUT" >"$E2E_TMP/sweep-dump.yaml"
+expect_out '^    # ranks: 16 \(all the GPUs the workload gets\)$' "dump: ranks not given stay unpinned"
+run_cmd "$DPUSIM" check "$E2E_TMP/sweep-dump.yaml"
+expect_rc 0 "the dump of a sweep over cluster.nodes with ranks not given loads"
+
 run_cmd "$DPUSIM" check scenarios/demo.yaml
 expect_out '^demo: 4 nodes x 8 H100-SXM5 = 32 GPUs, Xeon-8480C host CPUs, 8 x ConnectX-7-NDR per node; 1-tier single-switch of QM9700-NDR at 400 Gb/s per link\. ' "demo summary: cluster"
 expect_out 'Job: training llama2-7b \(bf16\) on 32 GPUs, tp 8 x pp 1 x dp 4, global batch 64 \(micro 2, 8 microbatches\)' "demo summary: job with dp resolved"
