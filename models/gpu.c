@@ -20,25 +20,14 @@ double gpu_mem_Bps(const gpu_spec *g)
 	return g->mem_Bps > 0 ? g->mem_Bps : g->hbm_Bps;
 }
 
-double gpu_attn_mem_Bps(const gpu_spec *g)
-{
-	return g->attn_mem_Bps > 0 ? g->attn_mem_Bps : gpu_mem_Bps(g);
-}
-
 /* One GEMM at peak_flops x eff x quantization (share of its FLOPs) or
- * its memory time at mem_Bps, whichever is longer, plus launch. */
-static double gemm_mem_s(const gpu_spec *g, const wl_gemm *gm, double peak_flops, double eff,
-			 double share, double mem_Bps)
-{
-	double compute = share * gm->flops / (peak_flops * eff * gpu_quantization_eff(g, gm));
-	double memory = gm->bytes / mem_Bps;
-	return (compute > memory ? compute : memory) + g->launch_s;
-}
-
+ * its memory time, whichever is longer, plus launch. */
 static double gemm_s(const gpu_spec *g, const wl_gemm *gm, double peak_flops, double eff,
 		     double share)
 {
-	return gemm_mem_s(g, gm, peak_flops, eff, share, gpu_mem_Bps(g));
+	double compute = share * gm->flops / (peak_flops * eff * gpu_quantization_eff(g, gm));
+	double memory = gm->bytes / gpu_mem_Bps(g);
+	return (compute > memory ? compute : memory) + g->launch_s;
 }
 
 double gpu_gemm_at_s(const gpu_spec *g, const wl_gemm *gm, double peak_flops, double share)
@@ -53,28 +42,29 @@ double gpu_gemm_s(const gpu_spec *g, const wl_gemm *gm)
 
 /* A GEMM at one of the profile's other peaks (attn_flops, logit_flops):
  * at that peak and its own efficiency (eff16) where the peak is given, at
- * the training peak and eff_max where it is 0; its memory bound at mem_Bps. */
-static double other_peak_mem_s(const gpu_spec *g, const wl_gemm *gm, double flops, double share,
-			       double mem_Bps)
-{
-	if (!(flops > 0))
-		return gemm_mem_s(g, gm, g->peak_flops, g->eff_max, share, mem_Bps);
-	return gemm_mem_s(g, gm, flops, g->eff16 > 0 ? g->eff16 : g->eff_max, share, mem_Bps);
-}
-
+ * the training peak and eff_max where it is 0. */
 static double other_peak_s(const gpu_spec *g, const wl_gemm *gm, double flops, double share)
 {
-	return other_peak_mem_s(g, gm, flops, share, gpu_mem_Bps(g));
+	if (!(flops > 0))
+		return gemm_s(g, gm, g->peak_flops, g->eff_max, share);
+	return gemm_s(g, gm, flops, g->eff16 > 0 ? g->eff16 : g->eff_max, share);
 }
 
-/* Attention GEMM i (1: scores, 2: values) of a layer: unfused, its score
- * matrix's traffic at the attention rate (gpu_attn_mem_Bps). */
+/* Attention GEMM i (1: scores, 2: values) of a layer. Unfused, where the
+ * profile measures it (attn_gemm_eff), its bytes at the streaming rate
+ * plus its FLOPs at that fraction of the attention peak: these batched
+ * GEMMs, k or n the head dim, do not hide one behind the other (Dao,
+ * "FlashAttention-2", 2023, figure 4: PyTorch's standard attention on the
+ * A100 80GB at head dims 64 and 128; docs/gpu-kernels.md). */
 static double attn_gemm_s(const gpu_spec *g, const wl_transformer *t, const wl_split *sp,
 			  const wl_gemm *gm)
 {
+	double peak = g->attn_flops > 0 ? g->attn_flops : g->peak_flops;
 	if (sp->flash)
 		return other_peak_s(g, gm, g->attn_flops, (t->seq + 1.0) / (2.0 * t->seq));
-	return other_peak_mem_s(g, gm, g->attn_flops, 1.0, gpu_attn_mem_Bps(g));
+	if (!(g->attn_gemm_eff > 0))
+		return other_peak_s(g, gm, g->attn_flops, 1.0);
+	return gm->bytes / gpu_mem_Bps(g) + gm->flops / (peak * g->attn_gemm_eff) + g->launch_s;
 }
 
 double gpu_mem_s(const gpu_spec *g, double bytes)
@@ -84,8 +74,6 @@ double gpu_mem_s(const gpu_spec *g, double bytes)
 
 double gpu_kernel_s(const gpu_spec *g, const wl_kernel *k)
 {
-	if (k->scores)
-		return (k->read_bytes + k->write_bytes) / gpu_attn_mem_Bps(g) + g->launch_s;
 	return gpu_mem_s(g, k->read_bytes + k->write_bytes);
 }
 

@@ -13,8 +13,6 @@ typedef struct gpu_spec {
 	double peak_flops;   /* dense, at the training precision */
 	double hbm_Bps;      /* datasheet peak */
 	double mem_Bps;      /* achievable by streaming kernels; 0: hbm_Bps */
-	double attn_mem_Bps; /* achieved by unfused attention's traffic over the s x s scores
-			      * (its GEMMs' memory bound, softmax, dropout); 0: gpu_mem_Bps */
 	double eff_max;      /* best achieved fraction of peak, large GEMMs */
 	uint32_t sms;        /* streaming multiprocessors; 0: no quantization */
 	double tile_m, tile_n; /* output tile of one thread block */
@@ -22,6 +20,9 @@ typedef struct gpu_spec {
 	double opt_bytes;    /* HBM bytes an optimizer step moves per parameter held
 			      * (gpu_optimizer_bytes at the training precision) */
 	double attn_flops;   /* peak of attention's score and value GEMMs; 0: peak_flops */
+	double attn_gemm_eff; /* unfused attention's score and value GEMMs: their FLOPs at
+			      * this fraction of that peak, added to their bytes at
+			      * gpu_mem_Bps (not the larger of the two); 0: the roofline */
 	double logit_flops;  /* peak of the output layer's GEMM; 0: peak_flops */
 	double eff16;        /* best achieved fraction of attn_flops and logit_flops where
 			      * those are given (FP8 jobs: the 16-bit GEMMs, eff_max being
@@ -57,13 +58,6 @@ double gpu_quantization_eff(const gpu_spec *g, const wl_gemm *gm);
 /* Bandwidth memory-bound work gets: mem_Bps, or hbm_Bps where it is 0. */
 double gpu_mem_Bps(const gpu_spec *g);
 
-/* Bandwidth unfused attention's traffic over the s x s scores gets: the
- * score kernels (wl_kernel.scores) and the score and value GEMMs' memory
- * bound without FlashAttention. attn_mem_Bps, or gpu_mem_Bps where it is 0:
- * Dao et al. ("FlashAttention", 2022, figure 2) measure that pattern well
- * below a streaming kernel's rate (docs/gpu-kernels.md). */
-double gpu_attn_mem_Bps(const gpu_spec *g);
-
 /* Time of one GEMM: the larger of its compute time at
  * peak * eff_max * quantization and its memory time (gpu_mem_Bps), plus
  * launch. */
@@ -77,8 +71,7 @@ double gpu_gemm_at_s(const gpu_spec *g, const wl_gemm *gm, double peak_flops, do
 /* Time of memory-bound work moving `bytes` through HBM, plus launch. */
 double gpu_mem_s(const gpu_spec *g, double bytes);
 
-/* Time of one memory-bound kernel: its read and written bytes (at
- * gpu_attn_mem_Bps for a score kernel), plus launch. */
+/* Time of one memory-bound kernel: its read and written bytes, plus launch. */
 double gpu_kernel_s(const gpu_spec *g, const wl_kernel *k);
 
 /* Forward and backward time of one transformer layer for a microbatch of

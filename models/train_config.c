@@ -235,9 +235,9 @@ int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant
 		diag_add(notes, NULL, 0, 0, "gpu: FlashAttention runs as GEMMs at eff_max (its measured "
 			 "rates are for head dim %d, this model's is %u)", GPU_FLASH_HEAD_DIM,
 			 t->shape.tf.heads ? t->shape.tf.hidden / t->shape.tf.heads : 0);
-	if (notes && !t->flash && t->shape.kind == WL_TRANSFORMER && !(c->gpu.attn_mem_Bps > 0))
-		diag_add(notes, NULL, 0, 0, "gpu: unfused attention's score traffic at the streaming "
-			 "rate (no measured attn_bw_frac for '%s')", s->cluster.gpu.name);
+	if (notes && !t->flash && t->shape.kind == WL_TRANSFORMER && !(c->gpu.attn_gemm_eff > 0))
+		diag_add(notes, NULL, 0, 0, "gpu: unfused attention's score and value GEMMs on the "
+			 "roofline (no measured attn_gemm_eff for '%s')", s->cluster.gpu.name);
 	c->fabric.seed = seed;
 	c->coll.seed = seed;
 	c->coll.lump_ring_steps = s->lump_ring_steps;

@@ -329,14 +329,6 @@ static wl_kernel kern(const char *name, double read_bytes, double write_bytes)
 	return (wl_kernel){ .name = name, .read_bytes = read_bytes, .write_bytes = write_bytes };
 }
 
-/* A kernel over the attention scores (wl_kernel.scores). */
-static wl_kernel score_kern(const char *name, double read_bytes, double write_bytes)
-{
-	wl_kernel k = kern(name, read_bytes, write_bytes);
-	k.scores = true;
-	return k;
-}
-
 /* Element counts of one layer's tensors on one GPU, 16-bit unless noted. */
 typedef struct layer_sizes {
 	double n;      /* s*b*h: the [s, b, h] stream, whole on every rank */
@@ -374,8 +366,8 @@ static void fwd_kernels(const layer_sizes *z, double m, wl_kernel k[WL_LAYER_FWD
 	double n = z->n;
 	k[0] = kern("layernorm-1", 2 * n, 2 * n + z->stats);
 	k[1] = kern("qkv-bias-add", 2 * z->qkv, 2 * z->qkv);
-	k[2] = score_kern("scale-mask-softmax", 2 * z->att * z->tri, 2 * z->att);
-	k[3] = score_kern("attention-dropout", 2 * z->att, 3 * z->att);
+	k[2] = kern("scale-mask-softmax", 2 * z->att * z->tri, 2 * z->att);
+	k[3] = kern("attention-dropout", 2 * z->att, 3 * z->att);
 	k[4] = kern("context-transpose", 2 * z->ctx, 2 * z->ctx);
 	k[5] = kern("bias-dropout-add-1", 4 * n, 3 * n);
 	k[6] = kern("layernorm-2", 2 * n, 2 * n + z->stats);
@@ -396,8 +388,8 @@ static void bwd_kernels(const layer_sizes *z, double m, wl_kernel k[WL_LAYER_BWD
 	k[6] = kern("bias-dropout-add-1-bwd", 3 * n, 2 * n);
 	k[7] = kern("proj-bias-grad", 2 * n, 0);
 	k[8] = kern("context-transpose-bwd", 2 * z->ctx, 2 * z->ctx);
-	k[9] = score_kern("attention-dropout-bwd", 3 * z->att, 2 * z->att);
-	k[10] = score_kern("scale-mask-softmax-bwd", 4 * z->att * z->tri, 2 * z->att);
+	k[9] = kern("attention-dropout-bwd", 3 * z->att, 2 * z->att);
+	k[10] = kern("scale-mask-softmax-bwd", 4 * z->att * z->tri, 2 * z->att);
 	k[11] = kern("qkv-bias-grad", 2 * z->qkv, 0);
 	k[12] = kern("layernorm-1-bwd", 8 * n + z->stats, 2 * n);
 	k[13] = kern("residual-grad-add-1", 4 * n, 2 * n);
@@ -417,7 +409,7 @@ static void llama_fwd_kernels(const layer_sizes *z, double m, wl_kernel k[WL_LAY
 	double n = z->n, qk = z->q + z->k;
 	k[0] = kern("rmsnorm-1", 2 * n, 2 * n + z->stats);
 	k[1] = kern("rope", 2 * qk, 2 * qk);
-	k[2] = score_kern("scale-mask-softmax", 2 * z->att * z->tri, 2 * z->att);
+	k[2] = kern("scale-mask-softmax", 2 * z->att * z->tri, 2 * z->att);
 	k[3] = kern("context-transpose", 2 * z->ctx, 2 * z->ctx);
 	k[4] = kern("residual-add-1", 4 * n, 2 * n);
 	k[5] = kern("rmsnorm-2", 2 * n, 2 * n + z->stats);
@@ -434,7 +426,7 @@ static void llama_bwd_kernels(const layer_sizes *z, double m, wl_kernel k[WL_LAY
 	k[1] = kern("rmsnorm-2-bwd", 4 * n + z->stats, 2 * n);
 	k[2] = kern("residual-grad-add-2", 4 * n, 2 * n);
 	k[3] = kern("context-transpose-bwd", 2 * z->ctx, 2 * z->ctx);
-	k[4] = score_kern("scale-mask-softmax-bwd", 4 * z->att * z->tri, 2 * z->att);
+	k[4] = kern("scale-mask-softmax-bwd", 4 * z->att * z->tri, 2 * z->att);
 	k[5] = kern("rope-bwd", 2 * qk, 2 * qk);
 	k[6] = kern("rmsnorm-1-bwd", 4 * n + z->stats, 2 * n);
 	k[7] = kern("residual-grad-add-1", 4 * n, 2 * n);

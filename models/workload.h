@@ -215,8 +215,6 @@ void wl_gpu_memory(const wl_model *m, const wl_mem_plan *p, wl_memory *out);
 typedef struct wl_kernel {
 	const char *name;
 	double read_bytes, write_bytes;
-	bool scores;     /* streams unfused attention's s x s scores (softmax, dropout), whose
-			  * traffic runs at the GPU's attention rate (gpu_kernel_s) */
 } wl_kernel;
 
 enum { WL_LAYER_FWD_KERNELS = 9, WL_LAYER_BWD_KERNELS = 15 };
