@@ -25,14 +25,44 @@ typedef struct vcase {
 	const yt_node *at;
 } vcase;
 
+static const char *const case_keys[] = { "name", "scenario", "variant", "metric", "published",
+					  "tolerance", "group", "source", "per" };
+#define NCASE_KEYS (sizeof case_keys / sizeof *case_keys)
+
 static const char *field(const yt_node *m, const char *key, const char *file, diag *d)
 {
 	const yt_node *n = yt_get(m, key);
 	if (!n || n->type != YT_SCALAR) {
-		diag_add(d, file, m->line, m->col, "validation case needs '%s' (text)", key);
+		const yt_node *at = n ? n : m;
+		diag_add(d, file, at->line, at->col, "validation case needs '%s' (text)", key);
 		return NULL;
 	}
 	return n->text;
+}
+
+/* A misspelt key ('pre: 8' for 'per') would otherwise be ignored and the
+ * case compared with the wrong figure. */
+static void only_case_keys(const yt_node *m, const char *file, diag *d)
+{
+	for (size_t i = 0; i < m->nkids; i++) {
+		const yt_node *k = m->kids[i];
+		const char *best;
+		bool known = false;
+		for (size_t j = 0; j < NCASE_KEYS && !known; j++)
+			known = !strcmp(k->key, case_keys[j]);
+		if (known)
+			continue;
+		best = diag_suggest(k->key, case_keys, NCASE_KEYS);
+		diag_add(d, file, k->key_line, k->key_col, "unknown key '%s' in a validation case%s%s%s",
+			 k->key, best ? " (did you mean '" : "", best ? best : "", best ? "'?)" : "");
+	}
+}
+
+/* Where the value of key sits (the case's mapping when it is absent). */
+static const yt_node *at_of(const yt_node *m, const char *key)
+{
+	const yt_node *n = yt_get(m, key);
+	return n ? n : m;
 }
 
 static int parse_case(const yt_node *m, const char *file, vcase *c, diag *d)
@@ -44,6 +74,7 @@ static int parse_case(const yt_node *m, const char *file, vcase *c, diag *d)
 		diag_add(d, file, m->line, m->col, "expected a mapping for a validation case");
 		return SIM_EPARSE;
 	}
+	only_case_keys(m, file, d);
 	*c = (vcase){ .at = m, .name = field(m, "name", file, d),
 		      .scenario = field(m, "scenario", file, d),
 		      .variant = field(m, "variant", file, d), .metric = field(m, "metric", file, d),
@@ -52,17 +83,26 @@ static int parse_case(const yt_node *m, const char *file, vcase *c, diag *d)
 	c->per = 1;
 	if (yt_get(m, "per")) {
 		const char *per = field(m, "per", file, d);
-		if (per && (!cli_parse_double(per, &c->per) || !(c->per >= 1)))
-			diag_add(d, file, m->line, m->col, "'per' must be a number of at least 1, not '%s'",
-				 per);
+		if (per && (!cli_parse_double(per, &c->per) || !(c->per >= 1 && isfinite(c->per))))
+			diag_add(d, file, at_of(m, "per")->line, at_of(m, "per")->col,
+				 "'per' must be a finite number of at least 1, not '%s'", per);
 	}
 	pub = field(m, "published", file, d);
 	tol = field(m, "tolerance", file, d);
 	if (pub && unit_parse(pub, UNIT_COUNT, &c->published, &ue) &&
 	    !cli_parse_double(pub, &c->published))
-		diag_add(d, file, m->line, m->col, "'published' must be a number, not '%s'", pub);
-	if (tol && unit_parse(tol, UNIT_FRACTION, &c->tolerance, &ue))
-		diag_add(d, file, m->line, m->col, "'tolerance' must be a fraction such as 15%%");
+		diag_add(d, file, at_of(m, "published")->line, at_of(m, "published")->col,
+			 "'published' must be a number, not '%s'", pub);
+	/* The error is relative to the published figure: zero, negative or not
+	 * finite gives an error of inf or nan, never a comparison. */
+	else if (pub && !(isfinite(c->published) && c->published > 0))
+		diag_add(d, file, at_of(m, "published")->line, at_of(m, "published")->col,
+			 "'published' must be a finite number above 0, not '%s'", pub);
+	if (tol && (unit_parse(tol, UNIT_FRACTION, &c->tolerance, &ue) ||
+		    !(c->tolerance > 0 && c->tolerance <= 1)))
+		diag_add(d, file, at_of(m, "tolerance")->line, at_of(m, "tolerance")->col,
+			 "'tolerance' must be a fraction above 0%% and at most 100%%, such as 15%%, not '%s'",
+			 tol);
 	return diag_count(d) > before ? SIM_EPARSE : SIM_OK;
 }
 
@@ -116,7 +156,10 @@ static int run_case(const vcase *c, const char *dir, const char *profile_dir, do
 	diag *d = diag_new();
 	scn_opts opts = { .profile_dir = profile_dir };
 	int rc = d ? SIM_OK : SIM_ENOMEM;
-	snprintf(path, sizeof path, "%s/%s", dir, c->scenario);
+	if (c->scenario[0] == '/') /* an absolute path is itself */
+		snprintf(path, sizeof path, "%s", c->scenario);
+	else
+		snprintf(path, sizeof path, "%s/%s", dir, c->scenario);
 	if (!rc && (rc = scn_load(path, &opts, &s, d)) == 0)
 		rc = run_scenario(s, &(run_opts){ 0 }, &rep, d);
 	if (rc && d && diag_count(d))

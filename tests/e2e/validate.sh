@@ -40,7 +40,23 @@ run_cmd "$DPUSIM" validate --cases tests/data/validate/cases-bad.yaml
 expect_rc 2 "malformed cases are bad input"
 expect_err "cases-bad.yaml:[0-9]+:[0-9]+: validation case needs 'variant'" "missing key named with its place"
 expect_err "'published' must be a number, not 'lots'" "bad number named"
-expect_err "'per' must be a number of at least 1, not '0'" "bad per named"
+expect_err "cases-bad.yaml:7:10: 'per' must be a finite number of at least 1, not '0'" "bad per named at its value"
+expect_err "cases-bad.yaml:14:5: unknown key 'pre' in a validation case" "a misspelt key is refused, not ignored"
+expect_err "cases-bad.yaml:20:16: 'published' must be a finite number above 0, not 'nan'" "published nan refused"
+expect_err "cases-bad.yaml:21:16: 'tolerance' must be a fraction above 0% and at most 100%, such as 15%, not '1e308%'" "a tolerance that passes anything refused"
+expect_err "cases-bad.yaml:22:10: 'per' must be a finite number of at least 1, not 'inf'" "per inf refused"
+expect_err "cases-bad.yaml:28:16: 'published' must be a finite number above 0, not '0'" "published 0 refused"
+expect_err "cases-bad.yaml:29:16: 'tolerance' must be a fraction above 0% and at most 100%, such as 15%, not '-5%'" "a negative tolerance refused"
+if [ -z "$OUT" ]; then ok "malformed cases print no table"; else not_ok "malformed cases printed: ${OUT:0:200}"; fi
+
+# A case's scenario given as an absolute path is that file (it was joined
+# to the cases file's folder: .//abs/path).
+sed "s|scenario: perftest-cx6-write-lat.yaml|scenario: $PWD/tests/validation/perftest-cx6-write-lat.yaml|" \
+	tests/validation/cases.yaml >"$E2E_TMP/abs-cases.yaml"
+run_cmd "$DPUSIM" validate --cases "$E2E_TMP/abs-cases.yaml" --only perftest-cx6-lat-2b
+if [ "$RC" -le 1 ]; then ok "a case's absolute scenario path runs (exit $RC)"
+else not_ok "a case's absolute scenario path: exit $RC"; fi
+expect_out '^perftest-cx6-lat-2b +time_us@2B +[0-9.]+ +1\.87 ' "the absolute-path case's row has a prediction"
 
 run_cmd "$DPUSIM" validate --cases "$E2E_TMP/none.yaml"
 expect_rc 2 "missing cases file"
