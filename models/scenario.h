@@ -155,7 +155,7 @@ typedef struct scn_training {
 	int vp;                     /* virtual_stages: model chunks per pipeline rank
 				     * (Megatron's interleaved 1F1B); 1: plain 1F1B */
 	int zero_stage;             /* 0..3 */
-	wl_engine engine;           /* pipeline_engine: megatron, deepspeed, megatron-2021 */
+	wl_engine engine;           /* pipeline_engine (scn_engine_words) */
 	int micro_batch;            /* samples per microbatch per pipeline */
 	int global_batch;           /* samples per iteration */
 	int microbatches;           /* derived: global / (dp * micro) */

@@ -17,7 +17,8 @@ const char *const scn_precision_words[] = { "fp32", "tf32", "fp16", "bf16", "fp8
 const char *const scn_kind_words[] = { "training", "collective", "p2p", NULL };
 static const char *const attention_words[] = { "unfused", "flash", NULL };
 /* pipeline_engine's words, in wl_engine order */
-const char *const scn_engine_words[] = { "megatron", "deepspeed", "megatron-2021", NULL };
+const char *const scn_engine_words[] = { "megatron", "deepspeed", "megatron-2021",
+					    "megatron-2022", NULL };
 /* grad_reduce_dtype's words and the precisions they stand for */
 static const char *const grad_reduce_words[] = { "fp32", "bf16", "fp16", NULL };
 static const scn_precision grad_reduce_precs[] = { SCN_FP32, SCN_BF16, SCN_FP16 };
@@ -926,10 +927,14 @@ static void check_engine(resolve_ctx *c, const yt_node *w, const scn_training *t
 {
 	const yt_node *at = yt_get(w, "pipeline_engine");
 	const char *what = wl_engine_fault(t->engine, (uint32_t)t->pp, (uint32_t)t->vp, t->sp,
-					   (uint32_t)t->cp, (uint32_t)t->zero_stage);
+					   (uint32_t)t->cp, (uint32_t)t->zero_stage, t->tp_overlap);
 	if (what && t->engine == WL_ENGINE_MEGATRON_2021)
 		scn_err(c->r, at, "pipeline_engine megatron-2021 had no sequence or context "
-			"parallelism and no distributed optimizer (Megatron-LM of 2021): %s "
+			"parallelism, no distributed optimizer and no userbuffers (Megatron-LM of "
+			"2021): %s needs pipeline_engine: megatron", what);
+	else if (what && t->engine == WL_ENGINE_MEGATRON_2022)
+		scn_err(c->r, at, "pipeline_engine megatron-2022 had no context parallelism, no "
+			"distributed optimizer and no userbuffers (Megatron-LM of May 2022): %s "
 			"needs pipeline_engine: megatron", what);
 	else if (what)
 		scn_err(c->r, at, "pipeline_engine deepspeed runs the plain 1F1B schedule on the "

@@ -118,7 +118,7 @@ static double op_base_s(const trainer *tr, const stage *s, bool fwd, uint32_t ch
 	 * slices and all-gathers it (PartitionedTensor.full in
 	 * _exec_forward_pass); the backward gathers its own partitioned output
 	 * back and the received gradient (_exec_backward_pass). Megatron-LM
-	 * of 2021 gathers what it received only (gather_split_1d_tensor in
+	 * of 2021-22 gathers what it received only (gather_split_1d_tensor in
 	 * p2p_communication._communicate): once a backward too. */
 	double bwd_ag = tr->cfg->engine == WL_ENGINE_DEEPSPEED ? 2 * tr->pipe_ag_s : tr->pipe_ag_s;
 	if (fwd) {
@@ -395,8 +395,9 @@ static void op_done(sim_engine *eng, void *obj, uint64_t data)
 		return fail(tr, rc, "pipeline transfer");
 	/* DeepSpeed's p2p.send is a blocking dist.send (a two-rank broadcast
 	 * before September 2021): the stage's next instruction waits for it.
-	 * So does Megatron-LM of 2021's: _communicate waits on every request
-	 * of its batch_isend_irecv, then calls torch.cuda.synchronize(). */
+	 * So does Megatron-LM of 2021's and 2022's: _communicate waits on
+	 * every request of its batch_isend_irecv, then calls
+	 * torch.cuda.synchronize(). */
 	if (sent && tr->cfg->engine != WL_ENGINE_MEGATRON) {
 		s->sending = true;
 		s->send_since = sim_now(tr->w->eng);
@@ -984,7 +985,11 @@ static int build_compute(trainer *tr)
 	tr->tp_fwd_s = tr->tp_bwd_s = 2 * (tr->tp_ar_s + tr->tp_ag_s);
 	if (!rc && c->tp_overlap && c->tp > 1)
 		rc = tp_overlapped(tr, &sp, bytes, bound);
-	if (!rc && c->engine != WL_ENGINE_MEGATRON && c->pp > 1)
+	/* the engines that split the boundary tensor over the tensor ranks and
+	 * gather it on arrival; under sequence parallelism Megatron-LM of 2022
+	 * sends it already split by sequence, and gathers nothing
+	 * (p2p_communication.py at 55ba1f7: not args.sequence_parallel) */
+	if (!rc && c->engine != WL_ENGINE_MEGATRON && c->pp > 1 && !c->sp)
 		rc = tp_coll_s(c, COLL_ALLGATHER, bytes, &tr->pipe_ag_s, &tr->pipe_ag_channels,
 			       &tr->pipe_ag_algo, bound, tr->w->d);
 	/* Context parallelism as Llama 3 trains it (Dubey et al., 2024,

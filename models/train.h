@@ -100,8 +100,9 @@ typedef struct train_config {
 					       partitioned boundary tensor on the tensor-
 					       parallel group (once forward, twice backward),
 					       and ZeRO 1 all-reduces the gradients; under
-					       Megatron-LM 2021's sends block and the
-					       receiver gathers once (train.c) */
+					       Megatron-LM 2021's and 2022's sends block
+					       and the receiver gathers once, but not
+					       under sequence parallelism (train.c) */
 	bool tied_embedding;                /* the output layer is the token embedding
 					       (GPT; train_config_of from the model):
 					       with pp > 1 the first and last stage

@@ -220,7 +220,7 @@ void train_finish(trainer *tr, train_result *r)
 		add_coll(r, COLL_ALLGATHER, coll_algo_name(tr->pipe_ag_algo),
 			 c->engine == WL_ENGINE_DEEPSPEED
 				 ? "pipeline boundary tensor, partitioned (NVLink; DeepSpeed)"
-				 : "pipeline boundary tensor, scattered (NVLink; Megatron-LM 2021)", tr->T,
+				 : "pipeline boundary tensor, scattered (NVLink; Megatron-LM 2021-22)", tr->T,
 			 boundary_bytes(c), tr->pipe_ag_s, 1, tr->pipe_ag_channels);
 	if (tr->C > 1) {
 		add_coll(r, COLL_ALLGATHER, coll_algo_name(tr->cp_ag_algo),

@@ -177,7 +177,7 @@ struct trainer {
 	double tp_rs_chunk_s;      /* userbuffers' pipeline: one chunk's reduce-scatter */
 	coll_algo tp_rs_chunk_algo;
 	uint32_t tp_rs_chunk_channels;
-	double pipe_ag_s;          /* DeepSpeed's engine and Megatron-LM of 2021: one
+	double pipe_ag_s;          /* DeepSpeed's engine and Megatron-LM of 2021-22: one
 				    * all-gather of the partitioned stage-boundary
 				    * tensor on the tensor-parallel group */
 	coll_algo pipe_ag_algo;

@@ -563,11 +563,11 @@ bool wl_tp_overlap_fault(bool overlap, uint32_t tp, bool sp)
 }
 
 const char *wl_engine_fault(wl_engine e, uint32_t pp, uint32_t vp, bool sp, uint32_t cp,
-			    uint32_t zero_stage)
+			    uint32_t zero_stage, bool tp_overlap)
 {
-	if (e == WL_ENGINE_MEGATRON_2021)
-		return cp > 1 ? "cp above 1" : sp ? "sequence_parallel"
-		       : zero_stage >= 1 ? "zero_stage above 0" : NULL;
+	if (e == WL_ENGINE_MEGATRON_2021 || e == WL_ENGINE_MEGATRON_2022)
+		return cp > 1 ? "cp above 1" : sp && e == WL_ENGINE_MEGATRON_2021 ? "sequence_parallel"
+		       : zero_stage >= 1 ? "zero_stage above 0" : tp_overlap ? "tp_comm_overlap" : NULL;
 	if (e != WL_ENGINE_DEEPSPEED)
 		return NULL;
 	return vp > 1 ? "virtual_stages above 1" : cp > 1 ? "cp above 1" : sp ? "sequence_parallel"

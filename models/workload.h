@@ -28,13 +28,17 @@ typedef enum wl_block { WL_BLOCK_GPT, WL_BLOCK_LLAMA } wl_block;
  * Megatron-LM's schedules as the model has always run them, DeepSpeed's
  * PipelineEngine of 2021 (v0.5: blocking sends, the partitioned boundary
  * tensor all-gathered on the tensor-parallel group, ZeRO 1 all-reducing),
- * or Megatron-LM of 2021 as the SC21 runs used it (commit 6985e58 of
+ * Megatron-LM of 2021 as the SC21 runs used it (commit 6985e58 of
  * examples/sc21: blocking batch_isend_irecv sends, each received slice
- * all-gathered on the tensor-parallel group). */
+ * all-gathered on the tensor-parallel group), or Megatron-LM of 2022 as
+ * Korthikanti et al. ran it (commit 55ba1f7: the same sends, with
+ * sequence parallelism, under which the boundary tensor is already split
+ * over the tensor ranks and nothing is gathered). */
 typedef enum wl_engine {
 	WL_ENGINE_MEGATRON,
 	WL_ENGINE_DEEPSPEED,
-	WL_ENGINE_MEGATRON_2021
+	WL_ENGINE_MEGATRON_2021,
+	WL_ENGINE_MEGATRON_2022
 } wl_engine;
 
 /* A decoder or encoder transformer. ffn 0 means 4*hidden; ffn_mats is 2
@@ -324,11 +328,13 @@ bool wl_tp_overlap_fault(bool overlap, uint32_t tp, bool sp);
  * ZeRO-3 are incompatible with pipeline parallelism"
  * (deepspeed/runtime/pipe/engine.py v0.5). Megatron-LM of 2021 (commit
  * 6985e58) had no sequence or context parallelism and no distributed
- * optimizer (megatron/arguments.py has none of their flags; sequence
- * parallelism and megatron/optimizer/distrib_optimizer.py came in 2022).
- * Megatron runs them all. */
+ * optimizer (megatron/arguments.py has none of their flags); that of May
+ * 2022 (commit 55ba1f7) had sequence parallelism but still no context
+ * parallelism or distributed optimizer (megatron/optimizer/
+ * distrib_optimizer.py is not in its tree); neither had Transformer
+ * Engine's userbuffers (tp_overlap). Megatron runs them all. */
 const char *wl_engine_fault(wl_engine e, uint32_t pp, uint32_t vp, bool sp, uint32_t cp,
-			    uint32_t zero_stage);
+			    uint32_t zero_stage, bool tp_overlap);
 
 /* Whether context parallelism over cp ranks splits the sequence: into 2 cp
  * equal pieces, rank i taking pieces i and 2 cp - 1 - i so that each gets

@@ -428,7 +428,7 @@ static int add_states(const space *sp, cand c, int m)
 		for (int r = 0; r < 2; r++) {
 			/* only what the scenario's pipeline engine runs (the loader's check) */
 			if (wl_engine_fault(t->engine, (uint32_t)c.pp, (uint32_t)c.vp, c.sp,
-					    (uint32_t)c.cp, (uint32_t)z))
+					    (uint32_t)c.cp, (uint32_t)z, t->tp_overlap))
 				continue;
 			/* userbuffers overlap only the sequence-parallel collectives */
 			if (wl_tp_overlap_fault(t->tp_overlap, (uint32_t)c.tp, c.sp))

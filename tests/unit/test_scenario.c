@@ -491,6 +491,29 @@ START_TEST(pipeline_engine_words_and_limits)
 		ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "Megatron-LM of 2021"));
 		diag_free(d);
 	}
+	/* Megatron-LM of May 2022: sequence parallelism loads; context
+	 * parallelism, the distributed optimizer and userbuffers do not */
+	s = load_ok(BASE "workload:\n  model: llama2-7b\n"
+		    "  parallelism: { tp: 4, pp: 2, sequence_parallel: true }\n"
+		    "  batch: { global: 64, micro: 2 }\n  pipeline_engine: megatron-2022\n" VARIANTS);
+	ck_assert_int_eq(s->jobs[0].wl.train.engine, WL_ENGINE_MEGATRON_2022);
+	scn_free(s);
+	static const char *const may22[][2] = {
+		{ "  parallelism: { tp: 4, pp: 2, zero_stage: 1 }\n", "zero_stage above 0" },
+		{ "  parallelism: { tp: 4, cp: 2 }\n", "cp above 1" },
+		{ "  parallelism: { tp: 4, sequence_parallel: true }\n  tp_comm_overlap: true\n",
+		  "tp_comm_overlap" },
+	};
+	for (int i = 0; i < 3; i++) {
+		snprintf(text, sizeof text, BASE "workload:\n  model: llama2-7b\n%s"
+			 "  batch: { global: 64, micro: 2 }\n  pipeline_engine: megatron-2022\n"
+			 VARIANTS, may22[i][0]);
+		d = load_bad(text);
+		ck_assert_uint_ge(diag_count(d), 1);
+		ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), may22[i][1]));
+		ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "Megatron-LM of May 2022"));
+		diag_free(d);
+	}
 }
 END_TEST
 

@@ -1484,6 +1484,36 @@ END_TEST
  * one-GPU nodes, one and two replicas. Stage 0 ends the backward last,
  * so the iteration is later by exactly that all-reduce, exposed as
  * communication; the report lists it, two ranks, V h gradients. */
+/* Megatron-LM of May 2022 (commit 55ba1f7, Korthikanti et al.'s runs)
+ * sends as that of 2021 (the same _communicate), so without sequence
+ * parallelism its iteration is 2021's to the bit; with it the boundary
+ * tensor leaves already split by sequence and nothing is gathered
+ * (p2p_communication.py: not args.sequence_parallel): the sends still
+ * block, one send later than the overlapped engine's (as
+ * deepspeed_sends_block_the_sender), and no boundary gather is listed. */
+START_TEST(megatron_2022_gathers_nothing_under_sequence_parallelism)
+{
+	train_config c = two_stage_pipeline(2, 8);
+	c.engine = WL_ENGINE_MEGATRON_2021;
+	train_result y21 = run(&c);
+	c.engine = WL_ENGINE_MEGATRON_2022;
+	train_result y22 = run(&c);
+	ck_assert_double_eq_tol(mean_iter(&y22), mean_iter(&y21), 1e-12);
+	c.sp = true;
+	train_result sp22 = run(&c);
+	c.engine = WL_ENGINE_MEGATRON;
+	train_result sp = run(&c);
+	for (uint32_t i = 0; i < sp22.ncoll; i++)
+		ck_assert_ptr_null(strstr(sp22.coll[i].what, "pipeline boundary"));
+	ck_assert_double_eq_tol(mean_iter(&sp22) - mean_iter(&sp), p2p_s(&sp), 1e-9);
+	ck_assert_double_eq_tol(sum_parts(&sp22), mean_iter(&sp22), 1e-9);
+	train_result_release(&y21);
+	train_result_release(&y22);
+	train_result_release(&sp22);
+	train_result_release(&sp);
+}
+END_TEST
+
 static const train_coll_stat *tied_row(const train_result *r)
 {
 	for (uint32_t i = 0; i < r->ncoll; i++)
@@ -1762,6 +1792,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, deepspeed_sends_block_the_sender);
 	tcase_add_test(tc, deepspeed_gathers_the_partitioned_boundary);
 	tcase_add_test(tc, megatron_2021_blocks_and_gathers_once);
+	tcase_add_test(tc, megatron_2022_gathers_nothing_under_sequence_parallelism);
 	tcase_add_test(tc, tied_embedding_all_reduced_between_end_stages);
 	tcase_add_test(tc, gpt_ties_its_embedding_llama_does_not);
 	tcase_add_test(tc, tp_channels_come_from_the_gpu_profile);
