@@ -85,7 +85,7 @@ typedef struct fentry {
 			  * would otherwise read the flow's slot */
 } fentry;
 
-typedef struct fres {  /* (ordered to pack, what a level reads first: 72 bytes) */
+typedef struct fres {  /* (ordered to pack, what a level reads first: 80 bytes) */
 	double cap_Bps;
 	fentry *ent;     /* one per distinct flow */
 	uint32_t nent, ent_cap;
@@ -102,7 +102,10 @@ typedef struct fres {  /* (ordered to pack, what a level reads first: 72 bytes) 
 	bool tight;      /* shared, and its flows' bounds could fill it (res_tight) */
 	bool dirty;
 	bool touched;    /* in net->touched */
-	uint8_t cls;     /* flow_res_set_class (in the padding: still 72 bytes) */
+	uint8_t cls;     /* flow_res_set_class (in the padding) */
+	uint32_t occ;    /* path occurrences over its flows: in the padding too (still
+			  * 80 bytes), where a join or leave reads anyway (a separate
+			  * array was one more cache miss per slot at 16k GPUs) */
 } fres;
 
 typedef struct fslot {
@@ -165,7 +168,6 @@ typedef struct fflow {
 struct flow_net {
 	sim_engine *eng;
 	fres *res;
-	uint32_t *res_occ;         /* per resource: path occurrences over its flows */
 	uint32_t nres, res_cap;
 	fflow *flows;
 	uint32_t nflows, flows_cap, free_head;
@@ -229,7 +231,6 @@ void flow_net_free(flow_net *net)
 		free(net->flows[i].parked_slots);
 	}
 	free(net->res);
-	free(net->res_occ);
 	free(net->flows);
 	free(net->dirty);
 	free(net->idle);
@@ -250,13 +251,10 @@ int flow_res_add(flow_net *net, double cap_Bps, uint32_t *id)
 {
 	if (!(cap_Bps > 0) || !isfinite(cap_Bps))
 		return SIM_EINVAL;
-	uint32_t cap = net->res_cap;
 	if (net->nres == UINT32_MAX - 1 ||
-	    grow((void **)&net->res_occ, &cap, net->nres + 1, sizeof *net->res_occ) ||
 	    grow((void **)&net->res, &net->res_cap, net->nres + 1, sizeof *net->res))
 		return SIM_ENOMEM;
 	net->res[net->nres] = (fres){ .cap_Bps = cap_Bps };
-	net->res_occ[net->nres] = 0;
 	if (id)
 		*id = net->nres;
 	net->nres++;
@@ -361,9 +359,9 @@ static double slot_w(const fflow *f, uint32_t k)
 }
 
 /* Sum over r's weighted entries (only its unfrozen flows', with
- * unfrozen_only) of their weights beyond their occurrences, so that res_occ
+ * unfrozen_only) of their weights beyond their occurrences, so that occ
  * + this is what a common rate of all its flows takes of it per unit
- * (callers skip it, 0, on resources with none, so unweighted that is res_occ
+ * (callers skip it, 0, on resources with none, so unweighted that is occ
  * to the bit). */
 static double res_extra(const flow_net *net, const fres *r, bool unfrozen_only)
 {
@@ -385,7 +383,7 @@ static bool parked_only(const flow_net *net, const fres *r)
 
 uint32_t flow_res_nflows(const flow_net *net, uint32_t res)
 {
-	return parked_only(net, &net->res[res]) ? 0 : net->res_occ[res];
+	return parked_only(net, &net->res[res]) ? 0 : net->res[res].occ;
 }
 
 double flow_res_load_Bps(const flow_net *net, uint32_t res)
@@ -623,7 +621,7 @@ static void evict(flow_net *net, fres *r, uint32_t rid)
 	r->nent = 0;
 	r->ub_sum_Bps = 0;
 	r->nweighted -= f->wt != NULL;
-	net->res_occ[rid] -= f->slot[e.slot].times;
+	net->res[rid].occ -= f->slot[e.slot].times;
 	f->slot[e.slot].pos = NO_POS;
 	f->parked_slots[f->nparked_slots++] = e.slot;
 }
@@ -645,7 +643,7 @@ static int attach_slot(flow_net *net, uint32_t fid, uint32_t k)
 	s->pos = r->nent;
 	r->ent[r->nent++] = (fentry){ .flow = fid, .slot = k, .times = s->times };
 	r->ub_sum_Bps += slot_ub_Bps(&net->flows[fid], k);
-	net->res_occ[s->res] += s->times;
+	net->res[s->res].occ += s->times;
 	r->nweighted += weighted;
 	if (r->nent == 2)
 		make_shared(net, r->ent[0].flow, r->ent[0].slot);
@@ -687,7 +685,7 @@ static void leave_resources(flow_net *net, uint32_t fid, uint32_t upto)
 		moved = r->ent[--r->nent];
 		r->ent[s->pos] = moved;
 		net->flows[moved.flow].slot[moved.slot].pos = s->pos;
-		net->res_occ[s->res] -= s->times;
+		net->res[s->res].occ -= s->times;
 		r->ub_sum_Bps = r->nent ? r->ub_sum_Bps - slot_ub_Bps(f, k) : 0;
 		r->nweighted -= f->wt != NULL;
 		s->pos = NO_POS;
@@ -1347,7 +1345,7 @@ static void fill_one(flow_net *net, const uint32_t *rl, uint32_t nr)
 	for (uint32_t i = 0; i < nr; i++) {
 		const fres *r = &net->res[rl[i]];
 		double extra = r->nweighted ? res_extra(net, r, false) : 0;
-		double share = r->cap_Bps / (net->res_occ[rl[i]] + extra);
+		double share = r->cap_Bps / (r->occ + extra);
 		if (share < rate)
 			rate = share, bound = rl[i];
 	}
@@ -1446,7 +1444,7 @@ static void fill_init(flow_net *net, const uint32_t *rl, uint32_t nr)
 	for (uint32_t i = 0; i < nr; i++) {
 		fres *r = &net->res[rl[i]];
 		r->rem_Bps = r->cap_Bps;
-		r->left = net->res_occ[rl[i]];
+		r->left = r->occ;
 		r->wt_extra = r->nweighted ? res_extra(net, r, false) : 0;
 		r->ci = i;
 		r->touched = false;
