@@ -105,6 +105,9 @@ static bool input_ready(trainer *tr, stage *s, bool fwd, uint32_t m, uint32_t c)
 
 static void op_done(sim_engine *eng, void *obj, uint64_t data);
 static void bucket_ready(sim_engine *eng, void *obj, uint64_t data);
+static bool rendezvous(const trainer *tr);
+static void pipe_send(trainer *tr, stage *s, bool fwd, uint32_t m);
+static void post_recv(trainer *tr, stage *s, bool fwd, uint32_t m);
 
 /* A pass of stage s through its model chunk `chunk` (its layers / V; the
  * logits on the last virtual stage) without noise: compute seconds, and in
@@ -205,9 +208,15 @@ void train_try_run(trainer *tr, stage *s)
 			s->waiting = true;
 			s->wait_since = sim_now(tr->w->eng);
 		}
+		if (rendezvous(tr) && (fwd ? s->p > 0 : s->p + 1 < tr->P))
+			post_recv(tr, s, fwd, m);
 		return;
 	}
 	end_wait(tr, s, fwd, m, c);
+	if (s->deferred) { /* the activation is in: now the backward's gradient */
+		s->deferred = false;
+		return pipe_send(tr, s, false, s->def_m);
+	}
 	if (fwd && s->p == 0 && c == 0 && tr->cfg->data)
 		train_loader_consume(tr, &tr->ld[s->d]);
 	compute = op_times(tr, s, fwd, c, &comm);
@@ -257,8 +266,10 @@ static void xfer_arrived(sim_engine *eng, void *obj, uint64_t data)
 	xfer *x = obj;
 	trainer *tr = x->tr;
 	stage *s = &tr->st[x->d * tr->P + x->p_to], *from = &tr->st[x->d * tr->P + x->p_from];
+	sim_time sent = x->sent;
 	(void)eng, (void)data;
 	size_t at = (size_t)x->chunk * tr->M + x->m;
+	s->inflight = false;
 	if (x->fwd) {
 		s->fwd_in[at] = 1;
 		s->fwd_sent[at] = x->sent;
@@ -276,9 +287,11 @@ static void xfer_arrived(sim_engine *eng, void *obj, uint64_t data)
 		x->next->prev = x->prev;
 	free(x);
 	train_try_run(tr, s);
-	if (from->sending) {
+	if (from->sending) { /* blocked until the receiver took it (a rendezvous), then moving */
 		from->sending = false;
-		add_comm(from, TRAIN_FLOWS_PIPE, from->send_since, sim_now(tr->w->eng));
+		add_wait(from, TRAIN_BUBBLE, from->send_since, sent);
+		add_comm(from, TRAIN_FLOWS_PIPE, sent > from->send_since ? sent : from->send_since,
+			 sim_now(tr->w->eng));
 		train_try_run(tr, from);
 	}
 }
@@ -365,6 +378,82 @@ static int send_between(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to,
 	return SIM_OK;
 }
 
+/* DeepSpeed's TrainSchedule (v0.5 schedule.py) runs each exchange as a
+ * blocking dist.send / dist.recv pair on NCCL, whose ncclSend "is blocking
+ * for the GPU" until the peer calls the matching ncclRecv (NCCL's
+ * api/p2p.html): a transfer flows only once the sender has sent and the
+ * receiver has posted its receive, and each side waits for it. Its order
+ * within a step: a forward step receives the activation, then sends the
+ * previous backward's gradient; a backward step sends the previous
+ * forward's activation, then receives the gradient. So after a forward
+ * the stage sends, then posts its next receive; after a backward followed
+ * by a forward it posts the forward's receive first and sends the
+ * gradient once the activation is in (deferred); a backward followed by
+ * a backward sends first. The plain 1F1B op order is TrainSchedule's
+ * (tools/ds-schedule-replay replays the same stream). */
+static bool rendezvous(const trainer *tr)
+{
+	return tr->cfg->engine == WL_ENGINE_DEEPSPEED;
+}
+
+/* Stage s sends microbatch m's activation (fwd) to the next stage or its
+ * input gradient to the previous one, and blocks until it has arrived: at
+ * once if the receiver has posted that receive, else when it does. */
+static void pipe_send(trainer *tr, stage *s, bool fwd, uint32_t m)
+{
+	stage *r = &tr->st[s->d * tr->P + (fwd ? s->p + 1 : s->p - 1)];
+	s->sending = true;
+	s->send_since = sim_now(tr->w->eng);
+	if (r->posted && r->post_fwd == fwd && r->post_m == m) {
+		r->posted = false;
+		r->inflight = true;
+		int rc = send_between(tr, s->d, s->p, r->p, m, 0, fwd);
+		if (rc)
+			fail(tr, rc, "pipeline transfer");
+		return;
+	}
+	r->offer[fwd] = true;
+	r->offer_m[fwd] = m;
+}
+
+/* Stage s needs microbatch m's input (fwd: the activation) from a
+ * neighbour: it posts the receive, and a sender already blocked on it
+ * starts its transfer. */
+static void post_recv(trainer *tr, stage *s, bool fwd, uint32_t m)
+{
+	if (s->posted || s->inflight)
+		return;
+	if (s->offer[fwd] && s->offer_m[fwd] == m) {
+		s->offer[fwd] = false;
+		s->inflight = true;
+		int rc = send_between(tr, s->d, fwd ? s->p - 1 : s->p + 1, s->p, m, 0, fwd);
+		if (rc)
+			fail(tr, rc, "pipeline transfer");
+		return;
+	}
+	s->posted = true;
+	s->post_fwd = fwd;
+	s->post_m = m;
+}
+
+/* A pass of stage s ended on DeepSpeed's engine: its send, in
+ * TrainSchedule's order (rendezvous). */
+static void ds_op_done(trainer *tr, stage *s, bool fwd, uint32_t m)
+{
+	bool sends = fwd ? s->p + 1 < tr->P : s->p > 0, next_fwd = false;
+	uint32_t nm, nc;
+	s->op++;
+	if (s->op < 2 * tr->M)
+		wl_interleaved_op(tr->P, 1, tr->M, s->p, s->op, &next_fwd, &nm, &nc);
+	if (sends && !fwd && next_fwd) {
+		s->deferred = true;
+		s->def_m = m;
+	} else if (sends) {
+		pipe_send(tr, s, fwd, m);
+	}
+	train_try_run(tr, s);
+}
+
 static void op_done(sim_engine *eng, void *obj, uint64_t data)
 {
 	stage *s = obj;
@@ -379,6 +468,8 @@ static void op_done(sim_engine *eng, void *obj, uint64_t data)
 	s->part[TRAIN_EXPOSED_COMM] += s->op_comm_s;
 	s->comm[TRAIN_FLOWS_TP] += s->op_comm_s;
 	s->compute_s += s->op_compute_s;
+	if (rendezvous(tr))
+		return ds_op_done(tr, s, fwd, m);
 	/* To the next virtual stage (chunk c of the next stage, or from the
 	 * last stage chunk c + 1 of the first), backward the reverse. */
 	if (fwd && s->p + 1 < tr->P)
@@ -768,6 +859,7 @@ static void iteration_start(trainer *tr)
 		memset(s->comm, 0, sizeof s->comm);
 		s->op = s->grad_chunks = 0;
 		s->busy = s->waiting = s->syncing = s->done = s->sending = false;
+		s->posted = s->inflight = s->deferred = s->offer[0] = s->offer[1] = false;
 		s->compute_s = 0;
 	}
 	for (uint32_t p = 0; p < tr->P; p++) {

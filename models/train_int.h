@@ -28,6 +28,15 @@ typedef struct stage {
 	uint32_t grad_chunks;      /* chunks whose last backward has started (buckets) */
 	bool busy, waiting, syncing, done;
 	bool sending;              /* blocked on its own send (DeepSpeed's engine) */
+	/* DeepSpeed's TrainSchedule, each send and receive a rendezvous
+	 * (train.c pipe_send, post_recv): the receive this stage has posted
+	 * and whether its transfer is flowing; a blocked sender's transfer
+	 * waiting for this stage's receive, [fwd]; a backward's gradient
+	 * send held until the next forward's input is in */
+	bool posted, post_fwd, inflight, deferred;
+	uint32_t post_m, def_m;
+	bool offer[2];
+	uint32_t offer_m[2];
 	sim_time wait_since, sync_since, done_at, send_since;
 	sim_time opt_end;          /* its optimizer step ended (ZeRO: before the gather) */
 	uint8_t *fwd_in, *bwd_in;  /* input of microbatch m of chunk c ([c M + m]) has arrived */

@@ -1376,15 +1376,20 @@ START_TEST(pipeline_sends_inside_a_node_are_nvlink)
 }
 END_TEST
 
-/* DeepSpeed's pipeline engine (v0.5, deepspeed/runtime/pipe/engine.py and
- * p2p.py): a send is a blocking dist.send, so the sender's next pass waits
- * for it. pp 2 on two one-GPU nodes, 2 microbatches, equal stages (f, b,
- * a send x shorter than f): Megatron's sends overlap and stage 0 ends at
- * 3f + 3b + 2x; under DeepSpeed stage 0's second forward and stage 1's
- * second forward each wait for the send before, and stage 0 ends at 3f +
- * 3b + 3x: exactly one send later. Stage 0's two blocked sends count as
- * exposed pipeline communication (2x more than Megatron's), its waits for
- * stage 1's gradients as x less bubble. */
+/* DeepSpeed's pipeline engine (v0.5, deepspeed/runtime/pipe/engine.py,
+ * p2p.py and schedule.py): a send is a blocking dist.send, and on NCCL a
+ * transfer flows only once the receiver has posted its dist.recv, in
+ * TrainSchedule's order. pp 2 on two one-GPU nodes, 2 microbatches, equal
+ * stages (f, b, a send x shorter than f): Megatron's sends overlap and
+ * stage 0 ends at 3f + 3b + 2x. Under DeepSpeed: stage 0 sends act0 at f
+ * (stage 1 waits for it: x), runs F1 from f + x and offers act1 at 2f + x,
+ * which stage 1 takes after F0 and B0 (2f + x + b); stage 1 then sends
+ * grad0 (x later), stage 0 receives it (x), and grad1 comes as in
+ * Megatron: stage 0 ends at 3f + 3b + 4x, two sends later, as
+ * tools/ds-schedule-replay 2 2 f b x gives. Stage 0's accounts: four
+ * transfers exposed (2x more than Megatron's), its wait for stage 1 to
+ * take act1 (b) and for grad1 (f) as bubble, the same total as
+ * Megatron's. */
 static train_config two_stage_pipeline(uint32_t tp, uint32_t gpus_per_node)
 {
 	train_config c = base(tp, 2, 1, 2);
@@ -1405,12 +1410,10 @@ START_TEST(deepspeed_sends_block_the_sender)
 	gpu_layer_s(&c.gpu, &c.model.tf, 1, &(wl_split){ .tp = 1 }, &f, &b);
 	ck_assert(x > 0 && x < 4 * f);
 	ck_assert_double_eq_tol(p2p_s(&ds), x, 1e-12);
-	ck_assert_double_eq_tol(mean_iter(&ds) - mean_iter(&mg), x, 1e-9);
+	ck_assert_double_eq_tol(mean_iter(&ds) - mean_iter(&mg), 2 * x, 1e-9);
 	ck_assert_double_eq_tol(ds.part_s[TRAIN_COMPUTE], mg.part_s[TRAIN_COMPUTE], 1e-12);
-	/* stage 0 blocked on its two sends, the bubble before each backward
-	 * shorter by what the blocking already waited */
 	ck_assert_double_eq_tol(ds.comm_s[TRAIN_FLOWS_PIPE] - mg.comm_s[TRAIN_FLOWS_PIPE], 2 * x, 1e-9);
-	ck_assert_double_eq_tol(ds.part_s[TRAIN_BUBBLE] - mg.part_s[TRAIN_BUBBLE], -x, 1e-9);
+	ck_assert_double_eq_tol(ds.part_s[TRAIN_BUBBLE], mg.part_s[TRAIN_BUBBLE], 1e-9);
 	ck_assert_double_eq_tol(sum_parts(&ds), mean_iter(&ds), 1e-9);
 	train_result_release(&mg);
 	train_result_release(&ds);
@@ -1422,10 +1425,17 @@ END_TEST
  * messages) and the receiver all-gathers it on the tensor-parallel group,
  * g each: stage 1's forwards once each, stage 0's backwards twice (its
  * own partitioned output restored, then the gradient). tp 2, pp 2 on one
- * node, the timeline of deepspeed_sends_block_the_sender with the gathers:
- * stage 0 ends at 3f + 3b + 3x' + 4g (x' a DeepSpeed send, two
- * latencies), against Megatron's 3f + 3b + 2x; the report lists the
- * gather. */
+ * node, the timeline of deepspeed_sends_block_the_sender with stage 1's
+ * forwards f + g and stage 0's backwards b + 2g: stage 0 ends at 3f + 3b
+ * + 4x' + 4g (x' a DeepSpeed send, two latencies; g <= f), against
+ * Megatron's 3f + 3b + 2x; the report lists the gather. */
+static double f_of(const train_config *c)
+{
+	double f, b;
+	gpu_layer_s(&c->gpu, &c->model.tf, 1, &(wl_split){ .tp = c->tp }, &f, &b);
+	return f;
+}
+
 START_TEST(deepspeed_gathers_the_partitioned_boundary)
 {
 	train_config c = two_stage_pipeline(2, 8);
@@ -1440,10 +1450,94 @@ START_TEST(deepspeed_gathers_the_partitioned_boundary)
 	double g = ag->time_s, x = p2p_s(&mg), xd = p2p_s(&ds);
 	ck_assert(g > 0);
 	ck_assert_double_eq_tol(xd - x, 0.5e-6, 1e-12); /* one more NVLink latency */
-	ck_assert_double_eq_tol(mean_iter(&ds) - mean_iter(&mg), 3 * xd - 2 * x + 4 * g, 1e-9);
+	ck_assert(g <= f_of(&c));
+	ck_assert_double_eq_tol(mean_iter(&ds) - mean_iter(&mg), 4 * xd - 2 * x + 4 * g, 1e-9);
 	ck_assert_double_eq_tol(sum_parts(&ds), mean_iter(&ds), 1e-9);
 	train_result_release(&mg);
 	train_result_release(&ds);
+}
+END_TEST
+
+/* TrainSchedule's stream (deepspeed/runtime/pipe/schedule.py v0.5) on
+ * P stages with per-stage passes f[s], b[s], each exchange a rendezvous
+ * of x after both ranks reached it, in the step's order: the oracle
+ * tools/ds-schedule-replay is, written out here. */
+static void ds_step(uint32_t k, uint32_t s, uint32_t p, long *mb, bool *fwd)
+{
+	bool even_k = k % 2 == 0, even_s = s % 2 == 0;
+	*fwd = even_k == even_s;
+	if (*fwd)
+		*mb = (long)((even_k ? k : k - 1) / 2) - (long)(s / 2);
+	else if (even_k)
+		*mb = (long)(k / 2) - (long)p + (long)((s + 1) / 2);
+	else
+		*mb = (long)((k - 1) / 2) - (long)p + 1 + (long)(s / 2);
+}
+
+static double ds_replay(uint32_t p, uint32_t m, const double *f, const double *b, double x)
+{
+	double end[8] = { 0 }, start[8];
+	long prev[8];
+	for (uint32_t s = 0; s < p; s++)
+		prev[s] = -1;
+	for (uint32_t k = 0; k < 2 * (m + p - 1); k++) {
+		for (uint32_t s = 0; s < p; s++) {
+			long i;
+			bool fwd;
+			ds_step(k, s, p, &i, &fwd);
+			long peer = fwd ? (long)s - 1 : (long)s + 1;
+			start[s] = end[s];
+			if (peer < 0 || peer >= (long)p)
+				continue;
+			if (i >= 0 && i < (long)m)
+				start[s] = fmax(start[s], end[peer]) + x;
+			if (prev[s] >= 0 && prev[s] < (long)m)
+				start[s] = fmax(start[s], end[peer]) + x;
+		}
+		for (uint32_t s = 0; s < p; s++) {
+			long i;
+			bool fwd;
+			ds_step(k, s, p, &i, &fwd);
+			end[s] = start[s] + (i >= 0 && i < (long)m ? (fwd ? f[s] : b[s]) : 0);
+			prev[s] = i;
+		}
+	}
+	double t = 0;
+	for (uint32_t s = 0; s < p; s++)
+		t = fmax(t, end[s]);
+	return t;
+}
+
+/* DeepSpeed's engine runs TrainSchedule's exchanges as rendezvous: pp 4
+ * on four one-GPU nodes, 8 microbatches, the last stage heavier by the
+ * logits, every transfer alone on its links (x): what the transfers add
+ * to the iteration is what the replayed stream adds, the same run on a
+ * network of no latency and an enormous rate giving the x = 0 base. */
+START_TEST(deepspeed_runs_trainschedule_as_rendezvous)
+{
+	train_config c = base(1, 4, 1, 8);
+	c.fabric.gpus_per_node = c.noise.gpus_per_node = c.fabric.nics_per_node = 1;
+	c.fabric.nodes = 4;
+	c.engine = WL_ENGINE_DEEPSPEED;
+	train_result slow = run(&c);
+	c.fabric.link_Bps = 1e18;
+	c.fabric.hop_lat_ps = c.fabric.switch_lat_ps = 0;
+	c.coll.transport.msg_lat_ps = 0;
+	train_result fast = run(&c);
+	double f, b, lf, lb, F[4], B[4], x = p2p_s(&slow);
+	gpu_layer_s(&c.gpu, &c.model.tf, 1, &(wl_split){ .tp = 1 }, &f, &b);
+	gpu_logits_s(&c.gpu, &c.model.tf, 1, &(wl_split){ .tp = 1 }, &lf, &lb);
+	for (uint32_t s = 0; s < 4; s++) {
+		F[s] = 2 * f + (s == 3 ? lf : 0);
+		B[s] = 2 * b + (s == 3 ? lb : 0);
+	}
+	ck_assert(x > 1e-6 && p2p_s(&fast) < 1e-10);
+	double want = ds_replay(4, 8, F, B, x) - ds_replay(4, 8, F, B, 0);
+	ck_assert(want > 8 * x); /* more than one transfer a microbatch */
+	ck_assert_double_eq_tol(mean_iter(&slow) - mean_iter(&fast), want, 1e-9);
+	ck_assert_double_eq_tol(sum_parts(&slow), mean_iter(&slow), 1e-9);
+	train_result_release(&slow);
+	train_result_release(&fast);
 }
 END_TEST
 
@@ -1453,10 +1547,12 @@ END_TEST
  * sends its 1/tp slice and the receiver all-gathers it,
  * gather_split_1d_tensor): sends block as DeepSpeed's do, one message
  * each, and each received tensor is gathered once, forward and backward.
- * The timeline of deepspeed_gathers_the_partitioned_boundary with one
- * gather per backward: stage 1's forwards and stage 0's backwards gather
- * once each, so stage 0 ends at 3f + 3b + 3x + 3g against the overlapped
- * engine's 3f + 3b + 2x. */
+ * Its transfers start as they are sent (its exchanges are batched
+ * isend/irecv pairs, so no ordering of its own is modelled). tp 2, pp 2,
+ * 2 microbatches: stage 0's second forward waits for the first send (x),
+ * stage 1's forwards gather (g each) and its first backward's send blocks
+ * it until arrival, stage 0's backwards gather once: stage 0 ends at 3f +
+ * 3b + 3x + 3g against the overlapped engine's 3f + 3b + 2x. */
 START_TEST(megatron_2021_blocks_and_gathers_once)
 {
 	train_config c = two_stage_pipeline(2, 8);
@@ -1791,6 +1887,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, pipeline_sends_inside_a_node_are_nvlink);
 	tcase_add_test(tc, deepspeed_sends_block_the_sender);
 	tcase_add_test(tc, deepspeed_gathers_the_partitioned_boundary);
+	tcase_add_test(tc, deepspeed_runs_trainschedule_as_rendezvous);
 	tcase_add_test(tc, megatron_2021_blocks_and_gathers_once);
 	tcase_add_test(tc, megatron_2022_gathers_nothing_under_sequence_parallelism);
 	tcase_add_test(tc, tied_embedding_all_reduced_between_end_stages);
