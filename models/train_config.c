@@ -228,6 +228,15 @@ int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant
 	    (rc = setup_transport(s, v, &c->host, &c->coll.transport, d, notes)) ||
 	    (rc = offload_net_costs(s, v, c->host.freq_Hz, &c->net_costs, d, NULL)))
 		return rc;
+	/* DeepSpeed's FP16_Optimizer (runtime/fp16/fused_optimizer.py v0.5.4,
+	 * step, without ZeRO) moves 70 bytes a parameter where Megatron-LM's
+	 * optimizer moves the 52 of gpu_optimizer_bytes: has_overflow first
+	 * sums each 16-bit gradient in fp32 (_has_inf_or_nan: x.float().sum(),
+	 * 2 + 4 + 4), and the fp32 gradients are flattened into one buffer
+	 * (_flatten_dense_tensors, 4 + 4) before the norm, unscale, Adam and
+	 * copy back that both do. */
+	if (t->engine == WL_ENGINE_DEEPSPEED && t->precision == SCN_FP16 && t->zero_stage == 0)
+		c->gpu.opt_bytes += (2 + 4 + 4) + (4 + 4);
 	if (notes && t->flash && !(c->gpu.flash_fwd_flops > 0 && c->gpu.flash_bwd_flops > 0))
 		diag_add(notes, NULL, 0, 0, "gpu: FlashAttention runs as GEMMs at eff_max (no measured "
 			 "flash_fwd_flops and flash_bwd_flops for '%s')", s->cluster.gpu.name);

@@ -1646,6 +1646,41 @@ START_TEST(tied_embedding_all_reduced_between_end_stages)
 }
 END_TEST
 
+/* DeepSpeed's FP16_Optimizer without ZeRO (fused_optimizer.py v0.5.4)
+ * moves 70 bytes a parameter, Megatron-LM's 52 (gpu_optimizer_bytes):
+ * 18 more; under ZeRO 1 (stage2.py), bf16, or Megatron's engines the
+ * count stays Megatron's. */
+START_TEST(deepspeed_fp16_optimizer_moves_more)
+{
+	static const char *const extra[][2] = {
+		{ "fp16", "  pipeline_engine: deepspeed\n" },
+		{ "fp16", "" },
+		{ "bf16", "  pipeline_engine: deepspeed\n" },
+		{ "fp16", "  pipeline_engine: megatron-2021\n" },
+	};
+	for (int k = 0; k < 4; k++) {
+		char text[1024];
+		snprintf(text, sizeof text,
+			 "cluster: { nodes: 2, gpus_per_node: 8, gpu: A100-SXM4-80GB, cpu: EPYC-7742,\n"
+			 "  nic: ConnectX-6-HDR, nics_per_node: 8,\n"
+			 "  fabric: { topology: single-switch, switch: QM8700-HDR } }\n"
+			 "workload:\n  model: gpt3-13b\n  precision: %s\n%s"
+			 "  parallelism: { tp: 8, pp: 2 }\n  batch: { global: 8, micro: 1 }\n"
+			 "variants: [{ name: a, network: rdma-gdr }]\n", extra[k][0], extra[k][1]);
+		diag *d = diag_new(), *notes = diag_new();
+		scn_scenario *s = fx_load(text);
+		train_config c;
+		ck_assert_int_eq(train_config_of(s, &s->jobs[0], &s->variants[0], 1, &c, d, notes),
+				 SIM_OK);
+		double megatron = gpu_optimizer_bytes(true, k != 2);
+		ck_assert_double_eq(c.gpu.opt_bytes, megatron + (k == 0 ? 18 : 0));
+		scn_free(s);
+		diag_free(d);
+		diag_free(notes);
+	}
+}
+END_TEST
+
 /* train_config_of ties the embedding for GPT models, not for Llama's
  * untied output layer. */
 START_TEST(gpt_ties_its_embedding_llama_does_not)
@@ -1892,6 +1927,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, megatron_2022_gathers_nothing_under_sequence_parallelism);
 	tcase_add_test(tc, tied_embedding_all_reduced_between_end_stages);
 	tcase_add_test(tc, gpt_ties_its_embedding_llama_does_not);
+	tcase_add_test(tc, deepspeed_fp16_optimizer_moves_more);
 	tcase_add_test(tc, tp_channels_come_from_the_gpu_profile);
 	tcase_add_test(tc, host_rdma_storage_costs_no_core_per_byte);
 	tcase_add_test(tc, a_pass_past_the_horizon_is_refused);
