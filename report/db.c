@@ -304,6 +304,15 @@ static int check_header(const char *path, bool allow_empty, char *errbuf, size_t
 	return SIM_EDB;
 }
 
+/* A file with SQLite's header and garbage after it fails at the first
+ * statement: said as such, not as the statement that failed. */
+static void not_a_db(db *d)
+{
+	if (d->h && sqlite3_errcode(d->h) == SQLITE_NOTADB && d->errbuf && d->errlen)
+		snprintf(d->errbuf, d->errlen, "%s: not a results database (SQLite: %s)", d->path,
+			 sqlite3_errmsg(d->h));
+}
+
 int db_open(const char *path, db **out, char *errbuf, size_t errlen)
 {
 	db *d;
@@ -325,10 +334,8 @@ int db_open(const char *path, db **out, char *errbuf, size_t errlen)
 		err = db_fail(d, "cannot write to the database (a read-only file or mount)");
 	else
 		err = setup(d);
-	if (err && d->h && sqlite3_errcode(d->h) == SQLITE_NOTADB && errbuf && errlen)
-		snprintf(errbuf, errlen, "%s: not a results database (SQLite: %s)", path,
-			 sqlite3_errmsg(d->h));
 	if (err) {
+		not_a_db(d);
 		db_close(d);
 		return err;
 	}
@@ -432,6 +439,7 @@ int db_open_ro(const char *path, db **out, char *errbuf, size_t errlen)
 		err = SIM_EDB;
 	}
 	if (err) {
+		not_a_db(d);
 		db_close(d);
 		return err;
 	}

@@ -117,6 +117,15 @@ run_cmd "$DPUSIM" runs --db "$E2E_TMP/trunc.json"
 expect_rc 2 "runs --db on a file that is no database"
 if [ "$(cat "$E2E_TMP/trunc.json")" = "{" ]; then ok "runs leaves a file that is no database untouched"
 else not_ok "runs overwrote $E2E_TMP/trunc.json"; fi
+# SQLite's header and garbage after it: every reader says what it is (runs
+# named the failed statement and its source line; run --db said it well).
+printf 'SQLite format 3\0garbage' >"$E2E_TMP/fake.db"
+for cmd in "runs --db" "runs" "merge $E2E_TMP/fake-merge.db" "run scenarios/allreduce-4ranks.yaml --db"; do
+	run_cmd "$DPUSIM" $cmd "$E2E_TMP/fake.db"
+	expect_rc 2 "$cmd on a SQLite header with garbage"
+	expect_err "^dpusim: error: $E2E_TMP/fake.db: not a results database \\(SQLite: file is not a database\\)\$" \
+		"$cmd says the file is not a results database"
+done
 
 # Output places that cannot be written are found before the work is done.
 printf 'x' >"$E2E_TMP/plain-file"
