@@ -344,6 +344,7 @@ typedef struct builder {
 	yt_node *root;
 	char *pending_key;  /* a mapping key waiting for its value */
 	int key_line, key_col;
+	size_t seen_end;    /* where the last event with a place in the text ends */
 	bool pending_merge; /* the pending key is the merge key << */
 	bool quoted;        /* the scalar being attached was quoted */
 	anchor *anchors;
@@ -752,6 +753,28 @@ static bool is_null_text(const char *s, enum fy_scalar_style style)
 				       !strcmp(s, "Null") || !strcmp(s, "NULL"));
 }
 
+/* An empty sequence item ('-' alone, or before a comment) has no place
+ * of its own in libfyaml's events, and a message about it must still say
+ * where it is: its '-' is the first thing after the last event's end but
+ * blanks and comments. */
+static void empty_item_place(builder *b, int *line, int *col)
+{
+	size_t p = b->seen_end;
+	while (p < b->len) {
+		if (b->buf[p] == '#')
+			while (p < b->len && b->buf[p] != '\n')
+				p++;
+		else if (b->buf[p] == ' ' || b->buf[p] == '\t' || b->buf[p] == '\n' ||
+			 b->buf[p] == '\r')
+			p++;
+		else
+			break;
+	}
+	position_of(b->buf, p < b->len ? p : b->seen_end, line, col);
+	if (p < b->len)
+		b->seen_end = p + 1; /* the next empty item is after this one's '-' */
+}
+
 static int on_scalar(builder *b, struct fy_event *e, int line, int col)
 {
 	size_t len;
@@ -773,6 +796,8 @@ static int on_scalar(builder *b, struct fy_event *e, int line, int col)
 		return free(t), fail(b, line, col, "%s", "value contains a NUL character");
 	if (line == 0 && b->pending_key)
 		line = b->key_line, col = b->key_col;
+	if (line == 0)
+		empty_item_place(b, &line, &col);
 	if (!(n = node_new(YT_SCALAR, b->file, line, col)))
 		return free(t), b->err = SIM_ENOMEM;
 	n->text = t;
@@ -834,6 +859,9 @@ static int on_event(builder *b, struct fy_event *e)
 {
 	const struct fy_mark *m = fy_event_start_mark(e);
 	int line = m ? m->line + 1 : 0, col = m ? m->column + 1 : 0;
+	const struct fy_mark *end = fy_event_end_mark(e);
+	if (m && end && end->input_pos <= b->len)
+		b->seen_end = end->input_pos;
 	if (event_tag(e)) {
 		const struct fy_mark *tm = fy_token_start_mark(event_tag(e));
 		return fail(b, tm ? tm->line + 1 : line, tm ? tm->column + 1 : col, "%s",
