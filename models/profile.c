@@ -356,8 +356,9 @@ int profile_load(const char *path, profile **out, diag *d)
 		return free(buf), SIM_ENOMEM;
 	rc = yt_parse(p->file, buf, len, &root, d);
 	free(buf);
+	/* An empty or comments-only file has no root: its place is 1:1. */
 	if (!rc && (!root || root->type != YT_MAP)) {
-		diag_add(d, path, root ? root->line : 0, root ? root->col : 0,
+		diag_add(d, path, root && root->line ? root->line : 1, root && root->line ? root->col : 1,
 			 "a profile must be a mapping with kind, name, summary and fields");
 		rc = SIM_EPARSE;
 	}

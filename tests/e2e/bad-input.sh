@@ -50,6 +50,12 @@ else not_ok "run --dump printed on stdout for a bad scenario"; fi
 run_cmd "$DPUSIM" check scenarios/demo.yaml --profile tests/bad/base/valid.yaml
 expect_rc 2 "--profile with a file that is not a profile"
 expect_err "tests/bad/base/valid.yaml:2:1: missing 'kind'" "--profile errors are positioned"
+# A profile of comments only has no root node: still placed at 1:1.
+printf '# nothing but a comment\n' >"$E2E_TMP/comment-only.yaml"
+run_cmd "$DPUSIM" check scenarios/demo.yaml --profile "$E2E_TMP/comment-only.yaml"
+expect_rc 2 "--profile with a file of comments only"
+expect_err "^$E2E_TMP/comment-only.yaml:1:1: a profile must be a mapping with kind, name, summary and fields\$" \
+	"an empty profile's error is positioned"
 
 # dpusim coll: sizes that a cast would turn into garbage (2^64 and more is
 # undefined, 0.5 B silently 0), counts that would exhaust memory or spin
