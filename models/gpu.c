@@ -127,6 +127,12 @@ void gpu_layer_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const 
 		for (int i = 0; i < WL_LAYER_FP8_CASTS; i++)
 			fwd += gpu_kernel_s(g, &cf[i]), bwd += gpu_kernel_s(g, &cb[i]);
 	}
+	wl_kernel rf[WL_CP_RING_FWD_KERNELS], rb[WL_CP_RING_BWD_KERNELS];
+	wl_cp_ring_kernels(t, mb, sp, rf, rb);
+	for (int i = 0; i < WL_CP_RING_FWD_KERNELS; i++)
+		fwd += rf[i].name ? gpu_kernel_s(g, &rf[i]) : 0;
+	for (int i = 0; i < WL_CP_RING_BWD_KERNELS; i++)
+		bwd += rb[i].name ? gpu_kernel_s(g, &rb[i]) : 0;
 	size_t nf, nb;
 	wl_layer_kernel_counts(t, &nf, &nb);
 	for (size_t i = 0; i < nf; i++)

@@ -1060,7 +1060,8 @@ static int build_compute(trainer *tr)
 		tr->layer_b_s = 2 * tr->layer_f_s;
 		return SIM_OK;
 	}
-	wl_split sp = { .tp = c->tp, .cp = tr->C, .sp = c->sp, .flash = c->flash };
+	wl_split sp = { .tp = c->tp, .cp = tr->C, .sp = c->sp, .flash = c->flash,
+			.cp_ring = c->cp_p2p };
 	double bytes = wl_stage_boundary_bytes(t, c->micro_batch) / (c->cp > 1 ? c->cp : 1), *bound;
 	gpu_layer_s(&c->gpu, t, c->micro_batch, &sp, &tr->layer_f_s, &tr->layer_b_s);
 	gpu_logits_s(&c->gpu, t, c->micro_batch, &sp, &tr->logit_f_s, &tr->logit_b_s);

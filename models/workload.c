@@ -476,6 +476,29 @@ void wl_layer_fp8_casts(const wl_transformer *t, uint32_t mb, const wl_split *sp
 	}
 }
 
+void wl_cp_ring_kernels(const wl_transformer *t, uint32_t mb, const wl_split *sp,
+			wl_kernel fwd[WL_CP_RING_FWD_KERNELS],
+			wl_kernel bwd[WL_CP_RING_BWD_KERNELS])
+{
+	memset(fwd, 0, WL_CP_RING_FWD_KERNELS * sizeof *fwd);
+	memset(bwd, 0, WL_CP_RING_BWD_KERNELS * sizeof *bwd);
+	if (cp_of(sp) < 2 || !sp->flash || !sp->cp_ring)
+		return;
+	layer_sizes z = sizes_of(t, mb, sp);
+	double Q = 2 * z.q, K = 2 * z.k, off = cp_of(sp) - 1; /* off-diagonal steps */
+	fwd[0] = kern("cp-kv-concat", 2 * K, 2 * K);
+	fwd[1] = kern("cp-q-half-contiguous", off * Q / 2, off * Q / 2);
+	fwd[2] = kern("cp-out-zero", 0, Q);
+	fwd[3] = kern("cp-out-correction", 2 * Q + off * Q, Q + off * Q / 2);
+	bwd[0] = kern("cp-kv-buffer-copy", 2 * K, 2 * K);
+	bwd[1] = kern("cp-q-out-dout-half-contiguous", off * 1.5 * Q, off * 1.5 * Q);
+	bwd[2] = kern("cp-dq-copy-add", Q / 2 + (off - 1) * Q + 1.5 * Q,
+		      Q / 2 + (off - 1) * Q / 2 + Q);
+	bwd[3] = kern("cp-dkv-concat", (off + 1) * 2 * K, (off + 1) * 2 * K);
+	bwd[4] = kern("cp-dkv-copy-add", 2 * K + (off - 1) * 4 * K + 3 * K,
+		      2 * K + (off - 1) * 2 * K + 2 * K);
+}
+
 /* Per logit element (fp32 after the cast): forward cast 2+4, max 4,
  * subtract 4+4, exp 4+4, sum 4, divide 4+4 = 38 bytes; backward scale
  * 4+4 and cast back 4+2 = 14 bytes (Megatron-LM mpu/cross_entropy.py). */

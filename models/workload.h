@@ -111,6 +111,9 @@ typedef struct wl_split {
 			 * one fused kernel, the scores never in HBM, recomputed in
 			 * the backward) instead of Megatron-LM 2021's GEMMs, softmax
 			 * and dropout kernels */
+	bool cp_ring;   /* with cp > 1 and flash: Transformer Engine's ring
+			 * (AttnFuncWithCP, cp_comm_type p2p), whose copies and
+			 * output corrections wl_cp_ring_kernels counts */
 } wl_split;
 
 /* The GEMMs of one layer's forward pass on one GPU of split sp: as
@@ -269,6 +272,35 @@ enum { WL_LAYER_FP8_CASTS = 4 };
  * gradients m x n. */
 void wl_layer_fp8_casts(const wl_transformer *t, uint32_t mb, const wl_split *sp,
 			wl_kernel fwd[WL_LAYER_FP8_CASTS], wl_kernel bwd[WL_LAYER_FP8_CASTS]);
+
+enum { WL_CP_RING_FWD_KERNELS = 4, WL_CP_RING_BWD_KERNELS = 5 };
+
+/* The memory-bound kernels Transformer Engine's context-parallel attention
+ * runs around its fused attention steps (AttnFuncWithCP in
+ * transformer_engine/pytorch/attention.py at 7d576ed2, the TE_TAG NeMo's
+ * Dockerfile.ci pinned in July 2024; sbhd layout, causal mask), for a
+ * microbatch of mb sequences split as sp, on context-parallel rank 0, the
+ * rank whose steps copy the most (its off-diagonal steps take the second
+ * half of its queries against whole K and V chunks; the ring holds the
+ * ranks in step). Q and K below are one rank's query and key bytes (s/cp
+ * tokens, 2 bytes an element; V as K). Forward: K and V concatenated into
+ * the first send buffer (read 2K, write 2K); per off-diagonal step the
+ * queries' second half made contiguous (Q/2 each way); the output zeroed
+ * (write Q); each step's output merged into it by
+ * flash_attn_fwd_out_correction (read the step's output and the running
+ * one, write it: 3Q for the diagonal step, 1.5Q for a half step).
+ * Backward: K and V copied into the first send buffer (2K each way); per
+ * off-diagonal step q, out and dout halves made contiguous (1.5Q each
+ * way); dq's halves copied or added (copy Q/2 + Q/2, add Q + Q/2); dk and
+ * dv concatenated each step (2K each way); dkv copied at the first step
+ * (2K each way), added at the middle ones (read 4K, write 2K), half added
+ * and half copied at the diagonal (read 3K, write 2K). The fp32 softmax
+ * statistics (4 or 8 bytes per token and head) are left out: under 2% of
+ * the bytes at head dim 128. Where sp has no such ring (cp 1, unfused
+ * attention, not cp_ring) every entry is zero with a NULL name. */
+void wl_cp_ring_kernels(const wl_transformer *t, uint32_t mb, const wl_split *sp,
+			wl_kernel fwd[WL_CP_RING_FWD_KERNELS],
+			wl_kernel bwd[WL_CP_RING_BWD_KERNELS]);
 
 /* Memory-bound kernels around the output logits on the last pipeline stage,
  * per microbatch (Megatron-LM 2021): the final layer norm and the

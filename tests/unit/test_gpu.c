@@ -306,6 +306,36 @@ START_TEST(flash_at_the_measured_kernel_rates)
 }
 END_TEST
 
+/* Context parallelism as Transformer Engine's ring (cp_ring): a layer's
+ * forward and backward take the ring's copies and output corrections
+ * (wl_cp_ring_kernels) at the streaming rate, one launch each; llama3-8b
+ * at cp 2 moves 4K + 6.5Q forward and 21K + 6.5Q backward, Q = 4096
+ * tokens x 4096 x 2 B, K = 4096 x 1024 x 2 B. The all-gather form
+ * (cp_ring false) runs no such kernel. */
+START_TEST(te_cp_ring_copies_in_the_layer)
+{
+	wl_transformer t = wl_preset_find("llama3-8b")->model.tf;
+	char why[64];
+	ck_assert_int_eq(wl_transformer_check(&t, why, sizeof why), 0);
+	gpu_spec h = { .peak_flops = 1979e12, .hbm_Bps = 3.35e12, .eff_max = 0.709, .sms = 132,
+		       .tile_m = 256, .tile_n = 128, .attn_flops = 989.5e12,
+		       .flash_fwd_flops = 529e12, .flash_bwd_flops = 518e12, .launch_s = 2e-6 };
+	wl_split sp = { .tp = 1, .cp = 2, .flash = true };
+	double f, b, f2, b2, Q = 4096.0 * 4096 * 2, K = 4096.0 * 1024 * 2;
+	gpu_layer_s(&h, &t, 1, &sp, &f, &b);
+	sp.cp_ring = true;
+	gpu_layer_s(&h, &t, 1, &sp, &f2, &b2);
+	ck_assert_double_eq_tol(f2 - f, (4 * K + 6.5 * Q) / 3.35e12 + 4 * 2e-6, 1e-12);
+	ck_assert_double_eq_tol(b2 - b, (21 * K + 6.5 * Q) / 3.35e12 + 5 * 2e-6, 1e-12);
+	/* attention alone (what the ring's steps hide the exchanges behind) is unchanged */
+	double af, ab, af2, ab2;
+	gpu_attention_s(&h, &t, 1, &sp, &af2, &ab2);
+	sp.cp_ring = false;
+	gpu_attention_s(&h, &t, 1, &sp, &af, &ab);
+	ck_assert(af == af2 && ab == ab2);
+}
+END_TEST
+
 /* FP8 under Transformer Engine: the output layer at logit_flops (BF16), the
  * linear layers' operands cast-transposed to FP8 (wl_layer_fp8_casts). */
 START_TEST(fp8_logits_and_casts)
@@ -364,6 +394,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, flash_runs_the_causal_triangle);
 	tcase_add_test(tc, flash_at_the_measured_kernel_rates);
 	tcase_add_test(tc, fp8_logits_and_casts);
+	tcase_add_test(tc, te_cp_ring_copies_in_the_layer);
 	suite_add_tcase(s, tc);
 	return s;
 }

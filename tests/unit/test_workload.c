@@ -622,6 +622,62 @@ START_TEST(fp8_cast_bytes_by_hand)
 }
 END_TEST
 
+/* Transformer Engine's context-parallel ring (AttnFuncWithCP at 7d576ed2)
+ * on rank 0, by hand: h 64, 4 heads of which 2 KV, s 8, mb 2, tp 2, cp 2:
+ * 8 tokens a rank, Q = 8 x 64 / 2 x 2 B = 512 B, K = 8 x 32 / 2 x 2 B =
+ * 256 B. Forward: K, V concatenated 512 + 512; the queries' second half
+ * 256 + 256; the output zeroed 0 + 512; two corrections (diagonal 3Q, half
+ * 1.5Q) 1536 + 768: 4K + 6.5Q. Backward: the buffer copy 512 + 512; q,
+ * out, dout halves 768 + 768; dq copied (Q/2) then half copied, half
+ * added 1024 + 768; dk, dv concatenated twice 1024 + 1024; dkv copied,
+ * then half added, half copied 1280 + 1024: 21K + 6.5Q. At cp 4 (three
+ * off-diagonal steps) 4K + 11.5Q and 41K + 15.5Q. None without the ring. */
+START_TEST(cp_ring_copies_by_hand)
+{
+	wl_transformer t = { .layers = 1, .hidden = 64, .heads = 4, .kv_heads = 2, .ffn = 96,
+			     .ffn_mats = 3, .seq = 8, .vocab = 100 };
+	char why[64];
+	ck_assert_int_eq(wl_transformer_check(&t, why, sizeof why), 0);
+	wl_kernel f[WL_CP_RING_FWD_KERNELS], b[WL_CP_RING_BWD_KERNELS];
+	static const double fr[] = { 512, 256, 0, 1536 }, fw[] = { 512, 256, 512, 768 };
+	static const double br[] = { 512, 768, 1024, 1024, 1280 };
+	static const double bw[] = { 512, 768, 768, 1024, 1024 };
+	wl_split sp = { .tp = 2, .cp = 2, .flash = true, .cp_ring = true };
+	wl_cp_ring_kernels(&t, 2, &sp, f, b);
+	for (int i = 0; i < WL_CP_RING_FWD_KERNELS; i++) {
+		ck_assert_double_eq(f[i].read_bytes, fr[i]);
+		ck_assert_double_eq(f[i].write_bytes, fw[i]);
+		ck_assert_ptr_nonnull(strstr(f[i].name, "cp-"));
+	}
+	for (int i = 0; i < WL_CP_RING_BWD_KERNELS; i++) {
+		ck_assert_double_eq(b[i].read_bytes, br[i]);
+		ck_assert_double_eq(b[i].write_bytes, bw[i]);
+		ck_assert_ptr_nonnull(strstr(b[i].name, "cp-"));
+	}
+	/* cp 4 over s 16: still 8 tokens a rank, so the same Q and K */
+	double tf = 0, tb = 0, Q = 512, K = 256;
+	t.seq = 16, sp.cp = 4;
+	wl_cp_ring_kernels(&t, 2, &sp, f, b);
+	for (int i = 0; i < WL_CP_RING_FWD_KERNELS; i++)
+		tf += f[i].read_bytes + f[i].write_bytes;
+	for (int i = 0; i < WL_CP_RING_BWD_KERNELS; i++)
+		tb += b[i].read_bytes + b[i].write_bytes;
+	ck_assert_double_eq(tf, 4 * K + 11.5 * Q);
+	ck_assert_double_eq(tb, 41 * K + 15.5 * Q);
+	/* no ring: cp 1, unfused attention, or the all-gather context parallelism */
+	wl_split none[] = { { .tp = 2, .cp = 1, .flash = true, .cp_ring = true },
+			    { .tp = 2, .cp = 4, .flash = false, .cp_ring = true },
+			    { .tp = 2, .cp = 4, .flash = true, .cp_ring = false } };
+	for (size_t j = 0; j < sizeof none / sizeof none[0]; j++) {
+		wl_cp_ring_kernels(&t, 2, &none[j], f, b);
+		for (int i = 0; i < WL_CP_RING_FWD_KERNELS; i++)
+			ck_assert(!f[i].name && f[i].read_bytes == 0 && f[i].write_bytes == 0);
+		for (int i = 0; i < WL_CP_RING_BWD_KERNELS; i++)
+			ck_assert(!b[i].name && b[i].read_bytes == 0 && b[i].write_bytes == 0);
+	}
+}
+END_TEST
+
 /* The interleaving check the loader, the training model and plan share:
  * each fault alone, and together; v 1 always runs. And the context split
  * of the sequence into 2 cp pieces. */
@@ -667,6 +723,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, interleaved_bubble_shrinks_by_v);
 	tcase_add_test(tc, interleaved_activations_follow_korthikanti);
 	tcase_add_test(tc, interleave_and_context_checks);
+	tcase_add_test(tc, cp_ring_copies_by_hand);
 	suite_add_tcase(s, tc);
 	return s;
 }
