@@ -154,4 +154,20 @@ int coll_start(coll_ctx *c, const coll_params *p, coll_result *res, sim_handler 
  * run left unfinished: coll_ctx_free frees it. */
 int coll_run(coll_ctx *c, const coll_params *p, coll_result *res);
 
+/* NCCL's ring graph on one node whose GPUs each reach an NVSwitch fabric over
+ * gpu_nvlink_GBps (NCCL's figure: links x its per-link NVLink rate), as
+ * NCCL's search builds it (coll_nccl.c): search_channels rings of bw_GBps
+ * each, run as `channels` channels (thread blocks) per collective. hopper:
+ * compute capability 9.0 (its speed steps and its rule against doubling
+ * narrow rings), else 8.0. */
+typedef struct coll_nccl_graph {
+	uint32_t search_channels; /* ncclTopoCompute's rings after ncclTopoDupChannels */
+	double bw_GBps;           /* bwIntra per search ring: the tuner's busbw is the product */
+	uint32_t channels;        /* comm->collChannels after ncclTopoPostset */
+} coll_nccl_graph;
+
+/* Returns 0, or SIM_EINVAL when gpu_nvlink_GBps is not above 0 and finite
+ * (out untouched). */
+int coll_nccl_nvswitch_ring(double gpu_nvlink_GBps, bool hopper, coll_nccl_graph *out);
+
 #endif

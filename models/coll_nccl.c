@@ -48,6 +48,89 @@ static const uint64_t nccl_ring_chunk[3] = {
 #define NCCL_PCI_BW_Bps 12e9
 #define NCCL_STEPS 8 /* FIFO steps per connection (src/include/device.h) */
 
+/* ---- NCCL's ring graph on one NVSwitch node ----
+ * NVIDIA/nccl v2.21.5 (commit ab2b89c4; v2.18.5, v2.20.5 and v2.28.3 give
+ * the same counts here). A communicator whose ranks are all on one node
+ * drops the NICs (src/graph/paths.cc:678-680 ncclTopoTrimSystem), so
+ * ncclTopoCompute (src/graph/search.cc:860) searches NVLink only, in the
+ * steps of speedArrayIntra (SM80) or sm90SpeedArrayIntra (search.cc:850,
+ * 855). Each GPU has one link to the NVSwitch node, its NVLinks' count x
+ * NCCL's per-link rate (src/graph/topo.cc:563-566), and a ring through the
+ * NVSwitch takes bw off every GPU's link once each way, so the rings that
+ * fit at bw are the link over bw, at most maxChannels = MAXCHANNELS/2 = 16
+ * (src/init.cc:1051). */
+static const double nccl_speeds_sm80[] = { 40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3 };
+static const double nccl_speeds_sm90[] = { 60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3 };
+#define NCCL_RING_SEARCH_MAX 16 /* MAXCHANNELS / 2 */
+#define NCCL_MAXCHANNELS 32     /* src/include/device.h:54 */
+
+/* Rings of bw GB/s that fit on a link of link GB/s, taken off as
+ * followPath takes them (search.cc SUB_ROUND: to 1/1000 each time). */
+static uint32_t rings_fit(double link, double bw)
+{
+	uint32_t n = 0;
+	while (n < NCCL_RING_SEARCH_MAX && link >= bw) {
+		link = round((link - bw) * 1000) / 1000;
+		n++;
+	}
+	return n;
+}
+
+/* Pass 1 (search.cc:907-1000): from the first speed the link carries, then
+ * lower speeds while above .49 of the best's, until the rings carry the
+ * whole link (totalBw); a graph replaces the best only with more rings x
+ * bw (ncclTopoCompareGraphs; at a tie the one of fewer hops, the fewer
+ * rings, stays). */
+static void ring_pass1(double link, const double *sp, size_t ns, uint32_t *n, double *bw)
+{
+	size_t i = 0;
+	while (i + 1 < ns && sp[i] > link)
+		i++;
+	*bw = sp[i], *n = rings_fit(link, sp[i]);
+	while (*n * *bw < link && i + 1 < ns && (*n == 0 || sp[i + 1] / *bw > .49)) {
+		uint32_t m = rings_fit(link, sp[++i]);
+		if (m * sp[i] > *n * *bw)
+			*n = m, *bw = sp[i];
+	}
+}
+
+int coll_nccl_nvswitch_ring(double gpu_nvlink_GBps, bool hopper, coll_nccl_graph *out)
+{
+	const double *sp = hopper ? nccl_speeds_sm90 : nccl_speeds_sm80;
+	size_t ns = hopper ? sizeof nccl_speeds_sm90 / sizeof *sp : sizeof nccl_speeds_sm80 / sizeof *sp;
+	uint32_t n;
+	double bw;
+	size_t i = 0;
+	if (!(gpu_nvlink_GBps > 0) || !isfinite(gpu_nvlink_GBps))
+		return SIM_EINVAL;
+	ring_pass1(gpu_nvlink_GBps, sp, ns, &n, &bw);
+	if (n == 0) /* search.cc: "falling back to simple order", one ring */
+		n = 1, bw = 0.1;
+	/* ncclTopoDupChannels (search.cc:835): each ring twice at half the
+	 * bw, but for narrow rings, and on SM90 for many rings under 50. */
+	if (bw >= 25 && !(hopper && bw < 50 && n > 4)) {
+		uint32_t d = 2 * n < NCCL_RING_SEARCH_MAX ? 2 * n : NCCL_RING_SEARCH_MAX;
+		bw /= (d + n - 1) / n;
+		n = d;
+	}
+	/* Pass 2 (search.cc:1001-1032): higher speeds with at least n rings. */
+	while (i + 1 < ns && sp[i] > bw)
+		i++;
+	while (i-- > 0) {
+		uint32_t m = rings_fit(gpu_nvlink_GBps, sp[i]);
+		if (m >= n && m * sp[i] > n * bw)
+			n = m, bw = sp[i];
+	}
+	/* ncclTopoPostset (src/graph/connect.cc:443): every channel twice; on
+	 * one node neither CollNet nor SM90's doubling across nodes
+	 * (connect.cc:457) adds any, NCCL_MIN/MAX_NCHANNELS default to 0 and
+	 * MAXCHANNELS, and the tree graph, searched for the ring's count,
+	 * leaves comm->nChannels at it (init.cc:1105). */
+	*out = (coll_nccl_graph){ .search_channels = n, .bw_GBps = bw,
+				  .channels = 2 * n < NCCL_MAXCHANNELS ? 2 * n : NCCL_MAXCHANNELS };
+	return SIM_OK;
+}
+
 /* The slices a ring chunk of op moves in, each a wait for the peer and a
  * post (NVIDIA/nccl v2.18.5 src/include/collectives.h): Simple's chunk is
  * {ALLREDUCE,REDUCESCATTER,ALLGATHER}_CHUNKSTEPS = NCCL_STEPS/2 FIFO steps

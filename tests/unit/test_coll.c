@@ -1101,6 +1101,64 @@ START_TEST(validate_small_message_latency)
 }
 END_TEST
 
+/* NCCL's ring graph on one NVSwitch node (coll_nccl_nvswitch_ring, NCCL
+ * v2.21.5's search): an H100 SXM5 (18 NVLinks x SM90_NVLINK_BW 20.6 =
+ * 370.8 GB/s) fits 6 rings at 60 GB/s (360; 7 x 50, 9 x 40 and 12 x 30 are
+ * no more), doubled to 12 at 30 GB/s, run as 24 channels of 15 GB/s: the
+ * tuner's ring busbw is 12 x 30 = 360 GB/s. v2.18.5's 20.0 GB/s per link
+ * (360) gives the same. The A100 (12 x SM80_NVLINK_BW 20 = 240, SM80
+ * speeds): 6 x 40, doubled to 12 x 20, 24 channels, the count its
+ * NCCL_DEBUG log prints (nccl-tests issue 100). An H800 (8 NVLinks, 164.8):
+ * 4 x 40 (8 x 20 ties at more hops), doubled (4 rings is not many) to 8 x
+ * 20, 16 channels. The one-per-NIC fallback (8 on an HGX node) is not
+ * NCCL's count: on one node the NICs are not in the search. */
+START_TEST(nccl_nvswitch_ring_graph)
+{
+	static const struct { double link; bool hopper; uint32_t search, channels; double bw; } k[] = {
+		{ 18 * 20.6, true, 12, 24, 30 },
+		{ 18 * 20.0, true, 12, 24, 30 },
+		{ 12 * 20.0, false, 12, 24, 20 },
+		{ 8 * 20.6, true, 8, 16, 20 },
+		{ 1.0, true, 1, 2, 0.1 },
+	};
+	coll_nccl_graph g = { 0 };
+	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+		ck_assert_int_eq(coll_nccl_nvswitch_ring(k[i].link, k[i].hopper, &g), 0);
+		ck_assert_msg(g.search_channels == k[i].search && g.channels == k[i].channels &&
+				      g.bw_GBps == k[i].bw,
+			      "case %zu: %u x %g GB/s, %u channels; want %u x %g, %u", i,
+			      g.search_channels, g.bw_GBps, g.channels, k[i].search, k[i].bw,
+			      k[i].channels);
+	}
+	/* The H100's per-channel rate: 360 GB/s over its 24 channels. */
+	ck_assert_int_eq(coll_nccl_nvswitch_ring(18 * 20.6, true, &g), 0);
+	ck_assert(fabs(g.search_channels * g.bw_GBps / g.channels - 15.0) < 1e-12);
+	ck_assert_int_eq(coll_nccl_nvswitch_ring(0, true, &g), SIM_EINVAL);
+	ck_assert_int_eq(coll_nccl_nvswitch_ring(NAN, false, &g), SIM_EINVAL);
+	ck_assert_int_eq(coll_nccl_nvswitch_ring(INFINITY, true, &g), SIM_EINVAL);
+}
+END_TEST
+
+/* 8 H100 SXM5 on NVSwitch, NCCL_ALGO=RING at 8 GiB on NCCL's 24 channels:
+ * loops of 24 x 8 x 2 MiB = 384 MiB, so 22 (21 full and a partial), not
+ * the 64 that one channel per NIC (8) gave; each loop repeats the 14
+ * steps' two slices of 3.4 us. */
+START_TEST(nccl_h100_ring_channels)
+{
+	fab_config fc = nvswitch_node(1, 8, H100_NVLINK_Bps);
+	coll_config cc = { .transport = { .kind = COLL_RDMA_GDR }, .channels = 24,
+			   .proto = COLL_PROTO_SIMPLE };
+	fx_world w;
+	coll_result r;
+	fc.nvlink_lat_ps = 0;
+	fx_world_new(&w, &fc, &cc);
+	r = run(&w, COLL_ALLREDUCE, COLL_RING, UINT64_C(8) << 30);
+	ck_assert_uint_eq(r.channels, 24);
+	ck_assert_uint_eq(r.loops, 22);
+	fx_world_free(&w);
+}
+END_TEST
+
 /* Out of memory anywhere in a collective, inside the engine's handlers too
  * (a step's hop set is routed when the step starts), fails the run with
  * SIM_ENOMEM through coll_run and the engine's sim_error, never aborts, and
@@ -1192,6 +1250,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, validate_a100_nvswitch_busbw);
 	tcase_add_test(tc, validate_ndr_busbw_per_nic);
 	tcase_add_test(tc, validate_small_message_latency);
+	tcase_add_test(tc, nccl_nvswitch_ring_graph);
+	tcase_add_test(tc, nccl_h100_ring_channels);
 	tcase_add_test(tc, predict_past_the_end_of_time);
 	suite_add_tcase(s, tc);
 	return s;

@@ -92,9 +92,9 @@ END_TEST
  * GPU profile's nccl_channels, else one per NIC. */
 START_TEST(memory_plan_is_the_checks)
 {
-	static const char gpu24[] =
+	static const char gpu16[] =
 		"cluster:\n  nodes: 4\n  gpus_per_node: 8\n"
-		"  gpu: { profile: H100-SXM5, nccl_channels: 24 }\n"
+		"  gpu: { profile: H100-SXM5, nccl_channels: 16 }\n"
 		"  cpu: Xeon-8480C\n  host_costs: host-costs-linux\n"
 		"  nic: { profile: ConnectX-7-NDR, rdma_latency: 0.6us }\n  nics_per_node: 8\n"
 		"  fabric: { topology: single-switch, switch: { profile: QM9700-NDR, latency: 130ns } }\n"
@@ -109,13 +109,13 @@ START_TEST(memory_plan_is_the_checks)
 	wl_gpu_memory(&t->shape, &p, &w);
 	ck_assert_double_gt(t->memory.total, 0);
 	ck_assert_double_eq(w.total, t->memory.total);
-	ck_assert_uint_eq(p.channels, 8);     /* H100-SXM5 publishes none: one per NIC */
+	ck_assert_uint_eq(p.channels, 24);    /* H100-SXM5's, derived from NCCL's search */
 	ck_assert_uint_eq(p.microbatches, 8); /* 64 / (4 x 2) */
 	l.dp = 2, l.pp = 2;
 	ck_assert_uint_eq(scn_mem_plan(&s->cluster, t, &l).microbatches, 16);
 	scn_free(s);
-	s = load_ok(gpu24);
-	ck_assert_uint_eq(scn_mem_plan(&s->cluster, &s->jobs[0].wl.train, &l).channels, 24);
+	s = load_ok(gpu16);
+	ck_assert_uint_eq(scn_mem_plan(&s->cluster, &s->jobs[0].wl.train, &l).channels, 16);
 	scn_free(s);
 }
 END_TEST

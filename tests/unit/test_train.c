@@ -1,6 +1,7 @@
 /* models/train: the training simulation against hand-computed schedules. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1729,20 +1730,54 @@ END_TEST
 	"variants: [{ name: a, network: rdma-gdr }]\n"
 
 /* train_config_of's tp_channels from the scenario's GPU: the A100
- * profile's 24 (nccl-tests issue 100), an override, and none for the H100
- * profile, with a note saying one per NIC is taken instead. */
-static uint32_t tp_channels_of(const char *text, diag *notes)
+ * profile's 24 (nccl-tests issue 100), the H100's 24 (derived from NCCL's
+ * search), an override, and none for a GPU profile without the figure
+ * (profile_file: a --profile override), with a note saying one per NIC is
+ * taken instead. */
+static uint32_t tp_channels_from(const char *text, const char *profile_file, diag *notes)
 {
 	diag *d = diag_new();
-	scn_scenario *s = fx_load(text);
+	scn_opts o = { .profile_files = &profile_file, .nprofile_files = profile_file ? 1 : 0 };
+	scn_scenario *s = NULL;
 	train_config c;
-	int rc = train_config_of(s, &s->jobs[0], &s->variants[0], 1, &c, d, notes);
+	int rc = scn_load_buffer("t.yaml", text, strlen(text), &o, &s, d);
+	if (rc)
+		diag_print(d, stderr);
+	ck_assert_int_eq(rc, SIM_OK);
+	rc = train_config_of(s, &s->jobs[0], &s->variants[0], 1, &c, d, notes);
 	if (rc)
 		diag_print(d, stderr);
 	ck_assert_int_eq(rc, SIM_OK);
 	scn_free(s);
 	diag_free(d);
 	return c.tp_channels;
+}
+
+static uint32_t tp_channels_of(const char *text, diag *notes)
+{
+	return tp_channels_from(text, NULL, notes);
+}
+
+/* The H100-SXM5 profile with its nccl_channels line moved to missing:, as
+ * a --profile override (a GPU that publishes no channel count). */
+static char nochan_path[] = "/tmp/dpusim-nochan-XXXXXX";
+
+static void write_profile_without_channels(void)
+{
+	FILE *in = fopen("models/profiles/H100-SXM5.yaml", "r");
+	int fd = mkstemp(nochan_path);
+	FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+	char line[8192];
+	ck_assert(in && out);
+	while (fgets(line, sizeof line, in)) {
+		if (strstr(line, "nccl_channels:"))
+			continue;
+		fputs(line, out);
+		if (!strncmp(line, "missing:", 8))
+			fputs("  - \"nccl_channels: none here\"\n", out);
+	}
+	fclose(in);
+	ck_assert_int_eq(fclose(out), 0);
 }
 
 START_TEST(tp_channels_come_from_the_gpu_profile)
@@ -1755,9 +1790,13 @@ START_TEST(tp_channels_come_from_the_gpu_profile)
 	ck_assert_uint_eq(tp_channels_of(TP_SCENARIO("{ profile: H100-SXM5, nccl_channels: 16 }"),
 					 notes), 16);
 	ck_assert(!fx_has_msg(notes, "nccl_channels"));
-	ck_assert_uint_eq(tp_channels_of(TP_SCENARIO("H100-SXM5"), notes), 0);
+	ck_assert_uint_eq(tp_channels_of(TP_SCENARIO("H100-SXM5"), notes), 24);
+	ck_assert(!fx_has_msg(notes, "nccl_channels"));
+	write_profile_without_channels();
+	ck_assert_uint_eq(tp_channels_from(TP_SCENARIO("H100-SXM5"), nochan_path, notes), 0);
 	ck_assert(fx_has_msg(notes, fallback));
 	ck_assert(fx_has_msg(notes, "for 'H100-SXM5')"));
+	remove(nochan_path);
 	diag_free(notes);
 }
 END_TEST
