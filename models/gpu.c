@@ -192,6 +192,16 @@ void gpu_logits_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const
 	*bwd_s = 2 * gemm + gpu_mem_s(g, bwd_bytes);
 }
 
+void gpu_embedding_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb,
+		     const wl_split *sp, double *fwd_s, double *bwd_s)
+{
+	double fwd_bytes, bwd_bytes;
+	wl_embedding_kernel_bytes(t, mb, sp, &fwd_bytes, &bwd_bytes);
+	*fwd_s = gpu_mem_s(g, fwd_bytes);
+	/* zero, scatter, accumulate: three launches */
+	*bwd_s = gpu_mem_s(g, bwd_bytes) + 2 * g->launch_s;
+}
+
 double gpu_optimizer_bytes(bool master_copy, bool loss_scaled)
 {
 	double bytes = 4 + 16 + 12; /* gradient norm; Adam's reads and writes */

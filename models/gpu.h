@@ -121,6 +121,12 @@ void gpu_linear_gemms_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb,
 void gpu_logits_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb, const wl_split *sp,
 		  double *fwd_s, double *bwd_s);
 
+/* Forward and backward time of the token embedding on the first stage
+ * (wl_embedding_kernel_bytes): the lookup, and the dense weight gradient
+ * zeroed, scattered into and accumulated, each a memory-bound kernel. */
+void gpu_embedding_s(const gpu_spec *g, const wl_transformer *t, uint32_t mb,
+		     const wl_split *sp, double *fwd_s, double *bwd_s);
+
 /* HBM bytes per parameter of one optimizer step as Megatron-LM runs it
  * (megatron/optimizer/optimizer.py, Float16OptimizerWithFloat16Params.step
  * of 2021, with apex's FusedAdam): the gradient-norm pass of clipping reads

@@ -126,7 +126,8 @@ static double op_base_s(const trainer *tr, const stage *s, bool fwd, uint32_t ch
 	double bwd_ag = tr->cfg->engine == WL_ENGINE_DEEPSPEED ? 2 * tr->pipe_ag_s : tr->pipe_ag_s;
 	if (fwd) {
 		*comm_s = layers * (tr->tp_fwd_s + tr->cp_fwd_s) + (first ? 0 : tr->pipe_ag_s);
-		return layers * tr->layer_f_s + (last ? tr->logit_f_s : 0);
+		return layers * tr->layer_f_s + (last ? tr->logit_f_s : 0) +
+		       (first ? tr->embed_f_s : 0);
 	}
 	if (tr->cfg->tp_overlap) /* a recomputed forward exposes the forward's */
 		*comm_s = layers * (tr->tp_bwd_s + tr->cp_bwd_s +
@@ -136,7 +137,7 @@ static double op_base_s(const trainer *tr, const stage *s, bool fwd, uint32_t ch
 		*comm_s = layers * ((tr->tp_fwd_s + tr->cp_fwd_s) * (tr->cfg->recompute ? 2 : 1) -
 				    tr->cp_fwd_s + tr->cp_bwd_s) + (last ? 0 : bwd_ag);
 	return layers * (tr->layer_b_s + (tr->cfg->recompute ? tr->layer_f_s : 0)) +
-	       (last ? tr->logit_b_s : 0);
+	       (last ? tr->logit_b_s : 0) + (first ? tr->embed_b_s : 0);
 }
 
 static double op_times(trainer *tr, stage *s, bool fwd, uint32_t chunk, double *comm_s)
@@ -1065,6 +1066,7 @@ static int build_compute(trainer *tr)
 	double bytes = wl_stage_boundary_bytes(t, c->micro_batch) / (c->cp > 1 ? c->cp : 1), *bound;
 	gpu_layer_s(&c->gpu, t, c->micro_batch, &sp, &tr->layer_f_s, &tr->layer_b_s);
 	gpu_logits_s(&c->gpu, t, c->micro_batch, &sp, &tr->logit_f_s, &tr->logit_b_s);
+	gpu_embedding_s(&c->gpu, t, c->micro_batch, &sp, &tr->embed_f_s, &tr->embed_b_s);
 	/* Megatron: two all-reduces per layer forward (attention, MLP); with
 	 * sequence parallelism each is a reduce-scatter after the row-parallel
 	 * GEMM and an all-gather before the next column-parallel one

@@ -203,7 +203,7 @@ struct trainer {
 	uint32_t tp_ag_channels;
 	uint32_t tp_channels;      /* the channels NCCL ran tp_ar_s on (0: not NCCL's) */
 	coll_algo tp_algo;         /* the algorithm tp_ar_s ran (NCCL's choice) */
-	double layer_f_s, layer_b_s, logit_f_s, logit_b_s;
+	double layer_f_s, layer_b_s, logit_f_s, logit_b_s, embed_f_s, embed_b_s;
 	double *params_stage;      /* per GPU, per stage */
 	uint32_t iter, stages_done;
 	sim_time iter_start, end;

@@ -499,6 +499,15 @@ void wl_cp_ring_kernels(const wl_transformer *t, uint32_t mb, const wl_split *sp
 		      2 * K + (off - 1) * 2 * K + 2 * K);
 }
 
+void wl_embedding_kernel_bytes(const wl_transformer *t, uint32_t mb, const wl_split *sp,
+			       double *fwd_bytes, double *bwd_bytes)
+{
+	double n = (double)t->seq * mb / cp_of(sp) * t->hidden;
+	double weights = (double)t->vocab * t->hidden / sp->tp;
+	*fwd_bytes = 2 * n + 2 * n;
+	*bwd_bytes = 2 * weights + (2 * n + 2 * n) + 6 * weights;
+}
+
 /* Per logit element (fp32 after the cast): forward cast 2+4, max 4,
  * subtract 4+4, exp 4+4, sum 4, divide 4+4 = 38 bytes; backward scale
  * 4+4 and cast back 4+2 = 14 bytes (Megatron-LM mpu/cross_entropy.py). */

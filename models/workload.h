@@ -302,6 +302,22 @@ void wl_cp_ring_kernels(const wl_transformer *t, uint32_t mb, const wl_split *sp
 			wl_kernel fwd[WL_CP_RING_FWD_KERNELS],
 			wl_kernel bwd[WL_CP_RING_BWD_KERNELS]);
 
+/* The token embedding on the first pipeline stage, per microbatch, in bytes
+ * (read + write): forward the lookup (read the s/cp x mb tokens' rows,
+ * write them, 2 bytes an element); backward the dense gradient of the
+ * vocabulary-parallel weight: PyTorch's embedding backward
+ * (aten/src/ATen/native/cuda/EmbeddingBackwardKernel.cu,
+ * embedding_backward_cuda_kernel: at::zeros({num_weights, ...})) zeroes
+ * the whole V/tp x h gradient (write 2) and scatters the tokens' gradient
+ * rows into it (read 2, write 2 a token element), and the data-parallel
+ * hook adds it into the gradient buffer (main_grad.add_(param.grad):
+ * read 4, write 2 an element, the 16-bit accumulation
+ * wl_layer_kernels' weight-grad-accumulate keeps for every precision).
+ * The [b, s, h] to [s, b, h] transpose and the scatter's fp32 partial
+ * sums (token-sized) are left out. */
+void wl_embedding_kernel_bytes(const wl_transformer *t, uint32_t mb, const wl_split *sp,
+			       double *fwd_bytes, double *bwd_bytes);
+
 /* Memory-bound kernels around the output logits on the last pipeline stage,
  * per microbatch (Megatron-LM 2021): the final layer norm and the
  * vocabulary-parallel cross-entropy in fp32 (logits cast to float, max,

@@ -182,7 +182,8 @@ typedef struct plan_net {
 /* Seconds stage p's GPU computes in one iteration of m microbatches, as
  * models/train.c times a pass (op_base_s): per microbatch its layers'
  * forward and backward, the forward again with recomputation, and on the
- * last stage the logits' (gpu_layer_s, gpu_logits_s: each GEMM on the
+ * last stage the logits', on the first the token embedding's (gpu_layer_s,
+ * gpu_logits_s, gpu_embedding_s: each GEMM on the
  * roofline at eff_max with tile quantization, the memory-bound kernels at
  * HBM's rate, split as the layout splits them: tp, sequence parallelism
  * along the sequence, cp's s/cp tokens, FlashAttention's fused kernel).
@@ -198,6 +199,11 @@ static double stage_compute_s(const gpu_spec *g, const scn_training *t, const ca
 		gpu_layer_s(g, &wm->tf, (uint32_t)c->mb, &sp, &f, &b);
 		if (p == c->pp - 1)
 			gpu_logits_s(g, &wm->tf, (uint32_t)c->mb, &sp, &lf, &lb);
+		if (p == 0) { /* the token embedding and its dense gradient */
+			double ef, eb;
+			gpu_embedding_s(g, &wm->tf, (uint32_t)c->mb, &sp, &ef, &eb);
+			lf += ef, lb += eb;
+		}
 	} else { /* build_compute's: the network as one block at eff_max */
 		f = c->mb * wm->vis.fwd_flops_per_sample / (g->peak_flops * g->eff_max);
 		b = 2 * f;

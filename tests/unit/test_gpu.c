@@ -336,6 +336,26 @@ START_TEST(te_cp_ring_copies_in_the_layer)
 }
 END_TEST
 
+/* The token embedding: llama3-8b at tp 1, cp 2 (4,096 tokens a rank):
+ * forward the lookup, 4 x 4,096 x 4,096 bytes; backward the vocabulary's
+ * dense gradient, 8 x 128,256 x 4,096 bytes, plus the tokens' rows, at
+ * the streaming rate, three launches. */
+START_TEST(embedding_dense_gradient_time)
+{
+	wl_transformer t = wl_preset_find("llama3-8b")->model.tf;
+	gpu_spec h = { .peak_flops = 1979e12, .hbm_Bps = 3.35e12, .eff_max = 0.709,
+		       .launch_s = 2e-6 };
+	double f, b, n = 4096.0 * 4096, V = 128256.0 * 4096;
+	gpu_embedding_s(&h, &t, 1, &(wl_split){ .tp = 1, .cp = 2 }, &f, &b);
+	ck_assert_double_eq_tol(f, 4 * n / 3.35e12 + 2e-6, 1e-15);
+	ck_assert_double_eq_tol(b, (8 * V + 4 * n) / 3.35e12 + 3 * 2e-6, 1e-15);
+	/* tensor parallelism splits the vocabulary */
+	double f4, b4;
+	gpu_embedding_s(&h, &t, 1, &(wl_split){ .tp = 4, .cp = 2 }, &f4, &b4);
+	ck_assert_double_eq_tol(b4, (8 * V / 4 + 4 * n) / 3.35e12 + 3 * 2e-6, 1e-15);
+}
+END_TEST
+
 /* FP8 under Transformer Engine: the output layer at logit_flops (BF16), the
  * linear layers' operands cast-transposed to FP8 (wl_layer_fp8_casts). */
 START_TEST(fp8_logits_and_casts)
@@ -395,6 +415,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, flash_at_the_measured_kernel_rates);
 	tcase_add_test(tc, fp8_logits_and_casts);
 	tcase_add_test(tc, te_cp_ring_copies_in_the_layer);
+	tcase_add_test(tc, embedding_dense_gradient_time);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -86,16 +86,20 @@ static double held_share(const train_result *r, int k, int cls)
 	return sum > 0 ? r->bound_s[k][cls] / sum : 0;
 }
 
-/* One GPU: M forward-backward pairs and an optimizer step, nothing else. */
+/* One GPU: M forward-backward pairs and an optimizer step, nothing else;
+ * each pair its layers, the logits and the token embedding with its dense
+ * gradient (gpu_embedding_s). */
 START_TEST(single_gpu_is_compute_only)
 {
 	train_config c = base(1, 1, 1, 4);
 	train_result r = run(&c);
-	double f, b, lf, lb;
+	double f, b, lf, lb, ef, eb;
 	gpu_layer_s(&c.gpu, &c.model.tf, 1, &(wl_split){ .tp = 1 }, &f, &b);
 	gpu_logits_s(&c.gpu, &c.model.tf, 1, &(wl_split){ .tp = 1 }, &lf, &lb);
+	gpu_embedding_s(&c.gpu, &c.model.tf, 1, &(wl_split){ .tp = 1 }, &ef, &eb);
+	ck_assert(ef > 0 && eb > ef);
 	double params = 8 * wl_layer_params(&c.model.tf) + 32000.0 * 1024;
-	double want = 4 * (8 * (f + b) + lf + lb) + gpu_optimizer_s(&c.gpu, params);
+	double want = 4 * (8 * (f + b) + lf + lb + ef + eb) + gpu_optimizer_s(&c.gpu, params);
 	ck_assert_uint_eq(r.iters, 3);
 	for (uint32_t i = 0; i < r.iters; i++)
 		ck_assert_double_eq_tol(r.iter_s[i], want, 1e-9);

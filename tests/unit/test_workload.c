@@ -678,6 +678,28 @@ START_TEST(cp_ring_copies_by_hand)
 }
 END_TEST
 
+/* The token embedding by hand: h 64, vocab 100, s 8, mb 2, tp 2, cp 2:
+ * 8 tokens a rank, 512 elements; the weight's partition 50 x 64 = 3,200.
+ * Forward the lookup 2 + 2 bytes a token element: 2,048. Backward the
+ * dense gradient zeroed (2 x 3,200), the tokens' rows scattered into it
+ * (2,048) and added into the gradient buffer (6 x 3,200): 27,648. */
+START_TEST(embedding_gradient_by_hand)
+{
+	wl_transformer t = { .layers = 1, .hidden = 64, .heads = 4, .kv_heads = 2, .ffn = 96,
+			     .ffn_mats = 3, .seq = 8, .vocab = 100 };
+	char why[64];
+	ck_assert_int_eq(wl_transformer_check(&t, why, sizeof why), 0);
+	double f, b;
+	wl_embedding_kernel_bytes(&t, 2, &(wl_split){ .tp = 2, .cp = 2 }, &f, &b);
+	ck_assert_double_eq(f, 2048);
+	ck_assert_double_eq(b, 27648);
+	/* the dense gradient is the vocabulary's, whatever the tokens */
+	wl_embedding_kernel_bytes(&t, 4, &(wl_split){ .tp = 2, .cp = 2 }, &f, &b);
+	ck_assert_double_eq(f, 4096);
+	ck_assert_double_eq(b, 8 * 3200 + 4096);
+}
+END_TEST
+
 /* The interleaving check the loader, the training model and plan share:
  * each fault alone, and together; v 1 always runs. And the context split
  * of the sequence into 2 cp pieces. */
@@ -724,6 +746,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, interleaved_activations_follow_korthikanti);
 	tcase_add_test(tc, interleave_and_context_checks);
 	tcase_add_test(tc, cp_ring_copies_by_hand);
+	tcase_add_test(tc, embedding_gradient_by_hand);
 	suite_add_tcase(s, tc);
 	return s;
 }
