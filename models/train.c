@@ -741,11 +741,14 @@ static void optimizer_start(trainer *tr, uint32_t p)
 		sim_time dur, end;
 		int rc;
 		/* waiting for the replicas, their collectives; then, with a tied
-		 * embedding, waiting for the other end's and their all-reduce */
+		 * embedding, waiting for the other end stage (the pipeline's
+		 * drain: the last stage idles while the first ends its backward,
+		 * as it would at the iteration's end without the tie) and their
+		 * all-reduce */
 		add_wait(s, TRAIN_OTHER, s->sync_since, cut);
 		add_comm(s, TRAIN_FLOWS_DP, cut, g->synced_at);
 		if (now > g->synced_at) {
-			add_wait(s, TRAIN_OTHER, g->synced_at, tr->tied_started);
+			add_wait(s, TRAIN_BUBBLE, g->synced_at, tr->tied_started);
 			add_comm(s, TRAIN_FLOWS_DP, tr->tied_started, now);
 		}
 		if (!train_ps(tr, opt, "an optimizer step", TRAIN_GPU_HINT, &dur))

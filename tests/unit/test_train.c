@@ -1592,7 +1592,8 @@ END_TEST
  * backward-embedding-all-reduce; DeepSpeed's ReduceTiedGrads): pp 2 on
  * one-GPU nodes, one and two replicas. Stage 0 ends the backward last,
  * so the iteration is later by exactly that all-reduce, exposed as
- * communication; the report lists it, two ranks, V h gradients. */
+ * communication, the bubble and the waits for replicas unchanged; the
+ * report lists it, two ranks, V h gradients. */
 /* Megatron-LM of May 2022 (commit 55ba1f7, Korthikanti et al.'s runs)
  * sends as that of 2021 (the same _communicate), so without sequence
  * parallelism its iteration is 2021's to the bit; with it the boundary
@@ -1652,6 +1653,10 @@ START_TEST(tied_embedding_all_reduced_between_end_stages)
 		ck_assert_double_eq_tol(mean_iter(&t) - mean_iter(&untied), ar->time_s, 1e-9);
 		ck_assert_double_eq_tol(t.part_s[TRAIN_EXPOSED_COMM] - untied.part_s[TRAIN_EXPOSED_COMM],
 					ar->time_s, 1e-9);
+		/* an end stage's wait for the other is the pipeline's drain, not
+		 * a wait for a slow replica */
+		ck_assert_double_eq_tol(t.part_s[TRAIN_BUBBLE], untied.part_s[TRAIN_BUBBLE], 1e-9);
+		ck_assert_double_eq_tol(t.part_s[TRAIN_OTHER], untied.part_s[TRAIN_OTHER], 1e-9);
 		ck_assert_double_eq_tol(sum_parts(&t), mean_iter(&t), 1e-9);
 		train_result_release(&untied);
 		train_result_release(&t);
