@@ -7,6 +7,7 @@
  * doorbell, a write into memory and a poll, bad parameters are refused. */
 #include <check.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "models/p2p.h"
@@ -54,6 +55,15 @@ static int run(const fab_config *fc, const p2p_params *p, p2p_result *out)
 	flow_net_free(net);
 	sim_engine_free(eng);
 	return rc;
+}
+
+/* A read's latency test of `bytes`, its response's headers on the wire. */
+static p2p_params read_lat(uint64_t bytes)
+{
+	p2p_params p = params(true, bytes, 20);
+	p.op = P2P_READ;
+	p.wire = ib(WIRE_READ_RESP);
+	return p;
 }
 
 static p2p_result ok_run(const fab_config *fc, const p2p_params *p)
@@ -209,9 +219,7 @@ START_TEST(reads)
 	double one = 2 * L + wire_bytes(&p.wire, 65536) / 25e9;
 	ck_assert_double_le(r.bw_Bps, 65536 / one * (1 + 1e-9));
 	ck_assert_double_ge(r.bw_Bps, 0.99 * 65536 / one);
-	p = params(true, 4096, 20);
-	p.op = P2P_READ;
-	p.wire = ib(WIRE_READ_RESP);
+	p = read_lat(4096);
 	r = ok_run(&fc, &p);
 	ck_assert_double_eq_tol(r.time_s, 2 * L + wire_bytes(&p.wire, 4096) / 25e9, 1e-11);
 	p = params(false, 4096, 20);
@@ -257,9 +265,7 @@ START_TEST(reads_always_read_the_payload)
 	p.inline_bytes = 236;
 	p.payload_read_ps = 546000;
 	ck_assert_double_eq_tol(ok_run(&fc, &p).time_s, plain, 1e-11);
-	p = params(true, 2, 20);
-	p.op = P2P_READ;
-	p.wire = ib(WIRE_READ_RESP);
+	p = read_lat(2);
 	plain = ok_run(&fc, &p).time_s;
 	p.inline_bytes = 220; /* no effect on a read */
 	p.payload_read_ps = 546000;
@@ -267,6 +273,20 @@ START_TEST(reads_always_read_the_payload)
 	ck_assert_double_eq_tol(ok_run(&fc, &p).time_s, plain + 546e-9 + 273e-9, 1e-11);
 }
 END_TEST
+
+/* Setting the latency step at `field` of p to ps makes the run exactly ps
+ * later per half round trip (a ping-pong) or per round trip (a read), and
+ * its one-way latency ps later where one_way. */
+static void step_adds_once(const fab_config *fc, p2p_params p, size_t field, sim_time ps,
+			   bool one_way)
+{
+	p2p_result a = ok_run(fc, &p);
+	*(sim_time *)((char *)&p + field) = ps;
+	p2p_result b = ok_run(fc, &p);
+	ck_assert_double_eq_tol(b.time_s, a.time_s + sim_time_to_s(ps), 1e-11);
+	if (one_way)
+		ck_assert_double_eq_tol(b.one_way_lat_s, a.one_way_lat_s + sim_time_to_s(ps), 1e-12);
+}
 
 /* The CPU's post reaches the adapter one doorbell write later: every
  * message of a ping-pong pays it once, inlined or not, so the half round
@@ -282,19 +302,11 @@ START_TEST(every_posted_message_pays_its_doorbell)
 		p.inline_bytes = 220;
 		p.payload_read_ps = 546000;
 		p.mem_write_ps = 273000;
-		p2p_result a = ok_run(&fc, &p);
-		p.doorbell_ps = 273000;
-		p2p_result b = ok_run(&fc, &p);
-		ck_assert_double_eq_tol(b.time_s, a.time_s + 273e-9, 1e-11);
-		ck_assert_double_eq_tol(b.one_way_lat_s, a.one_way_lat_s + 273e-9, 1e-12);
+		step_adds_once(&fc, p, offsetof(p2p_params, doorbell_ps), 273000, true);
 	}
-	p2p_params p = params(true, 4096, 20);
-	p.op = P2P_READ;
-	p.wire = ib(WIRE_READ_RESP);
-	p.payload_read_ps = 546000;
-	double plain = ok_run(&fc, &p).time_s;
-	p.doorbell_ps = 273000;
-	ck_assert_double_eq_tol(ok_run(&fc, &p).time_s, plain + 273e-9, 1e-11);
+	p2p_params r = read_lat(4096);
+	r.payload_read_ps = 546000;
+	step_adds_once(&fc, r, offsetof(p2p_params, doorbell_ps), 273000, false);
 }
 END_TEST
 
@@ -308,18 +320,9 @@ START_TEST(the_waiting_cpu_sees_a_message_one_poll_later)
 	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
 		p2p_params p = params(true, sizes[i], 20);
 		p.mem_write_ps = 273000;
-		p2p_result a = ok_run(&fc, &p);
-		p.poll_ps = 122000;
-		p2p_result b = ok_run(&fc, &p);
-		ck_assert_double_eq_tol(b.time_s, a.time_s + 122e-9, 1e-11);
-		ck_assert_double_eq_tol(b.one_way_lat_s, a.one_way_lat_s + 122e-9, 1e-12);
+		step_adds_once(&fc, p, offsetof(p2p_params, poll_ps), 122000, true);
 	}
-	p2p_params p = params(true, 2, 20);
-	p.op = P2P_READ;
-	p.wire = ib(WIRE_READ_RESP);
-	double plain = ok_run(&fc, &p).time_s;
-	p.poll_ps = 122000;
-	ck_assert_double_eq_tol(ok_run(&fc, &p).time_s, plain + 122e-9, 1e-11);
+	step_adds_once(&fc, read_lat(2), offsetof(p2p_params, poll_ps), 122000, false);
 }
 END_TEST
 
