@@ -592,6 +592,17 @@ START_TEST(interleaved_activations_follow_korthikanti)
 }
 END_TEST
 
+/* The by-hand layer of the FP8, ring and embedding tests: h 64, 4 heads of
+ * which 2 KV, SwiGLU FFN 96, s 8, vocabulary 100; checked valid. */
+static wl_transformer small_swiglu_gqa(void)
+{
+	wl_transformer t = { .layers = 1, .hidden = 64, .heads = 4, .kv_heads = 2, .ffn = 96,
+			     .ffn_mats = 3, .seq = 8, .vocab = 100 };
+	char why[64];
+	ck_assert_int_eq(wl_transformer_check(&t, why, sizeof why), 0);
+	return t;
+}
+
 /* FP8 operand casts (Transformer Engine) of a SwiGLU/GQA layer by hand:
  * h 64, 4 heads of which 2 KV (kv width 64), ffn 96, s 8, mb 2, tp 2:
  * m = 16 tokens. Forward: qkv's input 16x64 at 1 B (transpose after the
@@ -600,10 +611,7 @@ END_TEST
  * (two up-projections of 48), 16x64, 4 B each. */
 START_TEST(fp8_cast_bytes_by_hand)
 {
-	wl_transformer t = { .layers = 1, .hidden = 64, .heads = 4, .kv_heads = 2, .ffn = 96,
-			     .ffn_mats = 3, .seq = 8, .vocab = 100 };
-	char why[64];
-	ck_assert_int_eq(wl_transformer_check(&t, why, sizeof why), 0);
+	wl_transformer t = small_swiglu_gqa();
 	wl_kernel f[WL_LAYER_FP8_CASTS], b[WL_LAYER_FP8_CASTS];
 	static const double fwd[WL_LAYER_FP8_CASTS] = { 1024, 2048, 1024, 3072 };
 	static const double bwd[WL_LAYER_FP8_CASTS] = { 4096, 4096, 6144, 4096 };
@@ -634,10 +642,7 @@ END_TEST
  * off-diagonal steps) 4K + 11.5Q and 41K + 15.5Q. None without the ring. */
 START_TEST(cp_ring_copies_by_hand)
 {
-	wl_transformer t = { .layers = 1, .hidden = 64, .heads = 4, .kv_heads = 2, .ffn = 96,
-			     .ffn_mats = 3, .seq = 8, .vocab = 100 };
-	char why[64];
-	ck_assert_int_eq(wl_transformer_check(&t, why, sizeof why), 0);
+	wl_transformer t = small_swiglu_gqa();
 	wl_kernel f[WL_CP_RING_FWD_KERNELS], b[WL_CP_RING_BWD_KERNELS];
 	static const double fr[] = { 512, 256, 0, 1536 }, fw[] = { 512, 256, 512, 768 };
 	static const double br[] = { 512, 768, 1024, 1024, 1280 };
@@ -685,10 +690,7 @@ END_TEST
  * (2,048) and added into the gradient buffer (6 x 3,200): 27,648. */
 START_TEST(embedding_gradient_by_hand)
 {
-	wl_transformer t = { .layers = 1, .hidden = 64, .heads = 4, .kv_heads = 2, .ffn = 96,
-			     .ffn_mats = 3, .seq = 8, .vocab = 100 };
-	char why[64];
-	ck_assert_int_eq(wl_transformer_check(&t, why, sizeof why), 0);
+	wl_transformer t = small_swiglu_gqa();
 	double f, b;
 	wl_embedding_kernel_bytes(&t, 2, &(wl_split){ .tp = 2, .cp = 2 }, &f, &b);
 	ck_assert_double_eq(f, 2048);
