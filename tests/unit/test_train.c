@@ -1586,14 +1586,6 @@ START_TEST(megatron_2021_blocks_and_gathers_once)
 }
 END_TEST
 
-/* A tied embedding's gradient is all-reduced between the first and the
- * last stage once both are reduced across the replicas, before their
- * optimizer step (Megatron-LM 2021 train_step's
- * backward-embedding-all-reduce; DeepSpeed's ReduceTiedGrads): pp 2 on
- * one-GPU nodes, one and two replicas. Stage 0 ends the backward last,
- * so the iteration is later by exactly that all-reduce, exposed as
- * communication, the bubble and the waits for replicas unchanged; the
- * report lists it, two ranks, V h gradients. */
 /* Megatron-LM of May 2022 (commit 55ba1f7, Korthikanti et al.'s runs)
  * sends as that of 2021 (the same _communicate), so without sequence
  * parallelism its iteration is 2021's to the bit; with it the boundary
@@ -1632,6 +1624,14 @@ static const train_coll_stat *tied_row(const train_result *r)
 	return NULL;
 }
 
+/* A tied embedding's gradient is all-reduced between the first and the
+ * last stage once both are reduced across the replicas, before their
+ * optimizer step (Megatron-LM 2021 train_step's
+ * backward-embedding-all-reduce; DeepSpeed's ReduceTiedGrads): pp 2 on
+ * one-GPU nodes, one and two replicas. Stage 0 ends the backward last,
+ * so the iteration is later by exactly that all-reduce, exposed as
+ * communication, the bubble and the waits for replicas unchanged; the
+ * report lists it, two ranks, V h gradients. */
 START_TEST(tied_embedding_all_reduced_between_end_stages)
 {
 	for (uint32_t dp = 1; dp <= 2; dp++) {
