@@ -428,6 +428,28 @@ START_TEST(dump_round_trips)
 }
 END_TEST
 
+/* Each of n parallelism lines under pipeline_engine `engine` is refused,
+ * naming its words (cases[k][1]), at `where` and naming the engine `who`
+ * where those are given. */
+static void engine_refuses(const char *engine, const char *const cases[][2], int n,
+			   const char *where, const char *who)
+{
+	char text[2048];
+	for (int i = 0; i < n; i++) {
+		snprintf(text, sizeof text, BASE "workload:\n  model: llama2-7b\n%s"
+			 "  batch: { global: 64, micro: 2 }\n  pipeline_engine: %s\n" VARIANTS,
+			 cases[i][0], engine);
+		diag *d = load_bad(text);
+		ck_assert_uint_ge(diag_count(d), 1);
+		if (where)
+			ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), where));
+		ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), cases[i][1]));
+		if (who)
+			ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), who));
+		diag_free(d);
+	}
+}
+
 /* pipeline_engine: megatron by default, deepspeed and megatron-2021 as
  * written, kept by the dump; DeepSpeed's 2021 engine refuses what it did
  * not run (interleaved stages, sequence or context parallelism, ZeRO 2 or
@@ -450,17 +472,7 @@ START_TEST(pipeline_engine_words_and_limits)
 		{ "  parallelism: { tp: 4, sequence_parallel: true }\n", "sequence_parallel" },
 		{ "  parallelism: { tp: 4, cp: 2 }\n", "cp above 1" },
 	};
-	char text[2048];
-	for (int i = 0; i < 3; i++) {
-		snprintf(text, sizeof text, BASE "workload:\n  model: llama2-7b\n%s"
-			 "  batch: { global: 64, micro: 2 }\n  pipeline_engine: deepspeed\n" VARIANTS,
-			 bad[i][0]);
-		diag *d = load_bad(text);
-		ck_assert_uint_ge(diag_count(d), 1);
-		ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "t.yaml:14:20:"));
-		ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), bad[i][1]));
-		diag_free(d);
-	}
+	engine_refuses("deepspeed", bad, 3, "t.yaml:14:20:", NULL);
 	/* ZeRO 2 without a pipeline is DeepSpeed's ordinary engine's: loads */
 	s = load_ok(BASE "workload:\n  model: llama2-7b\n  parallelism: { tp: 8, zero_stage: 2 }\n"
 		    "  batch: { global: 64, micro: 2 }\n  pipeline_engine: deepspeed\n" VARIANTS);
@@ -480,17 +492,7 @@ START_TEST(pipeline_engine_words_and_limits)
 		{ "  parallelism: { tp: 4, sequence_parallel: true }\n", "sequence_parallel" },
 		{ "  parallelism: { tp: 4, cp: 2 }\n", "cp above 1" },
 	};
-	for (int i = 0; i < 3; i++) {
-		snprintf(text, sizeof text, BASE "workload:\n  model: llama2-7b\n%s"
-			 "  batch: { global: 64, micro: 2 }\n  pipeline_engine: megatron-2021\n"
-			 VARIANTS, old[i][0]);
-		d = load_bad(text);
-		ck_assert_uint_ge(diag_count(d), 1);
-		ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "t.yaml:14:20:"));
-		ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), old[i][1]));
-		ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "Megatron-LM of 2021"));
-		diag_free(d);
-	}
+	engine_refuses("megatron-2021", old, 3, "t.yaml:14:20:", "Megatron-LM of 2021");
 	/* Megatron-LM of May 2022: sequence parallelism loads; context
 	 * parallelism, the distributed optimizer and userbuffers do not */
 	s = load_ok(BASE "workload:\n  model: llama2-7b\n"
@@ -504,16 +506,7 @@ START_TEST(pipeline_engine_words_and_limits)
 		{ "  parallelism: { tp: 4, sequence_parallel: true }\n  tp_comm_overlap: true\n",
 		  "tp_comm_overlap" },
 	};
-	for (int i = 0; i < 3; i++) {
-		snprintf(text, sizeof text, BASE "workload:\n  model: llama2-7b\n%s"
-			 "  batch: { global: 64, micro: 2 }\n  pipeline_engine: megatron-2022\n"
-			 VARIANTS, may22[i][0]);
-		d = load_bad(text);
-		ck_assert_uint_ge(diag_count(d), 1);
-		ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), may22[i][1]));
-		ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "Megatron-LM of May 2022"));
-		diag_free(d);
-	}
+	engine_refuses("megatron-2022", may22, 3, NULL, "Megatron-LM of May 2022");
 }
 END_TEST
 
