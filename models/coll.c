@@ -638,7 +638,7 @@ static bool sharp_applies(const coll_ctx *c, coll_op op)
 static bool nvls_applies(const coll_ctx *c, coll_op op)
 {
 	return op == COLL_ALLREDUCE && c->cfg.nvls && c->nodes == 1 &&
-	       fab_cfg(c->f)->nvlink_Bps > 0;
+	       fab_cfg(c->f)->nvlink_Bps > 0 && (c->cfg.nccl_cc == 0 || c->cfg.nccl_cc >= 90);
 }
 
 static bool p2p_applies(const coll_ctx *c, coll_op op)
@@ -680,7 +680,8 @@ const coll_algo_ops coll_algos[COLL_NALGOS] = {
 			coll_nccl_tree_lat },
 	[COLL_HIER] = { "hier", hier_applies, build_hier, false, coll_nccl_ring_bw,
 			coll_nccl_ring_lat },
-	[COLL_SHARP] = { "sharp", sharp_applies, build_sharp, true, NULL, coll_nccl_sharp_lat },
+	[COLL_SHARP] = { "sharp", sharp_applies, build_sharp, true, coll_nccl_sharp_bw,
+			 coll_nccl_sharp_lat },
 	[COLL_NVLS] = { "nvls", nvls_applies, build_nvls, true, coll_nccl_nvls_bw,
 			coll_nccl_nvls_lat },
 	[COLL_P2P] = { "p2p", p2p_applies, build_p2p, true, NULL, NULL },

@@ -94,6 +94,9 @@ typedef struct coll_config {
 	bool sharp;                /* the switches can reduce (SHARP) */
 	bool nvls;                 /* the NVSwitch can reduce (NVLink SHARP) */
 	coll_proto proto;          /* 0: IDEAL; NCCL for NCCL's protocol costs */
+	uint32_t nccl_cc;          /* the GPUs' CUDA compute capability as NCCL writes it
+	                              (cudaCompCap: 80 Ampere, 90 Hopper), which keys NCCL's
+	                              per-architecture figures; 0: not known, none applied */
 	bool lump_ring_steps;      /* an approximation, off by default: a ring's lock-step
 	                              steps on one hop set run as one flow of their bytes,
 	                              their latencies summed after it (docs/collectives.md) */

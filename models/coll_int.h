@@ -154,6 +154,7 @@ double coll_nccl_hop_us(const coll_ctx *c, uint32_t nccl_proto, uint32_t src, ui
 double coll_nccl_ring_bw(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
 double coll_nccl_tree_bw(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
 double coll_nccl_nvls_bw(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
+double coll_nccl_sharp_bw(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
 sim_time coll_nccl_ring_lat(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
 sim_time coll_nccl_tree_lat(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
 sim_time coll_nccl_sharp_lat(const coll_ctx *c, coll_op op, uint32_t nccl_proto);

@@ -191,9 +191,61 @@ bool coll_nccl_proto_applies(const coll_ctx *c, coll_algo algo, coll_proto pr)
 	return true;
 }
 
+/* ---- NCCL's per-architecture caps ----
+ * NVIDIA/nccl v2.20.5 (commit 48bb7fec) src/graph/tuning.cc:81-106, the
+ * same figures in v2.18.5 (commit 559b70f8, the same lines): the tuner caps
+ * a protocol's bus bandwidth per architecture, indexed by compCapIndex
+ * (tuning.cc:140: Hopper from cudaCompCap 90, Ampere from 80, else Volta)
+ * and by nodes (1, 2, more: tuning.cc:143). llMaxBws caps the whole bus
+ * bandwidth of LL (on one node by the GPU's architecture, across nodes by
+ * the CPU's vendor, tuning.cc:144-146); perChMaxRingLL128Bws,
+ * perChMaxTreeLL128Bws and perChMaxTreeBws cap it per channel of the graph
+ * (tuning.cc:180-185: min(busBw x factor, nChannels x cap)). Hopper's
+ * differ from Ampere's in all three per-channel tables; v2.18.5 and
+ * v2.20.5 give both the same llMaxBws (v2.21.5 raises Hopper's to 141 GB/s
+ * along with Ring LL's factor, 1/4 -> 1/2: not this model's version). */
+enum { NCC_VOLTA, NCC_AMPERE, NCC_HOPPER };
+static const double nccl_ll_max[3][3] = { { 39.0, 39.0, 20.4 }, { 87.7, 22.5, 19.0 },
+					  { 87.7, 22.5, 19.0 } };
+static const double nccl_ring_ll128_max[3][3] = { { 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 },
+						  { 36.7, 36.7, 36.7 } };
+static const double nccl_tree_ll128_max[3][3] = { { 20.0, 20.0, 20.0 }, { 20.0, 20.0, 20.0 },
+						  { 36.7, 36.7, 29.0 } };
+static const double nccl_tree_max[3][3] = { { 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 },
+					    { 38.7, 41.4, 36.0 } };
+
+static int cc_index(uint32_t cc)
+{
+	return cc >= 90 ? NCC_HOPPER : cc >= 80 ? NCC_AMPERE : NCC_VOLTA;
+}
+
+/* The ring graph the caps are per channel of, where the model knows it:
+ * the context's GPUs on one node's NVSwitch at a known compute capability
+ * (coll_nccl_nvswitch_ring; its tree graph has the same channels and bw
+ * there). Across nodes the graph runs through the NICs, whose search is
+ * not reproduced here, and the caps are not applied (docs/collectives.md). */
+static bool caps_graph(const coll_ctx *c, coll_nccl_graph *g)
+{
+	const fab_config *fc = fab_cfg(c->f);
+	return c->cfg.nccl_cc && c->nodes == 1 && fc->nvlink_Bps > 0 &&
+	       !coll_nccl_nvswitch_ring(fc->nvlink_Bps / 1e9, c->cfg.nccl_cc >= 90, g);
+}
+
+/* f, capped at `per_ch` GB/s per graph channel of g's bw. */
+static double cap_per_ch(double f, double per_ch, const coll_nccl_graph *g)
+{
+	return fmin(f, per_ch / g->bw_GBps);
+}
+
+/* f, capped at `total` GB/s over all of g's channels. */
+static double cap_total(double f, double total, const coll_nccl_graph *g)
+{
+	return fmin(f, total / (g->search_channels * g->bw_GBps));
+}
+
 /* Data bytes per byte of link time (tuning.cc's "model refinements" of the
- * bus bandwidth), by the algorithm's row. NCCL's caps on these (llMaxBws,
- * perCh*Bws: per architecture and CPU vendor) are not applied. */
+ * bus bandwidth, capped per architecture where the graph is known: above),
+ * by the algorithm's row. */
 double coll_nccl_bw_factor(const coll_ctx *c, coll_op op, coll_algo algo, coll_proto pr)
 {
 	if (pr == COLL_PROTO_IDEAL || !coll_algos[algo].bw_factor)
@@ -205,34 +257,66 @@ double coll_nccl_bw_factor(const coll_ctx *c, coll_op op, coll_algo algo, coll_p
  * else 1/3, LL128 0.92 (0.7 with one GPU per node). */
 double coll_nccl_ring_bw(const coll_ctx *c, coll_op op, uint32_t nccl_proto)
 {
-	if (nccl_proto == NP_LL)
-		return c->nodes > 1 || op == COLL_ALLREDUCE ? 1.0 / 4 : 1.0 / 3;
-	return nccl_proto == NP_LL128 ? (c->gpn < 2 ? 0.7 : 0.92) : 1;
+	coll_nccl_graph g;
+	bool capped = nccl_proto != NP_SIMPLE && caps_graph(c, &g);
+	int a = cc_index(c->cfg.nccl_cc);
+	if (nccl_proto == NP_LL) {
+		double f = c->nodes > 1 || op == COLL_ALLREDUCE ? 1.0 / 4 : 1.0 / 3;
+		return capped ? cap_total(f, nccl_ll_max[a][0], &g) : f;
+	}
+	if (nccl_proto == NP_LL128) {
+		double f = c->gpn < 2 ? 0.7 : 0.92;
+		return capped ? cap_per_ch(f, nccl_ring_ll128_max[a][0], &g) : f;
+	}
+	return 1;
 }
 
 /* Tree: 0.92 times 1/3.8 (LL) or 7/9 in one node and 120/128 across nodes
  * (LL128). */
 double coll_nccl_tree_bw(const coll_ctx *c, coll_op op, uint32_t nccl_proto)
 {
+	coll_nccl_graph g;
+	bool capped = caps_graph(c, &g);
+	int a = cc_index(c->cfg.nccl_cc);
+	double f = capped ? cap_per_ch(0.92, nccl_tree_max[a][0], &g) : 0.92;
 	(void)op;
-	return 0.92 * (nccl_proto == NP_LL ? 1 / 3.8
-		       : nccl_proto == NP_LL128 ? (c->nodes == 1 ? 7.0 / 9 : 120.0 / 128) : 1);
+	if (nccl_proto == NP_LL)
+		return capped ? cap_total(f / 3.8, nccl_ll_max[a][0], &g) : f / 3.8;
+	if (nccl_proto == NP_LL128) {
+		f *= c->nodes == 1 ? 7.0 / 9 : 120.0 / 128;
+		return capped ? cap_per_ch(f, nccl_tree_ll128_max[a][0], &g) : f;
+	}
+	return f;
+}
+
+/* CollNet Direct (SHARP): on Hopper NCCL takes 0.85 of the bandwidth
+ * (v2.20.5 tuning.cc:209, v2.18.5 tuning.cc:192: minCompCap >= 90); its
+ * GPU-per-NIC factor (1 with a NIC per GPU) is not applied. */
+double coll_nccl_sharp_bw(const coll_ctx *c, coll_op op, uint32_t nccl_proto)
+{
+	(void)op, (void)nccl_proto;
+	return c->cfg.nccl_cc >= 90 ? 0.85 : 1;
 }
 
 /* NVLS: the NVSwitch's reduction and multicast run below the NVLinks'
- * rate. NVIDIA/nccl v2.28.3 (commit f1308997) src/graph/tuning.cc gives
- * NVLS's per-channel bandwidth as bwIntra x nvlsEfficiency x (nChannels -
- * 1) / nChannels, with nvlsEfficiency 0.85 on Hopper (0 on Ampere, which
- * has no NVLS) and, src/transport/nvls.cc, NVLS_NCHANNELS_SM90 16 channels
- * on Hopper (NCCL_NVLS_NCHANNELS' default of 16 in v2.18.5 and v2.20.5).
- * Every GPU profile with nvls here is a Hopper (H100, H200). */
+ * rate. NVIDIA/nccl v2.28.3 (commit f1308997) src/graph/tuning.cc:134-139
+ * and :290 give NVLS's per-channel bandwidth as bwIntra x
+ * nvlsEfficiency[compCapIndex] x (nChannels - 1) / nChannels,
+ * nvlsEfficiency 0.85 on Hopper and 0.74 on Blackwell (0 on Volta and
+ * Ampere, which have no NVLS: search.cc builds no NVLS graph under
+ * cudaCompCap 90), and, src/transport/nvls.cc, NVLS_NCHANNELS_SM90 16
+ * channels on Hopper (NCCL_NVLS_NCHANNELS' default of 16 in v2.18.5 and
+ * v2.20.5). A context of unknown compute capability takes Hopper's, the
+ * first generation with NVLS (nvls_applies refuses NVLS under 90). */
 #define NCCL_NVLS_EFF_SM90 0.85
+#define NCCL_NVLS_EFF_SM100 0.74
 #define NCCL_NVLS_CHANNELS_SM90 16
 
 double coll_nccl_nvls_bw(const coll_ctx *c, coll_op op, uint32_t nccl_proto)
 {
-	(void)c, (void)op, (void)nccl_proto;
-	return NCCL_NVLS_EFF_SM90 * (NCCL_NVLS_CHANNELS_SM90 - 1) / NCCL_NVLS_CHANNELS_SM90;
+	double eff = c->cfg.nccl_cc >= 100 ? NCCL_NVLS_EFF_SM100 : NCCL_NVLS_EFF_SM90;
+	(void)op, (void)nccl_proto;
+	return eff * (NCCL_NVLS_CHANNELS_SM90 - 1) / NCCL_NVLS_CHANNELS_SM90;
 }
 
 /* ---- NCCL's NVLS all-reduce at a given size ----

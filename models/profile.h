@@ -46,6 +46,7 @@ typedef struct profile_gpu {
 	double nvlink_bw_achieved_Bps; /* what a copy over NVLink achieves, per direction */
 	double nccl_channels; /* NCCL's channels (rings) on the node's NVLink, from its log */
 	double nvls;          /* bool: the NVSwitch domain reduces and multicasts (NVLink SHARP) */
+	double compute_capability; /* CUDA compute capability, major.minor (9.0: Hopper) */
 	double pcie_gen, pcie_lanes;
 	double kernel_launch_s;
 	double eff_max;       /* fraction of peak on large GEMMs */

@@ -56,6 +56,9 @@ const profile_field profile_fields[] = {
 	  "channels (rings) NCCL runs among the node's GPUs on NVLink, as its NCCL_DEBUG=INFO log prints them"),
 	B(GPU, profile_gpu, "nvls", nvls,
 	  "the NVSwitch the GPU's NVLink attaches to reduces and multicasts (NVLink SHARP, NCCL's NVLS)"),
+	F(GPU, profile_gpu, "compute_capability", compute_capability, UNIT_NUMBER, 1, 20, false,
+	  "CUDA compute capability, major.minor (8.0 Ampere, 9.0 Hopper): NCCL keys its search's speed "
+	  "steps and its tuner's per-architecture caps on it"),
 	F(GPU, profile_gpu, "pcie_gen", pcie_gen, UNIT_COUNT, 1, 7, false, "PCIe generation"),
 	F(GPU, profile_gpu, "pcie_lanes", pcie_lanes, UNIT_COUNT, 1, 32, false, "PCIe lanes"),
 	F(GPU, profile_gpu, "kernel_launch", kernel_launch_s, UNIT_SECONDS, 0, 1e-3, false, "launch overhead per kernel"),

@@ -316,6 +316,17 @@ uint32_t setup_nvlink_channels(const scn_scenario *s, const char *what, uint32_t
 	return 0;
 }
 
+uint32_t setup_nccl_cc(const scn_scenario *s, diag *notes)
+{
+	const scn_hw *hw = &s->cluster.gpu;
+	if (profile_has(hw->v.gpu.compute_capability))
+		return (uint32_t)llround(hw->v.gpu.compute_capability * 10);
+	if (notes)
+		diag_add(notes, NULL, 0, 0, "collectives: NCCL's per-architecture caps not applied "
+			 "(no compute_capability for '%s')", hw->name);
+	return 0;
+}
+
 static double peak_of(const profile_gpu *g, scn_precision p)
 {
 	switch (p) {

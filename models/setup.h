@@ -99,6 +99,12 @@ const char *setup_coll_model_text(coll_proto p);
 uint32_t setup_nvlink_channels(const scn_scenario *s, const char *what, uint32_t nics_per_node,
 			       diag *notes);
 
+/* The GPU profile's compute capability as NCCL writes it (cudaCompCap,
+ * major x 10 + minor: 90 for 9.0), which keys NCCL's per-architecture
+ * figures (coll_config.nccl_cc); 0 when the profile does not give it, with
+ * a note in notes (may be NULL) that those figures are not applied. */
+uint32_t setup_nccl_cc(const scn_scenario *s, diag *notes);
+
 /* The GPU at the workload's precision. 0 or SIM_EINVAL with messages. */
 int setup_gpu(const scn_scenario *s, scn_precision prec, gpu_spec *out, diag *d, diag *notes);
 

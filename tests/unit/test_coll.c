@@ -10,6 +10,7 @@
 
 #include "models/coll.h"
 #include "models/fabric.h"
+#include "models/profile.h"
 #include "sim/alloc.h"
 #include "sim/engine.h"
 #include "sim/err.h"
@@ -1159,6 +1160,102 @@ START_TEST(nccl_h100_ring_channels)
 }
 END_TEST
 
+/* Every shipped GPU profile with both figures carries the channels NCCL's
+ * search derives at its nvlink_bw_achieved and compute capability
+ * (coll_nccl_nvswitch_ring), so editing one without the other fails here:
+ * the H100-SXM5 and H200-SXM derive theirs (24), the A100's comes from
+ * NCCL's log (24) and agrees. */
+START_TEST(gpu_profiles_channels_match_search)
+{
+	static const char *const gpus[] = { "H100-SXM5", "H200-SXM", "A100-SXM4-80GB" };
+	profile_set *set = profile_set_new("models/profiles");
+	diag *d = diag_new();
+	for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++) {
+		const profile *p;
+		const profile_gpu *g;
+		coll_nccl_graph gr;
+		ck_assert_int_eq(profile_set_find(set, gpus[i], &p, d), SIM_OK);
+		g = &profile_get_values(p)->gpu;
+		ck_assert(profile_has(g->nvlink_bw_achieved_Bps) && profile_has(g->nccl_channels) &&
+			  profile_has(g->compute_capability));
+		ck_assert_int_eq(coll_nccl_nvswitch_ring(g->nvlink_bw_achieved_Bps / 1e9,
+							 g->compute_capability >= 9.0, &gr), 0);
+		ck_assert_msg(gr.channels == g->nccl_channels, "%s: profile %g channels, search %u",
+			      gpus[i], g->nccl_channels, gr.channels);
+	}
+	diag_free(d);
+	profile_set_free(set);
+}
+END_TEST
+
+/* The tuner's time per added byte of p under algo: two sizes, so the
+ * latencies cancel and what is left is 1 / (rate x protocol factor). */
+static double predict_slope(fab_config *fc, const coll_config *cc, coll_algo algo, uint64_t s)
+{
+	fx_world w;
+	sim_time t1, t2;
+	coll_params p = { .op = COLL_ALLREDUCE, .bytes = s };
+	fx_world_new(&w, fc, cc);
+	ck_assert_int_eq(coll_predict(w.c, &p, algo, &t1), 0);
+	p.bytes = 2 * s;
+	ck_assert_int_eq(coll_predict(w.c, &p, algo, &t2), 0);
+	fx_world_free(&w);
+	return (double)(t2 - t1) / (double)s;
+}
+
+/* NCCL's per-architecture caps (v2.20.5 tuning.cc:86-106), keyed on the
+ * GPUs' compute capability: on 8 H100s (cudaCompCap 90, the graph's 12
+ * rings of 30 GB/s) Ring LL's bus bandwidth is capped at llMaxBws' 87.7
+ * GB/s, under 1/4 of 360, so LL moves 360 / 4 / 87.7 = 1.026 times slower
+ * than uncapped (compute capability not known); Hopper's LL128 cap (36.7
+ * GB/s per channel) does not bind where Ampere's (20) would. SHARP
+ * (CollNet Direct) runs at 0.85 on Hopper (tuning.cc:209), NVLS needs 90. */
+START_TEST(nccl_caps_by_compute_capability)
+{
+	fab_config fc = nvswitch_node(1, 8, H100_NVLINK_Bps);
+	coll_config cc = { .transport = { .kind = COLL_RDMA_GDR }, .channels = 24,
+			   .proto = COLL_PROTO_LL };
+	uint64_t s = UINT64_C(96) << 20;
+	double none, hopper, ratio;
+	fx_world w;
+	coll_result r;
+	coll_params p = { .op = COLL_ALLREDUCE, .algo = COLL_NVLS, .bytes = s };
+	none = predict_slope(&fc, &cc, COLL_RING, s);
+	cc.nccl_cc = 90;
+	hopper = predict_slope(&fc, &cc, COLL_RING, s);
+	ratio = hopper / none;
+	ck_assert_msg(WITHIN(ratio, 360.0 / 4 / 87.7, 1e-6), "LL %.9g", ratio);
+	cc.proto = COLL_PROTO_LL128;
+	ratio = predict_slope(&fc, &cc, COLL_RING, s) / none;
+	cc.nccl_cc = 0;
+	ck_assert_msg(WITHIN(ratio * none / predict_slope(&fc, &cc, COLL_RING, s), 1.0, 1e-9),
+		      "LL128 %.9g", ratio);
+	/* SHARP on one switch of 8 nodes: 1 / 0.85 as long per byte on Hopper. */
+	fc = one_switch(8);
+	cc = rdma;
+	cc.sharp = true;
+	cc.proto = COLL_PROTO_SIMPLE;
+	none = predict_slope(&fc, &cc, COLL_SHARP, s);
+	cc.nccl_cc = 90;
+	ratio = predict_slope(&fc, &cc, COLL_SHARP, s) / none;
+	ck_assert_msg(WITHIN(ratio, 1 / 0.85, 1e-6), "SHARP %.9g", ratio);
+	cc.nccl_cc = 80;
+	ratio = predict_slope(&fc, &cc, COLL_SHARP, s) / none;
+	ck_assert_msg(WITHIN(ratio, 1.0, 1e-9), "SHARP on Ampere %.9g", ratio);
+	/* NVLS on Ampere: refused, as NCCL builds no NVLS graph under 90. */
+	fc = nvswitch_node(1, 8, H100_NVLINK_Bps);
+	cc = (coll_config){ .transport = { .kind = COLL_RDMA_GDR }, .nvls = true,
+			    .proto = COLL_PROTO_NCCL, .nccl_cc = 80 };
+	fx_world_new(&w, &fc, &cc);
+	ck_assert_int_eq(coll_run(w.c, &p, &r), SIM_EUNSUPPORTED);
+	fx_world_free(&w);
+	cc.nccl_cc = 90;
+	fx_world_new(&w, &fc, &cc);
+	ck_assert_int_eq(coll_run(w.c, &p, &r), 0);
+	fx_world_free(&w);
+}
+END_TEST
+
 /* Out of memory anywhere in a collective, inside the engine's handlers too
  * (a step's hop set is routed when the step starts), fails the run with
  * SIM_ENOMEM through coll_run and the engine's sim_error, never aborts, and
@@ -1252,6 +1349,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, validate_small_message_latency);
 	tcase_add_test(tc, nccl_nvswitch_ring_graph);
 	tcase_add_test(tc, nccl_h100_ring_channels);
+	tcase_add_test(tc, nccl_caps_by_compute_capability);
+	tcase_add_test(tc, gpu_profiles_channels_match_search);
 	tcase_add_test(tc, predict_past_the_end_of_time);
 	suite_add_tcase(s, tc);
 	return s;
