@@ -4,6 +4,8 @@
 #include <stdlib.h>
 
 #include "models/gpu.h"
+#include "models/profile.h"
+#include "models/diag.h"
 #include "tests/unit/check_main.h"
 
 /* A100 80GB: 312 TFLOP/s BF16, 2,039 GB/s, 108 SMs, 86.9% best GEMM. */
@@ -306,6 +308,39 @@ START_TEST(flash_at_the_measured_kernel_rates)
 }
 END_TEST
 
+/* The measurement the H100 profile's causal backward comes from, run
+ * through the model with the shipped profile's fused-attention rates:
+ * Transformer Engine's attention notebook (docs/examples/attention/
+ * attention.ipynb, commit 88c0c9143), benchmark_attention.py's test_3 on
+ * the H100 80GB HBM3: batch 2, 32 heads in 4 GQA groups, head dim 128,
+ * sequence 8192, causal, BF16, cuDNN forward + backward kernels 7.4875 ms.
+ * The profile's flash_bwd_flops is that time less the forward at
+ * flash_fwd_flops; FlashAttention-3's unmasked backward (518 TFLOP/s),
+ * which the profile held before, gives 7.386 ms (1.4% fast). */
+START_TEST(h100_flash_reproduces_te_causal_8k)
+{
+	profile *p = NULL;
+	diag *d = diag_new();
+	ck_assert_int_eq(profile_load("models/profiles/H100-SXM5.yaml", &p, d), 0);
+	const profile_gpu *pg = &profile_get_values(p)->gpu;
+	gpu_spec h = { .peak_flops = 989.5e12, .hbm_Bps = 3.35e12, .eff_max = 0.803,
+		       .flash_fwd_flops = pg->flash_fwd_flops,
+		       .flash_bwd_flops = pg->flash_bwd_flops };
+	wl_transformer t = { .layers = 1, .hidden = 32 * 128, .heads = 32, .kv_heads = 4,
+			     .seq = 8192, .vocab = 1 };
+	char why[64];
+	ck_assert_int_eq(wl_transformer_check(&t, why, sizeof why), 0);
+	double f, b;
+	gpu_attention_s(&h, &t, 2, &(wl_split){ .tp = 1, .cp = 1, .flash = true }, &f, &b);
+	ck_assert_msg(fabs((f + b) / 7.4875e-3 - 1) < 1e-3, "%g s against 7.4875 ms", f + b);
+	/* forward at the profile's own rate: the causal share of 4 s^2 d heads x 2 */
+	ck_assert_double_eq_tol(f * pg->flash_fwd_flops, 4.0 * 8192 * 8192 * 128 * 32 * 2 *
+				8193 / 16384, 1);
+	profile_free(p);
+	diag_free(d);
+}
+END_TEST
+
 /* Context parallelism as Transformer Engine's ring (cp_ring): a layer's
  * forward and backward take the ring's copies and output corrections
  * (wl_cp_ring_kernels) at the streaming rate, one launch each; llama3-8b
@@ -413,6 +448,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, large_layer_stays_below_the_gemm_ceiling);
 	tcase_add_test(tc, flash_runs_the_causal_triangle);
 	tcase_add_test(tc, flash_at_the_measured_kernel_rates);
+	tcase_add_test(tc, h100_flash_reproduces_te_causal_8k);
 	tcase_add_test(tc, fp8_logits_and_casts);
 	tcase_add_test(tc, te_cp_ring_copies_in_the_layer);
 	tcase_add_test(tc, embedding_dense_gradient_time);
