@@ -1,6 +1,7 @@
 /* Scenario sections into typed structs, then the cross-field checks
  * (parallelism against GPUs, variants against the hardware they need). */
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -800,6 +801,39 @@ static void read_out_reads(scn_rd *r, const yt_node *pn, scn_p2p *k)
 	scn_get_int(r, pn, "outstanding_reads", true, 1, 65536, &k->out_reads);
 }
 
+/* perftest's own parser refuses a tx depth above MAX_TX, 15000
+ * (src/perftest_parameters.h: "Tx depth should be between 1 and 15000"),
+ * which is below what a ConnectX send queue holds (max_qp_wr 32768). */
+#define SCN_P2P_MAX_TX_DEPTH 15000
+
+static void read_tx_depth(scn_rd *r, const yt_node *pn, scn_p2p *k)
+{
+	int v;
+	if (!scn_get_int(r, pn, "tx_depth", false, 1, INT_MAX, &v))
+		return;
+	if (v > SCN_P2P_MAX_TX_DEPTH)
+		return scn_err(r, yt_get(pn, "tx_depth"), "'tx_depth' %d is more messages in flight "
+			       "per QP than perftest posts: its parser takes 1 to %d (MAX_TX, "
+			       "src/perftest_parameters.h)", v, SCN_P2P_MAX_TX_DEPTH);
+	k->tx_depth = v;
+}
+
+/* Every message of every QP is simulated (about a microsecond each), so a
+ * size's run is qps x iterations messages: 10^8 is 20,000 times perftest's
+ * default run (DEF_ITERS_WB 5000 on one QP), more than a bandwidth
+ * figure needs, and would take minutes per size and variant. */
+#define SCN_P2P_MAX_MESSAGES 100000000L
+
+static void check_p2p_messages(scn_rd *r, const yt_node *pn, const scn_p2p *k)
+{
+	const yt_node *at = yt_get(pn, "iterations") ? yt_get(pn, "iterations") : yt_get(pn, "qps");
+	long msgs = (long)k->qps * k->iterations;
+	if (msgs > SCN_P2P_MAX_MESSAGES)
+		scn_err(r, at ? at : pn, "qps x iterations = %d x %d = %ld messages per size, more "
+			"than %ld: 20,000 x perftest's default run (5000 iterations on 1 QP), and each "
+			"message is simulated", k->qps, k->iterations, msgs, SCN_P2P_MAX_MESSAGES);
+}
+
 /* perftest's defaults (src/perftest_parameters.h): DEF_TX_BW 128 messages
  * in flight for bandwidth tests, DEF_TX_LAT 1 for latency tests;
  * DEF_ITERS_WB 5000 iterations for ib_write_bw, DEF_ITERS 1000 for the
@@ -831,8 +865,9 @@ static void read_p2p(resolve_ctx *c, const yt_node *w, scn_p2p *k)
 			       "'tx_depth' apply to the bandwidth tests only",
 			       scn_p2p_test_words[k->test]);
 	scn_get_int(r, pn, "qps", false, 1, 1024, &k->qps);
-	scn_get_int(r, pn, "tx_depth", false, 1, 65536, &k->tx_depth);
+	read_tx_depth(r, pn, k);
 	read_out_reads(r, pn, k);
+	check_p2p_messages(r, pn, k);
 }
 
 /* False when the kind itself is wrong: nothing else can be checked then. */
@@ -868,6 +903,30 @@ static void check_context(resolve_ctx *c, const yt_node *pn, const scn_training 
 	if (!wl_cp_splits_seq(&t->shape.tf, (uint32_t)t->cp))
 		scn_err(c->r, at, "cp %d: the sequence of %u tokens does not split into 2 x cp = %d "
 			"equal pieces", t->cp, t->shape.tf.seq, 2 * t->cp);
+}
+
+/* Each microbatch of each pipeline stage is simulated, so their count per
+ * iteration (global / (dp x micro)) is the work a training run grows with.
+ * The most any published run takes is 512: Narayanan et al. 2021 (SC21),
+ * Table 1, the 1T model (batch 3072 over dp 6, micro 1), and Korthikanti
+ * et al. 2022's 1T run (batch 512 over dp 1; tests/validation). 128 times
+ * that is no job anyone trains: a value past it is a typo (a global batch
+ * in tokens, not sequences), which would otherwise run for hours. */
+#define SCN_MAX_MICROBATCHES 65536
+
+static void check_microbatches(resolve_ctx *c, const yt_node *w, scn_training *t)
+{
+	long m = t->global_batch / ((long)t->dp * t->micro_batch);
+	const yt_node *bn = yt_get(w, "batch"), *g = yt_get(bn, "global");
+	if (m <= SCN_MAX_MICROBATCHES) {
+		t->microbatches = (int)m;
+		return;
+	}
+	scn_err(c->r, g ? g : bn ? bn : w, "global batch %d over dp x micro = %d x %d is %ld "
+		"microbatches per iteration, more than %d: 128 x the most any published run takes "
+		"(512: Narayanan et al. 2021, Table 1, the 1T model; Korthikanti et al. 2022, 1T), and "
+		"each is simulated (is the batch in tokens rather than sequences?)",
+		t->global_batch, t->dp, t->micro_batch, m, SCN_MAX_MICROBATCHES);
 }
 
 /* Parallelism and batch against the GPUs the workload gets. */
@@ -913,7 +972,7 @@ static void check_training(resolve_ctx *c, const yt_node *w, scn_training *t, in
 			"global batch %d is not a multiple of dp x micro = %d x %d", t->global_batch, t->dp,
 			t->micro_batch);
 	else
-		t->microbatches = t->global_batch / (t->dp * t->micro_batch);
+		check_microbatches(c, w, t);
 	check_interleaving(c, pn, t);
 	check_engine(c, w, t);
 	if (t->sp && t->tp < 2)

@@ -200,6 +200,15 @@ bool sim_cancel(sim_engine *eng, sim_event_id id)
 	return true;
 }
 
+static sim_heartbeat_fn *heartbeat;
+static void *heartbeat_ctx;
+
+void sim_set_heartbeat(sim_heartbeat_fn *fn, void *ctx)
+{
+	heartbeat = fn;
+	heartbeat_ctx = ctx;
+}
+
 /* Pops entries up to limit, running live ones. */
 static uint64_t run_loop(sim_engine *eng, sim_time limit)
 {
@@ -230,6 +239,8 @@ static uint64_t run_loop(sim_engine *eng, sim_time limit)
 		eng->events_run++;
 		ran++;
 		fn(eng, obj, data);
+		if (heartbeat && eng->events_run % SIM_HEARTBEAT_EVENTS == 0)
+			heartbeat(heartbeat_ctx, eng->now);
 	}
 	return ran;
 }

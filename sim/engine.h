@@ -84,6 +84,15 @@ const char *sim_error_msg(const sim_engine *eng);
 uint64_t sim_events_run(const sim_engine *eng);
 size_t sim_events_pending(const sim_engine *eng);
 
+/* A process-wide heartbeat for long runs: fn(ctx, now) is called by every
+ * engine's run loop once per SIM_HEARTBEAT_EVENTS events it runs, with
+ * that engine's clock (the caller decides from its own wall clock whether
+ * to say anything: the engine keeps none). fn NULL: none (the default).
+ * fn must not schedule, cancel or stop anything. */
+#define SIM_HEARTBEAT_EVENTS 65536
+typedef void sim_heartbeat_fn(void *ctx, sim_time now);
+void sim_set_heartbeat(sim_heartbeat_fn *fn, void *ctx);
+
 /* Testing hook: continue insertion numbering from seq, so tests can reach
  * the renumbering that happens when the sequence space runs out. */
 void sim_engine_debug_set_next_seq(sim_engine *eng, uint64_t seq);

@@ -15,6 +15,7 @@
 #include "tools/commands.h"
 #include "report/db.h"
 #include "tools/human.h"
+#include "tools/progress.h"
 #include "tools/run.h"
 #include "tools/scn_cli.h"
 #include "tools/sweep.h"
@@ -463,6 +464,7 @@ int cmd_run(int argc, char **argv)
 		return cli_usage_error("out of memory");
 	}
 	a.ro.progress = !a.json && isatty(STDERR_FILENO) ? stderr : NULL;
+	progress_start();
 	a.ro.written = stderr;
 	if ((rc = check_outputs(&a, s, d))) {
 		/* messages printed */

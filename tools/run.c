@@ -22,6 +22,7 @@
 #include "sim/stats.h"
 #include "models/train.h"
 #include "report/atomic.h"
+#include "tools/progress.h"
 #include "tools/run_train.h"
 #include "tools/trace.h"
 #include "report/version.h"
@@ -379,6 +380,7 @@ int run_one_variant(const scn_scenario *s, const scn_job *job, const scn_variant
 	rep_variant *rv;
 	int rc;
 	snprintf(name, sizeof name, "%s", v->name); /* one job: run_multi names the others */
+	progress_what(name);
 	if (!(rv = rep_add_variant(rep, name)))
 		return SIM_ENOMEM;
 	put_hardware(rep, name, s);
@@ -497,6 +499,7 @@ static int multi_variant(const scn_scenario *base, const run_opts *o, size_t v,
 		free(bench);
 		return rc;
 	}
+	progress_what(vv->name);
 	for (size_t j = 0; j < n && traced && !rc; j++)
 		if (!(tr[j] = trace_new()))
 			rc = SIM_ENOMEM;

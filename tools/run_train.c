@@ -20,6 +20,7 @@
 #include "sim/err.h"
 #include "sim/rng.h"
 #include "sim/stats.h"
+#include "tools/progress.h"
 #include "tools/trace.h"
 
 static const char *const part_names[TRAIN_NPARTS] = {
@@ -444,15 +445,12 @@ static int replications_of(const scn_scenario *s, int replications)
 }
 
 /* Progress of a long run on stderr, terminal or not: a line at the end of
- * an iteration when PROGRESS_EVERY_S of wall time (DPUSIM_PROGRESS_S, for
- * tests) have passed since the last, with the simulated clock and the time
- * left at the pace so far. */
-#define PROGRESS_EVERY_S 10.0
-
+ * an iteration when a line is due (progress.h), with the simulated clock
+ * and the time left at the pace so far. */
 typedef struct progress_ctx {
 	const char *variant;
 	int rep, reps;
-	double t0, last, every_s;
+	double t0;
 } progress_ctx;
 
 static void say_progress(void *obj, uint32_t done, uint32_t total, double sim_s)
@@ -460,9 +458,8 @@ static void say_progress(void *obj, uint32_t done, uint32_t total, double sim_s)
 	progress_ctx *p = obj;
 	double now = cli_wall_s(), per_iter = (now - p->t0) / (p->rep * (double)total + done);
 	double left = per_iter * ((double)(p->reps - p->rep) * total - done);
-	if (now - p->last < p->every_s || done == total)
+	if (done == total || !progress_due())
 		return;
-	p->last = now;
 	fprintf(stderr, "dpusim: %s: replication %d/%d, iteration %u/%u done, simulated %.4g s, "
 		"wall %.0f s, about %.0f s left\n", p->variant, p->rep + 1, p->reps, done, total,
 		sim_s, now - p->t0, left);
@@ -476,10 +473,7 @@ int train_variant(const scn_scenario *s, const scn_job *job, const scn_variant *
 	int reps = replications_of(s, replications);
 	job_acc ja;
 	int rc = job_acc_init(&ja, s, job, v, seed, tr, rv, d);
-	const char *every = getenv("DPUSIM_PROGRESS_S");
-	progress_ctx pc = { .variant = rep_variant_name(rv), .reps = reps, .t0 = cli_wall_s(),
-			    .every_s = every ? atof(every) : PROGRESS_EVERY_S };
-	pc.last = pc.t0;
+	progress_ctx pc = { .variant = rep_variant_name(rv), .reps = reps, .t0 = cli_wall_s() };
 	ja.c.progress = say_progress;
 	ja.c.progress_ctx = &pc;
 	for (int r = 0; r < reps && !rc; r++) {

@@ -261,4 +261,20 @@ expect_out "2 points; 1 run, 0 skipped \\(already stored\\), 1 failed" "sweep ru
 expect_err "^$E2E_TMP/slow-sweep.yaml:15:5: variant 'rdma-gdr': collective 'allreduce' of 1073741824 bytes: its predicted time alone ends past the simulator's horizon of 106\\.75 days; check the rates it crosses" "sweep names the collective past the horizon"
 if grep -q "signal" <<<"$ERR"; then not_ok "a sweep point was killed: ${ERR:0:300}"; else ok "no sweep point killed by a signal"; fi
 
+
+# The work limits (tests/bad/work-microbatches, p2p-tx-depth, p2p-messages)
+# refuse only past their bound: the bound itself is a scenario check takes.
+B="$PWD/tests/bad/base/valid.yaml"
+printf 'extends: %s\nworkload:\n  batch: { global: 262144, micro: 1 }\n' "$B" >"$E2E_TMP/mb-edge.yaml"
+run_cmd "$DPUSIM" check "$E2E_TMP/mb-edge.yaml"
+expect_rc 0 "65536 microbatches per iteration (the bound) are checked, not refused"
+sed -e 's/tx_depth: 15001/tx_depth: 15000/' -e "s|extends: base/valid.yaml|extends: $B|" \
+	tests/bad/p2p-tx-depth.yaml >"$E2E_TMP/txd-edge.yaml"
+run_cmd "$DPUSIM" check "$E2E_TMP/txd-edge.yaml"
+expect_rc 0 "tx_depth 15000 (perftest's MAX_TX) is checked, not refused"
+sed -e 's/iterations: 100000/iterations: 97656/' -e "s|extends: base/valid.yaml|extends: $B|" \
+	tests/bad/p2p-messages.yaml >"$E2E_TMP/msg-edge.yaml"
+run_cmd "$DPUSIM" check "$E2E_TMP/msg-edge.yaml"
+expect_rc 0 "1024 QPs x 97656 iterations (under 10^8 messages) are checked, not refused"
+
 finish

@@ -14,4 +14,22 @@ expect_rc 0 "the same run, progress every iteration"
 expect_err '^dpusim: gdr: replication 2/2, iteration 2/3 done, simulated [0-9.e+-]+ s, wall [0-9]+ s, about [0-9]+ s left$' \
 	"a line names the variant, replication, iteration, simulated time and time left"
 if [ "$OUT" = "$ONE" ]; then ok "stdout is the same report"; else not_ok "progress changed stdout"; fi
+
+# Between iterations, and where there are none (p2p, collective), the
+# event loop's heartbeat says the run is alive: a p2p size of 160,000
+# messages is one long step with no iteration to report.
+P2P="$E2E_TMP/p2p-long.yaml"
+sed -e 's/^    qps: 1$/    qps: 8\n    iterations: 20000/' -e 's/sizes: \[.*\]/sizes: [64KiB]/' \
+	scenarios/perftest-ndr.yaml >"$P2P"
+run_cmd "$DPUSIM" run "$P2P" --json
+expect_rc 0 "a p2p run of 160,000 messages"
+QUIET="$OUT"
+if grep -q 'still simulating' <<<"$ERR"; then not_ok "a run under 10 s printed a heartbeat: $ERR"
+else ok "a run under 10 s prints no heartbeat"; fi
+DPUSIM_PROGRESS_S=0 run_cmd "$DPUSIM" run "$P2P" --json
+expect_rc 0 "the same p2p run, a line whenever one is due"
+expect_err '^dpusim: host-memory: still simulating, simulated [0-9.e+-]+ s, wall [0-9]+ s$' \
+	"the heartbeat names the variant, the simulated clock and the wall time"
+expect_err '^dpusim: gpu-memory: still simulating' "each variant's heartbeat names it"
+if [ "$OUT" = "$QUIET" ]; then ok "the heartbeat leaves stdout alone"; else not_ok "the heartbeat changed stdout"; fi
 finish

@@ -285,6 +285,47 @@ START_TEST(deterministic_per_seed)
 }
 END_TEST
 
+/* A chain of events, each scheduling the next 1 ps later until n ran. */
+static void chain(sim_engine *eng, void *obj, uint64_t left)
+{
+	(void)obj;
+	if (left > 1)
+		ck_assert_int_eq(sim_schedule_in(eng, 1, chain, NULL, left - 1, NULL), 0);
+}
+
+struct beats {
+	uint64_t n;
+	sim_time last;
+};
+
+static void count_beat(void *ctx, sim_time now)
+{
+	struct beats *b = ctx;
+	b->n++;
+	b->last = now;
+}
+
+/* The heartbeat comes once per SIM_HEARTBEAT_EVENTS events run, with the
+ * engine's clock, across sim_run calls; none once unset. */
+START_TEST(heartbeat_every_n_events)
+{
+	struct beats b = { 0 };
+	sim_engine *eng = sim_engine_new();
+	sim_set_heartbeat(count_beat, &b);
+	ck_assert_int_eq(sim_schedule_at(eng, 0, chain, NULL, 2 * SIM_HEARTBEAT_EVENTS + 5, NULL), 0);
+	ck_assert_uint_eq(sim_run_until(eng, SIM_HEARTBEAT_EVENTS - 2), SIM_HEARTBEAT_EVENTS - 1);
+	ck_assert_uint_eq(b.n, 0);
+	sim_run(eng);
+	ck_assert_uint_eq(b.n, 2);
+	ck_assert_int_eq(b.last, 2 * SIM_HEARTBEAT_EVENTS - 1);
+	sim_set_heartbeat(NULL, NULL);
+	ck_assert_int_eq(sim_schedule_in(eng, 1, chain, NULL, SIM_HEARTBEAT_EVENTS, NULL), 0);
+	sim_run(eng);
+	ck_assert_uint_eq(b.n, 2);
+	sim_engine_free(eng);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("engine");
@@ -302,6 +343,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, overflow_is_an_error);
 	tcase_add_test(tc, sequence_renumbering_keeps_order);
 	tcase_add_test(tc, deterministic_per_seed);
+	tcase_add_test(tc, heartbeat_every_n_events);
 	suite_add_tcase(s, tc);
 	return s;
 }
