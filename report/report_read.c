@@ -42,6 +42,8 @@ struct rd {
 	size_t nsp;
 	char path[512];       /* JSON path of the current value: /variants/0/name */
 	size_t plen;
+	const char *text;     /* the input, len bytes */
+	size_t len;
 };
 
 /* Appends a step to rd->path; returns the length to restore. */
@@ -62,14 +64,33 @@ static void path_pop(struct rd *rd, size_t len)
 
 /* ---- events ------------------------------------------------------------ */
 
+/* Whether (line, col), 1-based, lies after the input's last byte that is
+ * not whitespace: an error there means the file ends before its JSON does. */
+static bool past_text(const struct rd *rd, int line, int col)
+{
+	int l = 1, c = 0, last_l = 1, last_c = 0;
+	for (size_t i = 0; i < rd->len; i++) {
+		if (rd->text[i] == '\n') {
+			l++, c = 0;
+			continue;
+		}
+		c++;
+		if (!strchr(" \t\r", rd->text[i]) || !rd->text[i])
+			last_l = l, last_c = c;
+	}
+	return line > last_l || (line == last_l && col > last_c);
+}
+
 /* The first error libfyaml collected, as our message. */
 static int syntax_error(struct rd *rd)
 {
 	void *it = NULL;
 	struct fy_diag_error *e = fy_diag_errors_iterate(rd->diag, &it);
+	bool cut = e && past_text(rd, e->line, e->column);
 	if (rd->errbuf && rd->errlen)
-		snprintf(rd->errbuf, rd->errlen, "%s:%d:%d: invalid JSON: %s", rd->name,
-			 e ? e->line : 0, e ? e->column : 0, e ? e->msg : "parse failed");
+		snprintf(rd->errbuf, rd->errlen, "%s:%d:%d: invalid JSON: %s%s", rd->name,
+			 e ? e->line : 0, e ? e->column : 0, e ? e->msg : "parse failed",
+			 cut ? " (the file ends here, before its JSON does: cut short?)" : "");
 	return SIM_EPARSE;
 }
 
@@ -740,7 +761,7 @@ static int read_doc(struct rd *rd)
 int rep_read_string(const char *name, const char *text, size_t len, rep_report **out,
 		    char *errbuf, size_t errlen)
 {
-	struct rd rd = { .name = name, .errbuf = errbuf, .errlen = errlen };
+	struct rd rd = { .name = name, .errbuf = errbuf, .errlen = errlen, .text = text, .len = len };
 	struct fy_diag_cfg dcfg;
 	struct fy_parse_cfg pcfg;
 	size_t blank = 0;
@@ -748,10 +769,10 @@ int rep_read_string(const char *name, const char *text, size_t len, rep_report *
 	*out = NULL;
 	while (blank < len && text[blank] && strchr(" \t\r\n", text[blank]))
 		blank++;
-	if (blank == len) {
+	if (blank == len) { /* placed at 1:1, as every other reading error is placed */
 		if (errbuf && errlen)
-			snprintf(errbuf, errlen, "%s: empty, expected a %s JSON object", name,
-				 REP_SCHEMA);
+			snprintf(errbuf, errlen, "%s:1:1: %s, expected a %s JSON object", name,
+				 len ? "only whitespace" : "empty", REP_SCHEMA);
 		return SIM_EPARSE;
 	}
 	fy_diag_cfg_default(&dcfg);

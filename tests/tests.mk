@@ -6,7 +6,7 @@ E2E_TESTS += plot-words.sh
 E2E_TESTS += hw-probe.sh hw-tcp.sh hw-replay.sh
 E2E_TESTS += hw-replay-train.sh hw-hostile.sh lab-net.sh
 E2E_TESTS += hw-replay-crypto.sh hw-replay-pp.sh hw-replay-store.sh hw-replay-p2p.sh
-E2E_TESTS += check-scenarios.sh bad-input.sh check-run.sh
+E2E_TESTS += check-scenarios.sh bad-input.sh bad-reports.sh check-run.sh
 E2E_TESTS += yaml-input.sh
 E2E_TESTS += effects.sh
 # libFuzzer over the scenario loader: `make fuzz` (FUZZ_TIME seconds,

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <libfyaml.h>
 
@@ -294,34 +295,92 @@ static struct fy_node *events_of(struct fy_document *doc)
 	return root && fy_node_is_sequence(root) ? root : NULL;
 }
 
-static struct fy_document *load_trace(const char *path)
+#define TRACE_WANTED "expected a trace (the JSON 'dpusim run --trace' writes)"
+
+/* Where the trace's JSON value starts, 1-based, for errors about it. */
+struct trace_at {
+	int line, col;
+};
+
+/* Whether f (opened from path) can be parsed: not a folder, and holding
+ * more than whitespace; else the error, placed at 1:1 as the report
+ * reader places an empty report. f is left at its start. */
+static bool trace_readable(FILE *f, const char *path, struct trace_at *root)
+{
+	struct stat st;
+	long blank = 0;
+	int c;
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode))
+		return cli_error("%s: is a directory, %s", path, TRACE_WANTED), false;
+	*root = (struct trace_at){ 1, 1 };
+	while ((c = getc(f)) == ' ' || c == '\t' || c == '\r' || c == '\n') {
+		blank++;
+		*root = c == '\n' ? (struct trace_at){ root->line + 1, 1 }
+				 : (struct trace_at){ root->line, root->col + 1 };
+	}
+	if (c == EOF && ferror(f))
+		return cli_error("%s: cannot read: %s", path, strerror(errno)), false;
+	if (c == EOF)
+		return cli_error("%s:1:1: %s, %s", path, blank ? "only whitespace" : "empty",
+				 TRACE_WANTED), false;
+	rewind(f);
+	return true;
+}
+
+/* Whether (line, col), 1-based, lies after the last byte of f that is not
+ * whitespace: a syntax error there means the file was cut short (the
+ * report reader says the same, report_read.c past_text). */
+static bool past_last_byte(FILE *f, int line, int col)
+{
+	struct trace_at at = { 1, 0 }, last = { 1, 0 };
+	int c;
+	rewind(f);
+	while ((c = getc(f)) != EOF) {
+		at = c == '\n' ? (struct trace_at){ at.line + 1, 0 }
+			       : (struct trace_at){ at.line, at.col + 1 };
+		if (c != '\n' && c != ' ' && c != '\t' && c != '\r')
+			last = at;
+	}
+	return line > last.line || (line == last.line && col > last.col);
+}
+
+static struct fy_document *load_trace(const char *path, struct trace_at *root)
 {
 	struct fy_diag_cfg dcfg;
 	struct fy_diag *diag;
 	struct fy_parse_cfg pcfg;
-	struct fy_document *doc;
+	struct fy_document *doc = NULL;
 	struct fy_diag_error *e;
 	void *it = NULL;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return cli_error("%s: cannot open: %s", path, strerror(errno)), NULL;
 	fy_diag_cfg_default(&dcfg);
 	dcfg.fp = NULL;
-	if (!(diag = fy_diag_create(&dcfg)))
+	if (!trace_readable(f, path, root) || !(diag = fy_diag_create(&dcfg))) {
+		fclose(f);
 		return NULL;
+	}
 	fy_diag_set_collect_errors(diag, true);
 	pcfg = (struct fy_parse_cfg){ .flags = FYPCF_QUIET | FYPCF_JSON_FORCE, .diag = diag };
-	if (!(doc = fy_document_build_from_file(&pcfg, path))) {
+	if (!(doc = fy_document_build_from_fp(&pcfg, f))) {
 		e = fy_diag_errors_iterate(diag, &it);
 		if (e)
-			cli_error("%s:%d:%d: invalid JSON: %s", path, e->line, e->column, e->msg);
+			cli_error("%s:%d:%d: invalid JSON: %s%s", path, e->line, e->column, e->msg,
+				  past_last_byte(f, e->line, e->column) ? " (the file ends here, "
+				  "before its JSON does: cut short?)" : "");
 		else
 			cli_error("%s: cannot read: %s", path, strerror(errno));
 	}
+	fclose(f);
 	fy_diag_destroy(diag);
 	return doc;
 }
 
 int plot_timeline(const struct plot_opts *o)
 {
-	struct fy_document *doc = load_trace(o->src[0]);
+	struct trace_at at;
+	struct fy_document *doc = load_trace(o->src[0], &at);
 	struct fy_node *events = doc ? events_of(doc) : NULL;
 	struct tl *t = calloc(1, sizeof *t);
 	struct plot_opts grown;
@@ -332,12 +391,13 @@ int plot_timeline(const struct plot_opts *o)
 	if (!doc || !t)
 		rc = doc ? (cli_error("out of memory"), CLI_USAGE) : CLI_USAGE;
 	else if (!events)
-		rc = (cli_error("%s: not a trace (no traceEvents list)", o->src[0]), CLI_USAGE);
+		rc = (cli_error("%s:%d:%d: not a trace: expected an object with a 'traceEvents' "
+				"list, or a list of events", o->src[0], at.line, at.col), CLI_USAGE);
 	else if ((rc = scan(t, o->src[0], events, o->max_tracks)))
 		rc = rc == SIM_ERANGE ? CLI_USAGE : (cli_error("out of memory"), CLI_USAGE);
 	else if (t->nspans == 0)
-		rc = (cli_error("%s: the trace has no spans (\"ph\": \"X\" events)", o->src[0]),
-		      CLI_USAGE);
+		rc = (cli_error("%s:%d:%d: the trace has no spans: expected \"ph\": \"X\" events",
+				o->src[0], at.line, at.col), CLI_USAGE);
 	else if (!(rc = plot_begin(&p, sized(o, t, &grown))) && !(d = plot_open_data(&p)))
 		rc = CLI_USAGE;
 	if (!rc) {

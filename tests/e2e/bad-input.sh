@@ -173,7 +173,7 @@ expect_err "bench engine: --events wants a count from 1 to 2\\^64-1, not '0'" "b
 printf '{"traceEvents": []}' >"$E2E_TMP/no-spans.json"
 run_cmd "$DPUSIM" plot "$E2E_TMP/no-spans.json" --kind timeline -o "$E2E_TMP/t.png"
 expect_rc 2 "timeline of a trace without spans"
-expect_err "no-spans.json: the trace has no spans" "a trace without spans is named"
+expect_err "no-spans.json:1:1: the trace has no spans" "a trace without spans is named and placed"
 printf '{"traceEvents": [\n {"ph": "X", "ts": 0, "dur": 1e300, "pid": 1, "tid": 1}]}' >"$E2E_TMP/far-span.json"
 run_cmd "$DPUSIM" plot "$E2E_TMP/far-span.json" --kind timeline -o "$E2E_TMP/t.png"
 expect_rc 2 "timeline of a span ending past the end of time"

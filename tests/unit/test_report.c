@@ -312,8 +312,8 @@ START_TEST(reader_errors_have_line_and_column)
 {
 	expect_error("{\"schema\": \"dpusim-report/1\",\n  \"source\": \"sim\"\n  \"x\": 1}",
 		     "t.json:3:");
-	expect_error("", "t.json: empty, expected a dpusim-report/1 JSON object");
-	expect_error(" \n", "t.json: empty");
+	expect_error("", "t.json:1:1: empty, expected a dpusim-report/1 JSON object");
+	expect_error(" \n", "t.json:1:1: only whitespace, expected a dpusim-report/1 JSON object");
 	expect_error("[1, 2", "invalid JSON: flow sequence without a closing bracket");
 	expect_error(HEAD " \"variants\": [],\n \"bogus\": 1}", "t.json:4:2: unknown key 'bogus'");
 	expect_error(HEAD " \"variants\": [{\"name\": \"a\", " OFFL ",\n  \"metrics\": "
