@@ -2,6 +2,7 @@
  * collectives at scale, never pass/fail. Each figure is the median of
  * --reps runs; peak_rss_kb is the process's peak so far (sizes run in
  * increasing order, so it is the peak of the largest size yet). */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,7 +146,7 @@ static int parse_ranks(const char *v, uint32_t *out, int max)
 	return n > 0 ? n : -1;
 }
 
-/* "NET/ROUTING/M[/lumped],..." into cases (pointing into a copy, *keep,
+/* "NET/ROUTING/M|gB[/lumped],..." into cases (pointing into a copy, *keep,
  * freed by the caller): how many, or -1. */
 static int parse_cases(const char *v, bench_train_case *cases, int max, char **keep)
 {
@@ -167,13 +168,15 @@ static int parse_cases(const char *v, bench_train_case *cases, int max, char **k
 			*lump = '\0';
 		for (size_t k = 0; k < sizeof nets / sizeof nets[0]; k++)
 			net_ok |= !strcmp(tok, nets[k]);
-		mb = strtoul(m, &end, 10);
+		/* M microbatches per pipeline, or gB: a global batch of B at every size */
+		mb = strtoul(m + (*m == 'g'), &end, 10);
 		if (!net_ok || (strcmp(r, "ecmp") && strcmp(r, "dmodk") && strcmp(r, "adaptive")) ||
-		    *end || !*m || mb < 1 ||
-		    mb > 100000)
+		    *end || !isdigit((unsigned char)m[*m == 'g']) || mb < 1 || mb > 100000)
 			return -1;
 		cases[n++] = (bench_train_case){ .network = tok, .routing = r,
-						 .microbatches = (uint32_t)mb, .lumped = lump != NULL };
+						 .microbatches = *m == 'g' ? 0 : (uint32_t)mb,
+						 .global_batch = *m == 'g' ? (uint32_t)mb : 0,
+						 .lumped = lump != NULL };
 	}
 	return n > 0 ? n : -1;
 }
@@ -181,9 +184,18 @@ static int parse_cases(const char *v, bench_train_case *cases, int max, char **k
 int bench_scale(int argc, char **argv)
 {
 	uint32_t ranks[16] = { 512, 1024, 2048, 4096 };
-	uint32_t gpus[16] = { 1024, 4096, 16384 };
-	int nranks = 4, ngpus = 3, ncases = 1;
-	bench_train_case cases[8] = { { "rdma-gdr", "adaptive", 0, false } };
+	/* What planners run (issue 14): 64 microbatches per pipeline, host-tcp
+	 * and RDMA, ECMP and adaptive routing, exact ring steps and the opt-in
+	 * lumped ones, from one pipeline (128 GPUs, dp 1) to 16,384 GPUs. */
+	uint32_t gpus[16] = { 128, 1024, 4096, 16384 };
+	int nranks = 4, ngpus = 4, ncases = 5;
+	bench_train_case cases[8] = {
+		{ .network = "host-tcp", .routing = "ecmp", .microbatches = 64 },
+		{ .network = "rdma-gdr", .routing = "ecmp", .microbatches = 64 },
+		{ .network = "rdma-gdr", .routing = "adaptive", .microbatches = 64 },
+		{ .network = "host-tcp", .routing = "ecmp", .microbatches = 64, .lumped = true },
+		{ .network = "rdma-gdr", .routing = "ecmp", .microbatches = 64, .lumped = true },
+	};
 	char *spec = NULL;
 	unsigned long long bytes = UINT64_C(1) << 30, reps = 3;
 	for (int i = 1; i < argc; i++) {
@@ -205,7 +217,8 @@ int bench_scale(int argc, char **argv)
 			free(spec);
 			return cli_usage_error("bench scale: --train-cases wants NETWORK/ROUTING/"
 					       "MICROBATCHES[/lumped][,...] (host-tcp, rdma or rdma-gdr; "
-					       "ecmp, dmodk or adaptive; 1 to 100000; /lumped: ring steps "
+					       "ecmp, dmodk or adaptive; 1 to 100000 per pipeline, or gN "
+					       "for a global batch of N at every size; /lumped: ring steps "
 					       "lumped; at most 8), not '%s'",
 					       v ? v : "(nothing)");
 		} else if (!strcmp(argv[i], "--reps"))

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,12 +47,21 @@ static const char scenario_fmt[] =
 	"  - { name: %s, network: %s }\n"
 	"collectives: { ring_steps: %s }\n";
 
-/* One size in this process: prints the line or an error. */
-static int one_size(uint32_t gpus, const bench_train_case *k)
+/* What a size's child hands its parent for the curve (in memory shared
+ * across the fork: the child's figures are its own process's). */
+struct size_result {
+	bool ok;
+	double wall_s;
+	uint64_t events;
+	double work;  /* GPUs x microbatches per pipeline */
+};
+
+/* One size in this process: prints the line (and fills *out) or an error. */
+static int one_size(uint32_t gpus, const bench_train_case *k, struct size_result *out)
 {
 	/* pp 16 and tp 8: dp = gpus / 128 pipelines of k->microbatches each */
 	unsigned long long global = k->microbatches ? (unsigned long long)k->microbatches * (gpus / 128)
-						    : 1536;
+						    : k->global_batch;
 	char text[2048];
 	scn_scenario *s = NULL;
 	diag *d = diag_new();
@@ -74,10 +84,14 @@ static int one_size(uint32_t gpus, const bench_train_case *k)
 		if (d)
 			diag_print(d, stderr);
 	} else {
-		printf("train gpt3-175b gpus=%u network=%s routing=%s microbatches=%llu wall_s=%.3f "
+		/* wall_s to the microsecond: the curve's ratios are recomputed
+		 * from these lines, and a 128-GPU size takes milliseconds */
+		printf("train gpt3-175b gpus=%u network=%s routing=%s microbatches=%llu wall_s=%.6f "
 		       "peak_rss_kb=%ld events=%llu iteration_s=%.4f ring_steps=%s\n", gpus, k->network,
 		       k->routing, global / (gpus / 128), t1 - t0, cli_peak_rss_kb(),
 		       (unsigned long long)r.events, r.iter_s[0], k->lumped ? "lumped" : "exact");
+		*out = (struct size_result){ .ok = true, .wall_s = t1 - t0, .events = r.events,
+					     .work = (double)gpus * (double)(global / (gpus / 128)) };
 		train_result_release(&r);
 	}
 	scn_free(s);
@@ -85,23 +99,78 @@ static int one_size(uint32_t gpus, const bench_train_case *k)
 	return rc;
 }
 
+/* The case as --train-cases spells it, with its ring steps. */
+static void case_label(const bench_train_case *k, char *buf, size_t n)
+{
+	if (k->microbatches)
+		snprintf(buf, n, "%s/%s/%u %s", k->network, k->routing, k->microbatches,
+			 k->lumped ? "lumped" : "exact");
+	else
+		snprintf(buf, n, "%s/%s/g%u %s", k->network, k->routing, k->global_batch,
+			 k->lumped ? "lumped" : "exact");
+}
+
+/* The curve of one case: per step between consecutive sizes that ran, how
+ * wall time, work (GPUs x microbatches) and events grew, and the wall
+ * time per event at both ends, so growth reads as algorithmic (events grow
+ * faster than work) or per-event (ns/event grows: memory, solver). Nothing
+ * when fewer than two sizes ran. */
+static void print_curve(const uint32_t *gpus, int n, const bench_train_case *k,
+			const struct size_result *res)
+{
+	char label[128];
+	int prev = -1, steps = 0;
+	case_label(k, label, sizeof label);
+	for (int i = 0; i < n; i++) {
+		const struct size_result *a = &res[prev < 0 ? i : prev], *b = &res[i];
+		if (!b->ok || !b->events)
+			continue;
+		if (prev >= 0)
+			printf("%s %u->%u wall x%.3g work x%.3g events x%.3g ns/event %.0f->%.0f",
+			       steps++ ? ";" : "", gpus[prev], gpus[i], b->wall_s / a->wall_s,
+			       b->work / a->work, (double)b->events / (double)a->events,
+			       1e9 * a->wall_s / (double)a->events, 1e9 * b->wall_s / (double)b->events);
+		else
+			for (int j = i + 1; j < n; j++)
+				if (res[j].ok && res[j].events) {
+					printf("scale %s:", label); /* a step will follow */
+					break;
+				}
+		prev = i;
+	}
+	if (steps)
+		putchar('\n');
+}
+
 int bench_train(const uint32_t *gpus, int n, const bench_train_case *cases, int ncases)
 {
 	int failed = 0;
+	struct size_result *res = n > 0 && ncases > 0 ? mmap(NULL, sizeof *res * (size_t)(n * ncases),
+						    PROT_READ | PROT_WRITE,
+						    MAP_SHARED | MAP_ANONYMOUS, -1, 0)
+					     : NULL;
+	if (res == MAP_FAILED)
+		return cli_error("bench scale: out of memory"), CLI_USAGE;
 	for (int i = 0; i < n * ncases; i++) {
 		const bench_train_case *k = &cases[i / n];
 		pid_t pid;
 		int status;
 		fflush(stdout);
+		res[i].ok = false;
 		pid = fork();
 		if (pid == 0)
-			_exit(one_size(gpus[i % n], k) || fflush(stdout) ? 1 : 0);
+			_exit(one_size(gpus[i % n], k, &res[i]) || fflush(stdout) ? 1 : 0);
 		if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 		    WEXITSTATUS(status)) {
 			cli_error("bench scale: training at %u GPUs (%s, %s) failed", gpus[i % n],
 				  k->network, k->routing);
+			res[i].ok = false;
 			failed++;
 		}
+		if (i % n == n - 1)
+			print_curve(gpus, n, k, &res[i - n + 1]);
 	}
+	if (res)
+		munmap(res, sizeof *res * (size_t)(n * ncases));
 	return failed ? CLI_USAGE : CLI_OK;
 }
