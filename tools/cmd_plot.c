@@ -785,7 +785,7 @@ int cmd_plot(int argc, char **argv)
 	if (!strcmp(o.kind, "capacity"))
 		return plot_lines(&o, false);
 	if (!strcmp(o.kind, "scaling"))
-		return plot_lines(&o, true);
+		return is_sqlite(o.src[0]) ? plot_lines(&o, true) : plot_bench_scaling(&o);
 	if (!strcmp(o.kind, "timeline"))
 		return plot_timeline(&o);
 	return cli_usage_error("plot: unknown kind '%s' (capacity, breakdown, compare, scaling, "

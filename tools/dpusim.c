@@ -213,7 +213,8 @@ const cli_cmd cli_commands[] = {
 	{ "plot", "draw capacity, breakdown, comparison or timeline plots",
 	  "usage: dpusim plot SOURCE [SOURCE2] --kind KIND -o FILE.png|.svg [options]\n"
 	  "\n"
-	  "SOURCE is a report (JSON) or a results database (SQLite). Kinds:\n"
+	  "SOURCE is a report (JSON), a results database (SQLite) or, for scaling,\n"
+	  "dpusim bench scale's output (text). Kinds:\n"
 	  "  breakdown  stacked bars of the iteration breakdown per variant, from a\n"
 	  "             report or from a database run (--run ID, default the newest)\n"
 	  "  compare    relative error of report B against report A per variant and\n"
@@ -222,7 +223,10 @@ const cli_cmd cli_commands[] = {
 	  "             line per variant and combination of the sweep's other\n"
 	  "             keys (named in the legend), from a database\n"
 	  "  scaling    speedup over the first variant against a sweep key, from a\n"
-	  "             database\n"
+	  "             database; or, from a file of `dpusim bench scale` output,\n"
+	  "             wall time against GPUs, one line per case (exact and lumped\n"
+	  "             of a case in one colour, lumped dashed) and the line linear\n"
+	  "             in GPUs x microbatches\n"
 	  "  timeline   per-track Gantt chart (GPUs, host CPUs, DPUs, link groups) of\n"
 	  "             a Chrome/Perfetto trace file (dpusim run --trace);\n"
 	  "             --tracks N draws at most N rows (default 64)\n"
@@ -350,7 +354,8 @@ const cli_cmd cli_commands[] = {
 	  "          Default: what planners run, host-tcp/ecmp/64,rdma-gdr/ecmp/64,\n"
 	  "          rdma-gdr/adaptive/64,host-tcp/ecmp/64/lumped,rdma-gdr/ecmp/64/lumped\n"
 	  "          (the earlier default: --train-gpus 1024,4096,16384 --train-cases\n"
-	  "          rdma-gdr/adaptive/g1536)\n",
+	  "          rdma-gdr/adaptive/g1536)\n"
+	  "        dpusim plot FILE --kind scaling draws these lines from a file\n",
 	  cmd_bench },
 };
 const unsigned cli_ncommands = sizeof cli_commands / sizeof cli_commands[0];

@@ -42,4 +42,10 @@ int plot_finish(gp_job *p, const char *out, int rc);
  * (tools/trace.h writes them). */
 int plot_timeline(const struct plot_opts *o);
 
+/* --kind scaling from a file of `dpusim bench scale` output (tools/
+ * plot_bench.c): wall time against GPUs, one line per case (named by its
+ * "scale" line; exact and lumped runs of a case in one colour, lumped
+ * dashed), and the line linear in GPUs x microbatches. 0 or CLI_USAGE. */
+int plot_bench_scaling(const struct plot_opts *o);
+
 #endif

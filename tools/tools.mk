@@ -6,7 +6,7 @@ TOOL_OBJS := \
 
 # reading results: compare/runs/plot (the report itself is report/)
 TOOL_OBJS += $(BUILD)/tools/cmd_compare.o $(BUILD)/tools/cmd_runs.o $(BUILD)/tools/cmd_plot.o \
-	$(BUILD)/tools/plot_timeline.o $(BUILD)/tools/gnuplot.o
+	$(BUILD)/tools/plot_timeline.o $(BUILD)/tools/plot_bench.o $(BUILD)/tools/gnuplot.o
 UNIT_TESTS += human
 E2E_TESTS += compare.sh runs.sh plot.sh
 # simulated nccl-tests

@@ -1,7 +1,8 @@
 # plot at scale and under interruption (issue 17, item 18): a timeline of
 # 100,000 tracks is drawn in CPU seconds (it was quadratic: 300,000 tracks
 # took over 400 s), and a plot killed while gnuplot draws leaves no
-# temporary, neither beside the picture nor in $TMPDIR.
+# temporary, neither beside the picture nor in $TMPDIR. And dpusim bench
+# scale's curve drawn with --kind scaling (issue 14).
 . tests/e2e/lib.sh
 T=$E2E_TMP
 
@@ -19,6 +20,50 @@ PY
 RC=$? OUT=$(cat "$T/out") ERR=$(cat "$T/err")
 expect_rc 0 "timeline of 100,000 tracks within 30 CPU seconds"
 expect_out 'wrote .*tl\.png' "and it is written"
+
+# dpusim bench scale's curve (issue 14): --kind scaling draws a file of its
+# output, one labelled line per case; the exact and lumped runs of a case
+# share a colour and differ in dash; a gray line is linear in work.
+"$DPUSIM" bench scale --ranks 8 --reps 1 --train-gpus 128,256 \
+	--train-cases host-tcp/ecmp/4,host-tcp/ecmp/4/lumped,rdma-gdr/adaptive/4 >"$T/bench.txt"
+run_cmd "$DPUSIM" plot "$T/bench.txt" --kind scaling -o "$T/bench.svg"
+expect_rc 0 "plot --kind scaling of bench scale's output"
+# series_style FILE: per drawn series, "LABEL|STROKE|dashed or solid"
+series_style() {
+	awk '/<g id="gnuplot_plot_/ { inplot = 1; label = ""; next }
+	     inplot && /<text>/ { label = $0; gsub(/.*<text>|<\/text>.*/, "", label) }
+	     inplot && /<path stroke=/ { stroke = $0; sub(/.*<path stroke=./, "", stroke); sub(/\047.*/, "", stroke)
+		print label "|" stroke "|" ($0 ~ /stroke-dasharray/ ? "dashed" : "solid"); inplot = 0 }' "$1"
+}
+st=$(series_style "$T/bench.svg")
+n=$(grep -c . <<<"$st")
+[ "$n" -eq 4 ] && ok "three cases and the linear line" || not_ok "series: $st"
+ex=$(grep '^host-tcp/ecmp/4 exact|' <<<"$st"); lu=$(grep '^host-tcp/ecmp/4 lumped|' <<<"$st")
+rd=$(grep '^rdma-gdr/adaptive/4 exact|' <<<"$st")
+if [ -n "$ex" ] && [ -n "$lu" ] && [ "$(cut -d'|' -f2 <<<"$ex")" = "$(cut -d'|' -f2 <<<"$lu")" ] &&
+	[ "${ex##*|}" = solid ] && [ "${lu##*|}" = dashed ]; then
+	ok "exact and lumped of a case: one colour, the lumped dashed"
+else not_ok "exact/lumped styles: $st"; fi
+if [ -n "$rd" ] && [ "$(cut -d'|' -f2 <<<"$rd")" != "$(cut -d'|' -f2 <<<"$ex")" ]; then
+	ok "another case, another colour"; else not_ok "case colours: $st"; fi
+grep -q '^linear in GPUs x microbatches' <<<"$st" && ok "the linear-in-work line is labelled" \
+	|| not_ok "linear line: $st"
+# One size prints no curve line: the case is named from its train lines.
+"$DPUSIM" bench scale --ranks 8 --reps 1 --train-gpus 128 --train-cases rdma/ecmp/2 >"$T/one.txt"
+run_cmd "$DPUSIM" plot "$T/one.txt" --kind scaling -o "$T/one.svg"
+expect_rc 0 "a one-size bench plots"
+grep -q '<text>rdma/ecmp/2 exact</text>' "$T/one.svg" && ok "named from its train lines" \
+	|| not_ok "one-size label: $(series_style "$T/one.svg")"
+# Not a bench: refused plainly, nothing written.
+run_cmd "$DPUSIM" plot tests/data/report-sim.json --kind scaling -o "$T/no.svg"
+expect_rc 2 "a report is no scaling source"
+expect_err "results database or the output of 'dpusim bench scale'" "and the error says what is"
+sed 's/ wall_s=[0-9.]*//' "$T/bench.txt" >"$T/cut.txt"
+line=$(grep -n '^train ' "$T/cut.txt" | head -1 | cut -d: -f1)
+run_cmd "$DPUSIM" plot "$T/cut.txt" --kind scaling -o "$T/no.svg"
+expect_rc 2 "a train line without wall_s"
+expect_err "cut\.txt:$line: a 'train' line without" "is named by file and line"
+[ ! -e "$T/no.svg" ] && ok "no picture from bad input" || not_ok "a picture was left"
 
 # A stand-in gnuplot that says it started, then draws for a long time.
 mkdir -p "$T/fakebin" "$T/tmp" "$T/pics"
