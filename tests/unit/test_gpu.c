@@ -308,36 +308,63 @@ START_TEST(flash_at_the_measured_kernel_rates)
 }
 END_TEST
 
-/* The measurement the H100 profile's causal backward comes from, run
- * through the model with the shipped profile's fused-attention rates:
- * Transformer Engine's attention notebook (docs/examples/attention/
- * attention.ipynb, commit 88c0c9143), benchmark_attention.py's test_3 on
- * the H100 80GB HBM3: batch 2, 32 heads in 4 GQA groups, head dim 128,
- * sequence 8192, causal, BF16, cuDNN forward + backward kernels 7.4875 ms.
- * The profile's flash_bwd_flops is that time less the forward at
- * flash_fwd_flops; FlashAttention-3's unmasked backward (518 TFLOP/s),
- * which the profile held before, gives 7.386 ms (1.4% fast). */
-START_TEST(h100_flash_reproduces_te_causal_8k)
+/* A shipped profile's fused-attention rates (flash_fwd_flops and
+ * flash_bwd_flops) on an H100-class spec, and the forward and backward
+ * time gpu_attention_s gives a causal FlashAttention layer of that shape
+ * for a batch of mb sequences. */
+static void profile_flash_s(const char *path, wl_transformer t, uint32_t mb, double *f,
+			    double *b)
 {
 	profile *p = NULL;
 	diag *d = diag_new();
-	ck_assert_int_eq(profile_load("models/profiles/H100-SXM5.yaml", &p, d), 0);
+	ck_assert_int_eq(profile_load(path, &p, d), 0);
 	const profile_gpu *pg = &profile_get_values(p)->gpu;
 	gpu_spec h = { .peak_flops = 989.5e12, .hbm_Bps = 3.35e12, .eff_max = 0.803,
 		       .flash_fwd_flops = pg->flash_fwd_flops,
 		       .flash_bwd_flops = pg->flash_bwd_flops };
-	wl_transformer t = { .layers = 1, .hidden = 32 * 128, .heads = 32, .kv_heads = 4,
-			     .seq = 8192, .vocab = 1 };
 	char why[64];
 	ck_assert_int_eq(wl_transformer_check(&t, why, sizeof why), 0);
-	double f, b;
-	gpu_attention_s(&h, &t, 2, &(wl_split){ .tp = 1, .cp = 1, .flash = true }, &f, &b);
-	ck_assert_msg(fabs((f + b) / 7.4875e-3 - 1) < 1e-3, "%g s against 7.4875 ms", f + b);
-	/* forward at the profile's own rate: the causal share of 4 s^2 d heads x 2 */
-	ck_assert_double_eq_tol(f * pg->flash_fwd_flops, 4.0 * 8192 * 8192 * 128 * 32 * 2 *
-				8193 / 16384, 1);
+	gpu_attention_s(&h, &t, mb, &(wl_split){ .tp = 1, .cp = 1, .flash = true }, f, b);
+	/* forward at the profile's own rate: the causal share of 4 s^2 d heads mb */
+	ck_assert_double_eq_tol(*f * pg->flash_fwd_flops, 4.0 * t.seq * t.seq * 128 * t.heads *
+				mb * (t.seq + 1) / (2.0 * t.seq), 1);
 	profile_free(p);
 	diag_free(d);
+}
+
+/* The measurement the H100 profile's causal backward comes from, run
+ * through the model with the shipped profile's rates: Transformer
+ * Engine's attention notebook (docs/examples/attention/attention.ipynb,
+ * commit 88c0c9143), benchmark_attention.py's test_3 on the H100 80GB
+ * HBM3: batch 2, 32 heads in 4 GQA groups, head dim 128, sequence 8192,
+ * causal, BF16, cuDNN forward + backward kernels 7.4875 ms. The profile's
+ * flash_bwd_flops is that time less the forward at flash_fwd_flops;
+ * FlashAttention-3's unmasked backward (518 TFLOP/s), which the profile
+ * held before, gives 7.386 ms (1.4% fast). */
+START_TEST(h100_flash_reproduces_te_causal_8k)
+{
+	wl_transformer t = { .layers = 1, .hidden = 32 * 128, .heads = 32, .kv_heads = 4,
+			     .seq = 8192, .vocab = 1 };
+	double f, b;
+	profile_flash_s("models/profiles/H100-SXM5.yaml", t, 2, &f, &b);
+	ck_assert_msg(fabs((f + b) / 7.4875e-3 - 1) < 1e-3, "%g s against 7.4875 ms", f + b);
+}
+END_TEST
+
+/* The H200 profile's rates are cudnn-frontend's published H200 run
+ * (benchmark/sdpa_benchmark_training/results/h200_919_only_cudnn/
+ * llama3.1_20260227_034703.csv, cuDNN 9.19.1): batch 1, 64 heads in 8 KV
+ * heads, head dim 128, sequence 8192, causal, BF16: forward 1.708 ms,
+ * backward 5.083 ms, each reproduced within 0.1% (the file's TFLOPS are
+ * rounded to whole numbers). */
+START_TEST(h200_flash_reproduces_cudnn_frontend_8k)
+{
+	wl_transformer t = { .layers = 1, .hidden = 64 * 128, .heads = 64, .kv_heads = 8,
+			     .seq = 8192, .vocab = 1 };
+	double f, b;
+	profile_flash_s("models/profiles/H200-SXM.yaml", t, 1, &f, &b);
+	ck_assert_msg(fabs(f / 1.708e-3 - 1) < 1e-3, "forward %g s against 1.708 ms", f);
+	ck_assert_msg(fabs(b / 5.083e-3 - 1) < 1e-3, "backward %g s against 5.083 ms", b);
 }
 END_TEST
 
@@ -449,6 +476,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, flash_runs_the_causal_triangle);
 	tcase_add_test(tc, flash_at_the_measured_kernel_rates);
 	tcase_add_test(tc, h100_flash_reproduces_te_causal_8k);
+	tcase_add_test(tc, h200_flash_reproduces_cudnn_frontend_8k);
 	tcase_add_test(tc, fp8_logits_and_casts);
 	tcase_add_test(tc, te_cp_ring_copies_in_the_layer);
 	tcase_add_test(tc, embedding_dense_gradient_time);
