@@ -445,14 +445,30 @@ static void read_dpu_rails(scn_rd *r, const yt_node *cn, scn_cluster *cl)
 			"nics_per_node %d", cl->dpus_per_node, cl->nics_per_node);
 }
 
+/* The GPUs of a cluster are simulated rank by rank where symmetry does not
+ * fold them (a collective's ring holds every rank: 65,536 take 200 MB and
+ * seconds), so their count is bounded: 2^20 is five times the largest
+ * cluster announced by 2025 (xAI's Colossus, 200,000 GPUs). */
+#define SCN_MAX_GPUS (1L << 20)
+
+static void check_gpus(scn_rd *r, const yt_node *cn, const scn_cluster *cl)
+{
+	long gpus = (long)cl->nodes * cl->gpus_per_node;
+	if (gpus > SCN_MAX_GPUS)
+		scn_err(r, yt_get(cn, "nodes"), "nodes x gpus_per_node = %d x %d = %ld GPUs, more "
+			"than %ld: five times the largest cluster announced by 2025 (xAI's Colossus, "
+			"200,000 GPUs)", cl->nodes, cl->gpus_per_node, gpus, SCN_MAX_GPUS);
+}
+
 static void read_cluster(resolve_ctx *c, const yt_node *cn, scn_cluster *cl)
 {
 	scn_rd *r = c->r;
 	const yt_node *fab, *st;
 	scn_only_keys(r, cn, cluster_keys, "cluster");
 	cl->nodes = cl->gpus_per_node = 1;
-	scn_get_int(r, cn, "nodes", true, 1, 1000000, &cl->nodes);
-	scn_get_int(r, cn, "gpus_per_node", true, 1, 64, &cl->gpus_per_node);
+	bool have_nodes = scn_get_int(r, cn, "nodes", true, 1, 1000000, &cl->nodes);
+	if (scn_get_int(r, cn, "gpus_per_node", true, 1, 64, &cl->gpus_per_node) && have_nodes)
+		check_gpus(r, cn, cl);
 	c->gpu = read_hw(r, cn, "gpu", PROFILE_GPU, true, &cl->gpu);
 	c->cpu = read_hw(r, cn, "cpu", PROFILE_CPU, true, &cl->cpu);
 	c->host = read_hw(r, cn, "host_costs", PROFILE_HOST_COSTS, false, &cl->host_costs);
