@@ -921,28 +921,33 @@ static void check_context(resolve_ctx *c, const yt_node *pn, const scn_training 
 			"equal pieces", t->cp, t->shape.tf.seq, 2 * t->cp);
 }
 
-/* Each microbatch of each pipeline stage is simulated, so their count per
- * iteration (global / (dp x micro)) is the work a training run grows with.
- * The most any published run takes is 512: Narayanan et al. 2021 (SC21),
- * Table 1, the 1T model (batch 3072 over dp 6, micro 1), and Korthikanti
- * et al. 2022's 1T run (batch 512 over dp 1; tests/validation). 128 times
- * that is no job anyone trains: a value past it is a typo (a global batch
- * in tokens, not sequences), which would otherwise run for hours. */
+/* Each microbatch of each pipeline stage is simulated (each model chunk's
+ * pass of it, interleaved), so microbatches per iteration (global / (dp x
+ * micro)) times virtual_stages is the work a training run grows with. The
+ * most any published run takes is 512 microbatches: Narayanan et al. 2021
+ * (SC21), Table 1, the 1T model (batch 3072 over dp 6, micro 1), and
+ * Korthikanti et al. 2022's 1T run (batch 512 over dp 1; tests/validation);
+ * interleaved, NeMo's Llama 2 70B takes 20 chunks of 64. 65,536 is no job
+ * anyone trains: a value past it is a typo (a global batch in tokens, not
+ * sequences), which would otherwise run for hours. */
 #define SCN_MAX_MICROBATCHES 65536
 
 static void check_microbatches(resolve_ctx *c, const yt_node *w, scn_training *t)
 {
-	long m = t->global_batch / ((long)t->dp * t->micro_batch);
+	long m = t->global_batch / ((long)t->dp * t->micro_batch), passes = m * t->vp;
 	const yt_node *bn = yt_get(w, "batch"), *g = yt_get(bn, "global");
-	if (m <= SCN_MAX_MICROBATCHES) {
+	char vp[96] = "";
+	if (passes <= SCN_MAX_MICROBATCHES) {
 		t->microbatches = (int)m;
 		return;
 	}
+	if (t->vp > 1)
+		snprintf(vp, sizeof vp, ", times virtual_stages %d = %ld chunk passes,", t->vp, passes);
 	scn_err(c->r, g ? g : bn ? bn : w, "global batch %d over dp x micro = %d x %d is %ld "
-		"microbatches per iteration, more than %d: 128 x the most any published run takes "
+		"microbatches per iteration%s more than %d: 128 x the most any published run takes "
 		"(512: Narayanan et al. 2021, Table 1, the 1T model; Korthikanti et al. 2022, 1T), and "
 		"each is simulated (is the batch in tokens rather than sequences?)",
-		t->global_batch, t->dp, t->micro_batch, m, SCN_MAX_MICROBATCHES);
+		t->global_batch, t->dp, t->micro_batch, m, vp[0] ? vp : ",", SCN_MAX_MICROBATCHES);
 }
 
 /* Parallelism and batch against the GPUs the workload gets. */
