@@ -27,6 +27,7 @@
 #include "tools/commands.h"
 #include "report/db.h"
 #include "report/report.h"
+#include "tools/progress.h"
 #include "tools/run.h"
 #include "tools/scn_cli.h"
 
@@ -887,6 +888,7 @@ int cmd_plan(int argc, char **argv)
 	o.c.fit_unchecked = true;
 	if (rc || (rc = scn_cli_load(&o.c, &s)))
 		return rc;
+	progress_start(); /* a finalist's long simulation says it is alive */
 	if (!(rc = check_job(&o, s)))
 		rc = plan_run(&o, s);
 	scn_free(s);

@@ -15,6 +15,7 @@
 #include "sim/err.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
+#include "tools/progress.h"
 #include "tools/scn_cli.h"
 #include "tools/sweep.h"
 
@@ -211,6 +212,8 @@ static int coordinate(const struct args *a, int ranks)
 		c.progress = NULL;
 	}
 	sweep_progress_start(&c);
+	if (!c.tty)
+		progress_start(); /* a long point says it is alive (a terminal has the bar) */
 	if (ranks > 1) {
 		int mrc = sweep_mpi_coordinate(&c, ranks);
 		rc = rc ? rc : mrc;

@@ -32,4 +32,12 @@ expect_err '^dpusim: host-memory: still simulating, simulated [0-9.e+-]+ s, wall
 	"the heartbeat names the variant, the simulated clock and the wall time"
 expect_err '^dpusim: gpu-memory: still simulating' "each variant's heartbeat names it"
 if [ "$OUT" = "$QUIET" ]; then ok "the heartbeat leaves stdout alone"; else not_ok "the heartbeat changed stdout"; fi
+
+# A sweep's point and a plan's finalist run the same loops: without a
+# terminal (which has the sweep's bar) their heartbeat says so too.
+printf 'extends: %s\nsweep:\n  workload.p2p.iterations: [20000]\n' "$P2P" >"$E2E_TMP/p2p-sweep.yaml"
+DPUSIM_PROGRESS_S=0 run_cmd "$DPUSIM" sweep "$E2E_TMP/p2p-sweep.yaml" --db "$E2E_TMP/s.db"
+expect_rc 0 "a sweep of one long p2p point"
+expect_err '^dpusim: host-memory: still simulating, simulated [0-9.e+-]+ s, wall [0-9]+ s$' \
+	"the sweep's point has its heartbeat"
 finish
