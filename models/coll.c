@@ -118,9 +118,11 @@ static void scratch_free(struct scratch *sc)
 /* A collective over a group runs on a view: a copy of the context whose
  * position i is fabric rank ranks[i], with the group's own node structure
  * (members per node when they come node by node, evenly; else one). A
- * group with one member per node runs on two channels: NCCL's search
- * finds one per NIC path and ncclTopoPostset doubles them (NVIDIA/nccl
- * src/graph/connect.cc, "Duplication should be complete now"), so its
+ * group with one member per node runs on two channels (NCCL's own count
+ * where its search is reproduced, coll_nccl_net_channels: 4 for one H100
+ * per node on NDR): NCCL's search finds one per NIC path and
+ * ncclTopoPostset doubles them (NVIDIA/nccl src/graph/connect.cc,
+ * "Duplication should be complete now"), so its
  * ring has two connections to each peer and each of its trees one
  * (coll_tree_channel). With one channel the ring held one TCP connection
  * where the two trees held two. */
@@ -144,6 +146,13 @@ static int view_new(const coll_ctx *c, const coll_params *p, coll_ctx **out)
 	*v = *c;
 	v->n = n, v->gpn = g, v->nodes = n / g;
 	v->channels = g > 1 ? (c->channels < g ? c->channels : g) : 2;
+	/* Where NCCL's search across nodes is reproduced (one GPU per node, or
+	 * whole nodes with a NIC per GPU), its count instead. */
+	if ((g == 1 || g == gpn) && v->nodes > 1) {
+		uint32_t nc = coll_nccl_net_channels(v, g, v->nodes);
+		if (nc)
+			v->channels = nc;
+	}
 	v->is_view = true;
 	if (!(v->map = sim_malloc(n * sizeof *v->map))) {
 		free(v);
@@ -178,6 +187,11 @@ int coll_ctx_new(sim_engine *eng, flow_net *net, fab *f, const coll_config *cfg,
 		c->cfg.chunk_bytes = DEFAULT_CHUNK;
 	c->channels = cfg->channels ? cfg->channels
 				    : c->gpn > 1 ? fab_cfg(f)->nics_per_node : 1;
+	if (!cfg->channels && c->nodes > 1 && c->gpn > 1) {
+		uint32_t nc = coll_nccl_net_channels(c, c->gpn, c->nodes);
+		if (nc)
+			c->channels = nc;
+	}
 	c->root = c;
 	c->rng = sim_rng_new(cfg->seed, "coll.jitter");
 	c->sc = sim_calloc(1, sizeof *c->sc);

@@ -89,7 +89,9 @@ typedef struct coll_config {
 	uint64_t chunk_bytes;      /* pipelining unit of tree and broadcast; 0: 512 KiB.
 	                              At most 64 chunks: larger buffers get larger chunks */
 	uint64_t seed;             /* jitter stream */
-	uint32_t channels;         /* rings side by side; 0: one per NIC (one if 1 GPU per node).
+	uint32_t channels;         /* rings side by side; 0: across nodes under NCCL's protocols
+	                              NCCL's search's count where reproduced (nccl_pci_GBps),
+	                              else one per NIC (one if 1 GPU per node).
 	                              Under NCCL's protocols also NCCL's channel count */
 	bool sharp;                /* the switches can reduce (SHARP) */
 	bool nvls;                 /* the NVSwitch can reduce (NVLink SHARP) */
@@ -97,6 +99,10 @@ typedef struct coll_config {
 	uint32_t nccl_cc;          /* the GPUs' CUDA compute capability as NCCL writes it
 	                              (cudaCompCap: 80 Ampere, 90 Hopper), which keys NCCL's
 	                              per-architecture figures; 0: not known, none applied */
+	double nccl_pci_GBps;      /* NCCL's figure for the GPU-NIC PCIe path (coll_nccl_pci_GBps
+	                              of the narrower end); with nccl_cc, the channels of a ring
+	                              across nodes are NCCL's search's (coll_nccl_net_ring)
+	                              where it is reproduced; 0: not known */
 	bool lump_ring_steps;      /* an approximation, off by default: a ring's lock-step
 	                              steps on one hop set run as one flow of their bytes,
 	                              their latencies summed after it (docs/collectives.md) */
@@ -172,5 +178,29 @@ typedef struct coll_nccl_graph {
 /* Returns 0, or SIM_EINVAL when gpu_nvlink_GBps is not above 0 and finite
  * (out untouched). */
 int coll_nccl_nvswitch_ring(double gpu_nvlink_GBps, bool hopper, coll_nccl_graph *out);
+
+/* NCCL's ring graph across in->nodes nodes (coll_nccl.c), each node's
+ * in->gpus GPUs of the communicator with a NIC each on their PCIe switch
+ * and an NVSwitch between them, or one GPU per node; bandwidths as NCCL
+ * takes them (GB/s). */
+typedef struct coll_nccl_net {
+	uint32_t gpus;      /* the communicator's GPUs per node */
+	uint32_t nics;      /* NICs per node (one per GPU where gpus > 1) */
+	uint32_t nodes;     /* at least 2 */
+	double nic_GBps;    /* a NIC's speed: Mb/s / 8000 */
+	double pci_GBps;    /* the GPU-NIC PCIe path: lanes x NCCL's per-lane figure / 80 */
+	double nvlink_GBps; /* a GPU's NVLinks to the NVSwitch; 0: none */
+	bool hopper;        /* compute capability 9.0 or more */
+} coll_nccl_net;
+
+/* Returns 0, SIM_EINVAL (a bandwidth not above 0 and finite, no GPU, one
+ * node) or SIM_EUNSUPPORTED (several GPUs per node without one NIC each or
+ * an NVSwitch: a topology whose search is not reproduced). */
+int coll_nccl_net_ring(const coll_nccl_net *in, coll_nccl_graph *out);
+
+/* NCCL's PCIe figure for a link of `lanes` lanes of generation `gen`
+ * (src/graph/topo.cc: lanes x per-lane / 80), GB/s; 0 for an unknown
+ * generation. */
+double coll_nccl_pci_GBps(uint32_t gen, uint32_t lanes);
 
 #endif

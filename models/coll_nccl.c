@@ -131,6 +131,126 @@ int coll_nccl_nvswitch_ring(double gpu_nvlink_GBps, bool hopper, coll_nccl_graph
 	return SIM_OK;
 }
 
+/* ---- NCCL's ring graph across nodes ----
+ * NVIDIA/nccl v2.21.5 (commit ab2b89c4) src/graph/search.cc, for nodes
+ * whose GPUs each have a NIC of their own under the same PCIe switch and
+ * reach each other through an NVSwitch (DGX/HGX A100 and H100), or one GPU
+ * per node (a data-parallel communicator: ncclTopoTrimSystem keeps its one
+ * GPU and the NICs). A ring enters the node from a NIC, visits the node's
+ * GPUs and leaves through a NIC (search.cc:639). Bandwidths are NCCL's
+ * (topo.cc): a NIC's speed in Mb/s / 8000 (topo.cc:358), a PCIe link's
+ * width x per-lane figure / 80 (topo.cc:393-396, 459: Gen4 x16 24 GB/s,
+ * Gen5 x16 48). system->maxBw is the best GPU-to-NIC path (search.cc:18-27:
+ * min of the NIC and PCIe), totalBw a GPU's NVLink or PCIe total
+ * (search.cc:28-36). Speeds: speedArrayInter / sm90SpeedArrayInter
+ * (search.cc:851, 856). */
+static const double nccl_inter_sm80[] = { 48, 30, 28, 24, 20, 18, 15, 12, 10, 9, 7,
+					  6, 5, 4, 3, 2.4, 1.2, 0.24, 0.12 };
+static const double nccl_inter_sm90[] = { 48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15,
+					  12, 6, 3, 2.4, 1.2, 0.24, 0.12 };
+
+/* Rings of bw that fit through the node's NICs: each NIC starts as many as
+ * its speed carries (search.cc:561, 570: net.bw less bw per ring), and its
+ * PCIe path carries one ring in and one out per ring; with one NIC per GPU
+ * NCCL's cross-NIC rings (NCCL_CROSS_NIC's default 2: search.cc:983-986,
+ * 489-490, each pair of rings entering by one NIC and leaving by the
+ * other's) leave every GPU's NVLink unused in the rings it ends, so a GPU
+ * sends on NVLink in all but its NIC's share. */
+static uint32_t net_rings_fit(const coll_nccl_net *in, double path, double bw)
+{
+	uint32_t per_nic = rings_fit(in->nic_GBps, bw), n;
+	if (rings_fit(path, bw) < per_nic)
+		per_nic = rings_fit(path, bw);
+	n = in->gpus > 1 ? in->gpus * per_nic : per_nic;
+	if (n > NCCL_RING_SEARCH_MAX)
+		n = NCCL_RING_SEARCH_MAX;
+	while (in->gpus > 1 && n > 0 && rings_fit(in->nvlink_GBps, bw) < n - n / in->gpus)
+		n--;
+	return n;
+}
+
+int coll_nccl_net_ring(const coll_nccl_net *in, coll_nccl_graph *out)
+{
+	const double *sp = in->hopper ? nccl_inter_sm90 : nccl_inter_sm80;
+	size_t ns = in->hopper ? sizeof nccl_inter_sm90 / sizeof *sp : sizeof nccl_inter_sm80 / sizeof *sp;
+	double path, total, bw;
+	uint32_t n, ch;
+	size_t i = 0;
+	if (!(in->nic_GBps > 0) || !(in->pci_GBps > 0) || !isfinite(in->nic_GBps) ||
+	    !isfinite(in->pci_GBps) || !(in->nvlink_GBps >= 0) || !isfinite(in->nvlink_GBps) ||
+	    in->gpus == 0 || in->nodes < 2)
+		return SIM_EINVAL;
+	if (in->gpus > 1 && (in->nics != in->gpus || in->nvlink_GBps == 0))
+		return SIM_EUNSUPPORTED;
+	path = fmin(in->nic_GBps, in->pci_GBps);
+	total = fmax(in->pci_GBps, in->nvlink_GBps);
+	/* Pass 1 (search.cc:922-998): the first speed the path carries, then
+	 * lower ones while above .49 of the best's, until the rings carry
+	 * totalBw (search.cc:946); a graph replaces the best only with more
+	 * rings x bw (ncclTopoCompareGraphs, search.cc:380). */
+	while (i + 1 < ns && (sp[i] > path || sp[i] > total))
+		i++;
+	bw = sp[i], n = net_rings_fit(in, path, bw);
+	while (n * bw < total && i + 1 < ns && (n == 0 || sp[i + 1] / bw > .49)) {
+		uint32_t m = net_rings_fit(in, path, sp[++i]);
+		if (m * sp[i] > n * bw)
+			n = m, bw = sp[i];
+	}
+	if (n == 0) /* search.cc:1035-1041: one ring at 0.1 GB/s */
+		n = 1, bw = 0.1;
+	/* ncclTopoDupChannels (search.cc:835-848), then pass 2 (search.cc:1001-
+	 * 1032): higher speeds with at least the rings found. */
+	if (bw >= 25 && !(in->hopper && bw < 50 && n > 4)) {
+		uint32_t d = 2 * n < NCCL_RING_SEARCH_MAX ? 2 * n : NCCL_RING_SEARCH_MAX;
+		bw /= (d + n - 1) / n;
+		n = d;
+	}
+	for (i = 0; i + 1 < ns && sp[i] > bw; i++)
+		;
+	while (i-- > 0) {
+		uint32_t m = net_rings_fit(in, path, sp[i]);
+		if (m >= n && m * sp[i] > n * bw)
+			n = m, bw = sp[i];
+	}
+	/* ncclTopoPostset (src/graph/connect.cc:443): every channel twice; on
+	 * SM90 across nodes twice again while under 16 and the rings above 45
+	 * GB/s (connect.cc:457); CollNet off; NCCL_MIN/MAX_NCHANNELS default 0
+	 * and MAXCHANNELS. The tree graph is searched for the ring's count
+	 * (src/init.cc:1058-1059) and comm->nChannels is the smaller
+	 * (init.cc:1105): the tree finds the same here. */
+	ch = 2 * n < NCCL_MAXCHANNELS ? 2 * n : NCCL_MAXCHANNELS;
+	if (in->hopper && bw > 45 && ch < 16)
+		ch = 2 * ch < NCCL_MAXCHANNELS ? 2 * ch : NCCL_MAXCHANNELS;
+	*out = (coll_nccl_graph){ .search_channels = n, .bw_GBps = bw, .channels = ch };
+	return SIM_OK;
+}
+
+double coll_nccl_pci_GBps(uint32_t gen, uint32_t lanes)
+{
+	/* src/graph/topo.cc:393-396 kvDictPciGen: per lane in 100 Mb/s, 2.5 to
+	 * 64 GT/s (generations 1 to 6). */
+	static const double per_lane[] = { 15, 30, 60, 120, 240, 480 };
+	if (gen < 1 || gen > sizeof per_lane / sizeof *per_lane)
+		return 0;
+	return lanes * per_lane[gen - 1] / 80.0;
+}
+
+/* The channels NCCL gives a ring of g GPUs per node over `nodes` of c's
+ * nodes under its protocols, where its search is reproduced
+ * (coll_nccl_net_ring: a known compute capability and PCIe figure, one NIC
+ * per GPU or one GPU per node); else 0 (the caller's convention). */
+uint32_t coll_nccl_net_channels(const coll_ctx *c, uint32_t g, uint32_t nodes)
+{
+	const fab_config *fc = fab_cfg(c->f);
+	coll_nccl_graph gr;
+	coll_nccl_net in = { .gpus = g, .nics = g > 1 ? fc->nics_per_node : 1, .nodes = nodes,
+			     .nic_GBps = fc->link_Bps / 1e9, .pci_GBps = c->cfg.nccl_pci_GBps,
+			     .nvlink_GBps = fc->nvlink_Bps / 1e9, .hopper = c->cfg.nccl_cc >= 90 };
+	if (!c->cfg.nccl_cc || c->cfg.proto == COLL_PROTO_IDEAL || coll_nccl_net_ring(&in, &gr))
+		return 0;
+	return gr.channels;
+}
+
 /* The slices a ring chunk of op moves in, each a wait for the peer and a
  * post (NVIDIA/nccl v2.18.5 src/include/collectives.h): Simple's chunk is
  * {ALLREDUCE,REDUCESCATTER,ALLGATHER}_CHUNKSTEPS = NCCL_STEPS/2 FIFO steps

@@ -327,6 +327,17 @@ uint32_t setup_nccl_cc(const scn_scenario *s, diag *notes)
 	return 0;
 }
 
+double setup_nccl_pci_GBps(const scn_scenario *s)
+{
+	const profile_gpu *g = &s->cluster.gpu.v.gpu;
+	const profile_nic *n = &s->cluster.nic.v.nic;
+	if (!profile_has(g->pcie_gen) || !profile_has(g->pcie_lanes) || !profile_has(n->pcie_gen) ||
+	    !profile_has(n->pcie_lanes))
+		return 0;
+	return fmin(coll_nccl_pci_GBps((uint32_t)g->pcie_gen, (uint32_t)g->pcie_lanes),
+		    coll_nccl_pci_GBps((uint32_t)n->pcie_gen, (uint32_t)n->pcie_lanes));
+}
+
 static double peak_of(const profile_gpu *g, scn_precision p)
 {
 	switch (p) {

@@ -105,6 +105,13 @@ uint32_t setup_nvlink_channels(const scn_scenario *s, const char *what, uint32_t
  * a note in notes (may be NULL) that those figures are not applied. */
 uint32_t setup_nccl_cc(const scn_scenario *s, diag *notes);
 
+/* NCCL's figure for the PCIe path between a GPU and its NIC
+ * (coll_config.nccl_pci_GBps): the narrower of the GPU's and the NIC's
+ * links, each lanes x NCCL's per-lane figure (coll_nccl_pci_GBps); 0 when a
+ * profile does not give its generation and lanes (then NCCL's channels
+ * across nodes are not derived: one per NIC). */
+double setup_nccl_pci_GBps(const scn_scenario *s);
+
 /* The GPU at the workload's precision. 0 or SIM_EINVAL with messages. */
 int setup_gpu(const scn_scenario *s, scn_precision prec, gpu_spec *out, diag *d, diag *notes);
 

@@ -252,6 +252,7 @@ int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant
 	c->coll.lump_ring_steps = s->lump_ring_steps;
 	c->coll.proto = setup_coll_proto(s); /* the scenario's collective model, as its benchmarks */
 	c->coll.nccl_cc = setup_nccl_cc(s, notes);
+	c->coll.nccl_pci_GBps = setup_nccl_pci_GBps(s);
 	tp_channels_of(s, c, notes);
 	if (t->data.present) {
 		c->data = true;

@@ -200,6 +200,7 @@ static int coll_world(const scn_scenario *s, const scn_job *job, const scn_varia
 	if (sc->algo == SCN_ALGO_IN_NETWORK && (rc = in_network_ok(s, v, fc, d)))
 		return rc;
 	cc.nccl_cc = setup_nccl_cc(s, notes);
+	cc.nccl_pci_GBps = setup_nccl_pci_GBps(s);
 	cc.sharp = sc->algo == SCN_ALGO_IN_NETWORK && fc->nodes > 1;
 	cc.nvls = sc->algo == SCN_ALGO_IN_NETWORK && fc->nodes == 1;
 	/* On one node, NCCL's channels as the training model's tensor-parallel

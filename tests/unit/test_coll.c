@@ -1160,6 +1160,91 @@ START_TEST(nccl_h100_ring_channels)
 }
 END_TEST
 
+/* NCCL's ring search across nodes (v2.21.5 search.cc, connect.cc), for
+ * the DGX H100 (8 H100s, 8 ConnectX-7 NDR NICs at 400 Gb/s = 50 GB/s,
+ * PCIe Gen5 x16 = 48 GB/s in NCCL's terms): 8 rings at 48 GB/s (one per
+ * NIC: 50 - 48 leaves no second; 8 x 48 >= the GPU's 370.8 GB/s of NVLink
+ * ends the search), not duplicated (SM90, under 50 GB/s, more than 4),
+ * doubled by ncclTopoPostset to 16, which the SM90 rule for more nodes
+ * leaves (not under 16). NVIDIA/nccl issue 1453's log of 3 x 8 H100 prints
+ * the same "Channel 00/16". One GPU per node: 1 ring at 48, duplicated to
+ * 2 x 24, 4 channels. DGX A100 (HDR 25 GB/s, Gen4 24): 8 x 24, 16; one GPU
+ * per node 1 x 24, 2 (the model's former convention). */
+START_TEST(nccl_net_ring_graph)
+{
+	static const struct {
+		uint32_t gpus, nics;
+		double nic, pci, nvl;
+		bool hopper;
+		uint32_t search, channels;
+		double bw;
+	} k[] = {
+		{ 8, 8, 50, 48, 18 * 20.6, true, 8, 16, 48 },
+		{ 1, 1, 50, 48, 18 * 20.6, true, 2, 4, 24 },
+		{ 8, 8, 25, 24, 12 * 20.0, false, 8, 16, 24 },
+		{ 1, 1, 25, 24, 12 * 20.0, false, 1, 2, 24 },
+		/* 6 GPUs with a NIC each: 6 x 48, kept; 12 channels, and the SM90
+		 * rule across nodes (rings above 45 GB/s, under 16) doubles them. */
+		{ 6, 6, 50, 48, 18 * 20.6, true, 6, 24, 48 },
+	};
+	coll_nccl_graph g;
+	coll_nccl_net in;
+	ck_assert_double_eq(coll_nccl_pci_GBps(5, 16), 48);
+	ck_assert_double_eq(coll_nccl_pci_GBps(4, 16), 24);
+	ck_assert_double_eq(coll_nccl_pci_GBps(7, 16), 0);
+	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+		in = (coll_nccl_net){ .gpus = k[i].gpus, .nics = k[i].nics, .nodes = 2,
+				      .nic_GBps = k[i].nic, .pci_GBps = k[i].pci,
+				      .nvlink_GBps = k[i].nvl, .hopper = k[i].hopper };
+		ck_assert_int_eq(coll_nccl_net_ring(&in, &g), 0);
+		ck_assert_msg(g.search_channels == k[i].search && g.channels == k[i].channels &&
+				      g.bw_GBps == k[i].bw,
+			      "case %zu: %u x %g GB/s, %u channels; want %u x %g, %u", i,
+			      g.search_channels, g.bw_GBps, g.channels, k[i].search, k[i].bw,
+			      k[i].channels);
+	}
+	in.nics = 2; /* not one NIC per GPU: not reproduced */
+	ck_assert_int_eq(coll_nccl_net_ring(&in, &g), SIM_EUNSUPPORTED);
+	in.nics = in.gpus, in.nodes = 1;
+	ck_assert_int_eq(coll_nccl_net_ring(&in, &g), SIM_EINVAL);
+	in.nodes = 2, in.pci_GBps = 0;
+	ck_assert_int_eq(coll_nccl_net_ring(&in, &g), SIM_EINVAL);
+}
+END_TEST
+
+/* The collective takes it: 2 x 8 H100s with NDR NICs run a ring across
+ * nodes on NCCL's 16 channels, a group of one GPU per node on 4; without
+ * the PCIe figure (or the compute capability, or under the ideal model)
+ * one per NIC and 2, as before. */
+START_TEST(nccl_net_channels_in_runs)
+{
+	fab_config fc = nvswitch_node(2, 8, H100_NVLINK_Bps);
+	coll_config cc = { .transport = { .kind = COLL_RDMA_GDR }, .proto = COLL_PROTO_SIMPLE,
+			   .nccl_cc = 90, .nccl_pci_GBps = 48 };
+	static const uint32_t dp[] = { 3, 11 };
+	coll_params p = { .op = COLL_ALLREDUCE, .algo = COLL_RING, .bytes = UINT64_C(1) << 30 };
+	static const struct { uint32_t cc; double pci; coll_proto proto; uint32_t all, one; } k[] = {
+		{ 90, 48, COLL_PROTO_SIMPLE, 16, 4 },
+		{ 90, 0, COLL_PROTO_SIMPLE, 8, 2 },
+		{ 0, 48, COLL_PROTO_SIMPLE, 8, 2 },
+	};
+	fc.link_Bps = NDR_Bps;
+	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+		fx_world w;
+		coll_result r;
+		cc.nccl_cc = k[i].cc, cc.nccl_pci_GBps = k[i].pci, cc.proto = k[i].proto;
+		fx_world_new(&w, &fc, &cc);
+		p.ranks = NULL, p.nranks = 0;
+		ck_assert_int_eq(coll_run(w.c, &p, &r), 0);
+		ck_assert_msg(r.channels == k[i].all, "case %zu: %u channels", i, r.channels);
+		p.ranks = dp, p.nranks = 2;
+		ck_assert_int_eq(coll_run(w.c, &p, &r), 0);
+		ck_assert_msg(r.channels == k[i].one, "case %zu: group %u channels", i, r.channels);
+		fx_world_free(&w);
+	}
+}
+END_TEST
+
 /* Every shipped GPU profile with both figures carries the channels NCCL's
  * search derives at its nvlink_bw_achieved and compute capability
  * (coll_nccl_nvswitch_ring), so editing one without the other fails here:
@@ -1351,6 +1436,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, nccl_h100_ring_channels);
 	tcase_add_test(tc, nccl_caps_by_compute_capability);
 	tcase_add_test(tc, gpu_profiles_channels_match_search);
+	tcase_add_test(tc, nccl_net_ring_graph);
+	tcase_add_test(tc, nccl_net_channels_in_runs);
 	tcase_add_test(tc, predict_past_the_end_of_time);
 	suite_add_tcase(s, tc);
 	return s;
