@@ -339,16 +339,30 @@ static int cc_index(uint32_t cc)
 	return cc >= 90 ? NCC_HOPPER : cc >= 80 ? NCC_AMPERE : NCC_VOLTA;
 }
 
-/* The ring graph the caps are per channel of, where the model knows it:
- * the context's GPUs on one node's NVSwitch at a known compute capability
+/* The ring graph the caps are per channel of, where the model knows it,
+ * at a known compute capability: on one node's NVSwitch
  * (coll_nccl_nvswitch_ring; its tree graph has the same channels and bw
- * there). Across nodes the graph runs through the NICs, whose search is
- * not reproduced here, and the caps are not applied (docs/collectives.md). */
+ * there), across nodes of whole nodes with a NIC per GPU or one GPU per
+ * node (coll_nccl_net_ring, which needs NCCL's PCIe figure). */
 static bool caps_graph(const coll_ctx *c, coll_nccl_graph *g)
 {
 	const fab_config *fc = fab_cfg(c->f);
-	return c->cfg.nccl_cc && c->nodes == 1 && fc->nvlink_Bps > 0 &&
-	       !coll_nccl_nvswitch_ring(fc->nvlink_Bps / 1e9, c->cfg.nccl_cc >= 90, g);
+	coll_nccl_net in = { .gpus = c->gpn, .nics = c->gpn > 1 ? fc->nics_per_node : 1,
+			     .nodes = c->nodes, .nic_GBps = fc->link_Bps / 1e9,
+			     .pci_GBps = c->cfg.nccl_pci_GBps, .nvlink_GBps = fc->nvlink_Bps / 1e9,
+			     .hopper = c->cfg.nccl_cc >= 90 };
+	if (!c->cfg.nccl_cc)
+		return false;
+	if (c->nodes == 1)
+		return fc->nvlink_Bps > 0 &&
+		       !coll_nccl_nvswitch_ring(fc->nvlink_Bps / 1e9, c->cfg.nccl_cc >= 90, g);
+	return !coll_nccl_net_ring(&in, g);
+}
+
+/* tuning.cc's index by nodes: 1, 2, more. */
+static int nodes_index(const coll_ctx *c)
+{
+	return c->nodes <= 2 ? (int)c->nodes - 1 : 2;
 }
 
 /* f, capped at `per_ch` GB/s per graph channel of g's bw. */
@@ -380,13 +394,15 @@ double coll_nccl_ring_bw(const coll_ctx *c, coll_op op, uint32_t nccl_proto)
 	coll_nccl_graph g;
 	bool capped = nccl_proto != NP_SIMPLE && caps_graph(c, &g);
 	int a = cc_index(c->cfg.nccl_cc);
+	/* LL across nodes is capped by the CPU's vendor (tuning.cc:144), which
+	 * no profile gives: not applied there. */
 	if (nccl_proto == NP_LL) {
 		double f = c->nodes > 1 || op == COLL_ALLREDUCE ? 1.0 / 4 : 1.0 / 3;
-		return capped ? cap_total(f, nccl_ll_max[a][0], &g) : f;
+		return capped && c->nodes == 1 ? cap_total(f, nccl_ll_max[a][0], &g) : f;
 	}
 	if (nccl_proto == NP_LL128) {
 		double f = c->gpn < 2 ? 0.7 : 0.92;
-		return capped ? cap_per_ch(f, nccl_ring_ll128_max[a][0], &g) : f;
+		return capped ? cap_per_ch(f, nccl_ring_ll128_max[a][nodes_index(c)], &g) : f;
 	}
 	return 1;
 }
@@ -395,8 +411,10 @@ double coll_nccl_ring_bw(const coll_ctx *c, coll_op op, uint32_t nccl_proto)
  * (LL128). */
 double coll_nccl_tree_bw(const coll_ctx *c, coll_op op, uint32_t nccl_proto)
 {
+	/* Across nodes the tree's own graph (its search's pattern) is not
+	 * reproduced: its caps apply on one node only. */
 	coll_nccl_graph g;
-	bool capped = caps_graph(c, &g);
+	bool capped = c->nodes == 1 && caps_graph(c, &g);
 	int a = cc_index(c->cfg.nccl_cc);
 	double f = capped ? cap_per_ch(0.92, nccl_tree_max[a][0], &g) : 0.92;
 	(void)op;

@@ -1341,6 +1341,35 @@ START_TEST(nccl_caps_by_compute_capability)
 }
 END_TEST
 
+/* Across nodes the ring graph is the NICs' (coll_nccl_net_ring): on 2 x 8
+ * H100s with NDR NICs its channels carry 48 GB/s, so Hopper's
+ * perChMaxRingLL128Bws (36.7 GB/s, the same for 2 and more nodes) caps
+ * LL128's 0.92 at 36.7 / 48 = 0.765; Ampere's (20 GB/s) on an A100 node
+ * with HDR (24 GB/s per channel) at 20 / 24 = 0.833. Without the PCIe
+ * figure the graph is not known and nothing is capped. */
+START_TEST(nccl_caps_across_nodes)
+{
+	static const struct { double nvl, nic, pci; uint32_t cc; double want; } k[] = {
+		{ H100_NVLINK_Bps, NDR_Bps, 48, 90, 0.92 / (36.7 / 48) },
+		{ 12 * 20e9, HDR_Bps, 24, 80, 0.92 / (20.0 / 24) },
+		{ H100_NVLINK_Bps, NDR_Bps, 0, 90, 1.0 },
+	};
+	uint64_t s = UINT64_C(256) << 20;
+	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+		fab_config fc = nvswitch_node(2, 8, k[i].nvl);
+		coll_config cc = { .transport = { .kind = COLL_RDMA_GDR }, .channels = 16,
+				   .proto = COLL_PROTO_LL128, .nccl_pci_GBps = k[i].pci };
+		double none, got;
+		fc.link_Bps = k[i].nic;
+		none = predict_slope(&fc, &cc, COLL_RING, s);
+		cc.nccl_cc = k[i].cc;
+		got = predict_slope(&fc, &cc, COLL_RING, s) / none;
+		ck_assert_msg(WITHIN(got, k[i].want, 1e-6), "case %zu: %.9g, want %.9g", i, got,
+			      k[i].want);
+	}
+}
+END_TEST
+
 /* Out of memory anywhere in a collective, inside the engine's handlers too
  * (a step's hop set is routed when the step starts), fails the run with
  * SIM_ENOMEM through coll_run and the engine's sim_error, never aborts, and
@@ -1438,6 +1467,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, gpu_profiles_channels_match_search);
 	tcase_add_test(tc, nccl_net_ring_graph);
 	tcase_add_test(tc, nccl_net_channels_in_runs);
+	tcase_add_test(tc, nccl_caps_across_nodes);
 	tcase_add_test(tc, predict_past_the_end_of_time);
 	suite_add_tcase(s, tc);
 	return s;
