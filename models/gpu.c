@@ -50,21 +50,41 @@ static double other_peak_s(const gpu_spec *g, const wl_gemm *gm, double flops, d
 	return gemm_s(g, gm, flops, g->eff16 > 0 ? g->eff16 : g->eff_max, share);
 }
 
+/* The rate is measured at two head dims only (FlashAttention-2's figure
+ * 4 at 64 and 128: 30.0% and 46.8% on the A100, the score GEMMs' k and
+ * the other four's n being the head dim); a line between them is the
+ * least the two points say, and beyond them nothing is measured, so the
+ * nearer one is held rather than the line extended. */
+double gpu_attn_gemm_eff(const gpu_spec *g, double d)
+{
+	double lo = g->attn_gemm_eff_d64 > 0 ? g->attn_gemm_eff_d64 : 0;
+	double hi = g->attn_gemm_eff_d128 > 0 ? g->attn_gemm_eff_d128 : 0;
+	if (!(lo > 0) || !(hi > 0))
+		return lo > 0 ? lo : hi;
+	if (d <= GPU_ATTN_D_LO)
+		return lo;
+	if (d >= GPU_ATTN_D_HI)
+		return hi;
+	return lo + (hi - lo) * (d - GPU_ATTN_D_LO) / (GPU_ATTN_D_HI - GPU_ATTN_D_LO);
+}
+
 /* Attention GEMM i (1: scores, 2: values) of a layer. Unfused, where the
- * profile measures it (attn_gemm_eff), its bytes at the streaming rate
- * plus its FLOPs at that fraction of the attention peak: these batched
- * GEMMs, k or n the head dim, do not hide one behind the other (Dao,
- * "FlashAttention-2", 2023, figure 4: PyTorch's standard attention on the
- * A100 80GB at head dims 64 and 128; docs/gpu-kernels.md). */
+ * profile measures it (attn_gemm_eff_d64/_d128), its bytes at the
+ * streaming rate plus its FLOPs at that fraction of the attention peak at
+ * the model's head dim: these batched GEMMs, k or n the head dim, do not
+ * hide one behind the other (Dao, "FlashAttention-2", 2023, figure 4:
+ * PyTorch's standard attention on the A100 80GB at head dims 64 and 128;
+ * docs/gpu-kernels.md). */
 static double attn_gemm_s(const gpu_spec *g, const wl_transformer *t, const wl_split *sp,
 			  const wl_gemm *gm)
 {
 	double peak = g->attn_flops > 0 ? g->attn_flops : g->peak_flops;
 	if (sp->flash)
 		return other_peak_s(g, gm, g->attn_flops, (t->seq + 1.0) / (2.0 * t->seq));
-	if (!(g->attn_gemm_eff > 0))
+	double eff = gpu_attn_gemm_eff(g, (double)t->hidden / t->heads);
+	if (!(eff > 0))
 		return other_peak_s(g, gm, g->attn_flops, 1.0);
-	return gm->bytes / gpu_mem_Bps(g) + gm->flops / (peak * g->attn_gemm_eff) + g->launch_s;
+	return gm->bytes / gpu_mem_Bps(g) + gm->flops / (peak * eff) + g->launch_s;
 }
 
 double gpu_mem_s(const gpu_spec *g, double bytes)

@@ -20,9 +20,11 @@ typedef struct gpu_spec {
 	double opt_bytes;    /* HBM bytes an optimizer step moves per parameter held
 			      * (gpu_optimizer_bytes at the training precision) */
 	double attn_flops;   /* peak of attention's score and value GEMMs; 0: peak_flops */
-	double attn_gemm_eff; /* unfused attention's score and value GEMMs: their FLOPs at
-			      * this fraction of that peak, added to their bytes at
-			      * gpu_mem_Bps (not the larger of the two); 0: the roofline */
+	double attn_gemm_eff_d64, attn_gemm_eff_d128; /* unfused attention's score and
+			      * value GEMMs: their FLOPs at this fraction of that peak,
+			      * measured at head dims 64 and 128 (gpu_attn_gemm_eff),
+			      * added to their bytes at gpu_mem_Bps (not the larger of
+			      * the two); both 0: the roofline */
 	double logit_flops;  /* peak of the output layer's GEMM; 0: peak_flops */
 	double eff16;        /* best achieved fraction of attn_flops and logit_flops where
 			      * those are given (FP8 jobs: the 16-bit GEMMs, eff_max being
@@ -57,6 +59,16 @@ double gpu_quantization_eff(const gpu_spec *g, const wl_gemm *gm);
 
 /* Bandwidth memory-bound work gets: mem_Bps, or hbm_Bps where it is 0. */
 double gpu_mem_Bps(const gpu_spec *g);
+
+/* Head dims at which a profile measures unfused attention's GEMM rate. */
+#define GPU_ATTN_D_LO 64
+#define GPU_ATTN_D_HI 128
+
+/* Fraction of the attention peak at which unfused attention's score and
+ * value GEMMs run their arithmetic at head dim d: attn_gemm_eff_d64 and
+ * _d128 interpolated linearly in d between 64 and 128, held at the nearer
+ * one outside, the one given where only one is; 0 where neither is. */
+double gpu_attn_gemm_eff(const gpu_spec *g, double d);
 
 /* Time of one GEMM: the larger of its compute time at
  * peak * eff_max * quantization and its memory time (gpu_mem_Bps), plus

@@ -41,8 +41,9 @@ typedef struct profile_gpu {
 	double peak_fp16_flops, peak_bf16_flops, peak_fp8_flops;  /* FLOP/s, dense */
 	double hbm_bytes, hbm_bw_Bps, nvlink_bw_Bps;              /* per direction */
 	double hbm_bw_achieved_Bps; /* measured by a streaming kernel */
-	double attn_gemm_eff; /* fraction of peak unfused attention's score/value GEMMs compute at,
-			      * beyond their bytes at the streaming rate, measured */
+	double attn_gemm_eff_d64, attn_gemm_eff_d128; /* fraction of peak unfused attention's
+			      * score/value GEMMs compute at, beyond their bytes at the
+			      * streaming rate, measured at head dims 64 and 128 */
 	double nvlink_bw_achieved_Bps; /* what a copy over NVLink achieves, per direction */
 	double nccl_channels; /* NCCL's channels (rings) on the node's NVLink, from its log */
 	double nvls;          /* bool: the NVSwitch domain reduces and multicasts (NVLink SHARP) */

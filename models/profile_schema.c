@@ -45,9 +45,13 @@ const profile_field profile_fields[] = {
 	F(GPU, profile_gpu, "hbm_bw", hbm_bw_Bps, UNIT_BYTES_PER_S, 0, 1e14, true, "memory bandwidth"),
 	F(GPU, profile_gpu, "hbm_bw_achieved", hbm_bw_achieved_Bps, UNIT_BYTES_PER_S, 0, 1e14, true,
 	  "memory bandwidth a streaming (copy-like) kernel achieves, measured"),
-	F(GPU, profile_gpu, "attn_gemm_eff", attn_gemm_eff, UNIT_FRACTION, 0, 1, true,
+	F(GPU, profile_gpu, "attn_gemm_eff_d64", attn_gemm_eff_d64, UNIT_FRACTION, 0, 1, true,
 	  "fraction of peak at which unfused attention's batched score and value GEMMs (k or n the head "
-	  "dim) do their arithmetic on top of moving their bytes at the streaming rate, measured"),
+	  "dim) do their arithmetic on top of moving their bytes at the streaming rate, measured at "
+	  "head dim 64"),
+	F(GPU, profile_gpu, "attn_gemm_eff_d128", attn_gemm_eff_d128, UNIT_FRACTION, 0, 1, true,
+	  "the same, measured at head dim 128; between 64 and 128 the fraction is interpolated "
+	  "linearly in the head dim, outside it held at the nearer measurement"),
 	F(GPU, profile_gpu, "nvlink_bw", nvlink_bw_Bps, UNIT_BYTES_PER_S, 0, 1e13, true, "NVLink bandwidth per GPU, per direction"),
 	F(GPU, profile_gpu, "nvlink_bw_achieved", nvlink_bw_achieved_Bps, UNIT_BYTES_PER_S, 0, 1e13, true,
 	  "NVLink bandwidth per GPU, per direction, that data movement achieves (links x per-link figure)"),

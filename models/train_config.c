@@ -189,6 +189,28 @@ static void noise_of(const scn_scenario *s, uint32_t gpus, train_config *c)
 	memcpy(c->slow_gpus, n->slow_gpus, n->nslow_gpus * sizeof *n->slow_gpus);
 }
 
+/* Says where unfused attention's GEMMs do not run at a rate measured at
+ * the model's head dim: on the roofline (neither measured), or at the
+ * nearer measured head dim (gpu_attn_gemm_eff holds, never extends). */
+static void unfused_attention_note(const gpu_spec *g, const wl_transformer *tf, const char *gpu,
+				   diag *notes)
+{
+	double d = tf->heads ? (double)tf->hidden / tf->heads : 0;
+	bool lo = g->attn_gemm_eff_d64 > 0, hi = g->attn_gemm_eff_d128 > 0;
+	if (!lo && !hi)
+		diag_add(notes, NULL, 0, 0, "gpu: unfused attention's score and value GEMMs on the "
+			 "roofline (no measured attn_gemm_eff_d64 or attn_gemm_eff_d128 for '%s')", gpu);
+	else if (lo != hi && d != (lo ? GPU_ATTN_D_LO : GPU_ATTN_D_HI))
+		diag_add(notes, NULL, 0, 0, "gpu: unfused attention's GEMMs at head dim %g run at the "
+			 "rate measured at head dim %d (the only one '%s' gives)", d,
+			 lo ? GPU_ATTN_D_LO : GPU_ATTN_D_HI, gpu);
+	else if (lo && hi && (d < GPU_ATTN_D_LO || d > GPU_ATTN_D_HI))
+		diag_add(notes, NULL, 0, 0, "gpu: unfused attention's GEMMs at head dim %g run at the "
+			 "rate measured at head dim %d ('%s' is measured at %d and %d only)", d,
+			 d < GPU_ATTN_D_LO ? GPU_ATTN_D_LO : GPU_ATTN_D_HI, gpu, GPU_ATTN_D_LO,
+			 GPU_ATTN_D_HI);
+}
+
 int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant *v,
 		    uint64_t seed, train_config *c, diag *d, diag *notes)
 {
@@ -244,9 +266,8 @@ int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant
 		diag_add(notes, NULL, 0, 0, "gpu: FlashAttention runs as GEMMs at eff_max (its measured "
 			 "rates are for head dim %d, this model's is %u)", GPU_FLASH_HEAD_DIM,
 			 t->shape.tf.heads ? t->shape.tf.hidden / t->shape.tf.heads : 0);
-	if (notes && !t->flash && t->shape.kind == WL_TRANSFORMER && !(c->gpu.attn_gemm_eff > 0))
-		diag_add(notes, NULL, 0, 0, "gpu: unfused attention's score and value GEMMs on the "
-			 "roofline (no measured attn_gemm_eff for '%s')", s->cluster.gpu.name);
+	if (notes && !t->flash && t->shape.kind == WL_TRANSFORMER)
+		unfused_attention_note(&c->gpu, &t->shape.tf, s->cluster.gpu.name, notes);
 	c->fabric.seed = seed;
 	c->coll.seed = seed;
 	c->coll.lump_ring_steps = s->lump_ring_steps;

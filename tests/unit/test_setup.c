@@ -246,11 +246,14 @@ START_TEST(nvlink_achieved_over_datasheet)
 	ck_assert_double_eq(g.opt_bytes, 32);
 	/* unfused attention's GEMMs: the profile's measured fraction; the
 	 * H100 SXM5 lists it as missing (0: the roofline) */
-	ck_assert_double_eq(g.attn_gemm_eff, 0);
-	s->cluster.gpu.v.gpu.attn_gemm_eff = 0.3;
+	ck_assert(g.attn_gemm_eff_d64 == 0 && g.attn_gemm_eff_d128 == 0);
+	s->cluster.gpu.v.gpu.attn_gemm_eff_d64 = 0.3;
+	s->cluster.gpu.v.gpu.attn_gemm_eff_d128 = 0.45;
 	ck_assert_int_eq(setup_gpu(s, SCN_FP32, &g, d, notes), SIM_OK);
-	ck_assert_double_eq(g.attn_gemm_eff, 0.3);
-	s->cluster.gpu.v.gpu.attn_gemm_eff = NAN;
+	ck_assert_double_eq(g.attn_gemm_eff_d64, 0.3);
+	ck_assert_double_eq(g.attn_gemm_eff_d128, 0.45);
+	s->cluster.gpu.v.gpu.attn_gemm_eff_d64 = NAN;
+	s->cluster.gpu.v.gpu.attn_gemm_eff_d128 = NAN;
 	/* 16-bit training runs every GEMM at the precision's peak; FP8 as
 	 * Transformer Engine runs it keeps attention and the output layer at
 	 * the BF16 peak (989.5 TFLOP/s) and casts the linear layers' operands */

@@ -1726,6 +1726,49 @@ START_TEST(gpt_ties_its_embedding_llama_does_not)
 }
 END_TEST
 
+/* Unfused attention's GEMM rate is measured at head dims 64 and 128 (the
+ * A100 profile): a model between them runs at the interpolated rate
+ * without a note, one beyond them is told it runs at the nearer one's,
+ * and a GPU measured at neither is told its GEMMs are on the roofline. */
+START_TEST(unfused_attention_notes_an_unmeasured_head_dim)
+{
+	static const struct { const char *gpu; int heads; const char *note; } row[] = {
+		{ "A100-SXM4-80GB", 32, NULL }, /* head dim 96 */
+		{ "A100-SXM4-80GB", 24, NULL }, /* 128 */
+		{ "A100-SXM4-80GB", 48, NULL }, /* 64 */
+		{ "A100-SXM4-80GB", 96, "at head dim 32 run at the rate measured at head dim 64" },
+		{ "A100-SXM4-80GB", 16, "at head dim 192 run at the rate measured at head dim 128" },
+		{ "H100-SXM5", 24, "on the roofline (no measured attn_gemm_eff_d64" },
+	};
+	for (size_t k = 0; k < sizeof row / sizeof row[0]; k++) {
+		char text[1024];
+		snprintf(text, sizeof text,
+			 "cluster: { nodes: 2, gpus_per_node: 8, gpu: %s, cpu: EPYC-7742,\n"
+			 "  nic: ConnectX-6-HDR, nics_per_node: 8,\n"
+			 "  fabric: { topology: single-switch, switch: QM8700-HDR } }\n"
+			 "workload: { model: custom, transformer: { layers: 4, hidden: 3072,\n"
+			 "  heads: %d, seq: 2048, vocab: 32000 }, parallelism: { tp: 8, pp: 2 },\n"
+			 "  batch: { global: 8, micro: 1 } }\n"
+			 "variants: [{ name: a, network: rdma-gdr }]\n", row[k].gpu, row[k].heads);
+		diag *d = diag_new(), *notes = diag_new();
+		scn_scenario *s = fx_load(text);
+		train_config c;
+		ck_assert_int_eq(train_config_of(s, &s->jobs[0], &s->variants[0], 1, &c, d, notes),
+				 SIM_OK);
+		bool found = false;
+		for (size_t i = 0; i < diag_count(notes); i++)
+			if (strstr(diag_msg(notes, i), "unfused attention"))
+				found = true, ck_assert_msg(row[k].note &&
+					strstr(diag_msg(notes, i), row[k].note), "%s", diag_msg(notes, i));
+		ck_assert_msg(found == (row[k].note != NULL), "%d heads on %s", row[k].heads,
+			      row[k].gpu);
+		scn_free(s);
+		diag_free(d);
+		diag_free(notes);
+	}
+}
+END_TEST
+
 #define TP_SCENARIO(GPU)                                                                   \
 	"cluster:\n"                                                                        \
 	"  nodes: 1\n"                                                                      \
@@ -1983,6 +2026,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, megatron_2022_gathers_nothing_under_sequence_parallelism);
 	tcase_add_test(tc, tied_embedding_all_reduced_between_end_stages);
 	tcase_add_test(tc, gpt_ties_its_embedding_llama_does_not);
+	tcase_add_test(tc, unfused_attention_notes_an_unmeasured_head_dim);
 	tcase_add_test(tc, deepspeed_fp16_optimizer_moves_more);
 	tcase_add_test(tc, tp_channels_come_from_the_gpu_profile);
 	tcase_add_test(tc, host_rdma_storage_costs_no_core_per_byte);
