@@ -612,6 +612,29 @@ static double priv_cap_Bps(flow_net *net, fflow *f)
 	return f->priv_Bps;
 }
 
+/* A path's resources are spread over the whole fabric's records and entry
+ * lists (tens of MB at 16k GPUs) and a transfer crosses about a hundred,
+ * mostly alone: each first touch is a cache miss, and a walk that takes
+ * them one after the other waits for each in turn. The walks over a path
+ * (set_slots, join_resources, leave_resources) ask for the records
+ * AHEAD slots ahead and for an entry list once its record is in, so the
+ * misses overlap. Hints only: nothing read depends on them. */
+#define AHEAD 8
+
+static void prefetch_res(const flow_net *net, uint32_t rid)
+{
+	const char *p = (const char *)&net->res[rid];
+	__builtin_prefetch(p, 1);
+	__builtin_prefetch(p + sizeof(fres) - 1, 1); /* 80 bytes: may straddle two lines */
+}
+
+/* r's entry at pos (a pointer in r, so r should be in already). */
+static void prefetch_ent(const fres *r, uint32_t pos)
+{
+	if (r->ent)
+		__builtin_prefetch(r->ent + pos, 1);
+}
+
 /* Parked flow fid's entry, alone on resource r, goes: it has left r as it
  * would have when it finished, and rejoins it at its restart. */
 static void evict(flow_net *net, fres *r, uint32_t rid)
@@ -665,9 +688,14 @@ static int join_resources(flow_net *net, uint32_t fid, uint32_t *joined)
 	fflow *f = &net->flows[fid];
 	f->nshared = f->ntight = 0;
 	f->priv_stale = true;
-	for (*joined = 0; *joined < f->nslot; (*joined)++)
+	for (*joined = 0; *joined < f->nslot; (*joined)++) {
+		if (*joined + AHEAD < f->nslot) { /* its record is in: set_slots read it */
+			const fres *r = &net->res[f->slot[*joined + AHEAD].res];
+			prefetch_ent(r, r->nent);
+		}
 		if (attach_slot(net, fid, *joined))
 			return SIM_ENOMEM;
+	}
 	return 0;
 }
 
@@ -680,6 +708,13 @@ static void leave_resources(flow_net *net, uint32_t fid, uint32_t upto)
 		fslot *s = &f->slot[k];
 		fres *r = &net->res[s->res];
 		fentry moved;
+		if (k + 2 * AHEAD < upto)
+			prefetch_res(net, f->slot[k + 2 * AHEAD].res);
+		if (k + AHEAD < upto && f->slot[k + AHEAD].pos != NO_POS) {
+			const fres *a = &net->res[f->slot[k + AHEAD].res];
+			prefetch_ent(a, f->slot[k + AHEAD].pos);
+			prefetch_ent(a, a->nent - 1);
+		}
 		if (s->pos == NO_POS)
 			continue;
 		moved = r->ent[--r->nent];
@@ -828,6 +863,8 @@ static int set_slots(flow_net *net, fflow *f, const uint32_t *path, const double
 	f->nslot = 0;
 	for (uint32_t i = 0; i < len; i++) {
 		fres *r = &net->res[path[i]];
+		if (i + AHEAD < len)
+			prefetch_res(net, path[i + AHEAD]);
 		if (r->stamp == net->stamp) {
 			f->slot[r->at].times++;
 			continue;
