@@ -85,28 +85,39 @@ typedef struct fentry {
 			  * would otherwise read the flow's slot */
 } fentry;
 
-typedef struct fres {  /* (ordered to pack, what a level reads first: 80 bytes) */
+/* A resource as a join or a leave sees it: one 64-byte line (the array is
+ * 64-byte aligned, res_grow), with its first entry in it. A path crosses
+ * about a hundred resources, most of them alone at any time (private), out
+ * of hundreds of thousands at 16k GPUs: a join or leave on one is then one
+ * cache miss, where an 80-byte record with its scratch (two lines) and an
+ * entry list of its own (a third) were three. The water-filling's scratch
+ * is in fscr, a parallel array only solves read. */
+typedef struct fres {
 	double cap_Bps;
-	fentry *ent;     /* one per distinct flow */
-	uint32_t nent, ent_cap;
-	uint32_t mark;   /* component walk epoch */
-	uint32_t stamp;  /* path dedup scratch: net->stamp when last seen */
-	uint32_t left;   /* water-filling scratch: occurrences of unfrozen flows, */
-	uint32_t nweighted; /* (entries of weighted flows: fflow.wt) */
-	double rem_Bps;  /* capacity not yet given out (left out of an incremental
-			  * re-solve's filling: its load, add_filled), */
-	double wt_extra; /* unfrozen weighted flows' weights beyond their occurrences */
-	uint32_t at;     /* path dedup scratch: the slot it got */
-	uint32_t ci;     /* water-filling: place in the filling, NO_POS if left out */
 	double ub_sum_Bps; /* sum over entries of weight x their flow's ub_Bps */
+	fentry *more;    /* entries 1..nent-1 (more_cap of room), NULL until needed */
+	fentry first;    /* entry 0: one per distinct flow, res_ent */
+	uint32_t nent, more_cap;
+	uint32_t occ;    /* path occurrences over its flows */
+	uint32_t nweighted; /* entries of weighted flows (fflow.wt) */
+	uint32_t stamp;  /* path dedup scratch: net->stamp when last seen, */
+	uint32_t at;     /* and the slot it got */
 	bool tight;      /* shared, and its flows' bounds could fill it (res_tight) */
 	bool dirty;
-	bool touched;    /* in net->touched */
-	uint8_t cls;     /* flow_res_set_class (in the padding) */
-	uint32_t occ;    /* path occurrences over its flows: in the padding too (still
-			  * 80 bytes), where a join or leave reads anyway (a separate
-			  * array was one more cache miss per slot at 16k GPUs) */
+	uint8_t cls;     /* flow_res_set_class */
 } fres;
+
+_Static_assert(sizeof(fres) == 64, "a resource's join/leave record is one cache line");
+
+typedef struct fscr { /* a resource's solve scratch (net->scr, by resource id) */
+	double rem_Bps;  /* capacity not yet given out (left out of an incremental
+			  * re-solve's filling: its load, add_filled) */
+	double wt_extra; /* unfrozen weighted flows' weights beyond their occurrences */
+	uint32_t mark;   /* component walk epoch */
+	uint32_t left;   /* water-filling: occurrences of unfrozen flows */
+	uint32_t ci;     /* water-filling: place in the filling, NO_POS if left out */
+	bool touched;    /* in net->touched */
+} fscr;
 
 typedef struct fslot {
 	uint32_t res;
@@ -167,7 +178,9 @@ typedef struct fflow {
 
 struct flow_net {
 	sim_engine *eng;
-	fres *res;
+	fres *res;                 /* 64-byte aligned, in res_raw (res_grow) */
+	char *res_raw;
+	fscr *scr;                 /* per resource, as res (in res_raw) */
 	uint32_t nres, res_cap;
 	fflow *flows;
 	uint32_t nflows, flows_cap, free_head;
@@ -208,6 +221,43 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 	return sim_grow_u32(p, cap, need, elem, 4);
 }
 
+/* Room for `need` resources. res and scr share one block (res_raw): res
+ * at its first 64-byte boundary (a record one line), scr after res's
+ * capacity. realloc grows a large block in place or remaps it, without a
+ * second one alive (two arrays growing in turn left the heap holes that
+ * cost 10% of peak memory at 16k GPUs); then scr moves past res's new
+ * capacity and, when the block landed at another offset from a boundary,
+ * res to the new one. 0 or SIM_ENOMEM with both as they were. */
+static int res_grow(flow_net *net, uint32_t need)
+{
+	const size_t rsz = sizeof *net->res, ssz = sizeof *net->scr;
+	uint32_t cap = net->res_cap ? net->res_cap : 4;
+	size_t old_off = net->res_raw ? (size_t)((char *)net->res - net->res_raw) : 0, off;
+	char *raw;
+	if (need <= net->res_cap)
+		return 0;
+	while (cap < need) {
+		if (cap > UINT32_MAX / 2)
+			return SIM_ENOMEM;
+		cap *= 2;
+	}
+	if ((size_t)cap > (SIZE_MAX - 63) / (rsz + ssz) ||
+	    !(raw = sim_realloc(net->res_raw, (size_t)cap * (rsz + ssz) + 63)))
+		return SIM_ENOMEM;
+	off = (64 - (uintptr_t)raw % 64) % 64;
+	if (net->nres) { /* scr first: res may move up over where it was */
+		memmove(raw + off + (size_t)cap * rsz, raw + old_off + (size_t)net->res_cap * rsz,
+			(size_t)net->nres * ssz);
+		if (off != old_off)
+			memmove(raw + off, raw + old_off, (size_t)net->nres * rsz);
+	}
+	net->res_raw = raw;
+	net->res = (fres *)(void *)(raw + off);
+	net->scr = (fscr *)(void *)(raw + off + (size_t)cap * rsz);
+	net->res_cap = cap;
+	return 0;
+}
+
 flow_net *flow_net_new(sim_engine *eng)
 {
 	flow_net *net = sim_calloc(1, sizeof *net);
@@ -223,14 +273,14 @@ void flow_net_free(flow_net *net)
 	if (!net)
 		return;
 	for (uint32_t i = 0; i < net->nres; i++)
-		free(net->res[i].ent);
+		free(net->res[i].more);
 	for (uint32_t i = 0; i < net->nflows; i++) {
 		free(net->flows[i].slot);
 		free(net->flows[i].wt);
 		free(net->flows[i].bycap);
 		free(net->flows[i].parked_slots);
 	}
-	free(net->res);
+	free(net->res_raw);
 	free(net->flows);
 	free(net->dirty);
 	free(net->idle);
@@ -251,10 +301,10 @@ int flow_res_add(flow_net *net, double cap_Bps, uint32_t *id)
 {
 	if (!(cap_Bps > 0) || !isfinite(cap_Bps))
 		return SIM_EINVAL;
-	if (net->nres == UINT32_MAX - 1 ||
-	    grow((void **)&net->res, &net->res_cap, net->nres + 1, sizeof *net->res))
+	if (net->nres == UINT32_MAX - 1 || res_grow(net, net->nres + 1))
 		return SIM_ENOMEM;
 	net->res[net->nres] = (fres){ .cap_Bps = cap_Bps };
+	net->scr[net->nres] = (fscr){ .mark = 0 };
 	if (id)
 		*id = net->nres;
 	net->nres++;
@@ -358,6 +408,12 @@ static double slot_w(const fflow *f, uint32_t k)
 	return f->wt ? f->wt[k] : (double)f->slot[k].times;
 }
 
+/* r's entry i (< nent): the first in the record, the others in its list. */
+static inline fentry *res_ent(const fres *r, uint32_t i)
+{
+	return i ? &r->more[i - 1] : (fentry *)&r->first;
+}
+
 /* Sum over r's weighted entries (only its unfrozen flows', with
  * unfrozen_only) of their weights beyond their occurrences, so that occ
  * + this is what a common rate of all its flows takes of it per unit
@@ -367,9 +423,10 @@ static double res_extra(const flow_net *net, const fres *r, bool unfrozen_only)
 {
 	double sum = 0;
 	for (uint32_t i = 0; i < r->nent; i++) {
-		const fflow *f = &net->flows[r->ent[i].flow];
+		const fentry *e = res_ent(r, i);
+		const fflow *f = &net->flows[e->flow];
 		if (f->wt && !(unfrozen_only && f->frozen))
-			sum += f->wt[r->ent[i].slot] - f->slot[r->ent[i].slot].times;
+			sum += f->wt[e->slot] - f->slot[e->slot].times;
 	}
 	return sum;
 }
@@ -378,7 +435,7 @@ static double res_extra(const flow_net *net, const fres *r, bool unfrozen_only)
  * tell. */
 static bool parked_only(const flow_net *net, const fres *r)
 {
-	return r->nent == 1 && net->flows[r->ent[0].flow].parked;
+	return r->nent == 1 && net->flows[r->first.flow].parked;
 }
 
 uint32_t flow_res_nflows(const flow_net *net, uint32_t res)
@@ -391,8 +448,9 @@ double flow_res_load_Bps(const flow_net *net, uint32_t res)
 	const fres *r = &net->res[res];
 	double sum = 0;
 	for (uint32_t i = 0; i < r->nent; i++) {
-		const fflow *f = &net->flows[r->ent[i].flow];
-		sum += f->rate_Bps * slot_w(f, r->ent[i].slot);
+		const fentry *e = res_ent(r, i);
+		const fflow *f = &net->flows[e->flow];
+		sum += f->rate_Bps * slot_w(f, e->slot);
 	}
 	return sum;
 }
@@ -493,8 +551,8 @@ static void swap_slots(flow_net *net, uint32_t fid, uint32_t a, uint32_t b)
 		double w = f->wt[a];
 		f->wt[a] = f->wt[b], f->wt[b] = w;
 	}
-	net->res[s[a].res].ent[s[a].pos].slot = a;
-	net->res[s[b].res].ent[s[b].pos].slot = b;
+	res_ent(&net->res[s[a].res], s[a].pos)->slot = a;
+	res_ent(&net->res[s[b].res], s[b].pos)->slot = b;
 }
 
 /* The rate f's slot k alone allows: its resource's capacity over the
@@ -577,11 +635,12 @@ static void retighten(flow_net *net, fres *r)
 	if (t == r->tight)
 		return;
 	r->tight = t;
-	for (uint32_t e = 0; e < r->nent; e++) {
+	for (uint32_t i = 0; i < r->nent; i++) {
+		const fentry *e = res_ent(r, i);
 		if (t)
-			slot_tighten(net, r->ent[e].flow, r->ent[e].slot);
+			slot_tighten(net, e->flow, e->slot);
 		else
-			slot_loosen(net, r->ent[e].flow, r->ent[e].slot);
+			slot_loosen(net, e->flow, e->slot);
 	}
 }
 
@@ -623,23 +682,22 @@ static double priv_cap_Bps(flow_net *net, fflow *f)
 
 static void prefetch_res(const flow_net *net, uint32_t rid)
 {
-	const char *p = (const char *)&net->res[rid];
-	__builtin_prefetch(p, 1);
-	__builtin_prefetch(p + sizeof(fres) - 1, 1); /* 80 bytes: may straddle two lines */
+	__builtin_prefetch(&net->res[rid], 1);
 }
 
-/* r's entry at pos (a pointer in r, so r should be in already). */
+/* r's entry at pos, when in its list (a pointer in r: r should be in
+ * already). */
 static void prefetch_ent(const fres *r, uint32_t pos)
 {
-	if (r->ent)
-		__builtin_prefetch(r->ent + pos, 1);
+	if (pos && r->more)
+		__builtin_prefetch(r->more + pos - 1, 1);
 }
 
 /* Parked flow fid's entry, alone on resource r, goes: it has left r as it
  * would have when it finished, and rejoins it at its restart. */
 static void evict(flow_net *net, fres *r, uint32_t rid)
 {
-	fentry e = r->ent[0];
+	fentry e = r->first;
 	fflow *f = &net->flows[e.flow];
 	r->nent = 0;
 	r->ub_sum_Bps = 0;
@@ -660,20 +718,20 @@ static int attach_slot(flow_net *net, uint32_t fid, uint32_t k)
 	bool weighted = net->flows[fid].wt != NULL, was_tight;
 	if (parked_only(net, r))
 		evict(net, r, s->res);
-	if (grow((void **)&r->ent, &r->ent_cap, r->nent + 1, sizeof *r->ent))
+	if (r->nent && grow((void **)&r->more, &r->more_cap, r->nent, sizeof *r->more))
 		return SIM_ENOMEM;
 	was_tight = r->tight;
 	s->pos = r->nent;
-	r->ent[r->nent++] = (fentry){ .flow = fid, .slot = k, .times = s->times };
+	*res_ent(r, r->nent++) = (fentry){ .flow = fid, .slot = k, .times = s->times };
 	r->ub_sum_Bps += slot_ub_Bps(&net->flows[fid], k);
 	net->res[s->res].occ += s->times;
 	r->nweighted += weighted;
 	if (r->nent == 2)
-		make_shared(net, r->ent[0].flow, r->ent[0].slot);
+		make_shared(net, r->first.flow, r->first.slot);
 	if (r->nent >= 2)
 		make_shared(net, fid, k);
 	if (was_tight) /* still tight: the new entry joins the others */
-		slot_tighten(net, fid, r->ent[r->nent - 1].slot);
+		slot_tighten(net, fid, res_ent(r, r->nent - 1)->slot);
 	else
 		retighten(net, r);
 	return 0;
@@ -717,8 +775,8 @@ static void leave_resources(flow_net *net, uint32_t fid, uint32_t upto)
 		}
 		if (s->pos == NO_POS)
 			continue;
-		moved = r->ent[--r->nent];
-		r->ent[s->pos] = moved;
+		moved = *res_ent(r, --r->nent);
+		*res_ent(r, s->pos) = moved;
 		net->flows[moved.flow].slot[moved.slot].pos = s->pos;
 		net->res[s->res].occ -= s->times;
 		r->ub_sum_Bps = r->nent ? r->ub_sum_Bps - slot_ub_Bps(f, k) : 0;
@@ -726,9 +784,9 @@ static void leave_resources(flow_net *net, uint32_t fid, uint32_t upto)
 		s->pos = NO_POS;
 		if (r->nent == 1) {
 			if (r->tight)
-				slot_loosen(net, r->ent[0].flow, r->ent[0].slot);
+				slot_loosen(net, r->first.flow, r->first.slot);
 			r->tight = false;
-			make_private(net, r->ent[0].flow, r->ent[0].slot);
+			make_private(net, r->first.flow, r->first.slot);
 		} else if (r->tight) {
 			retighten(net, r);
 		}
@@ -1143,8 +1201,8 @@ int flow_release(flow_net *net, uint32_t fid)
 /* cres holds at most every resource once: solve_event sizes it up front. */
 static void push_cres(flow_net *net, uint32_t *n, uint32_t r)
 {
-	net->res[r].mark = net->epoch;
-	net->res[r].ci = NO_POS; /* until the filling takes it */
+	net->scr[r].mark = net->epoch;
+	net->scr[r].ci = NO_POS; /* until the filling takes it */
 	net->cres[(*n)++] = r;
 }
 
@@ -1159,7 +1217,7 @@ static void visit_flow(flow_net *net, uint32_t fid, uint32_t *nr, uint32_t *nf)
 	f->mark = net->epoch;
 	net->cflow[(*nf)++] = fid; /* sized by solve_event */
 	for (uint32_t k = 0; k < f->ntight; k++)
-		if (net->res[f->slot[k].res].mark != net->epoch)
+		if (net->scr[f->slot[k].res].mark != net->epoch)
 			push_cres(net, nr, f->slot[k].res);
 }
 
@@ -1173,30 +1231,30 @@ static void walk_component(flow_net *net, uint32_t start, uint32_t *nr, uint32_t
 	*nr = *nf = 0;
 	if (!s->tight) {
 		for (uint32_t e = 0; e < s->nent; e++)
-			visit_flow(net, s->ent[e].flow, nr, nf);
-	} else if (s->mark != net->epoch) {
+			visit_flow(net, res_ent(s, e)->flow, nr, nf);
+	} else if (net->scr[start].mark != net->epoch) {
 		push_cres(net, nr, start);
 	}
 	for (uint32_t i = 0; i < *nr; i++) {
 		const fres *r = &net->res[net->cres[i]];
 		for (uint32_t e = 0; e < r->nent; e++)
-			visit_flow(net, r->ent[e].flow, nr, nf);
+			visit_flow(net, res_ent(r, e)->flow, nr, nf);
 	}
 }
 
 /* What each unfrozen flow on r may still get per unit of weight: its
  * capacity left over their weights. Unweighted, wt_extra is 0 and the
  * weights are the occurrences: rem / left to the bit. */
-static double res_share(const fres *r)
+static double res_share(const fscr *q)
 {
-	return r->rem_Bps / (r->left + r->wt_extra);
+	return q->rem_Bps / (q->left + q->wt_extra);
 }
 
 /* Notes that a freeze changed rid's remaining capacity or count. */
 static void touch(flow_net *net, uint32_t rid)
 {
-	if (!net->res[rid].touched) {
-		net->res[rid].touched = true;
+	if (!net->scr[rid].touched) {
+		net->scr[rid].touched = true;
 		net->touched[net->ntouched++] = rid;
 	}
 }
@@ -1207,25 +1265,25 @@ static void touch(flow_net *net, uint32_t rid)
  * weighted flow, weight x rate once. */
 static void freeze_slot(flow_net *net, const fflow *f, uint32_t k, double rate_Bps)
 {
-	fres *r = &net->res[f->slot[k].res];
+	fscr *q = &net->scr[f->slot[k].res];
 	touch(net, f->slot[k].res);
-	r->left -= f->slot[k].times;
+	q->left -= f->slot[k].times;
 	if (!f->wt) {
 		for (uint32_t t = 0; t < f->slot[k].times; t++) {
-			r->rem_Bps -= rate_Bps;
-			if (r->rem_Bps < 0)
-				r->rem_Bps = 0;
+			q->rem_Bps -= rate_Bps;
+			if (q->rem_Bps < 0)
+				q->rem_Bps = 0;
 		}
 		return;
 	}
-	r->rem_Bps -= rate_Bps * f->wt[k];
-	if (r->rem_Bps < 0)
-		r->rem_Bps = 0;
-	r->wt_extra -= f->wt[k] - f->slot[k].times;
+	q->rem_Bps -= rate_Bps * f->wt[k];
+	if (q->rem_Bps < 0)
+		q->rem_Bps = 0;
+	q->wt_extra -= f->wt[k] - f->slot[k].times;
 	/* Subtracting one by one rounded the weights left to nothing while
 	 * some flows are: sum them afresh. */
-	if (r->left && !(r->left + r->wt_extra > 0))
-		r->wt_extra = res_extra(net, r, true);
+	if (q->left && !(q->left + q->wt_extra > 0))
+		q->wt_extra = res_extra(net, &net->res[f->slot[k].res], true);
 }
 
 /* What holds pinned f, frozen at rate_Bps: as level_bound would find over
@@ -1240,7 +1298,7 @@ static uint32_t pinned_bound(const flow_net *net, const fflow *f, double rate_Bp
 		return best;
 	for (uint32_t i = f->pin_first; i != NO_POS; i = net->pins[i].next) {
 		uint32_t rid = f->slot[net->pins[i].slot].res;
-		if (rid < best && net->ashare[net->res[rid].ci] <= level)
+		if (rid < best && net->ashare[net->scr[rid].ci] <= level)
 			best = rid;
 	}
 	return best;
@@ -1391,7 +1449,7 @@ static void fill_one(flow_net *net, const uint32_t *rl, uint32_t nr)
 }
 
 /* The water-filling state of the resources filled, by their place i in
- * the list filled (rl[i], r->ci): net->ashare[i] is resource i's
+ * the list filled (rl[i], scr ci): net->ashare[i] is resource i's
  * share at the start of the level, INFINITY once no unfrozen flow crosses
  * it. A level changes the shares of the resources its flows cross only
  * (listed as touched by freeze), so those alone are recomputed; the least
@@ -1401,9 +1459,9 @@ static void fill_one(flow_net *net, const uint32_t *rl, uint32_t nr)
 static void refresh_touched(flow_net *net)
 {
 	for (uint32_t i = 0; i < net->ntouched; i++) {
-		fres *r = &net->res[net->touched[i]];
-		r->touched = false;
-		net->ashare[r->ci] = r->left ? res_share(r) : INFINITY;
+		fscr *q = &net->scr[net->touched[i]];
+		q->touched = false;
+		net->ashare[q->ci] = q->left ? res_share(q) : INFINITY;
 	}
 	net->ntouched = 0;
 }
@@ -1430,14 +1488,14 @@ static uint32_t level_bound(const flow_net *net, const fflow *f, double level)
 	if (net->listed) {
 		for (uint32_t i = f->pin_first; i != NO_POS; i = net->pins[i].next) {
 			uint32_t rid = f->slot[net->pins[i].slot].res;
-			if (rid < best && net->ashare[net->res[rid].ci] <= level)
+			if (rid < best && net->ashare[net->scr[rid].ci] <= level)
 				best = rid;
 		}
 		return best;
 	}
 	for (uint32_t k = 0; k < f->ntight; k++) {
-		const fres *r = &net->res[f->slot[k].res];
-		if (f->slot[k].res < best && r->mark == net->epoch && net->ashare[r->ci] <= level)
+		const fscr *q = &net->scr[f->slot[k].res];
+		if (f->slot[k].res < best && q->mark == net->epoch && net->ashare[q->ci] <= level)
 			best = f->slot[k].res;
 	}
 	return best;
@@ -1457,16 +1515,18 @@ static uint32_t freeze_level(flow_net *net, double share, const uint32_t *rl, ui
 			freeze(net, f, share, f->priv_res), n++;
 	}
 	for (uint32_t i = 0; i < nr; i++) {
-		fres *r;
+		const fres *r;
+		const fscr *q;
 		/* Shares only grow as flows freeze at the least (but for
 		 * rounding): the start-of-level one rules most out cheaply. */
 		if (net->ashare[i] > level)
 			continue;
-		r = &net->res[rl[i]];
-		if (!r->left || res_share(r) > level)
+		q = &net->scr[rl[i]];
+		if (!q->left || res_share(q) > level)
 			continue;
+		r = &net->res[rl[i]];
 		for (uint32_t e = 0; e < r->nent; e++) {
-			fflow *f = &net->flows[r->ent[e].flow];
+			fflow *f = &net->flows[res_ent(r, e)->flow];
 			if (!f->frozen)
 				freeze(net, f, share, level_bound(net, f, level)), n++;
 		}
@@ -1479,13 +1539,14 @@ static void fill_init(flow_net *net, const uint32_t *rl, uint32_t nr)
 {
 	net->ntouched = 0;
 	for (uint32_t i = 0; i < nr; i++) {
-		fres *r = &net->res[rl[i]];
-		r->rem_Bps = r->cap_Bps;
-		r->left = r->occ;
-		r->wt_extra = r->nweighted ? res_extra(net, r, false) : 0;
-		r->ci = i;
-		r->touched = false;
-		net->ashare[i] = r->left ? res_share(r) : INFINITY;
+		const fres *r = &net->res[rl[i]];
+		fscr *q = &net->scr[rl[i]];
+		q->rem_Bps = r->cap_Bps;
+		q->left = r->occ;
+		q->wt_extra = r->nweighted ? res_extra(net, r, false) : 0;
+		q->ci = i;
+		q->touched = false;
+		net->ashare[i] = q->left ? res_share(q) : INFINITY;
 	}
 }
 
@@ -1547,7 +1608,7 @@ static void next_epoch(flow_net *net)
 {
 	if (net->epoch == UINT32_MAX) {
 		for (uint32_t i = 0; i < net->nres; i++)
-			net->res[i].mark = 0;
+			net->scr[i].mark = 0;
 		for (uint32_t i = 0; i < net->nflows; i++)
 			net->flows[i].mark = 0;
 		net->epoch = 0;
@@ -1607,7 +1668,7 @@ static inline void take_flow(flow_net *net, uint32_t fid, bool solve, uint32_t *
 		return;
 	f->pinned = false;
 	for (uint32_t k = 0; k < f->ntight; k++)
-		if (net->res[f->slot[k].res].mark != net->epoch)
+		if (net->scr[f->slot[k].res].mark != net->epoch)
 			push_cres(net, nr, f->slot[k].res);
 }
 
@@ -1616,17 +1677,18 @@ static inline void take_flow(flow_net *net, uint32_t fid, bool solve, uint32_t *
  * False when out of memory (the run stops after this event: sim_fail). */
 static bool fill_take(flow_net *net, uint32_t rid, uint32_t *nfill)
 {
-	fres *r = &net->res[rid];
-	r->ci = 0; /* not NO_POS: fill_init numbers it */
+	const fres *r = &net->res[rid];
+	net->scr[rid].ci = 0; /* not NO_POS: fill_init numbers it */
 	if (nfill)
 		net->fill[(*nfill)++] = rid; /* sized by solve_event */
 	for (uint32_t e = 0; e < r->nent; e++) {
-		fflow *f = &net->flows[r->ent[e].flow];
+		const fentry *en = res_ent(r, e);
+		fflow *f = &net->flows[en->flow];
 		if (grow((void **)&net->pins, &net->pins_cap, net->npins + 1, sizeof *net->pins)) {
 			oom(net);
 			return false;
 		}
-		net->pins[net->npins] = (struct fpin){ .slot = r->ent[e].slot, .next = f->pin_first };
+		net->pins[net->npins] = (struct fpin){ .slot = en->slot, .next = f->pin_first };
 		f->pin_first = net->npins++;
 	}
 	return true;
@@ -1642,15 +1704,15 @@ static bool take_resources(flow_net *net, uint32_t *done, bool all, uint32_t *nr
 {
 	for (; *done < *nr; (*done)++) {
 		uint32_t rid = net->cres[*done];
-		fres *r = &net->res[rid];
+		const fres *r = &net->res[rid];
 		double load_Bps = 0;
 		for (uint32_t e = 0; e < r->nent; e++) {
-			fflow *f = &net->flows[r->ent[e].flow];
-			take_flow(net, r->ent[e].flow, all || f->bound == rid || f->rate_Bps == 0, nr, nf);
-			load_Bps += f->applied_Bps *
-				    (f->wt ? f->wt[r->ent[e].slot] : (double)r->ent[e].times);
+			const fentry *en = res_ent(r, e);
+			fflow *f = &net->flows[en->flow];
+			take_flow(net, en->flow, all || f->bound == rid || f->rate_Bps == 0, nr, nf);
+			load_Bps += f->applied_Bps * (f->wt ? f->wt[en->slot] : (double)en->times);
 		}
-		r->rem_Bps = load_Bps; /* left out: add_filled keeps it */
+		net->scr[rid].rem_Bps = load_Bps; /* left out: add_filled keeps it */
 		if ((net->eager || !(load_Bps < r->cap_Bps * (1 - ROOM_EPS))) &&
 		    !fill_take(net, rid, nfill))
 			return false;
@@ -1684,11 +1746,11 @@ static bool add_filled(flow_net *net, uint32_t nr, uint32_t nf, uint32_t *nfill)
 			continue;
 		f->applied_Bps = f->new_Bps;
 		for (uint32_t k = 0; k < f->ntight; k++) {
-			fres *r = &net->res[f->slot[k].res];
-			if (r->mark != net->epoch || r->ci != NO_POS)
+			fscr *q = &net->scr[f->slot[k].res];
+			if (q->mark != net->epoch || q->ci != NO_POS)
 				continue; /* not walked, or filled */
-			r->rem_Bps += d_Bps * slot_w(f, k);
-			if (!(r->rem_Bps < r->cap_Bps * (1 - ROOM_EPS))) {
+			q->rem_Bps += d_Bps * slot_w(f, k);
+			if (!(q->rem_Bps < net->res[f->slot[k].res].cap_Bps * (1 - ROOM_EPS))) {
 				if (!fill_take(net, f->slot[k].res, NULL))
 					return true;
 				added = true;
@@ -1698,7 +1760,7 @@ static bool add_filled(flow_net *net, uint32_t nr, uint32_t nf, uint32_t *nfill)
 	if (added) {
 		*nfill = 0;
 		for (uint32_t i = 0; i < nr; i++)
-			if (net->res[net->cres[i]].ci != NO_POS)
+			if (net->scr[net->cres[i]].ci != NO_POS)
 				net->fill[(*nfill)++] = net->cres[i];
 	}
 	return added;
@@ -1745,9 +1807,10 @@ static void resolve_changed(flow_net *net, uint32_t d)
 		push_cres(net, &nr, d);
 	} else {
 		for (uint32_t e = 0; e < s->nent; e++) {
-			const fflow *f = &net->flows[s->ent[e].flow];
+			uint32_t fid = res_ent(s, e)->flow;
+			const fflow *f = &net->flows[fid];
 			if (f->bound == d || f->rate_Bps == 0)
-				take_flow(net, s->ent[e].flow, true, &nr, &nf);
+				take_flow(net, fid, true, &nr, &nf);
 		}
 	}
 	if (!take_resources(net, &done, all, &nr, &nf, &nfill) || nf == 0)
@@ -1840,7 +1903,7 @@ static void solve_event(sim_engine *eng, void *obj, uint64_t data)
 			continue;
 		if (net->full)
 			resolve_component(net, r);
-		else if (net->res[r].mark < first) /* else re-solved with its flows */
+		else if (net->scr[r].mark < first) /* else re-solved with its flows */
 			resolve_changed(net, r);
 	}
 	net->ndirty = 0;
@@ -1875,7 +1938,7 @@ static bool has_bottleneck(const flow_net *net, const fflow *f)
 		if (flow_res_load_Bps(net, rid) < r->cap_Bps * (1 - CHECK_EPS))
 			continue;
 		for (uint32_t e = 0; e < r->nent && fastest; e++)
-			fastest = net->flows[r->ent[e].flow].rate_Bps <= f->rate_Bps * (1 + CHECK_EPS);
+			fastest = net->flows[res_ent(r, e)->flow].rate_Bps <= f->rate_Bps * (1 + CHECK_EPS);
 		if (fastest)
 			return true;
 	}

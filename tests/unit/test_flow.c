@@ -1109,6 +1109,50 @@ static bool oom_run(long budget)
 	return finished;
 }
 
+/* Resources added while flows cross them, between other allocations (so
+ * that the resource array moves, to other offsets from a cache line, and
+ * its records with it: res_grow), keep their capacities, classes and
+ * flows: 255 flows, each over a resource of its own and resource 0, share
+ * resource 0 equally and all finish. */
+START_TEST(resources_survive_growth)
+{
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = flow_net_new(eng);
+	struct log lg = { .n = 0 };
+	void *junk[64] = { NULL };
+	uint32_t nflows = 0, id;
+	ck_assert_int_eq(flow_res_add(net, 1e9, &id), 0);
+	for (uint32_t i = 1; i < 4000; i++) {
+		ck_assert_int_eq(flow_res_add(net, 2e9 + i, &id), 0);
+		ck_assert_uint_eq(id, i);
+		ck_assert_int_eq(flow_res_set_class(net, id, (uint8_t)(i % 7)), 0);
+		free(junk[i % 64]);
+		ck_assert_ptr_nonnull(junk[i % 64] = malloc(i % 97 + 1));
+		if (i % 15 == 0 && nflows < 255) {
+			uint32_t path[2] = { i, 0 };
+			start(net, 1000000, path, 2, 0, &lg, nflows++);
+		}
+	}
+	for (uint32_t i = 0; i < 64; i++)
+		free(junk[i]);
+	ck_assert_uint_eq(nflows, 255);
+	ck_assert_uint_eq(flow_res_nflows(net, 0), 255);
+	for (uint32_t i = 1; i < 4000; i++) {
+		ck_assert(flow_res_cap_Bps(net, i) == 2e9 + i);
+		ck_assert_uint_eq(flow_res_class(net, i), i % 7);
+		ck_assert_uint_eq(flow_res_nflows(net, i), i % 15 == 0 && i / 15 <= 255);
+	}
+	settle(eng);
+	check_ok(net);
+	ck_assert(REL(flow_res_load_Bps(net, 0), 1e9));
+	sim_run(eng);
+	ck_assert_uint_eq(lg.n, 255);
+	ck_assert_uint_eq(flow_res_nflows(net, 0), 0);
+	flow_net_free(net);
+	sim_engine_free(eng);
+}
+END_TEST
+
 START_TEST(out_of_memory_fails_the_run)
 {
 	long budget = 0;
@@ -1518,6 +1562,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, weighted_kept_flows_churn_against_reference);
 	tcase_add_test(tc, past_the_horizon_fails_the_engine);
 	tcase_add_test(tc, out_of_memory_fails_the_run);
+	tcase_add_test(tc, resources_survive_growth);
 	tcase_add_test(tc, bound_by_class_and_tag);
 	tcase_add_test(tc, bound_follows_the_rates);
 	tcase_add_test(tc, bound_is_the_bottleneck);
