@@ -675,10 +675,12 @@ static double priv_cap_Bps(flow_net *net, fflow *f)
  * lists (tens of MB at 16k GPUs) and a transfer crosses about a hundred,
  * mostly alone: each first touch is a cache miss, and a walk that takes
  * them one after the other waits for each in turn. The walks over a path
- * (set_slots, join_resources, leave_resources) ask for the records
- * AHEAD slots ahead and for an entry list once its record is in, so the
- * misses overlap. Hints only: nothing read depends on them. */
+ * ask for the records PATH_AHEAD ahead (the first ones before the walk:
+ * spec_ok, leave_resources) and for an entry list AHEAD slots ahead, once
+ * its record is in (join_resources, leave_resources), so that the misses
+ * overlap. Hints only: nothing read depends on them. */
 #define AHEAD 8
+#define PATH_AHEAD 32
 
 static void prefetch_res(const flow_net *net, uint32_t rid)
 {
@@ -762,12 +764,14 @@ static int join_resources(flow_net *net, uint32_t fid, uint32_t *joined)
 static void leave_resources(flow_net *net, uint32_t fid, uint32_t upto)
 {
 	fflow *f = &net->flows[fid];
+	for (uint32_t k = 0; k < upto && k < PATH_AHEAD; k++)
+		prefetch_res(net, f->slot[k].res);
 	for (uint32_t k = 0; k < upto; k++) {
 		fslot *s = &f->slot[k];
 		fres *r = &net->res[s->res];
 		fentry moved;
-		if (k + 2 * AHEAD < upto)
-			prefetch_res(net, f->slot[k + 2 * AHEAD].res);
+		if (k + PATH_AHEAD < upto)
+			prefetch_res(net, f->slot[k + PATH_AHEAD].res);
 		if (k + AHEAD < upto && f->slot[k + AHEAD].pos != NO_POS) {
 			const fres *a = &net->res[f->slot[k + AHEAD].res];
 			prefetch_ent(a, f->slot[k + AHEAD].pos);
@@ -878,10 +882,13 @@ static bool spec_ok(const flow_net *net, const flow_spec *spec)
 		return spec->cap_Bps > 0;
 	if (!spec->path)
 		return false;
-	for (uint32_t s = 0; s < spec->path_len; s++)
+	for (uint32_t s = 0; s < spec->path_len; s++) {
 		if (spec->path[s] >= net->nres ||
 		    (spec->weights && !(spec->weights[s] > 0 && isfinite(spec->weights[s]))))
 			return false;
+		if (s < PATH_AHEAD) /* set_slots reads them first: on their way meanwhile */
+			prefetch_res(net, spec->path[s]);
+	}
 	return true;
 }
 
@@ -921,8 +928,8 @@ static int set_slots(flow_net *net, fflow *f, const uint32_t *path, const double
 	f->nslot = 0;
 	for (uint32_t i = 0; i < len; i++) {
 		fres *r = &net->res[path[i]];
-		if (i + AHEAD < len)
-			prefetch_res(net, path[i + AHEAD]);
+		if (i + PATH_AHEAD < len)
+			prefetch_res(net, path[i + PATH_AHEAD]);
 		if (r->stamp == net->stamp) {
 			f->slot[r->at].times++;
 			continue;
