@@ -323,6 +323,24 @@ static void count_net(trainer *tr, uint32_t from, uint32_t to, double bytes)
 	tr->w->node_core_s[to] += bytes * nc->total_core_s_per_byte;
 }
 
+/* The ECMP key of a pipeline transfer: its connection's. NCCL sends
+ * between two ranks over a connection set up once and kept for the job,
+ * and an ECMP switch hashes a packet's 5-tuple (RoCE v2: the queue pair's
+ * UDP source port, fixed for its life; TCP: the connection's ports), so
+ * every microbatch between a rank pair takes one path and a collision
+ * between two pairs lasts the whole run. fab_route mixes in the ranks, so
+ * the key only has to keep pipeline connections apart from the
+ * collectives' (coll_hs_build: kind << 32 | channel) and name the job.
+ * Adaptive routing decides per message, starting its search where the
+ * message's own key points, so it keeps drawing a fresh one; D-mod-K
+ * routes by destination and reads no key. */
+static uint64_t pipe_key(trainer *tr)
+{
+	if (fab_cfg(tr->w->f)->routing == FAB_ADAPTIVE)
+		return tr->w->flow_key++;
+	return (uint64_t)1 << 63 | tr->job;
+}
+
 /* Union of the tensor ranks' routes from stage p_from to p_to of replica d:
  * the T slices move in lock step, one flow for all. The transport's
  * per-message latency and per-connection cap apply when a slice leaves its
@@ -343,7 +361,7 @@ static int send_between(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to,
 	for (uint32_t k = 0; k < tr->W; k++) {
 		fab_path fp;
 		uint32_t src = rank_of(tr, d, p_from, k), dst = rank_of(tr, d, p_to, k);
-		int rc = fab_route(tr->w->f, src, dst, tr->w->flow_key++, end, end, &fp);
+		int rc = fab_route(tr->w->f, src, dst, pipe_key(tr), end, end, &fp);
 		if (rc || len + fp.len > (size_t)FAB_PATH_MAX * tr->W) {
 			free(x);
 			return rc ? rc : SIM_ERANGE;

@@ -1389,6 +1389,45 @@ START_TEST(pipeline_sends_inside_a_node_are_nvlink)
 }
 END_TEST
 
+/* Pipeline sends under ECMP go over connections set up once per rank
+ * pair, as NCCL's point-to-point does, so the switches hash each pair
+ * onto one path for the whole job. tp 2 x pp 2 on two-GPU nodes with a
+ * NIC per GPU, each node on its own leaf, two spines: stage 0's two
+ * slices leave leaf 0 together, and when their connections hash onto one
+ * uplink they share it at every microbatch. So a send's mean time does
+ * not depend on how many microbatches average it (a fresh path per
+ * microbatch would mix collided and clear sends differently), and across
+ * fabric seeds the pairs still spread: some seeds collide (a direction's
+ * slices take twice as long: half a slice's time more on the mean of
+ * forward and backward sends), some do not. */
+START_TEST(ecmp_pipeline_sends_keep_their_connections_path)
+{
+	train_config c = base(2, 2, 1, 2);
+	double lo = INFINITY, hi = 0;
+	c.model.tf.vocab = 8; /* no tied all-reduce worth the name */
+	c.fabric.gpus_per_node = c.fabric.nics_per_node = c.noise.gpus_per_node = 2;
+	c.fabric.nodes = 2;
+	c.fabric.topo = FAB_FAT_TREE2;
+	c.fabric.radix = 4;
+	double slice_s = (double)(uint64_t)(wl_stage_boundary_bytes(&c.model.tf, 1) / 2) /
+			 c.fabric.link_Bps;
+	for (uint64_t seed = 1; seed <= 8; seed++) {
+		c.fabric.seed = seed;
+		c.microbatches = 2;
+		train_result two = run(&c);
+		c.microbatches = 8;
+		train_result eight = run(&c);
+		ck_assert_double_eq_tol(p2p_s(&two), p2p_s(&eight), 1e-12);
+		lo = fmin(lo, p2p_s(&two));
+		hi = fmax(hi, p2p_s(&two));
+		train_result_release(&two);
+		train_result_release(&eight);
+	}
+	ck_assert_double_ge_tol(lo, slice_s, 1e-12);
+	ck_assert_double_ge_tol(hi - lo, slice_s / 2, 1e-12);
+}
+END_TEST
+
 /* DeepSpeed's pipeline engine (v0.5, deepspeed/runtime/pipe/engine.py,
  * p2p.py and schedule.py): a send is a blocking dist.send, and on NCCL a
  * transfer flows only once the receiver has posted its dist.recv, in
@@ -2019,6 +2058,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, jobs_are_placed_packed_then_spread);
 	tcase_add_test(tc, tp_allreduce_runs_on_the_given_channels);
 	tcase_add_test(tc, pipeline_sends_inside_a_node_are_nvlink);
+	tcase_add_test(tc, ecmp_pipeline_sends_keep_their_connections_path);
 	tcase_add_test(tc, deepspeed_sends_block_the_sender);
 	tcase_add_test(tc, deepspeed_gathers_the_partitioned_boundary);
 	tcase_add_test(tc, deepspeed_runs_trainschedule_as_rendezvous);
