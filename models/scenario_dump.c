@@ -174,7 +174,10 @@ static void dump_training(FILE *f, int ind, const scn_training *t)
 	put_q(f, ind + 2, "global", t->global_batch, UNIT_COUNT);
 	put_q(f, ind + 2, "micro", t->micro_batch, UNIT_COUNT);
 	fprintf(f, "%*s# %d microbatches per iteration per pipeline\n", ind + 2, "", t->microbatches);
-	put_q(f, ind, "bucket", t->bucket_bytes, UNIT_BYTES);
+	if (wl_engine_reduces_after_backward(t->engine)) /* refused there: no buckets */
+		fprintf(f, "%*s# gradients all-reduced once, after the backward\n", ind, "");
+	else
+		put_q(f, ind, "bucket", t->bucket_bytes, UNIT_BYTES);
 	put_word(f, ind, "recompute", t->recompute ? "true" : "false");
 	put_word(f, ind, "attention", t->flash ? "flash" : "unfused");
 	put_word(f, ind, "pipeline_engine", scn_engine_words[t->engine]);

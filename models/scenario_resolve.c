@@ -679,6 +679,11 @@ static void read_training(resolve_ctx *c, const yt_node *w, scn_training *t)
 	t->engine = WL_ENGINE_MEGATRON;
 	if (scn_get_enum(r, w, "pipeline_engine", false, scn_engine_words, &v))
 		t->engine = (wl_engine)v;
+	if (wl_engine_reduces_after_backward(t->engine) && yt_get(w, "bucket"))
+		scn_err(r, yt_get(w, "bucket"), "'bucket' does not apply to pipeline_engine %s: "
+			"its DistributedDataParallel all-reduces each model chunk's whole gradient "
+			"buffer once, after the backward (megatron/training.py train_step)",
+			scn_engine_words[t->engine]);
 	t->memory_reserve_bytes = 0;
 	scn_get_q(r, w, "memory_reserve", false, UNIT_BYTES, 0, 1e13, true, &t->memory_reserve_bytes);
 	if ((dn = scn_section(r, w, "data", false)))

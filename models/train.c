@@ -172,13 +172,17 @@ static void count_cp_hops(trainer *tr, const stage *s, double n)
  * chunk's share (1 / V) of the stage's gradients becomes ready as it
  * proceeds, from the last layer back, so bucket k (of n) is ready once
  * (k + 1) / n of them are, in the chunks' order of finishing (the last
- * chunk first). Times in 128 bits, as dur x buckets can pass 2^63. */
+ * chunk first). An engine that all-reduces after the backward
+ * (wl_engine_reduces_after_backward: one bucket per chunk) releases every
+ * bucket as the last chunk's backward ends. Times in 128 bits, as dur x
+ * buckets can pass 2^63. */
 static int grads_ready(trainer *tr, stage *s, sim_time dur)
 {
 	dpgroup *g = &tr->dg[s->p];
 	uint64_t j = s->grad_chunks++, n = g->nbuckets, V = tr->V;
+	bool after = wl_engine_reduces_after_backward(tr->cfg->engine);
 	for (uint64_t k = 0; k < n; k++) {
-		uint64_t at = (k + 1) * V; /* bucket k's share, in units of 1 / (n V) */
+		uint64_t at = after ? V * n : (k + 1) * V; /* bucket k's share, in units of 1 / (n V) */
 		int rc;
 		if (at <= j * n || at > (j + 1) * n)
 			continue;
@@ -1192,8 +1196,11 @@ static int alloc_groups(trainer *tr)
 	for (uint32_t p = 0; p < tr->P; p++) {
 		dpgroup *g = &tr->dg[p];
 		double bytes = tr->params_stage[p] * c->grad_bytes_per_param;
-		/* Clamped as a double: bytes over a tiny bucket passes 2^32. */
-		double k = c->bucket_bytes > 0 ? ceil(bytes / c->bucket_bytes) : 1;
+		/* Clamped as a double: bytes over a tiny bucket passes 2^32. An
+		 * engine that all-reduces after the backward reduces each model
+		 * chunk's gradient buffer whole (wl_engine_reduces_after_backward). */
+		double k = wl_engine_reduces_after_backward(c->engine) ? tr->V
+			   : c->bucket_bytes > 0 ? ceil(bytes / c->bucket_bytes) : 1;
 		*g = (dpgroup){ .tr = tr, .p = p,
 				.nbuckets = !(k > 1) ? 1 : k > MAX_BUCKETS ? MAX_BUCKETS : (uint32_t)k };
 		g->bucket_bytes = bytes / g->nbuckets;

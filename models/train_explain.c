@@ -231,7 +231,10 @@ void train_finish(trainer *tr, train_result *r)
 			 tr->cp_kv_bytes, tr->cp_rs_s, 1, 0);
 	}
 	if (tr->dp_count)
-		add_coll(r, train_grad_op(c), coll_algo_name(tr->dp_algo), "gradient bucket across replicas",
+		add_coll(r, train_grad_op(c), coll_algo_name(tr->dp_algo),
+			 wl_engine_reduces_after_backward(c->engine)
+				 ? "gradient buffer across replicas, after the backward"
+				 : "gradient bucket across replicas",
 			 tr->R, tr->dg[0].bucket_bytes, tr->dp_time_s / (double)tr->dp_count, tr->dp_count,
 			 tr->dp_channels);
 	if (tr->tied_count)

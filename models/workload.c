@@ -606,6 +606,11 @@ const char *wl_engine_fault(wl_engine e, uint32_t pp, uint32_t vp, bool sp, uint
 	       : zero_stage >= 2 && pp > 1 ? "zero_stage 2 or 3 with pp above 1" : NULL;
 }
 
+bool wl_engine_reduces_after_backward(wl_engine e)
+{
+	return e == WL_ENGINE_MEGATRON_2021 || e == WL_ENGINE_MEGATRON_2022;
+}
+
 bool wl_cp_splits_seq(const wl_transformer *t, uint32_t cp)
 {
 	return cp <= 1 || t->seq % (2ull * cp) == 0;

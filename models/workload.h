@@ -368,6 +368,22 @@ unsigned wl_interleave_faults(const wl_model *m, uint32_t pp, uint32_t v, uint32
  * enabled"). The loader's refusal and plan's search share it. */
 bool wl_tp_overlap_fault(bool overlap, uint32_t tp, bool sp);
 
+/* Whether engine e all-reduces the data-parallel gradients once, after the
+ * stage's whole backward, one collective per model chunk's buffer, in the
+ * buffer's dtype (grad_reduce_dtype), instead of in buckets overlapped
+ * with the last backward (PyTorch DDP, Megatron-core's
+ * overlap_grad_reduce). Megatron-LM of 2021 and 2022 with its default
+ * --DDP-impl local (megatron/arguments.py:600 at 6985e58, :736 at
+ * 55ba1f7): train_step runs forward_backward_func, then "for model_module
+ * in model: model_module.allreduce_gradients()" (megatron/training.py:
+ * 370-374 at 6985e58, 445-449 at 55ba1f7), each a torch.distributed.
+ * all_reduce of the whole gradient buffer (megatron/model/distributed.py:
+ * 188-218 at 6985e58), before the tied embedding's all-reduce. The SC21
+ * script runs its pipelined rows with DDP=local (examples/sc21/
+ * run_table_1.sh at 6985e58); its 1.7B and 18B rows use DDP=torch, which
+ * overlaps as the default engine does. */
+bool wl_engine_reduces_after_backward(wl_engine e);
+
 /* What pipeline engine e cannot run of a layout, for the loader's refusal
  * and plan's search: NULL where it runs it, else the setting, named for a
  * message. DeepSpeed's PipelineEngine of 2021 runs the plain 1F1B

@@ -273,7 +273,8 @@ static long dp_span(const cand *c)
  * all-gather, exposed, after the optimizer step; ZeRO 3 the backward's
  * all-gather and the reduce-scatter there and the all-gather after, 3
  * against 2 model sizes per step (Rajbhandari et al., "ZeRO", SC 2020,
- * section 7.2). */
+ * section 7.2). Megatron-LM 2021-22's engines run it all after that
+ * backward (wl_engine_reduces_after_backward). */
 static double dp_exposed_s(const scn_training *t, const cand *c, double params, double Bps,
 			   double bwd_s)
 {
@@ -284,6 +285,8 @@ static double dp_exposed_s(const scn_training *t, const cand *c, double params, 
 	double gather = ar / 2 * scn_param_bytes(t) / scn_grad_bytes(t); /* weights, not gradients */
 	double slot = c->zero == 0 ? ar : c->zero == 3 ? ar / 2 + gather : ar / 2;
 	double after = c->zero ? gather : 0;
+	if (wl_engine_reduces_after_backward(t->engine)) /* none behind the backward */
+		return slot + after;
 	return fmax(slot / nb, slot - bwd_s) + after;
 }
 

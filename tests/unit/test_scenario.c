@@ -485,8 +485,21 @@ START_TEST(pipeline_engine_words_and_limits)
 	ck_assert_int_eq(s->jobs[0].wl.train.engine, WL_ENGINE_MEGATRON_2021);
 	one = dump_of(s);
 	ck_assert_ptr_nonnull(strstr(one, "pipeline_engine: megatron-2021"));
+	ck_assert_ptr_null(strstr(one, "bucket:")); /* no buckets: the dump reloads */
+	scn_free(load_ok(one));
 	free(one);
 	scn_free(s);
+	/* its DDP all-reduces the whole buffer after the backward: a bucket
+	 * is refused where written, for 2022's engine too */
+	for (int e = 0; e < 2; e++) {
+		char text[2048];
+		snprintf(text, sizeof text, BASE WORK "  pipeline_engine: megatron-202%d\n"
+			 "  bucket: 64GiB\n" VARIANTS, e + 1);
+		d = load_bad(text);
+		ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "t.yaml:15:11:"));
+		ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "'bucket' does not apply to pipeline_engine megatron-202"));
+		diag_free(d);
+	}
 	static const char *const old[][2] = {
 		{ "  parallelism: { tp: 4, pp: 2, zero_stage: 1 }\n", "zero_stage above 0" },
 		{ "  parallelism: { tp: 4, sequence_parallel: true }\n", "sequence_parallel" },

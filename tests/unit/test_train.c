@@ -1655,6 +1655,54 @@ START_TEST(megatron_2022_gathers_nothing_under_sequence_parallelism)
 }
 END_TEST
 
+/* Megatron-LM 2021-22's local DDP all-reduces the gradients once, after
+ * the backward (train_step, megatron/training.py:370-374 at 6985e58,
+ * 445-449 at 55ba1f7): two replicas of a pp 1 job on one node (no
+ * pipeline sends, so the engines differ only there) with 1 MB buckets.
+ * The default engine's buckets hide behind the last backward but for what
+ * they leave exposed; the 2021 and 2022 engines run one all-reduce of the
+ * whole gradient buffer (2 bytes a parameter), all of it exposed: the
+ * iteration is the default's less its exposed all-reduce plus that one.
+ * With two model chunks a stage all-reduces each chunk's buffer (half
+ * the bytes) after the last chunk's backward, twice as many. */
+START_TEST(megatron_2021_reduces_gradients_after_backward)
+{
+	static const wl_engine engines[] = { WL_ENGINE_MEGATRON_2021, WL_ENGINE_MEGATRON_2022 };
+	for (int e = 0; e < 2; e++) {
+		train_config c = base(1, 1, 2, 2);
+		c.bucket_bytes = 1e6;
+		train_result mg = run(&c);
+		c.engine = engines[e];
+		train_result y = run(&c);
+		const train_coll_stat *b = coll_of(&mg, COLL_ALLREDUCE), *ar = coll_of(&y, COLL_ALLREDUCE);
+		ck_assert(b && ar);
+		ck_assert_uint_eq(ar->bytes, (uint64_t)(wl_stage_params(&c.model, 1, 0) * 2));
+		ck_assert_uint_eq(ar->count, c.warmup + c.iterations);
+		ck_assert_uint_eq(b->count, TRAIN_MAX_BUCKETS * ar->count); /* the default's buckets */
+		double hidden_left = mg.comm_s[TRAIN_FLOWS_DP];
+		ck_assert(hidden_left < 0.5 * ar->time_s);
+		ck_assert_double_eq_tol(y.comm_s[TRAIN_FLOWS_DP], ar->time_s, 1e-9);
+		ck_assert_double_eq_tol(mean_iter(&y), mean_iter(&mg) - hidden_left + ar->time_s, 1e-9);
+		ck_assert_double_eq_tol(y.part_s[TRAIN_COMPUTE], mg.part_s[TRAIN_COMPUTE], 1e-12);
+		ck_assert_double_eq_tol(sum_parts(&y), mean_iter(&y), 1e-9);
+		train_result_release(&mg);
+		train_result_release(&y);
+	}
+	train_config c = base(1, 2, 2, 4);
+	c.engine = WL_ENGINE_MEGATRON_2021;
+	train_result plain = run(&c);
+	c.vp = 2;
+	train_result inter = run(&c);
+	const train_coll_stat *p1 = coll_of(&plain, COLL_ALLREDUCE), *p2 = coll_of(&inter, COLL_ALLREDUCE);
+	ck_assert(p1 && p2);
+	ck_assert_uint_eq(p2->count, 2 * p1->count);
+	ck_assert_uint_eq(p2->bytes, p1->bytes / 2);
+	ck_assert_double_eq_tol(sum_parts(&inter), mean_iter(&inter), 1e-9);
+	train_result_release(&plain);
+	train_result_release(&inter);
+}
+END_TEST
+
 static const train_coll_stat *tied_row(const train_result *r)
 {
 	for (uint32_t i = 0; i < r->ncoll; i++)
@@ -2064,6 +2112,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, deepspeed_runs_trainschedule_as_rendezvous);
 	tcase_add_test(tc, megatron_2021_blocks_and_gathers_once);
 	tcase_add_test(tc, megatron_2022_gathers_nothing_under_sequence_parallelism);
+	tcase_add_test(tc, megatron_2021_reduces_gradients_after_backward);
 	tcase_add_test(tc, tied_embedding_all_reduced_between_end_stages);
 	tcase_add_test(tc, gpt_ties_its_embedding_llama_does_not);
 	tcase_add_test(tc, unfused_attention_notes_an_unmeasured_head_dim);
