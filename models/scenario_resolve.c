@@ -767,6 +767,24 @@ static bool algo_fits_op(scn_coll_op op, scn_coll_algo a)
 static const char *const coll_keys[] = { "kind", "collective", NULL };
 static const char *const coll_inner_keys[] = { "op", "algo", "sizes", "ranks", "iterations", NULL };
 
+/* nccl-tests' default run is 20 timed iterations a size (src/common.cu,
+ * iters = 20; -n sets it). Each is simulated: 100,000, 5,000 times that,
+ * is more than any measurement needs and already minutes a size. */
+#define SCN_COLL_MAX_ITERATIONS 100000
+
+static void read_coll_iterations(scn_rd *r, const yt_node *cn, scn_collective *k)
+{
+	int v;
+	k->iterations = 20;
+	if (!scn_get_int(r, cn, "iterations", false, 1, INT_MAX, &v))
+		return;
+	if (v > SCN_COLL_MAX_ITERATIONS)
+		return scn_err(r, yt_get(cn, "iterations"), "'iterations' %d is more than %d: 5,000 x "
+			       "nccl-tests' default run of 20 (src/common.cu), and each is simulated",
+			       v, SCN_COLL_MAX_ITERATIONS);
+	k->iterations = v;
+}
+
 static void read_collective(resolve_ctx *c, const yt_node *w, scn_collective *k)
 {
 	scn_rd *r = c->r;
@@ -793,8 +811,7 @@ static void read_collective(resolve_ctx *c, const yt_node *w, scn_collective *k)
 	k->ranks = 0; /* all the GPUs the workload gets */
 	k->ranks_auto = false;
 	scn_get_int(r, cn, "ranks", false, 2, 10000000, &k->ranks);
-	k->iterations = 20;
-	scn_get_int(r, cn, "iterations", false, 1, 1000000, &k->iterations);
+	read_coll_iterations(r, cn, k);
 }
 
 static const char *const p2p_keys[] = { "kind", "p2p", NULL };

@@ -262,7 +262,7 @@ expect_err "^$E2E_TMP/slow-sweep.yaml:15:5: variant 'rdma-gdr': collective 'allr
 if grep -q "signal" <<<"$ERR"; then not_ok "a sweep point was killed: ${ERR:0:300}"; else ok "no sweep point killed by a signal"; fi
 
 
-# The work limits (tests/bad/work-microbatches, work-gpus, p2p-tx-depth, p2p-messages)
+# The work limits (tests/bad/work-*, p2p-tx-depth, p2p-messages)
 # refuse only past their bound: the bound itself is a scenario check takes.
 B="$PWD/tests/bad/base/valid.yaml"
 printf 'extends: %s\nworkload:\n  batch: { global: 262144, micro: 1 }\n' "$B" >"$E2E_TMP/mb-edge.yaml"
@@ -276,6 +276,10 @@ sed -e 's/iterations: 100000/iterations: 97656/' -e "s|extends: base/valid.yaml|
 	tests/bad/p2p-messages.yaml >"$E2E_TMP/msg-edge.yaml"
 run_cmd "$DPUSIM" check "$E2E_TMP/msg-edge.yaml"
 expect_rc 0 "1024 QPs x 97656 iterations (under 10^8 messages) are checked, not refused"
+sed -e 's/iterations: 1000000/iterations: 100000/' -e "s|extends: base/valid.yaml|extends: $B|" \
+	tests/bad/work-coll-iterations.yaml >"$E2E_TMP/coll-edge.yaml"
+run_cmd "$DPUSIM" check "$E2E_TMP/coll-edge.yaml"
+expect_rc 0 "100,000 collective iterations (the bound) are checked, not refused"
 # (a 2-rank collective: check's dry pass of a training job on 2^20 GPUs
 # takes seconds, minutes under ASan)
 cat >"$E2E_TMP/gpus-edge.yaml" <<YAML
