@@ -345,7 +345,52 @@ static uint64_t pipe_key(trainer *tr)
 	return (uint64_t)1 << 63 | tr->job;
 }
 
-/* Union of the tensor ranks' routes from stage p_from to p_to of replica d:
+/* Union of the tensor ranks' routes from stage p_from to p_to of replica d
+ * into path (room for FAB_PATH_MAX x W), their longest latency and
+ * whether any leaves its node. */
+static int route_pipe(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to, uint32_t *path,
+		      struct pipe_route *r)
+{
+	fab_end end = coll_transport_end(tr->cfg->coll.transport.kind);
+	*r = (struct pipe_route){ .len = 0 };
+	for (uint32_t k = 0; k < tr->W; k++) {
+		fab_path fp;
+		uint32_t src = rank_of(tr, d, p_from, k), dst = rank_of(tr, d, p_to, k);
+		int rc = fab_route(tr->w->f, src, dst, pipe_key(tr), end, end, &fp);
+		if (rc || r->len + fp.len > (size_t)FAB_PATH_MAX * tr->W)
+			return rc ? rc : SIM_ERANGE;
+		memcpy(path + r->len, fp.res, fp.len * sizeof path[0]);
+		r->len += fp.len;
+		if (fp.lat_ps > r->lat)
+			r->lat = fp.lat_ps;
+		r->net = r->net || fab_leaves_node(tr->w->f, src, dst);
+	}
+	return SIM_OK;
+}
+
+/* The route of a send from p_from to p_to of replica d: kept per
+ * connection where its key is fixed (tr->routes), as the switches keep
+ * it; *path points into tr->route_res or tr->path. */
+static int pipe_route_of(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to,
+			 const uint32_t **path, struct pipe_route *r)
+{
+	size_t i = ((size_t)d * tr->P + p_from) * 2 + (p_to == (p_from + 1) % tr->P ? 0 : 1);
+	int rc;
+	if (!tr->routes || (i % 2 && p_to != (p_from + tr->P - 1) % tr->P)) {
+		*path = tr->path;
+		return route_pipe(tr, d, p_from, p_to, tr->path, r);
+	}
+	uint32_t *kept = tr->route_res + i * FAB_PATH_MAX * tr->W;
+	*path = kept;
+	if (!tr->routes[i].len && (rc = route_pipe(tr, d, p_from, p_to, kept, &tr->routes[i]))) {
+		tr->routes[i].len = 0; /* none kept half-made */
+		return rc;
+	}
+	*r = tr->routes[i];
+	return SIM_OK;
+}
+
+/* A pipeline transfer: the union of the tensor ranks' routes (pipe_route_of):
  * the T slices move in lock step, one flow for all. The transport's
  * per-message latency and per-connection cap apply when a slice leaves its
  * node (fab_leaves_node, as a collective's step): neighbouring stages on
@@ -355,27 +400,17 @@ static int send_between(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to,
 			uint32_t chunk, bool fwd)
 {
 	const wl_transformer *t = &tr->cfg->model.tf;
-	uint32_t *path = tr->path, len = 0;
-	sim_time lat = 0;
-	bool net = false;
-	fab_end end = coll_transport_end(tr->cfg->coll.transport.kind);
-	xfer *x = malloc(sizeof *x);
-	if (!x)
+	const uint32_t *path;
+	struct pipe_route r;
+	int rc = pipe_route_of(tr, d, p_from, p_to, &path, &r);
+	sim_time lat = r.lat;
+	uint32_t len = r.len;
+	bool net = r.net;
+	xfer *x;
+	if (rc)
+		return rc;
+	if (!(x = malloc(sizeof *x)))
 		return SIM_ENOMEM;
-	for (uint32_t k = 0; k < tr->W; k++) {
-		fab_path fp;
-		uint32_t src = rank_of(tr, d, p_from, k), dst = rank_of(tr, d, p_to, k);
-		int rc = fab_route(tr->w->f, src, dst, pipe_key(tr), end, end, &fp);
-		if (rc || len + fp.len > (size_t)FAB_PATH_MAX * tr->W) {
-			free(x);
-			return rc ? rc : SIM_ERANGE;
-		}
-		memcpy(path + len, fp.res, fp.len * sizeof path[0]);
-		len += fp.len;
-		if (fp.lat_ps > lat)
-			lat = fp.lat_ps;
-		net = net || fab_leaves_node(tr->w->f, src, dst);
-	}
 	const coll_transport *tp = &tr->cfg->coll.transport;
 	/* DeepSpeed's engine sends a partitioned tensor as two messages in a
 	 * row, its layout (PartitionedTensor.to_meta) then its slice. */
@@ -390,8 +425,7 @@ static int send_between(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to,
 			 .obj = x, .tag = train_tag(tr, TRAIN_FLOWS_PIPE), .cap_class = FAB_CLS_CONN };
 	count_net(tr, rank_of(tr, d, p_from, 0) / tr->gpn, rank_of(tr, d, p_to, 0) / tr->gpn,
 		  (double)bytes * tr->W);
-	int rc = flow_start(tr->w->net, &fs, NULL);
-	if (rc) {
+	if ((rc = flow_start(tr->w->net, &fs, NULL))) {
 		free(x);
 		return rc;
 	}
@@ -1253,6 +1287,12 @@ static int job_build(trainer *tr)
 	tr->W = tr->T * tr->C, tr->R = tr->D * tr->C;
 	if (!(tr->path = malloc((size_t)FAB_PATH_MAX * tr->W * sizeof *tr->path)))
 		return SIM_ENOMEM;
+	/* adaptive routing decides each message afresh: nothing to keep */
+	size_t nroutes = (size_t)tr->D * tr->P * 2;
+	if (tr->P > 1 && fab_cfg(tr->w->f)->routing != FAB_ADAPTIVE &&
+	    (!(tr->routes = calloc(nroutes, sizeof *tr->routes)) ||
+	     !(tr->route_res = malloc(nroutes * FAB_PATH_MAX * tr->W * sizeof *tr->route_res))))
+		return SIM_ENOMEM;
 	tr->gpn = c->fabric.gpus_per_node;
 	tr->nodes = c->fabric.nodes;
 	tr->res->net_cpu_cap_Bps = train_net_cpu_cap_Bps(c);
@@ -1421,6 +1461,8 @@ static void job_teardown(trainer *tr)
 	free(tr->ld);
 	free(tr->params_stage);
 	free(tr->path);
+	free(tr->routes);
+	free(tr->route_res);
 	free(tr->tied_ranks);
 	free(tr->tied_res);
 }

@@ -174,6 +174,15 @@ struct trainer {
 				    * holding the same weights, whose gradients are
 				    * reduced together, D x C */
 	uint32_t *path;            /* FAB_PATH_MAX x W: a pipeline send's routes */
+	/* Pipeline routes of a fixed key (pipe_key: not adaptive), computed
+	 * once per (d, p_from, direction): D x P x 2 of them, each its W
+	 * routes in FAB_PATH_MAX x W of route_res; NULL: not kept. */
+	struct pipe_route {
+		uint32_t len;      /* 0: not yet routed */
+		bool net;
+		sim_time lat;
+	} *routes;
+	uint32_t *route_res;
 	stage *st;                 /* D x P */
 	dpgroup *dg;               /* P */
 	loader *ld;                /* D */
