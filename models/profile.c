@@ -329,8 +329,12 @@ static int profile_from_tree(profile *p, const yt_node *root, diag *d)
 				"unknown kind '%s' (expected gpu, cpu, nic, dpu, switch, storage or host-costs)",
 				kind), SIM_EPARSE;
 	}
-	if (strlen(name) >= sizeof p->name)
-		return diag_add(d, root->file, 0, 0, "name too long"), SIM_EPARSE;
+	if (strlen(name) >= sizeof p->name) {
+		const yt_node *n = yt_get(root, "name");
+		return diag_add(d, n->file, n->line, n->col, "profile name too long (%zu "
+				"characters, at most %zu)", strlen(name), sizeof p->name - 1),
+		       SIM_EPARSE;
+	}
 	snprintf(p->name, sizeof p->name, "%s", name);
 	if (!(p->summary = strdup(summary)))
 		return SIM_ENOMEM;

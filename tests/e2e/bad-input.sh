@@ -56,6 +56,13 @@ run_cmd "$DPUSIM" check scenarios/demo.yaml --profile "$E2E_TMP/comment-only.yam
 expect_rc 2 "--profile with a file of comments only"
 expect_err "^$E2E_TMP/comment-only.yaml:1:1: a profile must be a mapping with kind, name, summary and fields\$" \
 	"an empty profile's error is positioned"
+# A profile name past 63 characters was refused without a place (found by
+# tools/fuzz-scenarios).
+sed "s/^name: .*/name: $(printf 'x%.0s' $(seq 70))/" models/profiles/Micron-9200-PRO.yaml >"$E2E_TMP/long-name.yaml"
+run_cmd "$DPUSIM" check scenarios/effects/gds-local-nvme.yaml --profile "$E2E_TMP/long-name.yaml"
+expect_rc 2 "--profile with a name of 70 characters"
+expect_err "^$E2E_TMP/long-name.yaml:[0-9]+:7: profile name too long \(70 characters, at most 63\)\$" \
+	"a profile name too long is placed and its limit said"
 
 # dpusim coll: sizes that a cast would turn into garbage (2^64 and more is
 # undefined, 0.5 B silently 0), counts that would exhaust memory or spin
