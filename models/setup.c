@@ -329,8 +329,11 @@ uint32_t setup_nccl_cc(const scn_scenario *s, diag *notes)
 
 double setup_nccl_pci_GBps(const scn_scenario *s)
 {
-	const profile_gpu *g = &s->cluster.gpu.v.gpu;
-	const profile_nic *n = &s->cluster.nic.v.nic;
+	return setup_nccl_pci_GBps_of(&s->cluster.gpu.v.gpu, &s->cluster.nic.v.nic);
+}
+
+double setup_nccl_pci_GBps_of(const profile_gpu *g, const profile_nic *n)
+{
 	if (!profile_has(g->pcie_gen) || !profile_has(g->pcie_lanes) || !profile_has(n->pcie_gen) ||
 	    !profile_has(n->pcie_lanes))
 		return 0;

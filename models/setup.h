@@ -111,6 +111,8 @@ uint32_t setup_nccl_cc(const scn_scenario *s, diag *notes);
  * profile does not give its generation and lanes (then NCCL's channels
  * across nodes are not derived: one per NIC). */
 double setup_nccl_pci_GBps(const scn_scenario *s);
+/* The same of a GPU and a NIC profile's values (dpusim coll --gpu). */
+double setup_nccl_pci_GBps_of(const profile_gpu *g, const profile_nic *n);
 
 /* The GPU at the workload's precision. 0 or SIM_EINVAL with messages. */
 int setup_gpu(const scn_scenario *s, scn_precision prec, gpu_spec *out, diag *d, diag *notes);

@@ -12,6 +12,7 @@
 #include "models/diag.h"
 #include "models/fabric.h"
 #include "models/profile.h"
+#include "models/setup.h"
 #include "models/units.h"
 #include "models/wire.h"
 #include "sim/err.h"
@@ -48,6 +49,7 @@ struct opts {
 	uint32_t step_factor;          /* -f (default 2) */
 	uint32_t iters, warmup;        /* -n (default 1), -w (accepted, nothing to warm) */
 	const char *nic, *sw;          /* --nic, --switch: profiles giving default latencies */
+	const char *gpu;               /* --gpu: the profile giving NCCL's architecture, or NULL */
 	bool ideal, have_msg_lat, have_switch_lat, have_proto;
 	int link_layer;                /* --link-layer: PROFILE_LL_*, LL_NONE, or LL_UNSET */
 	double mtu;                    /* --mtu, 0: the link layer's default */
@@ -231,6 +233,9 @@ static int parse_one(int argc, char **argv, int *i, struct opts *o)
 	} else if (!strcmp(a, "--nic")) {
 		o->nic = v;
 		rc = v ? 0 : cli_usage_error("coll: --nic needs a profile name");
+	} else if (!strcmp(a, "--gpu")) {
+		o->gpu = v;
+		rc = v ? 0 : cli_usage_error("coll: --gpu needs a profile name");
 	} else if (!strcmp(a, "--switch")) {
 		o->sw = v;
 		rc = v ? 0 : cli_usage_error("coll: --switch needs a profile name");
@@ -321,6 +326,24 @@ static int parse_one(int argc, char **argv, int *i, struct opts *o)
 	return rc;
 }
 
+/* A profile of kind `kind` named `name` from ps: 0, or a usage error. */
+static int find_profile(profile_set *ps, const char *name, profile_kind kind, const profile **out)
+{
+	diag *d = diag_new();
+	int rc = d ? profile_set_find(ps, name, out, d) : SIM_ENOMEM;
+	if (rc == SIM_ENOENT)
+		rc = cli_usage_error("coll: no %s profile '%s' in %s", profile_kind_name(kind), name,
+				     profile_set_dir(ps));
+	else if (rc)
+		rc = cli_usage_error("coll: profile '%s': %s", name,
+				     d && diag_count(d) ? diag_msg(d, 0) : sim_strerror(rc));
+	else if (profile_get_kind(*out) != kind)
+		rc = cli_usage_error("coll: '%s' is a %s profile, not a %s profile", name,
+				     profile_kind_name(profile_get_kind(*out)), profile_kind_name(kind));
+	diag_free(d);
+	return rc;
+}
+
 /* One latency of a profile, in ps: the profile's published figure, or an
  * error naming the option that sets it when the profile gives none. */
 static int profile_latency(profile_set *ps, const char *name, profile_kind kind, const char *field,
@@ -328,27 +351,45 @@ static int profile_latency(profile_set *ps, const char *name, profile_kind kind,
 {
 	const profile *p = NULL;
 	const profile_field *f = profile_field_find(kind, field);
-	diag *d = diag_new();
 	double v;
-	int rc = d ? profile_set_find(ps, name, &p, d) : SIM_ENOMEM;
-	if (rc == SIM_ENOENT)
-		rc = cli_usage_error("coll: no %s profile '%s' in %s", profile_kind_name(kind), name,
-				     profile_set_dir(ps));
-	else if (rc)
-		rc = cli_usage_error("coll: profile '%s': %s", name,
-				     d && diag_count(d) ? diag_msg(d, 0) : sim_strerror(rc));
-	else if (profile_get_kind(p) != kind)
-		rc = cli_usage_error("coll: '%s' is a %s profile, not a %s profile", name,
-				     profile_kind_name(profile_get_kind(p)), profile_kind_name(kind));
-	else if (!profile_has(v = profile_field_get(profile_get_values(p), f)))
-		rc = cli_usage_error("coll: %s profile '%s' gives no %s (%s); set it with %s T",
-				     profile_kind_name(kind), name, field,
-				     profile_missing(p, f) ? profile_missing(p, f) : "not published",
-				     opt);
-	else if (sim_time_from_s(v, out))
-		rc = cli_usage_error("coll: %s of '%s' is out of range", field, name);
-	diag_free(d);
-	return rc;
+	int rc = find_profile(ps, name, kind, &p);
+	if (rc)
+		return rc;
+	if (!profile_has(v = profile_field_get(profile_get_values(p), f)))
+		return cli_usage_error("coll: %s profile '%s' gives no %s (%s); set it with %s T",
+				       profile_kind_name(kind), name, field,
+				       profile_missing(p, f) ? profile_missing(p, f) : "not published",
+				       opt);
+	if (sim_time_from_s(v, out))
+		return cli_usage_error("coll: %s of '%s' is out of range", field, name);
+	return 0;
+}
+
+/* --gpu: what a scenario's GPU gives NCCL's cost model (models/setup.c,
+ * setup_nccl_cc and setup_nccl_pci_GBps): the compute capability its
+ * per-architecture caps are keyed on, and the PCIe figure its channel
+ * search across nodes reads, the GPU's and the --nic's links, the lower.
+ * Without --gpu neither applies, as in a scenario whose GPU profile gives
+ * no compute capability; the header says so. */
+static int apply_gpu(struct opts *o, profile_set *ps)
+{
+	const profile *g, *n;
+	const profile_gpu *gv;
+	const profile_nic *nv;
+	int rc;
+	if (!o->gpu || o->cc.proto == COLL_PROTO_IDEAL)
+		return 0;
+	if ((rc = find_profile(ps, o->gpu, PROFILE_GPU, &g)) ||
+	    (rc = find_profile(ps, o->nic, PROFILE_NIC, &n)))
+		return rc;
+	gv = &profile_get_values(g)->gpu;
+	nv = &profile_get_values(n)->nic;
+	if (!profile_has(gv->compute_capability))
+		return cli_usage_error("coll: GPU profile '%s' gives no compute_capability: NCCL's "
+				       "per-architecture model cannot apply (leave out --gpu)", o->gpu);
+	o->cc.nccl_cc = (uint32_t)llround(gv->compute_capability * 10);
+	o->cc.nccl_pci_GBps = setup_nccl_pci_GBps_of(gv, nv);
+	return 0;
 }
 
 /* Defaults as NCCL runs: its protocols, and the latencies the NIC and switch
@@ -358,17 +399,19 @@ static int apply_defaults(struct opts *o)
 {
 	char dir[DATADIR_PATH_MAX];
 	profile_set *ps;
-	int rc = 0;
+	bool latencies = !o->ideal && !(o->have_msg_lat && o->have_switch_lat);
+	int rc;
 	if (!o->have_proto)
 		o->cc.proto = o->ideal ? COLL_PROTO_IDEAL : COLL_PROTO_NCCL;
-	if (o->ideal || (o->have_msg_lat && o->have_switch_lat))
+	if (!latencies && !o->gpu)
 		return 0;
 	if (!(ps = profile_set_new(datadir_profiles(dir, sizeof dir))))
 		return cli_usage_error("out of memory");
-	if (!o->have_msg_lat)
+	rc = apply_gpu(o, ps);
+	if (!rc && latencies && !o->have_msg_lat)
 		rc = profile_latency(ps, o->nic, PROFILE_NIC, "rdma_latency", "--msg-latency",
 				     &o->cc.transport.msg_lat_ps);
-	if (!rc && !o->have_switch_lat)
+	if (!rc && latencies && !o->have_switch_lat)
 		rc = profile_latency(ps, o->sw, PROFILE_SWITCH, "latency", "--switch-latency",
 				     &o->fc.switch_lat_ps);
 	profile_set_free(ps);
@@ -554,6 +597,14 @@ static void print_header(const struct opts *o)
 	       nic_lat ? o->nic : "", nic_lat ? ")" : "", sim_time_to_s(o->fc.switch_lat_ps) * 1e9,
 	       sw_lat ? " (profile " : "", sw_lat ? o->sw : "", sw_lat ? ")" : "",
 	       sim_time_to_s(o->fc.hop_lat_ps) * 1e9);
+	if (o->cc.proto != COLL_PROTO_IDEAL && o->gpu)
+		printf("# GPU %s: NCCL's per-architecture caps at compute capability %u.%u; its "
+		       "channels across nodes %s\n", o->gpu, o->cc.nccl_cc / 10, o->cc.nccl_cc % 10,
+		       o->cc.nccl_pci_GBps > 0 ? "from its search (docs/collectives.md)"
+					       : "one per NIC (no PCIe figure in the profiles)");
+	else if (o->cc.proto != COLL_PROTO_IDEAL)
+		printf("# no --gpu: NCCL's per-architecture caps and its channel search across nodes "
+		       "not applied\n");
 	if (o->link_layer == LL_NONE)
 		printf("# link layer none: links carry payload at --link\n");
 	else

@@ -249,8 +249,19 @@ OUT=$(row_us <<<"$OUT")
 expect_out "NCCL's cost model" "run: the report says NCCL's cost model ran (the default)"
 NCCL_US=$(head -1 <<<"$OUT")
 run_cmd "$DPUSIM" coll --ranks 8 --bytes 1MiB --link 400Gbps --algo ring --msg-latency 1ps \
-	--switch-latency 1ps --transport rdma-gdr --json
-expect_out "\"time_us\": ${NCCL_US//./\\.}," "coll on the same hardware gives run's time (latencies of 1 ps), $NCCL_US us"
+	--switch-latency 1ps --transport rdma-gdr --gpu H100-SXM5 --nic ConnectX-7-NDR --json
+expect_out "\"time_us\": ${NCCL_US//./\\.}," "coll on the same hardware (--gpu, --nic: the scenario's profiles) gives run's time (latencies of 1 ps), $NCCL_US us"
+run_cmd "$DPUSIM" coll --ranks 8 --bytes 1MiB --link 400Gbps --gpu H100-SXM5 --nic ConnectX-7-NDR \
+	--msg-latency 1ps
+expect_out "^# GPU H100-SXM5: NCCL's per-architecture caps at compute capability 9\.0; its channels across nodes from its search" "the header says what --gpu applies"
+run_cmd "$DPUSIM" coll --ranks 8 --bytes 1MiB --link 400Gbps
+expect_out "^# no --gpu: NCCL's per-architecture caps and its channel search across nodes not applied" "the header says when no GPU is given"
+run_cmd "$DPUSIM" coll --ranks 8 --bytes 1MiB --link 400Gbps --gpu ConnectX-7-NDR
+expect_rc 2 "--gpu of a NIC profile"
+expect_err "coll: 'ConnectX-7-NDR' is a nic profile, not a gpu profile" "--gpu of a NIC profile: says which kind it is"
+run_cmd "$DPUSIM" coll --ranks 8 --bytes 1MiB --link 400Gbps --gpu B300
+expect_rc 2 "--gpu of no profile"
+expect_err "coll: no gpu profile 'B300'" "--gpu of no profile: says so"
 printf 'collectives: { protocol: ideal }\n' >>"$SCN"
 run_cmd "$DPUSIM" run "$SCN" --json
 expect_rc 0 "run: collectives.protocol: ideal"

@@ -66,7 +66,8 @@ static double row_s(const rep_report *rep, size_t i, uint64_t *bytes)
 }
 
 /* `dpusim coll` on the fabric and transport the scenario s gives `ranks`
- * ranks, every option spelled from setup's figures, at `bytes`, with
+ * ranks, every option spelled from setup's figures and the GPU and NIC
+ * profiles (NCCL's architecture and PCIe figure: --gpu, --nic), at `bytes`, with
  * extra (NULL-terminated) options after them: the time in seconds. */
 static double coll_s(const scn_scenario *s, uint32_t ranks, const char *bytes,
 		     const char *const *extra)
@@ -104,7 +105,8 @@ static double coll_s(const scn_scenario *s, uint32_t ranks, const char *bytes,
 				"--nics-per-node", a[2], "--link", a[3], "--nvlink", a[4],
 				"--pcie", a[5], "--host-mem", a[6], "--hop-latency", a[7],
 				"--switch-latency", a[8], "--nvlink-latency", a[9],
-				"--pcie-latency", a[10], "--msg-latency", a[11], "--seed", a[12] };
+				"--pcie-latency", a[10], "--msg-latency", a[11], "--seed", a[12],
+				"--gpu", s->cluster.gpu.name, "--nic", s->cluster.nic.name };
 	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
 		argv[argc++] = (char *)fixed[i];
 	for (size_t i = 0; extra && extra[i]; i++)
