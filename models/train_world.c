@@ -142,11 +142,6 @@ static int world_nodes(world *w, const train_config *const *cfgs, uint32_t njobs
 	return rc;
 }
 
-static void count_cycles(void *ctx, uint32_t rank, double cycles)
-{
-	(void)ctx, (void)rank, (void)cycles; /* counted per collective in bucket_start */
-}
-
 /* The shared machinery over `nodes` nodes: fabric, transport and
  * collectives of job 0's configuration (the jobs run one scenario under
  * one variant), node resources sized by each node's job. */
@@ -159,7 +154,12 @@ int train_world_build(world *w, uint32_t nodes, const train_config *const *cfgs,
 	int rc;
 	w->nodes = fc.nodes = nodes;
 	w->gpn = fc.gpus_per_node;
-	cc.transport.cpu = count_cycles;
+	/* No per-hop CPU callback (transport.cpu stays NULL): training counts a
+	 * collective's host work once per collective (count_dp_hops), and a
+	 * callback that did nothing still walked every hop of every ring step
+	 * (coll.c's launch), O(replicas) per step: a quarter of host-tcp's
+	 * time at 16k GPUs (issue 14). */
+	cc.transport.cpu = NULL;
 	if (!(w->eng = sim_engine_new()) || !(w->net = flow_net_new(w->eng)))
 		return SIM_ENOMEM;
 	/* Tag 0 for what no job owns, then TRAIN_NFLOWS per job (train_tag). */
