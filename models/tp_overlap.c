@@ -7,13 +7,19 @@ static double over(double comm, double gemm)
 	return comm > gemm ? comm - gemm : 0;
 }
 
+/* The all-gathers TE runs on FP8 data under FP8 (tp_overlap_in.ag_in_s). */
+static double ag_in(const tp_overlap_in *in)
+{
+	return in->ag_in_s > 0 ? in->ag_in_s : in->ag_s;
+}
+
 /* ring_exchange all-gather beside a GEMM of `gemm` seconds: tp steps of
  * gemm / tp, the first on the local chunk, each of the others waiting for
  * one transfer of ag / (tp - 1) (a ring all-gather's step). */
 static double ring_exchange(const tp_overlap_in *in, double gemm)
 {
 	double n = in->tp;
-	return (n - 1) * over(in->ag_s / (n - 1), gemm / n);
+	return (n - 1) * over(ag_in(in) / (n - 1), gemm / n);
 }
 
 /* pipeline reduce-scatter: the GEMM (on fewer SMs) in `splits` shares,
@@ -45,6 +51,16 @@ void tp_overlap_layer(const tp_overlap_in *in, tp_overlap_out *out)
 	out->bwd_comm_s = ring_exchange(in, g[GPU_LINEAR_PROJ]) + ring_exchange(in, g[GPU_LINEAR_FC2]) +
 			  over(in->ag_s, g[GPU_LINEAR_QKV]) + over(in->rs_s, g[GPU_LINEAR_QKV]) +
 			  over(in->ag_s, g[GPU_LINEAR_FC1]) + over(in->rs_s, g[GPU_LINEAR_FC1]);
+}
+
+void tp_te_layer(const tp_overlap_in *in, tp_overlap_out *out)
+{
+	const double *g = in->gemm;
+	double ag = ag_in(in);
+	out->fwd_comm_s = 2 * ag + 2 * in->rs_s;
+	out->fwd_extra_s = 0;
+	out->bwd_comm_s = 2 * ag + over(ag, g[GPU_LINEAR_QKV]) + over(in->rs_s, g[GPU_LINEAR_QKV]) +
+			  over(ag, g[GPU_LINEAR_FC1]) + over(in->rs_s, g[GPU_LINEAR_FC1]);
 }
 
 void tp_overlap_gemms(const gpu_spec *g, const wl_transformer *t, uint32_t mb,

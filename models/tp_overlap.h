@@ -26,6 +26,12 @@ typedef struct tp_overlap_in {
 				      * communication leaves (set_sm_margin) */
 	double ag_s, rs_s;           /* the layer's all-gather and reduce-scatter of the
 				      * [s, b, h] stream on the tensor-parallel group */
+	double ag_in_s;              /* the all-gathers of the QKV and MLP-up inputs and
+				      * of the projection's and MLP-down's output
+				      * gradients as Transformer Engine moves them: in FP8
+				      * (one byte an element) under FP8, where its norm
+				      * writes FP8 and its backward casts the gradient
+				      * before gathering it; 0: ag_s */
 	double rs_split_s;           /* the reduce-scatter of 1 / splits of it */
 } tp_overlap_in;
 
@@ -62,9 +68,27 @@ void tp_overlap_gemms(const gpu_spec *g, const wl_transformer *t, uint32_t mb,
  *   gradient GEMM), qkv_wgrad and fc1_wgrad (the input gradient reduce-
  *   scattered beside the weight-gradient GEMM); exposed what the collective
  *   takes beyond its GEMM.
+ * The ring exchanges move ag_in_s's bytes (TE gives those four buffers FP8
+ * under FP8: initialize_ub's fp8_buf for layers_all_gather_overlap), the
+ * bulk all-gathers ag_s's.
  * Each exposure is at least 0 and at most the collective's own time: a
  * collective never hides more than the GEMM it runs beside. */
 void tp_overlap_layer(const tp_overlap_in *in, tp_overlap_out *out);
+
+/* The same layer under Transformer Engine's modules without userbuffers
+ * (TE 7d576ed2, the TE the NeMo 24.07 rows ran: module/layernorm_linear.py,
+ * module/linear.py, module/base.py grad_output_preprocess), with sequence
+ * parallelism. Forward: the QKV and MLP-up inputs all-gathered (ag_in_s)
+ * and the projection's and MLP-down's outputs reduce-scattered (rs_s), each
+ * before or after its GEMM, exposed. Backward: the projection's and MLP-
+ * down's output gradients all-gathered before their input-gradient GEMMs
+ * (ag_in_s), exposed; for QKV and MLP-up, the input all-gathered again
+ * asynchronously beside the input-gradient GEMM ("Overlap input AG with
+ * dgrad") and the input gradient reduce-scattered asynchronously beside the
+ * weight-gradient GEMM ("Overlap dgrad-RS/AR with wgrad"), each exposing
+ * what it takes beyond its GEMM (in->gemm: each backward GEMM takes the
+ * forward's time). fwd_extra_s is 0: no SMs are set aside. */
+void tp_te_layer(const tp_overlap_in *in, tp_overlap_out *out);
 
 /* Context parallelism as Transformer Engine's AttnFuncWithCP runs it
  * (transformer_engine/pytorch/attention.py of v1.7 to v1.9, whose only

@@ -129,7 +129,9 @@ static double op_base_s(const trainer *tr, const stage *s, bool fwd, uint32_t ch
 		return layers * tr->layer_f_s + (last ? tr->logit_f_s : 0) +
 		       (first ? tr->embed_f_s : 0);
 	}
-	if (tr->cfg->tp_overlap) /* a recomputed forward exposes the forward's */
+	/* userbuffers and Transformer Engine's FP8 layers (tp_te) expose their
+	 * own backward; a recomputed forward exposes the forward's */
+	if (tr->cfg->tp_overlap || tr->tp_ag8_s > 0)
 		*comm_s = layers * (tr->tp_bwd_s + tr->cp_bwd_s +
 				    (tr->cfg->recompute ? tr->tp_fwd_s + tr->cp_fwd_s : 0)) +
 			  (last ? 0 : bwd_ag);
@@ -1091,7 +1093,7 @@ static int tp_overlapped(trainer *tr, const wl_split *sp, double bytes, double *
 {
 	const train_config *c = tr->cfg;
 	tp_overlap_in in = { .tp = c->tp, .splits = TP_OVERLAP_SPLITS, .ag_s = tr->tp_ag_s,
-			     .rs_s = tr->tp_ar_s };
+			     .rs_s = tr->tp_ar_s, .ag_in_s = tr->tp_ag8_s };
 	tp_overlap_out out;
 	int rc = tp_coll_s(c, COLL_REDUCE_SCATTER, bytes / TP_OVERLAP_SPLITS, &tr->tp_rs_chunk_s,
 			   &tr->tp_rs_chunk_channels, &tr->tp_rs_chunk_algo, bound, tr->w->d);
@@ -1105,6 +1107,23 @@ static int tp_overlapped(trainer *tr, const wl_split *sp, double bytes, double *
 	tr->tp_bwd_s = out.bwd_comm_s;
 	tr->layer_f_s += out.fwd_extra_s;
 	return SIM_OK;
+}
+
+/* Transformer Engine's modules without userbuffers under FP8 with
+ * sequence parallelism (tp_te_layer): the forward's gathers in FP8, the
+ * backward's input re-gather and input-gradient reduce-scatter beside the
+ * GEMMs TE runs them beside. */
+static void tp_te(trainer *tr, const wl_split *sp)
+{
+	const train_config *c = tr->cfg;
+	tp_overlap_in in = { .tp = c->tp, .ag_s = tr->tp_ag_s, .rs_s = tr->tp_ar_s,
+			     .ag_in_s = tr->tp_ag8_s };
+	tp_overlap_out out;
+	double cut[GPU_LINEAR_N];
+	gpu_linear_gemms_s(&c->gpu, &c->model.tf, c->micro_batch, sp, 0, in.gemm, cut);
+	tp_te_layer(&in, &out);
+	tr->tp_fwd_s = out.fwd_comm_s;
+	tr->tp_bwd_s = out.bwd_comm_s;
 }
 
 static int build_compute(trainer *tr)
@@ -1137,8 +1156,21 @@ static int build_compute(trainer *tr)
 		rc = tp_coll_s(c, COLL_ALLGATHER, bytes, &tr->tp_ag_s, &tr->tp_ag_channels,
 			       &tr->tp_ag_algo, bound, tr->w->d);
 	tr->tp_fwd_s = tr->tp_bwd_s = 2 * (tr->tp_ar_s + tr->tp_ag_s);
+	/* Transformer Engine under FP8 gathers FP8: LayerNormLinear's norm
+	 * writes its output in FP8 and gathers that (layernorm_linear.py at
+	 * 7d576ed2: ln_out uint8, gather_along_first_dim or the userbuffer, whose
+	 * dtype initialize_ub makes uint8 for layers_all_gather_overlap), and the
+	 * row-parallel layers' backward casts the output gradient to FP8 before
+	 * gathering it (base.py grad_output_preprocess, "cast, transpose for
+	 * efficient gather"). The reduce-scatters stay 16-bit. */
+	bool te8 = c->sp && c->gpu.fp8_cast && c->tp > 1;
+	if (!rc && te8)
+		rc = tp_coll_s(c, COLL_ALLGATHER, bytes / 2, &tr->tp_ag8_s, &tr->tp_ag8_channels,
+			       &tr->tp_ag8_algo, bound, tr->w->d);
 	if (!rc && c->tp_overlap && c->tp > 1)
 		rc = tp_overlapped(tr, &sp, bytes, bound);
+	else if (!rc && te8)
+		tp_te(tr, &sp);
 	/* the engines that split the boundary tensor over the tensor ranks and
 	 * gather it on arrival; under sequence parallelism Megatron-LM of 2022
 	 * sends it already split by sequence, and gathers nothing

@@ -211,6 +211,11 @@ void train_finish(trainer *tr, train_result *r)
 		add_coll(r, COLL_ALLGATHER, coll_algo_name(tr->tp_ag_algo),
 			 "tensor-parallel activations, sequence parallel (NVLink)", tr->T,
 			 boundary_bytes(c) / tr->C, tr->tp_ag_s, 1, tr->tp_ag_channels);
+	if (tr->tp_ag8_s > 0)
+		add_coll(r, COLL_ALLGATHER, coll_algo_name(tr->tp_ag8_algo),
+			 "tensor-parallel activations and gradients in FP8, sequence parallel "
+			 "(NVLink; Transformer Engine)", tr->T,
+			 boundary_bytes(c) / tr->C / 2, tr->tp_ag8_s, 1, tr->tp_ag8_channels);
 	if (tr->tp_rs_chunk_s > 0)
 		add_coll(r, COLL_REDUCE_SCATTER, coll_algo_name(tr->tp_rs_chunk_algo),
 			 "tensor-parallel chunk beside its GEMM (userbuffers pipeline)", tr->T,

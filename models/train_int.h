@@ -190,6 +190,11 @@ struct trainer {
 				    * parallel: tp_ar_s a reduce-scatter's, tp_ag_s an
 				    * all-gather's) */
 	double tp_ag_s;
+	double tp_ag8_s;           /* Transformer Engine under FP8 with sequence
+				    * parallelism: the same all-gather of FP8 data (one
+				    * byte an element; tp_te, tp_overlapped) */
+	coll_algo tp_ag8_algo;
+	uint32_t tp_ag8_channels;
 	double tp_bwd_s;           /* per layer: a backward's tensor-parallel collectives,
 				    * exposed (tp_fwd_s's without the overlap) */
 	double tp_rs_chunk_s;      /* userbuffers' pipeline: one chunk's reduce-scatter */

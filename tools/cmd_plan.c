@@ -344,8 +344,10 @@ static double layer_cp_s(const plan_net *n, const wl_transformer *tf, const cand
  * latency: a pipeline chunk a quarter of the reduce-scatter, a ring step
  * 1 / (cp - 1) of the all-gather) and the GEMM and attention times the
  * simulation uses; the SMs the chunked reduce-scatters take are added to
- * *extra_s (compute per microbatch and layer). Where neither overlap is
- * set: layer_tp_s + layer_cp_s, and *extra_s 0. */
+ * *extra_s (compute per microbatch and layer). An FP8 job with sequence
+ * parallelism and no userbuffers runs Transformer Engine's own overlaps
+ * (tp_te_layer); with userbuffers its ring exchanges move FP8. Where
+ * neither overlap is set: layer_tp_s + layer_cp_s, and *extra_s 0. */
 static double layer_comm_s(const plan_net *n, const gpu_spec *g, const scn_training *t,
 			   const cand *c, double act, double *extra_s)
 {
@@ -354,10 +356,14 @@ static double layer_comm_s(const plan_net *n, const gpu_spec *g, const scn_train
 	double again = c->recompute ? 1 : 0, per = c->recompute ? 6 : 4;
 	wl_split sp = { .tp = (uint32_t)c->tp, .cp = (uint32_t)c->cp, .sp = c->sp,
 			.flash = t->flash, .cp_ring = t->cp_p2p };
+	/* Transformer Engine under FP8 gathers FP8, half the bytes (train.c,
+	 * build_compute) */
+	bool te8 = g->fp8_cast && c->sp && c->tp > 1 && tp_s > 0;
 	*extra_s = 0;
 	if (t->tp_overlap && c->tp > 1 && tp_s > 0) {
 		tp_overlap_in in = { .tp = (uint32_t)c->tp, .splits = TP_OVERLAP_SPLITS,
 				     .ag_s = tp_s / per, .rs_s = tp_s / per,
+				     .ag_in_s = te8 ? tp_s / per / 2 : 0,
 				     .rs_split_s = tp_s / per / TP_OVERLAP_SPLITS };
 		tp_overlap_out o;
 		tp_overlap_gemms(g, tf, (uint32_t)c->mb, &sp, (uint32_t)t->ub_proj_sms,
@@ -365,6 +371,14 @@ static double layer_comm_s(const plan_net *n, const gpu_spec *g, const scn_train
 		tp_overlap_layer(&in, &o);
 		tp_s = o.fwd_comm_s * (1 + again) + o.bwd_comm_s;
 		*extra_s = o.fwd_extra_s * (1 + again);
+	} else if (te8) {
+		tp_overlap_in in = { .tp = (uint32_t)c->tp, .ag_s = tp_s / per, .rs_s = tp_s / per,
+				     .ag_in_s = tp_s / per / 2 };
+		tp_overlap_out o;
+		double cut[GPU_LINEAR_N];
+		gpu_linear_gemms_s(g, tf, (uint32_t)c->mb, &sp, 0, in.gemm, cut);
+		tp_te_layer(&in, &o);
+		tp_s = o.fwd_comm_s * (1 + again) + o.bwd_comm_s;
 	}
 	if (t->cp_p2p && c->cp > 1 && cp_s > 0) {
 		double step = cp_s / (2 + again) / (c->cp - 1);

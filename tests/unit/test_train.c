@@ -284,6 +284,83 @@ START_TEST(userbuffers_hide_at_most_the_gemm)
 }
 END_TEST
 
+/* Transformer Engine's FP8 layers without userbuffers (tp_te_layer) by
+ * hand, tp 4: a 120 us all-gather and reduce-scatter, the FP8 gathers 60
+ * us. With no GEMM time the forward exposes two FP8 gathers and two
+ * reduce-scatters, the backward two FP8 gathers and, in full, the re-gather
+ * and reduce-scatter of QKV and MLP-up; beside GEMMs of 100 us only the
+ * reduce-scatters' 20 us beyond their weight-gradient GEMMs remain, and
+ * beside 200 us GEMMs nothing of them. ag_in_s 0 means ag_s. Under
+ * userbuffers the ring exchanges take the FP8 gathers (20 us steps beside
+ * 25 us chunks: hidden) and the bulk all-gathers the 16-bit one. */
+START_TEST(te_fp8_layers_by_hand)
+{
+	tp_overlap_in in = { .tp = 4, .splits = 4, .ag_s = 120e-6, .rs_s = 120e-6,
+			     .ag_in_s = 60e-6, .rs_split_s = 40e-6 };
+	tp_overlap_out o;
+	tp_te_layer(&in, &o);
+	ck_assert_double_eq_tol(o.fwd_comm_s, 2 * 60e-6 + 2 * 120e-6, 1e-12);
+	ck_assert_double_eq_tol(o.bwd_comm_s, 2 * 60e-6 + 2 * (60e-6 + 120e-6), 1e-12);
+	ck_assert_double_eq_tol(o.fwd_extra_s, 0, 1e-15);
+	for (int i = 0; i < GPU_LINEAR_N; i++)
+		in.gemm[i] = in.gemm_cut[i] = 100e-6;
+	tp_te_layer(&in, &o);
+	ck_assert_double_eq_tol(o.fwd_comm_s, 2 * 60e-6 + 2 * 120e-6, 1e-12);
+	ck_assert_double_eq_tol(o.bwd_comm_s, 2 * 60e-6 + 2 * 20e-6, 1e-12);
+	for (int i = 0; i < GPU_LINEAR_N; i++)
+		in.gemm[i] = 200e-6;
+	tp_te_layer(&in, &o);
+	ck_assert_double_eq_tol(o.bwd_comm_s, 2 * 60e-6, 1e-12);
+	in.ag_in_s = 0;
+	tp_te_layer(&in, &o);
+	ck_assert_double_eq_tol(o.fwd_comm_s, 4 * 120e-6, 1e-12);
+	for (int i = 0; i < GPU_LINEAR_N; i++)
+		in.gemm[i] = in.gemm_cut[i] = 100e-6;
+	in.ag_in_s = 60e-6;
+	tp_overlap_layer(&in, &o);
+	ck_assert_double_eq_tol(o.fwd_comm_s, 2 * (3 * 15e-6 + 40e-6), 1e-12);
+	ck_assert_double_eq_tol(o.bwd_comm_s, 4 * 20e-6, 1e-12);
+}
+END_TEST
+
+/* An FP8 job (Transformer Engine's cast-transposes) with sequence
+ * parallelism and no userbuffers (tp 4, 2 microbatches of 8 layers, one GPU
+ * group): the run reports the FP8 all-gather at half the 16-bit one's
+ * bytes, and exposes exactly each layer's forward and backward from
+ * tp_te_layer fed with the collectives it reports and the GEMMs' times:
+ * less than the 16-bit job, which exposes every collective. */
+START_TEST(te_fp8_gathers_and_overlaps_its_backward)
+{
+	train_config c = base(4, 1, 1, 2);
+	c.sp = true;
+	c.gpu.fp8_cast = true;
+	train_result te = run(&c);
+	c.gpu.fp8_cast = false;
+	train_result plain = run(&c);
+	const train_coll_stat *rs = coll_of(&te, COLL_REDUCE_SCATTER), *ag = NULL, *ag8 = NULL;
+	for (uint32_t i = 0; i < te.ncoll; i++)
+		if (te.coll[i].op == COLL_ALLGATHER)
+			*(ag ? &ag8 : &ag) = &te.coll[i];
+	ck_assert(rs && ag && ag8);
+	ck_assert_uint_eq(ag8->bytes * 2, ag->bytes);
+	ck_assert(ag8->time_s < ag->time_s);
+	ck_assert_uint_eq(plain.ncoll + 1, te.ncoll);
+	tp_overlap_in in = { .tp = 4, .ag_s = ag->time_s, .rs_s = rs->time_s,
+			     .ag_in_s = ag8->time_s };
+	double cut[GPU_LINEAR_N];
+	gpu_linear_gemms_s(&c.gpu, &c.model.tf, 1, &(wl_split){ .tp = 4, .cp = 1, .sp = true }, 0,
+			   in.gemm, cut);
+	tp_overlap_out o;
+	tp_te_layer(&in, &o);
+	ck_assert_double_eq_tol(te.part_s[TRAIN_EXPOSED_COMM], 2 * 8 * (o.fwd_comm_s + o.bwd_comm_s),
+				1e-9);
+	ck_assert(te.part_s[TRAIN_EXPOSED_COMM] < plain.part_s[TRAIN_EXPOSED_COMM]);
+	ck_assert_double_eq_tol(sum_parts(&te), mean_iter(&te), 1e-9);
+	train_result_release(&te);
+	train_result_release(&plain);
+}
+END_TEST
+
 /* tp_comm_overlap in the simulation (tp 4, sequence parallel, 2
  * microbatches of 8 layers, one GPU group): the exposed communication is
  * exactly each layer's forward and backward exposure from
@@ -2075,6 +2152,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, interleaved_with_data_parallel);
 	tcase_add_test(tc, sequence_parallel_splits_the_allreduce);
 	tcase_add_test(tc, userbuffers_hide_at_most_the_gemm);
+	tcase_add_test(tc, te_fp8_layers_by_hand);
+	tcase_add_test(tc, te_fp8_gathers_and_overlaps_its_backward);
 	tcase_add_test(tc, tp_overlap_exposes_what_the_gemms_leave);
 	tcase_add_test(tc, te_ring_hides_kv_behind_attention);
 	tcase_add_test(tc, context_parallel_traffic_by_hand);
