@@ -145,7 +145,9 @@ typedef struct fflow {
 	double ub_Bps;      /* no rate it can get exceeds this: min(cap, slot caps) */
 	double priv_Bps;    /* least cap/times over private slots, unless priv_stale */
 	fcapped *bycap;     /* kept flows: (cap/times, resource) of every slot, by cap */
-	uint32_t *parked_slots; /* parked: slots out of their resources' lists */
+	uint32_t *parked_slots; /* parked: slots out of their resources' lists, as a
+				 * bit per slot (parked_bits) and, at the restart,
+				 * listed in slot order here */
 	uint32_t nparked_slots;
 	uint32_t mark;
 	uint32_t priv_res;  /* the resource priv_Bps comes from */
@@ -695,6 +697,60 @@ static void prefetch_ent(const fres *r, uint32_t pos)
 		__builtin_prefetch(r->more + pos - 1, 1);
 }
 
+/* A kept flow's slots out of their lists while it is parked, one bit per
+ * slot, after its parked_slots (park_alloc): set as slots go out (park,
+ * evict), read in slot order and cleared at the restart (unpark), so that
+ * finding them costs a word per 64 slots, not a read of every slot (a
+ * ring's step crosses over a thousand resources at 16k GPUs, of which a
+ * few hundred go out; issue 14). */
+static size_t park_list_bytes(uint32_t nslot)
+{
+	return ((size_t)(nslot ? nslot : 1) * sizeof(uint32_t) + 7) / 8 * 8;
+}
+
+static uint64_t *parked_bits(const fflow *f)
+{
+	return (uint64_t *)(void *)((char *)f->parked_slots + park_list_bytes(f->nslot));
+}
+
+/* parked_slots with its bits, all clear: 0 or SIM_ENOMEM. */
+static int park_alloc(fflow *f)
+{
+	size_t words = ((size_t)f->nslot + 63) / 64;
+	char *p = sim_calloc(1, park_list_bytes(f->nslot) + (words ? words : 1) * sizeof(uint64_t));
+	if (!p)
+		return SIM_ENOMEM;
+	f->parked_slots = (uint32_t *)(void *)p;
+	return 0;
+}
+
+/* Slots 0..n-1 of f's go out (park: its shared ones). */
+static void park_first(fflow *f, uint32_t n)
+{
+	uint64_t *bits = parked_bits(f);
+	uint32_t w = 0;
+	for (; w < n / 64; w++)
+		bits[w] = UINT64_MAX;
+	if (n % 64)
+		bits[w] |= (UINT64_C(1) << n % 64) - 1;
+	f->nparked_slots = n;
+}
+
+/* Lists f's slots out in slot order into parked_slots, clearing their
+ * bits; returns how many. */
+static uint32_t parked_in_order(fflow *f)
+{
+	uint64_t *bits = parked_bits(f);
+	uint32_t n = 0;
+	for (uint32_t w = 0; w < (f->nslot + 63) / 64; w++) {
+		uint64_t b = bits[w];
+		bits[w] = 0;
+		for (; b; b &= b - 1)
+			f->parked_slots[n++] = w * 64 + (uint32_t)__builtin_ctzll(b);
+	}
+	return n;
+}
+
 /* Parked flow fid's entry, alone on resource r, goes: it has left r as it
  * would have when it finished, and rejoins it at its restart. */
 static void evict(flow_net *net, fres *r, uint32_t rid)
@@ -706,7 +762,8 @@ static void evict(flow_net *net, fres *r, uint32_t rid)
 	r->nweighted -= f->wt != NULL;
 	net->res[rid].occ -= f->slot[e.slot].times;
 	f->slot[e.slot].pos = NO_POS;
-	f->parked_slots[f->nparked_slots++] = e.slot;
+	parked_bits(f)[e.slot / 64] |= UINT64_C(1) << e.slot % 64;
+	f->nparked_slots++;
 }
 
 /* Adds fid's entry for slot k to its resource (not in its list), sorting
@@ -720,7 +777,9 @@ static int attach_slot(flow_net *net, uint32_t fid, uint32_t k)
 	bool weighted = net->flows[fid].wt != NULL, was_tight;
 	if (parked_only(net, r))
 		evict(net, r, s->res);
-	if (r->nent && grow((void **)&r->more, &r->more_cap, r->nent, sizeof *r->more))
+	/* more holds entries 1..nent-1: room checked here, as most joins find
+	 * it, so that the call is made only to grow */
+	if (r->nent > r->more_cap && grow((void **)&r->more, &r->more_cap, r->nent, sizeof *r->more))
 		return SIM_ENOMEM;
 	was_tight = r->tight;
 	s->pos = r->nent;
@@ -807,22 +866,31 @@ static void park(flow_net *net, uint32_t fid)
 {
 	fflow *f = &net->flows[fid];
 	uint32_t nshared = f->nshared;
-	if (!f->parked_slots && !(f->parked_slots = sim_malloc((size_t)(f->nslot ? f->nslot : 1) * sizeof *f->parked_slots))) {
+	if (!f->parked_slots && park_alloc(f)) {
 		oom(net); /* stays attached: the run stops */
 		return;
 	}
 	leave_resources(net, fid, nshared);
-	f->nparked_slots = 0;
-	for (uint32_t k = 0; k < nshared; k++)
-		f->parked_slots[f->nparked_slots++] = k;
+	park_first(f, nshared);
 	f->attached = false;
 	f->parked = true;
 }
 
-static int by_slot(const void *a, const void *b)
+/* Before parked f's i-th slot out joins (unpark): the records PATH_AHEAD
+ * slots on and the entry lists AHEAD on, as join_resources asks for them.
+ * Slots past i keep their places while i joins (a join swaps slot i only
+ * with one before it), so these are the ones that will be read. A hint:
+ * nothing read depends on it. */
+static void unpark_ahead(const flow_net *net, const fflow *f, uint32_t i)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
+	if (i + PATH_AHEAD < f->nparked_slots)
+		prefetch_res(net, f->slot[f->parked_slots[i + PATH_AHEAD]].res);
+	if (i + AHEAD < f->nparked_slots) {
+		const fres *r = &net->res[f->slot[f->parked_slots[i + AHEAD]].res];
+		prefetch_ent(r, r->nent);
+		if (r->nent == 1) /* it will share: the other flow's slots move */
+			__builtin_prefetch(&net->flows[r->first.flow], 1);
+	}
 }
 
 /* Parked fid joins again, as join_resources over all its slots would: the
@@ -834,26 +902,22 @@ static int unpark(flow_net *net, uint32_t fid)
 	f->parked = false;
 	f->nshared = f->ntight = 0;
 	f->priv_stale = true;
-	/* Out of their lists: slots with pos NO_POS, listed in parked_slots; when
-	 * they are many, reading them off the slots in order beats sorting. */
-	if (f->nparked_slots >= f->nslot / 16) {
-		uint32_t n = 0;
-		for (uint32_t k = 0; k < f->nslot; k++)
-			if (f->slot[k].pos == NO_POS)
-				f->parked_slots[n++] = k;
-		SIM_ASSERT(n == f->nparked_slots, "parked flow %u: %u slots out, %u listed", fid, n, f->nparked_slots);
-	} else {
-		qsort(f->parked_slots, f->nparked_slots, sizeof *f->parked_slots, by_slot);
-	}
-	for (uint32_t i = 0; i < f->nparked_slots; i++)
+	/* Out of their lists: the slots with pos NO_POS, in slot order. */
+	uint32_t n = parked_in_order(f);
+	SIM_ASSERT(n == f->nparked_slots, "parked flow %u: %u slots out, %u counted", fid, n,
+		   f->nparked_slots);
+	for (uint32_t i = 0; i < f->nparked_slots && i < PATH_AHEAD; i++)
+		prefetch_res(net, f->slot[f->parked_slots[i]].res);
+	for (uint32_t i = 0; i < f->nparked_slots; i++) {
+		unpark_ahead(net, f, i);
 		if (attach_slot(net, fid, f->parked_slots[i])) {
 			/* Out of memory: parked again, in no list. */
 			leave_resources(net, fid, f->nslot);
-			for (f->nparked_slots = 0; f->nparked_slots < f->nslot; f->nparked_slots++)
-				f->parked_slots[f->nparked_slots] = f->nparked_slots;
+			park_first(f, f->nslot);
 			f->parked = true;
 			return SIM_ENOMEM;
 		}
+	}
 	f->nparked_slots = 0;
 	return 0;
 }

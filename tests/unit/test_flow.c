@@ -802,6 +802,90 @@ START_TEST(kept_flow_restart_after_a_change)
 }
 END_TEST
 
+/* A kept flow over a long path (a ring's step crosses hundreds of links):
+ * it parks off the links it shares, plain flows take some of its private
+ * ones meanwhile (evicting it, at slots on both sides of the 64-slot words
+ * that mark the slots out, and at the ends), and each restart rejoins the
+ * slots out in slot order: every rate, every resource's count of flows
+ * and every completion is that of a twin network where each step is a new
+ * flow, to the bit. */
+#define LONG_NR 200
+#define LONG_STEPS 3
+
+struct long_run {
+	sim_time done[256];
+	double rate[LONG_STEPS][16];
+	uint32_t nflows[LONG_STEPS][LONG_NR];
+};
+
+static void long_kept_run(bool kept, struct long_run *out)
+{
+	static const uint32_t evict[] = { 0, 1, 62, 63, 64, 127, 128, 191, 192, 199 };
+	static const uint32_t shared[] = { 5, 63, 64, 100, 150 };
+	static const sim_time at[LONG_STEPS] = { 0, 2 * SIM_MS, 40 * SIM_MS };
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = flow_net_new(eng);
+	struct log lg = { .n = 0 };
+	uint32_t path[LONG_NR + 2], fid = 0, other[16], no = 0;
+	for (uint32_t i = 0; i < LONG_NR; i++) {
+		ck_assert_int_eq(flow_res_add(net, 1e9 * (double)(2 + i % 5), NULL), 0);
+		path[i] = i;
+	}
+	path[LONG_NR] = 7, path[LONG_NR + 1] = 130; /* named twice */
+	other[no++] = start(net, 50000000, shared, 5, 0, &lg, 100);
+	for (uint32_t step = 0; step < LONG_STEPS; step++) {
+		flow_spec fs = { .bytes = 1000000, .path = path, .path_len = LONG_NR + 2,
+				 .done = note_done, .obj = &lg, .data = step, .keep = kept };
+		sim_run_until(eng, at[step]);
+		if (step == 1) /* taken while it is parked: evicted from them */
+			for (uint32_t i = 0; i < sizeof evict / sizeof *evict; i++)
+				other[no++] = start(net, 4000000 * (i + 1), &evict[i], 1, 0, &lg, 10 + i);
+		if (kept && step > 0)
+			ck_assert_int_eq(flow_restart(net, fid, fs.bytes, step), 0);
+		else
+			ck_assert_int_eq(flow_start(net, &fs, &fid), 0);
+		settle(eng);
+		check_ok(net);
+		out->rate[step][0] = flow_rate_Bps(net, fid);
+		for (uint32_t i = 0; i < no; i++)
+			if (lg.t[i ? 9 + i : 100] == 0) /* still running */
+				out->rate[step][1 + i] = flow_rate_Bps(net, other[i]);
+		for (uint32_t r = 0; r < LONG_NR; r++)
+			out->nflows[step][r] = flow_res_nflows(net, r);
+		ck_assert_uint_eq(out->nflows[step][7], 2); /* named twice by the step */
+	}
+	sim_run(eng);
+	ck_assert_uint_eq(lg.n, LONG_STEPS + no);
+	memcpy(out->done, lg.t, sizeof lg.t);
+	if (kept)
+		ck_assert_int_eq(flow_release(net, fid), 0);
+	for (uint32_t r = 0; r < LONG_NR; r++)
+		ck_assert_uint_eq(flow_res_nflows(net, r), 0);
+	flow_net_free(net);
+	sim_engine_free(eng);
+}
+
+START_TEST(long_kept_flow_rejoins_its_slots_in_order)
+{
+	static struct long_run a, b;
+	memset(&a, 0, sizeof a), memset(&b, 0, sizeof b);
+	long_kept_run(true, &a);
+	long_kept_run(false, &b);
+	for (int i = 0; i < 256; i++)
+		ck_assert_msg(a.done[i] == b.done[i], "flow %d done at %lld ps kept, %lld new", i,
+			      (long long)a.done[i], (long long)b.done[i]);
+	for (int s = 0; s < LONG_STEPS; s++) {
+		for (int i = 0; i < 16; i++)
+			ck_assert_msg(a.rate[s][i] == b.rate[s][i], "step %d flow %d: %.17g vs %.17g",
+				      s, i, a.rate[s][i], b.rate[s][i]);
+		for (int r = 0; r < LONG_NR; r++)
+			ck_assert_uint_eq(a.nflows[s][r], b.nflows[s][r]);
+	}
+	ck_assert_uint_eq(a.nflows[1][199], 2); /* the step and the flow that took 199 */
+	ck_assert(a.done[1] > 2 * SIM_MS && a.done[2] > 40 * SIM_MS);
+}
+END_TEST
+
 /* Random kept flows restarted several times among plain ones: after every
  * completion's solve the solution is still max-min fair, and every byte
  * sent arrives. */
@@ -1553,6 +1637,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, quiet_joins_and_leaves_skip_the_solve);
 	tcase_add_test(tc, kept_flow_restarts_in_o1);
 	tcase_add_test(tc, kept_flow_restart_after_a_change);
+	tcase_add_test(tc, long_kept_flow_rejoins_its_slots_in_order);
 	tcase_add_test(tc, kept_flows_random_churn);
 	tcase_add_test(tc, kept_flows_churn_against_reference);
 	tcase_add_test(tc, weighted_resources_by_hand);
