@@ -163,6 +163,8 @@ typedef struct scn_training {
 	bool recompute;             /* full activation recomputation in backward */
 	bool tp_overlap;            /* tp_comm_overlap: Transformer Engine's userbuffers */
 	int ub_proj_sms, ub_fc2_sms; /* tp_overlap_sms: { proj, fc2 } */
+	bool ub_fp8_rs;             /* tp_overlap_fp8_buf: the pipelined reduce-scatters
+				     * move FP8 (TE's fp8_buf) */
 	double memory_reserve_bytes; /* per GPU for the framework and CUDA context (0: none) */
 	wl_memory memory;           /* derived: memory per GPU of the stage needing most */
 	scn_data data;

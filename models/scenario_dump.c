@@ -186,6 +186,8 @@ static void dump_training(FILE *f, int ind, const scn_training *t)
 		fprintf(f, "%*stp_overlap_sms:\n", ind, "");
 		put_q(f, ind + 2, "proj", t->ub_proj_sms, UNIT_COUNT);
 		put_q(f, ind + 2, "fc2", t->ub_fc2_sms, UNIT_COUNT);
+		if (t->ub_fp8_rs)
+			put_word(f, ind, "tp_overlap_fp8_buf", "true");
 	}
 	if (t->memory_reserve_bytes > 0)
 		put_q(f, ind, "memory_reserve", t->memory_reserve_bytes, UNIT_BYTES);

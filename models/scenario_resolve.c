@@ -616,7 +616,7 @@ static const char *const train_keys[] = { "kind", "model", "transformer", "preci
 					  "batch", "bucket", "recompute", "data", "iterations",
 					  "target_tokens", "memory_reserve", "attention",
 					  "grad_reduce_dtype", "pipeline_engine", "tp_comm_overlap",
-					  "tp_overlap_sms", NULL };
+					  "tp_overlap_sms", "tp_overlap_fp8_buf", NULL };
 
 /* tp_comm_overlap and the SMs its pipeline reduce-scatters take
  * (tp_overlap_sms: { proj, fc2 }, Transformer Engine's default 16 each:
@@ -636,6 +636,19 @@ static void read_tp_overlap(scn_rd *r, const yt_node *w, scn_training *t)
 		scn_get_int(r, sn, "fc2", false, 0, 1024, &t->ub_fc2_sms);
 		if (!t->tp_overlap)
 			scn_err(r, sn, "'tp_overlap_sms' applies only with 'tp_comm_overlap: true'");
+	}
+	/* TE's fp8_buf on the pipeline method (initialize_ub: a uint8 userbuffer
+	 * for proj_fprop and fc2_fprop; the GEMM writes FP8 into it), which
+	 * exists only where the GEMMs run FP8 */
+	t->ub_fp8_rs = false;
+	if (scn_get_bool(r, w, "tp_overlap_fp8_buf", &t->ub_fp8_rs) && t->ub_fp8_rs) {
+		if (!t->tp_overlap)
+			scn_err(r, yt_get(w, "tp_overlap_fp8_buf"),
+				"'tp_overlap_fp8_buf' applies only with 'tp_comm_overlap: true'");
+		else if (t->precision != SCN_FP8)
+			scn_err(r, yt_get(w, "tp_overlap_fp8_buf"),
+				"'tp_overlap_fp8_buf' applies only with 'precision: fp8' (Transformer "
+				"Engine makes FP8 userbuffers only for FP8 GEMMs)");
 	}
 	if (wl_tp_overlap_fault(t->tp_overlap, (uint32_t)t->tp, t->sp))
 		scn_err(r, yt_get(w, "tp_comm_overlap"), "'tp_comm_overlap' needs "

@@ -1095,7 +1095,10 @@ static int tp_overlapped(trainer *tr, const wl_split *sp, double bytes, double *
 	tp_overlap_in in = { .tp = c->tp, .splits = TP_OVERLAP_SPLITS, .ag_s = tr->tp_ag_s,
 			     .rs_s = tr->tp_ar_s, .ag_in_s = tr->tp_ag8_s };
 	tp_overlap_out out;
-	int rc = tp_coll_s(c, COLL_REDUCE_SCATTER, bytes / TP_OVERLAP_SPLITS, &tr->tp_rs_chunk_s,
+	/* with fp8_buf the GEMM writes FP8 into the userbuffer and the chunks
+	 * move one byte an element (linear.py at 7d576ed2: is_fp8_ubuf) */
+	double chunk = bytes / TP_OVERLAP_SPLITS / (c->ub_fp8_rs ? 2 : 1);
+	int rc = tp_coll_s(c, COLL_REDUCE_SCATTER, chunk, &tr->tp_rs_chunk_s,
 			   &tr->tp_rs_chunk_channels, &tr->tp_rs_chunk_algo, bound, tr->w->d);
 	if (rc)
 		return rc;

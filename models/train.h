@@ -93,6 +93,8 @@ typedef struct train_config {
 					       (tp_overlap_layer; needs sp) */
 	uint32_t ub_proj_sms, ub_fc2_sms;   /* SMs its pipeline reduce-scatters hold beside
 					       the projection's and MLP-down's GEMMs */
+	bool ub_fp8_rs;                     /* those reduce-scatters move FP8, one byte an
+					       element (TE's fp8_buf) */
 	uint32_t zero_stage;
 	wl_engine engine;                   /* the pipeline engine whose costs apply: under
 					       DeepSpeed's a send blocks its stage until it

@@ -222,7 +222,7 @@ int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant
 		.dp = (uint32_t)t->dp, .micro_batch = (uint32_t)t->micro_batch,
 		.microbatches = (uint32_t)t->microbatches, .recompute = t->recompute,
 		.tp_overlap = t->tp_overlap, .ub_proj_sms = (uint32_t)t->ub_proj_sms,
-		.ub_fc2_sms = (uint32_t)t->ub_fc2_sms,
+		.ub_fc2_sms = (uint32_t)t->ub_fc2_sms, .ub_fp8_rs = t->ub_fp8_rs,
 		.vp = (uint32_t)(t->vp > 1 ? t->vp : 1), .sp = t->sp,
 		.cp = (uint32_t)(t->cp > 1 ? t->cp : 1), .flash = t->flash, .cp_p2p = t->cp_p2p,
 		.zero_stage = (uint32_t)t->zero_stage, .engine = t->engine,

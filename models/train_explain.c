@@ -219,7 +219,8 @@ void train_finish(trainer *tr, train_result *r)
 	if (tr->tp_rs_chunk_s > 0)
 		add_coll(r, COLL_REDUCE_SCATTER, coll_algo_name(tr->tp_rs_chunk_algo),
 			 "tensor-parallel chunk beside its GEMM (userbuffers pipeline)", tr->T,
-			 boundary_bytes(c) / tr->C / TP_OVERLAP_SPLITS, tr->tp_rs_chunk_s, 1,
+			 boundary_bytes(c) / tr->C / TP_OVERLAP_SPLITS / (c->ub_fp8_rs ? 2 : 1),
+			 tr->tp_rs_chunk_s, 1,
 			 tr->tp_rs_chunk_channels);
 	if (tr->pipe_ag_s > 0)
 		add_coll(r, COLL_ALLGATHER, coll_algo_name(tr->pipe_ag_algo),

@@ -364,7 +364,8 @@ static double layer_comm_s(const plan_net *n, const gpu_spec *g, const scn_train
 		tp_overlap_in in = { .tp = (uint32_t)c->tp, .splits = TP_OVERLAP_SPLITS,
 				     .ag_s = tp_s / per, .rs_s = tp_s / per,
 				     .ag_in_s = te8 ? tp_s / per / 2 : 0,
-				     .rs_split_s = tp_s / per / TP_OVERLAP_SPLITS };
+				     .rs_split_s = tp_s / per / TP_OVERLAP_SPLITS /
+						   (t->ub_fp8_rs ? 2 : 1) };
 		tp_overlap_out o;
 		tp_overlap_gemms(g, tf, (uint32_t)c->mb, &sp, (uint32_t)t->ub_proj_sms,
 				 (uint32_t)t->ub_fc2_sms, &in);

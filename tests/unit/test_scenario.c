@@ -526,7 +526,8 @@ END_TEST
 /* tp_comm_overlap: off by default; on with sequence parallelism, its
  * SMs TE's default 16 or as written, kept by the dump; refused without
  * sequence parallelism at tp above 1 (Megatron-core's rule) and
- * tp_overlap_sms without it, each where written. */
+ * tp_overlap_sms without it, each where written. tp_overlap_fp8_buf: kept
+ * by the dump; refused without tp_comm_overlap or without FP8. */
 START_TEST(tp_comm_overlap_words_and_limits)
 {
 	scn_scenario *s = load_ok(BASE WORK VARIANTS);
@@ -551,7 +552,22 @@ START_TEST(tp_comm_overlap_words_and_limits)
 	ck_assert_ptr_nonnull(strstr(dump, "proj: 24"));
 	free(dump);
 	scn_free(s);
-	diag *d = load_bad(BASE WORK "  tp_comm_overlap: true\n" VARIANTS);
+	s = load_ok(BASE SPW "  precision: fp8\n  tp_comm_overlap: true\n  tp_overlap_fp8_buf: true\n"
+		    VARIANTS);
+	ck_assert(s->jobs[0].wl.train.ub_fp8_rs);
+	dump = dump_of(s);
+	ck_assert_ptr_nonnull(strstr(dump, "tp_overlap_fp8_buf: true"));
+	free(dump);
+	scn_free(s);
+	diag *d = load_bad(BASE SPW "  tp_overlap_fp8_buf: true\n" VARIANTS);
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "t.yaml:14:"));
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "only with 'tp_comm_overlap: true'"));
+	diag_free(d);
+	d = load_bad(BASE SPW "  tp_comm_overlap: true\n  tp_overlap_fp8_buf: true\n" VARIANTS);
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "t.yaml:15:"));
+	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "only with 'precision: fp8'"));
+	diag_free(d);
+	d = load_bad(BASE WORK "  tp_comm_overlap: true\n" VARIANTS);
 	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "t.yaml:14:20:"));
 	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "sequence_parallel"));
 	diag_free(d);

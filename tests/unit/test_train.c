@@ -361,6 +361,44 @@ START_TEST(te_fp8_gathers_and_overlaps_its_backward)
 }
 END_TEST
 
+/* Userbuffers under FP8 (tp 4, 2 microbatches of 8 layers): the ring
+ * exchanges take the FP8 all-gather (half the bytes), and with fp8_buf
+ * (ub_fp8_rs) the pipeline's chunk reduce-scatter moves an eighth of the
+ * 16-bit reduce-scatter's bytes instead of a quarter; the exposure is
+ * tp_overlap_layer's with those times, and less than with 16-bit chunks. */
+START_TEST(te_fp8_userbuffers_move_fp8)
+{
+	train_config c = base(4, 1, 1, 2);
+	c.sp = true, c.gpu.fp8_cast = true;
+	c.tp_overlap = true, c.ub_proj_sms = 24, c.ub_fc2_sms = 16;
+	train_result wide = run(&c);
+	c.ub_fp8_rs = true;
+	train_result fp8 = run(&c);
+	const train_coll_stat *rs = NULL, *chunk = NULL, *ag = NULL, *ag8 = NULL;
+	for (uint32_t i = 0; i < fp8.ncoll; i++) {
+		const train_coll_stat *x = &fp8.coll[i];
+		if (x->op == COLL_REDUCE_SCATTER)
+			*(rs ? &chunk : &rs) = x;
+		else if (x->op == COLL_ALLGATHER)
+			*(ag ? &ag8 : &ag) = x;
+	}
+	ck_assert(rs && chunk && ag && ag8);
+	ck_assert_uint_eq(chunk->bytes * 8, rs->bytes);
+	ck_assert_uint_eq(ag8->bytes * 2, ag->bytes);
+	tp_overlap_in in = { .tp = 4, .splits = 4, .ag_s = ag->time_s, .rs_s = rs->time_s,
+			     .ag_in_s = ag8->time_s, .rs_split_s = chunk->time_s };
+	gpu_linear_gemms_s(&c.gpu, &c.model.tf, 1, &(wl_split){ .tp = 4, .cp = 1, .sp = true }, 24,
+			   in.gemm, in.gemm_cut);
+	tp_overlap_out o;
+	tp_overlap_layer(&in, &o);
+	ck_assert_double_eq_tol(fp8.part_s[TRAIN_EXPOSED_COMM], 2 * 8 * (o.fwd_comm_s + o.bwd_comm_s),
+				1e-9);
+	ck_assert(fp8.part_s[TRAIN_EXPOSED_COMM] < wide.part_s[TRAIN_EXPOSED_COMM]);
+	train_result_release(&wide);
+	train_result_release(&fp8);
+}
+END_TEST
+
 /* tp_comm_overlap in the simulation (tp 4, sequence parallel, 2
  * microbatches of 8 layers, one GPU group): the exposed communication is
  * exactly each layer's forward and backward exposure from
@@ -2154,6 +2192,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, userbuffers_hide_at_most_the_gemm);
 	tcase_add_test(tc, te_fp8_layers_by_hand);
 	tcase_add_test(tc, te_fp8_gathers_and_overlaps_its_backward);
+	tcase_add_test(tc, te_fp8_userbuffers_move_fp8);
 	tcase_add_test(tc, tp_overlap_exposes_what_the_gemms_leave);
 	tcase_add_test(tc, te_ring_hides_kv_behind_attention);
 	tcase_add_test(tc, context_parallel_traffic_by_hand);
