@@ -206,12 +206,14 @@ int coll_ctx_new(sim_engine *eng, flow_net *net, fab *f, const coll_config *cfg,
 }
 
 static void abandon_runs(coll_ctx *c);
+static void memo_free(struct coll_memo *m);
 
 void coll_ctx_free(coll_ctx *c)
 {
 	if (!c)
 		return;
 	abandon_runs(c);
+	memo_free(c->memo);
 	sim_rng_free(c->rng);
 	scratch_free(c->sc);
 	free(c);
@@ -1081,6 +1083,149 @@ static void begin(sim_engine *eng, void *obj, uint64_t data)
 			launch(r, s);
 }
 
+/* ---- choices remembered ----
+ *
+ * The algorithm and protocol coll_start runs (choose) follow from the
+ * context's fixed configuration and the call's operation, size, root,
+ * forced algorithm and group: the predictions read capacities and routes,
+ * never the flows running, but for adaptive routing, whose routes
+ * (fab_route) follow the links' loads. A training iteration starts the
+ * same data-parallel collectives again and again (every gradient bucket
+ * of a stage's group; 60-80% of bench scale's starts at 4,096-16,384
+ * GPUs), and each choice predicts every candidate over every hop of the
+ * group: about a tenth of the run. So a root context remembers its
+ * choices by those parameters, the group's ranks compared whole, and
+ * reuses them. Bounded (MEMO_MAX_ENT choices, MEMO_MAX_RANKS ranks kept):
+ * past either, choices are made afresh. */
+#define MEMO_MAX_ENT (UINT32_C(1) << 15)
+#define MEMO_MAX_RANKS (UINT32_C(1) << 24)
+
+struct memo_ent {
+	uint64_t hash, bytes;
+	uint32_t *ranks;      /* a copy of the group's; NULL: the whole fabric */
+	uint32_t nranks, root;
+	uint8_t op, algo_req, algo, proto;
+	bool used;
+};
+
+struct coll_memo {
+	struct memo_ent *e;   /* open addressing, cap a power of two, at most half full */
+	uint32_t cap, n, ranks_kept;
+};
+
+/* Whether c's choices may be remembered: every route fixed. */
+static bool memo_applies(const coll_ctx *c)
+{
+	return fab_cfg(c->f)->routing != FAB_ADAPTIVE;
+}
+
+static uint64_t memo_hash(const coll_params *p)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+	uint64_t key[5] = { p->op, p->algo, p->bytes, p->root, p->nranks };
+	for (int i = 0; i < 5; i++)
+		h = (h ^ key[i]) * UINT64_C(0x100000001b3);
+	for (uint32_t i = 0; i < p->nranks; i++)
+		h = (h ^ p->ranks[i]) * UINT64_C(0x100000001b3);
+	return h ^ h >> 29;
+}
+
+static bool memo_same(const struct memo_ent *e, uint64_t h, const coll_params *p)
+{
+	return e->hash == h && e->bytes == p->bytes && e->nranks == p->nranks &&
+	       e->root == p->root && e->op == (uint8_t)p->op && e->algo_req == (uint8_t)p->algo &&
+	       (!p->nranks || !memcmp(e->ranks, p->ranks, p->nranks * sizeof *p->ranks));
+}
+
+/* The slot of p's choice in m (used), or of the empty slot it would take. */
+static struct memo_ent *memo_slot(const struct coll_memo *m, uint64_t h, const coll_params *p)
+{
+	uint32_t i = (uint32_t)h & (m->cap - 1);
+	while (m->e[i].used && !memo_same(&m->e[i], h, p))
+		i = (i + 1) & (m->cap - 1);
+	return &m->e[i];
+}
+
+/* p's remembered choice, into *algo and *proto: true when there is one. */
+static bool memo_find(const coll_ctx *c, const coll_params *p, coll_algo *algo,
+		      coll_proto *proto)
+{
+	const struct coll_memo *m = c->root->memo;
+	const struct memo_ent *e;
+	if (!m || !memo_applies(c))
+		return false;
+	e = memo_slot(m, memo_hash(p), p);
+	if (!e->used)
+		return false;
+	*algo = (coll_algo)e->algo;
+	*proto = (coll_proto)e->proto;
+	return true;
+}
+
+/* Doubles m's table (or makes its first): false when out of memory, m as it was. */
+static bool memo_grow(struct coll_memo *m)
+{
+	uint32_t cap = m->cap ? 2 * m->cap : 64;
+	struct memo_ent *e = sim_calloc(cap, sizeof *e), *old = m->e;
+	if (!e)
+		return false;
+	m->e = e;
+	for (uint32_t i = 0; i < m->cap; i++) {
+		uint32_t j = (uint32_t)old[i].hash & (cap - 1);
+		if (!old[i].used)
+			continue;
+		while (e[j].used)
+			j = (j + 1) & (cap - 1);
+		e[j] = old[i];
+	}
+	m->cap = cap;
+	free(old);
+	return true;
+}
+
+/* Remembers p's choice. Out of memory or past the bounds, it is not: the
+ * next such call chooses afresh, to the same choice. */
+static void memo_put(coll_ctx *c, const coll_params *p, coll_algo algo, coll_proto proto)
+{
+	coll_ctx *root = c->root;
+	struct coll_memo *m = root->memo;
+	struct memo_ent *e;
+	uint32_t *ranks = NULL;
+	uint64_t h;
+	if (!memo_applies(c))
+		return;
+	if (!m && !(m = root->memo = sim_calloc(1, sizeof *m)))
+		return;
+	if (m->n >= MEMO_MAX_ENT || p->nranks > MEMO_MAX_RANKS - m->ranks_kept ||
+	    (2 * (m->n + 1) > m->cap && !memo_grow(m)))
+		return;
+	if (p->nranks && !(ranks = sim_malloc(p->nranks * sizeof *ranks)))
+		return;
+	h = memo_hash(p);
+	e = memo_slot(m, h, p);
+	if (e->used) { /* remembered already (not looked up first) */
+		free(ranks);
+		return;
+	}
+	if (ranks)
+		memcpy(ranks, p->ranks, p->nranks * sizeof *ranks);
+	*e = (struct memo_ent){ .hash = h, .bytes = p->bytes, .ranks = ranks, .nranks = p->nranks,
+				.root = p->root, .op = (uint8_t)p->op, .algo_req = (uint8_t)p->algo,
+				.algo = (uint8_t)algo, .proto = (uint8_t)proto, .used = true };
+	m->n++;
+	m->ranks_kept += p->nranks;
+}
+
+static void memo_free(struct coll_memo *m)
+{
+	if (!m)
+		return;
+	for (uint32_t i = 0; i < m->cap; i++)
+		free(m->e[i].ranks);
+	free(m->e);
+	free(m);
+}
+
 int coll_start(coll_ctx *c, const coll_params *p, coll_result *res, sim_handler *done,
 	       void *obj, uint64_t data)
 {
@@ -1093,8 +1238,8 @@ int coll_start(coll_ctx *c, const coll_params *p, coll_result *res, sim_handler 
 		c = v; /* freed with the run */
 	if (!rc)
 		rc = check_params(c, p);
-	if (!rc)
-		rc = choose(c, p, &algo, &proto, NULL);
+	if (!rc && !memo_find(c, p, &algo, &proto) && !(rc = choose(c, p, &algo, &proto, NULL)))
+		memo_put(c, p, algo, proto);
 	r = rc ? NULL : sim_malloc(sizeof *r);
 	if (!rc && !r)
 		rc = SIM_ENOMEM;

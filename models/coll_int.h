@@ -34,6 +34,7 @@ struct coll_ctx {
 	bool is_view;
 	coll_ctx *root;  /* the context views are made from (itself for a root) */
 	struct collective *live; /* the root's: collectives started and not finished */
+	struct coll_memo *memo;  /* the root's: choices made (coll.c's memo_find), or NULL */
 };
 
 /* The fabric rank at group position pos. */

@@ -1245,6 +1245,51 @@ START_TEST(nccl_net_channels_in_runs)
 }
 END_TEST
 
+/* coll_start remembers the algorithm and protocol it chose for an
+ * operation, size and group (coll.c, "choices remembered"): every call,
+ * the first and again, on the whole fabric or a group, the same ranks in
+ * another array or another order, runs what a fresh context chooses, and
+ * as fast (NCCL's protocols: the choice moves with the size). */
+START_TEST(remembered_choices_equal_fresh_ones)
+{
+	fab_config fc = nvswitch_node(4, 4, H100_NVLINK_Bps);
+	coll_config cc = { .transport = { .kind = COLL_RDMA_GDR, .msg_lat_ps = 1500 * SIM_NS },
+			   .proto = COLL_PROTO_NCCL };
+	static const uint32_t g1[] = { 0, 4, 8, 12 }, g1b[] = { 0, 4, 8, 12 },
+			      g2[] = { 12, 8, 4, 0 }, g3[] = { 1, 5, 9, 13 };
+	static const uint32_t *const groups[] = { g1, g1b, g2, g3, NULL };
+	static const coll_op ops[] = { COLL_ALLREDUCE, COLL_ALLGATHER, COLL_REDUCE_SCATTER };
+	static const uint64_t sizes[] = { 1024, UINT64_C(1) << 20, UINT64_C(256) << 20 };
+	int protos = 0;
+	fx_world shared;
+	fc.link_Bps = NDR_Bps;
+	fx_world_new(&shared, &fc, &cc);
+	for (int round = 0; round < 2; round++)
+		for (size_t g = 0; g < 5; g++)
+			for (size_t o = 0; o < 3; o++)
+				for (size_t s = 0; s < 3; s++) {
+					coll_params p = { .op = ops[o], .algo = COLL_AUTO, .bytes = sizes[s],
+							  .ranks = groups[g], .nranks = groups[g] ? 4 : 0 };
+					coll_result got, want;
+					fx_world fresh;
+					ck_assert_int_eq(coll_run(shared.c, &p, &got), 0);
+					fx_world_new(&fresh, &fc, &cc);
+					ck_assert_int_eq(coll_run(fresh.c, &p, &want), 0);
+					fx_world_free(&fresh);
+					ck_assert_msg(got.algo == want.algo && got.proto == want.proto &&
+						      got.channels == want.channels && got.time_ps == want.time_ps,
+						      "round %d group %zu op %zu size %zu: %s/%d %lld ps vs %s/%d %lld ps",
+						      round, g, o, s, coll_algo_name(got.algo), (int)got.proto,
+						      (long long)got.time_ps, coll_algo_name(want.algo),
+						      (int)want.proto, (long long)want.time_ps);
+					protos |= 1 << got.proto;
+				}
+	ck_assert_int_ne(protos & (1 << COLL_PROTO_LL), 0); /* the choice did move */
+	ck_assert_int_ne(protos & (1 << COLL_PROTO_SIMPLE), 0);
+	fx_world_free(&shared);
+}
+END_TEST
+
 /* Every shipped GPU profile with both figures carries the channels NCCL's
  * search derives at its nvlink_bw_achieved and compute capability
  * (coll_nccl_nvswitch_ring), so editing one without the other fails here:
@@ -1467,6 +1512,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, gpu_profiles_channels_match_search);
 	tcase_add_test(tc, nccl_net_ring_graph);
 	tcase_add_test(tc, nccl_net_channels_in_runs);
+	tcase_add_test(tc, remembered_choices_equal_fresh_ones);
 	tcase_add_test(tc, nccl_caps_across_nodes);
 	tcase_add_test(tc, predict_past_the_end_of_time);
 	suite_add_tcase(s, tc);
