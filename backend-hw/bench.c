@@ -179,7 +179,6 @@ static int parse_fault(hw_bench *h)
 static int parse_opts(int argc, char **argv, bench_opts *o)
 {
 	bool sizes_given = false;
-	double secs;
 	o->h = (hw_bench){ .transport = "tcp", .mem = "host", .timeout_ms = 30000 };
 	o->h.dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	for (int i = 1; i < argc; i++) {
@@ -206,18 +205,16 @@ static int parse_opts(int argc, char **argv, bench_opts *o)
 			sizes_given = true;
 		else if (!strcmp(a, "--sizes"))
 			return usage_error("bad --sizes '%s' (expected N[K|M|G][,...], at most 32)", v);
-		else if (!strcmp(a, "--timeout") && sscanf(v, "%lf", &secs) == 1 && secs > 0 &&
-			 secs <= 3600)
-			o->h.timeout_ms = (int)(secs * 1000);
-		else if (!strcmp(a, "--timeout"))
-			return usage_error("bad --timeout '%s' (seconds, 0 < T <= 3600)", v);
-		else if (!strcmp(a, "--start-timeout") && sscanf(v, "%lf", &secs) == 1 &&
-			 secs > 0 && secs <= 3600)
-			o->h.start_timeout_ms = (int)(secs * 1000);
-		else if (!strcmp(a, "--start-timeout"))
-			return usage_error("bad --start-timeout '%s' (seconds, 0 < T <= 3600)", v);
-		else
+		else if (!strcmp(a, "--timeout")) {
+			if (hw_parse_timeout_ms(v, &o->h.timeout_ms))
+				return usage_error("bad --timeout '%s' (seconds, 0.001 <= T <= 3600)", v);
+		} else if (!strcmp(a, "--start-timeout")) {
+			if (hw_parse_timeout_ms(v, &o->h.start_timeout_ms))
+				return usage_error("bad --start-timeout '%s' (seconds, 0.001 <= T <= 3600)",
+						   v);
+		} else {
 			return usage_error("unknown option '%s'", a);
+		}
 		i += takes;
 	}
 	if (strcmp(o->h.mem, "host") && strcmp(o->h.transport, "verbs"))

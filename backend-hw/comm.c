@@ -4,6 +4,7 @@
 #include "backend-hw/comm.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -19,6 +20,7 @@
 #include "backend-hw/log.h"
 #include "backend-hw/msg.h"
 #include "backend-hw/xport.h"
+#include "tools/cli.h"
 
 static int comm_rank, comm_size = 1;
 static int comm_timeout_ms = 30000;
@@ -153,6 +155,15 @@ static void guess_rank(void)
 	long v = r ? strtol(r, &end, 10) : -1;
 	if (r && *r && !*end && v >= 0 && v < 1 << 24)
 		hw_log_set_rank((int)v);
+}
+
+int hw_parse_timeout_ms(const char *v, int *ms)
+{
+	double s;
+	if (!cli_parse_double(v, &s) || !(s >= 0.001 && s <= 3600))
+		return -1;
+	*ms = (int)ceil(s * 1000);
+	return 0;
 }
 
 int hw_comm_init(int *argc, char ***argv, int timeout_ms, int start_timeout_ms)

@@ -18,6 +18,12 @@
  * namespace of tools/lab-net), the calling thread then enters that network
  * namespace, or every rank is ended. 0 or SIM_EIO. */
 int hw_comm_init(int *argc, char ***argv, int timeout_ms, int start_timeout_ms);
+
+/* A --timeout/--start-timeout value: plain seconds, the whole string a
+ * number (sscanf took "5xyz" as 5), 0.001 to 3600 (1e-9 came to 0 ms:
+ * every wait timed out at once, or the default for --start-timeout),
+ * rounded up to whole ms. 0, or -1 for a bad value. */
+int hw_parse_timeout_ms(const char *v, int *ms);
 /* MPI_Finalize after a successful run (bounded by the timeout). */
 void hw_comm_finalize(void);
 /* Ends every rank now with exit status `status` (MPI_Abort): the way out

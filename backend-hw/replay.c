@@ -28,6 +28,7 @@
 #include "models/scenario.h"
 #include "report/atomic.h"
 #include "report/report.h"
+#include "tools/cli.h"
 #include "tools/run.h"
 #include "tools/scn_cli.h"
 #include "tools/sweep.h"
@@ -51,9 +52,19 @@ static int usage(const char *fmt, const char *arg)
 	return hw_replay_usage(fmt, arg);
 }
 
+/* A whole number lo..hi, the whole string (sscanf's %lu took "64k" as 64,
+ * and " 5" and "+5"): 0, or -1. */
+static int parse_count(const char *v, unsigned long lo, unsigned long hi, unsigned long *n)
+{
+	unsigned long long u;
+	if (!isdigit((unsigned char)v[0]) || !cli_parse_u64(v, &u) || u < lo || u > hi)
+		return -1;
+	*n = (unsigned long)u;
+	return 0;
+}
+
 static int parse(int argc, char **argv, replay_opts *o)
 {
-	double secs;
 	double scale;
 	unsigned long n;
 	*o = (replay_opts){ .transport = "tcp", .mem = "host", .compute = "cpu", .scale = 1,
@@ -79,26 +90,20 @@ static int parse(int argc, char **argv, replay_opts *o)
 			o->mem = v;
 		else if (!strcmp(a, "--mem"))
 			return usage("memory '%s' is not available in this build", v);
-		else if (!strcmp(a, "--timeout") && sscanf(v, "%lf", &secs) == 1 && secs > 0 &&
-			 secs <= 3600)
-			o->timeout_ms = (int)(secs * 1000);
-		else if (!strcmp(a, "--timeout"))
-			return usage("bad --timeout '%s' (seconds, 0 < T <= 3600)", v);
-		else if (!strcmp(a, "--start-timeout") && sscanf(v, "%lf", &secs) == 1 && secs > 0 &&
-			 secs <= 3600)
-			o->start_timeout_ms = (int)(secs * 1000);
-		else if (!strcmp(a, "--start-timeout"))
-			return usage("bad --start-timeout '%s' (seconds, 0 < T <= 3600)", v);
-		else if (!strcmp(a, "--point") && sscanf(v, "%lu", &n) == 1 && isdigit((unsigned char)v[0]) &&
-			 n < 1000000)
-			o->point = (long)n;
-		else if (!strcmp(a, "--point"))
+		else if (!strcmp(a, "--timeout")) {
+			if (hw_parse_timeout_ms(v, &o->timeout_ms))
+				return usage("bad --timeout '%s' (seconds, 0.001 <= T <= 3600)", v);
+		} else if (!strcmp(a, "--start-timeout")) {
+			if (hw_parse_timeout_ms(v, &o->start_timeout_ms))
+				return usage("bad --start-timeout '%s' (seconds, 0.001 <= T <= 3600)", v);
+		} else if (!strcmp(a, "--point") && parse_count(v, 0, 999999, &n))
 			return usage("bad --point '%s' (a sweep point's index, from 0)", v);
-		else if (!strcmp(a, "--reps") && sscanf(v, "%lu", &n) == 1 &&
-			 isdigit((unsigned char)v[0]) && n >= 1 && n <= 100000)
-			o->reps = (int)n;
-		else if (!strcmp(a, "--reps"))
+		else if (!strcmp(a, "--point"))
+			o->point = (long)n;
+		else if (!strcmp(a, "--reps") && parse_count(v, 1, 100000, &n))
 			return usage("bad --reps '%s' (timed calls per size, 1..100000)", v);
+		else if (!strcmp(a, "--reps"))
+			o->reps = (int)n;
 		else if (!strcmp(a, "--data"))
 			o->data = v;
 		else if (!strcmp(a, "--dir"))
@@ -107,15 +112,15 @@ static int parse(int argc, char **argv, replay_opts *o)
 			o->compute = v;
 		else if (!strcmp(a, "--compute"))
 			return usage("unknown --compute '%s' (expected cpu or cuda)", v);
-		else if (!strcmp(a, "--scale") && sscanf(v, "%lf", &scale) == 1 && scale > 0 &&
-			 scale <= 1)
-			o->scale = scale;
-		else if (!strcmp(a, "--scale"))
+		else if (!strcmp(a, "--scale") && (!cli_parse_double(v, &scale) ||
+						    !(scale > 0 && scale <= 1)))
 			return usage("bad --scale '%s' (a fraction, 0 < S <= 1)", v);
-		else if (!strcmp(a, "--gemm-n") && sscanf(v, "%lu", &n) == 1 && n >= 16 && n <= 16384)
-			o->gemm_n = n;
-		else if (!strcmp(a, "--gemm-n"))
+		else if (!strcmp(a, "--scale"))
+			o->scale = scale;
+		else if (!strcmp(a, "--gemm-n") && parse_count(v, 16, 16384, &n))
 			return usage("bad --gemm-n '%s' (16 <= N <= 16384)", v);
+		else if (!strcmp(a, "--gemm-n"))
+			o->gemm_n = n;
 		else
 			return usage("unknown option '%s'", a);
 		i++;

@@ -45,6 +45,20 @@ else not_ok "--reps 4 report"; fi
 run_cmd "$HW" replay "$SCN" --reps 0
 expect_rc 2 "--reps 0 is refused"
 expect_err "bad --reps '0' \(timed calls per size, 1..100000\)" "saying the range"
+# Numbers are whole strings (sscanf took '64k' as 64, '5xyz' as 5) and a
+# timeout under 1 ms is refused (1e-9 came to 0 ms: every wait failed at
+# once, or --start-timeout's default) -- tools/fuzz-cli's findings.
+for ov in "--reps 5x" "--point 0x" "--gemm-n 64k" "--scale 0.5abc" "--timeout 5xyz" \
+	  "--timeout 1e-9" "--start-timeout 0.0001" "--reps 1e3" "--point -0"; do
+	run_cmd "$HW" replay "$SCN" $ov
+	expect_rc 2 "replay $ov is refused"
+	expect_err "bad ${ov% *} '${ov#* }'" "naming it"
+done
+for ov in "--timeout 2min" "--start-timeout 1e-9" "--timeout nan"; do
+	run_cmd "$HW" bench --quick $ov
+	expect_rc 2 "bench $ov is refused"
+	expect_err "bad ${ov% *} '${ov#* }'" "naming it"
+done
 
 run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$SCN"
 expect_rc 2 "rank count must match the scenario"
