@@ -142,10 +142,16 @@ double fab_link_payload_Bps(const fab_config *c)
 	return c->payload_frac > 0 ? c->link_Bps * c->payload_frac : c->link_Bps;
 }
 
-/* Host ports per leaf: d / (radix - d) as close to oversub as integers allow. */
+/* Host ports per leaf: d / (radix - d) as close to oversub as integers allow.
+ * From oversub = radix on that is radix - 1, and computing it there
+ * overflowed: radix x 1e308 is inf, lround(inf / 1e308) unspecified (0 on
+ * x86), and a leaf of no hosts divided by zero. */
 static uint32_t leaf_hosts(const fab_config *c)
 {
-	uint32_t d = (uint32_t)lround((double)c->radix * c->oversub / (1 + c->oversub));
+	uint32_t d;
+	if (c->oversub >= c->radix)
+		return c->radix - 1;
+	d = (uint32_t)lround((double)c->radix * c->oversub / (1 + c->oversub));
 	return d >= c->radix ? c->radix - 1 : d;
 }
 

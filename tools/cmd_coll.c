@@ -36,6 +36,8 @@
 #define MAX_RANKS 1048576u
 #define MAX_RADIX 4096u
 #define MAX_CHANNELS 64u
+/* A scenario's fabric.oversubscription takes 1..64 (models/scenario_resolve.c). */
+#define MAX_OVERSUB 64u
 
 struct opts {
 	coll_params p;
@@ -253,8 +255,10 @@ static int parse_one(int argc, char **argv, int *i, struct opts *o)
 		if (!(rc = parse_bytes(a, v, &o->cc.chunk_bytes)) && !o->cc.chunk_bytes)
 			rc = cli_usage_error("coll: --chunk wants at least 1 byte, not '%s'", v);
 	} else if (!strcmp(a, "--oversub")) {
-		if (!(rc = parse_qty(a, v, UNIT_NUMBER, &o->fc.oversub)) && o->fc.oversub < 1)
-			rc = cli_usage_error("coll: --oversub is a ratio >= 1, not '%s'", v);
+		if (!(rc = parse_qty(a, v, UNIT_NUMBER, &o->fc.oversub)) &&
+		    !(o->fc.oversub >= 1 && o->fc.oversub <= MAX_OVERSUB))
+			rc = cli_usage_error("coll: --oversub is a ratio from 1 to %u, not '%s'",
+					     MAX_OVERSUB, v);
 	} else if (!strcmp(a, "--topology")) {
 		rc = parse_topology(v, &o->fc.topo);
 	} else if (!strcmp(a, "--transport")) {

@@ -113,6 +113,16 @@ expect_out '^ +67108864 +16777216 +float +sum +-1 +4475\.92[0-9] .* sharp$' "the
 run_cmd "$DPUSIM" coll --topology fat-tree --radix 4 --ranks 64 --bytes 1MiB --link 400Gbps
 expect_rc 2 "two tiers too small for 64 ports of radix 4"
 expect_err "64 NIC ports do not fit this topology: radix 4 at 1:1 connects at most 8 " "the fabric's limit is named"
+# --oversub takes a scenario's range, 1 to 64; at the radix and past it a
+# leaf keeps radix - 1 hosts (radix x 1e308 overflowed: a leaf of no hosts,
+# and the rail's ports divided by zero, SIGFPE -- tools/fuzz-cli).
+run_cmd "$DPUSIM" coll --topology rail --radix 4 --oversub 1e308 --ranks 8 --bytes 1MiB --link 400Gbps
+expect_rc 2 "--oversub past a scenario's 64 is refused"
+expect_err "coll: --oversub is a ratio from 1 to 64, not '1e308'" "saying the range"
+for t in rail fat-tree fat-tree3; do
+	run_cmd "$DPUSIM" coll --topology $t --radix 4 --oversub 64 --ranks 8 --bytes 1MiB --link 400Gbps
+	expect_rc 0 "--oversub 64 on $t of radix 4: 3 hosts a leaf"
+done
 run_cmd "$DPUSIM" coll --frob --bytes 1MiB "${COMMON[@]}"
 expect_rc 2 "unknown option"
 # A scenario's 'algo: in-network' runs SHARP where the switch profile says

@@ -98,6 +98,10 @@ START_TEST(max_ports_is_the_limit)
 		{ FAB_FAT_TREE2, 8, 1, 3, 48 },     { FAB_FAT_TREE3, 4, 1, 1, 16 },
 		{ FAB_FAT_TREE3, 8, 1, 3, 192 },    { FAB_RAIL, 8, 4, 1, 32 },
 		{ FAB_RAIL, 8, 2, 3, 48 },
+		/* oversub past the radix: radix - 1 hosts a leaf (radix x 1e308
+		 * overflowed to a leaf of no hosts, and a division by zero) */
+		{ FAB_FAT_TREE2, 8, 1, 1e308, 56 }, { FAB_FAT_TREE3, 4, 1, 1e308, 24 },
+		{ FAB_RAIL, 8, 2, 1e308, 56 },      { FAB_FAT_TREE2, 4, 1, 4, 12 },
 	};
 	flow_net *net = flow_net_new(NULL);
 	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
