@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tools/cli.h"
 #include "tools/plot.h"
@@ -101,8 +102,17 @@ static int read_bench(const char *path, struct bench_file *f)
 	char line[4096];
 	size_t lineno = 0;
 	int rc = 0;
+	struct stat st;
 	if (!in)
 		return cli_error("cannot read '%s': %s", path, strerror(errno)), CLI_USAGE;
+	/* /dev/zero was read without end (and a pipe's start went to the
+	 * SQLite check, cmd_plot.c is_sqlite) */
+	if (fstat(fileno(in), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		fclose(in);
+		return cli_usage_error("'%s' is not a regular file: plot --kind scaling reads a results "
+				       "database or the output of 'dpusim bench scale' saved to a file",
+				       path);
+	}
 	while (!rc && fgets(line, sizeof line, in)) {
 		lineno++;
 		if (!strncmp(line, "train ", 6))

@@ -312,6 +312,10 @@ static bool trace_readable(FILE *f, const char *path, struct trace_at *root)
 	int c;
 	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode))
 		return cli_error("%s: is a directory, %s", path, TRACE_WANTED), false;
+	/* /dev/zero was read without end; a pipe could not be read twice
+	 * (rewind below, past_last_byte) anyway */
+	if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode))
+		return cli_error("%s: not a regular file, %s", path, TRACE_WANTED), false;
 	*root = (struct trace_at){ 1, 1 };
 	while ((c = getc(f)) == ' ' || c == '\t' || c == '\r' || c == '\n') {
 		blank++;

@@ -54,4 +54,15 @@ for c in empty blank cut folder unreadable binary; do
 	done
 done
 chmod 644 "$D/unreadable.json"
+
+# A device that never ends (/dev/zero): the trace and bench-text readers
+# read it without end (tools/fuzz-cli); they take regular files only, as
+# their second pass over the file needs. The guard's 124 would be the hang.
+for r in timeline scaling; do
+	rm -f "$E2E_TMP/p.svg"
+	run_cmd timeout 60 "$DPUSIM" plot /dev/zero --kind $r -o "$E2E_TMP/p.svg"
+	expect_rc 2 "$r of /dev/zero"
+	expect_err "/dev/zero'?:? (is )?not a regular file" "$r of /dev/zero says what it is"
+	if [ -e "$E2E_TMP/p.svg" ]; then not_ok "$r of /dev/zero left a picture"; fi
+done
 finish
