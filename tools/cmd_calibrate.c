@@ -307,6 +307,16 @@ static int write_docs(cal_run *r)
 
 /* ---- options ---- */
 
+/* A profile name as the loader takes it, and one that stays in -o's folder
+ * (no '/': --name ../x wrote DIR/../x-KIND.yaml). */
+#define NAME_RULE "1 to 40 letters, digits, '-', '_' or '.'"
+static bool name_ok(const char *name)
+{
+	size_t n = strlen(name);
+	return n >= 1 && n <= 40 && strspn(name, "abcdefghijklmnopqrstuvwxyz"
+				       "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") == n;
+}
+
 static int set_output(cal_run *r, const char *out)
 {
 	size_t len = strlen(out);
@@ -318,10 +328,8 @@ static int set_output(cal_run *r, const char *out)
 	r->base[len - 5] = '\0';
 	slash = strrchr(r->base, '/');
 	name = slash ? slash + 1 : r->base;
-	if (!*name || strlen(name) > 40 || strspn(name, "abcdefghijklmnopqrstuvwxyz"
-						  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != strlen(name))
-		return cli_usage_error("-o '%s': the name must be 1 to 40 letters, digits, '-', '_' "
-				       "or '.'", out);
+	if (!name_ok(name))
+		return cli_usage_error("-o '%s': the name must be " NAME_RULE, out);
 	memcpy(r->name, name, strlen(name) + 1); /* at most 40 + 1 bytes, checked above */
 	r->out = out;
 	return CLI_OK;
@@ -378,9 +386,14 @@ static int resolve_output(cal_run *r)
 	file = strrchr(r->files[0].path, '/');
 	file = file ? file + 1 : r->files[0].path;
 	dot = strrchr(file, '.');
-	snprintf(name, sizeof name, "%.*s", (int)(dot && dot != file ? dot - file : 40), file);
+	if (r->name_opt && !name_ok(r->name_opt))
+		return cli_usage_error("--name '%s': the name must be " NAME_RULE, r->name_opt);
+	snprintf(name, sizeof name, "%.*s", (int)(dot && dot != file ? dot - file : 41), file);
 	if (r->name_opt)
-		snprintf(name, sizeof name, "%.63s", r->name_opt);
+		snprintf(name, sizeof name, "%s", r->name_opt);
+	else if (!name_ok(name))
+		return cli_usage_error("'%s': the bench file's name is no profile name (" NAME_RULE
+				       "): give --name NAME", r->files[0].path);
 	snprintf(out, sizeof out, "%.*s%s%s.yaml", (int)(len && o[len - 1] == '/' ? len - 1 : len),
 		 o, len ? "/" : "", name);
 	return set_output(r, out);

@@ -54,6 +54,22 @@ expect_err "names the profiles already" "says which to drop"
 run_cmd "$DPUSIM" calibrate "$TCP" -o "$E2E_TMP/none" --name y
 expect_rc 2 "-o naming no folder"
 expect_err "^dpusim: error: -o '$E2E_TMP/none': not a folder" "is refused before fitting"
+# --name is the profiles' name, checked as one: '../x' wrote DIR/../x-KIND.yaml,
+# outside the folder (tools/fuzz-cli). A bench file whose name is no profile
+# name asks for --name.
+mkdir -p "$E2E_TMP/cal2"
+for n in ../x a/b "" "$(printf 'n%.0s' {1..41})"; do
+	run_cmd "$DPUSIM" calibrate "$TCP" -o "$E2E_TMP/cal2" --name "$n"
+	expect_rc 2 "--name '${n:0:12}' is refused"
+	expect_err "^dpusim: error: --name '$n': the name must be 1 to 40 letters" "naming --name"
+done
+cp "$TCP" "$E2E_TMP/bench+1.json"
+run_cmd "$DPUSIM" calibrate "$E2E_TMP/bench+1.json" -o "$E2E_TMP/cal2"
+expect_rc 2 "a bench file named 'bench+1' gives no profile name"
+expect_err "bench\\+1.json': the bench file's name is no profile name .*give --name NAME" "asks for --name"
+if [ -z "$(ls -A "$E2E_TMP/cal2")" ] && ! ls "$E2E_TMP"/x-* >/dev/null 2>&1; then
+	ok "nothing written, in the folder or beside it"
+else not_ok "a refused --name wrote: $(ls "$E2E_TMP/cal2" "$E2E_TMP"/x-* 2>&1)"; fi
 if [ "$(ls "$E2E_TMP/cal" | wc -l)" -eq "$before" ]; then ok "refusals write nothing"
 else not_ok "a refused calibrate wrote files"; fi
 
