@@ -2,6 +2,7 @@
  * wall time of one training iteration against GPUs, one line per case,
  * with the linear-in-work line that issue 14 asks the cost to stay under. */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +51,14 @@ static bool num_field(const char *line, const char *key, double *v)
 	if (!field(line, key, buf, sizeof buf))
 		return false;
 	*v = strtod(buf, &end);
-	return !*end && *v >= 0;
+	return !*end && *v >= 0 && isfinite(*v);
+}
+
+/* A count (gpus, microbatches): a whole number that fits 32 bits, so the
+ * cast of microbatches below is defined (1e308 was not). */
+static bool count_field(const char *line, const char *key, double *v)
+{
+	return num_field(line, key, v) && *v == floor(*v) && *v <= UINT32_MAX;
 }
 
 /* A train line into the current series, or a new one when its case
@@ -61,11 +69,11 @@ static int add_train(struct bench_file *f, const char *line, const char *path, s
 	double gpus, wall, mb;
 	struct bench_series *s = f->ns ? &f->s[f->ns - 1] : NULL;
 	if (!field(line, "network", net, sizeof net) || !field(line, "routing", rt, sizeof rt) ||
-	    !field(line, "ring_steps", steps, sizeof steps) || !num_field(line, "gpus", &gpus) ||
-	    !num_field(line, "wall_s", &wall) || !num_field(line, "microbatches", &mb) || gpus < 1)
+	    !field(line, "ring_steps", steps, sizeof steps) || !count_field(line, "gpus", &gpus) ||
+	    !num_field(line, "wall_s", &wall) || !count_field(line, "microbatches", &mb) || gpus < 1)
 		return cli_error("%s:%zu: a 'train' line without gpus, network, routing, microbatches, "
-				 "wall_s and ring_steps (is it dpusim bench scale's output?)", path,
-				 lineno), CLI_USAGE;
+				 "wall_s and ring_steps as dpusim bench scale writes them (whole gpus "
+				 "and microbatches, a finite wall_s)", path, lineno), CLI_USAGE;
 	if (!s || s->named || strcmp(s->net, net) || strcmp(s->routing, rt) ||
 	    strcmp(s->steps, steps) || s->gpus[s->n - 1] >= gpus) {
 		if (f->ns == MAX_CASES)

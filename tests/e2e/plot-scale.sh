@@ -64,6 +64,15 @@ run_cmd "$DPUSIM" plot "$T/cut.txt" --kind scaling -o "$T/no.svg"
 expect_rc 2 "a train line without wall_s"
 expect_err "cut\.txt:$line: a 'train' line without" "is named by file and line"
 [ ! -e "$T/no.svg" ] && ok "no picture from bad input" || not_ok "a picture was left"
+# Values out of range are refused at their line: microbatches=1e308 was cast
+# to an integer it does not fit (undefined; tools/fuzz-cli under UBSan).
+for bad in microbatches=1e308 microbatches=2.5 gpus=inf wall_s=inf wall_s=nan; do
+	sed "${line}s/ ${bad%%=*}=[^ ]*/ $bad/" "$T/bench.txt" >"$T/bad.txt"
+	run_cmd "$DPUSIM" plot "$T/bad.txt" --kind scaling -o "$T/no.svg"
+	expect_rc 2 "a train line with $bad"
+	expect_err "bad\.txt:$line: a 'train' line without .* \(whole gpus and microbatches, a finite wall_s\)" "is named by file and line"
+done
+[ ! -e "$T/no.svg" ] && ok "no picture from out-of-range values" || not_ok "a picture was left"
 
 # A stand-in gnuplot that says it started, then draws for a long time.
 mkdir -p "$T/fakebin" "$T/tmp" "$T/pics"
