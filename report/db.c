@@ -994,7 +994,7 @@ int db_series(db *d, const char *scenario, const char *what,
 int db_load_report(db *d, int64_t id, rep_report **out, char *errbuf, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
-	char name[64];
+	char name[4200]; /* the path, then a run id: a stored report's errors name both */
 	int rc, err;
 	*out = NULL;
 	d->errbuf = errbuf;
@@ -1012,7 +1012,9 @@ int db_load_report(db *d, int64_t id, rep_report **out, char *errbuf, size_t err
 		}
 		return db_fail(d, "reading run %lld", (long long)id);
 	}
-	snprintf(name, sizeof name, "run %lld", (long long)id);
+	/* "DB: run 10:56:15: ..." as db_merge says it; "run 10:56:15" alone
+	 * read as a time and named no file */
+	snprintf(name, sizeof name, "%s: run %lld", d->path, (long long)id);
 	err = rep_read_string(name, col_text(st, 0), (size_t)sqlite3_column_bytes(st, 0), out,
 			      errbuf, errlen);
 	sqlite3_finalize(st);

@@ -55,6 +55,18 @@ for c in empty blank cut folder unreadable binary; do
 done
 chmod 644 "$D/unreadable.json"
 
+# A database whose stored report no longer reads: the message names the
+# database and the run ("run 1:1:2: ..." named neither file nor place as such).
+"$DPUSIM" import "$R" --db "$E2E_TMP/c.db" >/dev/null
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("update runs set report = ?", ("{\n  \"schema\": ",)); c.commit()' "$E2E_TMP/c.db"
+for r in breakdown compare; do
+	rm -f "$E2E_TMP/p.svg"
+	run_cmd "$DPUSIM" plot "$E2E_TMP/c.db" $([ $r = compare ] && echo "$R") --kind $r -o "$E2E_TMP/p.svg"
+	expect_rc 2 "$r of a database whose report is cut short"
+	expect_err "^dpusim: error: $E2E_TMP/c\.db: run 1:[0-9]+:[0-9]+: invalid JSON" "names the database, the run and the place"
+	if [ -e "$E2E_TMP/p.svg" ]; then not_ok "$r of a bad stored report left a picture"; fi
+done
+
 # A device that never ends (/dev/zero): the trace and bench-text readers
 # read it without end (tools/fuzz-cli); they take regular files only, as
 # their second pass over the file needs. The guard's 124 would be the hang.
