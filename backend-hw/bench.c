@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -298,6 +299,25 @@ static int run_net(hw_bench *h)
 	return err;
 }
 
+/* -o's folder is there to write in: said before the benchmarks run, not
+ * after them (a missing folder failed the write at the end of a full run).
+ * 0 or SIM_EIO, said. */
+static int out_folder_ok(const char *out)
+{
+	const char *slash = strrchr(out, '/'), *why;
+	char dir[4096];
+	struct stat st;
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else
+		snprintf(dir, sizeof dir, "%.*s", slash == out ? 1 : (int)(slash - out), out);
+	why = stat(dir, &st)         ? strerror(errno)
+	      : !S_ISDIR(st.st_mode) ? "not a folder"
+	      : access(dir, W_OK)    ? strerror(errno)
+				     : NULL;
+	return why ? hw_fail(SIM_EIO, "-o '%s': cannot write in folder '%s': %s", out, dir, why) : 0;
+}
+
 int hw_cmd_bench(int argc, char **argv)
 {
 	bench_opts o = { 0 };
@@ -309,7 +329,9 @@ int hw_cmd_bench(int argc, char **argv)
 		return 2;
 	h->rank = hw_comm_rank();
 	h->size = hw_comm_size();
-	if (h->rank == 0 && !(h->rep = new_report(h)))
+	if (h->rank == 0 && o.out)
+		err = out_folder_ok(o.out);
+	if (!err && h->rank == 0 && !(h->rep = new_report(h)))
 		err = hw_fail(SIM_ENOMEM, "cannot start the report");
 	if (!hw_comm_all(err == 0))
 		return hw_comm_finalize(), 2;

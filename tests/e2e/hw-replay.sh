@@ -59,6 +59,12 @@ for ov in "--timeout 2min" "--start-timeout 1e-9" "--timeout nan"; do
 	expect_rc 2 "bench $ov is refused"
 	expect_err "bad ${ov% *} '${ov#* }'" "naming it"
 done
+# bench -o into a folder that is not there: said before the benchmarks run
+# (it failed the write after a whole run)
+run_cmd "$HW" bench --quick --sizes 4K -o "$E2E_TMP/no-such/b.json"
+expect_rc 2 "bench -o into a missing folder"
+expect_err "-o '$E2E_TMP/no-such/b.json': cannot write in folder '$E2E_TMP/no-such': No such file" "names the folder"
+if grep -q memcpy_bw <<<"$OUT"; then not_ok "the benchmarks ran first"; else ok "before any benchmark ran"; fi
 
 run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$SCN"
 expect_rc 2 "rank count must match the scenario"
