@@ -37,6 +37,7 @@ struct fab {
 	flow_net *net;
 	uint32_t base, nres;       /* our resource ids are [base, base + nres) */
 	lname *names;              /* per link (per pair of resources) */
+	size_t names_cap;          /* links names has room for */
 	uint32_t ranks, ports;     /* ports = nodes * nics */
 	uint32_t d, u;             /* host ports and uplinks per leaf */
 	uint32_t leaves, spines, pods, per_pod, cores_per_group;
@@ -95,10 +96,16 @@ static int add_link(fab *f, double cap_Bps, enum lkind kind, uint32_t a, uint32_
 		return SIM_ENOMEM;
 	flow_res_set_class(f->net, id, (uint8_t)link_class(kind));
 	flow_res_set_class(f->net, down, (uint8_t)link_class(kind));
-	nn = realloc(f->names, (size_t)(f->nres / 2 + 1) * sizeof *nn);
-	if (!nn)
-		return SIM_ENOMEM;
-	f->names = nn;
+	/* doubling: one element a link copied the table for every link, a
+	 * quadratic build (65,536 ports: over a minute under ASan, whose
+	 * realloc always moves) */
+	if (f->nres / 2 == f->names_cap) {
+		size_t cap = f->names_cap ? 2 * f->names_cap : 64;
+		if (!(nn = realloc(f->names, cap * sizeof *nn)))
+			return SIM_ENOMEM;
+		f->names = nn;
+		f->names_cap = cap;
+	}
 	f->names[f->nres / 2] = (lname){ .kind = (uint8_t)kind, .a = a, .b = b, .c = c };
 	f->nres += 2;
 	*up = id;
@@ -296,6 +303,10 @@ int fab_new(const fab_config *cfg, flow_net *net, fab **out)
 	*out = NULL;
 	if (rc)
 		return rc;
+	/* too many ports for the topology: refused before the links are built
+	 * (65,536 of them were built for a radix-4 tree that holds 8) */
+	if ((uint64_t)cfg->nodes * cfg->nics_per_node > fab_max_ports(cfg))
+		return SIM_EINVAL;
 	f = calloc(1, sizeof *f);
 	if (!f)
 		return SIM_ENOMEM;

@@ -88,6 +88,13 @@ coll_bad "--radix 5000" "--radix wants a whole number from 2 to 4096, not '5000'
 coll_bad "--link 0Gbps" "--link wants a rate above zero, not '0Gbps'" --ranks 4 --bytes 1MiB --link 0Gbps
 coll_bad "--root 99" "--root 99 is not one of the 4 ranks \\(0 to 3\\)" "${CB[@]}" --bytes 1MiB --op broadcast --root 99
 coll_bad "--nics-per-node 16" "--nics-per-node 16 is more than --gpus-per-node 8" --ranks 8 --gpus-per-node 8 --nics-per-node 16 --bytes 1MiB --link 400Gbps
+# Ports past the topology are refused before its links are built: 65,536
+# were built for a radix-4 tree that holds 8, one realloc a link (over a
+# minute of CPU under ASan; tools/fuzz-cli). CPU seconds bound it, not time.
+run_cmd bash -c 'ulimit -t 20; exec "$@"' sh "$DPUSIM" coll --ranks 65536 --gpus-per-node 8 \
+	--topology fat-tree --radix 4 --bytes 8 --link 200Gbps
+expect_rc 2 "coll of 65,536 ports on a radix-4 tree, within 20 CPU seconds"
+expect_err "65536 NIC ports do not fit this topology: radix 4 at 1:1 connects at most 8" "says the fabric's limit"
 run_cmd "$DPUSIM" coll "${CB[@]}" --bytes 1.5KiB,512 --chunk 512 --algo tree
 expect_rc 0 "coll takes whole byte counts written as quantities or plain bytes"
 expect_out '^ +1536 +384 +float .* tree(/[a-z0-9]+)?$' "1.5KiB is 1536 bytes"
