@@ -2,6 +2,7 @@
 #include "tools/cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,10 +49,22 @@ bool cli_wants_help(int argc, char **argv)
 	return false;
 }
 
+/* Written as a person writes a number: strtod and strtoull also took
+ * leading blanks, '+', hexadecimal ("--tolerance 0x10%" was 16%) and, for
+ * doubles, inf and nan. */
+static bool plain_number(const char *s, bool sign)
+{
+	if (sign && (*s == '-' || *s == '+'))
+		s++;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return false;
+	return (*s >= '0' && *s <= '9') || (sign && *s == '.' && s[1] >= '0' && s[1] <= '9');
+}
+
 bool cli_parse_u64(const char *s, unsigned long long *out)
 {
 	char *end;
-	if (!s || !*s || *s == '-')
+	if (!s || !plain_number(s, false))
 		return false;
 	errno = 0;
 	*out = strtoull(s, &end, 10);
@@ -61,11 +74,11 @@ bool cli_parse_u64(const char *s, unsigned long long *out)
 bool cli_parse_double(const char *s, double *out)
 {
 	char *end;
-	if (!s || !*s)
+	if (!s || !plain_number(s, true))
 		return false;
 	errno = 0;
 	*out = strtod(s, &end);
-	return errno == 0 && *end == '\0';
+	return errno == 0 && *end == '\0' && isfinite(*out);
 }
 
 long cli_peak_rss_kb(void)

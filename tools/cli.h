@@ -40,7 +40,8 @@ int cli_open_db_ro(const char *path, db **d);
 /* True when argv holds -h or --help (before a "--"). */
 bool cli_wants_help(int argc, char **argv);
 
-/* Strict number parsing for options: the whole string must be consumed. */
+/* Strict number parsing for options: the whole string must be consumed,
+ * decimal digits first (a sign for doubles), no hexadecimal, doubles finite. */
 bool cli_parse_u64(const char *s, unsigned long long *out);
 bool cli_parse_double(const char *s, double *out);
 

@@ -309,4 +309,23 @@ YAML
 run_cmd "$DPUSIM" check "$E2E_TMP/gpus-edge.yaml"
 expect_rc 0 "2^20 GPUs (16384 nodes x 64) are checked, not refused"
 
+# Numbers in options are decimal and finite: strtod took hexadecimal
+# ('--tolerance 0x10%' was 16%), leading blanks and '+' (tools/fuzz-cli).
+for v in 0x10% " 5%" inf%; do
+	run_cmd "$DPUSIM" compare tests/data/report-sim.json tests/data/report-hw.json --tolerance "$v"
+	expect_rc 2 "compare --tolerance '$v' is refused"
+	expect_err "--tolerance wants a percentage such as 10%" "saying what it wants"
+done
+run_cmd "$DPUSIM" plot tests/data/report-sim.json tests/data/report-hw.json --kind compare \
+	--tolerance 0x10% -o "$E2E_TMP/tol.svg"
+expect_rc 2 "plot --tolerance 0x10% is refused"
+run_cmd "$DPUSIM" sweep tests/data/sweep-small.yaml --db "$E2E_TMP/tol.db" --point-timeout 0x10
+expect_rc 2 "sweep --point-timeout 0x10 is refused"
+for v in " 5" 0x5 1e1; do
+	run_cmd "$DPUSIM" runs --limit "$v" "$E2E_TMP/none.db"
+	expect_rc 2 "runs --limit '$v' is refused"
+	expect_err "--limit wants a positive count, not '$v'" "naming it"
+done
+if ls "$E2E_TMP/tol.svg" "$E2E_TMP/tol.db" 2>/dev/null | grep -q .; then
+	not_ok "a refused option left an output"; else ok "refused options write nothing"; fi
 finish

@@ -49,7 +49,7 @@ expect_err "bad --reps '0' \(timed calls per size, 1..100000\)" "saying the rang
 # timeout under 1 ms is refused (1e-9 came to 0 ms: every wait failed at
 # once, or --start-timeout's default) -- tools/fuzz-cli's findings.
 for ov in "--reps 5x" "--point 0x" "--gemm-n 64k" "--scale 0.5abc" "--timeout 5xyz" \
-	  "--timeout 1e-9" "--start-timeout 0.0001" "--reps 1e3" "--point -0"; do
+	  "--timeout 1e-9" "--start-timeout 0.0001" "--reps 1e3" "--point -0" "--scale 0x0.8"; do
 	run_cmd "$HW" replay "$SCN" $ov
 	expect_rc 2 "replay $ov is refused"
 	expect_err "bad ${ov% *} '${ov#* }'" "naming it"
