@@ -150,7 +150,10 @@ static int usage_error(const char *fmt, const char *arg)
 
 static int parse_sizes(hw_bench *h, const char *list)
 {
-	char *copy = strdup(list), *save = NULL;
+	size_t len = strlen(list);
+	/* strtok_r skips empty items: "4K,,1M" or "4K," is a typo, refused */
+	char *copy = len && list[0] != ',' && list[len - 1] != ',' && !strstr(list, ",,")
+			     ? strdup(list) : NULL, *save = NULL;
 	int bad = !copy;
 	h->nsizes = 0;
 	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t && !bad;
@@ -205,7 +208,7 @@ static int parse_opts(int argc, char **argv, bench_opts *o)
 		else if (!strcmp(a, "--sizes") && !parse_sizes(&o->h, v))
 			sizes_given = true;
 		else if (!strcmp(a, "--sizes"))
-			return usage_error("bad --sizes '%s' (expected N[K|M|G][,...], at most 32)", v);
+			return usage_error("bad --sizes '%s' (expected N[K|M|G][,...], no item empty, at most 32)", v);
 		else if (!strcmp(a, "--timeout")) {
 			if (hw_parse_timeout_ms(v, &o->h.timeout_ms))
 				return usage_error("bad --timeout '%s' (seconds, 0.001 <= T <= 3600)", v);

@@ -133,7 +133,7 @@ static double ring_run(uint32_t n, uint64_t bytes, double *sim_s)
 static int parse_ranks(const char *v, uint32_t *out, int max)
 {
 	int n = 0;
-	char *copy = v ? strdup(v) : NULL, *save = NULL;
+	char *copy = v && !cli_list_has_empty(v) ? strdup(v) : NULL, *save = NULL;
 	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
 		unsigned long long r;
 		if (n == max || !cli_parse_u64(t, &r) || r < 2 || r > 1000000) {
@@ -154,7 +154,7 @@ static int parse_cases(const char *v, bench_train_case *cases, int max, char **k
 	char *save = NULL, *tok;
 	int n = 0;
 	free(*keep);
-	if (!(*keep = strdup(v)))
+	if (cli_list_has_empty(v) || !(*keep = strdup(v)))
 		return -1;
 	for (tok = strtok_r(*keep, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *r = strchr(tok, '/'), *m = r ? strchr(r + 1, '/') : NULL, *end;
@@ -219,7 +219,7 @@ int bench_scale(int argc, char **argv)
 					       "MICROBATCHES[/lumped][,...] (host-tcp, rdma or rdma-gdr; "
 					       "ecmp, dmodk or adaptive; 1 to 100000 per pipeline, or gN "
 					       "for a global batch of N at every size; /lumped: ring steps "
-					       "lumped; at most 8), not '%s'",
+					       "lumped; at most 8, no item empty), not '%s'",
 					       v ? v : "(nothing)");
 		} else if (!strcmp(argv[i], "--reps"))
 			return cli_usage_error("bench scale: --reps wants a count from 1 to %d, not '%s'",
@@ -230,7 +230,7 @@ int bench_scale(int argc, char **argv)
 					       v ? v : "(nothing)");
 		else if (!strcmp(argv[i], "--ranks") || !strcmp(argv[i], "--train-gpus"))
 			return cli_usage_error("bench scale: %s wants counts from 2 to 1000000, comma "
-					       "separated (at most 16)%s, not '%s'", argv[i],
+					       "separated, no item empty (at most 16)%s, not '%s'", argv[i],
 					       strcmp(argv[i], "--ranks") ? ", or none" : "",
 					       v ? v : "(nothing)");
 		else

@@ -71,6 +71,12 @@ bool cli_parse_u64(const char *s, unsigned long long *out)
 	return errno == 0 && *end == '\0';
 }
 
+bool cli_list_has_empty(const char *list)
+{
+	size_t n = list ? strlen(list) : 0;
+	return !n || list[0] == ',' || list[n - 1] == ',' || strstr(list, ",,");
+}
+
 bool cli_parse_double(const char *s, double *out)
 {
 	char *end;

@@ -44,6 +44,10 @@ bool cli_wants_help(int argc, char **argv);
  * decimal digits first (a sign for doubles), no hexadecimal, doubles finite. */
 bool cli_parse_u64(const char *s, unsigned long long *out);
 bool cli_parse_double(const char *s, double *out);
+/* Whether a comma-separated option value has an empty item ("1,,2", "1,",
+ * ",1", ""). The lists are split with strtok_r, which skips empty items,
+ * so a typo would otherwise pass unseen: every list option refuses one. */
+bool cli_list_has_empty(const char *list);
 
 /* Peak resident set size of this process, in KiB (getrusage). */
 long cli_peak_rss_kb(void);

@@ -63,7 +63,9 @@ static double hold_run(size_t pending, uint64_t events, sim_time *incr)
 static int parse_sizes(const char *s, size_t *out, int max)
 {
 	int n = 0;
-	char *copy = strdup(s), *save = NULL;
+	char *copy = cli_list_has_empty(s) ? NULL : strdup(s), *save = NULL;
+	if (!copy)
+		return -1;
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		unsigned long long v;
 		if (n == max || !cli_parse_u64(tok, &v) || v == 0 || v > MAX_PENDING) {
@@ -97,7 +99,7 @@ static int bench_engine(int argc, char **argv)
 					       v ? v : "(nothing)");
 		else if (!strcmp(argv[i], "--pending"))
 			return cli_usage_error("bench engine: --pending wants sizes from 1 to %u, comma "
-					       "separated (at most 16), not '%s'", MAX_PENDING,
+					       "separated, no item empty (at most 16), not '%s'", MAX_PENDING,
 					       v ? v : "");
 		else
 			return cli_usage_error("bench engine: unknown option '%s' (see 'dpusim bench --help')",

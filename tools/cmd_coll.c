@@ -153,6 +153,8 @@ static int parse_sizes(const char *v, struct opts *o)
 	int rc = 0;
 	if (!v)
 		return cli_usage_error("coll: --bytes needs a value");
+	if (cli_list_has_empty(v))
+		return cli_usage_error("coll: --bytes '%s' has an empty item (expected S[,S...])", v);
 	copy = strdup(v);
 	for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
 		if (o->nsizes == MAX_SIZES)

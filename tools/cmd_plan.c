@@ -97,6 +97,8 @@ static int parse_nodes(const char *s, plan_opts *o)
 			o->nodes[o->nnodes++] = (int)b;
 		return CLI_OK;
 	}
+	if (cli_list_has_empty(s))
+		return cli_usage_error("plan: --nodes '%s' has an empty item (expected N, A-B or N,M,...)", s);
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		if (o->nnodes == PLAN_MAX_NODES)
 			return cli_usage_error("plan: --nodes: at most %d node counts", PLAN_MAX_NODES);

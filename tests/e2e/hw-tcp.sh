@@ -128,6 +128,11 @@ expect_rc 2 "unknown transport"
 expect_err "unknown transport 'carrier-pigeon'" "the transport is named"
 run_cmd "$HW" bench --sizes 4K,zero
 expect_rc 2 "bad --sizes"
+for bad in 4K,,1M 4K, ,4K; do
+	run_cmd "$HW" bench --sizes "$bad"
+	expect_rc 2 "--sizes '$bad': an empty item is refused, not skipped"
+	expect_err "no item empty" "--sizes '$bad': the message says why"
+done
 run_cmd "$HW" bench --mem cuda --transport tcp
 expect_rc 2 "GPU memory with the tcp transport is refused, not ignored"
 run_cmd env DPUSIM_HW_FAULT=explode:1 "$HW" bench --quick
