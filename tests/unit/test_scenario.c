@@ -56,6 +56,29 @@ static diag *load_bad(const char *text)
 	return d;
 }
 
+/* text is refused, and the first message says where (at: "t.yaml:L:C:")
+ * and what (says); expect_only also wants it to be the only one. */
+static void expect_first(const char *text, const char *at, const char *says, bool only)
+{
+	diag *d = load_bad(text);
+	const char *m = diag_msg(d, 0);
+	ck_assert_msg(strstr(m, at) && strstr(m, says), "first message '%s' lacks '%s' or '%s'", m,
+		      at, says);
+	if (only)
+		ck_assert_uint_eq(diag_count(d), 1);
+	diag_free(d);
+}
+
+static void expect_bad(const char *text, const char *at, const char *says)
+{
+	expect_first(text, at, says, false);
+}
+
+static void expect_only(const char *text, const char *at, const char *says)
+{
+	expect_first(text, at, says, true);
+}
+
 static bool has_msg(const diag *d, const char *want)
 {
 	for (size_t i = 0; i < diag_count(d); i++)
@@ -495,10 +518,8 @@ START_TEST(pipeline_engine_words_and_limits)
 		char text[2048];
 		snprintf(text, sizeof text, BASE WORK "  pipeline_engine: megatron-202%d\n"
 			 "  bucket: 64GiB\n" VARIANTS, e + 1);
-		d = load_bad(text);
-		ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "t.yaml:15:11:"));
-		ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "'bucket' does not apply to pipeline_engine megatron-202"));
-		diag_free(d);
+		expect_bad(text,
+			   "t.yaml:15:11:", "'bucket' does not apply to pipeline_engine megatron-202");
 	}
 	static const char *const old[][2] = {
 		{ "  parallelism: { tp: 4, pp: 2, zero_stage: 1 }\n", "zero_stage above 0" },
@@ -559,22 +580,14 @@ START_TEST(tp_comm_overlap_words_and_limits)
 	ck_assert_ptr_nonnull(strstr(dump, "tp_overlap_fp8_buf: true"));
 	free(dump);
 	scn_free(s);
-	diag *d = load_bad(BASE SPW "  tp_overlap_fp8_buf: true\n" VARIANTS);
-	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "t.yaml:14:"));
-	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "only with 'tp_comm_overlap: true'"));
-	diag_free(d);
-	d = load_bad(BASE SPW "  tp_comm_overlap: true\n  tp_overlap_fp8_buf: true\n" VARIANTS);
-	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "t.yaml:15:"));
-	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "only with 'precision: fp8'"));
-	diag_free(d);
-	d = load_bad(BASE WORK "  tp_comm_overlap: true\n" VARIANTS);
-	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "t.yaml:14:20:"));
-	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "sequence_parallel"));
-	diag_free(d);
-	d = load_bad(BASE SPW "  tp_overlap_sms: { proj: 24 }\n" VARIANTS);
-	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "t.yaml:14:"));
-	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "only with 'tp_comm_overlap: true'"));
-	diag_free(d);
+	expect_bad(BASE SPW "  tp_overlap_fp8_buf: true\n" VARIANTS,
+		   "t.yaml:14:", "only with 'tp_comm_overlap: true'");
+	expect_bad(BASE SPW "  tp_comm_overlap: true\n  tp_overlap_fp8_buf: true\n" VARIANTS,
+		   "t.yaml:15:", "only with 'precision: fp8'");
+	expect_bad(BASE WORK "  tp_comm_overlap: true\n" VARIANTS,
+		   "t.yaml:14:20:", "sequence_parallel");
+	expect_bad(BASE SPW "  tp_overlap_sms: { proj: 24 }\n" VARIANTS,
+		   "t.yaml:14:", "only with 'tp_comm_overlap: true'");
 #undef SPW
 }
 END_TEST
@@ -597,10 +610,7 @@ START_TEST(cp_comm_type_words)
 	ck_assert_ptr_nonnull(strstr(dump, "cp_comm_type: p2p"));
 	free(dump);
 	scn_free(s);
-	diag *d = load_bad(BASE CPW(", cp_comm_type: a2a") VARIANTS);
-	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "t.yaml:12:46:"));
-	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "all_gather or p2p"));
-	diag_free(d);
+	expect_bad(BASE CPW(", cp_comm_type: a2a") VARIANTS, "t.yaml:12:46:", "all_gather or p2p");
 #undef CPW
 }
 END_TEST
@@ -642,11 +652,8 @@ START_TEST(grad_reduce_dtype_by_precision)
 	s = load_ok(BASE WORK "  grad_reduce_dtype: fp16\n" VARIANTS);
 	ck_assert_double_eq_tol(bf16_grads / s->jobs[0].wl.train.memory.grads, 2, 1e-12);
 	scn_free(s);
-	diag *d = load_bad(BASE WORK "  grad_reduce_dtype: fp8\n" VARIANTS);
-	ck_assert_uint_eq(diag_count(d), 1);
-	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "t.yaml:14:"));
-	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "fp32, bf16 or fp16"));
-	diag_free(d);
+	expect_only(BASE WORK "  grad_reduce_dtype: fp8\n" VARIANTS,
+		    "t.yaml:14:", "fp32, bf16 or fp16");
 }
 END_TEST
 
@@ -673,11 +680,8 @@ START_TEST(transformer_block_by_preset_or_key)
 		    "  batch: { global: 64, micro: 2 }\n" VARIANTS);
 	ck_assert_int_eq(s->jobs[0].wl.train.shape.tf.block, WL_BLOCK_GPT);
 	scn_free(s);
-	diag *d = load_bad(BASE WORK "  transformer: { block: mistral }\n" VARIANTS);
-	ck_assert_uint_eq(diag_count(d), 1);
-	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "t.yaml:14:"));
-	ck_assert_ptr_nonnull(strstr(diag_msg(d, 0), "gpt or llama"));
-	diag_free(d);
+	expect_only(BASE WORK "  transformer: { block: mistral }\n" VARIANTS,
+		    "t.yaml:14:", "gpt or llama");
 }
 END_TEST
 
