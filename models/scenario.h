@@ -162,6 +162,10 @@ typedef struct scn_training {
 	double bucket_bytes;        /* gradient bucket for overlap */
 	bool recompute;             /* full activation recomputation in backward */
 	bool tp_overlap;            /* tp_comm_overlap: Transformer Engine's userbuffers */
+	bool tp_bwd_overlap;        /* tp_backward_overlap: the column-parallel layers'
+				     * backward collectives beside their GEMMs (by
+				     * default where the engine has it,
+				     * wl_engine_tp_bwd_overlap) */
 	int ub_proj_sms, ub_fc2_sms; /* tp_overlap_sms: { proj, fc2 } */
 	bool ub_fp8_rs;             /* tp_overlap_fp8_buf: the pipelined reduce-scatters
 				     * move FP8 (TE's fp8_buf) */

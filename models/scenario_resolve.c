@@ -616,7 +616,8 @@ static const char *const train_keys[] = { "kind", "model", "transformer", "preci
 					  "batch", "bucket", "recompute", "data", "iterations",
 					  "target_tokens", "memory_reserve", "attention",
 					  "grad_reduce_dtype", "pipeline_engine", "tp_comm_overlap",
-					  "tp_overlap_sms", "tp_overlap_fp8_buf", NULL };
+					  "tp_overlap_sms", "tp_overlap_fp8_buf", "tp_backward_overlap",
+					  NULL };
 
 /* tp_comm_overlap and the SMs its pipeline reduce-scatters take
  * (tp_overlap_sms: { proj, fc2 }, Transformer Engine's default 16 each:
@@ -697,6 +698,15 @@ static void read_training(resolve_ctx *c, const yt_node *w, scn_training *t)
 			"its DistributedDataParallel all-reduces each model chunk's whole gradient "
 			"buffer once, after the backward (megatron/training.py train_step)",
 			scn_engine_words[t->engine]);
+	/* the engine's own by default; an engine whose layers never had it
+	 * refuses it */
+	t->tp_bwd_overlap = wl_engine_tp_bwd_overlap(t->engine);
+	if (scn_get_bool(r, w, "tp_backward_overlap", &t->tp_bwd_overlap) && t->tp_bwd_overlap &&
+	    !wl_engine_tp_bwd_overlap(t->engine))
+		scn_err(r, yt_get(w, "tp_backward_overlap"), "'tp_backward_overlap' does not apply "
+			"to pipeline_engine %s: its linear layers run the backward's tensor-parallel "
+			"collectives synchronously (Megatron-LM's asynchronous ones came in August "
+			"2021)", scn_engine_words[t->engine]);
 	t->memory_reserve_bytes = 0;
 	scn_get_q(r, w, "memory_reserve", false, UNIT_BYTES, 0, 1e13, true, &t->memory_reserve_bytes);
 	if ((dn = scn_section(r, w, "data", false)))

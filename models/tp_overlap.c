@@ -63,6 +63,18 @@ void tp_te_layer(const tp_overlap_in *in, tp_overlap_out *out)
 			  over(ag, g[GPU_LINEAR_FC1]) + over(in->rs_s, g[GPU_LINEAR_FC1]);
 }
 
+void tp_async_layer(const tp_overlap_in *in, tp_overlap_out *out)
+{
+	const double *g = in->gemm;
+	if (!(in->ar_s > 0)) {
+		tp_te_layer(in, out);
+		return;
+	}
+	out->fwd_comm_s = 2 * in->ar_s;
+	out->fwd_extra_s = 0;
+	out->bwd_comm_s = over(in->ar_s, g[GPU_LINEAR_QKV]) + over(in->ar_s, g[GPU_LINEAR_FC1]);
+}
+
 void tp_overlap_gemms(const gpu_spec *g, const wl_transformer *t, uint32_t mb,
 		      const wl_split *sp, uint32_t proj_sms, uint32_t fc2_sms, tp_overlap_in *in)
 {

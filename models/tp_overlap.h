@@ -33,6 +33,8 @@ typedef struct tp_overlap_in {
 				      * writes FP8 and its backward casts the gradient
 				      * before gathering it; 0: ag_s */
 	double rs_split_s;           /* the reduce-scatter of 1 / splits of it */
+	double ar_s;                 /* without sequence parallelism: the layer's
+				      * all-reduce of the [s, b, h] stream (tp_async_layer) */
 } tp_overlap_in;
 
 typedef struct tp_overlap_out {
@@ -89,6 +91,25 @@ void tp_overlap_layer(const tp_overlap_in *in, tp_overlap_out *out);
  * what it takes beyond its GEMM (in->gemm: each backward GEMM takes the
  * forward's time). fwd_extra_s is 0: no SMs are set aside. */
 void tp_te_layer(const tp_overlap_in *in, tp_overlap_out *out);
+
+/* The same layer under Megatron-LM's own linear layers in 16 bits
+ * (LinearWithGradAccumulationAndAsyncCommunication, megatron/mpu/layers.py
+ * at 55ba1f7, May 2022; megatron/core/tensor_parallel/layers.py since
+ * c2ea914, September 2022), which overlap the column-parallel layers'
+ * (QKV, MLP-up) backward collectives as TE's modules do. With sequence
+ * parallelism (in->ar_s 0): the input all-gathered again beside the
+ * input-gradient GEMM, the input gradient reduce-scattered beside the
+ * weight-gradient GEMM (`async_op=True` on both; the row-parallel layers'
+ * output gradients gathered before their GEMMs, exposed): tp_te_layer's
+ * layer with 16-bit gathers (ag_in_s 0). Without (in->ar_s, the default
+ * --async-tensor-model-parallel-allreduce, arguments.py at 55ba1f7): the
+ * forward's two all-reduces after the row-parallel GEMMs exposed; the
+ * backward's two, of the column-parallel layers' input gradients, each
+ * beside that layer's weight-gradient GEMM, exposing what they take
+ * beyond it. Megatron-LM of 2021 (6985e58, the SC21 rows' tree) had
+ * neither: the asynchronous all-reduce came in cf7efd4 (August 2021),
+ * the sequence-parallel path in 02bb1f5 (March 2022). */
+void tp_async_layer(const tp_overlap_in *in, tp_overlap_out *out);
 
 /* Context parallelism as Transformer Engine's AttnFuncWithCP runs it
  * (transformer_engine/pytorch/attention.py of v1.7 to v1.9, whose only

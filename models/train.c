@@ -131,7 +131,7 @@ static double op_base_s(const trainer *tr, const stage *s, bool fwd, uint32_t ch
 	}
 	/* userbuffers and Transformer Engine's FP8 layers (tp_te) expose their
 	 * own backward; a recomputed forward exposes the forward's */
-	if (tr->cfg->tp_overlap || tr->tp_ag8_s > 0)
+	if (tr->tp_bwd_own)
 		*comm_s = layers * (tr->tp_bwd_s + tr->cp_bwd_s +
 				    (tr->cfg->recompute ? tr->tp_fwd_s + tr->cp_fwd_s : 0)) +
 			  (last ? 0 : bwd_ag);
@@ -1108,6 +1108,7 @@ static int tp_overlapped(trainer *tr, const wl_split *sp, double bytes, double *
 	tp_overlap_layer(&in, &out);
 	tr->tp_fwd_s = out.fwd_comm_s;
 	tr->tp_bwd_s = out.bwd_comm_s;
+	tr->tp_bwd_own = true;
 	tr->layer_f_s += out.fwd_extra_s;
 	return SIM_OK;
 }
@@ -1127,6 +1128,23 @@ static void tp_te(trainer *tr, const wl_split *sp)
 	tp_te_layer(&in, &out);
 	tr->tp_fwd_s = out.fwd_comm_s;
 	tr->tp_bwd_s = out.bwd_comm_s;
+	tr->tp_bwd_own = true;
+}
+
+/* Megatron-LM's own 16-bit layers with their asynchronous backward
+ * collectives (tp_async_layer; c->tp_bwd_overlap). */
+static void tp_async(trainer *tr, const wl_split *sp)
+{
+	const train_config *c = tr->cfg;
+	tp_overlap_in in = { .tp = c->tp, .ag_s = tr->tp_ag_s, .rs_s = tr->tp_ar_s,
+			     .ar_s = c->sp ? 0 : tr->tp_ar_s };
+	tp_overlap_out out;
+	double cut[GPU_LINEAR_N];
+	gpu_linear_gemms_s(&c->gpu, &c->model.tf, c->micro_batch, sp, 0, in.gemm, cut);
+	tp_async_layer(&in, &out);
+	tr->tp_fwd_s = out.fwd_comm_s;
+	tr->tp_bwd_s = out.bwd_comm_s;
+	tr->tp_bwd_own = true;
 }
 
 static int build_compute(trainer *tr)
@@ -1174,6 +1192,8 @@ static int build_compute(trainer *tr)
 		rc = tp_overlapped(tr, &sp, bytes, bound);
 	else if (!rc && te8)
 		tp_te(tr, &sp);
+	else if (!rc && c->tp_bwd_overlap && c->tp > 1)
+		tp_async(tr, &sp);
 	/* the engines that split the boundary tensor over the tensor ranks and
 	 * gather it on arrival; under sequence parallelism Megatron-LM of 2022
 	 * sends it already split by sequence, and gathers nothing

@@ -197,6 +197,8 @@ struct trainer {
 	uint32_t tp_ag8_channels;
 	double tp_bwd_s;           /* per layer: a backward's tensor-parallel collectives,
 				    * exposed (tp_fwd_s's without the overlap) */
+	bool tp_bwd_own;           /* tp_bwd_s is the backward's own (an overlap set
+				    * it: tp_overlapped, tp_te, tp_async), not tp_fwd_s */
 	double tp_rs_chunk_s;      /* userbuffers' pipeline: one chunk's reduce-scatter */
 	coll_algo tp_rs_chunk_algo;
 	uint32_t tp_rs_chunk_channels;

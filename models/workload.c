@@ -589,6 +589,11 @@ unsigned wl_interleave_faults(const wl_model *m, uint32_t pp, uint32_t v, uint32
 	return f;
 }
 
+bool wl_engine_tp_bwd_overlap(wl_engine e)
+{
+	return e == WL_ENGINE_MEGATRON || e == WL_ENGINE_MEGATRON_2022;
+}
+
 bool wl_tp_overlap_fault(bool overlap, uint32_t tp, bool sp)
 {
 	return overlap && tp > 1 && !sp;

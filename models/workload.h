@@ -367,6 +367,14 @@ unsigned wl_interleave_faults(const wl_model *m, uint32_t pp, uint32_t v, uint32
  * communication/GEMM overlap can happen only when sequence parallelism is
  * enabled"). The loader's refusal and plan's search share it. */
 bool wl_tp_overlap_fault(bool overlap, uint32_t tp, bool sp);
+/* Whether engine e's linear layers run the backward's tensor-parallel
+ * collectives of the column-parallel layers beside their GEMMs
+ * (models/tp_overlap.h tp_async_layer): Megatron-LM since cf7efd4 (August
+ * 2021, the all-reduce; `--no-async-tensor-model-parallel-allreduce` turns
+ * it off) and 02bb1f5 (March 2022, sequence parallelism), so megatron and
+ * megatron-2022 (55ba1f7); not Megatron-LM of 2021 (6985e58) nor
+ * DeepSpeed's engine of 2021 with its layers. */
+bool wl_engine_tp_bwd_overlap(wl_engine e);
 
 /* Whether engine e all-reduces the data-parallel gradients once, after the
  * stage's whole backward, one collective per model chunk's buffer, in the

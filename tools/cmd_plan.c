@@ -348,8 +348,10 @@ static double layer_cp_s(const plan_net *n, const wl_transformer *tf, const cand
  * simulation uses; the SMs the chunked reduce-scatters take are added to
  * *extra_s (compute per microbatch and layer). An FP8 job with sequence
  * parallelism and no userbuffers runs Transformer Engine's own overlaps
- * (tp_te_layer); with userbuffers its ring exchanges move FP8. Where
- * neither overlap is set: layer_tp_s + layer_cp_s, and *extra_s 0. */
+ * (tp_te_layer); with userbuffers its ring exchanges move FP8. Otherwise
+ * an engine with Megatron-LM's asynchronous backward collectives
+ * (tp_backward_overlap) runs tp_async_layer. Where no overlap applies:
+ * layer_tp_s + layer_cp_s, and *extra_s 0. */
 static double layer_comm_s(const plan_net *n, const gpu_spec *g, const scn_training *t,
 			   const cand *c, double act, double *extra_s)
 {
@@ -381,6 +383,16 @@ static double layer_comm_s(const plan_net *n, const gpu_spec *g, const scn_train
 		double cut[GPU_LINEAR_N];
 		gpu_linear_gemms_s(g, tf, (uint32_t)c->mb, &sp, 0, in.gemm, cut);
 		tp_te_layer(&in, &o);
+		tp_s = o.fwd_comm_s * (1 + again) + o.bwd_comm_s;
+	} else if (t->tp_bwd_overlap && c->tp > 1 && tp_s > 0) {
+		/* an op is an all-reduce, or under sequence parallelism a
+		 * reduce-scatter and an all-gather of half its time each */
+		tp_overlap_in in = { .tp = (uint32_t)c->tp, .ag_s = tp_s / per / 2,
+				     .rs_s = tp_s / per / 2, .ar_s = c->sp ? 0 : tp_s / per };
+		tp_overlap_out o;
+		double cut[GPU_LINEAR_N];
+		gpu_linear_gemms_s(g, tf, (uint32_t)c->mb, &sp, 0, in.gemm, cut);
+		tp_async_layer(&in, &o);
 		tp_s = o.fwd_comm_s * (1 + again) + o.bwd_comm_s;
 	}
 	if (t->cp_p2p && c->cp > 1 && cp_s > 0) {

@@ -479,6 +479,41 @@ static void engine_refuses(const char *engine, const char *const cases[][2], int
  * 3 on a pipeline), Megatron-LM of 2021 what it did not have (sequence or
  * context parallelism, the distributed optimizer), each where
  * pipeline_engine is written, naming the setting. */
+/* tp_backward_overlap: on by default where the engine's layers have it
+ * (megatron, megatron-2022), off where they do not (megatron-2021,
+ * deepspeed), which refuse it on; turned off by hand on the default
+ * engine, and dumped only where it is not the engine's default. */
+START_TEST(tp_backward_overlap_by_engine)
+{
+	static const struct { const char *engine; bool on; } by[] = {
+		{ "megatron", true }, { "megatron-2022", true },
+		{ "megatron-2021", false }, { "deepspeed", false },
+	};
+	char text[2048];
+	for (size_t i = 0; i < sizeof by / sizeof by[0]; i++) {
+		snprintf(text, sizeof text, BASE WORK "  pipeline_engine: %s\n" VARIANTS, by[i].engine);
+		scn_scenario *s = load_ok(text);
+		ck_assert(s->jobs[0].wl.train.tp_bwd_overlap == by[i].on);
+		char *dump = dump_of(s);
+		ck_assert_ptr_null(strstr(dump, "tp_backward_overlap"));
+		free(dump);
+		scn_free(s);
+		if (by[i].on)
+			continue;
+		snprintf(text, sizeof text,
+			 BASE WORK "  pipeline_engine: %s\n  tp_backward_overlap: true\n" VARIANTS,
+			 by[i].engine);
+		expect_only(text, "t.yaml:15:24:", "does not apply to pipeline_engine");
+	}
+	scn_scenario *s = load_ok(BASE WORK "  tp_backward_overlap: false\n" VARIANTS);
+	ck_assert(!s->jobs[0].wl.train.tp_bwd_overlap);
+	char *dump = dump_of(s);
+	ck_assert_ptr_nonnull(strstr(dump, "tp_backward_overlap: false"));
+	free(dump);
+	scn_free(s);
+}
+END_TEST
+
 START_TEST(pipeline_engine_words_and_limits)
 {
 	scn_scenario *s = load_ok(BASE WORK VARIANTS);
@@ -985,6 +1020,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, dump_round_trips);
 	tcase_add_test(tc, grad_reduce_dtype_by_precision);
 	tcase_add_test(tc, pipeline_engine_words_and_limits);
+	tcase_add_test(tc, tp_backward_overlap_by_engine);
 	tcase_add_test(tc, tp_comm_overlap_words_and_limits);
 	tcase_add_test(tc, cp_comm_type_words);
 	tcase_add_test(tc, transformer_block_by_preset_or_key);

@@ -361,6 +361,77 @@ START_TEST(te_fp8_gathers_and_overlaps_its_backward)
 }
 END_TEST
 
+/* Megatron-LM's own layers (tp_async_layer) by hand, tp 4, a 120 us
+ * all-reduce: the forward exposes its two; the backward's two, beside
+ * the QKV and MLP-up weight-gradient GEMMs, expose what they take beyond
+ * them (all without GEMMs, 20 us each beside 100 us ones, nothing beside
+ * 200 us ones). Under sequence parallelism (ar_s 0) it is tp_te_layer's
+ * layer with 16-bit gathers. */
+START_TEST(megatron_async_layers_by_hand)
+{
+	tp_overlap_in in = { .tp = 4, .ag_s = 60e-6, .rs_s = 60e-6, .ar_s = 120e-6 };
+	tp_overlap_out o, te;
+	tp_async_layer(&in, &o);
+	ck_assert_double_eq_tol(o.fwd_comm_s, 240e-6, 1e-12);
+	ck_assert_double_eq_tol(o.bwd_comm_s, 240e-6, 1e-12);
+	ck_assert_double_eq_tol(o.fwd_extra_s, 0, 1e-15);
+	for (int i = 0; i < GPU_LINEAR_N; i++)
+		in.gemm[i] = 100e-6;
+	tp_async_layer(&in, &o);
+	ck_assert_double_eq_tol(o.fwd_comm_s, 240e-6, 1e-12);
+	ck_assert_double_eq_tol(o.bwd_comm_s, 2 * 20e-6, 1e-12);
+	for (int i = 0; i < GPU_LINEAR_N; i++)
+		in.gemm[i] = 200e-6;
+	tp_async_layer(&in, &o);
+	ck_assert_double_eq_tol(o.bwd_comm_s, 0, 1e-15);
+	in.ar_s = 0;
+	tp_async_layer(&in, &o);
+	tp_te_layer(&in, &te);
+	ck_assert_double_eq_tol(o.fwd_comm_s, te.fwd_comm_s, 1e-15);
+	ck_assert_double_eq_tol(o.bwd_comm_s, te.bwd_comm_s, 1e-15);
+	ck_assert_double_eq_tol(o.fwd_comm_s, 4 * 60e-6, 1e-12);
+	ck_assert_double_eq_tol(o.bwd_comm_s, 2 * 60e-6, 1e-12); /* the two gathers left */
+}
+END_TEST
+
+/* A 16-bit job on an engine with the asynchronous backward collectives
+ * (tp_bwd_overlap; tp 4, 2 microbatches of 8 layers, one GPU group), with
+ * and without sequence parallelism, with and without recomputation: the
+ * run exposes exactly each layer's forward (twice with recomputation) and
+ * backward from tp_async_layer fed with the collectives it reports and the
+ * GEMMs' times, less than the same job without the overlap, and its parts
+ * still sum to the iteration. */
+START_TEST(megatron_async_backward_in_the_run)
+{
+	for (int sp = 0; sp < 2; sp++)
+		for (int rec = 0; rec < 2; rec++) {
+			train_config c = base(4, 1, 1, 2);
+			c.sp = sp, c.recompute = rec;
+			train_result sync = run(&c);
+			c.tp_bwd_overlap = true;
+			train_result async = run(&c);
+			const train_coll_stat *red = coll_of(&async, sp ? COLL_REDUCE_SCATTER
+								      : COLL_ALLREDUCE);
+			const train_coll_stat *ag = sp ? coll_of(&async, COLL_ALLGATHER) : NULL;
+			ck_assert(red && (!sp || ag));
+			tp_overlap_in in = { .tp = 4, .rs_s = red->time_s,
+					     .ag_s = ag ? ag->time_s : 0,
+					     .ar_s = sp ? 0 : red->time_s };
+			double cut[GPU_LINEAR_N];
+			gpu_linear_gemms_s(&c.gpu, &c.model.tf, 1,
+					   &(wl_split){ .tp = 4, .cp = 1, .sp = sp }, 0, in.gemm, cut);
+			tp_overlap_out o;
+			tp_async_layer(&in, &o);
+			ck_assert_double_eq_tol(async.part_s[TRAIN_EXPOSED_COMM],
+						2 * 8 * (o.fwd_comm_s * (1 + rec) + o.bwd_comm_s), 1e-9);
+			ck_assert(async.part_s[TRAIN_EXPOSED_COMM] < sync.part_s[TRAIN_EXPOSED_COMM]);
+			ck_assert_double_eq_tol(sum_parts(&async), mean_iter(&async), 1e-9);
+			train_result_release(&sync);
+			train_result_release(&async);
+		}
+}
+END_TEST
+
 /* Userbuffers under FP8 (tp 4, 2 microbatches of 8 layers): the ring
  * exchanges take the FP8 all-gather (half the bytes), and with fp8_buf
  * (ub_fp8_rs) the pipeline's chunk reduce-scatter moves an eighth of the
@@ -2192,6 +2263,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, userbuffers_hide_at_most_the_gemm);
 	tcase_add_test(tc, te_fp8_layers_by_hand);
 	tcase_add_test(tc, te_fp8_gathers_and_overlaps_its_backward);
+	tcase_add_test(tc, megatron_async_layers_by_hand);
+	tcase_add_test(tc, megatron_async_backward_in_the_run);
 	tcase_add_test(tc, te_fp8_userbuffers_move_fp8);
 	tcase_add_test(tc, tp_overlap_exposes_what_the_gemms_leave);
 	tcase_add_test(tc, te_ring_hides_kv_behind_attention);
