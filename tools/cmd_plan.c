@@ -363,12 +363,16 @@ static double layer_comm_s(const plan_net *n, const gpu_spec *g, const scn_train
 	/* Transformer Engine under FP8 gathers FP8, half the bytes (train.c,
 	 * build_compute) */
 	bool te8 = g->fp8_cast && c->sp && c->tp > 1 && tp_s > 0;
+	/* an op of layer_tp_s is an all-reduce, or under sequence parallelism
+	 * (every overlap below but tp_async_layer's all-reduce) a reduce-scatter
+	 * and an all-gather of the same bytes, half its time each */
+	double op = tp_s / per, half = op / 2;
 	*extra_s = 0;
 	if (t->tp_overlap && c->tp > 1 && tp_s > 0) {
 		tp_overlap_in in = { .tp = (uint32_t)c->tp, .splits = TP_OVERLAP_SPLITS,
-				     .ag_s = tp_s / per, .rs_s = tp_s / per,
-				     .ag_in_s = te8 ? tp_s / per / 2 : 0,
-				     .rs_split_s = tp_s / per / TP_OVERLAP_SPLITS /
+				     .ag_s = half, .rs_s = half,
+				     .ag_in_s = te8 ? half / 2 : 0,
+				     .rs_split_s = half / TP_OVERLAP_SPLITS /
 						   (t->ub_fp8_rs ? 2 : 1) };
 		tp_overlap_out o;
 		tp_overlap_gemms(g, tf, (uint32_t)c->mb, &sp, (uint32_t)t->ub_proj_sms,
@@ -377,18 +381,16 @@ static double layer_comm_s(const plan_net *n, const gpu_spec *g, const scn_train
 		tp_s = o.fwd_comm_s * (1 + again) + o.bwd_comm_s;
 		*extra_s = o.fwd_extra_s * (1 + again);
 	} else if (te8) {
-		tp_overlap_in in = { .tp = (uint32_t)c->tp, .ag_s = tp_s / per, .rs_s = tp_s / per,
-				     .ag_in_s = tp_s / per / 2 };
+		tp_overlap_in in = { .tp = (uint32_t)c->tp, .ag_s = half, .rs_s = half,
+				     .ag_in_s = half / 2 };
 		tp_overlap_out o;
 		double cut[GPU_LINEAR_N];
 		gpu_linear_gemms_s(g, tf, (uint32_t)c->mb, &sp, 0, in.gemm, cut);
 		tp_te_layer(&in, &o);
 		tp_s = o.fwd_comm_s * (1 + again) + o.bwd_comm_s;
 	} else if (t->tp_bwd_overlap && c->tp > 1 && tp_s > 0) {
-		/* an op is an all-reduce, or under sequence parallelism a
-		 * reduce-scatter and an all-gather of half its time each */
-		tp_overlap_in in = { .tp = (uint32_t)c->tp, .ag_s = tp_s / per / 2,
-				     .rs_s = tp_s / per / 2, .ar_s = c->sp ? 0 : tp_s / per };
+		tp_overlap_in in = { .tp = (uint32_t)c->tp, .ag_s = half, .rs_s = half,
+				     .ar_s = c->sp ? 0 : op };
 		tp_overlap_out o;
 		double cut[GPU_LINEAR_N];
 		gpu_linear_gemms_s(g, tf, (uint32_t)c->mb, &sp, 0, in.gemm, cut);
