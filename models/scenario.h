@@ -162,6 +162,9 @@ typedef struct scn_training {
 	double bucket_bytes;        /* gradient bucket for overlap */
 	bool recompute;             /* full activation recomputation in backward */
 	bool tp_overlap;            /* tp_comm_overlap: Transformer Engine's userbuffers */
+	bool wgrad_fused;           /* grad_accum_fusion: weight gradients accumulated
+				     * in the GEMMs (by default where the engine does,
+				     * wl_engine_wgrad_fusion) */
 	bool tp_bwd_overlap;        /* tp_backward_overlap: the column-parallel layers'
 				     * backward collectives beside their GEMMs (by
 				     * default where the engine has it,

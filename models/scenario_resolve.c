@@ -617,7 +617,7 @@ static const char *const train_keys[] = { "kind", "model", "transformer", "preci
 					  "target_tokens", "memory_reserve", "attention",
 					  "grad_reduce_dtype", "pipeline_engine", "tp_comm_overlap",
 					  "tp_overlap_sms", "tp_overlap_fp8_buf", "tp_backward_overlap",
-					  NULL };
+					  "grad_accum_fusion", NULL };
 
 /* tp_comm_overlap and the SMs its pipeline reduce-scatters take
  * (tp_overlap_sms: { proj, fc2 }, Transformer Engine's default 16 each:
@@ -655,6 +655,26 @@ static void read_tp_overlap(scn_rd *r, const yt_node *w, scn_training *t)
 		scn_err(r, yt_get(w, "tp_comm_overlap"), "'tp_comm_overlap' needs "
 			"parallelism.sequence_parallel: true where tp is above 1 (Megatron-core "
 			"overlaps only the sequence-parallel all-gathers and reduce-scatters)");
+}
+
+/* grad_accum_fusion: the engine's own by default (wl_engine_wgrad_fusion,
+ * whose fp32 accumulation is grad_reduce_dtype fp32: the buffer the hook
+ * adds into is the one reduced); refused on where the engine could not. */
+static void read_wgrad_fusion(scn_rd *r, const yt_node *w, scn_training *t)
+{
+	bool fp32 = t->grad_reduce == SCN_FP32;
+	t->wgrad_fused = wl_engine_wgrad_fusion(t->engine, fp32);
+	if (!scn_get_bool(r, w, "grad_accum_fusion", &t->wgrad_fused) || !t->wgrad_fused ||
+	    wl_engine_wgrad_fusion(t->engine, fp32))
+		return;
+	if (t->engine == WL_ENGINE_MEGATRON_2022)
+		scn_err(r, yt_get(w, "grad_accum_fusion"), "'grad_accum_fusion' needs "
+			"grad_reduce_dtype: fp32 on pipeline_engine megatron-2022 (Megatron-LM of "
+			"May 2022 fuses only fp32 accumulation)");
+	else
+		scn_err(r, yt_get(w, "grad_accum_fusion"), "'grad_accum_fusion' does not apply "
+			"to pipeline_engine %s: its hook accumulates every weight's gradient "
+			"(Megatron-LM's fusion came in February 2022)", scn_engine_words[t->engine]);
 }
 
 static void read_training(resolve_ctx *c, const yt_node *w, scn_training *t)
@@ -707,6 +727,7 @@ static void read_training(resolve_ctx *c, const yt_node *w, scn_training *t)
 			"to pipeline_engine %s: its linear layers run the backward's tensor-parallel "
 			"collectives synchronously (Megatron-LM's asynchronous ones came in August "
 			"2021)", scn_engine_words[t->engine]);
+	read_wgrad_fusion(r, w, t);
 	t->memory_reserve_bytes = 0;
 	scn_get_q(r, w, "memory_reserve", false, UNIT_BYTES, 0, 1e13, true, &t->memory_reserve_bytes);
 	if ((dn = scn_section(r, w, "data", false)))

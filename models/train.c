@@ -1161,6 +1161,7 @@ static int build_compute(trainer *tr)
 		return SIM_OK;
 	}
 	wl_split sp = { .tp = c->tp, .cp = tr->C, .sp = c->sp, .flash = c->flash,
+			.wgrad_fused = c->wgrad_fused,
 			.cp_ring = c->cp_p2p };
 	double bytes = wl_stage_boundary_bytes(t, c->micro_batch) / (c->cp > 1 ? c->cp : 1), *bound;
 	gpu_layer_s(&c->gpu, t, c->micro_batch, &sp, &tr->layer_f_s, &tr->layer_b_s);

@@ -88,6 +88,8 @@ typedef struct train_config {
 					       interleaved 1F1B (wl_interleaved_op); 0 or
 					       1: plain 1F1B */
 	bool recompute;
+	bool wgrad_fused;                   /* weight gradients accumulated in the GEMMs
+					     * (wl_split.wgrad_fused) */
 	bool tp_bwd_overlap;                /* Megatron-LM's asynchronous backward tensor-
 					     * parallel collectives (tp_async_layer) */
 	bool tp_overlap;                    /* Transformer Engine's userbuffers overlap the

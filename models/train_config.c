@@ -221,7 +221,7 @@ int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant
 		.model = t->shape, .tp = (uint32_t)t->tp, .pp = (uint32_t)t->pp,
 		.dp = (uint32_t)t->dp, .micro_batch = (uint32_t)t->micro_batch,
 		.microbatches = (uint32_t)t->microbatches, .recompute = t->recompute,
-		.tp_bwd_overlap = t->tp_bwd_overlap,
+		.tp_bwd_overlap = t->tp_bwd_overlap, .wgrad_fused = t->wgrad_fused,
 		.tp_overlap = t->tp_overlap, .ub_proj_sms = (uint32_t)t->ub_proj_sms,
 		.ub_fc2_sms = (uint32_t)t->ub_fc2_sms, .ub_fp8_rs = t->ub_fp8_rs,
 		.vp = (uint32_t)(t->vp > 1 ? t->vp : 1), .sp = t->sp,

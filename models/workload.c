@@ -339,7 +339,9 @@ typedef struct layer_sizes {
 	double tri;    /* (s+1)/(2s): the causal (lower) triangle's share of a score row */
 	double stats;  /* s*b*8 bytes: a layer norm's fp32 mean and 1/stddev per token
 			* (RMSNorm: s*b*4, its 1/rms) */
-	double params; /* weights and biases on this GPU */
+	double accum;  /* the weights and biases on this GPU whose gradients the DDP
+			* hook's kernel accumulates: all, or with wgrad_fused the
+			* biases and norms only */
 	double q, k;   /* s*b*h/tp queries, s*b*(kv/2)/tp keys: what RoPE rotates */
 } layer_sizes;
 
@@ -350,12 +352,16 @@ static layer_sizes sizes_of(const wl_transformer *t, uint32_t mb, const wl_split
 	double split = h * (h + kv) + (h + kv) + h * h + m * h * f + (m - 1) * f;
 	/* replicated: GPT's row-parallel biases and layer norms (6h), Llama's RMSNorm weights */
 	double params = llama(t) ? (h * (h + kv) + h * h + m * h * f) / p + 2 * h : split / p + 6 * h;
+	/* the GEMMs' weights accumulate in the GEMMs when fused; the hook still
+	 * adds the split biases and the replicated biases and norms */
+	double small = llama(t) ? 2 * h : ((h + kv) + (m - 1) * f) / p + 6 * h;
 	/* FlashAttention: no score matrix in HBM, so its kernels move nothing */
 	return (layer_sizes){ .n = s * b * h / seq_split, .qkv = s * b * (h + kv) / p,
 			      .ctx = s * b * h / p, .act = s * b * f / p,
 			      .att = sp->flash ? 0 : b * (t->heads / p) * s * S,
 			      .tri = (S + 1) / (2 * S),
-			      .stats = (llama(t) ? 4 : 8) * s * b / seq_split, .params = params,
+			      .stats = (llama(t) ? 4 : 8) * s * b / seq_split,
+			      .accum = sp->wgrad_fused ? small : params,
 			      .q = s * b * h / p, .k = s * b * kv / 2 / p };
 }
 
@@ -393,7 +399,7 @@ static void bwd_kernels(const layer_sizes *z, double m, wl_kernel k[WL_LAYER_BWD
 	k[11] = kern("qkv-bias-grad", 2 * z->qkv, 0);
 	k[12] = kern("layernorm-1-bwd", 8 * n + z->stats, 2 * n);
 	k[13] = kern("residual-grad-add-1", 4 * n, 2 * n);
-	k[14] = kern("weight-grad-accumulate", 4 * z->params, 2 * z->params);
+	k[14] = kern("weight-grad-accumulate", 4 * z->accum, 2 * z->accum);
 }
 
 /* A Llama layer as Megatron-core builds it (docs/gpu-kernels.md,
@@ -430,7 +436,7 @@ static void llama_bwd_kernels(const layer_sizes *z, double m, wl_kernel k[WL_LAY
 	k[5] = kern("rope-bwd", 2 * qk, 2 * qk);
 	k[6] = kern("rmsnorm-1-bwd", 4 * n + z->stats, 2 * n);
 	k[7] = kern("residual-grad-add-1", 4 * n, 2 * n);
-	k[8] = kern("weight-grad-accumulate", 4 * z->params, 2 * z->params);
+	k[8] = kern("weight-grad-accumulate", 4 * z->accum, 2 * z->accum);
 }
 
 void wl_layer_kernel_counts(const wl_transformer *t, size_t *nfwd, size_t *nbwd)
@@ -592,6 +598,11 @@ unsigned wl_interleave_faults(const wl_model *m, uint32_t pp, uint32_t v, uint32
 bool wl_engine_tp_bwd_overlap(wl_engine e)
 {
 	return e == WL_ENGINE_MEGATRON || e == WL_ENGINE_MEGATRON_2022;
+}
+
+bool wl_engine_wgrad_fusion(wl_engine e, bool fp32_accum)
+{
+	return e == WL_ENGINE_MEGATRON || (e == WL_ENGINE_MEGATRON_2022 && fp32_accum);
 }
 
 bool wl_tp_overlap_fault(bool overlap, uint32_t tp, bool sp)

@@ -114,6 +114,10 @@ typedef struct wl_split {
 	bool cp_ring;   /* with cp > 1 and flash: Transformer Engine's ring
 			 * (AttnFuncWithCP, cp_comm_type p2p), whose copies and
 			 * output corrections wl_cp_ring_kernels counts */
+	bool wgrad_fused; /* and how weight gradients accumulate: in the weight-
+			   * gradient GEMMs (Megatron's gradient_accumulation_fusion),
+			   * so the DDP hook's weight-grad-accumulate kernel adds only
+			   * the biases' and norms' gradients (wl_layer_kernels) */
 } wl_split;
 
 /* The GEMMs of one layer's forward pass on one GPU of split sp: as
@@ -375,6 +379,16 @@ bool wl_tp_overlap_fault(bool overlap, uint32_t tp, bool sp);
  * megatron-2022 (55ba1f7); not Megatron-LM of 2021 (6985e58) nor
  * DeepSpeed's engine of 2021 with its layers. */
 bool wl_engine_tp_bwd_overlap(wl_engine e);
+/* Whether engine e accumulates the linear layers' weight gradients in
+ * their weight-gradient GEMMs (gradient_accumulation_fusion: on unless
+ * --no-gradient-accumulation-fusion) where the gradients accumulate in
+ * fp32 (fp32_accum) or, on megatron, in 16 bits too: Megatron-LM since
+ * 83b1e42 (February 2022), only with fp32 accumulation at 55ba1f7
+ * (megatron/arguments.py turns it off otherwise), in 16 bits as well since
+ * 07916bf (September 2022, wgrad_gemm_accum_fp16); NeMo's launcher
+ * configurations set it (gradient_accumulation_fusion: True). Not
+ * Megatron-LM of 2021 nor DeepSpeed's engine of 2021. */
+bool wl_engine_wgrad_fusion(wl_engine e, bool fp32_accum);
 
 /* Whether engine e all-reduces the data-parallel gradients once, after the
  * stage's whole backward, one collective per model chunk's buffer, in the

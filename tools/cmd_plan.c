@@ -196,7 +196,7 @@ static double stage_compute_s(const gpu_spec *g, const scn_training *t, const ca
 {
 	const wl_model *wm = &t->shape;
 	wl_split sp = { .tp = (uint32_t)c->tp, .cp = (uint32_t)c->cp, .sp = c->sp,
-			.flash = t->flash, .cp_ring = t->cp_p2p };
+			.flash = t->flash, .cp_ring = t->cp_p2p, .wgrad_fused = t->wgrad_fused };
 	double f, b, lf = 0, lb = 0;
 	if (wm->kind == WL_TRANSFORMER) {
 		gpu_layer_s(g, &wm->tf, (uint32_t)c->mb, &sp, &f, &b);
@@ -359,7 +359,7 @@ static double layer_comm_s(const plan_net *n, const gpu_spec *g, const scn_train
 	double tp_s = layer_tp_s(n, c, act), cp_s = layer_cp_s(n, tf, c), f, b;
 	double again = c->recompute ? 1 : 0, per = c->recompute ? 6 : 4;
 	wl_split sp = { .tp = (uint32_t)c->tp, .cp = (uint32_t)c->cp, .sp = c->sp,
-			.flash = t->flash, .cp_ring = t->cp_p2p };
+			.flash = t->flash, .cp_ring = t->cp_p2p, .wgrad_fused = t->wgrad_fused };
 	/* Transformer Engine under FP8 gathers FP8, half the bytes (train.c,
 	 * build_compute) */
 	bool te8 = g->fp8_cast && c->sp && c->tp > 1 && tp_s > 0;

@@ -514,6 +514,45 @@ START_TEST(tp_backward_overlap_by_engine)
 }
 END_TEST
 
+/* grad_accum_fusion: on by default on megatron (any precision) and on
+ * megatron-2022 where the gradients accumulate in fp32 (bf16's default),
+ * off elsewhere; refused on where the engine could not fuse; dumped only
+ * where it is not the default. */
+START_TEST(grad_accum_fusion_by_engine_and_dtype)
+{
+	static const struct { const char *engine, *precision; bool on; } by[] = {
+		{ "megatron", "bf16", true },       { "megatron", "fp16", true },
+		{ "megatron-2022", "bf16", true },  { "megatron-2022", "fp16", false },
+		{ "megatron-2021", "fp16", false }, { "deepspeed", "bf16", false },
+	};
+	char text[2048];
+	for (size_t i = 0; i < sizeof by / sizeof by[0]; i++) {
+		snprintf(text, sizeof text, BASE WORK "  precision: %s\n  pipeline_engine: %s\n" VARIANTS,
+			 by[i].precision, by[i].engine);
+		scn_scenario *s = load_ok(text);
+		ck_assert_msg(s->jobs[0].wl.train.wgrad_fused == by[i].on, "%s %s", by[i].engine,
+			      by[i].precision);
+		char *dump = dump_of(s);
+		ck_assert_ptr_null(strstr(dump, "grad_accum_fusion"));
+		free(dump);
+		scn_free(s);
+		if (by[i].on)
+			continue;
+		snprintf(text, sizeof text, BASE WORK "  precision: %s\n  pipeline_engine: %s\n"
+			 "  grad_accum_fusion: true\n" VARIANTS, by[i].precision, by[i].engine);
+		expect_only(text, "t.yaml:16:22:", strcmp(by[i].engine, "megatron-2022")
+							? "does not apply to pipeline_engine"
+							: "needs grad_reduce_dtype: fp32");
+	}
+	scn_scenario *s = load_ok(BASE WORK "  grad_accum_fusion: false\n" VARIANTS);
+	ck_assert(!s->jobs[0].wl.train.wgrad_fused);
+	char *dump = dump_of(s);
+	ck_assert_ptr_nonnull(strstr(dump, "grad_accum_fusion: false"));
+	free(dump);
+	scn_free(s);
+}
+END_TEST
+
 START_TEST(pipeline_engine_words_and_limits)
 {
 	scn_scenario *s = load_ok(BASE WORK VARIANTS);
@@ -1021,6 +1060,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, grad_reduce_dtype_by_precision);
 	tcase_add_test(tc, pipeline_engine_words_and_limits);
 	tcase_add_test(tc, tp_backward_overlap_by_engine);
+	tcase_add_test(tc, grad_accum_fusion_by_engine_and_dtype);
 	tcase_add_test(tc, tp_comm_overlap_words_and_limits);
 	tcase_add_test(tc, cp_comm_type_words);
 	tcase_add_test(tc, transformer_block_by_preset_or_key);

@@ -275,6 +275,15 @@ START_TEST(layer_kernel_bytes_by_hand)
 			      "backward %s: %g %g", b[i].name, b[i].read_bytes, b[i].write_bytes);
 	}
 	ck_assert_str_eq(f[2].name, "scale-mask-softmax");
+	/* gradient_accumulation_fusion: the weights accumulate in their
+	 * weight-gradient GEMMs; the hook adds the split biases, (192 + 256)/2,
+	 * and the replicated 6h: 608 parameters. Nothing else moves. */
+	wl_layer_kernels(&t, 2, &(wl_split){ .tp = 2, .wgrad_fused = true }, f, b);
+	ck_assert_str_eq(b[14].name, "weight-grad-accumulate");
+	ck_assert_double_eq(b[14].read_bytes, 4 * 608);
+	ck_assert_double_eq(b[14].write_bytes, 2 * 608);
+	for (int i = 0; i < 14; i++)
+		ck_assert(b[i].read_bytes == bwd[i][0] && b[i].write_bytes == bwd[i][1]);
 	/* The replicated parameters and the split ones add up to the layer. */
 	ck_assert_double_eq(wl_layer_params(&t), (100736.0 / 4 - 6 * 64) * 2 + 6 * 64);
 	/* Logits: V = 100, L = sbV/t = 800, weights Vh/t = 3200: forward
@@ -363,6 +372,10 @@ START_TEST(llama_layer_has_rope_and_no_bias_or_dropout)
 	ck_assert_str_eq(b[8].name, "weight-grad-accumulate");
 	double P = (4 * h * h + 3 * h * ff) / 2 + 2 * h;
 	ck_assert_double_eq_tol(b[8].read_bytes, 4 * P, 1e-6 * P);
+	/* fused, the hook adds the two RMSNorm weights alone */
+	wl_layer_kernels(&t, 1, &(wl_split){ .tp = 2, .wgrad_fused = true }, f, b);
+	ck_assert_double_eq(b[8].read_bytes, 4 * 2 * h);
+	ck_assert_double_eq(b[8].write_bytes, 2 * 2 * h);
 	/* GQA (Llama 3 8B, 8 of 32 heads): RoPE rotates the queries and the
 	 * 8 KV heads' keys, h + h/4 wide */
 	wl_transformer t3 = shape("llama3-8b");
