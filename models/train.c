@@ -129,8 +129,9 @@ static double op_base_s(const trainer *tr, const stage *s, bool fwd, uint32_t ch
 		return layers * tr->layer_f_s + (last ? tr->logit_f_s : 0) +
 		       (first ? tr->embed_f_s : 0);
 	}
-	/* userbuffers and Transformer Engine's FP8 layers (tp_te) expose their
-	 * own backward; a recomputed forward exposes the forward's */
+	/* an overlap that prices its own backward (userbuffers, the layers'
+	 * asynchronous collectives: tp_bwd_own) exposes that; a recomputed
+	 * forward exposes the forward's */
 	if (tr->tp_bwd_own)
 		*comm_s = layers * (tr->tp_bwd_s + tr->cp_bwd_s +
 				    (tr->cfg->recompute ? tr->tp_fwd_s + tr->cp_fwd_s : 0)) +
@@ -1113,31 +1114,16 @@ static int tp_overlapped(trainer *tr, const wl_split *sp, double bytes, double *
 	return SIM_OK;
 }
 
-/* Transformer Engine's modules without userbuffers under FP8 with
- * sequence parallelism (tp_te_layer): the forward's gathers in FP8, the
- * backward's input re-gather and input-gradient reduce-scatter beside the
- * GEMMs TE runs them beside. */
-static void tp_te(trainer *tr, const wl_split *sp)
-{
-	const train_config *c = tr->cfg;
-	tp_overlap_in in = { .tp = c->tp, .ag_s = tr->tp_ag_s, .rs_s = tr->tp_ar_s,
-			     .ag_in_s = tr->tp_ag8_s };
-	tp_overlap_out out;
-	double cut[GPU_LINEAR_N];
-	gpu_linear_gemms_s(&c->gpu, &c->model.tf, c->micro_batch, sp, 0, in.gemm, cut);
-	tp_te_layer(&in, &out);
-	tr->tp_fwd_s = out.fwd_comm_s;
-	tr->tp_bwd_s = out.bwd_comm_s;
-	tr->tp_bwd_own = true;
-}
-
-/* Megatron-LM's own 16-bit layers with their asynchronous backward
- * collectives (tp_async_layer; c->tp_bwd_overlap). */
+/* The layers' own asynchronous backward collectives, without userbuffers
+ * (tp_async_layer): Megatron-LM's linear layers (c->tp_bwd_overlap), and
+ * Transformer Engine's modules under FP8 with sequence parallelism, which
+ * run the same overlaps with the forward's gathers in FP8 (tp_ag8_s, 0
+ * otherwise: tp_te_layer). */
 static void tp_async(trainer *tr, const wl_split *sp)
 {
 	const train_config *c = tr->cfg;
 	tp_overlap_in in = { .tp = c->tp, .ag_s = tr->tp_ag_s, .rs_s = tr->tp_ar_s,
-			     .ar_s = c->sp ? 0 : tr->tp_ar_s };
+			     .ag_in_s = tr->tp_ag8_s, .ar_s = c->sp ? 0 : tr->tp_ar_s };
 	tp_overlap_out out;
 	double cut[GPU_LINEAR_N];
 	gpu_linear_gemms_s(&c->gpu, &c->model.tf, c->micro_batch, sp, 0, in.gemm, cut);
@@ -1191,9 +1177,7 @@ static int build_compute(trainer *tr)
 			       &tr->tp_ag8_algo, bound, tr->w->d);
 	if (!rc && c->tp_overlap && c->tp > 1)
 		rc = tp_overlapped(tr, &sp, bytes, bound);
-	else if (!rc && te8)
-		tp_te(tr, &sp);
-	else if (!rc && c->tp_bwd_overlap && c->tp > 1)
+	else if (!rc && (te8 || (c->tp_bwd_overlap && c->tp > 1)))
 		tp_async(tr, &sp);
 	/* the engines that split the boundary tensor over the tensor ranks and
 	 * gather it on arrival; under sequence parallelism Megatron-LM of 2022

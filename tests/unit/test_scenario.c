@@ -479,45 +479,75 @@ static void engine_refuses(const char *engine, const char *const cases[][2], int
  * 3 on a pipeline), Megatron-LM of 2021 what it did not have (sequence or
  * context parallelism, the distributed optimizer), each where
  * pipeline_engine is written, naming the setting. */
+/* A workload switch whose default follows the engine (and the gradients'
+ * dtype): the job of `lines` (workload keys after WORK's) gets `on` (got
+ * reads it), never dumps the key at its default, and, where the default is
+ * off, refuses `key: true` at that key with `says`. */
+typedef bool (*train_flag)(const scn_training *t);
+
+static void engine_default(const char *lines, const char *key, bool on, train_flag got,
+			   const char *says)
+{
+	char text[2048];
+	snprintf(text, sizeof text, BASE WORK "%s" VARIANTS, lines);
+	scn_scenario *s = load_ok(text);
+	ck_assert_msg(got(&s->jobs[0].wl.train) == on, "%s with %s", key, lines);
+	char *dump = dump_of(s);
+	ck_assert_ptr_null(strstr(dump, key));
+	free(dump);
+	scn_free(s);
+	if (on)
+		return;
+	/* the key's line follows WORK's (lines 10-13) and lines'; its value
+	 * after "  KEY: " */
+	int line = 14;
+	for (const char *p = lines; *p; p++)
+		line += *p == '\n';
+	char at[48];
+	snprintf(text, sizeof text, BASE WORK "%s  %s: true\n" VARIANTS, lines, key);
+	snprintf(at, sizeof at, "t.yaml:%d:%zu:", line, strlen(key) + 5);
+	expect_only(text, at, says);
+}
+
+/* Turned off by hand on the default engine, where it is on: dumped. */
+static void off_by_hand(const char *key, train_flag got)
+{
+	char text[2048], want[64];
+	snprintf(text, sizeof text, BASE WORK "  %s: false\n" VARIANTS, key);
+	scn_scenario *s = load_ok(text);
+	ck_assert(!got(&s->jobs[0].wl.train));
+	char *dump = dump_of(s);
+	snprintf(want, sizeof want, "%s: false", key);
+	ck_assert_ptr_nonnull(strstr(dump, want));
+	free(dump);
+	scn_free(s);
+}
+
+static bool tp_bwd_overlap_of(const scn_training *t) { return t->tp_bwd_overlap; }
+static bool wgrad_fused_of(const scn_training *t) { return t->wgrad_fused; }
+
 /* tp_backward_overlap: on by default where the engine's layers have it
  * (megatron, megatron-2022), off where they do not (megatron-2021,
- * deepspeed), which refuse it on; turned off by hand on the default
- * engine, and dumped only where it is not the engine's default. */
+ * deepspeed), which refuse it on. */
 START_TEST(tp_backward_overlap_by_engine)
 {
 	static const struct { const char *engine; bool on; } by[] = {
 		{ "megatron", true }, { "megatron-2022", true },
 		{ "megatron-2021", false }, { "deepspeed", false },
 	};
-	char text[2048];
+	char lines[128];
 	for (size_t i = 0; i < sizeof by / sizeof by[0]; i++) {
-		snprintf(text, sizeof text, BASE WORK "  pipeline_engine: %s\n" VARIANTS, by[i].engine);
-		scn_scenario *s = load_ok(text);
-		ck_assert(s->jobs[0].wl.train.tp_bwd_overlap == by[i].on);
-		char *dump = dump_of(s);
-		ck_assert_ptr_null(strstr(dump, "tp_backward_overlap"));
-		free(dump);
-		scn_free(s);
-		if (by[i].on)
-			continue;
-		snprintf(text, sizeof text,
-			 BASE WORK "  pipeline_engine: %s\n  tp_backward_overlap: true\n" VARIANTS,
-			 by[i].engine);
-		expect_only(text, "t.yaml:15:24:", "does not apply to pipeline_engine");
+		snprintf(lines, sizeof lines, "  pipeline_engine: %s\n", by[i].engine);
+		engine_default(lines, "tp_backward_overlap", by[i].on, tp_bwd_overlap_of,
+			       "does not apply to pipeline_engine");
 	}
-	scn_scenario *s = load_ok(BASE WORK "  tp_backward_overlap: false\n" VARIANTS);
-	ck_assert(!s->jobs[0].wl.train.tp_bwd_overlap);
-	char *dump = dump_of(s);
-	ck_assert_ptr_nonnull(strstr(dump, "tp_backward_overlap: false"));
-	free(dump);
-	scn_free(s);
+	off_by_hand("tp_backward_overlap", tp_bwd_overlap_of);
 }
 END_TEST
 
 /* grad_accum_fusion: on by default on megatron (any precision) and on
  * megatron-2022 where the gradients accumulate in fp32 (bf16's default),
- * off elsewhere; refused on where the engine could not fuse; dumped only
- * where it is not the default. */
+ * off elsewhere; refused on where the engine could not fuse. */
 START_TEST(grad_accum_fusion_by_engine_and_dtype)
 {
 	static const struct { const char *engine, *precision; bool on; } by[] = {
@@ -525,31 +555,15 @@ START_TEST(grad_accum_fusion_by_engine_and_dtype)
 		{ "megatron-2022", "bf16", true },  { "megatron-2022", "fp16", false },
 		{ "megatron-2021", "fp16", false }, { "deepspeed", "bf16", false },
 	};
-	char text[2048];
+	char lines[128];
 	for (size_t i = 0; i < sizeof by / sizeof by[0]; i++) {
-		snprintf(text, sizeof text, BASE WORK "  precision: %s\n  pipeline_engine: %s\n" VARIANTS,
+		snprintf(lines, sizeof lines, "  precision: %s\n  pipeline_engine: %s\n",
 			 by[i].precision, by[i].engine);
-		scn_scenario *s = load_ok(text);
-		ck_assert_msg(s->jobs[0].wl.train.wgrad_fused == by[i].on, "%s %s", by[i].engine,
-			      by[i].precision);
-		char *dump = dump_of(s);
-		ck_assert_ptr_null(strstr(dump, "grad_accum_fusion"));
-		free(dump);
-		scn_free(s);
-		if (by[i].on)
-			continue;
-		snprintf(text, sizeof text, BASE WORK "  precision: %s\n  pipeline_engine: %s\n"
-			 "  grad_accum_fusion: true\n" VARIANTS, by[i].precision, by[i].engine);
-		expect_only(text, "t.yaml:16:22:", strcmp(by[i].engine, "megatron-2022")
-							? "does not apply to pipeline_engine"
-							: "needs grad_reduce_dtype: fp32");
+		engine_default(lines, "grad_accum_fusion", by[i].on, wgrad_fused_of,
+			       strcmp(by[i].engine, "megatron-2022") ? "does not apply to pipeline_engine"
+								     : "needs grad_reduce_dtype: fp32");
 	}
-	scn_scenario *s = load_ok(BASE WORK "  grad_accum_fusion: false\n" VARIANTS);
-	ck_assert(!s->jobs[0].wl.train.wgrad_fused);
-	char *dump = dump_of(s);
-	ck_assert_ptr_nonnull(strstr(dump, "grad_accum_fusion: false"));
-	free(dump);
-	scn_free(s);
+	off_by_hand("grad_accum_fusion", wgrad_fused_of);
 }
 END_TEST
 
