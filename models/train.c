@@ -373,12 +373,15 @@ static int route_pipe(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to, u
 
 /* The route of a send from p_from to p_to of replica d: kept per
  * connection where its key is fixed (tr->routes), as the switches keep
- * it; *path points into tr->route_res or tr->path. */
+ * it, and then prepared for the flow solver once (*fp; else NULL), as
+ * every microbatch crosses it; *path points into tr->route_res or
+ * tr->path. */
 static int pipe_route_of(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to,
-			 const uint32_t **path, struct pipe_route *r)
+			 const uint32_t **path, struct pipe_route *r, flow_path **fp)
 {
 	size_t i = ((size_t)d * tr->P + p_from) * 2 + (p_to == (p_from + 1) % tr->P ? 0 : 1);
 	int rc;
+	*fp = NULL;
 	if (!tr->routes || (i % 2 && p_to != (p_from + tr->P - 1) % tr->P)) {
 		*path = tr->path;
 		return route_pipe(tr, d, p_from, p_to, tr->path, r);
@@ -389,7 +392,11 @@ static int pipe_route_of(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to
 		tr->routes[i].len = 0; /* none kept half-made */
 		return rc;
 	}
+	if (!tr->route_fp[i] &&
+	    (rc = flow_path_new(tr->w->net, kept, NULL, tr->routes[i].len, &tr->route_fp[i])))
+		return rc;
 	*r = tr->routes[i];
+	*fp = tr->route_fp[i];
 	return SIM_OK;
 }
 
@@ -405,7 +412,8 @@ static int send_between(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to,
 	const wl_transformer *t = &tr->cfg->model.tf;
 	const uint32_t *path;
 	struct pipe_route r;
-	int rc = pipe_route_of(tr, d, p_from, p_to, &path, &r);
+	flow_path *fp;
+	int rc = pipe_route_of(tr, d, p_from, p_to, &path, &r, &fp);
 	sim_time lat = r.lat;
 	uint32_t len = r.len;
 	bool net = r.net;
@@ -423,7 +431,7 @@ static int send_between(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to,
 		     .lat = msgs * (lat + (net ? tp->msg_lat_ps : 0)) };
 	/* each GPU's slice: 1/tp of its 1/cp of the sequence */
 	uint64_t bytes = (uint64_t)(wl_stage_boundary_bytes(t, tr->cfg->micro_batch) / tr->W);
-	flow_spec fs = { .bytes = bytes ? bytes : 1, .path = path, .path_len = len,
+	flow_spec fs = { .bytes = bytes ? bytes : 1, .prepared = fp, .path = path, .path_len = len,
 			 .cap_Bps = net ? tp->conn_cap_Bps : 0, .done = xfer_flowed,
 			 .obj = x, .tag = train_tag(tr, TRAIN_FLOWS_PIPE), .cap_class = FAB_CLS_CONN };
 	count_net(tr, rank_of(tr, d, p_from, 0) / tr->gpn, rank_of(tr, d, p_to, 0) / tr->gpn,
@@ -1331,6 +1339,7 @@ static int job_build(trainer *tr)
 	size_t nroutes = (size_t)tr->D * tr->P * 2;
 	if (tr->P > 1 && fab_cfg(tr->w->f)->routing != FAB_ADAPTIVE &&
 	    (!(tr->routes = calloc(nroutes, sizeof *tr->routes)) ||
+	     !(tr->route_fp = calloc(nroutes, sizeof *tr->route_fp)) ||
 	     !(tr->route_res = malloc(nroutes * FAB_PATH_MAX * tr->W * sizeof *tr->route_res))))
 		return SIM_ENOMEM;
 	tr->gpn = c->fabric.gpus_per_node;
@@ -1501,6 +1510,9 @@ static void job_teardown(trainer *tr)
 	free(tr->ld);
 	free(tr->params_stage);
 	free(tr->path);
+	for (size_t i = 0; tr->route_fp && i < (size_t)tr->D * tr->P * 2; i++)
+		flow_path_free(tr->route_fp[i]);
+	free(tr->route_fp);
 	free(tr->routes);
 	free(tr->route_res);
 	free(tr->tied_ranks);

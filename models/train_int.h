@@ -183,6 +183,8 @@ struct trainer {
 		sim_time lat;
 	} *routes;
 	uint32_t *route_res;
+	flow_path **route_fp;      /* per route kept, its union prepared for the
+				    * flow solver (NULL until its first send) */
 	stage *st;                 /* D x P */
 	dpgroup *dg;               /* P */
 	loader *ld;                /* D */

@@ -56,7 +56,16 @@
  * change can move (resolve_changed), filling only the resources of that
  * part which may hold a flow. A flow's progress is lazy: bytes_left
  * is exact as of t_last, its last rate change, and its completion event is
- * moved only when its rate really changes. */
+ * moved only when its rate really changes.
+ *
+ * A path many flows cross in turn (a pipeline connection's, once per
+ * microbatch) can be prepared once (flow_path): its slots, weights, upper
+ * bound and slots by cap, as set_slots, set_weights, set_ub and
+ * sort_slot_caps make them, are copied (the slots, which a flow reorders)
+ * or shared read-only (the caps by order, which priv_cap_Bps then reads
+ * as a kept flow's), so a start costs its joins, not reading and sorting
+ * its path again. The flow is the same, slot for slot: rates, times and
+ * bounds are those of a flow started on the path itself, to the bit. */
 #include "sim/flow.h"
 
 #include <math.h>
@@ -126,7 +135,7 @@ typedef struct fslot {
 } fslot;
 
 /* A cap and whose it is: a flow's (the component's heaps of capped flows)
- * or a resource's (fflow.bycap, a kept flow's slots by cap). */
+ * or a resource's (fflow.bycap, a kept flow's or a prepared path's slots by cap). */
 typedef struct fcapped {
 	double cap_Bps;
 	uint32_t id;
@@ -144,7 +153,9 @@ typedef struct fflow {
 	uint32_t nslot, nshared, ntight;
 	double ub_Bps;      /* no rate it can get exceeds this: min(cap, slot caps) */
 	double priv_Bps;    /* least cap/times over private slots, unless priv_stale */
-	fcapped *bycap;     /* kept flows: (cap/times, resource) of every slot, by cap */
+	fcapped *bycap;     /* kept flows and flows on a prepared path: (cap/times,
+			     * resource) of every slot, by cap; its own unless tpl's */
+	flow_path *tpl;     /* the prepared path it was started on (held), or NULL */
 	uint32_t *parked_slots; /* parked: slots out of their resources' lists, as a
 				 * bit per slot (parked_bits) and, at the restart,
 				 * listed in slot order here */
@@ -177,6 +188,17 @@ typedef struct fflow {
 	uint32_t next_free;
 	uint32_t tag;       /* flow_spec's, for flow_bound */
 } fflow;
+
+/* A prepared path (flow_path_new): what set_slots, set_weights,
+ * sort_slot_caps and set_ub make of it for a flow, made once. */
+struct flow_path {
+	fslot *slot;        /* as set_slots makes them */
+	double *wt;         /* as set_weights: NULL when every weight is 1 */
+	fcapped *bycap;     /* as sort_slot_caps, read by its flows in place */
+	double ub_Bps;      /* the least slot cap / weight; INFINITY: no slot */
+	uint32_t nslot;
+	uint32_t refs;      /* the caller's (until flow_path_free) and its flows' */
+};
 
 struct flow_net {
 	sim_engine *eng;
@@ -270,18 +292,37 @@ flow_net *flow_net_new(sim_engine *eng)
 	return net;
 }
 
+static void path_drop(flow_path *p)
+{
+	if (p && --p->refs == 0) {
+		free(p->slot);
+		free(p->wt);
+		free(p->bycap);
+		free(p);
+	}
+}
+
+void flow_path_free(flow_path *p) { path_drop(p); }
+
+/* What f holds: its arrays, and its prepared path's hold. */
+static void flow_mem_free(fflow *f)
+{
+	free(f->slot);
+	free(f->wt);
+	if (!f->tpl)
+		free(f->bycap);
+	path_drop(f->tpl);
+	free(f->parked_slots);
+}
+
 void flow_net_free(flow_net *net)
 {
 	if (!net)
 		return;
 	for (uint32_t i = 0; i < net->nres; i++)
 		free(net->res[i].more);
-	for (uint32_t i = 0; i < net->nflows; i++) {
-		free(net->flows[i].slot);
-		free(net->flows[i].wt);
-		free(net->flows[i].bycap);
-		free(net->flows[i].parked_slots);
-	}
+	for (uint32_t i = 0; i < net->nflows; i++)
+		flow_mem_free(&net->flows[i]);
 	free(net->res_raw);
 	free(net->flows);
 	free(net->dirty);
@@ -532,10 +573,7 @@ static int alloc_flow(flow_net *net, uint32_t *fid)
 static void release_flow(flow_net *net, uint32_t fid)
 {
 	fflow *f = &net->flows[fid];
-	free(f->slot);
-	free(f->wt);
-	free(f->bycap);
-	free(f->parked_slots);
+	flow_mem_free(f);
 	*f = (fflow){ .next_free = net->free_head };
 	net->free_head = fid;
 }
@@ -647,8 +685,9 @@ static void retighten(flow_net *net, fres *r)
 }
 
 /* The least cap/times over f's private slots (of a live flow, on all its
- * resources: private ones are those it is alone on). A kept flow finds it
- * in its slots sorted by cap, past at most its shared ones. */
+ * resources: private ones are those it is alone on). A kept flow, or one
+ * on a prepared path, finds it in its slots sorted by cap (ties by id, as
+ * priv_before), past at most its shared ones. */
 static double priv_cap_Bps(flow_net *net, fflow *f)
 {
 	if (f->priv_stale) {
@@ -808,7 +847,11 @@ static int join_resources(flow_net *net, uint32_t fid, uint32_t *joined)
 	f->nshared = f->ntight = 0;
 	f->priv_stale = true;
 	for (*joined = 0; *joined < f->nslot; (*joined)++) {
-		if (*joined + AHEAD < f->nslot) { /* its record is in: set_slots read it */
+		/* On a prepared path nothing has read the records yet (spec_ok
+		 * asked for the first ones); on another set_slots has */
+		if (*joined + PATH_AHEAD < f->nslot && f->tpl)
+			prefetch_res(net, f->slot[*joined + PATH_AHEAD].res);
+		if (*joined + AHEAD < f->nslot) { /* its record is in, or on its way */
 			const fres *r = &net->res[f->slot[*joined + AHEAD].res];
 			prefetch_ent(r, r->nent);
 		}
@@ -942,6 +985,12 @@ static bool spec_ok(const flow_net *net, const flow_spec *spec)
 {
 	if (spec->cap_Bps < 0 || !isfinite(spec->cap_Bps))
 		return false;
+	if (spec->prepared) { /* checked by flow_path_new */
+		const flow_path *p = spec->prepared;
+		for (uint32_t k = 0; k < p->nslot && k < PATH_AHEAD; k++)
+			prefetch_res(net, p->slot[k].res); /* join_resources reads them first */
+		return p->nslot > 0 || spec->cap_Bps > 0;
+	}
 	if (spec->path_len == 0)
 		return spec->cap_Bps > 0;
 	if (!spec->path)
@@ -1030,6 +1079,52 @@ static int sort_slot_caps(const flow_net *net, fflow *f)
 	return 0;
 }
 
+/* f takes prepared path p's slots, weights and caps (0 or SIM_ENOMEM, f
+ * holding p either way): as set_slots, sort_slot_caps and set_ub make
+ * them from p's path, copied or, read-only, shared. */
+static int take_prepared(fflow *f, flow_path *p)
+{
+	size_t n = p->nslot ? p->nslot : 1;
+	f->tpl = p;
+	p->refs++;
+	f->bycap = p->bycap;
+	f->nslot = p->nslot;
+	/* fmin is exact: the least of cap and the slot caps in any order */
+	f->ub_Bps = fmin(f->cap_Bps > 0 ? f->cap_Bps : INFINITY, p->ub_Bps);
+	if (!(f->slot = sim_malloc(n * sizeof *f->slot)) ||
+	    (p->wt && !(f->wt = sim_malloc(n * sizeof *f->wt))))
+		return SIM_ENOMEM;
+	memcpy(f->slot, p->slot, p->nslot * sizeof *f->slot);
+	if (p->wt)
+		memcpy(f->wt, p->wt, p->nslot * sizeof *f->wt);
+	return 0;
+}
+
+int flow_path_new(flow_net *net, const uint32_t *path, const double *weights, uint32_t len,
+		  flow_path **out)
+{
+	/* a cap so that an empty path passes: it is the flows' own */
+	flow_spec spec = { .path = path, .weights = weights, .path_len = len, .cap_Bps = 1 };
+	fflow f = { .cap_Bps = 0 };
+	flow_path *p;
+	*out = NULL;
+	if (!spec_ok(net, &spec))
+		return SIM_EINVAL;
+	if (!(p = sim_malloc(sizeof *p)) || set_slots(net, &f, path, weights, len) ||
+	    sort_slot_caps(net, &f)) {
+		free(f.slot);
+		free(f.wt);
+		free(f.bycap);
+		free(p);
+		return SIM_ENOMEM;
+	}
+	set_ub(net, &f);
+	*p = (flow_path){ .slot = f.slot, .wt = f.wt, .bycap = f.bycap, .ub_Bps = f.ub_Bps,
+			  .nslot = f.nslot, .refs = 1 };
+	*out = p;
+	return 0;
+}
+
 static void apply_rate(flow_net *net, uint32_t fid, double rate_Bps);
 
 int flow_start(flow_net *net, const flow_spec *spec, uint32_t *fid)
@@ -1047,12 +1142,14 @@ int flow_start(flow_net *net, const flow_spec *spec, uint32_t *fid)
 		      .obj = spec->obj, .data = spec->data, .mark = net->epoch,
 		      .bound = BY_CAP, .bound_t = sim_now(net->eng), .tag = spec->tag,
 		      .cap_class = spec->cap_class };
-	if (set_slots(net, f, spec->path, spec->weights, spec->path_len) ||
-	    (spec->keep && sort_slot_caps(net, f))) {
+	if (spec->prepared ? take_prepared(f, spec->prepared)
+			   : set_slots(net, f, spec->path, spec->weights, spec->path_len) ||
+				     (spec->keep && sort_slot_caps(net, f))) {
 		release_flow(net, id);
 		return SIM_ENOMEM;
 	}
-	set_ub(net, f);
+	if (!spec->prepared)
+		set_ub(net, f);
 	bump(net);
 	f = &net->flows[id];
 	if (join_resources(net, id, &joined)) {

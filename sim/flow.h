@@ -62,8 +62,29 @@ double flow_res_load_Bps(const flow_net *net, uint32_t res);
  * load-aware routing. */
 uint32_t flow_res_nflows(const flow_net *net, uint32_t res);
 
+/* A path prepared once for the many flows that cross it (a pipeline
+ * connection's, every microbatch): its distinct resources with their
+ * counts and weights and their caps in order, which flow_start would
+ * otherwise work out from the resource ids for each flow. A flow started
+ * on it (flow_spec.prepared) is the same flow, in the same state, as one
+ * started on the path it was made from: only the work differs. */
+typedef struct flow_path flow_path;
+
+/* Prepares path (len ids, with weights as flow_spec's: NULL or len
+ * positive finite ones) of net's resources into *out, which the caller
+ * frees with flow_path_free; flows started on it hold it until they are
+ * released, so it may be freed while they run. Returns 0, SIM_EINVAL (a
+ * bad id or weight) or SIM_ENOMEM. */
+int flow_path_new(flow_net *net, const uint32_t *path, const double *weights, uint32_t len,
+		  flow_path **out);
+/* Drops the caller's hold on p; NULL is a no-op. */
+void flow_path_free(flow_path *p);
+
 typedef struct flow_spec {
 	uint64_t bytes;
+	flow_path *prepared;   /* NULL, or the path and weights prepared by
+				* flow_path_new on this net (held while the flow
+				* lives): path, weights and path_len not read */
 	const uint32_t *path;  /* resource ids, copied; may repeat */
 	const double *weights; /* NULL, or path_len weights (finite, > 0), copied:
 				* entry i takes weights[i] x the rate of path[i].

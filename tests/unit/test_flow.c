@@ -1442,6 +1442,7 @@ struct xrun {
 	uint64_t bytes[XF][XR + 1];
 	sim_time gap[XF][XR];
 	int keep[XF], round[XF], nf, n;
+	bool prepared; /* flows start on their paths prepared (flow_path_new) */
 	sim_time t[XL];
 	double rates[XL][XF];
 };
@@ -1491,19 +1492,24 @@ static void xrun_start(sim_engine *eng, void *obj, uint64_t data)
 			 .weights = x->w[data], .cap_Bps = x->cap[data], .done = xrun_done, .obj = x,
 			 .data = data, .keep = x->keep[data], .tag = (uint32_t)data % 3,
 			 .cap_class = 1 };
+	if (x->prepared) /* the flow's hold keeps it while it lives (and restarts) */
+		ck_assert_int_eq(flow_path_new(x->net, x->path[data], x->w[data], x->len[data],
+					       &fs.prepared), 0);
 	ck_assert_int_eq(flow_start(x->net, &fs, &x->fid[data]), 0);
+	flow_path_free(fs.prepared);
 	sim_schedule_in(eng, 0, xrun_check, x, 0, NULL);
 }
 
 /* One run of the scenario drawn from seed, incremental or not (and
- * filling lazily or not), into x. */
-static void xrun_run(struct xrun *x, uint64_t seed, bool weighted, bool incremental, bool lazy,
-		     double held[3][3])
+ * filling lazily or not, its flows on prepared paths or not), into x. */
+static void xrun_run_on(struct xrun *x, uint64_t seed, bool weighted, bool incremental, bool lazy,
+			bool prepared, double held[3][3])
 {
 	sim_rng *rng = sim_rng_new(seed, "test.flow.incremental");
 	sim_engine *eng = sim_engine_new();
 	uint32_t nres = 3 + (uint32_t)sim_rng_below(rng, XN - 2);
 	memset(x, 0, sizeof *x);
+	x->prepared = prepared;
 	x->net = flow_net_new(eng);
 	flow_net_set_incremental(x->net, incremental);
 	flow_net_set_lazy_fill(x->net, lazy);
@@ -1539,6 +1545,12 @@ static void xrun_run(struct xrun *x, uint64_t seed, bool weighted, bool incremen
 	flow_net_free(x->net);
 	sim_engine_free(eng);
 	sim_rng_free(rng);
+}
+
+static void xrun_run(struct xrun *x, uint64_t seed, bool weighted, bool incremental, bool lazy,
+		     double held[3][3])
+{
+	xrun_run_on(x, seed, weighted, incremental, lazy, false, held);
 }
 
 static void incremental_against_whole(uint64_t seed0, bool weighted)
@@ -1617,6 +1629,92 @@ START_TEST(weighted_lazy_fill_equals_eager_fill)
 }
 END_TEST
 
+/* Flows started on prepared paths (flow_path_new) against the same flows
+ * started on the paths themselves, plain and kept, capped, repeated and
+ * weighted: the same instants, rates and held times, to the bit, the
+ * prepared ones freed by the caller as soon as their flow has started. */
+static void prepared_against_raw(uint64_t seed0, bool weighted)
+{
+	static struct xrun a, b;
+	for (uint64_t seed = seed0; seed < seed0 + 200; seed++) {
+		double ha[3][3], hb[3][3];
+		xrun_run_on(&a, seed, weighted, true, true, true, ha);
+		xrun_run_on(&b, seed, weighted, true, true, false, hb);
+		ck_assert_int_eq(a.n, b.n);
+		for (int i = 0; i < a.n; i++) {
+			ck_assert_msg(a.t[i] == b.t[i], "seed %llu: instant %d at %lld ps, raw %lld",
+				      (unsigned long long)seed, i, (long long)a.t[i], (long long)b.t[i]);
+			for (int f = 0; f < a.nf; f++)
+				ck_assert_msg(a.rates[i][f] == b.rates[i][f],
+					      "seed %llu: instant %d flow %d at %a, raw %a",
+					      (unsigned long long)seed, i, f, a.rates[i][f], b.rates[i][f]);
+		}
+		for (int t = 0; t < 3; t++)
+			for (int c = 0; c < 3; c++)
+				ck_assert_msg(ha[t][c] == hb[t][c], "seed %llu: held %d/%d %a, raw %a",
+					      (unsigned long long)seed, t, c, ha[t][c], hb[t][c]);
+	}
+}
+
+START_TEST(prepared_path_equals_raw_path)
+{
+	prepared_against_raw(11000, false);
+}
+END_TEST
+
+START_TEST(weighted_prepared_path_equals_raw_path)
+{
+	prepared_against_raw(13000, true);
+}
+END_TEST
+
+/* A prepared path refuses what flow_start refuses, serves several flows at
+ * once and outlives the caller's hold while they run; an empty one needs
+ * the flow's cap. */
+START_TEST(prepared_path_shared_and_refused)
+{
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = flow_net_new(eng);
+	struct log lg = { .n = 0 };
+	uint32_t a, b, path[3], bad[1] = { 7 }, fid[3];
+	double w0[1] = { 0 };
+	flow_path *fp = NULL, *empty = NULL;
+	flow_res_add(net, 1e9, &a);
+	flow_res_add(net, 3e9, &b);
+	path[0] = a, path[1] = b, path[2] = a; /* a twice: 0.5 GB/s alone */
+	ck_assert_int_eq(flow_path_new(net, bad, NULL, 1, &fp), SIM_EINVAL);
+	ck_assert_ptr_null(fp);
+	ck_assert_int_eq(flow_path_new(net, path, w0, 1, &fp), SIM_EINVAL);
+	ck_assert_int_eq(flow_path_new(net, NULL, NULL, 0, &empty), 0);
+	ck_assert_int_eq(flow_path_new(net, path, NULL, 3, &fp), 0);
+	for (uint64_t i = 0; i < 3; i++) {
+		flow_spec fs = { .bytes = 1000000, .prepared = fp, .done = note_done, .obj = &lg,
+				 .data = i };
+		ck_assert_int_eq(flow_start(net, &fs, &fid[i]), 0);
+	}
+	flow_path_free(fp); /* the flows hold it */
+	{
+		flow_spec fs = { .bytes = 1000, .prepared = empty };
+		ck_assert_int_eq(flow_start(net, &fs, NULL), SIM_EINVAL); /* no path, no cap */
+		fs.cap_Bps = 1e6;
+		fs.done = note_done, fs.obj = &lg, fs.data = 3;
+		ck_assert_int_eq(flow_start(net, &fs, NULL), 0);
+	}
+	flow_path_free(empty);
+	settle(eng);
+	for (int i = 0; i < 3; i++) /* a: 1 GB/s over 6 crossings */
+		ck_assert(REL(flow_rate_Bps(net, fid[i]), 1e9 / 6));
+	check_ok(net);
+	sim_run(eng);
+	ck_assert_uint_eq(lg.n, 4);
+	assert_finish(lg.t[0], 6e-3);
+	assert_finish(lg.t[3], 1e-3);
+	flow_path_free(NULL);
+	flow_net_free(net);
+	sim_engine_free(eng);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("flow");
@@ -1656,6 +1754,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, weighted_incremental_equals_whole_resolve);
 	tcase_add_test(tc, lazy_fill_equals_eager_fill);
 	tcase_add_test(tc, weighted_lazy_fill_equals_eager_fill);
+	tcase_add_test(tc, prepared_path_equals_raw_path);
+	tcase_add_test(tc, weighted_prepared_path_equals_raw_path);
+	tcase_add_test(tc, prepared_path_shared_and_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }
