@@ -207,6 +207,7 @@ int coll_ctx_new(sim_engine *eng, flow_net *net, fab *f, const coll_config *cfg,
 
 static void abandon_runs(coll_ctx *c);
 static void memo_free(struct coll_memo *m);
+static void route_memo_free(struct route_memo *m);
 
 void coll_ctx_free(coll_ctx *c)
 {
@@ -214,6 +215,7 @@ void coll_ctx_free(coll_ctx *c)
 		return;
 	abandon_runs(c);
 	memo_free(c->memo);
+	route_memo_free(c->routes);
 	sim_rng_free(c->rng);
 	scratch_free(c->sc);
 	free(c);
@@ -312,6 +314,20 @@ static bool hop_is_net(const coll_ctx *c, uint32_t src, uint32_t dst)
 	return fab_leaves_node(c->f, rank_at(c, src), rank_at(c, dst));
 }
 
+/* NCCL's latency of the hop (a step's, at its protocol): summed and
+ * maxed for set_nccl_lat. */
+static void add_nccl_hop(void *obj, uint32_t src, uint32_t dst, uint32_t tag)
+{
+	struct build_ctx *b = obj;
+	double us;
+	(void)tag;
+	if (b->rc || src == dst)
+		return;
+	us = coll_nccl_hop_us(b->c, b->h->nccl_proto, src, dst);
+	b->nccl_sum_us += us, b->hops++;
+	b->nccl_max_us = fmax(b->nccl_max_us, us);
+}
+
 static void add_hop(void *obj, uint32_t src, uint32_t dst, uint32_t tag)
 {
 	struct build_ctx *b = obj;
@@ -327,11 +343,8 @@ static void add_hop(void *obj, uint32_t src, uint32_t dst, uint32_t tag)
 		b->rc = hs_push(b->h, p.res[i]);
 	if (p.lat_ps > b->h->lat_ps)
 		b->h->lat_ps = p.lat_ps;
-	if (b->h->nccl) {
-		double us = coll_nccl_hop_us(b->c, b->h->nccl_proto, src, dst);
-		b->nccl_sum_us += us, b->hops++;
-		b->nccl_max_us = fmax(b->nccl_max_us, us);
-	}
+	if (b->h->nccl)
+		add_nccl_hop(b, src, dst, tag);
 }
 
 /* NCCL's latency of a lock-step step. A ring has no barrier between steps:
@@ -389,14 +402,16 @@ static int build_innet(coll_ctx *c, hopset *h)
 	return rc;
 }
 
-int coll_hs_build(coll_ctx *c, hopset *h, uint32_t root)
+static bool is_innet(const hopset *h) { return h->kind == H_SHARP || h->kind == H_NVLS; }
+
+static int hs_route(coll_ctx *c, hopset *h, uint32_t root)
 {
 	/* Ring channel ch routes with key ch (coll.h), and a tree's hops with
 	 * its channel's, whose connections they share (coll_tree_channel);
 	 * others by pattern. */
 	struct build_ctx b = { .c = c, .h = h,
 			       .key = h->kind == H_RING || h->kind == H_TREE ? 0 : h->kind };
-	if (h->kind == H_SHARP || h->kind == H_NVLS)
+	if (is_innet(h))
 		return build_innet(c, h);
 	if (fab_hold_begin(c->f))
 		return SIM_ENOMEM;
@@ -406,12 +421,239 @@ int coll_hs_build(coll_ctx *c, hopset *h, uint32_t root)
 	return b.rc;
 }
 
+/* ---- routes remembered ----
+ *
+ * A hop set's route (its union path, longest hop latency, whether a hop
+ * leaves its node) follows from the group's ranks, the context's node
+ * structure and channels, and the pattern: fab_route is a function of its
+ * ends and key, but under adaptive routing, which reads the links' loads.
+ * A training run starts each data-parallel group's ring again for every
+ * gradient bucket, and prices it again each time (coll_nccl_channels): at
+ * 16,384 GPUs, routing its 512 hops (10,496 resources) every time, then
+ * reading and sorting them again to start the step's flow, was a fifth of
+ * bench scale's run. So a root context remembers each route it builds,
+ * and its hop sets borrow it: the same resources in the same order, so
+ * every rate, load and flow is computed from the same numbers, to the bit.
+ * It keeps with the route NCCL's step latency per protocol, the route's
+ * uncapped rate (coll_hs_rate) and the path prepared for the flow solver
+ * (flow_path_new), each made at its first use. Bounded (ROUTE_MAX_ENT
+ * routes, ROUTE_MAX_IDS ranks and resource ids kept): past either, routes
+ * are built afresh, to the same route. */
+#define ROUTE_MAX_ENT (UINT32_C(1) << 16)
+#define ROUTE_MAX_IDS (UINT32_C(1) << 24)
+
+struct route_ent {
+	uint64_t hash;
+	uint32_t *ranks;        /* the group's fabric ranks by position (n) */
+	uint32_t n, gpn, nodes, channels; /* the context's structure */
+	uint32_t step, hchannels, tree, depth, root; /* the hop set's pattern */
+	uint8_t kind;
+	bool down;
+	bool net;               /* the route */
+	uint32_t *path, len;
+	sim_time lat_ps;
+	sim_time nccl_lat_ps[3]; /* per NCCL protocol (NP_*) with its bit in nccl_have */
+	uint8_t nccl_have;
+	double rate_Bps;        /* coll_hs_rate without caps; 0: not yet */
+	flow_path *fp;          /* path prepared (NULL: not yet, or out of memory) */
+};
+
+struct route_memo {
+	struct route_ent **e;   /* open addressing, cap a power of two, at most half full;
+				 * entries allocated one by one: hop sets point at them */
+	uint32_t cap, n;
+	size_t ids;
+};
+
+/* Whether c's routes may be remembered: every route fixed. */
+static bool route_applies(const coll_ctx *c)
+{
+	return fab_cfg(c->f)->routing != FAB_ADAPTIVE;
+}
+
+/* h's route in c as a key (hash and fields; ranks compared in place). */
+static struct route_ent route_key(const coll_ctx *c, const hopset *h, uint32_t root)
+{
+	struct route_ent k = { .n = c->n, .gpn = c->gpn, .nodes = c->nodes, .channels = c->channels,
+			       .step = h->step, .hchannels = h->channels, .tree = h->tree,
+			       .depth = h->depth, .root = h->kind == H_CHAIN ? root : 0,
+			       .kind = h->kind, .down = h->down };
+	uint64_t v[10] = { k.n, k.gpn, k.nodes, k.channels, k.step, k.hchannels, k.tree, k.depth,
+			   k.root, (uint64_t)k.kind << 1 | k.down };
+	uint64_t x = UINT64_C(0xcbf29ce484222325);
+	for (int i = 0; i < 10; i++)
+		x = (x ^ v[i]) * UINT64_C(0x100000001b3);
+	for (uint32_t i = 0; i < c->n; i++)
+		x = (x ^ rank_at(c, i)) * UINT64_C(0x100000001b3);
+	k.hash = x ^ x >> 29;
+	return k;
+}
+
+static bool route_same(const struct route_ent *e, const struct route_ent *k, const coll_ctx *c)
+{
+	if (e->hash != k->hash || e->n != k->n || e->gpn != k->gpn || e->nodes != k->nodes ||
+	    e->channels != k->channels || e->step != k->step || e->hchannels != k->hchannels ||
+	    e->tree != k->tree || e->depth != k->depth || e->root != k->root ||
+	    e->kind != k->kind || e->down != k->down)
+		return false;
+	if (c->map)
+		return !memcmp(e->ranks, c->map, c->n * sizeof *e->ranks);
+	for (uint32_t i = 0; i < c->n; i++)
+		if (e->ranks[i] != i)
+			return false;
+	return true;
+}
+
+/* The slot of k's route in m (an entry), or of the empty slot it would take. */
+static struct route_ent **route_slot(const struct route_memo *m, const struct route_ent *k,
+				     const coll_ctx *c)
+{
+	uint32_t i = (uint32_t)k->hash & (m->cap - 1);
+	while (m->e[i] && !route_same(m->e[i], k, c))
+		i = (i + 1) & (m->cap - 1);
+	return &m->e[i];
+}
+
+/* Doubles m's table (or makes its first): false when out of memory, m as it was. */
+static bool route_grow(struct route_memo *m)
+{
+	uint32_t cap = m->cap ? 2 * m->cap : 64;
+	struct route_ent **e = sim_calloc(cap, sizeof *e), **old = m->e;
+	if (!e)
+		return false;
+	for (uint32_t i = 0; i < m->cap; i++) {
+		uint32_t j;
+		if (!old[i])
+			continue;
+		for (j = (uint32_t)old[i]->hash & (cap - 1); e[j]; j = (j + 1) & (cap - 1))
+			;
+		e[j] = old[i];
+	}
+	m->e = e;
+	m->cap = cap;
+	free(old);
+	return true;
+}
+
+/* NCCL's step latency of h (at its protocol) into h, from e's or by its
+ * hops, as hs_route's set_nccl_lat sets it; an in-network reduction's it
+ * never sets. */
+static int route_nccl_lat(coll_ctx *c, hopset *h, struct route_ent *e, uint32_t root)
+{
+	struct build_ctx b = { .c = c, .h = h };
+	if (is_innet(h))
+		return 0;
+	if (h->nccl && h->nccl_proto < 3 && (e->nccl_have >> h->nccl_proto & 1)) {
+		h->nccl_lat_ps = e->nccl_lat_ps[h->nccl_proto];
+		return 0;
+	}
+	if (h->nccl)
+		for_each_hop(c, h, root, add_nccl_hop, &b);
+	set_nccl_lat(&b);
+	if (h->nccl && h->nccl_proto < 3) {
+		e->nccl_lat_ps[h->nccl_proto] = h->nccl_lat_ps;
+		e->nccl_have |= (uint8_t)(1u << h->nccl_proto);
+	}
+	return b.rc;
+}
+
+/* h, just routed, gives its route to c's root to remember, and borrows it
+ * from there; unless past the bounds or out of memory: then it keeps it. */
+static void route_put(coll_ctx *c, hopset *h, const struct route_ent *k)
+{
+	coll_ctx *root = c->root;
+	struct route_memo *m = root->routes;
+	struct route_ent *e, **slot;
+	uint32_t *path = h->path;
+	if (!m && !(m = root->routes = sim_calloc(1, sizeof *m)))
+		return;
+	if (m->n >= ROUTE_MAX_ENT || (size_t)c->n + h->len > ROUTE_MAX_IDS - m->ids ||
+	    (2 * (m->n + 1) > m->cap && !route_grow(m)))
+		return;
+	if (!(e = sim_malloc(sizeof *e)))
+		return;
+	*e = *k;
+	if (!(e->ranks = sim_malloc(c->n * sizeof *e->ranks))) {
+		free(e);
+		return;
+	}
+	for (uint32_t i = 0; i < c->n; i++)
+		e->ranks[i] = rank_at(c, i);
+	if (h->len && h->len < h->cap && (path = sim_realloc(h->path, h->len * sizeof *path)))
+		h->path = path; /* no room left over, kept for the run */
+	e->path = h->path, e->len = h->len, e->lat_ps = h->lat_ps, e->net = h->net;
+	if (h->nccl && h->nccl_proto < 3 && !is_innet(h)) {
+		e->nccl_lat_ps[h->nccl_proto] = h->nccl_lat_ps;
+		e->nccl_have = (uint8_t)(1u << h->nccl_proto);
+	}
+	slot = route_slot(m, k, c);
+	*slot = e;
+	m->n++;
+	m->ids += (size_t)c->n + h->len;
+	h->route = e;
+	h->cap = h->len;
+}
+
+static void route_memo_free(struct route_memo *m)
+{
+	if (!m)
+		return;
+	for (uint32_t i = 0; i < m->cap; i++)
+		if (m->e[i]) {
+			free(m->e[i]->ranks);
+			free(m->e[i]->path);
+			flow_path_free(m->e[i]->fp);
+			free(m->e[i]);
+		}
+	free(m->e);
+	free(m);
+}
+
+/* h's route, remembered in c's root (route_put): borrowed, or NULL. */
+static struct route_ent *route_find(const coll_ctx *c, const struct route_ent *k)
+{
+	const struct route_memo *m = c->root->routes;
+	return m ? *route_slot(m, k, c) : NULL;
+}
+
+int coll_hs_build(coll_ctx *c, hopset *h, uint32_t root)
+{
+	struct route_ent k, *e;
+	int rc;
+	if (!route_applies(c))
+		return hs_route(c, h, root);
+	k = route_key(c, h, root);
+	if ((e = route_find(c, &k))) {
+		h->path = e->path, h->len = e->len, h->cap = e->len;
+		h->lat_ps = e->lat_ps, h->net = e->net;
+		h->route = e;
+		return route_nccl_lat(c, h, e, root);
+	}
+	if (!(rc = hs_route(c, h, root)))
+		route_put(c, h, &k);
+	return rc;
+}
+
+/* The path of h's remembered route prepared for its flows (made at the
+ * first launch), or NULL: the flow starts on the path itself, the same. */
+static flow_path *hs_prepared(coll_ctx *c, const hopset *h)
+{
+	struct route_ent *e = h->route;
+	if (!e || !e->len)
+		return NULL;
+	if (!e->fp && flow_path_new(c->net, e->path, NULL, e->len, &e->fp))
+		e->fp = NULL;
+	return e->fp;
+}
+
 void coll_hs_drop(coll_ctx *c, hopset *h)
 {
 	int rc = h->has_kept ? flow_release(c->net, h->kept) : 0;
 	SIM_ASSERT(!rc, "a collective released a running flow (a model bug)");
 	h->has_kept = false;
-	free(h->path);
+	if (!h->route)
+		free(h->path);
+	h->route = NULL;
 	h->path = NULL;
 	h->len = h->cap = 0;
 }
@@ -431,17 +673,23 @@ double coll_hs_rate(coll_ctx *c, const hopset *h, bool caps)
 {
 	double rate = INFINITY;
 	uint32_t *mult;
-	if (scratch_fit(c->sc, flow_res_count(c->net)))
-		return 0;
-	mult = c->sc->mult;
-	for (uint32_t i = 0; i < h->len; i++)
-		mult[h->path[i]]++;
-	for (uint32_t i = 0; i < h->len; i++) {
-		uint32_t r = h->path[i];
-		if (mult[r]) {
-			rate = fmin(rate, flow_res_cap_Bps(c->net, r) / mult[r]);
-			mult[r] = 0;
+	if (h->route && h->route->rate_Bps > 0) {
+		rate = h->route->rate_Bps; /* the same path's, below */
+	} else {
+		if (scratch_fit(c->sc, flow_res_count(c->net)))
+			return 0;
+		mult = c->sc->mult;
+		for (uint32_t i = 0; i < h->len; i++)
+			mult[h->path[i]]++;
+		for (uint32_t i = 0; i < h->len; i++) {
+			uint32_t r = h->path[i];
+			if (mult[r]) {
+				rate = fmin(rate, flow_res_cap_Bps(c->net, r) / mult[r]);
+				mult[r] = 0;
+			}
 		}
+		if (h->route)
+			h->route->rate_Bps = rate;
 	}
 	if (caps && flow_cap_Bps(c, h) > 0)
 		rate = fmin(rate, flow_cap_Bps(c, h));
@@ -948,7 +1196,8 @@ static void launch(collective *r, uint32_t s)
 		coll_hs_drop(r->c, h); /* a partial path must not be taken for a route */
 		return run_failed(r, rc, "routing a step");
 	}
-	flow_spec fs = { .bytes = st->bytes, .path = h->path, .path_len = h->len,
+	flow_spec fs = { .bytes = st->bytes, .prepared = hs_prepared(r->c, h),
+			 .path = h->path, .path_len = h->len,
 			 .cap_Bps = flow_cap_Bps(r->c, h), .done = stage_flowed, .obj = r, .data = s,
 			 .keep = !h->has_kept, .tag = r->p.tag, .cap_class = FAB_CLS_CONN };
 	/* Consecutive steps on one hop set reuse one kept flow: when nothing

@@ -35,6 +35,7 @@ struct coll_ctx {
 	coll_ctx *root;  /* the context views are made from (itself for a root) */
 	struct collective *live; /* the root's: collectives started and not finished */
 	struct coll_memo *memo;  /* the root's: choices made (coll.c's memo_find), or NULL */
+	struct route_memo *routes; /* the root's: hop sets routed (coll.c's route_find), or NULL */
 };
 
 /* The fabric rank at group position pos. */
@@ -57,6 +58,8 @@ typedef struct hopset {
 	uint32_t tree, depth;    /* H_TREE: which of the two trees, which level */
 	bool down;               /* H_TREE: parent to child (else child to parent) */
 	uint32_t *path, len, cap;
+	struct route_ent *route; /* the remembered route whose path it borrows (coll.c's
+				    route_find), or NULL: path is its own */
 	sim_time lat_ps;
 	sim_time nccl_lat_ps;    /* NCCL's per-step latency of this step (0: IDEAL) */
 	bool nccl;               /* the step carries NCCL's per-step latency */
@@ -123,7 +126,7 @@ typedef struct collective {
 	struct collective *prev, *next; /* in the root context's live list */
 } collective;
 
-static uint64_t div_up(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
+static inline uint64_t div_up(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
 
 /* One row per algorithm: what it is called, where it applies, how its
  * stage graph is built, and under NCCL's protocols (coll_nccl.c) which

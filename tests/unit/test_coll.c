@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "models/coll.h"
+#include "models/coll_int.h"
 #include "models/fabric.h"
 #include "models/profile.h"
 #include "sim/alloc.h"
@@ -1290,6 +1291,88 @@ START_TEST(remembered_choices_equal_fresh_ones)
 }
 END_TEST
 
+/* A hop set routed again in a context that has routed it borrows the
+ * route its root remembers (coll.c, route_find), and that route is the one
+ * a fresh context builds: the same resources in the same order, latency,
+ * network flag, NCCL step latency at each protocol and rates, for every
+ * pattern on a fat tree with ECMP (hashed per hop); the collectives run
+ * on the remembered routes (their flows on the paths prepared) end when
+ * the fresh context's do, to the picosecond. Adaptive routing remembers
+ * nothing. */
+static void hs_same(const hopset *a, const hopset *b, coll_ctx *ca, coll_ctx *cb, int i)
+{
+	ck_assert_msg(a->len == b->len && a->lat_ps == b->lat_ps && a->net == b->net &&
+		      a->nccl_lat_ps == b->nccl_lat_ps, "hop set %d: %u/%lld/%d/%lld vs %u/%lld/%d/%lld", i,
+		      a->len, (long long)a->lat_ps, a->net, (long long)a->nccl_lat_ps, b->len,
+		      (long long)b->lat_ps, b->net, (long long)b->nccl_lat_ps);
+	ck_assert(a->len == 0 || !memcmp(a->path, b->path, a->len * sizeof *a->path));
+	ck_assert(coll_hs_rate(ca, a, false) == coll_hs_rate(cb, b, false));
+	ck_assert(coll_hs_rate(ca, a, true) == coll_hs_rate(cb, b, true));
+}
+
+START_TEST(remembered_routes_equal_fresh_ones)
+{
+	fab_config fc = { .topo = FAB_FAT_TREE2, .nodes = 8, .gpus_per_node = 2, .nics_per_node = 2,
+			  .link_Bps = 50e9, .hop_lat_ps = 60 * SIM_NS, .switch_lat_ps = 130 * SIM_NS,
+			  .radix = 8, .oversub = 1, .nvlink_Bps = H100_NVLINK_Bps,
+			  .nvlink_lat_ps = 500 * SIM_NS, .pcie_Bps = 64e9, .host_mem_Bps = 100e9,
+			  .seed = 7 };
+	coll_config cc = { .transport = { .kind = COLL_HOST_TCP, .msg_lat_ps = 10 * SIM_US,
+					  .conn_cap_Bps = 4e9 },
+			   .channels = 2, .proto = COLL_PROTO_NCCL };
+	const hopset pats[] = {
+		{ .kind = H_RING, .channels = 2 }, { .kind = H_RING, .channels = 1 },
+		{ .kind = H_SHIFT, .step = 1 },    { .kind = H_SHIFT, .step = 5 },
+		{ .kind = H_INTRA, .step = 1 },    { .kind = H_RAIL, .step = 3 },
+		{ .kind = H_CHAIN, .step = 2 },    { .kind = H_TREE, .tree = 1, .depth = 2, .down = true },
+		{ .kind = H_TREE, .depth = 1 },    { .kind = H_SHARP },
+		{ .kind = H_NVLS },
+	};
+	const int npats = (int)(sizeof pats / sizeof pats[0]);
+	fx_world shared, fresh;
+	coll_result got, want;
+	fx_world_new(&shared, &fc, &cc);
+	for (int i = 0; i < 3 * npats; i++) {
+		hopset a = pats[i % npats], b = pats[i % npats], first = pats[i % npats];
+		uint32_t root = (uint32_t)i % 5;
+		/* the first pass plain, then NCCL's steps at LL and at Simple */
+		a.nccl = b.nccl = first.nccl = i >= npats;
+		a.nccl_proto = b.nccl_proto = first.nccl_proto = i >= 2 * npats ? NP_SIMPLE : NP_LL;
+		fx_world_new(&fresh, &fc, &cc);
+		ck_assert_int_eq(coll_hs_build(fresh.c, &a, root), 0);
+		if (i < npats) { /* routed first here, then borrowed */
+			ck_assert_int_eq(coll_hs_build(shared.c, &first, root), 0);
+			coll_hs_drop(shared.c, &first);
+		}
+		ck_assert_int_eq(coll_hs_build(shared.c, &b, root), 0);
+		ck_assert_ptr_nonnull(b.route);
+		hs_same(&b, &a, shared.c, fresh.c, i);
+		coll_hs_drop(shared.c, &b);
+		coll_hs_drop(fresh.c, &a);
+		fx_world_free(&fresh);
+	}
+	fx_world_new(&fresh, &fc, &cc);
+	for (int round = 0; round < 3; round++) {
+		coll_params p = { .op = COLL_ALLREDUCE, .algo = round ? COLL_RING : COLL_TREE,
+				  .bytes = UINT64_C(8) << 20 };
+		ck_assert_int_eq(coll_run(shared.c, &p, &got), 0);
+		ck_assert_int_eq(coll_run(fresh.c, &p, &want), 0);
+		ck_assert_int_eq(got.time_ps, want.time_ps);
+	}
+	fx_world_free(&fresh);
+	fx_world_free(&shared);
+	fc.routing = FAB_ADAPTIVE;
+	fx_world_new(&fresh, &fc, &cc);
+	{
+		hopset h = pats[0];
+		ck_assert_int_eq(coll_hs_build(fresh.c, &h, 0), 0);
+		ck_assert_ptr_null(h.route);
+		coll_hs_drop(fresh.c, &h);
+	}
+	fx_world_free(&fresh);
+}
+END_TEST
+
 /* Every shipped GPU profile with both figures carries the channels NCCL's
  * search derives at its nvlink_bw_achieved and compute capability
  * (coll_nccl_nvswitch_ring), so editing one without the other fails here:
@@ -1513,6 +1596,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, nccl_net_ring_graph);
 	tcase_add_test(tc, nccl_net_channels_in_runs);
 	tcase_add_test(tc, remembered_choices_equal_fresh_ones);
+	tcase_add_test(tc, remembered_routes_equal_fresh_ones);
 	tcase_add_test(tc, nccl_caps_across_nodes);
 	tcase_add_test(tc, predict_past_the_end_of_time);
 	suite_add_tcase(s, tc);
