@@ -1107,6 +1107,7 @@ int flow_path_new(flow_net *net, const uint32_t *path, const double *weights, ui
 	flow_spec spec = { .path = path, .weights = weights, .path_len = len, .cap_Bps = 1 };
 	fflow f = { .cap_Bps = 0 };
 	flow_path *p;
+	fslot *slot;
 	*out = NULL;
 	if (!spec_ok(net, &spec))
 		return SIM_EINVAL;
@@ -1119,6 +1120,9 @@ int flow_path_new(flow_net *net, const uint32_t *path, const double *weights, ui
 		return SIM_ENOMEM;
 	}
 	set_ub(net, &f);
+	/* set_slots made room for every entry; the distinct ones are kept */
+	if (f.nslot && f.nslot < len && (slot = sim_realloc(f.slot, f.nslot * sizeof *slot)))
+		f.slot = slot;
 	*p = (flow_path){ .slot = f.slot, .wt = f.wt, .bycap = f.bycap, .ub_Bps = f.ub_Bps,
 			  .nslot = f.nslot, .refs = 1 };
 	*out = p;
