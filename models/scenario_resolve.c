@@ -707,12 +707,12 @@ static void read_training(resolve_ctx *c, const yt_node *w, scn_training *t)
 	t->recompute = false;
 	scn_get_bool(r, w, "recompute", &t->recompute);
 	read_tp_overlap(r, w, t);
-	t->flash = false;
-	if (scn_get_enum(r, w, "attention", false, attention_words, &v))
-		t->flash = v == 1;
 	t->engine = WL_ENGINE_MEGATRON;
 	if (scn_get_enum(r, w, "pipeline_engine", false, scn_engine_words, &v))
 		t->engine = (wl_engine)v;
+	t->flash = t->engine == WL_ENGINE_MEGATRON;
+	if (scn_get_enum(r, w, "attention", false, attention_words, &v))
+		t->flash = v == 1;
 	if (wl_engine_reduces_after_backward(t->engine) && yt_get(w, "bucket"))
 		scn_err(r, yt_get(w, "bucket"), "'bucket' does not apply to pipeline_engine %s: "
 			"its DistributedDataParallel all-reduces each model chunk's whole gradient "

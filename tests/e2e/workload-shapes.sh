@@ -104,6 +104,7 @@ expect_err 'context parallelism is not replayed' "saying so"
 # scores (5as^2b a layer) and the job does not fit; with attention: flash
 # it does, and runs.
 shape long 'workload:
+  attention: unfused
   transformer: { layers: 8, hidden: 1024, heads: 16, seq: 32768, vocab: 32000 }
   parallelism: { tp: 8, pp: 2 }
   batch: { global: 8, micro: 1 }'

@@ -567,6 +567,29 @@ START_TEST(grad_accum_fusion_by_engine_and_dtype)
 }
 END_TEST
 
+/* attention: flash by default on the default engine (Megatron-core with
+ * Transformer Engine), unfused on the engines of 2021-22; either by hand
+ * on any. */
+START_TEST(attention_by_engine)
+{
+	static const struct { const char *engine; bool flash; } by[] = {
+		{ "megatron", true }, { "megatron-2022", false },
+		{ "megatron-2021", false }, { "deepspeed", false },
+	};
+	char text[2048];
+	for (size_t i = 0; i < sizeof by / sizeof by[0]; i++)
+		for (int set = 0; set < 3; set++) {
+			snprintf(text, sizeof text, BASE WORK "  pipeline_engine: %s\n%s" VARIANTS,
+				 by[i].engine, set == 0 ? "" : set == 1 ? "  attention: flash\n"
+									: "  attention: unfused\n");
+			scn_scenario *s = load_ok(text);
+			bool want = set == 0 ? by[i].flash : set == 1;
+			ck_assert_msg(s->jobs[0].wl.train.flash == want, "%s, set %d", by[i].engine, set);
+			scn_free(s);
+		}
+}
+END_TEST
+
 START_TEST(pipeline_engine_words_and_limits)
 {
 	scn_scenario *s = load_ok(BASE WORK VARIANTS);
@@ -1075,6 +1098,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, pipeline_engine_words_and_limits);
 	tcase_add_test(tc, tp_backward_overlap_by_engine);
 	tcase_add_test(tc, grad_accum_fusion_by_engine_and_dtype);
+	tcase_add_test(tc, attention_by_engine);
 	tcase_add_test(tc, tp_comm_overlap_words_and_limits);
 	tcase_add_test(tc, cp_comm_type_words);
 	tcase_add_test(tc, transformer_block_by_preset_or_key);

@@ -2021,7 +2021,7 @@ START_TEST(unfused_attention_notes_an_unmeasured_head_dim)
 			 "  fabric: { topology: single-switch, switch: QM8700-HDR } }\n"
 			 "workload: { model: custom, transformer: { layers: 4, hidden: 3072,\n"
 			 "  heads: %d, seq: 2048, vocab: 32000 }, parallelism: { tp: 8, pp: 2 },\n"
-			 "  batch: { global: 8, micro: 1 } }\n"
+			 "  batch: { global: 8, micro: 1 }, attention: unfused }\n"
 			 "variants: [{ name: a, network: rdma-gdr }]\n", row[k].gpu, row[k].heads);
 		diag *d = diag_new(), *notes = diag_new();
 		scn_scenario *s = fx_load(text);
