@@ -181,10 +181,9 @@ static void dump_training(FILE *f, int ind, const scn_training *t)
 	put_word(f, ind, "recompute", t->recompute ? "true" : "false");
 	put_word(f, ind, "attention", t->flash ? "flash" : "unfused");
 	put_word(f, ind, "pipeline_engine", scn_engine_words[t->engine]);
-	if (t->wgrad_fused != wl_engine_wgrad_fusion(t->engine, t->grad_reduce == SCN_FP32))
-		put_word(f, ind, "grad_accum_fusion", t->wgrad_fused ? "true" : "false");
-	if (t->tp_bwd_overlap != wl_engine_tp_bwd_overlap(t->engine)) /* only where not the default */
-		put_word(f, ind, "tp_backward_overlap", t->tp_bwd_overlap ? "true" : "false");
+	/* resolved, as the engine's defaults set them: what the run does */
+	put_word(f, ind, "grad_accum_fusion", t->wgrad_fused ? "true" : "false");
+	put_word(f, ind, "tp_backward_overlap", t->tp_bwd_overlap ? "true" : "false");
 	if (t->tp_overlap) { /* written only where set: dumps of other scenarios unchanged */
 		put_word(f, ind, "tp_comm_overlap", "true");
 		fprintf(f, "%*stp_overlap_sms:\n", ind, "");

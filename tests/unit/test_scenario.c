@@ -481,7 +481,7 @@ static void engine_refuses(const char *engine, const char *const cases[][2], int
  * pipeline_engine is written, naming the setting. */
 /* A workload switch whose default follows the engine (and the gradients'
  * dtype): the job of `lines` (workload keys after WORK's) gets `on` (got
- * reads it), never dumps the key at its default, and, where the default is
+ * reads it), dumps the value it resolved to, and, where the default is
  * off, refuses `key: true` at that key with `says`. */
 typedef bool (*train_flag)(const scn_training *t);
 
@@ -492,8 +492,9 @@ static void engine_default(const char *lines, const char *key, bool on, train_fl
 	snprintf(text, sizeof text, BASE WORK "%s" VARIANTS, lines);
 	scn_scenario *s = load_ok(text);
 	ck_assert_msg(got(&s->jobs[0].wl.train) == on, "%s with %s", key, lines);
-	char *dump = dump_of(s);
-	ck_assert_ptr_null(strstr(dump, key));
+	char *dump = dump_of(s), want[64];
+	snprintf(want, sizeof want, "%s: %s\n", key, on ? "true" : "false");
+	ck_assert_msg(strstr(dump, want) != NULL, "dump lacks '%s'", want);
 	free(dump);
 	scn_free(s);
 	if (on)
