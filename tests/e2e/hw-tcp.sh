@@ -74,10 +74,13 @@ expect_err 'all-reduce of 65536 bytes over tcp gave a wrong sum: element [0-9]+ 
 if [ ! -e "$E2E_TMP/corrupt.json" ]; then ok "no report written after a failed verification"
 else not_ok "a report was written despite the wrong sum"; fi
 
-# A dead peer: rank 1 exits in the middle of the all-reduce.
+# A dead peer: rank 1 exits in the middle of the all-reduce. Its neighbour
+# sees the connection close at once; the timeout only bounds the barriers
+# before it, which 4 sanitizer-built ranks on 2 loaded cores once took over
+# 5 s to pass (a barrier timeout, not the closed connection, was reported).
 t0=$(date +%s)
 run_cmd env DPUSIM_HW_FAULT=exit:1 "${MPIRUN[@]}" -x DPUSIM_HW_FAULT "$HW" bench --quick \
-	--sizes 64K --timeout 5 --dir "$E2E_TMP"
+	--sizes 64K --timeout 30 --dir "$E2E_TMP"
 t1=$(date +%s)
 # Not a hang: the run ends by itself, not by the 120 s guard (exit 124);
 # how long it took is said, not asked (a loaded machine slows it).
