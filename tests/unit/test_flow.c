@@ -1589,6 +1589,26 @@ START_TEST(weighted_incremental_equals_whole_resolve)
 }
 END_TEST
 
+/* Runs a and b of one seed ended alike: the same instants, rates and held
+ * times, to the bit (b is the `other` way). */
+static void expect_same_runs(const struct xrun *a, const struct xrun *b, uint64_t seed,
+			     double ha[3][3], double hb[3][3], const char *other)
+{
+	ck_assert_int_eq(a->n, b->n);
+	for (int i = 0; i < a->n; i++) {
+		ck_assert_msg(a->t[i] == b->t[i], "seed %llu: instant %d at %lld ps, %s %lld",
+			      (unsigned long long)seed, i, (long long)a->t[i], other, (long long)b->t[i]);
+		for (int f = 0; f < a->nf; f++)
+			ck_assert_msg(a->rates[i][f] == b->rates[i][f],
+				      "seed %llu: instant %d flow %d at %a, %s %a", (unsigned long long)seed,
+				      i, f, a->rates[i][f], other, b->rates[i][f]);
+	}
+	for (int t = 0; t < 3; t++)
+		for (int c = 0; c < 3; c++)
+			ck_assert_msg(ha[t][c] == hb[t][c], "seed %llu: held %d/%d %a, %s %a",
+				      (unsigned long long)seed, t, c, ha[t][c], other, hb[t][c]);
+}
+
 /* An incremental re-solve that fills only the resources near their
  * capacity (and those the new rates fill) against one filling every
  * resource it walks: the same instants, rates and held times, to the bit
@@ -1601,19 +1621,7 @@ static void lazy_against_eager(uint64_t seed0, bool weighted)
 		double ha[3][3], hb[3][3];
 		xrun_run(&a, seed, weighted, true, true, ha);
 		xrun_run(&b, seed, weighted, true, false, hb);
-		ck_assert_int_eq(a.n, b.n);
-		for (int i = 0; i < a.n; i++) {
-			ck_assert_msg(a.t[i] == b.t[i], "seed %llu: instant %d at %lld ps, eager %lld",
-				      (unsigned long long)seed, i, (long long)a.t[i], (long long)b.t[i]);
-			for (int f = 0; f < a.nf; f++)
-				ck_assert_msg(a.rates[i][f] == b.rates[i][f],
-					      "seed %llu: instant %d flow %d at %a, eager %a",
-					      (unsigned long long)seed, i, f, a.rates[i][f], b.rates[i][f]);
-		}
-		for (int t = 0; t < 3; t++)
-			for (int c = 0; c < 3; c++)
-				ck_assert_msg(ha[t][c] == hb[t][c], "seed %llu: held %d/%d %a, eager %a",
-					      (unsigned long long)seed, t, c, ha[t][c], hb[t][c]);
+		expect_same_runs(&a, &b, seed, ha, hb, "eager");
 	}
 }
 
@@ -1640,19 +1648,7 @@ static void prepared_against_raw(uint64_t seed0, bool weighted)
 		double ha[3][3], hb[3][3];
 		xrun_run_on(&a, seed, weighted, true, true, true, ha);
 		xrun_run_on(&b, seed, weighted, true, true, false, hb);
-		ck_assert_int_eq(a.n, b.n);
-		for (int i = 0; i < a.n; i++) {
-			ck_assert_msg(a.t[i] == b.t[i], "seed %llu: instant %d at %lld ps, raw %lld",
-				      (unsigned long long)seed, i, (long long)a.t[i], (long long)b.t[i]);
-			for (int f = 0; f < a.nf; f++)
-				ck_assert_msg(a.rates[i][f] == b.rates[i][f],
-					      "seed %llu: instant %d flow %d at %a, raw %a",
-					      (unsigned long long)seed, i, f, a.rates[i][f], b.rates[i][f]);
-		}
-		for (int t = 0; t < 3; t++)
-			for (int c = 0; c < 3; c++)
-				ck_assert_msg(ha[t][c] == hb[t][c], "seed %llu: held %d/%d %a, raw %a",
-					      (unsigned long long)seed, t, c, ha[t][c], hb[t][c]);
+		expect_same_runs(&a, &b, seed, ha, hb, "raw");
 	}
 }
 
