@@ -380,17 +380,12 @@ static double layer_comm_s(const plan_net *n, const gpu_spec *g, const scn_train
 		tp_overlap_layer(&in, &o);
 		tp_s = o.fwd_comm_s * (1 + again) + o.bwd_comm_s;
 		*extra_s = o.fwd_extra_s * (1 + again);
-	} else if (te8) {
+	} else if (te8 || (t->tp_bwd_overlap && c->tp > 1 && tp_s > 0)) {
+		/* the layers' own asynchronous backward collectives, FP8 gathers
+		 * under Transformer Engine's FP8 (tp_async_layer, as train.c's
+		 * tp_async) */
 		tp_overlap_in in = { .tp = (uint32_t)c->tp, .ag_s = half, .rs_s = half,
-				     .ag_in_s = half / 2 };
-		tp_overlap_out o;
-		double cut[GPU_LINEAR_N];
-		gpu_linear_gemms_s(g, tf, (uint32_t)c->mb, &sp, 0, in.gemm, cut);
-		tp_te_layer(&in, &o);
-		tp_s = o.fwd_comm_s * (1 + again) + o.bwd_comm_s;
-	} else if (t->tp_bwd_overlap && c->tp > 1 && tp_s > 0) {
-		tp_overlap_in in = { .tp = (uint32_t)c->tp, .ag_s = half, .rs_s = half,
-				     .ar_s = c->sp ? 0 : op };
+				     .ag_in_s = te8 ? half / 2 : 0, .ar_s = c->sp ? 0 : op };
 		tp_overlap_out o;
 		double cut[GPU_LINEAR_N];
 		gpu_linear_gemms_s(g, tf, (uint32_t)c->mb, &sp, 0, in.gemm, cut);
