@@ -13,6 +13,7 @@
 #include "models/scenario.h"
 #include "models/units.h"
 #include "models/ytree.h"
+#include "report/report.h"
 #include "sim/err.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
@@ -58,6 +59,50 @@ static void only_case_keys(const yt_node *m, const char *file, diag *d)
 	}
 }
 
+/* The row prefixes a metric NAME@SIZE may name (figure_of reads them). */
+static const char *const row_metrics[] = { "busbw_GBps", "time_us", "MBps", "Gbps" };
+#define NROW_METRICS (sizeof row_metrics / sizeof *row_metrics)
+
+/* A metric figure_of can read: a report metric, or ROW@SIZE with a size.
+ * Checked with the file, so that a misspelt one is an error at its line,
+ * not a case that 'could not run' after its scenario ran. */
+static void check_metric(const yt_node *at, const char *metric, const char *file, diag *d)
+{
+	const char *sep = strchr(metric, '@');
+	const char **names, *best;
+	size_t nm;
+	const rep_metric_def *defs = rep_metric_defs(&nm);
+	if (sep) {
+		double bytes;
+		unit_err ue;
+		for (size_t i = 0; i < NROW_METRICS; i++)
+			if ((size_t)(sep - metric) == strlen(row_metrics[i]) &&
+			    !strncmp(metric, row_metrics[i], strlen(row_metrics[i]))) {
+				if (unit_parse(sep + 1, UNIT_BYTES, &bytes, &ue) || !(bytes > 0))
+					diag_add(d, file, at->line, at->col,
+						 "metric '%s': expected a size in bytes after '@', such as 8MiB",
+						 metric);
+				return;
+			}
+		diag_add(d, file, at->line, at->col,
+			 "metric '%s': a row's figure is busbw_GBps@SIZE, time_us@SIZE, MBps@SIZE or "
+			 "Gbps@SIZE", metric);
+		return;
+	}
+	if (rep_metric_find(metric))
+		return;
+	if ((names = malloc(nm * sizeof *names))) {
+		for (size_t i = 0; i < nm; i++)
+			names[i] = defs[i].name;
+	}
+	best = names ? diag_suggest(metric, names, nm) : NULL;
+	free(names);
+	diag_add(d, file, at->line, at->col,
+		 "unknown metric '%s'%s%s%s: a report metric (iteration_s, tflops_per_gpu, "
+		 "tokens_per_s, ...) or a row's busbw_GBps@SIZE, time_us@SIZE, MBps@SIZE, Gbps@SIZE",
+		 metric, best ? " (did you mean '" : "", best ? best : "", best ? "'?)" : "");
+}
+
 /* Where the value of key sits (the case's mapping when it is absent). */
 static const yt_node *at_of(const yt_node *m, const char *key)
 {
@@ -79,6 +124,8 @@ static int parse_case(const yt_node *m, const char *file, vcase *c, diag *d)
 		      .scenario = field(m, "scenario", file, d),
 		      .variant = field(m, "variant", file, d), .metric = field(m, "metric", file, d),
 		      .source = field(m, "source", file, d) };
+	if (c->metric)
+		check_metric(at_of(m, "metric"), c->metric, file, d);
 	c->group = yt_get(m, "group") ? field(m, "group", file, d) : NULL;
 	c->per = 1;
 	if (yt_get(m, "per")) {
@@ -162,8 +209,10 @@ static int run_case(const vcase *c, const char *dir, const char *profile_dir, do
 		snprintf(path, sizeof path, "%s/%s", dir, c->scenario);
 	if (!rc && (rc = scn_load(path, &opts, &s, d)) == 0)
 		rc = run_scenario(s, &(run_opts){ 0 }, &rep, d);
-	if (rc && d && diag_count(d))
+	if (rc && d && diag_count(d)) {
 		snprintf(why, n, "%s", diag_msg(d, 0));
+		diag_print(d, stderr); /* where in the scenario */
+	}
 	else if (rc)
 		snprintf(why, n, "%s", sim_strerror(rc));
 	else
@@ -307,6 +356,8 @@ int cmd_validate(int argc, char **argv)
 		if (run_case(c, dir, profile_dir, &pred, why, sizeof why)) {
 			printf("%-20s %-16s %12s %12.4g %9s %5.0f%%  failed: %s\n", c->name, c->metric,
 			       "-", c->published, "-", 100 * c->tolerance, why);
+			fprintf(stderr, "%s:%d:%d: validation case '%s' could not run: %s\n", file,
+				c->at->line, c->at->col, c->name, why);
 			failed++;
 			continue;
 		}

@@ -47,7 +47,15 @@ expect_err "cases-bad.yaml:21:16: 'tolerance' must be a fraction above 0% and at
 expect_err "cases-bad.yaml:22:10: 'per' must be a finite number of at least 1, not 'inf'" "per inf refused"
 expect_err "cases-bad.yaml:28:16: 'published' must be a finite number above 0, not '0'" "published 0 refused"
 expect_err "cases-bad.yaml:29:16: 'tolerance' must be a fraction above 0% and at most 100%, such as 15%, not '-5%'" "a negative tolerance refused"
+expect_err "cases-bad.yaml:34:13: unknown metric 'tflops_per_gp' \(did you mean 'tflops_per_gpu'\?\)" "a misspelt metric named at its value, before any run"
+expect_err "cases-bad.yaml:41:13: metric 'latency@2B': a row's figure is busbw_GBps@SIZE" "an unknown row figure refused"
+expect_err "cases-bad.yaml:48:13: metric 'time_us@two': expected a size in bytes" "a row's bad size refused"
 if [ -z "$OUT" ]; then ok "malformed cases print no table"; else not_ok "malformed cases printed: ${OUT:0:200}"; fi
+
+run_cmd "$DPUSIM" validate --cases tests/data/validate/cases-norun.yaml
+expect_rc 2 "a case that cannot run is bad input"
+expect_err "cases-norun.yaml:4:5: validation case 'no-such-variant' could not run: no variant 'nope' in the report" "and named with its place on stderr"
+expect_out "^no-such-variant .* failed: no variant 'nope'" "its table row says why"
 
 # A case's scenario given as an absolute path is that file (it was joined
 # to the cases file's folder: .//abs/path).
