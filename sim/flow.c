@@ -6,16 +6,22 @@
  * that list, so a flow joins and leaves in O(distinct path) with
  * swap-removal.
  *
- * A kept flow that finishes "parks" (park) instead of leaving: it leaves
- * the resources it shares, and stays in the lists of its private ones,
- * where leaving would change nothing, flagged so that nobody counts it
- * (flow_res_nflows, solves). A flow joining such a resource evicts it
- * (attach_slot), and the restart (unpark) adds back only the slots out of
- * their lists, in slot order, exactly as a join over all its slots would;
- * its least private cap is found in its slots sorted by cap, past the
- * shared ones. So a ring's step costs the resources it shares and those
- * others took meanwhile, not the hundreds of links of its whole ring:
- * every list, slot order and rate is as if it had left and joined.
+ * A kept flow that finishes "parks" (park) instead of leaving: it stays in
+ * the lists of all its resources, at rate 0 and frozen, flagged so that
+ * nobody counts it: flow_res_nflows and the water-filling's counts pass
+ * over it (live_occ, res_extra), walks and re-solves skip it. A flow
+ * joining a resource it is alone on evicts it (attach_slot), and the
+ * restart (unpark) adds back only the slots out of their lists; its least
+ * private cap is found in its slots sorted by cap, past the shared ones.
+ * So a ring's step costs the resources others took meanwhile and its
+ * solve, not a leave and a join of the hundreds of resources of its whole
+ * ring, most of them shared with the ring's other flows at 16k GPUs
+ * (issue 14). Its entries keep their places in the lists, where a leave
+ * and a join would have moved them to the end: the flows of a walk come
+ * in another order, so a rate may differ from the leave-and-join one in a
+ * last bit, and completions at one instant may run in another order. Ties
+ * in what holds a flow (flow_bound) are broken by rule, never by that
+ * order: its cap, then a private resource, then the least id.
  *
  * A weighted flow keeps each slot's weights summed (wt); every use of a
  * slot's count as what the flow takes of it per unit of rate goes through
@@ -156,17 +162,17 @@ typedef struct fflow {
 	fcapped *bycap;     /* kept flows and flows on a prepared path: (cap/times,
 			     * resource) of every slot, by cap; its own unless tpl's */
 	flow_path *tpl;     /* the prepared path it was started on (held), or NULL */
-	uint32_t *parked_slots; /* parked: slots out of their resources' lists, as a
-				 * bit per slot (parked_bits) and, at the restart,
-				 * listed in slot order here */
-	uint32_t nparked_slots;
+	uint64_t *out_bits; /* a kept flow's slots out of their resources' lists,
+			     * a bit per slot position (park_alloc) */
+	uint32_t nout;      /* how many */
 	uint32_t mark;
 	uint32_t priv_res;  /* the resource priv_Bps comes from */
 	uint32_t bound;     /* what the last solve froze it on: a resource, or BY_CAP */
 	sim_time bound_t;   /* counted in flow_bound up to here */
 	uint8_t cap_class;  /* flow_spec's (the flags and it together: 192 bytes) */
 	bool priv_stale;
-	bool parked;        /* idle kept flow, in the lists of its private slots only */
+	bool parked;        /* idle kept flow, in its resources' lists but counted
+			     * nowhere (park) */
 	bool live, frozen;
 	bool keep, attached, in_idle_list, solo;
 	bool joined;               /* in net->joined */
@@ -225,6 +231,8 @@ struct flow_net {
 	uint32_t *joined;          /* flows joined since the last solve */
 	uint32_t njoined, joined_cap;
 	uint32_t *idle;            /* kept flows idle but still joined */
+	uint32_t nparked;          /* parked flows: while there are any, counts of a
+				    * resource's flows skip them (live_occ) */
 	uint32_t nidle, idle_cap;
 	size_t active;
 	double *bacc;              /* flow_bound: per (tag, class), flow-seconds and bytes, */
@@ -312,7 +320,7 @@ static void flow_mem_free(fflow *f)
 	if (!f->tpl)
 		free(f->bycap);
 	path_drop(f->tpl);
-	free(f->parked_slots);
+	free(f->out_bits);
 }
 
 void flow_net_free(flow_net *net)
@@ -457,8 +465,8 @@ static inline fentry *res_ent(const fres *r, uint32_t i)
 	return i ? &r->more[i - 1] : (fentry *)&r->first;
 }
 
-/* Sum over r's weighted entries (only its unfrozen flows', with
- * unfrozen_only) of their weights beyond their occurrences, so that occ
+/* Sum over r's weighted entries, parked flows' aside (and only its
+ * unfrozen flows', with unfrozen_only), of their weights beyond their occurrences, so that occ
  * + this is what a common rate of all its flows takes of it per unit
  * (callers skip it, 0, on resources with none, so unweighted that is occ
  * to the bit). */
@@ -468,7 +476,7 @@ static double res_extra(const flow_net *net, const fres *r, bool unfrozen_only)
 	for (uint32_t i = 0; i < r->nent; i++) {
 		const fentry *e = res_ent(r, i);
 		const fflow *f = &net->flows[e->flow];
-		if (f->wt && !(unfrozen_only && f->frozen))
+		if (f->wt && !f->parked && !(unfrozen_only && f->frozen))
 			sum += f->wt[e->slot] - f->slot[e->slot].times;
 	}
 	return sum;
@@ -481,9 +489,24 @@ static bool parked_only(const flow_net *net, const fres *r)
 	return r->nent == 1 && net->flows[r->first.flow].parked;
 }
 
+/* r's occurrences of flows that are not parked: those solves and callers
+ * count (a parked flow has left, as far as they can tell). O(1) while
+ * nobody is parked, else O(entries). */
+static uint32_t live_occ(const flow_net *net, const fres *r)
+{
+	uint32_t occ = r->occ;
+	if (net->nparked)
+		for (uint32_t i = 0; i < r->nent; i++) {
+			const fentry *e = res_ent(r, i);
+			if (net->flows[e->flow].parked)
+				occ -= e->times;
+		}
+	return occ;
+}
+
 uint32_t flow_res_nflows(const flow_net *net, uint32_t res)
 {
-	return parked_only(net, &net->res[res]) ? 0 : net->res[res].occ;
+	return live_occ(net, &net->res[res]);
 }
 
 double flow_res_load_Bps(const flow_net *net, uint32_t res)
@@ -578,8 +601,12 @@ static void release_flow(flow_net *net, uint32_t fid)
 	net->free_head = fid;
 }
 
+static bool slot_out(const fflow *f, uint32_t k);
+static void flip_out(fflow *f, uint32_t k);
+
 /* Swaps slots a and b of flow fid, keeping their resources' entries
- * pointing at them. */
+ * pointing at them, and a parked flow's marks of its slots out with
+ * them. */
 static void swap_slots(flow_net *net, uint32_t fid, uint32_t a, uint32_t b)
 {
 	fflow *f = &net->flows[fid];
@@ -591,8 +618,12 @@ static void swap_slots(flow_net *net, uint32_t fid, uint32_t a, uint32_t b)
 		double w = f->wt[a];
 		f->wt[a] = f->wt[b], f->wt[b] = w;
 	}
-	res_ent(&net->res[s[a].res], s[a].pos)->slot = a;
-	res_ent(&net->res[s[b].res], s[b].pos)->slot = b;
+	if (s[a].pos != NO_POS)
+		res_ent(&net->res[s[a].res], s[a].pos)->slot = a;
+	if (s[b].pos != NO_POS)
+		res_ent(&net->res[s[b].res], s[b].pos)->slot = b;
+	if (f->nout && slot_out(f, a) != slot_out(f, b))
+		flip_out(f, a), flip_out(f, b);
 }
 
 /* The rate f's slot k alone allows: its resource's capacity over the
@@ -736,62 +767,33 @@ static void prefetch_ent(const fres *r, uint32_t pos)
 		__builtin_prefetch(r->more + pos - 1, 1);
 }
 
-/* A kept flow's slots out of their lists while it is parked, one bit per
- * slot, after its parked_slots (park_alloc): set as slots go out (park,
- * evict), read in slot order and cleared at the restart (unpark), so that
- * finding them costs a word per 64 slots, not a read of every slot (a
- * ring's step crosses over a thousand resources at 16k GPUs, of which a
- * few hundred go out; issue 14). */
-static size_t park_list_bytes(uint32_t nslot)
-{
-	return ((size_t)(nslot ? nslot : 1) * sizeof(uint32_t) + 7) / 8 * 8;
-}
-
-static uint64_t *parked_bits(const fflow *f)
-{
-	return (uint64_t *)(void *)((char *)f->parked_slots + park_list_bytes(f->nslot));
-}
-
-/* parked_slots with its bits, all clear: 0 or SIM_ENOMEM. */
+/* A kept flow's slots out of their resources' lists, one bit per slot
+ * position (out_bits, park_alloc): set as slots go out (evict, a failed
+ * restart), moved with their slots (swap_slots), cleared as they rejoin
+ * (unpark), so that finding them costs a word per 64 slots, not a read of
+ * every slot (a ring's step crosses over a thousand resources at 16k
+ * GPUs; issue 14). */
 static int park_alloc(fflow *f)
 {
 	size_t words = ((size_t)f->nslot + 63) / 64;
-	char *p = sim_calloc(1, park_list_bytes(f->nslot) + (words ? words : 1) * sizeof(uint64_t));
-	if (!p)
-		return SIM_ENOMEM;
-	f->parked_slots = (uint32_t *)(void *)p;
-	return 0;
+	f->out_bits = sim_calloc(words ? words : 1, sizeof *f->out_bits);
+	return f->out_bits ? 0 : SIM_ENOMEM;
 }
 
-/* Slots 0..n-1 of f's go out (park: its shared ones). */
-static void park_first(fflow *f, uint32_t n)
+static bool slot_out(const fflow *f, uint32_t k)
 {
-	uint64_t *bits = parked_bits(f);
-	uint32_t w = 0;
-	for (; w < n / 64; w++)
-		bits[w] = UINT64_MAX;
-	if (n % 64)
-		bits[w] |= (UINT64_C(1) << n % 64) - 1;
-	f->nparked_slots = n;
+	return f->out_bits[k / 64] >> (k % 64) & 1;
 }
 
-/* Lists f's slots out in slot order into parked_slots, clearing their
- * bits; returns how many. */
-static uint32_t parked_in_order(fflow *f)
+static void flip_out(fflow *f, uint32_t k)
 {
-	uint64_t *bits = parked_bits(f);
-	uint32_t n = 0;
-	for (uint32_t w = 0; w < (f->nslot + 63) / 64; w++) {
-		uint64_t b = bits[w];
-		bits[w] = 0;
-		for (; b; b &= b - 1)
-			f->parked_slots[n++] = w * 64 + (uint32_t)__builtin_ctzll(b);
-	}
-	return n;
+	f->out_bits[k / 64] ^= UINT64_C(1) << k % 64;
 }
 
 /* Parked flow fid's entry, alone on resource r, goes: it has left r as it
- * would have when it finished, and rejoins it at its restart. */
+ * would have when it finished, and rejoins it at its restart. Alone, the
+ * slot is a private one, and stays among them while out (swap_slots moves
+ * shared slots only with slots in their lists). */
 static void evict(flow_net *net, fres *r, uint32_t rid)
 {
 	fentry e = r->first;
@@ -801,8 +803,8 @@ static void evict(flow_net *net, fres *r, uint32_t rid)
 	r->nweighted -= f->wt != NULL;
 	net->res[rid].occ -= f->slot[e.slot].times;
 	f->slot[e.slot].pos = NO_POS;
-	parked_bits(f)[e.slot / 64] |= UINT64_C(1) << e.slot % 64;
-	f->nparked_slots++;
+	flip_out(f, e.slot);
+	f->nout++;
 }
 
 /* Adds fid's entry for slot k to its resource (not in its list), sorting
@@ -900,74 +902,67 @@ static void leave_resources(flow_net *net, uint32_t fid, uint32_t upto)
 	f->nshared = f->ntight = 0;
 }
 
-/* Kept flow fid, idle, leaves the resources it shares (as leave_resources
- * would, in the same order) and parks on its private ones: in their lists
- * but counted nowhere. It would leave those alone, so nobody can tell,
- * and it costs O(shared slots), not O(path). A flow joining one of them
- * evicts it (attach_slot). */
+/* Kept flow fid, idle, parks: it stays in every list it is in, at rate 0
+ * and frozen, and every count a solve or a caller reads passes over it
+ * (live_occ, res_extra; walks skip it), so that nobody can tell it from a
+ * flow that left. Its slots keep their places and sharing (other flows'
+ * joins and leaves move them as anyone's), so parking costs O(1) and a
+ * restart costs the slots others took meanwhile (unpark), not a leave and
+ * a join of the hundreds of resources a ring's step crosses, most of them
+ * shared with the ring's other steps' flows (issue 14). A flow joining a
+ * resource it is alone on evicts it (attach_slot). */
 static void park(flow_net *net, uint32_t fid)
 {
 	fflow *f = &net->flows[fid];
-	uint32_t nshared = f->nshared;
-	if (!f->parked_slots && park_alloc(f)) {
+	if (!f->out_bits && park_alloc(f)) {
 		oom(net); /* stays attached: the run stops */
 		return;
 	}
-	leave_resources(net, fid, nshared);
-	park_first(f, nshared);
 	f->attached = false;
 	f->parked = true;
+	f->frozen = true; /* freeze_level passes over it */
+	net->nparked++;
 }
 
-/* Before parked f's i-th slot out joins (unpark): the records PATH_AHEAD
- * slots on and the entry lists AHEAD on, as join_resources asks for them.
- * Slots past i keep their places while i joins (a join swaps slot i only
- * with one before it), so these are the ones that will be read. A hint:
- * nothing read depends on it. */
-static void unpark_ahead(const flow_net *net, const fflow *f, uint32_t i)
-{
-	if (i + PATH_AHEAD < f->nparked_slots)
-		prefetch_res(net, f->slot[f->parked_slots[i + PATH_AHEAD]].res);
-	if (i + AHEAD < f->nparked_slots) {
-		const fres *r = &net->res[f->slot[f->parked_slots[i + AHEAD]].res];
-		prefetch_ent(r, r->nent);
-		if (r->nent == 1) /* it will share: the other flow's slots move */
-			__builtin_prefetch(&net->flows[r->first.flow], 1);
-	}
-}
-
-/* Parked fid joins again, as join_resources over all its slots would: the
- * ones still in their lists stay private and unmoved, the others are
- * added in slot order. O(slots out), not O(path). */
+/* Parked fid runs again: its slots out rejoin (attach_slot), lowest
+ * position first. A join moves the slot at position nshared (in a list or
+ * out: out ones sit among the private slots) up to the one joining
+ * (make_shared), so the bits are read afresh after each; the others keep
+ * their places and sharing. O(slots out), not O(path). */
 static int unpark(flow_net *net, uint32_t fid)
 {
 	fflow *f = &net->flows[fid];
 	f->parked = false;
-	f->nshared = f->ntight = 0;
+	net->nparked--;
 	f->priv_stale = true;
-	/* Out of their lists: the slots with pos NO_POS, in slot order. */
-	uint32_t n = parked_in_order(f);
-	SIM_ASSERT(n == f->nparked_slots, "parked flow %u: %u slots out, %u counted", fid, n,
-		   f->nparked_slots);
-	for (uint32_t i = 0; i < f->nparked_slots && i < PATH_AHEAD; i++)
-		prefetch_res(net, f->slot[f->parked_slots[i]].res);
-	for (uint32_t i = 0; i < f->nparked_slots; i++) {
-		unpark_ahead(net, f, i);
-		if (attach_slot(net, fid, f->parked_slots[i])) {
+	for (uint32_t w = 0; f->nout;) {
+		uint64_t b = f->out_bits[w];
+		uint32_t k;
+		if (!b) {
+			w++;
+			continue;
+		}
+		k = w * 64 + (uint32_t)__builtin_ctzll(b);
+		flip_out(f, k);
+		f->nout--;
+		if (attach_slot(net, fid, k)) {
 			/* Out of memory: parked again, in no list. */
 			leave_resources(net, fid, f->nslot);
-			park_first(f, f->nslot);
-			f->parked = true;
+			memset(f->out_bits, 0, (f->nslot + 63) / 64 * sizeof *f->out_bits);
+			for (k = 0; k < f->nslot; k++)
+				flip_out(f, k);
+			f->nout = f->nslot;
+			f->parked = f->frozen = true;
+			net->nparked++;
 			return SIM_ENOMEM;
 		}
 	}
-	f->nparked_slots = 0;
 	return 0;
 }
 
 /* A join is about to happen: solo flags from before are stale, and kept
- * flows idling on their resources step off them (they are alone there, so
- * no one else's rate depends on it). */
+ * flows idling unparked (alone on their resources, so no one else's rate
+ * depends on it) park, so that the joining flow does not count them. */
 static void bump(flow_net *net)
 {
 	net->gen++;
@@ -1365,7 +1360,9 @@ int flow_release(flow_net *net, uint32_t fid)
 	fflow *f = &net->flows[fid];
 	if (fid >= net->nflows || !f->keep || f->live)
 		return SIM_EINVAL;
-	leave_resources(net, fid, f->nslot); /* alone where still in: nobody to re-solve */
+	/* idle, it takes nothing of the resources it leaves: nobody to re-solve */
+	net->nparked -= f->parked;
+	leave_resources(net, fid, f->nslot);
 	release_flow(net, fid);
 	return 0;
 }
@@ -1383,7 +1380,7 @@ static void push_cres(flow_net *net, uint32_t *n, uint32_t r)
 static void visit_flow(flow_net *net, uint32_t fid, uint32_t *nr, uint32_t *nf)
 {
 	fflow *f = &net->flows[fid];
-	if (f->mark == net->epoch)
+	if (f->mark == net->epoch || f->parked)
 		return;
 	SIM_ASSERT(f->live, "idle flow %u found in a component", fid);
 	f->mark = net->epoch;
@@ -1600,24 +1597,37 @@ static double least_cap(const flow_net *net, fcapped *h, uint32_t *n)
 	return *n ? h[0].cap_Bps : INFINITY;
 }
 
-/* Alone in its component (the common case of independent transfers): its
- * own caps, or the tightest resource it shares (with an idle kept flow). */
+/* Alone in its component (the common case of independent transfers), or
+ * alone but for parked flows on the resources it shares: its own caps, or
+ * the tightest of those resources. */
 static void fill_one(flow_net *net, const uint32_t *rl, uint32_t nr)
 {
 	fflow *f = &net->flows[net->cflow[0]];
-	double rate = priv_cap_Bps(net, f);
+	double priv = priv_cap_Bps(net, f), least = priv, level, *share = net->ashare;
 	uint32_t bound = f->priv_res;
-	if (f->cap_Bps > 0 && f->cap_Bps <= rate)
-		rate = f->cap_Bps, bound = BY_CAP;
 	for (uint32_t i = 0; i < nr; i++) {
 		const fres *r = &net->res[rl[i]];
 		double extra = r->nweighted ? res_extra(net, r, false) : 0;
-		double share = r->cap_Bps / (r->occ + extra);
-		if (share < rate)
-			rate = share, bound = rl[i];
+		share[i] = r->cap_Bps / (live_occ(net, r) + extra);
+		least = share[i] < least ? share[i] : least;
+	}
+	/* As water_fill's one level would: its cap first, within TIE_EPS of
+	 * the level, then a private resource at the level, then the least id
+	 * of the shared ones at it (level_bound), whatever their order here */
+	level = least * (1 + TIE_EPS);
+	if (f->cap_Bps > 0 && f->cap_Bps <= level) {
+		froze_on(net, f, BY_CAP);
+		f->new_Bps = f->cap_Bps;
+		return;
+	}
+	if (!(priv <= level)) {
+		bound = UINT32_MAX;
+		for (uint32_t i = 0; i < nr; i++)
+			if (share[i] <= level && rl[i] < bound)
+				bound = rl[i];
 	}
 	froze_on(net, f, bound);
-	f->new_Bps = rate;
+	f->new_Bps = least;
 }
 
 /* The water-filling state of the resources filled, by their place i in
@@ -1714,7 +1724,7 @@ static void fill_init(flow_net *net, const uint32_t *rl, uint32_t nr)
 		const fres *r = &net->res[rl[i]];
 		fscr *q = &net->scr[rl[i]];
 		q->rem_Bps = r->cap_Bps;
-		q->left = r->occ;
+		q->left = live_occ(net, r);
 		q->wt_extra = r->nweighted ? res_extra(net, r, false) : 0;
 		q->ci = i;
 		q->touched = false;
@@ -1749,7 +1759,10 @@ static void water_fill(flow_net *net, const uint32_t *rl, uint32_t nr, uint32_t 
 	uint32_t unfrozen = nf, ncap, npriv;
 	fcapped *own, *priv;
 	net->nfroze = 0; /* a filling run again forgets the last */
-	if (nf == 1)
+	/* (a pinned one is held at its rate, which fill_one does not know:
+	 * alone in a re-solve once a resource it crosses holds parked flows
+	 * besides it) */
+	if (nf == 1 && !net->flows[net->cflow[0]].pinned)
 		return fill_one(net, rl, nr);
 	fill_init(net, rl, nr);
 	heap_caps(net, nf, &ncap, &npriv);
@@ -1759,7 +1772,10 @@ static void water_fill(flow_net *net, const uint32_t *rl, uint32_t nr, uint32_t 
 		double capmin = least_cap(net, own, &ncap);
 		if (share == INFINITY && capmin == INFINITY)
 			return freeze_unbounded(net, nf);
-		if (capmin > share) {
+		/* a cap within TIE_EPS of the level is at it, and holds its
+		 * flow first (as fill_one): which of the two rounds lower
+		 * must not decide what holds the flow */
+		if (capmin > share * (1 + TIE_EPS)) {
 			unfrozen -= freeze_level(net, share, rl, nr, priv, &npriv);
 			continue;
 		}
@@ -1856,6 +1872,8 @@ static bool fill_take(flow_net *net, uint32_t rid, uint32_t *nfill)
 	for (uint32_t e = 0; e < r->nent; e++) {
 		const fentry *en = res_ent(r, e);
 		fflow *f = &net->flows[en->flow];
+		if (f->parked)
+			continue;
 		if (grow((void **)&net->pins, &net->pins_cap, net->npins + 1, sizeof *net->pins)) {
 			oom(net);
 			return false;
@@ -1881,6 +1899,8 @@ static bool take_resources(flow_net *net, uint32_t *done, bool all, uint32_t *nr
 		for (uint32_t e = 0; e < r->nent; e++) {
 			const fentry *en = res_ent(r, e);
 			fflow *f = &net->flows[en->flow];
+			if (f->parked)
+				continue;
 			take_flow(net, en->flow, all || f->bound == rid || f->rate_Bps == 0, nr, nf);
 			load_Bps += f->applied_Bps * (f->wt ? f->wt[en->slot] : (double)en->times);
 		}
@@ -1981,7 +2001,7 @@ static void resolve_changed(flow_net *net, uint32_t d)
 		for (uint32_t e = 0; e < s->nent; e++) {
 			uint32_t fid = res_ent(s, e)->flow;
 			const fflow *f = &net->flows[fid];
-			if (f->bound == d || f->rate_Bps == 0)
+			if (!f->parked && (f->bound == d || f->rate_Bps == 0))
 				take_flow(net, fid, true, &nr, &nf);
 		}
 	}
@@ -2032,8 +2052,9 @@ static void resolve_component(flow_net *net, uint32_t r)
 	net->solves++;
 	for (uint32_t i = 0; i < nf; i++) {
 		fflow *f = &net->flows[net->cflow[i]];
-		/* alone on everything it shares, slack or tight */
-		f->solo = nf == 1 && f->ntight == f->nshared;
+		/* alone on every resource, as resolve_changed has it: a
+		 * resource shared with a parked flow only counts as shared */
+		f->solo = f->nshared == 0;
 		f->solo_gen = net->gen;
 	}
 	for (uint32_t i = 0; i < nf; i++)

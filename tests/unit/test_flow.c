@@ -803,12 +803,11 @@ START_TEST(kept_flow_restart_after_a_change)
 END_TEST
 
 /* A kept flow over a long path (a ring's step crosses hundreds of links):
- * it parks off the links it shares, plain flows take some of its private
- * ones meanwhile (evicting it, at slots on both sides of the 64-slot words
- * that mark the slots out, and at the ends), and each restart rejoins the
- * slots out in slot order: every rate, every resource's count of flows
- * and every completion is that of a twin network where each step is a new
- * flow, to the bit. */
+ * it parks in place, plain flows take some of its private links meanwhile
+ * (evicting it, at slots on both sides of the 64-slot words that mark the
+ * slots out, and at the ends), and each restart rejoins the slots out:
+ * every rate, every resource's count of flows and every completion is
+ * that of a twin network where each step is a new flow, to the bit. */
 #define LONG_NR 200
 #define LONG_STEPS 3
 
@@ -864,6 +863,58 @@ static void long_kept_run(bool kept, struct long_run *out)
 	flow_net_free(net);
 	sim_engine_free(eng);
 }
+
+/* A kept flow that finishes parks where it is, on the links it shares
+ * too: nobody counts it (flow_res_nflows), the flows beside it take its
+ * bandwidth, a flow joining a link it is parked on among others shares
+ * that link with the live ones only, one joining a link it is alone on
+ * evicts it, and its restart takes its share back on every link. */
+START_TEST(parked_flow_stays_in_place)
+{
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = flow_net_new(eng);
+	struct log lg = { .n = 0 };
+	uint32_t link[4], kept, other, late, alone;
+	for (int i = 0; i < 4; i++)
+		flow_res_add(net, 1e9, &link[i]);
+	flow_spec ks = { .bytes = 1000000, .path = link, .path_len = 3, .done = note_done,
+			 .obj = &lg, .data = 0, .keep = true };
+	ck_assert_int_eq(flow_start(net, &ks, &kept), 0);
+	other = start(net, 10000000, link, 2, 0, &lg, 1); /* shares links 0 and 1 */
+	settle(eng);
+	ck_assert(REL(flow_rate_Bps(net, kept), 5e8) && REL(flow_rate_Bps(net, other), 5e8));
+	sim_run_until(eng, 2 * SIM_MS);
+	assert_finish(lg.t[0], 2e-3); /* 1 MB at half a link: parked since */
+	ck_assert(REL(flow_rate_Bps(net, other), 1e9));
+	for (int i = 0; i < 3; i++)
+		ck_assert_uint_eq(flow_res_nflows(net, link[i]), i < 2 ? 1 : 0);
+	late = start(net, 10000000, &link[1], 1, 0, &lg, 2); /* beside the parked flow */
+	alone = start(net, 10000000, &link[2], 1, 0, &lg, 3); /* where it was alone */
+	settle(eng);
+	check_ok(net);
+	ck_assert(REL(flow_rate_Bps(net, other), 5e8) && REL(flow_rate_Bps(net, late), 5e8));
+	ck_assert(REL(flow_rate_Bps(net, alone), 1e9));
+	ck_assert_uint_eq(flow_res_nflows(net, link[1]), 2);
+	ck_assert_uint_eq(flow_res_nflows(net, link[2]), 1);
+	ck_assert_int_eq(flow_restart(net, kept, 1000000, 4), 0);
+	settle(eng);
+	check_ok(net);
+	/* link 1 three ways, link 2 two ways */
+	ck_assert(REL(flow_rate_Bps(net, kept), 1e9 / 3) && REL(flow_rate_Bps(net, late), 1e9 / 3));
+	ck_assert(REL(flow_rate_Bps(net, other), 1e9 / 3) && REL(flow_rate_Bps(net, alone), 2e9 / 3));
+	static const uint32_t n_after[3] = { 2, 3, 2 };
+	for (int i = 0; i < 3; i++)
+		ck_assert_uint_eq(flow_res_nflows(net, link[i]), n_after[i]);
+	sim_run(eng);
+	ck_assert_uint_eq(lg.n, 5);
+	ck_assert_int_eq(flow_release(net, kept), 0);
+	for (int i = 0; i < 4; i++)
+		ck_assert_uint_eq(flow_res_nflows(net, link[i]), 0);
+	ck_assert_uint_eq(flow_bytes_sent(net), flow_bytes_delivered(net));
+	flow_net_free(net);
+	sim_engine_free(eng);
+}
+END_TEST
 
 START_TEST(long_kept_flow_rejoins_its_slots_in_order)
 {
@@ -1719,6 +1770,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, two_flows_share_a_link);
 	tcase_add_test(tc, capped_flow_frees_capacity);
 	tcase_add_test(tc, parking_lot);
+	tcase_add_test(tc, parked_flow_stays_in_place);
 	tcase_add_test(tc, repeated_resource_counts_twice);
 	tcase_add_test(tc, rate_change_keeps_times_exact);
 	tcase_add_test(tc, completion_times_exact);
