@@ -466,10 +466,10 @@ static inline fentry *res_ent(const fres *r, uint32_t i)
 }
 
 /* Sum over r's weighted entries, parked flows' aside (and only its
- * unfrozen flows', with unfrozen_only), of their weights beyond their occurrences, so that occ
- * + this is what a common rate of all its flows takes of it per unit
- * (callers skip it, 0, on resources with none, so unweighted that is occ
- * to the bit). */
+ * unfrozen flows', with unfrozen_only), of their weights beyond their
+ * occurrences, so that live_occ + this is what a common rate of all its
+ * flows takes of it per unit (callers skip it, 0, on resources with none,
+ * so unweighted that is the count to the bit). */
 static double res_extra(const flow_net *net, const fres *r, bool unfrozen_only)
 {
 	double sum = 0;
@@ -909,8 +909,8 @@ static void leave_resources(flow_net *net, uint32_t fid, uint32_t upto)
  * joins and leaves move them as anyone's), so parking costs O(1) and a
  * restart costs the slots others took meanwhile (unpark), not a leave and
  * a join of the hundreds of resources a ring's step crosses, most of them
- * shared with the ring's other steps' flows (issue 14). A flow joining a
- * resource it is alone on evicts it (attach_slot). */
+ * shared with other rings' flows (issue 14). A flow joining a resource it
+ * is alone on evicts it (attach_slot). */
 static void park(flow_net *net, uint32_t fid)
 {
 	fflow *f = &net->flows[fid];
@@ -946,12 +946,11 @@ static int unpark(flow_net *net, uint32_t fid)
 		flip_out(f, k);
 		f->nout--;
 		if (attach_slot(net, fid, k)) {
-			/* Out of memory: parked again, in no list. */
+			/* Out of memory: parked again, in no list, every slot out. */
 			leave_resources(net, fid, f->nslot);
 			memset(f->out_bits, 0, (f->nslot + 63) / 64 * sizeof *f->out_bits);
-			for (k = 0; k < f->nslot; k++)
-				flip_out(f, k);
-			f->nout = f->nslot;
+			for (f->nout = 0; f->nout < f->nslot; f->nout++)
+				flip_out(f, f->nout);
 			f->parked = f->frozen = true;
 			net->nparked++;
 			return SIM_ENOMEM;
@@ -1603,6 +1602,8 @@ static double least_cap(const flow_net *net, fcapped *h, uint32_t *n)
 static void fill_one(flow_net *net, const uint32_t *rl, uint32_t nr)
 {
 	fflow *f = &net->flows[net->cflow[0]];
+	/* the shares by place in rl, in water_fill's scratch (solve_event
+	 * sizes it for every resource) */
 	double priv = priv_cap_Bps(net, f), least = priv, level, *share = net->ashare;
 	uint32_t bound = f->priv_res;
 	for (uint32_t i = 0; i < nr; i++) {
