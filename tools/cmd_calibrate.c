@@ -271,6 +271,18 @@ static void list_unused(const cal_run *r)
 		putchar('\n');
 }
 
+/* The bench reports read, for a message about what they hold: the first's
+ * path, and how many more. */
+static const char *inputs_named(const cal_run *r, char *buf, size_t n)
+{
+	if (r->nfiles > 1)
+		snprintf(buf, n, "%s and %zu other report%s", r->files[0].path, r->nfiles - 1,
+			 r->nfiles > 2 ? "s" : "");
+	else
+		snprintf(buf, n, "%s", r->files[0].path);
+	return buf;
+}
+
 /* Renders every document that gives at least one field, then writes them:
  * nothing is written when any rendering fails. */
 static int write_docs(cal_run *r)
@@ -299,9 +311,11 @@ static int write_docs(cal_run *r)
 	}
 	for (size_t i = 0; i < 5; i++)
 		free(text[i]);
-	if (!rc && !written)
+	if (!rc && !written) {
+		char in[4200];
 		rc = cli_usage_error("nothing in %s could be fitted: no profile written",
-				     r->files[0].path);
+				     inputs_named(r, in, sizeof in));
+	}
 	return rc;
 }
 
@@ -451,9 +465,12 @@ int cmd_calibrate(int argc, char **argv)
 		cal_kind_cpu(r);
 		cal_kind_gpu(r);
 		list_unused(r);
-		if (r->effective_ring && !r->effective_done)
+		if (r->effective_ring && !r->effective_done) {
+			char in[4200];
 			rc = cli_usage_error("--effective-ring: no tcp ring all-reduce series "
-					     "(allreduce_ring_busbw) to take the costs from");
+					     "(allreduce_ring_busbw) in %s to take the costs from",
+					     inputs_named(r, in, sizeof in));
+		}
 		if (!rc)
 			rc = write_docs(r);
 	}

@@ -152,7 +152,7 @@ run_cmd "$DPUSIM" calibrate "$TCP" -o "$BAD/x.yaml" --mtu 10
 expect_rc 2 "--mtu out of range"
 run_cmd "$DPUSIM" calibrate "$SYN" -o "$BAD/x.yaml" --effective-ring
 expect_rc 2 "--effective-ring without a tcp ring series"
-expect_err 'no tcp ring all-reduce series' "says why"
+expect_err 'no tcp ring all-reduce series \(allreduce_ring_busbw\) in tests/data/hw-bench-synth.json' "says why, naming the report"
 run_cmd "$DPUSIM" calibrate "$TCP" -o "$BAD/x.yaml" --frobnicate 1
 expect_rc 2 "unknown option"
 if [ -z "$(ls -A "$BAD")" ]; then ok "nothing written on bad input"; else not_ok "files left: $(ls "$BAD")"; fi
