@@ -154,18 +154,22 @@ static bool is_warning(const char *line)
 	return false;
 }
 
-/* gnuplot's messages: warnings are passed on to stderr; anything else is
- * an error, its first line (with the status) into errbuf. true when the
- * run is good. */
+/* gnuplot's messages: warnings are passed on to stderr, with the indented
+ * lines that continue them ("warning: Terminal canvas area too small to
+ * hold plot." then "\t    Check plot boundary and font sizes."); anything
+ * else is an error, its first line (with the status) into errbuf. true
+ * when the run is good. */
 static bool read_log(const gp_job *g, int status, char *errbuf, size_t errlen)
 {
 	char line[512], first[512] = "";
+	bool warned = false; /* the last message line was (part of) a warning */
 	FILE *f = fopen(g->log, "r");
 	while (f && fgets(line, sizeof line, f)) {
 		line[strcspn(line, "\n")] = '\0';
 		if (!line[0] || strspn(line, " ^") == strlen(line))
 			continue;
-		if (is_warning(line))
+		warned = is_warning(line) || (warned && (line[0] == '\t' || line[0] == ' '));
+		if (warned)
 			fprintf(stderr, "dpusim: gnuplot: %s\n", line);
 		else if (!first[0])
 			snprintf(first, sizeof first, "%s", line);

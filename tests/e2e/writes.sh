@@ -169,6 +169,8 @@ case $FAKE in
 short) head -c 300 "$WHOLE" >"$out" ;;
 whole-but-error) cat "$WHOLE" >"$out"; echo '"plot.gp" line 9: x range is invalid' >&2 ;;
 whole-warning) cat "$WHOLE" >"$out"; echo '"plot.gp" line 9: warning: Skipping data file' >&2 ;;
+whole-warning-2) cat "$WHOLE" >"$out"
+	printf '"plot.gp" line 15: warning: Terminal canvas area too small to hold plot.\n\t    Check plot boundary and font sizes.\n' >&2 ;;
 esac
 exit 0
 SH
@@ -189,6 +191,10 @@ for ext in png svg; do
 	expect_rc 0 "a whole $ext with a gnuplot warning"
 	expect_err "^dpusim: gnuplot: .*warning: Skipping data file" "the warning is passed on"
 done
+# gnuplot continues some warnings on an indented line: still a warning
+fake_plot whole-warning-2 "$T/whole.svg" "$T/pics/warn2.svg"
+expect_rc 0 "a whole picture with a two-line gnuplot warning (fuzz-cli seed 1204)"
+expect_err "^dpusim: gnuplot: .*Check plot boundary and font sizes" "its second line passed on too"
 fake_plot whole-but-error "$T/pic.png" "$T/pics/err.png"
 expect_rc 2 "gnuplot's error message fails the plot even with exit status 0"
 expect_err 'gnuplot failed \(exit status 0\): "plot.gp" line 9: x range is invalid' \
