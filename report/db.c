@@ -313,12 +313,39 @@ static void not_a_db(db *d)
 			 sqlite3_errmsg(d->h));
 }
 
+/* Whether SQLite's companions of path (PATH-wal, PATH-shm, PATH-journal)
+ * fit its folder's limit on a file's name. One that does not fails the
+ * switch to WAL after SQLite has made the database: refused first, so that
+ * no empty file is left behind. */
+static int check_name(const char *path, char *errbuf, size_t errlen)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	char dir[4096];
+	long name_max;
+	size_t n = strlen(base);
+	if (slash)
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path + 1), path);
+	else
+		snprintf(dir, sizeof dir, ".");
+	name_max = pathconf(dir, _PC_NAME_MAX);
+	if (name_max <= 0) /* no limit, or no such folder: SQLite says why */
+		return 0;
+	if (n + strlen("-journal") <= (size_t)name_max)
+		return 0;
+	if (errbuf && errlen)
+		snprintf(errbuf, errlen, "%s: a results database's name can be at most %ld bytes "
+			 "(SQLite keeps NAME-journal, NAME-wal and NAME-shm beside it), not %zu",
+			 path, name_max - (long)strlen("-journal"), n);
+	return SIM_EDB;
+}
+
 int db_open(const char *path, db **out, char *errbuf, size_t errlen)
 {
 	db *d;
 	int err;
 	*out = NULL;
-	if ((err = check_header(path, true, errbuf, errlen)))
+	if ((err = check_header(path, true, errbuf, errlen)) ||
+	    (err = check_name(path, errbuf, errlen)))
 		return err;
 	d = calloc(1, sizeof *d);
 	if (!d || !(d->path = strdup(path))) {

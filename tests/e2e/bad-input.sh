@@ -147,6 +147,17 @@ for cmd in "runs --db" "runs" "merge $E2E_TMP/fake-merge.db" "run scenarios/allr
 		"$cmd says the file is not a results database"
 done
 
+# A database name with no room for SQLite's NAME-journal, NAME-wal and
+# NAME-shm beside it (the switch to WAL failed after SQLite had made an
+# empty file, left behind: tools/fuzz-cli seed 1204).
+mkdir -p "$E2E_TMP/longdb"
+LONG=$(printf 'a%.0s' $(seq 250))
+run_cmd "$DPUSIM" run scenarios/allreduce-4ranks.yaml --db "$E2E_TMP/longdb/$LONG"
+expect_rc 2 "a database name too long for its companions"
+expect_err "a results database's name can be at most [0-9]+ bytes .*not 250" "says how long it may be"
+if [ -z "$(ls -A "$E2E_TMP/longdb")" ]; then ok "nothing left behind"
+else not_ok "left behind: $(ls "$E2E_TMP/longdb" | cut -c1-40)"; fi
+
 # Output places that cannot be written are found before the work is done.
 printf 'x' >"$E2E_TMP/plain-file"
 "$DPUSIM" run scenarios/demo.yaml --json >"$E2E_TMP/demo.json" 2>/dev/null
