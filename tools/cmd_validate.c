@@ -59,9 +59,20 @@ static void only_case_keys(const yt_node *m, const char *file, diag *d)
 	}
 }
 
-/* The row prefixes a metric NAME@SIZE may name (figure_of reads them). */
-static const char *const row_metrics[] = { "busbw_GBps", "time_us", "MBps", "Gbps" };
-#define NROW_METRICS (sizeof row_metrics / sizeof *row_metrics)
+/* The row figures a metric NAME@SIZE may name, in figure_of's order. */
+enum { ROW_BUSBW, ROW_TIME, ROW_MBPS, ROW_GBPS, NROW_METRICS };
+static const char *const row_metrics[NROW_METRICS] = { "busbw_GBps", "time_us", "MBps", "Gbps" };
+
+/* Which row figure metric (NAME@...) names, or NROW_METRICS. */
+static int row_metric(const char *metric, const char *sep)
+{
+	int i = 0;
+	for (; i < NROW_METRICS; i++)
+		if ((size_t)(sep - metric) == strlen(row_metrics[i]) &&
+		    !strncmp(metric, row_metrics[i], strlen(row_metrics[i])))
+			break;
+	return i;
+}
 
 /* A metric figure_of can read: a report metric, or ROW@SIZE with a size.
  * Checked with the file, so that a misspelt one is an error at its line,
@@ -75,15 +86,13 @@ static void check_metric(const yt_node *at, const char *metric, const char *file
 	if (sep) {
 		double bytes;
 		unit_err ue;
-		for (size_t i = 0; i < NROW_METRICS; i++)
-			if ((size_t)(sep - metric) == strlen(row_metrics[i]) &&
-			    !strncmp(metric, row_metrics[i], strlen(row_metrics[i]))) {
-				if (unit_parse(sep + 1, UNIT_BYTES, &bytes, &ue) || !(bytes > 0))
-					diag_add(d, file, at->line, at->col,
-						 "metric '%s': expected a size in bytes after '@', such as 8MiB",
-						 metric);
-				return;
-			}
+		if (row_metric(metric, sep) < NROW_METRICS) {
+			if (unit_parse(sep + 1, UNIT_BYTES, &bytes, &ue) || !(bytes > 0))
+				diag_add(d, file, at->line, at->col,
+					 "metric '%s': expected a size in bytes after '@', such as 8MiB",
+					 metric);
+			return;
+		}
 		diag_add(d, file, at->line, at->col,
 			 "metric '%s': a row's figure is busbw_GBps@SIZE, time_us@SIZE, MBps@SIZE or "
 			 "Gbps@SIZE", metric);
@@ -172,17 +181,21 @@ static int figure_of(const rep_report *rep, const vcase *c, double *out, char *w
 			const rep_collective *rc = rep_variant_collective(v, i);
 			if ((double)rc->bytes != bytes)
 				continue;
-			if (!strncmp(c->metric, "busbw_GBps@", 11))
+			switch (row_metric(c->metric, at)) {
+			case ROW_BUSBW:
 				return *out = rc->busbw_GBps, SIM_OK;
-			if (!strncmp(c->metric, "time_us@", 8))
+			case ROW_TIME:
 				return *out = rc->time_s * 1e6, SIM_OK;
 			/* perftest's units (src/perftest_parameters.c,
 			 * print_report_bw): MB/s of 2^20 bytes, and
 			 * --report_gbits' 10^9 bits/s */
-			if (!strncmp(c->metric, "MBps@", 5))
+			case ROW_MBPS:
 				return *out = rc->algbw_GBps * 1e9 / 1048576, SIM_OK;
-			if (!strncmp(c->metric, "Gbps@", 5))
+			case ROW_GBPS:
 				return *out = rc->algbw_GBps * 8, SIM_OK;
+			default:
+				break;
+			}
 		}
 		return snprintf(why, n, "no collective row for '%s'", c->metric), SIM_ENOENT;
 	}
