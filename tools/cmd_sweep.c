@@ -158,7 +158,7 @@ static int make_out_dir(const char *dir)
 }
 
 /* Load, hash, open the database and plan: everything before the points. */
-static int prepare(sweep *c, const struct args *a, scn_scenario **s)
+static int prepare(sweep *c, const struct args *a, unsigned par, scn_scenario **s)
 {
 	char err[1024];
 	int rc;
@@ -172,7 +172,9 @@ static int prepare(sweep *c, const struct args *a, scn_scenario **s)
 		cli_error("%s", err);
 		return rc;
 	}
-	return sweep_plan(c, a->shard, a->nshards);
+	if ((rc = sweep_plan(c, a->shard, a->nshards)))
+		return rc;
+	return sweep_plan_eta(c, par);
 }
 
 static void summary(const sweep *c, const struct args *a)
@@ -206,7 +208,8 @@ static int coordinate(const struct args *a, int ranks)
 	sweep c;
 	int rc;
 	init_sweep(&c, a);
-	rc = prepare(&c, a, &s);
+	/* points computed at once: MPI ranks but rank 0, workers, or one */
+	rc = prepare(&c, a, ranks > 1 ? (unsigned)ranks - 1 : a->jobs > 1 ? a->jobs : 1, &s);
 	if (rc) {
 		c.ntodo = 0;  /* MPI ranks are still told to stop */
 		c.progress = NULL;
@@ -229,6 +232,7 @@ static int coordinate(const struct args *a, int ranks)
 	db_close(c.d);
 	free(c.todo);
 	free(c.text);
+	sweep_eta_free(&c.eta);
 	scn_free(s);
 	if (c.lost)
 		end_lost_ranks(&c);

@@ -1,6 +1,8 @@
 /* Progress lines for long runs (progress.h). */
 #include "tools/progress.h"
 
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -12,7 +14,36 @@ static struct {
 	bool on;
 	double every_s, t0, last;
 	char what[128];
+	char prefix[1024];      /* a sweep point's, cut short past this */
+	progress_tail_fn *tail;
+	void *tail_ctx;
 } pg = { .every_s = PROGRESS_EVERY_S };
+
+void progress_context(const char *prefix, progress_tail_fn *tail, void *ctx)
+{
+	snprintf(pg.prefix, sizeof pg.prefix, "%s", prefix ? prefix : "");
+	if (prefix && pg.on)
+		pg.t0 = cli_wall_s(); /* the heartbeat's wall: the point's */
+	pg.tail = tail;
+	pg.tail_ctx = ctx;
+}
+
+void progress_say(const char *fmt, ...)
+{
+	char line[2048], tail[256] = "";
+	int n;
+	va_list ap;
+	if (pg.tail)
+		pg.tail(pg.tail_ctx, tail, sizeof tail);
+	n = snprintf(line, sizeof line, "dpusim: %s%s", pg.prefix, pg.prefix[0] ? ": " : "");
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < sizeof line)
+		vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+	va_end(ap);
+	/* one write, so that --jobs workers' lines do not interleave */
+	fprintf(stderr, "%.*s%s\n", (int)(sizeof line - 1), line, tail);
+	fflush(stderr);
+}
 
 /* The engine's heartbeat: a line when one is due, with the engine's clock. */
 static void beat(void *ctx, sim_time now)
@@ -20,9 +51,8 @@ static void beat(void *ctx, sim_time now)
 	(void)ctx;
 	if (!progress_due())
 		return;
-	fprintf(stderr, "dpusim: %s: still simulating, simulated %.4g s, wall %.0f s\n",
-		pg.what[0] ? pg.what : "setup", sim_time_to_s(now), cli_wall_s() - pg.t0);
-	fflush(stderr);
+	progress_say("%s: still simulating, simulated %.4g s, wall %.0f s",
+		     pg.what[0] ? pg.what : "setup", sim_time_to_s(now), cli_wall_s() - pg.t0);
 }
 
 static void start_clock(void)
@@ -57,3 +87,10 @@ bool progress_due(void)
 	return true;
 }
 
+
+double progress_wait_s(void)
+{
+	if (!pg.on)
+		start_clock();
+	return fmax(pg.last + pg.every_s - cli_wall_s(), 0);
+}

@@ -8,6 +8,7 @@
 #define DPUSIM_TOOLS_PROGRESS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define PROGRESS_EVERY_S 10.0
 
@@ -19,5 +20,19 @@ void progress_what(const char *what);
  * call starts the clock where progress_start was not called (a sweep's
  * points: their iteration lines, no heartbeat). */
 bool progress_due(void);
+/* Seconds until a line is due (0: now); the clock as progress_due. */
+double progress_wait_s(void);
+
+/* What a line is part of beyond the run: a sweep's point. Each line starts
+ * "dpusim: PREFIX: " and ends with what tail writes into its buffer (the
+ * sweep's own progress, "; sweep: ..."); NULL for none. The prefix is
+ * copied (cut short past 1023 bytes) and restarts the heartbeat's wall
+ * clock, which then counts the point's time; ctx must outlive the
+ * context, which stays until replaced. */
+typedef void progress_tail_fn(void *ctx, char *buf, size_t n);
+void progress_context(const char *prefix, progress_tail_fn *tail, void *ctx);
+
+/* One progress line on stderr, flushed: "dpusim: [PREFIX: ]TEXT[TAIL]". */
+void progress_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -460,10 +460,9 @@ static void say_progress(void *obj, uint32_t done, uint32_t total, double sim_s)
 	double left = per_iter * ((double)(p->reps - p->rep) * total - done);
 	if (done == total || !progress_due())
 		return;
-	fprintf(stderr, "dpusim: %s: replication %d/%d, iteration %u/%u done, simulated %.4g s, "
-		"wall %.0f s, about %.0f s left\n", p->variant, p->rep + 1, p->reps, done, total,
-		sim_s, now - p->t0, left);
-	fflush(stderr);
+	progress_say("%s: replication %d/%d, iteration %u/%u done, simulated %.4g s, wall %.0f s, "
+		     "about %.0f s left", p->variant, p->rep + 1, p->reps, done, total, sim_s,
+		     now - p->t0, left);
 }
 
 int train_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,

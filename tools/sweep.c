@@ -19,6 +19,8 @@
 #include "models/canon.h"
 #include "sim/err.h"
 #include "tools/cli.h"
+#include "tools/human.h"
+#include "tools/progress.h"
 
 /* ---- the file and the plan ------------------------------------------ */
 
@@ -130,6 +132,42 @@ int sweep_plan(sweep *c, size_t shard, size_t nshards)
 	return 0;
 }
 
+int sweep_plan_eta(sweep *c, unsigned par)
+{
+	if (sweep_eta_init(&c->eta, c->ntodo, par))
+		return cli_error("out of memory"), SIM_ENOMEM;
+	for (size_t k = 0; k < c->ntodo; k++) {
+		scn_scenario *p = NULL;
+		diag *d = diag_new();
+		if (!d)
+			return cli_error("out of memory"), SIM_ENOMEM;
+		if (!scn_sweep_point(c->s, c->todo[k], &p, d))
+			c->eta.work[k] = sweep_point_work(p);
+		scn_free(p);
+		diag_free(d);
+	}
+	return 0;
+}
+
+/* Point i's place in c->todo (ascending), or c->ntodo. */
+static size_t todo_pos(const sweep *c, size_t i)
+{
+	size_t lo = 0, hi = c->ntodo;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->todo[mid] < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->ntodo && c->todo[lo] == i ? lo : c->ntodo;
+}
+
+void sweep_started(sweep *c, size_t i)
+{
+	sweep_eta_start(&c->eta, todo_pos(c, i), cli_wall_s());
+}
+
 /* ---- one point ------------------------------------------------------- */
 
 /* Puts the sweep's identity into r: label, hash, file; index as info. */
@@ -164,11 +202,16 @@ static void test_stop_at(size_t i)
 	raise(SIGSTOP);
 }
 
-int sweep_compute(const sweep *c, size_t i, rep_report **out, diag *d)
+/* Point i as sweep_compute, its progress lines ending with tail's text. */
+static int compute(const sweep *c, size_t i, rep_report **out, diag *d, progress_tail_fn *tail)
 {
+	char label[SWEEP_LABEL_MAX], prefix[SWEEP_LABEL_MAX + 32];
 	scn_scenario *p = NULL;
 	int rc;
 	test_stop_at(i);
+	sweep_label(c, i, label, sizeof label);
+	snprintf(prefix, sizeof prefix, "sweep point (%s)", label[0] ? label : "no sweep");
+	progress_context(prefix, tail, (void *)c);
 	rc = scn_sweep_point(c->s, i, &p, d);
 	*out = NULL;
 	if (!rc)
@@ -181,7 +224,13 @@ int sweep_compute(const sweep *c, size_t i, rep_report **out, diag *d)
 	}
 	if (rc && !diag_count(d))
 		diag_add(d, NULL, 0, 0, "%s", sim_strerror(rc));
+	progress_context(NULL, NULL, NULL);
 	return rc;
+}
+
+int sweep_compute(const sweep *c, size_t i, rep_report **out, diag *d)
+{
+	return compute(c, i, out, d, NULL);
 }
 
 /* header + body into one malloc'd message. */
@@ -239,22 +288,58 @@ int sweep_parse_header(const char *hdr, long *point, int *status, size_t *len)
 
 /* ---- storing and progress ------------------------------------------- */
 
+/* ", about 3.25 min left" when the estimate has something to go on
+ * (sweep_eta.h) and points are left, else "". */
+static void left_text(const sweep *c, char *buf, size_t n)
+{
+	char t[32];
+	double left = c->eta.n == c->ntodo && c->ntodo ? sweep_eta_left_s(&c->eta, cli_wall_s()) : -1;
+	buf[0] = '\0';
+	if (left > 0 && left < 10) /* an estimate: no more digits than it has */
+		snprintf(buf, n, ", about %.2g s left", left);
+	else if (left > 0 && left < 120)
+		snprintf(buf, n, ", about %.0f s left", left);
+	else if (left > 0)
+		snprintf(buf, n, ", about %s left", hum_duration(t, sizeof t, left));
+}
+
+/* "45.2 s elapsed, about 1.1 min left" */
+static void elapsed_text(const sweep *c, char *buf, size_t n)
+{
+	char el[32], left[64];
+	left_text(c, left, sizeof left);
+	snprintf(buf, n, "%s elapsed%s", hum_duration(el, sizeof el, cli_wall_s() - c->t0_s), left);
+}
+
+/* "3/6 points done, 45.2 s elapsed, about 1.1 min left" */
+static void status_text(const sweep *c, char *buf, size_t n)
+{
+	char el[128];
+	elapsed_text(c, el, sizeof el);
+	snprintf(buf, n, "%zu/%zu points done, %s", c->done + c->failed + c->late, c->ntodo, el);
+}
+
 static void draw_bar(sweep *c)
 {
-	double el = cli_wall_s() - c->t0_s, rate = el > 0 ? (double)c->done / el : 0;
 	size_t n = c->done + c->failed + c->late, width = 30, fill = c->ntodo ? n * width / c->ntodo : width;
-	char bar[64];
+	char bar[64], el[32], left[64];
 	memset(bar, '#', fill);
 	memset(bar + fill, '.', width - fill);
 	bar[width] = '\0';
-	fprintf(c->progress, "\r[%s] %zu/%zu points  %.2f points/s", bar, n, c->ntodo, rate);
-	if (rate > 0 && n < c->ntodo) {
-		double left = (double)(c->ntodo - n) / rate;
-		fprintf(c->progress, "  %d:%02d left ", (int)(left / 60), (int)fmod(left, 60));
-	} else {
-		fputs("           ", c->progress);
-	}
+	left_text(c, left, sizeof left);
+	fprintf(c->progress, "\r[%s] %zu/%zu points  %s elapsed%s ", bar, n, c->ntodo,
+		hum_duration(el, sizeof el, cli_wall_s() - c->t0_s), left);
+	fputs("\033[K", c->progress); /* the rest of a longer line before */
 	fflush(c->progress);
+}
+
+/* A running point's lines in the serial driver end with the sweep's own
+ * progress (progress_context). */
+static void serial_tail(void *ctx, char *buf, size_t n)
+{
+	char st[256];
+	status_text(ctx, st, sizeof st);
+	snprintf(buf, n, "; sweep: %s", st);
 }
 
 void sweep_progress_start(sweep *c)
@@ -275,15 +360,46 @@ void sweep_progress_end(sweep *c)
 
 static void note_point(sweep *c, size_t i, int64_t run_id, const char *what)
 {
-	char label[SWEEP_LABEL_MAX];
+	char label[SWEEP_LABEL_MAX], st[128], t[32];
+	double took;
+	size_t k;
 	if (!c->progress)
 		return;
 	if (c->tty)
 		return draw_bar(c);
 	sweep_label(c, i, label, sizeof label);
-	fprintf(c->progress, "sweep: point %zu/%zu %s %lld (%s) [%.1f s]\n",
+	k = todo_pos(c, i);
+	took = k < c->eta.n ? c->eta.took_s[k] : NAN;
+	elapsed_text(c, st, sizeof st);
+	fprintf(c->progress, "sweep: point %zu/%zu %s %lld (%s)%s%s; %s\n",
 		c->done + c->failed + c->late, c->ntodo, what, (long long)run_id,
-		label[0] ? label : "no sweep", cli_wall_s() - c->t0_s);
+		label[0] ? label : "no sweep", isfinite(took) ? " in " : "",
+		isfinite(took) ? hum_duration(t, sizeof t, took) : "", st);
+}
+
+void sweep_progress_tick(sweep *c)
+{
+	char st[256], label[SWEEP_LABEL_MAX], el[32];
+	double now = cli_wall_s(), longest = -1;
+	size_t running = 0, at = 0;
+	if (!c->progress || c->tty || now - c->tick_s < SWEEP_TICK_MIN_S || !c->eta.n)
+		return;
+	for (size_t k = 0; k < c->eta.n; k++)
+		if (isfinite(c->eta.start_s[k]) && !c->eta.over[k]) {
+			running++;
+			if (now - c->eta.start_s[k] > longest) {
+				longest = now - c->eta.start_s[k];
+				at = k;
+			}
+		}
+	if (!running || !progress_due())
+		return;
+	c->tick_s = now;
+	status_text(c, st, sizeof st);
+	sweep_label(c, c->todo[at], label, sizeof label);
+	fprintf(c->progress, "sweep: %s; %zu running, the longest for %s (%s)\n", st, running,
+		hum_duration(el, sizeof el, longest), label[0] ? label : "no sweep");
+	fflush(c->progress);
 }
 
 /* -o DIR: DIR/NAME.pINDEX.json */
@@ -304,6 +420,7 @@ int sweep_accept(sweep *c, size_t i, rep_report *report, const char *why)
 	int64_t id = 0;
 	bool added = true;
 	int rc = 0;
+	sweep_eta_end(&c->eta, todo_pos(c, i), cli_wall_s(), report != NULL);
 	if (!report) {
 		c->failed++;
 		sweep_label(c, i, label, sizeof label);
@@ -365,7 +482,9 @@ int sweep_run_serial(sweep *c)
 		int rc;
 		if (!d)
 			return SIM_ENOMEM;
-		if (sweep_compute(c, c->todo[k], &r, d) && (f = open_memstream(&why, &wlen))) {
+		sweep_started(c, c->todo[k]);
+		if (compute(c, c->todo[k], &r, d, c->progress && !c->tty ? serial_tail : NULL) &&
+		    (f = open_memstream(&why, &wlen))) {
 			diag_print(d, f);
 			fclose(f);
 		}
@@ -486,6 +605,7 @@ static void assign(sweep *c, struct worker *w, size_t *next, bool stop)
 	if (!stop && *next < c->ntodo) {
 		w->point = (long)c->todo[(*next)++];
 		w->since_s = cli_wall_s();
+		sweep_started(c, (size_t)w->point);
 		snprintf(line, sizeof line, "%ld\n", w->point);
 		if (!write_all(w->to_fd, line, strlen(line)))
 			return;
@@ -554,6 +674,16 @@ static int wait_ms(const sweep *c, const struct worker *w, size_t n)
 	return left <= 0 ? 0 : (int)fmin(ceil(left * 1000), INT_MAX);
 }
 
+/* ms (-1: none) shortened to the next progress line off a terminal. */
+static int tick_ms(const sweep *c, int ms)
+{
+	int tick;
+	if (!c->progress || c->tty)
+		return ms;
+	tick = (int)ceil(fmax(progress_wait_s(), SWEEP_TICK_MIN_S) * 1000);
+	return ms < 0 || tick < ms ? tick : ms;
+}
+
 /* Worker k did not answer in time: killed (SIGKILL ends a stopped process
  * too), its point failed, and a new worker started in its slot. */
 static int expire(sweep *c, struct worker *w, size_t n, size_t k)
@@ -584,8 +714,9 @@ static int poll_round(sweep *c, struct worker *w, size_t n, size_t *next, int *f
 		return SIM_ENOMEM;
 	for (size_t k = 0; k < n; k++)
 		pf[k] = (struct pollfd){ .fd = w[k].point >= 0 ? w[k].from_fd : -1, .events = POLLIN };
-	if (poll(pf, (nfds_t)n, wait_ms(c, w, n)) < 0 && errno != EINTR)
+	if (poll(pf, (nfds_t)n, tick_ms(c, wait_ms(c, w, n))) < 0 && errno != EINTR)
 		rc = SIM_EIO;
+	sweep_progress_tick(c);
 	for (size_t k = 0; k < n && !rc; k++) {
 		if (pf[k].fd < 0)
 			continue;

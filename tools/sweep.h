@@ -14,6 +14,7 @@
 #include "models/scenario.h"
 #include "report/db.h"
 #include "tools/run.h"
+#include "tools/sweep_eta.h"
 
 #define SWEEP_MSG_MAGIC "dpusim-sweep/1"
 #define SWEEP_HDR_MAX 96    /* longest header line, newline included */
@@ -38,6 +39,8 @@ typedef struct sweep {
 	double t0_s;
 	size_t done, failed, skipped;
 	size_t late;               /* computed, but stored meanwhile by another sweep */
+	sweep_eta eta;             /* time left (sweep_plan_eta); n 0: no estimate */
+	double tick_s;             /* when sweep_progress_tick last printed */
 	/* --point-timeout: a point not answered within it fails, its worker
 	 * killed (--jobs) or given up (MPI). > 0 seconds; 0 none;
 	 * SWEEP_TIMEOUT_AUTO scales with the slowest point (sweep_timeout_s). */
@@ -64,6 +67,16 @@ int sweep_hash_file(sweep *c);
  * under (scenario, sha256, point label, seed) into c->todo, counting the
  * others in c->skipped. c->d must be open. 0, or a code with a message printed. */
 int sweep_plan(sweep *c, size_t shard, size_t nshards);
+
+/* The estimates of how long each point of c->todo takes (sweep_eta.h), par
+ * computed at once; a point that cannot be resolved counts no work (it
+ * will fail at once). 0, or SIM_ENOMEM (printed). Progress lines say the
+ * time left only after it. */
+int sweep_plan_eta(sweep *c, unsigned par);
+
+/* Drivers: point i was handed out now (to this process, a worker or a
+ * rank), for its wall time and the time left. */
+void sweep_started(sweep *c, size_t i);
 
 /* Point i's label as reports carry it, "key=value,key=value" in sweep
  * order; "" when the scenario has no sweep. */
@@ -110,6 +123,13 @@ int sweep_run_jobs(sweep *c, unsigned jobs);
 /* Progress: start, and the closing line. */
 void sweep_progress_start(sweep *c);
 void sweep_progress_end(sweep *c);
+
+/* Coordinator of workers or ranks, off a terminal: while points are being
+ * computed elsewhere, a line when one is due (progress_due, and at most one
+ * every SWEEP_TICK_MIN_S): points done, how many run and the longest
+ * running, the time elapsed and left. */
+#define SWEEP_TICK_MIN_S 0.1
+void sweep_progress_tick(sweep *c);
 
 /* ---- MPI (tools/sweep_mpi.c) ---------------------------------------- */
 

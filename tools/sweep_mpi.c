@@ -166,6 +166,7 @@ static int next_msg(sweep *c, struct ranks *rk, int *src, char **buf, int *len, 
 			if ((rk->state[r] == R_HELLO || rk->state[r] == R_BUSY) &&
 			    now - rk->since_s[r] >= limit && (rc = give_up(c, rk, r, limit)) && !*fatal)
 				*fatal = rc;
+		sweep_progress_tick(c);
 		poll(NULL, 0, 1);
 	}
 	return 0;
@@ -205,6 +206,7 @@ static int hand_out(sweep *c, struct ranks *rk, int dst, bool stop, size_t *next
 	rk->state[dst] = R_BUSY;
 	rk->point[dst] = point;
 	rk->since_s[dst] = cli_wall_s();
+	sweep_started(c, (size_t)point);
 	MPI_CHECK(MPI_Send(&point, 1, MPI_LONG, dst, TAG_WORK, MPI_COMM_WORLD));
 	return 0;
 }

@@ -13,7 +13,7 @@ E2E_TESTS += compare.sh runs.sh plot.sh
 TOOL_OBJS += $(BUILD)/tools/cmd_coll.o $(BUILD)/tools/bench_coll.o $(BUILD)/tools/human.o
 E2E_TESTS += coll.sh bench-coll.sh p2p.sh
 # sweeps and traces
-TOOL_OBJS += $(BUILD)/tools/trace.o $(BUILD)/tools/sweep.o $(BUILD)/tools/cmd_sweep.o
+TOOL_OBJS += $(BUILD)/tools/trace.o $(BUILD)/tools/sweep.o $(BUILD)/tools/sweep_eta.o $(BUILD)/tools/cmd_sweep.o
 UNIT_TESTS += trace sweep
 E2E_TESTS += sweep.sh
 # scenario commands: check, profiles, run --dump

@@ -34,10 +34,31 @@ expect_err '^dpusim: gpu-memory: still simulating' "each variant's heartbeat nam
 if [ "$OUT" = "$QUIET" ]; then ok "the heartbeat leaves stdout alone"; else not_ok "the heartbeat changed stdout"; fi
 
 # A sweep's point and a plan's finalist run the same loops: without a
-# terminal (which has the sweep's bar) their heartbeat says so too.
-printf 'extends: %s\nsweep:\n  workload.p2p.iterations: [20000]\n' "$P2P" >"$E2E_TMP/p2p-sweep.yaml"
+# terminal (which has the sweep's bar) their heartbeat says so too, naming
+# the point; a serial sweep's lines end with the sweep's own progress, and
+# each point stored says how long it took, the time elapsed and, from the
+# second size on, about how long the rest will take (tools/sweep_eta.h).
+printf 'extends: %s\nsweep:\n  workload.p2p.iterations: [20000, 20001]\n' "$P2P" >"$E2E_TMP/p2p-sweep.yaml"
 DPUSIM_PROGRESS_S=0 run_cmd "$DPUSIM" sweep "$E2E_TMP/p2p-sweep.yaml" --db "$E2E_TMP/s.db"
-expect_rc 0 "a sweep of one long p2p point"
-expect_err '^dpusim: host-memory: still simulating, simulated [0-9.e+-]+ s, wall [0-9]+ s$' \
-	"the sweep's point has its heartbeat"
+expect_rc 0 "a sweep of two long p2p points"
+D='[0-9.]+ (us|ms|s|min|h)'
+expect_err "^dpusim: sweep point \(workload.p2p.iterations=20000\): host-memory: still simulating, simulated [0-9.e+-]+ s, wall [0-9]+ s; sweep: 0/2 points done, $D elapsed\$" \
+	"the point's heartbeat names it and ends with the sweep's progress, nothing left said before a point is stored"
+expect_err "^sweep: point 1/2 stored as run 1 \(workload.p2p.iterations=20000\) in $D; $D elapsed, about [0-9.e+-]+ (s|min|h) left\$" \
+	"a stored point says its own wall time, the time elapsed and about how long the rest takes"
+expect_err "^dpusim: sweep point \(workload.p2p.iterations=20001\): host-memory: still simulating, .*; sweep: 1/2 points done, $D elapsed, about [0-9.e+-]+ (s|min|h) left\$" \
+	"the next point's heartbeat says the sweep's time left"
+expect_err "^sweep: point 2/2 stored as run 2 \(workload.p2p.iterations=20001\) in $D; $D elapsed\$" \
+	"the last point says nothing is left"
+
+# --jobs: each worker's heartbeat names its point (no sweep's progress: the
+# coordinator has it), and the coordinator says how the points run.
+DPUSIM_PROGRESS_S=0 run_cmd "$DPUSIM" sweep "$E2E_TMP/p2p-sweep.yaml" --db "$E2E_TMP/s2.db" --jobs 2
+expect_rc 0 "the sweep in two workers"
+expect_err '^dpusim: sweep point \(workload.p2p.iterations=2000[01]\): host-memory: still simulating, simulated [0-9.e+-]+ s, wall [0-9]+ s$' \
+	"a worker's heartbeat names its point"
+expect_err "^sweep: 0/2 points done, $D elapsed; 2 running, the longest for $D \\(workload.p2p.iterations=2000[01]\\)\$" \
+	"the coordinator's line: points done, running, the longest running"
+if grep -Eq 'dpusim: .*dpusim: ' <<<"$ERR"; then not_ok "two workers' lines ran into one: $(grep -E 'dpusim: .*dpusim: ' <<<"$ERR" | head -1)"
+else ok "each worker's line is whole"; fi
 finish

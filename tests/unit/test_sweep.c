@@ -2,6 +2,7 @@
  * a worker's message stored by the coordinator, failed and garbled points
  * stored as nothing, and the --jobs driver storing every point once. */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,6 +253,83 @@ START_TEST(timeout_scales)
 }
 END_TEST
 
+/* The time left (tools/sweep_eta.h): a power law is recovered, clamped,
+ * and taken as linear with one size only. */
+START_TEST(eta_exponent_fits)
+{
+	double w[] = { 1e3, 2e3, 4e3, 8e3 }, t[4], flat[] = { 5, 5, 5, 5 };
+	for (int i = 0; i < 4; i++)
+		t[i] = 3e-4 * pow(w[i], 1.5);
+	ck_assert_double_eq_tol(sweep_eta_exponent(w, t, 4), 1.5, 1e-9);
+	for (int i = 0; i < 4; i++)
+		t[i] = 1e-9 * pow(w[i], 3);
+	ck_assert(sweep_eta_exponent(w, t, 4) == ETA_ALPHA_MAX);
+	ck_assert(sweep_eta_exponent(flat, t, 4) == 1);
+	t[1] = NAN; /* not stored: passed over */
+	t[2] = t[3] = NAN;
+	ck_assert(sweep_eta_exponent(w, t, 4) == 1);
+}
+END_TEST
+
+/* Nothing to scale by until a point is stored; then the rest predicted
+ * from its time per work, a running point less what it has run, spread
+ * over the points computed at once; a point running past its prediction
+ * raises the scale; none left is 0. */
+START_TEST(eta_left_predicts)
+{
+	sweep_eta e;
+	ck_assert_int_eq(sweep_eta_init(&e, 3, 1), 0);
+	e.work[0] = 100, e.work[1] = 200, e.work[2] = 400;
+	sweep_eta_start(&e, 0, 10);
+	ck_assert(sweep_eta_left_s(&e, 11) < 0);
+	sweep_eta_end(&e, 0, 12, true);        /* 2 s for 100: 0.02 s per unit */
+	ck_assert_double_eq_tol(sweep_eta_left_s(&e, 12), 4 + 8, 1e-9);
+	sweep_eta_start(&e, 1, 12);
+	ck_assert_double_eq_tol(sweep_eta_left_s(&e, 13), 3 + 8, 1e-9);
+	/* 6 s into a point of 200: 0.03 s per unit now */
+	ck_assert_double_eq_tol(sweep_eta_left_s(&e, 18), 0 + 12, 1e-9);
+	e.par = 2;                             /* two points open, two at once */
+	ck_assert_double_eq_tol(sweep_eta_left_s(&e, 18), 6, 1e-9);
+	sweep_eta_end(&e, 1, 18, false);       /* failed: not fitted */
+	ck_assert_double_eq_tol(sweep_eta_left_s(&e, 18), 8, 1e-9);
+	sweep_eta_start(&e, 2, 18);
+	sweep_eta_end(&e, 2, 20, true);
+	ck_assert(sweep_eta_left_s(&e, 20) == 0);
+	sweep_eta_free(&e);
+}
+END_TEST
+
+/* A point's work grows with its GPUs and data-parallel ranks: training
+ * at twice the nodes (dp auto), and a collective of more ranks. */
+START_TEST(eta_work_grows)
+{
+	scn_scenario *small = fx_load_file("tests/data/train-small.yaml"), *big = NULL;
+	diag *d = diag_new();
+	double w1, w2, pw[8];
+	size_t np = scn->sweep.points;
+	ck_assert_ptr_nonnull(small);
+	w1 = sweep_point_work(small);
+	ck_assert(w1 >= 1);
+	ck_assert_int_eq(scn->sweep.points, 8);
+	for (size_t i = 0; i < np; i++) {
+		scn_scenario *p = NULL;
+		ck_assert_int_eq(scn_sweep_point(scn, i, &p, d), 0);
+		pw[i] = sweep_point_work(p);
+		scn_free(p);
+	}
+	/* sweep-small: nodes 2, 4, 8, 16 (outer) x ring, tree: more ranks, more work */
+	ck_assert(pw[0] == pw[1] && pw[0] < pw[2] && pw[2] < pw[4] && pw[4] < pw[6]);
+	big = fx_load_file("tests/data/train-small.yaml");
+	big->jobs[0].wl.gpus *= 2;
+	big->jobs[0].wl.train.dp *= 2;
+	w2 = sweep_point_work(big);
+	ck_assert(w2 > 2 * w1); /* the data-parallel ring counts */
+	scn_free(small);
+	scn_free(big);
+	diag_free(d);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("sweep");
@@ -260,6 +338,9 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, headers);
 	tcase_add_test(tc, timeout_scales);
+	tcase_add_test(tc, eta_exponent_fits);
+	tcase_add_test(tc, eta_left_predicts);
+	tcase_add_test(tc, eta_work_grows);
 	tcase_add_test(tc, labels_and_hash);
 	tcase_add_test(tc, value_labels_distinct);
 	tcase_add_test(tc, message_stored_and_skipped);
