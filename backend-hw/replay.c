@@ -464,10 +464,14 @@ static int load(const replay_opts *o, scn_scenario **s)
 		return err;
 	}
 	if (err && hw_comm_rank() == 0) {
-		if (d && diag_count(d))
+		if (d && diag_count(d)) {
 			diag_print(d, stderr);
-		else
+			/* the closing line dpusim's commands print (scn_cli_load) */
+			hw_error("'%s' is not a valid scenario (%zu error%s)", o->file, diag_count(d),
+				 diag_count(d) == 1 ? "" : "s");
+		} else {
 			hw_error("%s: %s", o->file, sim_strerror(err));
+		}
 	}
 	diag_free(d);
 	return err;

@@ -90,6 +90,10 @@ printf 'name: broken\ncluster: { nodes: 1 }\nbogus_key: 3\n' >"$E2E_TMP/bad.yaml
 run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$E2E_TMP/bad.yaml"
 expect_rc 2 "a malformed scenario is refused"
 expect_err 'bad\.yaml:[0-9]+:[0-9]+: ' "with file:line:column"
+expect_err "^dpusim-hw: (rank 0: )?error: '.*bad\\.yaml' is not a valid scenario \\([0-9]+ errors\\)$" "and the closing line dpusim prints"
+run_cmd "$HW" replay '3 '
+expect_rc 2 "a scenario that does not exist is refused"
+expect_err "^dpusim-hw: (rank 0: )?error: '3 ' is not a valid scenario \\(1 error\\)$" "the name quoted, its spaces seen (tools/fuzz-cli seed 1205)"
 
 run_cmd "$HW" replay
 expect_rc 2 "replay without a FILE"
