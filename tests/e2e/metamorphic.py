@@ -36,11 +36,29 @@ REL_SHARED = 5e-4
 # known, not counted, and reported as fixed (a failure, so the entry is
 # removed) when they no longer occur. (check, faster, slower) as ordered()
 # names them.
-KNOWN = set()
-# (Empty since issue 16's tuner fix: 70b-fat-tree's rdma ran 5.5% slower than
-# host-tcp on ECMP (the default before D-mod-K became InfiniBand's): the
-# two-replica all-reduce ran a tree under host-tcp and a ring under rdma,
-# each on routes of its own. 70b-fat-tree-ecmp keeps that fabric.)
+# no_slower's entries are (check, variant).
+KNOWN = {
+    # deep-pp, 200 -> 400 Gb/s: host-tcp +0.69%, rdma +0.24% (rdma-gdr, whose
+    # bytes never cross host memory, -1.2%). Both cross the node's host
+    # memory (153.6 GB/s of network traffic, 4 and 2 times per byte), which
+    # the last stages' data-parallel rings, off the critical path, share
+    # max-min with the first stages' gradient sends, on it, during the
+    # 1F1B cooldown. At 200 Gb/s the NICs the rings and the sends have in
+    # common hold part of the rings' traffic, leaving host memory to the
+    # sends; at 400 Gb/s the rings take their full share and the sends,
+    # hence the cooldown, slow. With host memory out of the way (mem_bw
+    # 9 TB/s) all three are monotone (host-tcp 12.184 -> 11.928 s). NCCL
+    # gives a pipeline send no priority over a ring on a bus either, so
+    # the paradox is the sharing's, kept visible here rather than tuned
+    # away (measured December 2026, session note of issue 16).
+    ("deep-pp: link 200 -> 400 Gb/s", "host-tcp"),
+    ("deep-pp: link 200 -> 400 Gb/s", "rdma"),
+}
+# (The transports' ordering has none since issue 16's tuner fix: 70b-fat-
+# tree's rdma ran 5.5% slower than host-tcp on ECMP (the default before
+# D-mod-K became InfiniBand's): the two-replica all-reduce ran a tree under
+# host-tcp and a ring under rdma, each on routes of its own.
+# 70b-fat-tree-ecmp keeps that fabric.)
 DPUSIM, TMP = sys.argv[1], sys.argv[2]
 RUNS = {}
 CX7 = {"profile": "ConnectX-7-NDR", "rdma_latency": "0.6us"}
@@ -162,7 +180,21 @@ def shapes():
     ds = copy.deepcopy(tppp)
     ds["name"] = "tp-pp-deepspeed"
     ds["workload"]["pipeline_engine"] = "deepspeed"
-    return [dense, tppp, storage, enc, coll, big, big_ecmp, ds]
+    # A deep pipeline's cooldown: a 405B-shaped model (Llama 3's layout,
+    # Dubey et al. 2024), tp 8 x pp 16 x dp 2, 16 microbatches, where the
+    # last stages' data-parallel rings run beside the first stages'
+    # gradient sends, both through host memory under host-tcp.
+    deep = {"name": "deep-pp", "seed": 6, "cluster": cluster(32, 8, "fat-tree"),
+            "workload": {"model": "custom",
+                         "transformer": {"layers": 128, "hidden": 16384, "heads": 128,
+                                         "kv_heads": 8, "ffn": 53248, "ffn_mats": 3,
+                                         "seq": 8192, "vocab": 128256, "block": "llama"},
+                         "precision": "bf16",
+                         "parallelism": {"tp": 8, "pp": 16, "dp": 2, "zero_stage": 1},
+                         "batch": {"global": 32, "micro": 1}, "recompute": True,
+                         "iterations": 1},
+            "variants": transports()}
+    return [dense, tppp, storage, enc, coll, big, big_ecmp, ds, deep]
 
 
 def no_slower(desc, before, after, variants):
@@ -175,6 +207,11 @@ def no_slower(desc, before, after, variants):
         x, y = iteration(a, v), iteration(b, v)
         if x is None or y is None:
             not_ok("%s: variant %s missing" % (desc, v))
+        elif (desc, v) in KNOWN and y <= x * (1 + REL_SHARED):
+            not_ok("%s: %s %.6g s -> %.6g s holds now: remove it from KNOWN" % (desc, v, x, y))
+        elif (desc, v) in KNOWN:
+            sys.stderr.write("# known (KNOWN, issue 16): %s: %s slower %.6g s -> %.6g s "
+                             "(+%.3f%%)\n" % (desc, v, x, y, 100 * (y / x - 1)))
         elif y <= x * (1 + REL):
             ok("%s: %s %.6g s -> %.6g s" % (desc, v, x, y))
         elif y <= x * (1 + REL_SHARED):
@@ -245,15 +282,18 @@ def gpu_faster(scn):
 
 
 def main():
-    dense, tppp, storage, enc, coll, big, big_ecmp, ds = shapes()
-    for scn in (dense, tppp, coll, big, big_ecmp, ds):
+    dense, tppp, storage, enc, coll, big, big_ecmp, ds, deep = shapes()
+    for scn in (dense, tppp, coll, big, big_ecmp, ds, deep):
         ordered(scn["name"] + ": transports", scn, ["rdma-gdr", "rdma", "host-tcp"])
     ordered("encrypted: crypto", enc, ["none", "inline", "host"])
     ordered("storage-bound: storage path", storage, ["gds", "nvmeof", "nfs"])
-    for scn in (dense, tppp, coll, enc, ds):
+    for scn in (dense, tppp, coll, enc, ds, deep):
         no_slower(scn["name"] + ": link 100 -> 200 Gb/s", scn,
                   changed(scn, ["cluster", "fabric", "link_rate"], "200Gbps"),
                   variant_names(scn))
+    no_slower(deep["name"] + ": link 200 -> 400 Gb/s",
+              changed(deep, ["cluster", "fabric", "link_rate"], "200Gbps"),
+              changed(deep, ["cluster", "fabric", "link_rate"], "400Gbps"), variant_names(deep))
     for scn in (dense, tppp, storage, ds):
         no_slower(scn["name"] + ": GPU twice as fast", scn, gpu_faster(scn),
                   variant_names(scn))
