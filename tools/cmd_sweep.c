@@ -215,8 +215,8 @@ static int coordinate(const struct args *a, int ranks)
 		c.progress = NULL;
 	}
 	sweep_progress_start(&c);
-	if (!c.tty)
-		progress_start(); /* a long point says it is alive (a terminal has the bar) */
+	progress_start(); /* a long point says it is alive */
+	sweep_progress_bar(&c); /* on a terminal, by redrawing the bar */
 	if (ranks > 1) {
 		int mrc = sweep_mpi_coordinate(&c, ranks);
 		rc = rc ? rc : mrc;
@@ -226,6 +226,7 @@ static int coordinate(const struct args *a, int ranks)
 		rc = a->jobs > 1 || (a->timeout_given && a->timeout_s > 0)
 			     ? sweep_run_jobs(&c, a->jobs) : sweep_run_serial(&c);
 	}
+	progress_bar(NULL, NULL);
 	sweep_progress_end(&c);
 	if (c.s && c.d)
 		summary(&c, a);

@@ -17,7 +17,35 @@ static struct {
 	char prefix[1024];      /* a sweep point's, cut short past this */
 	progress_tail_fn *tail;
 	void *tail_ctx;
+	progress_bar_fn *bar;   /* a terminal's bar instead of lines */
+	void *bar_ctx;
+	double bar_last;
+	bool mute;
 } pg = { .every_s = PROGRESS_EVERY_S };
+
+void progress_bar(progress_bar_fn *fn, void *ctx)
+{
+	pg.bar = fn;
+	pg.bar_ctx = ctx;
+}
+
+void progress_mute(bool on)
+{
+	pg.mute = on;
+}
+
+static void start_clock(void);
+
+/* The bar redrawn, at most every PROGRESS_BAR_S (or the line interval, if
+ * shorter: tests). */
+static void redraw(void)
+{
+	double now = cli_wall_s();
+	if (now - pg.bar_last < fmin(PROGRESS_BAR_S, pg.every_s))
+		return;
+	pg.bar_last = now;
+	pg.bar(pg.bar_ctx);
+}
 
 void progress_context(const char *prefix, progress_tail_fn *tail, void *ctx)
 {
@@ -33,6 +61,10 @@ void progress_say(const char *fmt, ...)
 	char line[2048], tail[256] = "";
 	int n;
 	va_list ap;
+	if (pg.mute)
+		return;
+	if (pg.bar)
+		return redraw();
 	if (pg.tail)
 		pg.tail(pg.tail_ctx, tail, sizeof tail);
 	n = snprintf(line, sizeof line, "dpusim: %s%s", pg.prefix, pg.prefix[0] ? ": " : "");
@@ -49,6 +81,13 @@ void progress_say(const char *fmt, ...)
 static void beat(void *ctx, sim_time now)
 {
 	(void)ctx;
+	if (pg.mute)
+		return;
+	if (pg.bar) {
+		if (!pg.on)
+			start_clock();
+		return redraw();
+	}
 	if (!progress_due())
 		return;
 	progress_say("%s: still simulating, simulated %.4g s, wall %.0f s",

@@ -32,6 +32,15 @@ double progress_wait_s(void);
 typedef void progress_tail_fn(void *ctx, char *buf, size_t n);
 void progress_context(const char *prefix, progress_tail_fn *tail, void *ctx);
 
+/* On a terminal a sweep draws a bar instead of lines: while fn is set, the
+ * heartbeat and every progress_say call fn(ctx) instead, at most every
+ * PROGRESS_BAR_S (the line interval where that is shorter); NULL: lines
+ * again. Muted (a --jobs worker under a terminal's bar), nothing is said. */
+#define PROGRESS_BAR_S 1.0
+typedef void progress_bar_fn(void *ctx);
+void progress_bar(progress_bar_fn *fn, void *ctx);
+void progress_mute(bool on);
+
 /* One progress line on stderr, flushed: "dpusim: [PREFIX: ]TEXT[TAIL]". */
 void progress_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -319,6 +319,20 @@ static void status_text(const sweep *c, char *buf, size_t n)
 	snprintf(buf, n, "%zu/%zu points done, %s", c->done + c->failed + c->late, c->ntodo, el);
 }
 
+static void draw_bar(sweep *c);
+
+/* progress_bar's callback: the terminal's bar, redrawn while a point runs. */
+static void redraw_bar(void *ctx)
+{
+	draw_bar(ctx);
+}
+
+void sweep_progress_bar(sweep *c)
+{
+	if (c->progress && c->tty)
+		progress_bar(redraw_bar, c);
+}
+
 static void draw_bar(sweep *c)
 {
 	size_t n = c->done + c->failed + c->late, width = 30, fill = c->ntodo ? n * width / c->ntodo : width;
@@ -382,8 +396,15 @@ void sweep_progress_tick(sweep *c)
 	char st[256], label[SWEEP_LABEL_MAX], el[32];
 	double now = cli_wall_s(), longest = -1;
 	size_t running = 0, at = 0;
-	if (!c->progress || c->tty || now - c->tick_s < SWEEP_TICK_MIN_S || !c->eta.n)
+	if (!c->progress || now - c->tick_s < SWEEP_TICK_MIN_S || !c->eta.n)
 		return;
+	if (c->tty) { /* the bar, with its clock moving */
+		if (now - c->tick_s >= PROGRESS_BAR_S) {
+			c->tick_s = now;
+			draw_bar(c);
+		}
+		return;
+	}
 	for (size_t k = 0; k < c->eta.n; k++)
 		if (isfinite(c->eta.start_s[k]) && !c->eta.over[k]) {
 			running++;
@@ -551,6 +572,8 @@ static int read_line(int fd, char *buf, size_t n)
 static _Noreturn void worker_main(const sweep *c, int in_fd, int out_fd)
 {
 	char line[32];
+	if (c->tty)
+		progress_mute(true); /* the coordinator's bar says how it goes */
 	while (!read_line(in_fd, line, sizeof line)) {
 		unsigned long long i;
 		char *msg = NULL;
@@ -678,9 +701,9 @@ static int wait_ms(const sweep *c, const struct worker *w, size_t n)
 static int tick_ms(const sweep *c, int ms)
 {
 	int tick;
-	if (!c->progress || c->tty)
+	if (!c->progress)
 		return ms;
-	tick = (int)ceil(fmax(progress_wait_s(), SWEEP_TICK_MIN_S) * 1000);
+	tick = (int)ceil((c->tty ? PROGRESS_BAR_S : fmax(progress_wait_s(), SWEEP_TICK_MIN_S)) * 1000);
 	return ms < 0 || tick < ms ? tick : ms;
 }
 

@@ -124,6 +124,10 @@ int sweep_run_jobs(sweep *c, unsigned jobs);
 void sweep_progress_start(sweep *c);
 void sweep_progress_end(sweep *c);
 
+/* On a terminal: a point's progress (its heartbeat, its iterations)
+ * redraws the bar rather than printing lines (progress_bar). */
+void sweep_progress_bar(sweep *c);
+
 /* Coordinator of workers or ranks, off a terminal: while points are being
  * computed elsewhere, a line when one is due (progress_due, and at most one
  * every SWEEP_TICK_MIN_S): points done, how many run and the longest

@@ -61,4 +61,28 @@ expect_err "^sweep: 0/2 points done, $D elapsed; 2 running, the longest for $D \
 	"the coordinator's line: points done, running, the longest running"
 if grep -Eq 'dpusim: .*dpusim: ' <<<"$ERR"; then not_ok "two workers' lines ran into one: $(grep -E 'dpusim: .*dpusim: ' <<<"$ERR" | head -1)"
 else ok "each worker's line is whole"; fi
+
+# On a terminal a point's progress redraws the sweep's bar, its clock and
+# time left moving, rather than printing lines over it; --jobs workers keep
+# quiet there, the coordinator redraws.
+if command -v script >/dev/null; then
+	DPUSIM_PROGRESS_S=0 script -qec "$DPUSIM sweep $E2E_TMP/p2p-sweep.yaml --db $E2E_TMP/tty.db" /dev/null >"$E2E_TMP/tty.out" 2>&1
+	bars=$(tr '\r' '\n' <"$E2E_TMP/tty.out")
+	n=$(grep -c '^\[\.*\] 0/2 points' <<<"$bars")
+	if [ "$n" -ge 2 ]; then ok "the bar is redrawn while the first point runs ($n times)"
+	else not_ok "the bar was drawn $n times before the first point ended: $(head -c 300 "$E2E_TMP/tty.out" | cat -v)"; fi
+	if grep -Eq '^\[#+\.*\] 1/2 points  [0-9.]+ (us|ms|s) elapsed, about [0-9.e+-]+ (s|min|h) left' <<<"$bars"; then
+		ok "the bar says the time left once a point is stored"
+	else not_ok "no time left on the bar: $(head -c 300 "$E2E_TMP/tty.out" | cat -v)"; fi
+	if grep -q 'still simulating\|iteration .* done' "$E2E_TMP/tty.out"; then not_ok "progress lines printed over the bar"
+	else ok "no progress lines over the bar"; fi
+	DPUSIM_PROGRESS_S=0 script -qec "$DPUSIM sweep $E2E_TMP/p2p-sweep.yaml --db $E2E_TMP/tty2.db --jobs 2" /dev/null >"$E2E_TMP/tty2.out" 2>&1
+	# the coordinator redraws once a second; a worker redrawing on its
+	# heartbeats (every few ms here) would draw dozens
+	n=$(tr '\r' '\n' <"$E2E_TMP/tty2.out" | grep -c '^\[\.*\] 0/2 points')
+	if grep -q 'still simulating' "$E2E_TMP/tty2.out"; then not_ok "a --jobs worker printed over the bar"
+	elif [ "$n" -gt 8 ]; then not_ok "--jobs on a terminal: the bar drawn $n times before a point ended (workers drawing it?)"
+	elif grep -q '2/2 points' "$E2E_TMP/tty2.out"; then ok "--jobs on a terminal: the coordinator's bar alone ($n before a point ended)"
+	else not_ok "--jobs on a terminal: no bar: $(head -c 300 "$E2E_TMP/tty2.out" | cat -v)"; fi
+fi
 finish
