@@ -27,7 +27,9 @@
 #include "tools/commands.h"
 #include "report/db.h"
 #include "report/report.h"
+#include "tools/human.h"
 #include "tools/progress.h"
+#include "tools/sweep_eta.h"
 #include "tools/run.h"
 #include "tools/scn_cli.h"
 
@@ -621,18 +623,25 @@ static double metric(const rep_variant *v, const char *name)
 /* Simulates finalist c; its report (owned by the caller) in *out and each
  * variant's figures in rows[variant]. A layout the scenario's own checks
  * refuse is skipped (returns SIM_EINVAL, its first message in why). */
+/* Finalist c's scenario (its text in text) into *cs, messages in d. */
+static int load_finalist(const plan_opts *o, const char *abs, const scn_training *t, bool cost,
+			 const cand *c, long global, char *text, size_t ntext, scn_scenario **cs,
+			 diag *d)
+{
+	scn_opts so = { .profile_dir = o->c.profile_dir, .profile_files = o->c.profiles,
+			.nprofile_files = o->c.nprofiles };
+	int rc = finalist_text(abs, t, cost, c, global, text, ntext);
+	return rc ? rc : scn_load_buffer(o->c.file, text, strlen(text), &so, cs, d);
+}
+
 static int simulate(const plan_opts *o, const char *abs, const scn_training *t, bool cost,
 		    const cand *c,
 		    long global, char *text, size_t ntext, rep_report **out, plan_row *rows,
 		    char *why, size_t nwhy)
 {
-	scn_opts so = { .profile_dir = o->c.profile_dir, .profile_files = o->c.profiles,
-			.nprofile_files = o->c.nprofiles };
 	scn_scenario *cs = NULL;
 	diag *d = diag_new();
-	int rc = d ? finalist_text(abs, t, cost, c, global, text, ntext) : SIM_ENOMEM;
-	if (!rc)
-		rc = scn_load_buffer(o->c.file, text, strlen(text), &so, &cs, d);
+	int rc = d ? load_finalist(o, abs, t, cost, c, global, text, ntext, &cs, d) : SIM_ENOMEM;
 	if (!rc) {
 		run_opts ro = { .replications = 1 };
 		rc = run_scenario(cs, &ro, out, d);
@@ -830,6 +839,73 @@ static int job_gpu(const plan_opts *o, const scn_scenario *s, gpu_spec *g, plan_
 	return rc;
 }
 
+/* The finalists' progress: how long each takes, sized by its work
+ * (tools/sweep_eta.h), for their run lines' tails and a line per finalist. */
+typedef struct plan_progress {
+	sweep_eta eta;
+	double t0_s;
+	size_t done;
+} plan_progress;
+
+static void plan_tail(void *ctx, char *buf, size_t n)
+{
+	const plan_progress *p = ctx;
+	char el[128];
+	double now = cli_wall_s();
+	sweep_eta_text(&p->eta, now - p->t0_s, now, el, sizeof el);
+	snprintf(buf, n, "; plan: %zu/%zu finalists done, %s", p->done, p->eta.n, el);
+}
+
+/* Each finalist's work, for the time left (0 where one cannot be loaded:
+ * it is skipped at once). */
+static int plan_progress_init(plan_progress *p, const plan_opts *o, const char *abs,
+			      const scn_training *t, bool cost, const cand *v, size_t nf, long global)
+{
+	char *text = malloc(8192);
+	if (!text || sweep_eta_init(&p->eta, nf, 1)) {
+		free(text);
+		return SIM_ENOMEM;
+	}
+	p->t0_s = cli_wall_s();
+	for (size_t i = 0; i < nf; i++) {
+		scn_scenario *cs = NULL;
+		diag *d = diag_new();
+		if (d && !load_finalist(o, abs, t, cost, &v[i], global, text, 8192, &cs, d))
+			p->eta.work[i] = sweep_point_work(cs);
+		scn_free(cs);
+		diag_free(d);
+	}
+	free(text);
+	return 0;
+}
+
+static void finalist_started(plan_progress *p, size_t i, const cand *c)
+{
+	char prefix[256];
+	snprintf(prefix, sizeof prefix, "plan finalist %zu/%zu (nodes %d, tp %d, pp %d, dp %d, "
+		 "micro %d, zero %d, recompute %s, v %d, sp %s, cp %d)", i + 1, p->eta.n, c->nodes,
+		 c->tp, c->pp, c->dp, c->mb, c->zero, c->recompute ? "on" : "off", c->vp,
+		 c->sp ? "on" : "off", c->cp);
+	sweep_eta_start(&p->eta, i, cli_wall_s());
+	progress_context(prefix, plan_tail, p);
+}
+
+/* Finalist i is over; one simulated (ok) gets a line: its own wall time,
+ * the time elapsed and left (a skipped one has its own, plan_run's). */
+static void finalist_done(plan_progress *p, size_t i, bool ok)
+{
+	char el[128], t[32];
+	double now = cli_wall_s();
+	progress_context(NULL, NULL, NULL);
+	sweep_eta_end(&p->eta, i, now, ok);
+	p->done++;
+	if (!ok)
+		return;
+	sweep_eta_text(&p->eta, now - p->t0_s, now, el, sizeof el);
+	fprintf(stderr, "dpusim: plan: finalist %zu/%zu simulated in %s; %s\n", i + 1, p->eta.n,
+		hum_duration(t, sizeof t, now - p->eta.start_s[i]), el);
+}
+
 static int plan_run(plan_opts *o, const scn_scenario *s)
 {
 	const scn_training *t = &s->jobs[0].wl.train;
@@ -867,7 +943,9 @@ static int plan_run(plan_opts *o, const scn_scenario *s)
 	rep_report **reps = calloc(nf, sizeof *reps);
 	char **texts = calloc(nf, sizeof *texts);
 	plan_row *rows = calloc(nf * SCN_MAX_VARIANTS, sizeof *rows);
-	if (!reps || !texts || !rows)
+	plan_progress pg = { 0 };
+	if (!reps || !texts || !rows ||
+	    plan_progress_init(&pg, o, abs, t, s->cost.present, l.v, nf, global))
 		rc = cli_usage_error("plan: out of memory");
 	for (size_t i = 0; i < nf && !rc; i++) {
 		char why[512];
@@ -876,12 +954,15 @@ static int plan_run(plan_opts *o, const scn_scenario *s)
 			rc = cli_usage_error("plan: out of memory");
 			break;
 		}
+		finalist_started(&pg, i, &l.v[i]);
 		if (simulate(o, abs, t, s->cost.present, &l.v[i], global, texts[i], 8192, &reps[i], vr, why, sizeof why)) {
+			finalist_done(&pg, i, false);
 			fprintf(stderr, "dpusim: plan: layout %zu skipped: %s\n", i + 1, why);
 			rep_free(reps[i]);
 			reps[i] = NULL;
 			continue;
 		}
+		finalist_done(&pg, i, true);
 		for (size_t v = 0; v < s->nvariants; v++)
 			rows[v * nf + ok] = vr[v];
 		ok++;
@@ -905,6 +986,7 @@ static int plan_run(plan_opts *o, const scn_scenario *s)
 	free(texts);
 	free(rows);
 	free(l.v);
+	sweep_eta_free(&pg.eta);
 	return rc;
 }
 

@@ -288,27 +288,11 @@ int sweep_parse_header(const char *hdr, long *point, int *status, size_t *len)
 
 /* ---- storing and progress ------------------------------------------- */
 
-/* ", about 3.25 min left" when the estimate has something to go on
- * (sweep_eta.h) and points are left, else "". */
-static void left_text(const sweep *c, char *buf, size_t n)
-{
-	char t[32];
-	double left = c->eta.n == c->ntodo && c->ntodo ? sweep_eta_left_s(&c->eta, cli_wall_s()) : -1;
-	buf[0] = '\0';
-	if (left > 0 && left < 10) /* an estimate: no more digits than it has */
-		snprintf(buf, n, ", about %.2g s left", left);
-	else if (left > 0 && left < 120)
-		snprintf(buf, n, ", about %.0f s left", left);
-	else if (left > 0)
-		snprintf(buf, n, ", about %s left", hum_duration(t, sizeof t, left));
-}
-
-/* "45.2 s elapsed, about 1.1 min left" */
+/* "45.2 s elapsed, about 1.1 min left" (sweep_eta_text) */
 static void elapsed_text(const sweep *c, char *buf, size_t n)
 {
-	char el[32], left[64];
-	left_text(c, left, sizeof left);
-	snprintf(buf, n, "%s elapsed%s", hum_duration(el, sizeof el, cli_wall_s() - c->t0_s), left);
+	double now = cli_wall_s();
+	sweep_eta_text(c->eta.n == c->ntodo ? &c->eta : NULL, now - c->t0_s, now, buf, n);
 }
 
 /* "3/6 points done, 45.2 s elapsed, about 1.1 min left" */
@@ -336,13 +320,12 @@ void sweep_progress_bar(sweep *c)
 static void draw_bar(sweep *c)
 {
 	size_t n = c->done + c->failed + c->late, width = 30, fill = c->ntodo ? n * width / c->ntodo : width;
-	char bar[64], el[32], left[64];
+	char bar[64], el[128];
 	memset(bar, '#', fill);
 	memset(bar + fill, '.', width - fill);
 	bar[width] = '\0';
-	left_text(c, left, sizeof left);
-	fprintf(c->progress, "\r[%s] %zu/%zu points  %s elapsed%s ", bar, n, c->ntodo,
-		hum_duration(el, sizeof el, cli_wall_s() - c->t0_s), left);
+	elapsed_text(c, el, sizeof el);
+	fprintf(c->progress, "\r[%s] %zu/%zu points  %s ", bar, n, c->ntodo, el);
 	fputs("\033[K", c->progress); /* the rest of a longer line before */
 	fflush(c->progress);
 }

@@ -62,4 +62,9 @@ void sweep_eta_end(sweep_eta *e, size_t k, double now, bool stored);
  * has been stored (nothing to scale by), 0 when none is left. */
 double sweep_eta_left_s(const sweep_eta *e, double now);
 
+/* "45.2 s elapsed, about 1.1 min left" into buf: elapsed_s, then the time
+ * left at now where e (NULL: none) has something to go on and points are
+ * left, in no more digits than an estimate has. */
+void sweep_eta_text(const sweep_eta *e, double elapsed_s, double now, char *buf, size_t n);
+
 #endif

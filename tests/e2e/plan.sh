@@ -20,6 +20,12 @@ expect_rc 0 "plan over every layout that fits"
 # 18 bytes a parameter: 2 + 4 + 12), so ZeRO 1 at dp 2 does not fit: 2 + 4
 # + 6 = 12 B x 6.74e9 = 81 GB before activations.
 expect_out "72 layouts, 30 fit, 30 simulated" "2 GPUs: 72 layouts, 30 fit"
+# Off a terminal each finalist simulated says its own wall time, the time
+# elapsed and, until the last, about how long the rest take (sized by each
+# finalist's work, tools/sweep_eta.h); the last says nothing is left.
+D='[0-9.]+ (us|ms|s|min|h)'
+expect_err "^dpusim: plan: finalist 1/30 simulated in $D; $D elapsed, about [0-9.e+-]+ (s|min|h) left\$" "a finalist's line: its time, the elapsed and left"
+expect_err "^dpusim: plan: finalist 30/30 simulated in $D; $D elapsed\$" "the last finalist's says nothing is left"
 echo "$OUT" > "$E2E_TMP/all.txt"
 # Rows: rank nodes tp pp dp micro zero recompute v sp cp estimate est.rank iteration tokens/s MFU GiB USD/Mtoken
 ROWS=$(awk '$1 ~ /^[0-9]+$/ && NF == 18' "$E2E_TMP/all.txt")
@@ -324,4 +330,9 @@ sys.exit(not (abs(d4 - 2 * 4096 * 4096 * 8 / 125e6 / f4) < 3e-4 and abs(d1 / d4 
 PY
 then ok "the estimate's network time is at the link's payload rate (MTU 4096 and 1024)"
 else not_ok "the estimate's network time does not scale by the payload fraction: $W4 $W4F $W1 $W1F"; fi
+# A finalist's run lines (heartbeat, iterations) name its layout and end
+# with the plan's progress.
+DPUSIM_PROGRESS_S=0 run_cmd "$DPUSIM" plan "$F" --finalists 1
+expect_err "^dpusim: plan finalist 1/1 \(nodes [0-9]+, tp [0-9]+, pp [0-9]+, dp [0-9]+, micro [0-9]+, .*\): [a-z-]+: .*; plan: 0/1 finalists done, [0-9.]+ (us|ms|s|min|h) elapsed\$" \
+	"a finalist's run lines name its layout and end with the plan's progress"
 finish
