@@ -680,7 +680,8 @@ static int wait_ms(const sweep *c, const struct worker *w, size_t n)
 	return left <= 0 ? 0 : (int)fmin(ceil(left * 1000), INT_MAX);
 }
 
-/* ms (-1: none) shortened to the next progress line off a terminal. */
+/* ms (-1: none) shortened to the next progress line (off a terminal) or
+ * the bar's next redraw (on one). */
 static int tick_ms(const sweep *c, int ms)
 {
 	int tick;
