@@ -478,13 +478,20 @@ static uint64_t mix64(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-/* The busiest of up to four links, in flows: adaptive routing's score. */
-static uint32_t busiest(const fab *f, const uint32_t *links, int n)
+/* The busiest of up to four links, in flows: adaptive routing's score;
+ * once it reaches `beat` (the best candidate's so far: only a lower score
+ * wins) the rest cannot matter and it stops. A link whose flows, parked
+ * ones counted too (an O(1) bound), cannot raise the score is not counted
+ * (flow_res_nflows reads each of its entries while any flow is parked): the
+ * choice is the one of counting every link. */
+static uint32_t busiest(const fab *f, const uint32_t *links, int n, uint32_t beat)
 {
 	uint32_t m = 0;
-	for (int i = 0; i < n; i++) {
-		uint32_t k = flow_res_nflows(f->net, links[i]) +
-			     (f->holding ? f->held[links[i] - f->base] : 0);
+	for (int i = 0; i < n && m < beat; i++) {
+		uint32_t held = f->holding ? f->held[links[i] - f->base] : 0, k;
+		if (flow_res_nflows_bound(f->net, links[i]) + held <= m)
+			continue;
+		k = flow_res_nflows(f->net, links[i]) + held;
 		m = k > m ? k : m;
 	}
 	return m;
@@ -507,18 +514,30 @@ static void pick(const fab *f, uint64_t h, uint32_t b, uint32_t la, uint32_t lb,
 	if (f->cfg.routing != FAB_ADAPTIVE)
 		return;
 	/* The first least-loaded from start wins, so an idle candidate ends the
-	 * search: none after it can score below 0. */
+	 * search: none after it can score below 0. Candidates come k fastest:
+	 * the leaf links of uplink j, common to its kc, are counted once per
+	 * run of them, and a run whose leaf links alone reach the best score
+	 * is passed over (none of it can score lower). */
+	uint32_t lj = NONE, lscore = 0;
 	for (uint32_t i = 0; i < n && best != 0; i++) {
-		uint32_t c = (start + i) % n, cj = c / kc, ck = c % kc, links[4], score;
-		links[0] = f->leaf_up[la * f->u + cj];
-		links[1] = f->leaf_up[lb * f->u + cj] + 1;
-		if (kc > 1 || f->agg_up) {
-			links[2] = f->agg_up ? f->agg_up[(pa * f->u + cj) * f->cores_per_group + ck] : links[0];
-			links[3] = f->agg_up ? f->agg_up[(pb * f->u + cj) * f->cores_per_group + ck] + 1 : links[1];
-		} else {
-			links[2] = links[0], links[3] = links[1];
+		uint32_t c = (start + i) % n, cj = c / kc, ck = c % kc, links[2], score;
+		if (cj != lj) {
+			lj = cj;
+			links[0] = f->leaf_up[la * f->u + cj];
+			links[1] = f->leaf_up[lb * f->u + cj] + 1;
+			lscore = busiest(f, links, 2, NONE);
 		}
-		score = busiest(f, links, pa == pb ? 2 : 4);
+		if (best != NONE && lscore >= best) {
+			i += kc - 1 - ck; /* to the last of this run (c wraps only at one's end) */
+			continue;
+		}
+		score = lscore;
+		if (f->agg_up && pa != pb) {
+			links[0] = f->agg_up[(pa * f->u + cj) * f->cores_per_group + ck];
+			links[1] = f->agg_up[(pb * f->u + cj) * f->cores_per_group + ck] + 1;
+			score = busiest(f, links, 2, best);
+			score = score > lscore ? score : lscore;
+		}
 		if (best == NONE || score < best)
 			best = score, *j = cj, *k = ck;
 	}

@@ -509,6 +509,11 @@ uint32_t flow_res_nflows(const flow_net *net, uint32_t res)
 	return live_occ(net, &net->res[res]);
 }
 
+uint32_t flow_res_nflows_bound(const flow_net *net, uint32_t res)
+{
+	return net->res[res].occ;
+}
+
 double flow_res_load_Bps(const flow_net *net, uint32_t res)
 {
 	const fres *r = &net->res[res];

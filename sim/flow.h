@@ -58,9 +58,13 @@ double flow_res_cap_Bps(const flow_net *net, uint32_t res);
 /* Sum of the current rates of the flows crossing res (counted once per
  * occurrence in their paths, times its weight): in res's own units. */
 double flow_res_load_Bps(const flow_net *net, uint32_t res);
-/* Number of (flow, occurrence) entries crossing res now: O(1), for
- * load-aware routing. */
+/* Number of (flow, occurrence) entries crossing res now, parked flows not
+ * counted, for load-aware routing: O(1) while no flow is parked, else
+ * O(its entries). */
 uint32_t flow_res_nflows(const flow_net *net, uint32_t res);
+/* An upper bound of flow_res_nflows in O(1): the parked flows counted too
+ * (flow_res_nflows reads every entry of the resource while any is parked). */
+uint32_t flow_res_nflows_bound(const flow_net *net, uint32_t res);
 
 /* A path prepared once for the many flows that cross it (a pipeline
  * connection's, every microbatch): its distinct resources with their

@@ -500,6 +500,103 @@ START_TEST(hold_end_forgets_the_hold)
 }
 END_TEST
 
+/* Adaptive routing takes a least-loaded candidate: among every equal-cost
+ * path (found by hashing many keys on an ECMP twin of the fabric, whose
+ * resources are numbered alike), none has a busiest switch link, in flows
+ * (flow_res_nflows: parked ones not counted), lower than the one taken.
+ * Parked flows are made on purpose (kept flows that finished beside
+ * others), so that the O(1) bound that counts them (flow_res_nflows_bound)
+ * exceeds the count on some links and pick's pruning by it is exercised. */
+static uint32_t path_score(const flow_net *net, const fab_path *p, const uint8_t *common)
+{
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < p->len; i++)
+		if (!common[p->res[i]] && flow_res_nflows(net, p->res[i]) > m)
+			m = flow_res_nflows(net, p->res[i]);
+	return m;
+}
+
+START_TEST(adaptive_takes_least_loaded)
+{
+	sim_engine *eng = sim_engine_new();
+	flow_net *net = flow_net_new(eng), *twin_net = flow_net_new(NULL);
+	fab *f, *twin;
+	fab_config c = base_cfg(FAB_FAT_TREE3, 64, 8, 1), e;  /* k = 8: 4 pods of 16 */
+	uint32_t kept[24], nres, seed = 12345, bounded = 0, ranks;
+	fab_path cand[64], p;
+	e = c;
+	c.routing = FAB_ADAPTIVE;
+	e.routing = FAB_ECMP;
+	ck_assert_int_eq(fab_new(&c, net, &f), 0);
+	ck_assert_int_eq(fab_new(&e, twin_net, &twin), 0);
+	nres = (uint32_t)flow_res_count(net);
+	ck_assert_uint_eq(nres, flow_res_count(twin_net));
+	ranks = fab_ranks(f);
+	uint8_t *common = calloc(nres, 1);
+	ck_assert_ptr_nonnull(common);
+	/* Load: long flows on hashed paths, and kept ones of 1 MB beside them
+	 * that finish and park. */
+	for (uint32_t i = 0; i < 48; i++) {
+		uint32_t a, b;
+		seed = seed * 1103515245u + 12345u, a = (seed >> 8) % ranks;
+		seed = seed * 1103515245u + 12345u, b = (seed >> 8) % ranks;
+		if (a / 16 == b / 16)
+			b = (b + 16) % ranks; /* across pods */
+		ck_assert_int_eq(fab_route(twin, a, b, i, FAB_END_GPU, FAB_END_GPU, &p), 0);
+		flow_spec fs = { .bytes = i < 24 ? 1000000 : 1000000000000ULL, .path = p.res,
+				 .path_len = p.len, .keep = i < 24 };
+		ck_assert_int_eq(flow_start(net, &fs, i < 24 ? &kept[i] : NULL), 0);
+	}
+	sim_run_until(eng, 50 * SIM_MS); /* the 1 MB flows are done and parked */
+	for (uint32_t r = 0; r < nres; r++)
+		bounded += flow_res_nflows_bound(net, r) > flow_res_nflows(net, r);
+	ck_assert_uint_gt(bounded, 0);
+	for (uint32_t t = 0; t < 40; t++) {
+		uint32_t a, b, n = 0, best = UINT32_MAX;
+		seed = seed * 1103515245u + 12345u, a = (seed >> 8) % ranks;
+		b = (a + 16 * (1 + t % 3) + t % 16) % ranks;
+		if (a / 16 == b / 16)
+			b = (b + 16) % ranks; /* another pod */
+		for (uint32_t key = 0; key < 2000 && n < 64; key++) {
+			fab_path q;
+			bool seen = false;
+			ck_assert_int_eq(fab_route(twin, a, b, key, FAB_END_GPU, FAB_END_GPU, &q), 0);
+			for (uint32_t i = 0; i < n && !seen; i++)
+				seen = q.len == cand[i].len && !memcmp(q.res, cand[i].res, q.len * sizeof *q.res);
+			if (!seen)
+				cand[n++] = q;
+		}
+		ck_assert_uint_eq(n, 16); /* 4 uplinks x 4 core links */
+		memset(common, 0, nres);
+		for (uint32_t i = 0; i < cand[0].len; i++) {
+			bool all = true;
+			for (uint32_t j = 1; j < n && all; j++) {
+				bool in = false;
+				for (uint32_t k = 0; k < cand[j].len && !in; k++)
+					in = cand[j].res[k] == cand[0].res[i];
+				all = in;
+			}
+			common[cand[0].res[i]] = all;
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t sc = path_score(net, &cand[i], common);
+			best = sc < best ? sc : best;
+		}
+		ck_assert_int_eq(fab_route(f, a, b, t, FAB_END_GPU, FAB_END_GPU, &p), 0);
+		ck_assert_uint_eq(path_score(net, &p, common), best);
+		flow_spec fs = { .bytes = 1000000000000ULL, .path = p.res, .path_len = p.len };
+		ck_assert_int_eq(flow_start(net, &fs, NULL), 0); /* the next sees it */
+		sim_run_until(eng, sim_now(eng));
+	}
+	free(common);
+	fab_free(f);
+	fab_free(twin);
+	flow_net_free(net);
+	flow_net_free(twin_net);
+	sim_engine_free(eng);
+}
+END_TEST
+
 /* The most flows any one resource carries when every rank r sends to the
  * rank `shift` nodes on (same GPU index, wrapping): a ring's step, as a
  * data-parallel ring of each GPU index across nodes runs it. Counted over
@@ -676,6 +773,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, longest_path_fits);
 	tcase_add_test(tc, attached_node_resources);
 	tcase_add_test(tc, hold_end_forgets_the_hold);
+	tcase_add_test(tc, adaptive_takes_least_loaded);
 	tcase_add_test(tc, links_carry_their_payload_rate);
 	suite_add_tcase(s, tc);
 	return s;
