@@ -123,10 +123,15 @@ static void on_signal(int sig)
 }
 
 /* Installs on_signal where the signal would end the process; a signal the
- * caller ignores (nohup) stays ignored. */
+ * caller ignores (nohup) stays ignored. Beside an interrupt, a hang-up and a
+ * kill, the limits a batch system or a shell sets end a run with a signal
+ * too: the CPU time (RLIMIT_CPU, `ulimit -t`: SIGXCPU at the soft limit)
+ * and the file size (RLIMIT_FSIZE: SIGXFSZ), so those are caught as well
+ * (tools/fuzz-scenarios seed 1205: a run stopped at its CPU limit left
+ * t.json.tmp.XXXXXX). A SIGKILL leaves its temporaries: nothing can catch it. */
 static void set_handlers(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGXCPU, SIGXFSZ };
 	struct sigaction sa = { .sa_handler = on_signal }, old;
 	if (handlers_set)
 		return;

@@ -82,7 +82,7 @@ echo $$ >"$STARTED.tmp" && mv "$STARTED.tmp" "$STARTED"
 exec sleep 60
 SH
 chmod +x "$T/fakebin/gnuplot"
-for sig in TERM INT HUP; do
+for sig in TERM INT HUP XCPU XFSZ; do  # XCPU, XFSZ: a CPU-time or file-size limit
 	rm -f "$T/started"
 	# env: a background job starts with SIGINT ignored, and an ignored
 	# signal is left ignored by the plot (as under nohup)
