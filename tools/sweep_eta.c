@@ -46,9 +46,8 @@ double sweep_point_work(const scn_scenario *p)
 double sweep_eta_exponent(const double *work, const double *took, size_t n)
 {
 	double *x = malloc((n ? n : 1) * sizeof *x), *y = malloc((n ? n : 1) * sizeof *y);
-	double c0, c1, cov00, cov01, cov11, sumsq, alpha = 1;
+	double c0, c1, cov00, cov01, cov11, sumsq, alpha = 1, lo = INFINITY, hi = -INFINITY;
 	size_t m = 0;
-	bool spread = false;
 	if (!x || !y) {
 		free(x);
 		free(y);
@@ -59,10 +58,12 @@ double sweep_eta_exponent(const double *work, const double *took, size_t n)
 			continue;
 		x[m] = log(work[i]);
 		y[m] = log(took[i]);
-		spread |= m > 0 && x[m] != x[0];
+		lo = fmin(lo, x[m]);
+		hi = fmax(hi, x[m]);
 		m++;
 	}
-	if (spread && gsl_fit_linear(x, 1, y, 1, m, &c0, &c1, &cov00, &cov01, &cov11, &sumsq) == 0 &&
+	/* sizes closer than ETA_SPREAD fit their noise, not a growth */
+	if (m >= 2 && hi - lo >= log(ETA_SPREAD) && gsl_fit_linear(x, 1, y, 1, m, &c0, &c1, &cov00, &cov01, &cov11, &sumsq) == 0 &&
 	    isfinite(c1))
 		alpha = fmin(fmax(c1, ETA_ALPHA_MIN), ETA_ALPHA_MAX);
 	free(x);

@@ -9,7 +9,9 @@
  * grow linearly in that work at scale (bench scale prints the curve: about
  * x5.5 per x4 GPUs at 4,096 to 16,384), so the points answered so far are
  * fitted as time = a x work^alpha, alpha by least squares on the
- * logarithms (gsl_fit_linear) once two sizes have been answered, clamped to
+ * logarithms (gsl_fit_linear) once sizes ETA_SPREAD apart or more have
+ * been answered (closer ones fit their noise: a plan's finalists, of about
+ * one size, drew alpha to its bound after three), clamped to
  * [ETA_ALPHA_MIN, ETA_ALPHA_MAX], 1 before; a by the ratio of the sums,
  * raised to what a point still running has already taken for its work.
  * The points not answered are predicted from it (a point running less the
@@ -26,6 +28,7 @@
 
 #define ETA_ALPHA_MIN 0.5
 #define ETA_ALPHA_MAX 2.0
+#define ETA_SPREAD 2.0     /* largest over smallest work answered, to fit alpha */
 
 typedef struct sweep_eta {
 	size_t n;          /* points to run, in the sweep's todo order */
@@ -44,9 +47,9 @@ typedef struct sweep_eta {
 double sweep_point_work(const scn_scenario *p);
 
 /* The exponent alpha of took = a x work^alpha fitted to the n points given
- * (work > 0 and took > 0 only; others are passed over): 1 when fewer than
- * two distinct works remain, else the least-squares slope of log(took) on
- * log(work), clamped to [ETA_ALPHA_MIN, ETA_ALPHA_MAX]. */
+ * (work > 0 and took > 0 only; others are passed over): 1 when the largest
+ * work is less than ETA_SPREAD times the smallest, else the least-squares
+ * slope of log(took) on log(work), clamped to [ETA_ALPHA_MIN, ETA_ALPHA_MAX]. */
 double sweep_eta_exponent(const double *work, const double *took, size_t n);
 
 /* n points, par computed at once. 0 or SIM_ENOMEM. */

@@ -265,6 +265,10 @@ START_TEST(eta_exponent_fits)
 		t[i] = 1e-9 * pow(w[i], 3);
 	ck_assert(sweep_eta_exponent(w, t, 4) == ETA_ALPHA_MAX);
 	ck_assert(sweep_eta_exponent(flat, t, 4) == 1);
+	{ /* sizes within ETA_SPREAD: their noise is not fitted */
+		double near[] = { 1000, 1200, 1500, 1900 }, noisy[] = { 1, 3, 1.5, 4 };
+		ck_assert(sweep_eta_exponent(near, noisy, 4) == 1);
+	}
 	t[1] = NAN; /* not stored: passed over */
 	t[2] = t[3] = NAN;
 	ck_assert(sweep_eta_exponent(w, t, 4) == 1);
