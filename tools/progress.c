@@ -126,7 +126,6 @@ bool progress_due(void)
 	return true;
 }
 
-
 double progress_wait_s(void)
 {
 	if (!pg.on)

@@ -3,7 +3,10 @@
  * the event loop itself, so that a run whose single iteration or size
  * takes long (a p2p or collective workload, many microbatches) still says
  * it is alive. One line at most per interval (DPUSIM_PROGRESS_S, for
- * tests; PROGRESS_EVERY_S by default). */
+ * tests; PROGRESS_EVERY_S by default). A run inside a sweep or a plan
+ * says which point or finalist it is and ends its lines with the whole
+ * job's progress (progress_context); under a sweep's terminal bar its
+ * lines redraw the bar instead (progress_bar). */
 #ifndef DPUSIM_TOOLS_PROGRESS_H
 #define DPUSIM_TOOLS_PROGRESS_H
 

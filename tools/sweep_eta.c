@@ -63,7 +63,8 @@ double sweep_eta_exponent(const double *work, const double *took, size_t n)
 		m++;
 	}
 	/* sizes closer than ETA_SPREAD fit their noise, not a growth */
-	if (m >= 2 && hi - lo >= log(ETA_SPREAD) && gsl_fit_linear(x, 1, y, 1, m, &c0, &c1, &cov00, &cov01, &cov11, &sumsq) == 0 &&
+	if (m >= 2 && hi - lo >= log(ETA_SPREAD) &&
+	    gsl_fit_linear(x, 1, y, 1, m, &c0, &c1, &cov00, &cov01, &cov11, &sumsq) == 0 &&
 	    isfinite(c1))
 		alpha = fmin(fmax(c1, ETA_ALPHA_MIN), ETA_ALPHA_MAX);
 	free(x);
