@@ -620,9 +620,6 @@ static double metric(const rep_variant *v, const char *name)
 	return rep_variant_metric(v, name, &x) ? x : NAN;
 }
 
-/* Simulates finalist c; its report (owned by the caller) in *out and each
- * variant's figures in rows[variant]. A layout the scenario's own checks
- * refuse is skipped (returns SIM_EINVAL, its first message in why). */
 /* Finalist c's scenario (its text in text) into *cs, messages in d. */
 static int load_finalist(const plan_opts *o, const char *abs, const scn_training *t, bool cost,
 			 const cand *c, long global, char *text, size_t ntext, scn_scenario **cs,
@@ -634,6 +631,9 @@ static int load_finalist(const plan_opts *o, const char *abs, const scn_training
 	return rc ? rc : scn_load_buffer(o->c.file, text, strlen(text), &so, cs, d);
 }
 
+/* Simulates finalist c; its report (owned by the caller) in *out and each
+ * variant's figures in rows[variant]. A layout the scenario's own checks
+ * refuse is skipped (returns SIM_EINVAL, its first message in why). */
 static int simulate(const plan_opts *o, const char *abs, const scn_training *t, bool cost,
 		    const cand *c,
 		    long global, char *text, size_t ntext, rep_report **out, plan_row *rows,
