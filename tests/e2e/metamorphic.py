@@ -5,8 +5,8 @@ credible prediction has, checked on generated scenarios of several shapes.
   metamorphic.py DPUSIM TMPDIR
 
 For each shape (dense data parallel, tensor + pipeline parallel on a fat
-tree, the same on DeepSpeed's pipeline engine, storage-bound, encrypted,
-multi-tenant, a collective on a fat tree)
+tree, the same on DeepSpeed's pipeline engine, a deep pipeline,
+storage-bound, encrypted, multi-tenant, a collective on a fat tree)
 a change that only adds capability must never make an iteration slower
 (within REL, 0.01%): a more capable transport (rdma-gdr <= rdma <=
 host-tcp), a faster link, GPU, more NICs, more DPU engine capacity, more
@@ -43,10 +43,10 @@ KNOWN = {
     # memory (153.6 GB/s of network traffic, 4 and 2 times per byte), which
     # the last stages' data-parallel rings, off the critical path, share
     # max-min with the first stages' gradient sends, on it, during the
-    # 1F1B cooldown. At 200 Gb/s the NICs the rings and the sends have in
-    # common hold part of the rings' traffic, leaving host memory to the
-    # sends; at 400 Gb/s the rings take their full share and the sends,
-    # hence the cooldown, slow. With host memory out of the way (mem_bw
+    # 1F1B cooldown. At 400 Gb/s the rings run faster and take more of it,
+    # and the sends, hence the cooldown, slow (host-tcp: the rings' busbw
+    # 9.94 -> 10.10 GB/s, a pipeline send 4.07 -> 4.29 ms, the bubble
+    # 5.90 -> 6.00 s from 200 to 400 Gb/s). With host memory out of the way (mem_bw
     # 9 TB/s) all three are monotone (host-tcp 12.184 -> 11.928 s). NCCL
     # gives a pipeline send no priority over a ring on a bus either, so
     # the paradox is the sharing's, kept visible here rather than tuned
@@ -180,8 +180,9 @@ def shapes():
     ds = copy.deepcopy(tppp)
     ds["name"] = "tp-pp-deepspeed"
     ds["workload"]["pipeline_engine"] = "deepspeed"
-    # A deep pipeline's cooldown: a 405B-shaped model (Llama 3's layout,
-    # Dubey et al. 2024), tp 8 x pp 16 x dp 2, 16 microbatches, where the
+    # A deep pipeline's cooldown: a 405B-shaped model (Llama 3 405B's widths,
+    # Dubey et al. 2024; 128 layers for its 126, so that 16 stages divide
+    # them), tp 8 x pp 16 x dp 2, 16 microbatches, where the
     # last stages' data-parallel rings run beside the first stages'
     # gradient sends, both through host memory under host-tcp.
     deep = {"name": "deep-pp", "seed": 6, "cluster": cluster(32, 8, "fat-tree"),
