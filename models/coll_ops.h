@@ -7,6 +7,15 @@
 #ifndef DPUSIM_MODELS_COLL_OPS_H
 #define DPUSIM_MODELS_COLL_OPS_H
 
+/* The largest collective a scenario or `dpusim coll` may ask for, in bytes
+ * (10 TB: a trillion-parameter model's fp32 gradients two and a half times).
+ * A protocol's stage weighs bytes / its bandwidth factor on the network
+ * (coll.c, build), which above 2^64 would not fit the stage's count:
+ * `coll --bytes 18446744073709551615` cast an out-of-range double there
+ * (tools/fuzz-cli seed 120405, UBSan) and printed 429 TB/s on 400 Gb/s
+ * links. */
+#define COLL_MAX_BYTES 1e13
+
 #define COLL_OPS(X)                                                                      \
 	X(COLL_ALLREDUCE, SCN_OP_ALLREDUCE, "allreduce", "allreduce", "allreduce",       \
 	  2.0 * (n - 1) / n)                                                             \

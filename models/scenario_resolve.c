@@ -762,7 +762,8 @@ static void read_sizes(resolve_ctx *c, const yt_node *sn, double *sizes_bytes, s
 			wrap.nkids = 1;
 			double *b = &sizes_bytes[(*nsizes)++];
 			/* a fraction was cut to whole bytes by the runs without a word */
-			if (scn_get_q(r, &wrap, "sizes", true, UNIT_BYTES, 0, 1e13, true, b) && *b != floor(*b))
+			if (scn_get_q(r, &wrap, "sizes", true, UNIT_BYTES, 0, COLL_MAX_BYTES, true, b) &&
+			    *b != floor(*b))
 				scn_err(r, sn->kids[i], "'sizes' must be whole bytes (got '%s')",
 					sn->kids[i]->text);
 		}
@@ -774,8 +775,9 @@ static void read_sizes(resolve_ctx *c, const yt_node *sn, double *sizes_bytes, s
 	char sect[32];
 	snprintf(sect, sizeof sect, "%s.sizes", what);
 	scn_only_keys(r, sn, keys, sect);
-	bool have_from = scn_get_q(r, sn, "from", true, UNIT_BYTES, 0, 1e13, true, &from);
-	bool have_to = scn_get_q(r, sn, "to", true, UNIT_BYTES, 0, 1e13, true, &to); /* both reported */
+	bool have_from = scn_get_q(r, sn, "from", true, UNIT_BYTES, 0, COLL_MAX_BYTES, true, &from);
+	bool have_to = scn_get_q(r, sn, "to", true, UNIT_BYTES, 0, COLL_MAX_BYTES, true,
+				 &to); /* both reported */
 	if (!have_from || !have_to)
 		return;
 	scn_get_q(r, sn, "factor", false, UNIT_NUMBER, 1.01, 1024, false, &factor);

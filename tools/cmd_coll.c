@@ -127,6 +127,15 @@ static int parse_bytes(const char *opt, const char *v, uint64_t *out)
 	return 0;
 }
 
+/* A message size: at most COLL_MAX_BYTES, as a scenario's sizes. */
+static int size_ok(const char *opt, const char *v, uint64_t b)
+{
+	if ((double)b > COLL_MAX_BYTES)
+		return cli_usage_error("coll: '%s' in '%s' is above the largest collective, %g bytes "
+				       "(a scenario's 'sizes' take the same)", v, opt, COLL_MAX_BYTES);
+	return 0;
+}
+
 /* -b/-e as nccl-tests reads them: bytes with an optional K, M or G
  * (binary: 128M is 128 MiB), or any size parse_bytes takes (64MiB). */
 static int parse_nccl_size(const char *opt, const char *v, uint64_t *out)
@@ -159,7 +168,8 @@ static int parse_sizes(const char *v, struct opts *o)
 	for (char *t = strtok_r(copy, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save)) {
 		if (o->nsizes == MAX_SIZES)
 			rc = cli_usage_error("coll: at most %d sizes in --bytes", MAX_SIZES);
-		else if (!(rc = parse_bytes("--bytes", t, &o->sizes[o->nsizes])))
+		else if (!(rc = parse_bytes("--bytes", t, &o->sizes[o->nsizes])) &&
+			 !(rc = size_ok("--bytes", t, o->sizes[o->nsizes])))
 			o->nsizes++;
 	}
 	free(copy);
@@ -244,9 +254,11 @@ static int parse_one(int argc, char **argv, int *i, struct opts *o)
 		o->sw = v;
 		rc = v ? 0 : cli_usage_error("coll: --switch needs a profile name");
 	} else if (!strcmp(a, "-b")) {
-		rc = parse_nccl_size(a, v, &o->min_bytes);
+		if (!(rc = parse_nccl_size(a, v, &o->min_bytes)))
+			rc = size_ok(a, v, o->min_bytes);
 	} else if (!strcmp(a, "-e")) {
-		rc = parse_nccl_size(a, v, &o->max_bytes);
+		if (!(rc = parse_nccl_size(a, v, &o->max_bytes)))
+			rc = size_ok(a, v, o->max_bytes);
 	} else if (!strcmp(a, "-f")) {
 		rc = parse_count(a, v, 2, 1024, &o->step_factor);
 	} else if (!strcmp(a, "-n")) {

@@ -43,6 +43,17 @@ expect_rc 2 "-b above -e"
 run_cmd "$DPUSIM" coll -b 1M -e 4M --bytes 1MiB --ranks 8 --link 400Gbps
 expect_rc 2 "--bytes and -b/-e together"
 expect_err "not both" "is refused"
+# A size past the largest collective a scenario takes (COLL_MAX_BYTES) is
+# refused: 2^64-1 bytes over a protocol's bandwidth factor overflowed the
+# stage's byte count (undefined; tools/fuzz-cli seed 120405 under UBSan)
+# and printed 429 TB/s on 400 Gb/s links.
+for big in "--bytes 18446744073709551615" "--bytes 1MiB,11TB" "-b 1M -e 16384G"; do
+	run_cmd "$DPUSIM" coll $big --ranks 3 --link 400Gbps
+	expect_rc 2 "coll $big is refused"
+	expect_err "above the largest collective, 1e\+13 bytes" "coll $big: says the bound"
+done
+run_cmd "$DPUSIM" coll --bytes 10TB --ranks 3 --link 400Gbps
+expect_rc 0 "coll --bytes 10TB, the bound itself, runs"
 
 run_cmd "$DPUSIM" coll --bytes 1MiB --json "${COMMON[@]}"
 expect_rc 0 "--json"
