@@ -13,7 +13,7 @@ SCN=tests/data/sweep-small.yaml    # 8 points, 2 variants, 3 sizes each
 # Open MPI keeps allocations until exit by design: under the sanitizer build
 # the leak check ignores its libraries (as for dpusim-hw; dpusim's own code is
 # not suppressed), with full stacks so the suppressions can match.
-MPIRUN=(timeout -k 10 120 env
+MPIRUN=(timeout -k 10 120 env "${MPI_ENV[@]}"
 	LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$PWD/tests/e2e/hw-lsan.supp:print_suppressions=0}"
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 	mpirun --allow-run-as-root --oversubscribe -np 3)

@@ -130,7 +130,7 @@ if command -v mpirun >/dev/null; then
 	cp tests/e2e/data/hw-allreduce4.yaml "$T/hw.yaml"
 	# Open MPI's own allocations, as in hw-replay.sh
 	refused "$T/hw.yaml" "dpusim-hw replay -o naming its scenario" \
-		env LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$PWD/tests/e2e/hw-lsan.supp:print_suppressions=0}" \
+		env "${MPI_ENV[@]}" LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$PWD/tests/e2e/hw-lsan.supp:print_suppressions=0}" \
 		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0" timeout -k 10 120 mpirun --allow-run-as-root --oversubscribe -np 4 "$HWBIN" replay \
 		"$T/hw.yaml" -o "$T/hw.yaml"
 	expect_err "rank 0: error: refusing to write '$T/hw.yaml'" "before the replay, from rank 0"

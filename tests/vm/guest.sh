@@ -12,7 +12,8 @@ export LSAN_OPTIONS=suppressions=/work/hw-lsan.supp:print_suppressions=0 \
 # The profiles are in /work/models (mkroot.sh): dpusim-hw finds its data
 # beside its binary or through DPUSIM_DATADIR, never the current folder.
 export DPUSIM_DATADIR=/work
-MPI="timeout 120 mpirun --allow-run-as-root --oversubscribe -np 2 -x DPUSIM_DATADIR"
+# Every symbol bound at load, as tests/e2e/lib.sh's MPI_ENV says why.
+MPI="timeout 120 env LD_BIND_NOW=1 mpirun --allow-run-as-root --oversubscribe -np 2 -x DPUSIM_DATADIR"
 
 dpusim-hw probe >/tmp/probe.txt 2>&1; rc=$?
 cat /tmp/probe.txt
