@@ -9,6 +9,7 @@
 #include "sim/engine.h"
 #include "sim/time.h"
 #include "tools/cli.h"
+#include "tools/human.h"
 
 static struct {
 	bool on;
@@ -21,7 +22,13 @@ static struct {
 	void *bar_ctx;
 	double bar_last;
 	bool mute;
-} pg = { .every_s = PROGRESS_EVERY_S };
+	/* a run of several parts (progress_parts) */
+	size_t parts, part, done;
+	bool worker;
+	double part_t0, done_s;
+	double own_left, own_at; /* the running part's own estimate; NAN: none */
+	int rep, reps;
+} pg = { .every_s = PROGRESS_EVERY_S, .own_left = NAN };
 
 void progress_bar(progress_bar_fn *fn, void *ctx)
 {
@@ -77,9 +84,110 @@ void progress_say(const char *fmt, ...)
 	fflush(stderr);
 }
 
+void progress_parts(size_t n)
+{
+	pg.parts = n;
+	pg.part = pg.done = 0;
+	pg.done_s = 0;
+	pg.worker = false;
+	pg.part_t0 = cli_wall_s();
+	pg.own_left = NAN;
+	pg.rep = pg.reps = 0;
+}
+
+void progress_part(size_t k)
+{
+	double now = cli_wall_s();
+	if (k > pg.part) { /* the one before has ended */
+		pg.done_s += now - pg.part_t0;
+		pg.done = k;
+	}
+	pg.part = k;
+	pg.part_t0 = now;
+	pg.own_left = NAN;
+	pg.rep = pg.reps = 0;
+}
+
+void progress_rep(int rep, int reps)
+{
+	pg.rep = rep;
+	pg.reps = reps;
+}
+
+void progress_part_left(double left_s)
+{
+	pg.own_left = left_s;
+	pg.own_at = cli_wall_s();
+}
+
+void progress_worker(void)
+{
+	pg.worker = true;
+}
+
+double progress_left_s(size_t n, size_t done, double done_s, size_t running,
+		       const double *elapsed, const double *own_left, int par)
+{
+	double sum = done_s, known = (double)done, left = 0, mean;
+	size_t open = n > done ? n - done : 0, at_once;
+	for (size_t i = 0; i < running; i++)
+		if (isfinite(own_left[i]))
+			sum += elapsed[i] + own_left[i], known++;
+	if (!known || !open)
+		return open ? NAN : 0;
+	mean = sum / known;
+	for (size_t i = 0; i < running; i++)
+		left += isfinite(own_left[i]) ? own_left[i] : fmax(mean - elapsed[i], 0);
+	left += (double)(open > running ? open - running : 0) * mean;
+	at_once = par > 0 && (size_t)par < open ? (size_t)par : open;
+	return left / (double)at_once;
+}
+
+void progress_left_text(char *buf, size_t n, double left_s)
+{
+	char t[32];
+	if (!(left_s > 0))
+		snprintf(buf, n, "%s", "");
+	else if (left_s < 10)
+		snprintf(buf, n, ", about %.2g s left", left_s);
+	else if (left_s < 120)
+		snprintf(buf, n, ", about %.0f s left", left_s);
+	else
+		snprintf(buf, n, ", about %s left", hum_duration(t, sizeof t, left_s));
+}
+
+/* The run's time left now: the running part's own estimate, aged since it
+ * was made, and the parts to come (a --jobs worker: its own part only). */
+static double run_left_s(void)
+{
+	double now = cli_wall_s(), elapsed = now - pg.part_t0;
+	double own = isfinite(pg.own_left) ? fmax(pg.own_left - (now - pg.own_at), 0) : NAN;
+	if (pg.worker || pg.parts < 2)
+		return own;
+	return progress_left_s(pg.parts, pg.done, pg.done_s, 1, &elapsed, &own, 1);
+}
+
+void progress_line(const char *fmt, ...)
+{
+	char text[1024], who[256], left[48];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	if (pg.parts > 1)
+		snprintf(who, sizeof who, "%s (variant %zu/%zu)", pg.what[0] ? pg.what : "setup",
+			 pg.part + 1, pg.parts);
+	else
+		snprintf(who, sizeof who, "%s", pg.what[0] ? pg.what : "setup");
+	progress_left_text(left, sizeof left, run_left_s());
+	progress_say("%s: %s, wall %.0f s%s%s", who, text, cli_wall_s() - pg.t0, left,
+		     pg.worker && left[0] ? " for this variant" : "");
+}
+
 /* The engine's heartbeat: a line when one is due, with the engine's clock. */
 static void beat(void *ctx, sim_time now)
 {
+	char rep[48] = "";
 	(void)ctx;
 	if (pg.mute)
 		return;
@@ -90,8 +198,9 @@ static void beat(void *ctx, sim_time now)
 	}
 	if (!progress_due())
 		return;
-	progress_say("%s: still simulating, simulated %.4g s, wall %.0f s",
-		     pg.what[0] ? pg.what : "setup", sim_time_to_s(now), cli_wall_s() - pg.t0);
+	if (pg.reps > 1)
+		snprintf(rep, sizeof rep, ", replication %d/%d", pg.rep + 1, pg.reps);
+	progress_line("still simulating%s, simulated %.4g s", rep, sim_time_to_s(now));
 }
 
 static void start_clock(void)

@@ -520,8 +520,11 @@ static int run_multi(const scn_scenario *s, const run_opts *o, rep_report *rep, 
 {
 	rep_variant **rvs = calloc(s->njobs * s->nvariants + 1, sizeof *rvs);
 	int rc = rvs ? multi_add_variants(s, o, rep, rvs, d) : SIM_ENOMEM;
-	for (size_t v = 0; v < s->nvariants && !rc; v++)
+	progress_parts(s->nvariants);
+	for (size_t v = 0; v < s->nvariants && !rc; v++) {
+		progress_part(v);
 		rc = multi_variant(s, o, v, rvs, rep, d);
+	}
 	free(rvs);
 	return rc;
 }
@@ -737,6 +740,22 @@ static bool runs_collectives(const scn_scenario *s)
 	return false;
 }
 
+/* Every variant of every job, one after another. */
+static int run_variants(const scn_scenario *s, const run_opts *o, rep_report *rep, diag *d)
+{
+	int rc = SIM_OK;
+	progress_parts(s->njobs * s->nvariants);
+	for (size_t j = 0; j < s->njobs && !rc; j++)
+		for (size_t v = 0; v < s->nvariants && !rc; v++) {
+			const scn_scenario *vs;
+			const scn_variant *vv;
+			scn_variant_view(s, v, &vs, &vv);
+			progress_part(j * s->nvariants + v);
+			rc = run_one_variant(vs, &vs->jobs[j], vv, o, rep, d);
+		}
+	return rc;
+}
+
 int run_scenario(const scn_scenario *s, const run_opts *o, rep_report **out, diag *d)
 {
 	rep_report *rep = rep_new(REP_SIM);
@@ -762,14 +781,8 @@ int run_scenario(const scn_scenario *s, const run_opts *o, rep_report **out, dia
 		rc = run_multi(s, o, rep, d);
 	if (!rc && !s->multi_job && o && o->jobs > 1 && s->njobs * s->nvariants > 1)
 		rc = run_variants_jobs(s, o, rep, d);
-	else
-		for (size_t j = 0; j < s->njobs && !rc && !s->multi_job; j++)
-			for (size_t v = 0; v < s->nvariants && !rc; v++) {
-				const scn_scenario *vs;
-				const scn_variant *vv;
-				scn_variant_view(s, v, &vs, &vv);
-				rc = run_one_variant(vs, &vs->jobs[j], vv, o, rep, d);
-			}
+	else if (!rc && !s->multi_job)
+		rc = run_variants(s, o, rep, d);
 	if (!rc && rep_compute_speedup(rep) == SIM_ENOENT)
 		rc = SIM_OK; /* no throughput to compare: speedup stays absent */
 	if (rc) {

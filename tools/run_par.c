@@ -6,6 +6,7 @@
  * A worker writes its result into a temporary file the parent made before
  * the fork: its status, its messages, then its one-variant report as JSON
  * (numbers with 17 significant digits, so reading them back is exact). */
+#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -16,12 +17,16 @@
 #include <unistd.h>
 
 #include "sim/err.h"
+#include "tools/cli.h"
+#include "tools/human.h"
+#include "tools/progress.h"
 #include "tools/run.h"
 
 typedef struct task {
 	size_t job, variant;
 	FILE *tmp;     /* the worker's result */
 	pid_t pid;     /* 0: not started or reaped */
+	double t0, t1; /* wall clock at its start and its end */
 } task;
 
 /* In the worker: one variant into its own report, then the result. */
@@ -36,6 +41,9 @@ static void work(const scn_scenario *s, const run_opts *o, const task *t)
 		rc = rep_set_scenario(rep, &(rep_scenario){ .name = s->name, .file = s->file });
 	if (!rc) {
 		scn_variant_view(s, t->variant, &vs, &vv);
+		progress_parts(s->njobs * s->nvariants); /* "(variant K/N)", its own time left */
+		progress_worker();
+		progress_part(t->job * s->nvariants + t->variant);
 		rc = run_one_variant(vs, &vs->jobs[t->job], vv, o, rep, d);
 	}
 	fprintf(t->tmp, "%d %zu\n", rc, d ? diag_count(d) : 0);
@@ -52,6 +60,7 @@ static int start(const scn_scenario *s, const run_opts *o, task *t)
 	if (!(t->tmp = tmpfile()))
 		return SIM_EIO;
 	fflush(NULL); /* nothing buffered is written twice */
+	t->t0 = cli_wall_s();
 	t->pid = fork();
 	if (t->pid < 0) {
 		t->pid = 0;
@@ -139,6 +148,34 @@ static int reap(task *t, size_t n, size_t *k, int *status)
 	return SIM_EIO;
 }
 
+/* When a line is due, a variant's end: its wall time, the run's, and the
+ * time left, the parts to come taking the mean of those done
+ * (progress_left_s; a worker says its own variant's). */
+static void say_done(const scn_scenario *s, const run_opts *o, const task *t, size_t n, size_t k)
+{
+	double now = cli_wall_s(), done_s = 0, elapsed[1024], own[1024], t0 = now; /* --jobs <= 1024 */
+	size_t done = 0, running = 0;
+	char el[32], took[32], left[48];
+	const scn_scenario *vs;
+	const scn_variant *vv;
+	if (!progress_due())
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].t0 > 0)
+			t0 = fmin(t0, t[i].t0);
+		if (t[i].t1 > 0)
+			done++, done_s += t[i].t1 - t[i].t0;
+		else if (t[i].t0 > 0 && running < 1024)
+			elapsed[running] = now - t[i].t0, own[running++] = NAN;
+	}
+	scn_variant_view(s, t[k].variant, &vs, &vv);
+	progress_left_text(left, sizeof left, progress_left_s(n, done, done_s, running, elapsed,
+							     own, o->jobs));
+	progress_say("run: variant %zu/%zu (%s) done in %s; %zu/%zu done, %s elapsed%s", k + 1, n,
+		     vv->name, hum_duration(took, sizeof took, t[k].t1 - t[k].t0), done, n,
+		     hum_duration(el, sizeof el, now - t0), left);
+}
+
 /* Starts workers as slots free up, and merges finished ones in order
  * (a finished one waits for those before it). */
 static int drive(const scn_scenario *s, const run_opts *o, task *t, size_t n, rep_report *rep,
@@ -160,6 +197,8 @@ static int drive(const scn_scenario *s, const run_opts *o, task *t, size_t n, re
 			break;
 		running--;
 		done[k] = true;
+		t[k].t1 = cli_wall_s();
+		say_done(s, o, t, n, k);
 		while (!rc && merged < n && done[merged])
 			rc = collect(rep, &t[merged], st[merged], d), merged++;
 	}

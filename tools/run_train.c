@@ -444,11 +444,10 @@ static int replications_of(const scn_scenario *s, int replications)
 	return replications > 0 ? replications : s->replications > 0 ? s->replications : 1;
 }
 
-/* Progress of a long run on stderr, terminal or not: a line at the end of
- * an iteration when a line is due (progress.h), with the simulated clock
- * and the time left at the pace so far. */
+/* Progress of a long run on stderr, terminal or not: at the end of an
+ * iteration the variant's time left at the pace so far (progress.h adds
+ * the variants to come), and a line when one is due. */
 typedef struct progress_ctx {
-	const char *variant;
 	int rep, reps;
 	double t0;
 } progress_ctx;
@@ -457,12 +456,11 @@ static void say_progress(void *obj, uint32_t done, uint32_t total, double sim_s)
 {
 	progress_ctx *p = obj;
 	double now = cli_wall_s(), per_iter = (now - p->t0) / (p->rep * (double)total + done);
-	double left = per_iter * ((double)(p->reps - p->rep) * total - done);
+	progress_part_left(per_iter * ((double)(p->reps - p->rep) * total - done));
 	if (done == total || !progress_due())
 		return;
-	progress_say("%s: replication %d/%d, iteration %u/%u done, simulated %.4g s, wall %.0f s, "
-		     "about %.0f s left", p->variant, p->rep + 1, p->reps, done, total, sim_s,
-		     now - p->t0, left);
+	progress_line("replication %d/%d, iteration %u/%u done, simulated %.4g s", p->rep + 1,
+		      p->reps, done, total, sim_s);
 }
 
 int train_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,
@@ -472,12 +470,13 @@ int train_variant(const scn_scenario *s, const scn_job *job, const scn_variant *
 	int reps = replications_of(s, replications);
 	job_acc ja;
 	int rc = job_acc_init(&ja, s, job, v, seed, tr, rv, d);
-	progress_ctx pc = { .variant = rep_variant_name(rv), .reps = reps, .t0 = cli_wall_s() };
+	progress_ctx pc = { .reps = reps, .t0 = cli_wall_s() };
 	ja.c.progress = say_progress;
 	ja.c.progress_ctx = &pc;
 	for (int r = 0; r < reps && !rc; r++) {
 		train_result res;
 		pc.rep = r;
+		progress_rep(r, reps);
 		job_acc_seed(&ja, seed, r, false);
 		if (progress)
 			fprintf(progress, "dpusim: %s: replication %d of %d\n",

@@ -8,6 +8,7 @@
 
 #include "sim/err.h"
 #include "tools/human.h"
+#include "tools/progress.h"
 
 static double job_work(const scn_workload *wl)
 {
@@ -145,15 +146,9 @@ double sweep_eta_left_s(const sweep_eta *e, double now)
 
 void sweep_eta_text(const sweep_eta *e, double elapsed_s, double now, char *buf, size_t n)
 {
-	char el[32], t[32];
+	char el[32];
 	double left = e && e->n ? sweep_eta_left_s(e, now) : -1;
 	int k = snprintf(buf, n, "%s elapsed", hum_duration(el, sizeof el, elapsed_s));
-	if (k < 0 || (size_t)k >= n || !(left > 0))
-		return;
-	if (left < 10)
-		snprintf(buf + k, n - (size_t)k, ", about %.2g s left", left);
-	else if (left < 120)
-		snprintf(buf + k, n - (size_t)k, ", about %.0f s left", left);
-	else
-		snprintf(buf + k, n - (size_t)k, ", about %s left", hum_duration(t, sizeof t, left));
+	if (k >= 0 && (size_t)k < n)
+		progress_left_text(buf + k, n - (size_t)k, left);
 }

@@ -11,8 +11,11 @@ else ok "a short run prints no progress"; fi
 ONE="$OUT"
 DPUSIM_PROGRESS_S=0 run_cmd "$DPUSIM" run "$S" --json --replications 2
 expect_rc 0 "the same run, progress every iteration"
-expect_err '^dpusim: gdr: replication 2/2, iteration 2/3 done, simulated [0-9.e+-]+ s, wall [0-9]+ s, about [0-9]+ s left$' \
-	"a line names the variant, replication, iteration, simulated time and time left"
+L='about [0-9.e+-]+ (s|min|h) left'
+expect_err "^dpusim: gdr \\(variant 2/2\\): replication 2/2, iteration 2/3 done, simulated [0-9.e+-]+ s, wall [0-9]+ s, $L\$" \
+	"a line names the variant and which of the run's, the replication, iteration, simulated time, the run's wall time and time left"
+expect_err "^dpusim: baseline \\(variant 1/2\\): replication 1/2, iteration 1/3 done, simulated [0-9.e+-]+ s, wall [0-9]+ s, $L\$" \
+	"the first variant's first iteration gives the run's time left"
 if [ "$OUT" = "$ONE" ]; then ok "stdout is the same report"; else not_ok "progress changed stdout"; fi
 
 # Between iterations, and where there are none (p2p, collective), the
@@ -28,9 +31,23 @@ if grep -q 'still simulating' <<<"$ERR"; then not_ok "a run under 10 s printed a
 else ok "a run under 10 s prints no heartbeat"; fi
 DPUSIM_PROGRESS_S=0 run_cmd "$DPUSIM" run "$P2P" --json
 expect_rc 0 "the same p2p run, a line whenever one is due"
-expect_err '^dpusim: host-memory: still simulating, simulated [0-9.e+-]+ s, wall [0-9]+ s$' \
-	"the heartbeat names the variant, the simulated clock and the wall time"
-expect_err '^dpusim: gpu-memory: still simulating' "each variant's heartbeat names it"
+expect_err '^dpusim: host-memory \(variant 1/2\): still simulating, simulated [0-9.e+-]+ s, wall [0-9]+ s$' \
+	"the heartbeat names the variant, the simulated clock and the wall time; no time left before anything is known"
+expect_err "^dpusim: gpu-memory \\(variant 2/2\\): still simulating, simulated [0-9.e+-]+ s, wall [0-9]+ s, $L\$" \
+	"the next variant's heartbeat says the run's time left, from the first variant's wall time"
+
+# run --jobs: a worker's heartbeat names its variant, the coordinator says
+# each variant's end and the run's time left.
+DPUSIM_PROGRESS_S=0 run_cmd "$DPUSIM" run "$P2P" --json --jobs 2
+expect_rc 0 "the p2p run in two workers"
+if [ "$OUT" = "$QUIET" ]; then ok "--jobs: the same report"; else not_ok "--jobs changed stdout"; fi
+expect_err '^dpusim: gpu-memory \(variant 2/2\): still simulating, simulated [0-9.e+-]+ s, wall [0-9]+ s$' \
+	"a worker's heartbeat names its variant of the run"
+D='[0-9.]+ (us|ms|s|min|h)'
+expect_err "^dpusim: run: variant [12]/2 \\((host|gpu)-memory\\) done in $D; 1/2 done, $D elapsed(, $L)?\$" \
+	"the coordinator says the first variant's end"
+expect_err "^dpusim: run: variant [12]/2 \\((host|gpu)-memory\\) done in $D; 2/2 done, $D elapsed\$" \
+	"and the last, nothing left"
 if [ "$OUT" = "$QUIET" ]; then ok "the heartbeat leaves stdout alone"; else not_ok "the heartbeat changed stdout"; fi
 
 # A sweep's point and a plan's finalist run the same loops: without a
@@ -41,12 +58,11 @@ if [ "$OUT" = "$QUIET" ]; then ok "the heartbeat leaves stdout alone"; else not_
 printf 'extends: %s\nsweep:\n  workload.p2p.iterations: [20000, 20001]\n' "$P2P" >"$E2E_TMP/p2p-sweep.yaml"
 DPUSIM_PROGRESS_S=0 run_cmd "$DPUSIM" sweep "$E2E_TMP/p2p-sweep.yaml" --db "$E2E_TMP/s.db"
 expect_rc 0 "a sweep of two long p2p points"
-D='[0-9.]+ (us|ms|s|min|h)'
-expect_err "^dpusim: sweep point \(workload.p2p.iterations=20000\): host-memory: still simulating, simulated [0-9.e+-]+ s, wall [0-9]+ s; sweep: 0/2 points done, $D elapsed\$" \
+expect_err "^dpusim: sweep point \(workload.p2p.iterations=20000\): host-memory \\(variant 1/2\\): still simulating, simulated [0-9.e+-]+ s, wall [0-9]+ s; sweep: 0/2 points done, $D elapsed\$" \
 	"the point's heartbeat names it and ends with the sweep's progress, nothing left said before a point is stored"
 expect_err "^sweep: point 1/2 stored as run 1 \(workload.p2p.iterations=20000\) in $D; $D elapsed, about [0-9.e+-]+ (s|min|h) left\$" \
 	"a stored point says its own wall time, the time elapsed and about how long the rest takes"
-expect_err "^dpusim: sweep point \(workload.p2p.iterations=20001\): host-memory: still simulating, .*; sweep: 1/2 points done, $D elapsed, about [0-9.e+-]+ (s|min|h) left\$" \
+expect_err "^dpusim: sweep point \(workload.p2p.iterations=20001\): host-memory \\(variant 1/2\\): still simulating, .*; sweep: 1/2 points done, $D elapsed, about [0-9.e+-]+ (s|min|h) left\$" \
 	"the next point's heartbeat says the sweep's time left"
 expect_err "^sweep: point 2/2 stored as run 2 \(workload.p2p.iterations=20001\) in $D; $D elapsed\$" \
 	"the last point says nothing is left"
@@ -55,7 +71,7 @@ expect_err "^sweep: point 2/2 stored as run 2 \(workload.p2p.iterations=20001\) 
 # coordinator has it), and the coordinator says how the points run.
 DPUSIM_PROGRESS_S=0 run_cmd "$DPUSIM" sweep "$E2E_TMP/p2p-sweep.yaml" --db "$E2E_TMP/s2.db" --jobs 2
 expect_rc 0 "the sweep in two workers"
-expect_err '^dpusim: sweep point \(workload.p2p.iterations=2000[01]\): host-memory: still simulating, simulated [0-9.e+-]+ s, wall [0-9]+ s$' \
+expect_err '^dpusim: sweep point \(workload.p2p.iterations=2000[01]\): host-memory \(variant 1/2\): still simulating, simulated [0-9.e+-]+ s, wall [0-9]+ s$' \
 	"a worker's heartbeat names its point"
 expect_err "^sweep: 0/2 points done, $D elapsed; 2 running, the longest for $D \\(workload.p2p.iterations=2000[01]\\)\$" \
 	"the coordinator's line: points done, running, the longest running"

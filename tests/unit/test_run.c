@@ -18,6 +18,7 @@
 #include "sim/err.h"
 #include "tools/commands.h"
 #include "report/report.h"
+#include "tools/progress.h"
 #include "tools/run.h"
 
 /* One node of 8 A100s (NVSwitch; NCCL's 24 channels, the profile's
@@ -218,6 +219,37 @@ START_TEST(protocol_key)
 }
 END_TEST
 
+/* A run's time left (progress_left_s): the running part's own estimate,
+ * the parts to come at the mean wall time of the parts known, --jobs
+ * running several at once. */
+START_TEST(run_left_counts_parts)
+{
+	double el[2] = { 4, 1 }, own[2] = { 6, NAN }, none[2] = { NAN, NAN };
+	char buf[64];
+	/* nothing known yet: no figure */
+	ck_assert(isnan(progress_left_s(3, 0, 0, 1, el, none, 1)));
+	/* part 1 of 3 at 4 s with 6 s to go: 6 s + 2 x 10 s */
+	ck_assert_double_eq_tol(progress_left_s(3, 0, 0, 1, el, own, 1), 26, 1e-9);
+	/* two done in 8 and 12 s, the third just begun without its own estimate:
+	 * the mean less what it ran */
+	ck_assert_double_eq_tol(progress_left_s(3, 2, 20, 1, &el[1], none, 1), 9, 1e-9);
+	/* the same with its own estimate: that, not the mean */
+	ck_assert_double_eq_tol(progress_left_s(3, 2, 20, 1, el, own, 1), 6, 1e-9);
+	/* --jobs 2: one done (10 s), two running (4 s with 6 s to go, and 1 s
+	 * with none: the mean of 10 and 10 less 1), one to come; two at once */
+	ck_assert_double_eq_tol(progress_left_s(4, 1, 10, 2, el, own, 2), (6 + 9 + 10) / 2.0,
+				1e-9);
+	/* all done */
+	ck_assert(progress_left_s(3, 3, 30, 0, el, own, 1) == 0);
+	progress_left_text(buf, sizeof buf, 26);
+	ck_assert_str_eq(buf, ", about 26 s left");
+	progress_left_text(buf, sizeof buf, 2.5);
+	ck_assert_str_eq(buf, ", about 2.5 s left");
+	progress_left_text(buf, sizeof buf, NAN);
+	ck_assert_str_eq(buf, "");
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("run");
@@ -226,6 +258,9 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, one_node_same_time);
 	tcase_add_test(tc, two_nodes_same_time);
 	tcase_add_test(tc, protocol_key);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("progress");
+	tcase_add_test(tc, run_left_counts_parts);
 	suite_add_tcase(s, tc);
 	return s;
 }
