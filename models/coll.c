@@ -975,8 +975,15 @@ static int build(coll_ctx *c, const coll_params *p, coll_algo algo, coll_proto p
 	 * nChannels / comm->nChannels the same way). */
 	if (r->nc)
 		f *= (double)r->nc / c->channels;
-	for (uint32_t s = 0; s < r->nst && f < 1; s++)
-		r->st[s].bytes = (uint64_t)ceil((double)r->st[s].bytes / f);
+	for (uint32_t s = 0; s < r->nst && f < 1 && !r->rc; s++) {
+		/* The inputs bound a size (COLL_MAX_BYTES) far below this; a
+		 * caller that does not is told, not handed a wrapped count. */
+		double w = ceil((double)r->st[s].bytes / f);
+		if (!(w < 0x1p64))
+			r->rc = SIM_EOVERFLOW;
+		else
+			r->st[s].bytes = (uint64_t)w;
+	}
 	return r->rc;
 }
 

@@ -578,6 +578,24 @@ START_TEST(predict_past_the_end_of_time)
 }
 END_TEST
 
+/* A protocol's stage weighs bytes / its bandwidth factor: past 2^64 that
+ * count is refused (SIM_EOVERFLOW), where the cast was undefined (the
+ * sanitizer build aborts on it) and handed the flows a wrapped size. The
+ * inputs stop far below (COLL_MAX_BYTES); the model does not rely on it. */
+START_TEST(weighted_bytes_past_2_64)
+{
+	fab_config fc = one_switch(3);
+	coll_config cc = rdma;
+	coll_result r;
+	coll_params p = { .op = COLL_ALLREDUCE, .algo = COLL_RING, .bytes = UINT64_MAX };
+	fx_world w;
+	cc.proto = COLL_PROTO_LL; /* a ring's LL: 1/4 of the rate, each third x4 */
+	fx_world_new(&w, &fc, &cc);
+	ck_assert_int_eq(coll_run(w.c, &p, &r), SIM_EOVERFLOW);
+	fx_world_free(&w);
+}
+END_TEST
+
 START_TEST(bad_requests)
 {
 	fab_config fc = one_switch(1);
@@ -1568,6 +1586,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, host_tcp_costs_stay_off_nvlink);
 	tcase_add_test(tc, jitter_is_seeded);
 	tcase_add_test(tc, bad_requests);
+	tcase_add_test(tc, weighted_bytes_past_2_64);
 	tcase_add_test(tc, allocation_failures_fail_the_run);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("nccl-protocols");
