@@ -13,17 +13,26 @@
 /* At most this many failing sweep points are reported (as the loader does). */
 #define MAX_BAD_POINTS 20
 
-/* The dry setup pass (tools/run.h run_check) of s, or of every point of
- * its sweep (the points are what runs): what run would refuse, refused
- * here. */
+/* The dry setup pass (tools/run.h run_check) of s as written, which
+ * `dpusim run` runs, and of every point of its sweep, which `dpusim
+ * sweep` runs: what either would refuse, refused here. The file as
+ * written's messages say so (a template whose own values cannot run, say
+ * one node under a sweep of node counts, is refused by run). */
 static int dry_run(const scn_scenario *s, diag *d)
 {
-	diag *seen;
+	diag *seen, *bd;
 	size_t bad = 0;
 	int rc = SIM_OK;
 	if (!s->sweep.naxes)
 		return run_check(s, d);
-	if (!(seen = diag_new()))
+	if (!(bd = diag_new()))
+		return SIM_ENOMEM;
+	if ((rc = run_check(s, bd)))
+		for (size_t k = 0; k < diag_count(bd) && k < DIAG_MAX; k++)
+			diag_add(d, NULL, 0, 0, "%s (the scenario as written, which 'dpusim run' "
+				 "runs; 'dpusim sweep' runs the sweep's points)", diag_msg(bd, k));
+	diag_free(bd);
+	if (rc == SIM_ENOMEM || !(seen = diag_new()))
 		return SIM_ENOMEM;
 	for (size_t i = 0; i < s->sweep.points && bad < MAX_BAD_POINTS && rc != SIM_ENOMEM; i++) {
 		scn_scenario *pt = NULL;

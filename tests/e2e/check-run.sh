@@ -97,6 +97,8 @@ c|tcp 1e-300cycles/byte|cluster: { $HC, tcp_rx_cycles_per_byte: 1e-300cycles/byt
 c|vswitch 1e-300cycles/packet|cluster: { $HC, vswitch_cycles_per_packet: 1e-300cycles/packet } } && variants: [ { name: b, network: host-tcp, vswitch: host } ]
 c|os_jitter_delay 1s|noise: { os_jitter_delay: 1s }
 c|switch without latency|cluster: { fabric: { switch: QM9700-NDR }, nic: ConnectX-7-NDR }
+c|sweep whose file as written cannot run|cluster: { nodes: 1, gpus_per_node: 1 } && sweep: { cluster.nodes: [2, 4] }
+c|sweep whose file as written runs|sweep: { cluster.nodes: [2, 4] }
 EOF
 )
 for op in allreduce reduce-scatter allgather alltoall broadcast sendrecv; do
