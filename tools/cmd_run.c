@@ -463,6 +463,10 @@ int cmd_run(int argc, char **argv)
 		scn_free(s);
 		return cli_usage_error("out of memory");
 	}
+	if (s->sweep.naxes) /* a newcomer's `run capacity.yaml` is one point, said */
+		fprintf(stderr, "dpusim: note: '%s' has a sweep of %zu points; run simulates the "
+			"file as written, 'dpusim sweep %s --db FILE' runs the points\n", a.c.file,
+			s->sweep.points, a.c.file);
 	a.ro.progress = !a.json && isatty(STDERR_FILENO) ? stderr : NULL;
 	progress_start();
 	a.ro.written = stderr;

@@ -46,6 +46,13 @@ same_rows() {  # same_rows A.db DESCRIPTION
 	if [ "$(rows "$1")" = "$(rows "$E2E_TMP/serial.db")" ]; then ok "$2"
 	else not_ok "$2"; diff <(rows "$E2E_TMP/serial.db") <(rows "$1") | head -5; fi
 }
+# run of a sweep file simulates the file as written, and says so: a newcomer
+# who ran the capacity sweep with run got one point and no word of the rest.
+run_cmd "$DPUSIM" run "$SCN" --json
+expect_rc 0 "run of a sweep file"
+expect_err "^dpusim: note: '$SCN' has a sweep of 8 points; run simulates the file as written, 'dpusim sweep $SCN --db FILE' runs the points\$" \
+	"says it runs the file as written, how many points the sweep has and how to run them"
+
 # A stored point is whole: 2 variants, each with 3 collectives and iteration_s.
 consistent() {  # consistent DB DESCRIPTION
 	local ic half
