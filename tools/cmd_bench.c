@@ -18,6 +18,11 @@
  * bench engine --events 1000 --reps 1 --pending 10000000`): 5 x 10^7 stays
  * under 5 GB, where 10^10 ran out of memory instead of answering. */
 #define MAX_PENDING 50000000u
+/* 10^10 hold operations take about ten minutes (15-30 M a second on this
+ * machine, `dpusim bench engine --events 100000000 --reps 1 --pending
+ * 1000`); past them a run is a hang, and near 9 x 10^12 (the 1 us mean
+ * increment) it would pass the engine's horizon of 2^63 ps. */
+#define MAX_EVENTS 10000000000ull
 
 struct hold {
 	sim_time *incr;
@@ -33,8 +38,9 @@ static void hold_event(sim_engine *eng, void *obj, uint64_t data)
 		sim_stop(eng);
 		return;
 	}
-	if (sim_schedule_in(eng, h->incr[h->next++ & (HOLD_TABLE - 1)], hold_event, h, 0, NULL))
-		SIM_DIE("out of memory in the hold benchmark");
+	int rc = sim_schedule_in(eng, h->incr[h->next++ & (HOLD_TABLE - 1)], hold_event, h, 0, NULL);
+	if (rc)
+		SIM_DIE("the hold benchmark cannot schedule: %s", sim_strerror(rc));
 }
 
 /* One timed run: fill to `pending`, then `events` hold operations. */
@@ -87,7 +93,8 @@ static int bench_engine(int argc, char **argv)
 	sim_rng *r;
 	for (int i = 1; i < argc; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(argv[i], "--events") && cli_parse_u64(v, &events) && events > 0)
+		if (!strcmp(argv[i], "--events") && cli_parse_u64(v, &events) && events > 0 &&
+		    events <= MAX_EVENTS)
 			i++;
 		else if (!strcmp(argv[i], "--reps") && cli_parse_u64(v, &reps) && reps > 0 && reps <= 101)
 			i++;
@@ -95,7 +102,7 @@ static int bench_engine(int argc, char **argv)
 			i++;
 		else if (!strcmp(argv[i], "--events") || !strcmp(argv[i], "--reps"))
 			return cli_usage_error("bench engine: %s wants a count from 1 to %s, not '%s'",
-					       argv[i], strcmp(argv[i], "--reps") ? "2^64-1" : "101",
+					       argv[i], strcmp(argv[i], "--reps") ? "10^10" : "101",
 					       v ? v : "(nothing)");
 		else if (!strcmp(argv[i], "--pending"))
 			return cli_usage_error("bench engine: --pending wants sizes from 1 to %u, comma "

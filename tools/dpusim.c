@@ -328,7 +328,7 @@ const cli_cmd cli_commands[] = {
 	  "        exponential increment (mean 1 us, drawn in advance from GSL so\n"
 	  "        the queue is what is timed). One line per pending size:\n"
 	  "        engine hold pending=N events_per_s=R   (median of --reps runs)\n"
-	  "        --events  events per run (default 4000000)\n"
+	  "        --events  events per run (default 4000000, at most 10^10)\n"
 	  "        --reps    runs per size (default 5)\n"
 	  "        --pending sizes (default 1000,100000,1000000)\n"
 	  "flows   the flow solver: n flows each alone on a link (independent) or\n"
