@@ -18,6 +18,7 @@
 #include "sim/err.h"
 #include "tools/cli.h"
 #include "tools/commands.h"
+#include "tools/progress.h"
 
 #define MAX_SIZES 64
 /* The profiles whose latencies are the defaults: the newest generation that
@@ -673,9 +674,16 @@ int cmd_coll(int argc, char **argv)
 		       coll_op_name(o.p.op), o.ranks, coll_tkind_name(o.cc.transport.kind));
 	else
 		print_header(&o);
+	/* A long size (65,536 ranks: seconds each) says it goes on, as a run does. */
+	progress_start();
+	progress_parts((size_t)o.nsizes, "size", false);
 	for (int i = 0; i < o.nsizes; i++) {
 		coll_result r;
-		char why[400] = "";
+		char why[400] = "", what[64];
+		snprintf(what, sizeof what, "%s %llu B", coll_op_name(o.p.op),
+			 (unsigned long long)o.sizes[i]);
+		progress_part((size_t)i);
+		progress_what(what);
 		if ((rc = run_size(&o, o.sizes[i], &r, why, sizeof why))) {
 			if (o.json)
 				printf("\n  ]\n}\n");

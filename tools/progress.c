@@ -24,7 +24,8 @@ static struct {
 	bool mute;
 	/* a run of several parts (progress_parts) */
 	size_t parts, part, done;
-	bool worker;
+	const char *noun;        /* what a part is called */
+	bool alike, worker;
 	double part_t0, done_s;
 	double own_left, own_at; /* the running part's own estimate; NAN: none */
 	int rep, reps;
@@ -84,9 +85,11 @@ void progress_say(const char *fmt, ...)
 	fflush(stderr);
 }
 
-void progress_parts(size_t n)
+void progress_parts(size_t n, const char *noun, bool alike)
 {
 	pg.parts = n;
+	pg.noun = noun;
+	pg.alike = alike;
 	pg.part = pg.done = 0;
 	pg.done_s = 0;
 	pg.worker = false;
@@ -137,6 +140,9 @@ double progress_left_s(size_t n, size_t done, double done_s, size_t running,
 		return open ? NAN : 0;
 	mean = sum / known;
 	for (size_t i = 0; i < running; i++)
+		if (!isfinite(own_left[i]))
+			mean = fmax(mean, elapsed[i]);
+	for (size_t i = 0; i < running; i++)
 		left += isfinite(own_left[i]) ? own_left[i] : fmax(mean - elapsed[i], 0);
 	left += (double)(open > running ? open - running : 0) * mean;
 	at_once = par > 0 && (size_t)par < open ? (size_t)par : open;
@@ -162,6 +168,8 @@ static double run_left_s(void)
 {
 	double now = cli_wall_s(), elapsed = now - pg.part_t0;
 	double own = isfinite(pg.own_left) ? fmax(pg.own_left - (now - pg.own_at), 0) : NAN;
+	if (pg.parts > 1 && !pg.alike)
+		return NAN;
 	if (pg.worker || pg.parts < 2)
 		return own;
 	return progress_left_s(pg.parts, pg.done, pg.done_s, 1, &elapsed, &own, 1);
@@ -175,13 +183,13 @@ void progress_line(const char *fmt, ...)
 	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
 	if (pg.parts > 1)
-		snprintf(who, sizeof who, "%s (variant %zu/%zu)", pg.what[0] ? pg.what : "setup",
-			 pg.part + 1, pg.parts);
+		snprintf(who, sizeof who, "%s (%s %zu/%zu)", pg.what[0] ? pg.what : "setup",
+			 pg.noun, pg.part + 1, pg.parts);
 	else
 		snprintf(who, sizeof who, "%s", pg.what[0] ? pg.what : "setup");
 	progress_left_text(left, sizeof left, run_left_s());
-	progress_say("%s: %s, wall %.0f s%s%s", who, text, cli_wall_s() - pg.t0, left,
-		     pg.worker && left[0] ? " for this variant" : "");
+	progress_say("%s: %s, wall %.0f s%s%s%s", who, text, cli_wall_s() - pg.t0, left,
+		     pg.worker && left[0] ? " for this " : "", pg.worker && left[0] ? pg.noun : "");
 }
 
 /* The engine's heartbeat: a line when one is due, with the engine's clock. */

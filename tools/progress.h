@@ -45,7 +45,10 @@ void progress_bar(progress_bar_fn *fn, void *ctx);
 void progress_mute(bool on);
 
 /* A run of several parts (a scenario's variants, one after another or in
- * `run --jobs` workers). Its lines name the part ("gdr (variant 2/3)"),
+ * `run --jobs` workers; `coll`'s sizes), each called a `noun` ("variant",
+ * "size"); `alike`: parts whose mean wall time predicts the others' (a
+ * scenario's variants), else no time left is said (coll's sizes: 0.3 to 7 s
+ * each at 65,536 ranks, in no order). Its lines name the part ("gdr (variant 2/3)"),
  * count the wall time from the run's start (or the sweep point's) and say
  * the whole run's time left: the running part's own estimate (from its
  * iterations' pace) and, for the parts to come, the mean wall time of the
@@ -53,14 +56,14 @@ void progress_mute(bool on);
  * starts part k (0-based), ending the one before; progress_rep the
  * replication it simulates; progress_part_left its own estimate. A --jobs
  * worker (progress_worker) runs one part of n: its time left is its own. */
-void progress_parts(size_t n);
+void progress_parts(size_t n, const char *noun, bool alike);
 void progress_part(size_t k);
 void progress_rep(int rep, int reps);
 void progress_part_left(double left_s);
 void progress_worker(void);
-/* "VARIANT[ (variant K/N)]: TEXT, wall W s[, about L left]" as progress_say
+/* "WHAT[ (NOUN K/N)]: TEXT, wall W s[, about L left]" as progress_say
  * writes it: W from the run's (or the point's) start, L the run's time left
- * where there is an estimate (a --jobs worker's: "left for this variant"). */
+ * where there is an estimate (a --jobs worker's: "left for this NOUN"). */
 void progress_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The time left of a run of n parts, done of them finished after done_s
@@ -68,8 +71,9 @@ void progress_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * the --jobs count), part i running for elapsed[i] with its own estimate of
  * its time left own_left[i] (NAN: none): the parts to come take the mean of
  * the known parts' walls (finished, and running ones' elapsed + own
- * estimate), a running part without an estimate that mean less its
- * elapsed, and par run at once. NAN while nothing is known. */
+ * estimate), raised to the longest a running part without an estimate has
+ * run (it is at least that long), such a part that mean less its elapsed,
+ * and par run at once. NAN while nothing is known. */
 double progress_left_s(size_t n, size_t done, double done_s, size_t running,
 		       const double *elapsed, const double *own_left, int par);
 /* ", about 12 s left" (", about 2.5 min left"; nothing for NAN or 0) into

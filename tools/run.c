@@ -520,7 +520,7 @@ static int run_multi(const scn_scenario *s, const run_opts *o, rep_report *rep, 
 {
 	rep_variant **rvs = calloc(s->njobs * s->nvariants + 1, sizeof *rvs);
 	int rc = rvs ? multi_add_variants(s, o, rep, rvs, d) : SIM_ENOMEM;
-	progress_parts(s->nvariants);
+	progress_parts(s->nvariants, "variant", true);
 	for (size_t v = 0; v < s->nvariants && !rc; v++) {
 		progress_part(v);
 		rc = multi_variant(s, o, v, rvs, rep, d);
@@ -744,7 +744,7 @@ static bool runs_collectives(const scn_scenario *s)
 static int run_variants(const scn_scenario *s, const run_opts *o, rep_report *rep, diag *d)
 {
 	int rc = SIM_OK;
-	progress_parts(s->njobs * s->nvariants);
+	progress_parts(s->njobs * s->nvariants, "variant", true);
 	for (size_t j = 0; j < s->njobs && !rc; j++)
 		for (size_t v = 0; v < s->nvariants && !rc; v++) {
 			const scn_scenario *vs;

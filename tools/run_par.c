@@ -41,7 +41,7 @@ static void work(const scn_scenario *s, const run_opts *o, const task *t)
 		rc = rep_set_scenario(rep, &(rep_scenario){ .name = s->name, .file = s->file });
 	if (!rc) {
 		scn_variant_view(s, t->variant, &vs, &vv);
-		progress_parts(s->njobs * s->nvariants); /* "(variant K/N)", its own time left */
+		progress_parts(s->njobs * s->nvariants, "variant", true); /* "(variant K/N)", its own time left */
 		progress_worker();
 		progress_part(t->job * s->nvariants + t->variant);
 		rc = run_one_variant(vs, &vs->jobs[t->job], vv, o, rep, d);

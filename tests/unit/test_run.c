@@ -239,6 +239,10 @@ START_TEST(run_left_counts_parts)
 	 * with none: the mean of 10 and 10 less 1), one to come; two at once */
 	ck_assert_double_eq_tol(progress_left_s(4, 1, 10, 2, el, own, 2), (6 + 9 + 10) / 2.0,
 				1e-9);
+	/* one done in 2 s, the second running for 5 s with no estimate: it is
+	 * at least 5 s long, so is the third to come */
+	el[0] = 5;
+	ck_assert_double_eq_tol(progress_left_s(3, 1, 2, 1, el, none, 1), 5, 1e-9);
 	/* all done */
 	ck_assert(progress_left_s(3, 3, 30, 0, el, own, 1) == 0);
 	progress_left_text(buf, sizeof buf, 26);
