@@ -22,8 +22,9 @@ static struct {
 	void *bar_ctx;
 	double bar_last;
 	bool mute;
-	/* a run of several parts (progress_parts) */
-	size_t parts, part, done;
+	/* a run of several parts (progress_parts), one after another: those
+	 * before part are done, in done_s of wall time */
+	size_t parts, part;
 	const char *noun;        /* what a part is called */
 	bool alike, worker;
 	double part_t0, done_s;
@@ -90,7 +91,7 @@ void progress_parts(size_t n, const char *noun, bool alike)
 	pg.parts = n;
 	pg.noun = noun;
 	pg.alike = alike;
-	pg.part = pg.done = 0;
+	pg.part = 0;
 	pg.done_s = 0;
 	pg.worker = false;
 	pg.part_t0 = cli_wall_s();
@@ -101,10 +102,8 @@ void progress_parts(size_t n, const char *noun, bool alike)
 void progress_part(size_t k)
 {
 	double now = cli_wall_s();
-	if (k > pg.part) { /* the one before has ended */
+	if (k > pg.part) /* the one before has ended */
 		pg.done_s += now - pg.part_t0;
-		pg.done = k;
-	}
 	pg.part = k;
 	pg.part_t0 = now;
 	pg.own_left = NAN;
@@ -172,7 +171,7 @@ static double run_left_s(void)
 		return NAN;
 	if (pg.worker || pg.parts < 2)
 		return own;
-	return progress_left_s(pg.parts, pg.done, pg.done_s, 1, &elapsed, &own, 1);
+	return progress_left_s(pg.parts, pg.part, pg.done_s, 1, &elapsed, &own, 1);
 }
 
 void progress_line(const char *fmt, ...)
