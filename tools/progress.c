@@ -127,25 +127,18 @@ void progress_worker(void)
 	pg.worker = true;
 }
 
-double progress_left_s(size_t n, size_t done, double done_s, size_t running,
-		       const double *elapsed, const double *own_left, int par)
+double progress_left_s(size_t n, size_t done, double done_s, double elapsed, double own_left)
 {
-	double sum = done_s, known = (double)done, left = 0, mean;
-	size_t open = n > done ? n - done : 0, at_once;
-	for (size_t i = 0; i < running; i++)
-		if (isfinite(own_left[i]))
-			sum += elapsed[i] + own_left[i], known++;
-	if (!known || !open)
-		return open ? NAN : 0;
-	mean = sum / known;
-	for (size_t i = 0; i < running; i++)
-		if (!isfinite(own_left[i]))
-			mean = fmax(mean, elapsed[i]);
-	for (size_t i = 0; i < running; i++)
-		left += isfinite(own_left[i]) ? own_left[i] : fmax(mean - elapsed[i], 0);
-	left += (double)(open > running ? open - running : 0) * mean;
-	at_once = par > 0 && (size_t)par < open ? (size_t)par : open;
-	return left / (double)at_once;
+	bool own = isfinite(own_left);
+	double known = (double)done + own, mean;
+	if (done >= n)
+		return 0;
+	if (!known)
+		return NAN;
+	mean = (done_s + (own ? elapsed + own_left : 0)) / known;
+	if (!own)
+		mean = fmax(mean, elapsed);
+	return (own ? own_left : mean - elapsed) + (double)(n - done - 1) * mean;
 }
 
 void progress_left_text(char *buf, size_t n, double left_s)
@@ -171,7 +164,7 @@ static double run_left_s(void)
 		return NAN;
 	if (pg.worker || pg.parts < 2)
 		return own;
-	return progress_left_s(pg.parts, pg.part, pg.done_s, 1, &elapsed, &own, 1);
+	return progress_left_s(pg.parts, pg.part, pg.done_s, elapsed, own);
 }
 
 void progress_line(const char *fmt, ...)

@@ -66,16 +66,15 @@ void progress_worker(void);
  * where there is an estimate (a --jobs worker's: "left for this NOUN"). */
 void progress_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The time left of a run of n parts, done of them finished after done_s
- * seconds of wall time in all, running of them now at once (at most par,
- * the --jobs count), part i running for elapsed[i] with its own estimate of
- * its time left own_left[i] (NAN: none): the parts to come take the mean of
- * the known parts' walls (finished, and running ones' elapsed + own
- * estimate), raised to the longest a running part without an estimate has
- * run (it is at least that long), such a part that mean less its elapsed,
- * and par run at once. NAN while nothing is known. */
-double progress_left_s(size_t n, size_t done, double done_s, size_t running,
-		       const double *elapsed, const double *own_left, int par);
+/* The time left of a run of n parts one after another, done of them
+ * finished after done_s seconds of wall time in all, the next running for
+ * elapsed seconds with its own estimate of its time left own_left (NAN:
+ * none): the parts to come take the mean of the known parts' walls
+ * (finished, and the running one's elapsed + own estimate); without an
+ * estimate the running part is that mean, raised to its elapsed (it is at
+ * least that long), less its elapsed. NAN while nothing is known. Parts
+ * run at once (`run --jobs`) are a sweep's points: tools/sweep_eta.h. */
+double progress_left_s(size_t n, size_t done, double done_s, double elapsed, double own_left);
 /* ", about 12 s left" (", about 2.5 min left"; nothing for NAN or 0) into
  * buf: how every progress line says a time left. */
 void progress_left_text(char *buf, size_t n, double left_s);

@@ -6,7 +6,6 @@
  * A worker writes its result into a temporary file the parent made before
  * the fork: its status, its messages, then its one-variant report as JSON
  * (numbers with 17 significant digits, so reading them back is exact). */
-#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,12 +20,12 @@
 #include "tools/human.h"
 #include "tools/progress.h"
 #include "tools/run.h"
+#include "tools/sweep_eta.h"
 
 typedef struct task {
 	size_t job, variant;
 	FILE *tmp;     /* the worker's result */
 	pid_t pid;     /* 0: not started or reaped */
-	double t0, t1; /* wall clock at its start and its end */
 } task;
 
 /* In the worker: one variant into its own report, then the result. */
@@ -60,7 +59,6 @@ static int start(const scn_scenario *s, const run_opts *o, task *t)
 	if (!(t->tmp = tmpfile()))
 		return SIM_EIO;
 	fflush(NULL); /* nothing buffered is written twice */
-	t->t0 = cli_wall_s();
 	t->pid = fork();
 	if (t->pid < 0) {
 		t->pid = 0;
@@ -148,47 +146,43 @@ static int reap(task *t, size_t n, size_t *k, int *status)
 	return SIM_EIO;
 }
 
-/* When a line is due, a variant's end: its wall time, the run's, and the
- * time left, the parts to come taking the mean of those done
- * (progress_left_s; a worker says its own variant's). */
-static void say_done(const scn_scenario *s, const run_opts *o, const task *t, size_t n, size_t k)
+/* When a line is due, variant k's end: its wall time, the run's, and the
+ * time left (tools/sweep_eta.h: variants of equal work, o->jobs at once;
+ * a worker says its own variant's). */
+static void say_done(const scn_scenario *s, const sweep_eta *eta, double t0, size_t k)
 {
-	double now = cli_wall_s(), done_s = 0, elapsed[1024], own[1024], t0 = now; /* --jobs <= 1024 */
-	size_t done = 0, running = 0;
-	char el[32], took[32], left[48];
+	char took[32], el[128];
+	double now = cli_wall_s();
+	size_t done = 0;
 	const scn_scenario *vs;
 	const scn_variant *vv;
 	if (!progress_due())
 		return;
-	for (size_t i = 0; i < n; i++) {
-		if (t[i].t0 > 0)
-			t0 = fmin(t0, t[i].t0);
-		if (t[i].t1 > 0)
-			done++, done_s += t[i].t1 - t[i].t0;
-		else if (t[i].t0 > 0 && running < 1024)
-			elapsed[running] = now - t[i].t0, own[running++] = NAN;
-	}
-	scn_variant_view(s, t[k].variant, &vs, &vv);
-	progress_left_text(left, sizeof left, progress_left_s(n, done, done_s, running, elapsed,
-							     own, o->jobs));
-	progress_say("run: variant %zu/%zu (%s) done in %s; %zu/%zu done, %s elapsed%s", k + 1, n,
-		     vv->name, hum_duration(took, sizeof took, t[k].t1 - t[k].t0), done, n,
-		     hum_duration(el, sizeof el, now - t0), left);
+	for (size_t i = 0; i < eta->n; i++)
+		done += eta->over[i];
+	scn_variant_view(s, k % s->nvariants, &vs, &vv);
+	sweep_eta_text(eta, now - t0, now, el, sizeof el);
+	progress_say("run: variant %zu/%zu (%s) done in %s; %zu/%zu done, %s", k + 1, eta->n,
+		     vv->name, hum_duration(took, sizeof took, eta->took_s[k]), done, eta->n, el);
 }
 
 /* Starts workers as slots free up, and merges finished ones in order
- * (a finished one waits for those before it). */
+ * (a finished one waits for those before it); eta says which have
+ * finished, and when each began and took. */
 static int drive(const scn_scenario *s, const run_opts *o, task *t, size_t n, rep_report *rep,
 		 diag *d)
 {
 	int *st = calloc(n, sizeof *st), rc = st ? SIM_OK : SIM_ENOMEM;
-	bool *done = calloc(n, sizeof *done);
 	size_t next = 0, merged = 0, running = 0;
-	if (!done)
-		rc = SIM_ENOMEM;
+	double t0 = cli_wall_s();
+	sweep_eta eta = { 0 };
+	if (!rc && (rc = sweep_eta_init(&eta, n, (unsigned)o->jobs)) == SIM_OK)
+		for (size_t i = 0; i < n; i++)
+			eta.work[i] = 1;
 	while (!rc && merged < n) {
 		size_t k = 0;
 		if (next < n && running < (size_t)o->jobs) {
+			sweep_eta_start(&eta, next, cli_wall_s());
 			if (!(rc = start(s, o, &t[next])))
 				next++, running++;
 			continue;
@@ -196,10 +190,9 @@ static int drive(const scn_scenario *s, const run_opts *o, task *t, size_t n, re
 		if ((rc = reap(t, n, &k, &st[k])))
 			break;
 		running--;
-		done[k] = true;
-		t[k].t1 = cli_wall_s();
-		say_done(s, o, t, n, k);
-		while (!rc && merged < n && done[merged])
+		sweep_eta_end(&eta, k, cli_wall_s(), true);
+		say_done(s, &eta, t0, k);
+		while (!rc && merged < n && eta.over[merged])
 			rc = collect(rep, &t[merged], st[merged], d), merged++;
 	}
 	for (size_t i = 0; i < n; i++) { /* on failure: stop and reap the others */
@@ -211,7 +204,7 @@ static int drive(const scn_scenario *s, const run_opts *o, task *t, size_t n, re
 			fclose(t[i].tmp);
 	}
 	free(st);
-	free(done);
+	sweep_eta_free(&eta);
 	return rc;
 }
 

@@ -20,6 +20,7 @@
 #include "report/report.h"
 #include "tools/progress.h"
 #include "tools/run.h"
+#include "tools/sweep_eta.h"
 
 /* One node of 8 A100s (NVSwitch; NCCL's 24 channels, the profile's
  * nccl_channels) or two, 8 HDR adapters each, one switch. */
@@ -220,31 +221,38 @@ START_TEST(protocol_key)
 END_TEST
 
 /* A run's time left (progress_left_s): the running part's own estimate,
- * the parts to come at the mean wall time of the parts known, --jobs
- * running several at once. */
+ * the parts to come at the mean wall time of the parts known; and
+ * `run --jobs`' coordinator, several at once (sweep_eta, the parts of
+ * equal work). */
 START_TEST(run_left_counts_parts)
 {
-	double el[2] = { 4, 1 }, own[2] = { 6, NAN }, none[2] = { NAN, NAN };
 	char buf[64];
+	sweep_eta e;
 	/* nothing known yet: no figure */
-	ck_assert(isnan(progress_left_s(3, 0, 0, 1, el, none, 1)));
+	ck_assert(isnan(progress_left_s(3, 0, 0, 4, NAN)));
 	/* part 1 of 3 at 4 s with 6 s to go: 6 s + 2 x 10 s */
-	ck_assert_double_eq_tol(progress_left_s(3, 0, 0, 1, el, own, 1), 26, 1e-9);
+	ck_assert_double_eq_tol(progress_left_s(3, 0, 0, 4, 6), 26, 1e-9);
 	/* two done in 8 and 12 s, the third just begun without its own estimate:
 	 * the mean less what it ran */
-	ck_assert_double_eq_tol(progress_left_s(3, 2, 20, 1, &el[1], none, 1), 9, 1e-9);
+	ck_assert_double_eq_tol(progress_left_s(3, 2, 20, 1, NAN), 9, 1e-9);
 	/* the same with its own estimate: that, not the mean */
-	ck_assert_double_eq_tol(progress_left_s(3, 2, 20, 1, el, own, 1), 6, 1e-9);
-	/* --jobs 2: one done (10 s), two running (4 s with 6 s to go, and 1 s
-	 * with none: the mean of 10 and 10 less 1), one to come; two at once */
-	ck_assert_double_eq_tol(progress_left_s(4, 1, 10, 2, el, own, 2), (6 + 9 + 10) / 2.0,
-				1e-9);
+	ck_assert_double_eq_tol(progress_left_s(3, 2, 20, 4, 6), 6, 1e-9);
 	/* one done in 2 s, the second running for 5 s with no estimate: it is
 	 * at least 5 s long, so is the third to come */
-	el[0] = 5;
-	ck_assert_double_eq_tol(progress_left_s(3, 1, 2, 1, el, none, 1), 5, 1e-9);
+	ck_assert_double_eq_tol(progress_left_s(3, 1, 2, 5, NAN), 5, 1e-9);
 	/* all done */
-	ck_assert(progress_left_s(3, 3, 30, 0, el, own, 1) == 0);
+	ck_assert(progress_left_s(3, 3, 30, 0, NAN) == 0);
+	/* --jobs 2: one done in 10 s, two running for 4 and 1 s, one to come:
+	 * 6 + 9 + 10 s over two at once */
+	ck_assert_int_eq(sweep_eta_init(&e, 4, 2), 0);
+	for (size_t i = 0; i < 4; i++)
+		e.work[i] = 1;
+	sweep_eta_start(&e, 0, 0);
+	sweep_eta_end(&e, 0, 10, true);
+	sweep_eta_start(&e, 1, 6);
+	sweep_eta_start(&e, 2, 9);
+	ck_assert_double_eq_tol(sweep_eta_left_s(&e, 10), (6 + 9 + 10) / 2.0, 1e-9);
+	sweep_eta_free(&e);
 	progress_left_text(buf, sizeof buf, 26);
 	ck_assert_str_eq(buf, ", about 26 s left");
 	progress_left_text(buf, sizeof buf, 2.5);
