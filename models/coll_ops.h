@@ -13,7 +13,8 @@
  * (coll.c, build), which above 2^64 would not fit the stage's count:
  * `coll --bytes 18446744073709551615` cast an out-of-range double there
  * (tools/fuzz-cli seed 120405, UBSan) and printed 429 TB/s on 400 Gb/s
- * links. */
+ * links. build now refuses such a count itself (SIM_EOVERFLOW); this bound
+ * keeps every input far below it, with an error naming it. */
 #define COLL_MAX_BYTES 1e13
 
 #define COLL_OPS(X)                                                                      \

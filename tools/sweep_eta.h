@@ -1,9 +1,10 @@
 /* How long a sweep has left, for its progress lines (issue 14: "an ETA that
- * accounts for points of different sizes").
+ * accounts for points of different sizes"); a plan's finalists and `run
+ * --jobs`' variants (of equal work) are such points too.
  *
  * Each point to run gets an estimate of its work from its resolved
- * scenario (sweep_point_work: for training, GPUs x (microbatches +
- * data-parallel ranks) x iterations, summed over variants and
+ * scenario (sweep_point_work: for training, GPUs x (microbatches x
+ * virtual stages + data-parallel ranks) x iterations, summed over variants and
  * replications: the passes, and the data-parallel ring's steps, each
  * crossing its dp ranks, docs/collectives.md). A point's wall time does not
  * grow linearly in that work at scale (bench scale prints the curve: about
