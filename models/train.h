@@ -215,6 +215,9 @@ typedef struct train_result {
 	train_coll_stat coll[TRAIN_MAX_COLLS];
 	uint32_t ncoll;
 	uint64_t events;
+	uint64_t solves;                    /* the flow solver's re-solves over the run
+					     * (flow_solves): with events, what a run's
+					     * cost grew with (dpusim bench scale) */
 	uint32_t steady_from;               /* > 0: measured iterations from this one
 					     * (counted from 1) repeat the one before
 					     * exactly and were not simulated */

@@ -256,6 +256,7 @@ void train_finish(trainer *tr, train_result *r)
 			 tr->ag_time_s / (double)tr->ag_count, tr->ag_count, tr->ag_channels);
 	held_by(tr, r);
 	r->events = sim_events_run(tr->w->eng);
+	r->solves = flow_solves(tr->w->net);
 	r->net_switches = fab_net_switches(tr->w->f);
 	explain(tr, r);
 }

@@ -53,6 +53,7 @@ struct size_result {
 	bool ok;
 	double wall_s;
 	uint64_t events;
+	uint64_t solves;
 	double work;  /* GPUs x microbatches per pipeline */
 };
 
@@ -87,10 +88,12 @@ static int one_size(uint32_t gpus, const bench_train_case *k, struct size_result
 		/* wall_s to the microsecond: the curve's ratios are recomputed
 		 * from these lines, and a 128-GPU size takes milliseconds */
 		printf("train gpt3-175b gpus=%u network=%s routing=%s microbatches=%llu wall_s=%.6f "
-		       "peak_rss_kb=%ld events=%llu iteration_s=%.4f ring_steps=%s\n", gpus, k->network,
-		       k->routing, global / (gpus / 128), t1 - t0, cli_peak_rss_kb(),
-		       (unsigned long long)r.events, r.iter_s[0], k->lumped ? "lumped" : "exact");
+		       "peak_rss_kb=%ld events=%llu solves=%llu iteration_s=%.4f ring_steps=%s\n", gpus,
+		       k->network, k->routing, global / (gpus / 128), t1 - t0, cli_peak_rss_kb(),
+		       (unsigned long long)r.events, (unsigned long long)r.solves, r.iter_s[0],
+		       k->lumped ? "lumped" : "exact");
 		*out = (struct size_result){ .ok = true, .wall_s = t1 - t0, .events = r.events,
+					     .solves = r.solves,
 					     .work = (double)gpus * (double)(global / (gpus / 128)) };
 		train_result_release(&r);
 	}
@@ -111,9 +114,12 @@ static void case_label(const bench_train_case *k, char *buf, size_t n)
 }
 
 /* The curve of one case: per step between consecutive sizes that ran, how
- * wall time, work (GPUs x microbatches) and events grew, and the wall
- * time per event at both ends, so growth reads as algorithmic (events grow
- * faster than work) or per-event (ns/event grows: memory, solver). Nothing
+ * wall time, work (GPUs x microbatches), events and the flow solver's
+ * re-solves grew, and the wall time per event at both ends, so growth
+ * reads as algorithmic (events grow faster than work), the solver's
+ * (re-solves outgrow events: a change reaches more shared resources, as
+ * ECMP's collisions grow with the fabric) or per-event otherwise (ns/event
+ * grows: memory). Nothing
  * when fewer than two sizes ran. */
 static void print_curve(const uint32_t *gpus, int n, const bench_train_case *k,
 			const struct size_result *res)
@@ -125,10 +131,13 @@ static void print_curve(const uint32_t *gpus, int n, const bench_train_case *k,
 		const struct size_result *a = &res[prev < 0 ? i : prev], *b = &res[i];
 		if (!b->ok || !b->events)
 			continue;
+		char solves[32] = "-"; /* none at the smaller size: no ratio */
+		if (prev >= 0 && a->solves)
+			snprintf(solves, sizeof solves, "%.3g", (double)b->solves / (double)a->solves);
 		if (prev >= 0)
-			printf("%s %u->%u wall x%.3g work x%.3g events x%.3g ns/event %.0f->%.0f",
+			printf("%s %u->%u wall x%.3g work x%.3g events x%.3g solves x%s ns/event %.0f->%.0f",
 			       steps++ ? ";" : "", gpus[prev], gpus[i], b->wall_s / a->wall_s,
-			       b->work / a->work, (double)b->events / (double)a->events,
+			       b->work / a->work, (double)b->events / (double)a->events, solves,
 			       1e9 * a->wall_s / (double)a->events, 1e9 * b->wall_s / (double)b->events);
 		else
 			for (int j = i + 1; j < n; j++)

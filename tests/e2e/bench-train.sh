@@ -4,7 +4,7 @@
 
 run_cmd "$DPUSIM" bench scale --ranks 8 --reps 1 --train-gpus 128,256
 expect_rc 0 "bench scale's default cases at small training sizes"
-LINE='gpus=[0-9]+ network=[a-z-]+ routing=[a-z]+ microbatches=[0-9]+ wall_s=[0-9.]+ peak_rss_kb=[0-9]+ events=[0-9]+ iteration_s=[0-9.]+ ring_steps=(exact|lumped)$'
+LINE='gpus=[0-9]+ network=[a-z-]+ routing=[a-z]+ microbatches=[0-9]+ wall_s=[0-9.]+ peak_rss_kb=[0-9]+ events=[0-9]+ solves=[0-9]+ iteration_s=[0-9.]+ ring_steps=(exact|lumped)$'
 n=$(grep -Ec "^train gpt3-175b $LINE" <<<"$OUT")
 if [ "$n" -eq 10 ]; then ok "ten training lines in the documented form"; else not_ok "expected 10 train lines: $OUT"; fi
 # The default cases are what planners run (make bench times them to 16,384
@@ -49,7 +49,7 @@ check_curve() {
 	function near(a, b) { return (a - b) <= 0.01 * b + 0.5e-3 && (b - a) <= 0.01 * b + 0.5e-3 }
 	function nearns(a, b) { return (a - b) <= 0.01 * b + 1 && (b - a) <= 0.01 * b + 1 }
 	/^train / { for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		n++; g[n] = v["gpus"]; w[n] = v["wall_s"]; e[n] = v["events"]
+		n++; g[n] = v["gpus"]; w[n] = v["wall_s"]; e[n] = v["events"]; s[n] = v["solves"]
 		work[n] = v["gpus"] * v["microbatches"]; next }
 	/^scale / { line = $0; sub(/^scale /, "", line)
 		if (substr(line, 1, length(label) + 1) != label ":") { n = 0; next }
@@ -57,14 +57,15 @@ check_curve() {
 		k = split(substr(line, length(label) + 2), step, ";")
 		if (k != n - 1) bad = bad " " k " steps for " n " sizes"
 		for (i = 2; i <= n && !bad; i++) {
-			split(step[i - 1], t, " "); split(t[9], ns, "->")
+			split(step[i - 1], t, " "); split(t[11], ns, "->")
 			if (t[1] != g[i-1] "->" g[i] || t[2] != "wall" || t[4] != "work" || t[6] != "events" ||
-			    t[8] != "ns/event") bad = bad " step " i-1 " reads \"" step[i-1] "\""
+			    t[8] != "solves" || t[10] != "ns/event") bad = bad " step " i-1 " reads \"" step[i-1] "\""
 			else if (!near(substr(t[3], 2), w[i]/w[i-1]) || !near(substr(t[5], 2), work[i]/work[i-1]) ||
-			    !near(substr(t[7], 2), e[i]/e[i-1]) || !nearns(ns[1], 1e9*w[i-1]/e[i-1]) ||
-			    !nearns(ns[2], 1e9*w[i]/e[i]))
-				bad = bad sprintf(" step %s: recomputed wall x%.3g work x%.3g events x%.3g ns/event %.0f->%.0f",
-					t[1], w[i]/w[i-1], work[i]/work[i-1], e[i]/e[i-1], 1e9*w[i-1]/e[i-1], 1e9*w[i]/e[i])
+			    !near(substr(t[7], 2), e[i]/e[i-1]) || !(s[i-1] > 0 && near(substr(t[9], 2), s[i]/s[i-1])) ||
+			    !nearns(ns[1], 1e9*w[i-1]/e[i-1]) || !nearns(ns[2], 1e9*w[i]/e[i]))
+				bad = bad sprintf(" step %s: recomputed wall x%.3g work x%.3g events x%.3g solves x%.3g ns/event %.0f->%.0f",
+					t[1], w[i]/w[i-1], work[i]/work[i-1], e[i]/e[i-1], s[i-1] ? s[i]/s[i-1] : 0,
+					1e9*w[i-1]/e[i-1], 1e9*w[i]/e[i])
 		}
 		print bad ? "differs:" bad " | " line : "same"; n = 0 }
 	END { if (!found) print "no scale line for " label }' <<<"$OUT"
@@ -78,7 +79,7 @@ for c in "host-tcp/ecmp/4 exact" "rdma-gdr/adaptive/4 lumped" "rdma-gdr/ecmp/g64
 	if [ "$got" = same ]; then ok "$c: the curve's ratios are its lines'"
 	else not_ok "$c: $got"; fi
 done
-expect_out '^scale host-tcp/ecmp/4 exact: 128->256 wall x[0-9.e+]+ work x2 events x[0-9.e+]+ ns/event [0-9]+->[0-9]+; 256->512 wall x[0-9.e+]+ work x2 ' \
+expect_out '^scale host-tcp/ecmp/4 exact: 128->256 wall x[0-9.e+]+ work x2 events x[0-9.e+]+ solves x[0-9.e+]+ ns/event [0-9]+->[0-9]+; 256->512 wall x[0-9.e+]+ work x2 ' \
 	"a step per pair of sizes, work doubling with the GPUs at 4 microbatches each"
 expect_out '^scale rdma-gdr/ecmp/g64 exact: 128->256 wall x[0-9.e+]+ work x1 .*; 256->512 wall x[0-9.e+]+ work x1 ' \
 	"a fixed global batch (gN) keeps the work flat"
