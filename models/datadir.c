@@ -31,6 +31,7 @@ static const struct {
 
 static char root[PATH_MAX];
 static bool root_is_tree;
+static bool root_done; /* datadir_root has run: root is final ("" when unusable) */
 
 static bool is_dir(const char *path)
 {
@@ -83,11 +84,16 @@ static bool find_beside_binary(void)
 const char *datadir_root(void)
 {
 	const char *env;
-	if (root[0])
+	if (root_done)
 		return root;
+	root_done = true;
 	env = getenv("DPUSIM_DATADIR");
-	if (env && *env && set_root(env, holds_tree(env)))
+	if (env && *env) {
+		/* one too long to use leaves no data folder: any other in its
+		 * place would be data the user did not name */
+		set_root(env, strlen(env) < sizeof root && holds_tree(env));
 		return root;
+	}
 	if (find_beside_binary())
 		return root;
 	set_root(DPUSIM_DATADIR, holds_tree(DPUSIM_DATADIR));
@@ -116,7 +122,11 @@ int datadir_path(const char *tree_path, char *buf, size_t n)
 {
 	const char *base, *rest = tree_path, *dir = "";
 	int len;
-	datadir_root();
+	if (!*datadir_root()) {
+		if (n)
+			buf[0] = '\0';
+		return -1;
+	}
 	base = from_cwd();
 	for (size_t i = 0; !root_is_tree && i < sizeof layout / sizeof layout[0]; i++) {
 		size_t k = strlen(layout[i].tree);
@@ -149,4 +159,10 @@ const char *datadir_profiles(char *buf, size_t n)
 	if (snprintf(buf, n, "%s", env) >= (int)n && n)
 		buf[0] = '\0';
 	return buf;
+}
+
+const char *datadir_profiles_too_long(void)
+{
+	const char *env = getenv("DPUSIM_PROFILE_DIR");
+	return env && *env ? PROFILE_DIR_TOO_LONG : DATADIR_TOO_LONG;
 }

@@ -17,7 +17,9 @@
  *      models/profiles (bin/dpusim, build/asan/bin/dpusim, build/tests/...);
  *   3. the installed copy beside the binary, BINDIR/../share/dpusim (a
  *      relocated install), else the compiled-in PREFIX/share/dpusim.
- * Computed once; the string is static, never NULL. */
+ * Computed once; the string is static, never NULL, and "" when
+ * $DPUSIM_DATADIR is longer than the path limit (PATH_MAX): no other folder
+ * is taken in its place. */
 const char *datadir_root(void);
 
 /* Writes into buf (n bytes) the path of a shipped item named by its path in
@@ -26,13 +28,23 @@ const char *datadir_root(void);
  * under its installed name (profiles/, validation/, scenarios/). A data
  * folder at or below the current folder is named relative to it (run from
  * the source tree: "models/profiles"). Returns 0, or -1 when buf is too
- * small (buf then holds ""). */
+ * small or there is no data folder (buf then holds ""). */
 int datadir_path(const char *tree_path, char *buf, size_t n);
 
 /* Writes into buf (n bytes) where hardware profiles are looked up when no
  * folder is given: $DPUSIM_PROFILE_DIR, else datadir_path("models/profiles").
- * Returns buf, which holds "" when n is too small (a folder that is not
- * there, so the caller's "not a folder" message names the problem). */
+ * Returns buf, which holds "" when the path does not fit in n bytes or
+ * there is no data folder (datadir_root): the caller says so
+ * (DATADIR_TOO_LONG). */
 const char *datadir_profiles(char *buf, size_t n);
+
+/* What a message says where datadir_root gave "", or datadir_profiles did
+ * and $DPUSIM_PROFILE_DIR is not set. */
+#define DATADIR_TOO_LONG "$DPUSIM_DATADIR is longer than the path limit (PATH_MAX)"
+#define PROFILE_DIR_TOO_LONG "$DPUSIM_PROFILE_DIR is longer than the path limit (PATH_MAX)"
+
+/* Why datadir_profiles gave "": which of the two variables is too long. */
+const char *datadir_profiles_too_long(void);
+
 
 #endif

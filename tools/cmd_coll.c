@@ -350,7 +350,9 @@ static int find_profile(profile_set *ps, const char *name, profile_kind kind, co
 {
 	diag *d = diag_new();
 	int rc = d ? profile_set_find(ps, name, out, d) : SIM_ENOMEM;
-	if (rc == SIM_ENOENT)
+	if (rc == SIM_ENOENT && !*profile_set_dir(ps))
+		rc = cli_usage_error("coll: no hardware profiles: %s", datadir_profiles_too_long());
+	else if (rc == SIM_ENOENT)
 		rc = cli_usage_error("coll: no %s profile '%s' in %s", profile_kind_name(kind), name,
 				     profile_set_dir(ps));
 	else if (rc)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "models/datadir.h"
 #include "models/profile.h"
 #include "sim/err.h"
 #include "tools/cli.h"
@@ -94,7 +95,7 @@ int cmd_profiles(int argc, char **argv)
 {
 	scn_cli c = { 0 };
 	char dir[DATADIR_PATH_MAX];
-	const char *name = NULL;
+	const char *name = NULL, *where;
 	profile_set *ps;
 	int rc;
 	for (int i = 1; i < argc; i++) {
@@ -111,7 +112,9 @@ int cmd_profiles(int argc, char **argv)
 			return cli_usage_error("profiles: one profile name at a time");
 		name = argv[i];
 	}
-	if (!(ps = profile_set_new(scn_cli_profile_dir(&c, dir, sizeof dir))))
+	if (!*(where = scn_cli_profile_dir(&c, dir, sizeof dir)))
+		return cli_usage_error("no hardware profiles: %s", datadir_profiles_too_long());
+	if (!(ps = profile_set_new(where)))
 		return cli_usage_error("out of memory");
 	rc = name ? show(ps, name) : list(ps);
 	profile_set_free(ps);

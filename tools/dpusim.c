@@ -382,7 +382,7 @@ static void print_help(FILE *f)
 			cli_commands[i].run ? "" : " (not built yet)");
 	fprintf(f, "\ndata (profiles, validation cases, scenarios): $DPUSIM_DATADIR, else the\n"
 		   "source tree the binary sits in (bin/..), else PREFIX/share/dpusim beside it;\n"
-		   "here: %s\n", datadir_root());
+		   "here: %s\n", *datadir_root() ? datadir_root() : "none (" DATADIR_TOO_LONG ")");
 }
 
 static int dispatch(int argc, char **argv)
@@ -393,7 +393,8 @@ static int dispatch(int argc, char **argv)
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))
 		return print_help(stdout), CLI_OK;
 	if (!strcmp(argv[1], "--version"))
-		return printf("dpusim %s\ndata: %s\n", dpusim_version, datadir_root()), CLI_OK;
+		return printf("dpusim %s\ndata: %s\n", dpusim_version,
+			      *datadir_root() ? datadir_root() : "none (" DATADIR_TOO_LONG ")"), CLI_OK;
 	for (unsigned i = 0; i < cli_ncommands; i++)
 		if (!strcmp(argv[1], cli_commands[i].name))
 			cmd = &cli_commands[i];

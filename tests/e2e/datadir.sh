@@ -28,6 +28,25 @@ expect_err "^no hardware profiles: '$E2E_TMP/none/profiles' is not a folder" "sa
 if [ "$(grep -c . <<<"$ERR")" -eq 2 ]; then ok "one error and the closing line, no per-profile errors"
 else not_ok "expected 2 lines on stderr"; echo "   stderr: ${ERR:0:600}"; fi
 
+# One too long to be a path is no folder either: never the tree beside the
+# binary in its place (which ran the user's scenario on other data).
+LONGDIR=/$(printf 'x%.0s' $(seq 4200))
+run_cmd env DPUSIM_DATADIR="$LONGDIR" "$DPUSIM" check scenarios/demo.yaml
+expect_rc 2 "check with DPUSIM_DATADIR longer than PATH_MAX"
+expect_err '^no hardware profiles: \$DPUSIM_DATADIR is longer than the path limit \(PATH_MAX\)$' "says which variable"
+run_cmd env DPUSIM_DATADIR="$LONGDIR" "$DPUSIM" --version
+expect_out '^data: none \(\$DPUSIM_DATADIR is longer' "--version says there is no data folder"
+run_cmd env DPUSIM_PROFILE_DIR="$LONGDIR" "$DPUSIM" check scenarios/demo.yaml
+expect_rc 2 "check with DPUSIM_PROFILE_DIR longer than PATH_MAX"
+expect_err '^no hardware profiles: \$DPUSIM_PROFILE_DIR is longer' "names the profiles' variable, not ''"
+for c in "profiles" "coll --ranks 8 --bytes 1MiB --link 400Gbps" "validate --only megatron-1.7b"; do
+	run_cmd env DPUSIM_DATADIR="$LONGDIR" "$DPUSIM" $c
+	expect_rc 2 "$c with DPUSIM_DATADIR too long"
+	expect_err 'DPUSIM_DATADIR is longer than the path limit' "$c says why"
+done
+run_cmd "$DPUSIM" check scenarios/demo.yaml --profile-dir "$LONGDIR"
+expect_err "is not a folder: File name too long" "--profile-dir too long: stat's reason"
+
 # make install into a temporary prefix (-o all: install what is built, with
 # no rebuild: under the sanitizer build BIN names its binaries).
 DEST=$E2E_TMP/dest

@@ -92,6 +92,30 @@ START_TEST(too_small)
 }
 END_TEST
 
+/* $DPUSIM_DATADIR too long to use leaves no data folder: nothing else (the
+ * tree beside the binary, the installed copy) is taken in its place, and
+ * every path built on it is "" with the reason to say. */
+START_TEST(env_too_long_is_no_folder)
+{
+	static char longdir[DATADIR_PATH_MAX + 16];
+	char pb[DATADIR_PATH_MAX] = "junk", got[64] = "junk";
+	memset(longdir, 'x', sizeof longdir - 1);
+	longdir[0] = '/';
+	setenv("DPUSIM_DATADIR", longdir, 1);
+	unsetenv("DPUSIM_PROFILE_DIR");
+	ck_assert_str_eq(datadir_root(), "");
+	ck_assert_str_eq(datadir_profiles(pb, sizeof pb), "");
+	ck_assert_str_eq(datadir_profiles_too_long(), DATADIR_TOO_LONG);
+	ck_assert_int_eq(datadir_path("tests/validation/cases.yaml", got, sizeof got), -1);
+	ck_assert_str_eq(got, "");
+	/* the profiles' own variable, too long, is named as the reason */
+	setenv("DPUSIM_PROFILE_DIR", longdir, 1);
+	strcpy(pb, "junk");
+	ck_assert_str_eq(datadir_profiles(pb, sizeof pb), "");
+	ck_assert_str_eq(datadir_profiles_too_long(), PROFILE_DIR_TOO_LONG);
+}
+END_TEST
+
 /* The caller owns the result: a second call with another buffer leaves the
  * first one's as it was, and a buffer too small for the folder gets "". */
 START_TEST(profiles_in_callers_buffer)
@@ -119,6 +143,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, profiles_in_callers_buffer);
 	tcase_add_test(tc, env_tree_and_profile_dir);
 	tcase_add_test(tc, too_small);
+	tcase_add_test(tc, env_too_long_is_no_folder);
 	suite_add_tcase(s, tc);
 	return s;
 }
