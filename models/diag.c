@@ -41,14 +41,16 @@ static int diag_push(diag *d, char *msg)
 
 int diag_add(diag *d, const char *file, int line, int col, const char *fmt, ...)
 {
-	char body[1024], *msg;
+	/* room for a path at PATH_MAX and its message; past it the middle
+	 * is left out, never the end that says what was wrong (sim_vfit) */
+	char body[8192], *msg;
 	va_list ap;
 	int n;
 	d->n++;
 	if (d->kept >= DIAG_MAX)
 		return SIM_OK;
 	va_start(ap, fmt);
-	vsnprintf(body, sizeof body, fmt, ap);
+	sim_vfit(body, sizeof body, fmt, ap);
 	va_end(ap);
 	if (!file)
 		n = snprintf(NULL, 0, "%s", body);

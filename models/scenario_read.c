@@ -1,5 +1,6 @@
 /* Typed readers for scenario mappings: each value is checked for type, unit
  * and range, and every problem becomes one positioned message. */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,8 +11,10 @@
 
 static void verr(scn_rd *r, const yt_node *at, bool key, const char *fmt, va_list ap)
 {
-	char msg[900];
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	/* a path at PATH_MAX whole; past that a long value loses its middle,
+	 * never the end that says what was expected (sim_vfit) */
+	char msg[PATH_MAX + 512];
+	sim_vfit(msg, sizeof msg, fmt, ap);
 	r->errs++;
 	if (!at)
 		diag_add(r->d, NULL, 0, 0, "%s", msg);

@@ -113,7 +113,12 @@ static const yt_node *read_hw(scn_rd *r, const yt_node *parent, const char *key,
 		scn_err(r, n, "'%s' needs 'profile: NAME' besides its overrides", key);
 		return NULL;
 	}
-	if (nm->type != YT_SCALAR || !nm->text[0] || strlen(nm->text) >= sizeof hw->name) {
+	if (nm->type == YT_SCALAR && strlen(nm->text) >= sizeof hw->name) {
+		scn_err(r, nm, "'%s' must be a %s profile name of at most %zu characters, not %zu",
+			key, profile_kind_name(kind), sizeof hw->name - 1, strlen(nm->text));
+		return NULL;
+	}
+	if (nm->type != YT_SCALAR || !nm->text[0]) {
 		scn_err(r, nm, "'%s' must be a %s profile name, or a mapping with 'profile:' and overrides",
 			key, profile_kind_name(kind));
 		return NULL;

@@ -142,17 +142,15 @@ static int db_fail(db *d, const char *what, ...) __attribute__((format(printf, 2
 static int db_fail(db *d, const char *what, ...)
 {
 	va_list ap;
-	int k;
+	char said[1024];
 	if (!d->errbuf || !d->errlen)
 		return SIM_EDB;
-	k = snprintf(d->errbuf, d->errlen, "%s: ", d->path);
-	if (k < 0 || (size_t)k >= d->errlen)
-		return SIM_EDB;
 	va_start(ap, what);
-	k += vsnprintf(d->errbuf + k, d->errlen - (size_t)k, what, ap);
+	sim_vfit(said, sizeof said, what, ap);
 	va_end(ap);
-	if (k >= 0 && (size_t)k < d->errlen && d->h)
-		snprintf(d->errbuf + k, d->errlen - (size_t)k, ": %s", sqlite3_errmsg(d->h));
+	/* the path cut in its middle where long, never SQLite's reason */
+	sim_fit(d->errbuf, d->errlen, "%s: %s%s%s", d->path, said, d->h ? ": " : "",
+		d->h ? sqlite3_errmsg(d->h) : "");
 	return SIM_EDB;
 }
 
@@ -219,7 +217,7 @@ static int migrate_locked(db *d)
 		return err;
 	if (version > migrations[n - 1].version) {
 		if (d->errbuf && d->errlen)
-			snprintf(d->errbuf, d->errlen, "%s: database schema version %d is newer "
+			sim_fit(d->errbuf, d->errlen, "%s: database schema version %d is newer "
 				 "than this dpusim understands (%d)", d->path, version,
 				 migrations[n - 1].version);
 		return SIM_EDB;
@@ -299,7 +297,7 @@ static int check_header(const char *path, bool allow_empty, char *errbuf, size_t
 	    (n == sizeof head && !memcmp(head, magic, sizeof head)))
 		return 0;
 	if (errbuf && errlen)
-		snprintf(errbuf, errlen, "%s: not a results database (%s)", path,
+		sim_fit(errbuf, errlen, "%s: not a results database (%s)", path,
 			 n ? "no SQLite header" : "an empty file");
 	return SIM_EDB;
 }
@@ -309,7 +307,7 @@ static int check_header(const char *path, bool allow_empty, char *errbuf, size_t
 static void not_a_db(db *d)
 {
 	if (d->h && sqlite3_errcode(d->h) == SQLITE_NOTADB && d->errbuf && d->errlen)
-		snprintf(d->errbuf, d->errlen, "%s: not a results database (SQLite: %s)", d->path,
+		sim_fit(d->errbuf, d->errlen, "%s: not a results database (SQLite: %s)", d->path,
 			 sqlite3_errmsg(d->h));
 }
 
@@ -333,7 +331,7 @@ static int check_name(const char *path, char *errbuf, size_t errlen)
 	if (n + strlen("-journal") <= (size_t)name_max)
 		return 0;
 	if (errbuf && errlen)
-		snprintf(errbuf, errlen, "%s: a results database's name can be at most %ld bytes "
+		sim_fit(errbuf, errlen, "%s: a results database's name can be at most %ld bytes "
 			 "(SQLite keeps NAME-journal, NAME-wal and NAME-shm beside it), not %zu",
 			 path, name_max - (long)strlen("-journal"), n);
 	return SIM_EDB;
@@ -458,10 +456,10 @@ int db_open_ro(const char *path, db **out, char *errbuf, size_t errlen)
 	/* An older schema reads as well: the queries use no column that a
 	 * later step adds. A newer one might not mean what they expect. */
 	if (!(err = open_readonly(d, &version)) && version < 1) {
-		snprintf(errbuf, errlen, "%s: not a results database (no schema)", path);
+		sim_fit(errbuf, errlen, "%s: not a results database (no schema)", path);
 		err = SIM_EDB;
 	} else if (!err && version > DB_SCHEMA_VERSION) {
-		snprintf(errbuf, errlen, "%s: database schema version %d is newer than this dpusim "
+		sim_fit(errbuf, errlen, "%s: database schema version %d is newer than this dpusim "
 			 "understands (%d)", path, version, DB_SCHEMA_VERSION);
 		err = SIM_EDB;
 	}
@@ -485,7 +483,7 @@ int db_make_parent(const char *path, char *errbuf, size_t errlen)
 		return SIM_ENOMEM;
 	if (mkdir(dir, 0777) && errno != EEXIST) {
 		if (errbuf && errlen)
-			snprintf(errbuf, errlen, "%s: cannot create folder: %s", dir, strerror(errno));
+			sim_fit(errbuf, errlen, "%s: cannot create folder: %s", dir, strerror(errno));
 		err = SIM_EIO;
 	}
 	free(dir);
@@ -526,7 +524,7 @@ void db_set_fault_hook(db *d, int (*hook)(void *arg, unsigned step), void *arg)
 static int read_only(db *d)
 {
 	if (d->errbuf && d->errlen)
-		snprintf(d->errbuf, d->errlen, "%s: opened read-only, cannot store runs", d->path);
+		sim_fit(d->errbuf, d->errlen, "%s: opened read-only, cannot store runs", d->path);
 	return SIM_EDB;
 }
 
@@ -551,7 +549,7 @@ static int step_insert(db *d, sqlite3_stmt *st)
 		sqlite3_reset(st);
 		sqlite3_clear_bindings(st);
 		if (d->errbuf && d->errlen)
-			snprintf(d->errbuf, d->errlen, "%s: insert aborted by the fault hook",
+			sim_fit(d->errbuf, d->errlen, "%s: insert aborted by the fault hook",
 				 d->path);
 		return SIM_EDB;
 	}
@@ -786,12 +784,12 @@ int db_store_report(db *d, const rep_report *r, const char *scenario_text, int64
 		return read_only(d);
 	if (rep_validate(r, why, sizeof why)) {
 		if (errbuf && errlen)
-			snprintf(errbuf, errlen, "%s: refusing an invalid report: %s", d->path, why);
+			sim_fit(errbuf, errlen, "%s: refusing an invalid report: %s", d->path, why);
 		return SIM_EINVAL;
 	}
 	if (too_large(r, why, sizeof why)) {
 		if (errbuf && errlen)
-			snprintf(errbuf, errlen, "%s: refusing the report: %s", d->path, why);
+			sim_fit(errbuf, errlen, "%s: refusing the report: %s", d->path, why);
 		return SIM_ERANGE;
 	}
 	if (!(json = report_json(r)))
@@ -851,7 +849,7 @@ static int merge_row(db *d, sqlite3_stmt *src, const char *src_path, bool *added
 	snprintf(name, sizeof name, "run %lld", (long long)sqlite3_column_int64(src, 0));
 	if (rep_read_string(name, json ? json : "", json ? strlen(json) : 0, &r, why, sizeof why)) {
 		if (d->errbuf && d->errlen)
-			snprintf(d->errbuf, d->errlen, "%s: %s", src_path, why);
+			sim_fit(d->errbuf, d->errlen, "%s: %s", src_path, why);
 		return SIM_EPARSE;
 	}
 	err = store_once(d, r, (const char *)sqlite3_column_text(src, 2), json,
@@ -1034,7 +1032,7 @@ int db_load_report(db *d, int64_t id, rep_report **out, char *errbuf, size_t err
 		sqlite3_finalize(st);
 		if (rc == SQLITE_DONE) {
 			if (errbuf && errlen)
-				snprintf(errbuf, errlen, "%s: no run %lld", d->path, (long long)id);
+				sim_fit(errbuf, errlen, "%s: no run %lld", d->path, (long long)id);
 			return SIM_ENOENT;
 		}
 		return db_fail(d, "reading run %lld", (long long)id);

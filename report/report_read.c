@@ -125,15 +125,14 @@ static int fail_at(struct rd *rd, struct mark at, const char *fmt, ...)
 static int fail_at(struct rd *rd, struct mark at, const char *fmt, ...)
 {
 	va_list ap;
-	int k;
+	char said[1024];
 	if (!rd->errbuf || !rd->errlen)
 		return SIM_EPARSE;
-	k = snprintf(rd->errbuf, rd->errlen, "%s:%d:%d: ", rd->name, at.line, at.col);
-	if (k >= 0 && (size_t)k < rd->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(rd->errbuf + k, rd->errlen - (size_t)k, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	sim_vfit(said, sizeof said, fmt, ap);
+	va_end(ap);
+	/* a long file name loses its middle, never what was wrong */
+	sim_fit(rd->errbuf, rd->errlen, "%s:%d:%d: %s", rd->name, at.line, at.col, said);
 	return SIM_EPARSE;
 }
 
@@ -771,7 +770,7 @@ int rep_read_string(const char *name, const char *text, size_t len, rep_report *
 		blank++;
 	if (blank == len) { /* placed at 1:1, as every other reading error is placed */
 		if (errbuf && errlen)
-			snprintf(errbuf, errlen, "%s:1:1: %s, expected a %s JSON object", name,
+			sim_fit(errbuf, errlen, "%s:1:1: %s, expected a %s JSON object", name,
 				 len ? "only whitespace" : "empty", REP_SCHEMA);
 		return SIM_EPARSE;
 	}

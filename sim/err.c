@@ -35,12 +35,70 @@ const char *sim_errname(int err)
 	return i < 0 ? "SIM_E?" : err_name[i];
 }
 
+/* A cut at byte i of s moved back (or forward) off the middle of a UTF-8
+ * character, so that what is kept stays valid text. */
+static size_t utf8_back(const char *s, size_t i)
+{
+	while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80)
+		i--;
+	return i;
+}
+
+static size_t utf8_fwd(const char *s, size_t i, size_t len)
+{
+	while (i < len && ((unsigned char)s[i] & 0xC0) == 0x80)
+		i++;
+	return i;
+}
+
+void sim_vfit(char *buf, size_t n, const char *fmt, va_list ap)
+{
+	va_list again;
+	char *full, mark[64];
+	size_t len, head, tail_at, room;
+	int k;
+	if (!n)
+		return;
+	va_copy(again, ap);
+	k = vsnprintf(buf, n, fmt, ap);
+	if (k < 0 || (size_t)k < n || !(full = malloc((size_t)k + 1))) {
+		va_end(again);
+		return; /* it fits (or, out of memory, the plain cut) */
+	}
+	len = (size_t)k;
+	vsnprintf(full, len + 1, fmt, again);
+	va_end(again);
+	/* the mark's length at the largest count it can say, so that the
+	 * real one, no longer, fits the room it leaves */
+	k = snprintf(mark, sizeof mark, " [... %zu bytes left out ...] ", len);
+	if (k < 0 || (size_t)k + 32 >= n) {
+		free(full);
+		return; /* too small a buffer to keep both ends: the plain cut */
+	}
+	/* a third to the start, two to the end: the end says what was wrong
+	 * and what to do, the start only whose message it is */
+	room = n - 1 - (size_t)k;
+	head = utf8_back(full, room / 3);
+	tail_at = utf8_fwd(full, len - (room - room / 3), len);
+	snprintf(mark, sizeof mark, " [... %zu bytes left out ...] ", tail_at - head);
+	snprintf(buf, n, "%.*s%s%s", (int)head, full, mark, full + tail_at);
+	free(full);
+}
+
+void sim_fit(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	sim_vfit(buf, n, fmt, ap);
+	va_end(ap);
+}
+
 int sim_errbuf(char *errbuf, size_t errlen, int err, const char *fmt, ...)
 {
 	va_list ap;
 	if (errbuf && errlen) {
 		va_start(ap, fmt);
-		vsnprintf(errbuf, errlen, fmt, ap);
+		sim_vfit(errbuf, errlen, fmt, ap);
 		va_end(ap);
 	}
 	return err;

@@ -4,6 +4,7 @@
 #ifndef DPUSIM_SIM_ERR_H
 #define DPUSIM_SIM_ERR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* X(NAME, message): codes are negative, in table order, 0 is success. */
@@ -40,8 +41,17 @@ const char *sim_strerror(int err);
 /* Name of an error code such as "SIM_ENOMEM" (never NULL). */
 const char *sim_errname(int err);
 
+/* vsnprintf into buf (n bytes), except that a message too long for it keeps
+ * its start (a third) and its end (two thirds) with the middle left out
+ * ("[... K bytes left out ...]", cut between UTF-8 characters): a message
+ * names a path or a name a user gave and ends with what went wrong, which
+ * a plain cut would lose to a long path. */
+void sim_vfit(char *buf, size_t n, const char *fmt, va_list ap);
+void sim_fit(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* A message into errbuf (when errbuf and errlen are given: the callers'
- * convention for errors a library hands back as text), returning err. */
+ * convention for errors a library hands back as text), returning err; a
+ * message too long for it is cut as sim_fit cuts. */
 int sim_errbuf(char *errbuf, size_t errlen, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 

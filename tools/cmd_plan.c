@@ -647,7 +647,7 @@ static int simulate(const plan_opts *o, const char *abs, const scn_training *t, 
 		rc = run_scenario(cs, &ro, out, d);
 	}
 	if (rc) {
-		snprintf(why, nwhy, "%s", d && diag_count(d) ? diag_msg(d, 0) : "out of memory");
+		sim_fit(why, nwhy, "%s", d && diag_count(d) ? diag_msg(d, 0) : "out of memory");
 	} else {
 		for (size_t i = 0; i < rep_nvariants(*out); i++) {
 			const rep_variant *v = rep_variant_at(*out, i);

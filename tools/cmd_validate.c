@@ -223,7 +223,7 @@ static int run_case(const vcase *c, const char *dir, const char *profile_dir, do
 	if (!rc && (rc = scn_load(path, &opts, &s, d)) == 0)
 		rc = run_scenario(s, &(run_opts){ 0 }, &rep, d);
 	if (rc && d && diag_count(d)) {
-		snprintf(why, n, "%s", diag_msg(d, 0));
+		sim_fit(why, n, "%s", diag_msg(d, 0));
 		diag_print(d, stderr); /* where in the scenario */
 	}
 	else if (rc)
@@ -336,7 +336,7 @@ int cmd_validate(int argc, char **argv)
 	}
 	if (!file) {
 		if (datadir_path("tests/validation/cases.yaml", shipped, sizeof shipped))
-			return cli_usage_error("validate: dpusim's data folder path is too long");
+			return cli_usage_error("validate: no validation cases: " DATADIR_TOO_LONG);
 		file = shipped;
 	}
 	if (load_cases(file, &root, &cases, &ncases)) {

@@ -275,24 +275,28 @@ int run_put_offload(rep_variant *rv, const scn_variant *v)
 }
 
 /* The trace file of variant `name`: the path as given when the scenario
- * has one variant and one job, else NAME inserted before its extension. */
-static void trace_path_of(const scn_scenario *s, const char *path, const char *name,
+ * has one variant and one job, else NAME inserted before its extension.
+ * False when that does not fit in n bytes (out then holds a cut name,
+ * which run_check_outputs refuses before anything runs). */
+static bool trace_path_of(const scn_scenario *s, const char *path, const char *name,
 			  char *out, size_t n)
 {
 	const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
 	char safe[2 * SCN_NAME_MAX + 2];
 	size_t i;
+	int k;
 	if (s->nvariants == 1 && s->njobs == 1) {
-		snprintf(out, n, "%s", path);
-		return;
+		k = snprintf(out, n, "%s", path);
+		return k >= 0 && (size_t)k < n;
 	}
 	for (i = 0; name[i] && i + 1 < sizeof safe; i++)
 		safe[i] = name[i] == '/' ? '-' : name[i];
 	safe[i] = '\0';
 	if (!dot || (slash && dot < slash))
-		snprintf(out, n, "%s.%s", path, safe);
+		k = snprintf(out, n, "%s.%s", path, safe);
 	else
-		snprintf(out, n, "%.*s.%s%s", (int)(dot - path), path, safe, dot);
+		k = snprintf(out, n, "%.*s.%s%s", (int)(dot - path), path, safe, dot);
+	return k >= 0 && (size_t)k < n;
 }
 
 /* Writes one trace and says so on o->written (whether it replaced a file:
@@ -531,8 +535,8 @@ static int run_multi(const scn_scenario *s, const run_opts *o, rep_report *rep, 
 
 /* Path i of the outputs run_check_outputs checks: the trace of each
  * traced variant (training jobs only, named as run_scenario names them). */
-static size_t trace_paths(const scn_scenario *s, const run_opts *o, char (*paths)[4096],
-			  size_t max)
+static int trace_paths(const scn_scenario *s, const run_opts *o, char (*paths)[4096],
+		       size_t max, size_t *np, diag *d)
 {
 	char name[2 * SCN_NAME_MAX + 2];
 	size_t n = 0;
@@ -542,9 +546,15 @@ static size_t trace_paths(const scn_scenario *s, const run_opts *o, char (*paths
 				continue;
 			snprintf(name, sizeof name, "%s%s%s", s->multi_job ? s->jobs[j].name : "",
 				 s->multi_job ? "/" : "", s->variants[v].name);
-			trace_path_of(s, o->trace_path, name, paths[n++], sizeof paths[0]);
+			if (!trace_path_of(s, o->trace_path, name, paths[n++], sizeof paths[0])) {
+				diag_add(d, NULL, 0, 0, "--trace: the trace of '%s' would be named past "
+					 "the path limit (%zu bytes): give a shorter --trace", name,
+					 sizeof paths[0] - 1);
+				return SIM_ERANGE;
+			}
 		}
-	return n;
+	*np = n;
+	return SIM_OK;
 }
 
 /* --trace draws training iterations; a collective benchmark job has none
@@ -579,9 +589,13 @@ int run_check_outputs(const scn_scenario *s, const run_opts *o, const char *repo
 	char (*paths)[4096] = calloc(max, sizeof *paths), err[512];
 	int rc = paths ? SIM_OK : SIM_ENOMEM;
 	if (!rc && o && o->trace_path && !(rc = trace_applies(s, o, d)))
-		n = trace_paths(s, o, paths, max - 1);
-	if (!rc && report_path)
-		snprintf(paths[n++], sizeof paths[0], "%s", report_path);
+		rc = trace_paths(s, o, paths, max - 1, &n, d);
+	if (!rc && report_path &&
+	    (size_t)snprintf(paths[n++], sizeof paths[0], "%s", report_path) >= sizeof paths[0]) {
+		diag_add(d, NULL, 0, 0, "the report's name is past the path limit (%zu bytes)",
+			 sizeof paths[0] - 1);
+		rc = SIM_ERANGE;
+	}
 	for (size_t i = 0; !rc && i < n; i++) {
 		if ((rc = atomic_check_target(paths[i], err, sizeof err)))
 			diag_add(d, NULL, 0, 0, "%s", err);

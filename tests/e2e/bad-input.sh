@@ -343,4 +343,29 @@ for v in " 5" 0x5 1e1; do
 done
 if ls "$E2E_TMP/tol.svg" "$E2E_TMP/tol.db" 2>/dev/null | grep -q .; then
 	not_ok "a refused option left an output"; else ok "refused options write nothing"; fi
+
+# A name too long to be a file still gets its reason said: messages went
+# through 1,024-byte buffers and a long path pushed out what was wrong
+# (they ended mid-path), and --trace's per-variant names, cut short, were
+# taken for two outputs of one name. Now a message keeps its start and
+# its end, the middle of a long name left out (sim_fit), and the first
+# error line says why: the path limit, a name too long, or its own check.
+LONG=$E2E_TMP/$(printf 'x%.0s' $(seq 9000))
+for c in "check $LONG.yaml" "check scenarios/demo.yaml --profile-dir $LONG" \
+	 "run scenarios/demo.yaml -o $LONG" "run scenarios/allreduce-4ranks.yaml --db $LONG.db" \
+	 "run scenarios/demo.yaml --trace $LONG.json" "sweep tests/data/sweep-small.yaml --db $LONG.db" \
+	 "compare $LONG.json $LONG.json" "calibrate $LONG.json -o $E2E_TMP/c.yaml" "runs $LONG.db" \
+	 "plan $LONG.yaml"; do
+	run_cmd "$DPUSIM" $c
+	first=$(head -n 1 <<<"$ERR")
+	expect_rc 2 "${c%% *} with a 9,000-byte name"
+	if grep -Eq 'File name too long|path limit|can be at most [0-9]+ bytes' <<<"$first"; then
+		ok "${c%% *} ${c#* }: the first line says why"
+	else not_ok "${c%% *}: first line ${#first} bytes, ending '${first: -120}'"; fi
+done
+run_cmd "$DPUSIM" check scenarios/demo.yaml --profile-dir "$LONG"
+expect_err "^no hardware profiles: '$E2E_TMP/x+ \\[\\.\\.\\. [0-9]+ bytes left out \\.\\.\\.\\] x+' is not a folder: File name too long \\(give" \
+	"a long name keeps its start and end, the middle counted"
+if ls "$E2E_TMP"/c.yaml "$E2E_TMP"/xxxx* 2>/dev/null | grep -q .; then
+	not_ok "a refused long name left an output"; else ok "long names write nothing"; fi
 finish
