@@ -3,6 +3,7 @@
 #include "backend-hw/bench.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <math.h>
 #include <mpi.h>
@@ -310,6 +311,10 @@ static int out_folder_ok(const char *out)
 	const char *slash = strrchr(out, '/'), *why;
 	char dir[4096];
 	struct stat st;
+	/* a name the file system cannot take, said now as the write would
+	 * (open's ENAMETOOLONG) */
+	if (strlen(out) >= sizeof dir || strlen(slash ? slash + 1 : out) > NAME_MAX)
+		return hw_fail(SIM_EIO, "-o '%s': %s", out, strerror(ENAMETOOLONG));
 	if (!slash)
 		snprintf(dir, sizeof dir, ".");
 	else

@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "sim/err.h"
+
 static int log_rank = -1;
 
 void hw_log_set_rank(int rank)
@@ -18,7 +20,9 @@ int hw_log_rank(void)
 
 static void vlog(const char *level, const char *fmt, va_list ap)
 {
-	char line[1024];
+	/* a path at PATH_MAX whole; past that the middle is left out, never
+	 * the end that says what went wrong (sim_vfit) */
+	char line[8192];
 	int n;
 	fflush(stdout);
 	if (log_rank >= 0)
@@ -26,7 +30,7 @@ static void vlog(const char *level, const char *fmt, va_list ap)
 	else
 		n = snprintf(line, sizeof line, "dpusim-hw: %s: ", level);
 	if (n > 0 && (size_t)n < sizeof line)
-		vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+		sim_vfit(line + n, sizeof line - (size_t)n, fmt, ap);
 	/* One write per message so ranks sharing a terminal do not interleave. */
 	fprintf(stderr, "%s\n", line);
 	fflush(stderr);

@@ -190,8 +190,27 @@ static mode_t file_mode(void)
  * O_EXCL, so a planted link is an error, never followed). fd or -1. */
 static int make_temp(const char *path, char *tmp, size_t tmplen, char *errbuf, size_t errlen)
 {
-	int fd;
-	if ((size_t)snprintf(tmp, tmplen, "%s.tmp.XXXXXX", path) >= tmplen)
+	static const char suffix[] = ".tmp.XXXXXX";
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	char dir[PATH_MAX];
+	long name_max;
+	int fd, k;
+	/* NAME.tmp.XXXXXX unless that is longer than a name may be where NAME
+	 * itself is not (a legal name of 245-255 bytes): then .tmp.XXXXXX in
+	 * the same folder, which the rename moves as well */
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+		 slash ? path : ".");
+	name_max = pathconf(dir, _PC_NAME_MAX);
+	if (name_max <= 0)
+		name_max = NAME_MAX;
+	if (strlen(base) > (size_t)name_max) /* the rename would fail after the work */
+		return sim_errbuf(errbuf, errlen, -1, "cannot create '%s': %s", path,
+				  strerror(ENAMETOOLONG));
+	if (strlen(base) + sizeof suffix - 1 <= (size_t)name_max)
+		k = snprintf(tmp, tmplen, "%s%s", path, suffix);
+	else
+		k = snprintf(tmp, tmplen, "%.*s%s", (int)(base - path), path, suffix);
+	if (k < 0 || (size_t)k >= tmplen)
 		return sim_errbuf(errbuf, errlen, -1, "cannot create '%s': name too long", path);
 	if ((fd = mkstemp(tmp)) < 0)
 		return sim_errbuf(errbuf, errlen, -1, "cannot create '%s': %s", path, strerror(errno));

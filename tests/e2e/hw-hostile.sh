@@ -105,4 +105,17 @@ run_cmd "$HW" replay "$E2E_TMP/ar2.yaml" --start-timeout 0
 expect_rc 2 "a bad --start-timeout is a usage error"
 expect_err "bad --start-timeout '0'" "naming it"
 
+# Names too long to be files: refused before any benchmark runs (a 256-byte
+# name went through a full bench and failed at the write), and a message
+# longer than its line keeps its end, what went wrong.
+LONGNAME=$E2E_TMP/$(printf 'x%.0s' $(seq 300)).json
+run_cmd "$HW" bench -o "$LONGNAME" --sizes 4K
+expect_rc 2 "bench -o with a 300-byte file name"
+expect_err "^dpusim-hw: rank 0: error: -o '.*\.json': File name too long$" "refused by name"
+if grep -q "memcpy_bw" <<<"$OUT"; then not_ok "a benchmark ran before the refusal"
+else ok "no benchmark ran first"; fi
+run_cmd "$HW" bench -o "$E2E_TMP/$(printf 'y%.0s' $(seq 9000))/r.json" --sizes 4K
+expect_rc 2 "bench -o under a 9,000-byte folder name"
+expect_err "bytes left out \.\.\.\] y+/r\.json': File name too long$" "the message keeps its end"
+
 finish

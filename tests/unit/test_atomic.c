@@ -181,6 +181,28 @@ START_TEST(interrupted_command_leaves_no_temporary)
 }
 END_TEST
 
+/* A legal name too long to take ".tmp.XXXXXX" (246-255 bytes) is written
+ * through a shorter temporary in the same folder; a name past the limit is
+ * refused before anything is created. */
+START_TEST(long_names)
+{
+	char path[512], base[300], err[512];
+	memset(base, 'n', 250);
+	base[250] = '\0';
+	snprintf(path, sizeof path, "%s/%s", dir, base);
+	ck_assert_msg(atomic_write_file(path, put_hello, NULL, err, sizeof err) == 0, "%s", err);
+	slurp(path, err, sizeof err);
+	ck_assert_str_eq(err, "hello\n");
+	ck_assert_int_eq(entries(), 1); /* no temporary left */
+	memset(base, 'm', 256);
+	base[256] = '\0';
+	snprintf(path, sizeof path, "%s/%s", dir, base);
+	ck_assert_int_ne(atomic_write_file(path, put_hello, NULL, err, sizeof err), 0);
+	ck_assert_ptr_nonnull(strstr(err, "File name too long"));
+	ck_assert_int_eq(entries(), 1);
+}
+END_TEST
+
 START_TEST(commit_renames_and_forgets)
 {
 	char path[128], tmp[160], buf[64], err[256];
@@ -244,6 +266,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, failed_write_keeps_the_old_file);
 	tcase_add_test(tc, interrupted_command_leaves_no_temporary);
 	tcase_add_test(tc, commit_renames_and_forgets);
+	tcase_add_test(tc, long_names);
 	tcase_add_test(tc, stdout_errors_are_reported);
 	tcase_add_test(tc, stdout_success_keeps_the_status);
 	suite_add_tcase(s, tc);
