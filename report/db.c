@@ -490,6 +490,46 @@ int db_make_parent(const char *path, char *errbuf, size_t errlen)
 	return err;
 }
 
+/* Folder dir is there and writable: NULL, or why not (strerror's, or "not
+ * a folder"). */
+static const char *writable_dir(const char *dir)
+{
+	struct stat st;
+	if (stat(dir, &st))
+		return strerror(errno);
+	if (!S_ISDIR(st.st_mode))
+		return "not a folder";
+	return access(dir, W_OK | X_OK) ? strerror(errno) : NULL;
+}
+
+int db_check_target(const char *path, char *errbuf, size_t errlen)
+{
+	const char *slash = strrchr(path, '/'), *why;
+	char dir[4096], up[4096];
+	int err;
+	struct stat st;
+	if ((err = check_name(path, errbuf, errlen)) || (err = check_header(path, true, errbuf, errlen)))
+		return err;
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return sim_errbuf(errbuf, errlen, SIM_EDB, "%s: a folder, not a results database", path);
+	if (strlen(path) >= sizeof dir)
+		return sim_errbuf(errbuf, errlen, SIM_EIO, "%s: %s", path, strerror(ENAMETOOLONG));
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+		 slash ? path : ".");
+	if (!(why = writable_dir(dir)))
+		return 0;
+	if (errno != ENOENT || !slash || slash == path)
+		return sim_errbuf(errbuf, errlen, SIM_EIO, "%s: cannot write in folder '%s': %s", path,
+				  dir, why);
+	/* missing: db_make_parent makes it in its parent */
+	slash = strrchr(dir, '/');
+	snprintf(up, sizeof up, "%.*s", slash ? (int)(slash - dir) + (slash == dir) : 1,
+		 slash ? dir : ".");
+	if ((why = writable_dir(up)))
+		return sim_errbuf(errbuf, errlen, SIM_EIO, "%s: cannot create folder: %s", dir, why);
+	return 0;
+}
+
 int db_close(db *d)
 {
 	int err = 0;

@@ -32,6 +32,14 @@ int db_open_ro(const char *path, db **out, char *errbuf, size_t errlen);
 /* Create the folder that will hold `path` when it is missing (one level,
  * as for the default results/dpusim.db). 0, or SIM_EIO with errbuf set. */
 int db_make_parent(const char *path, char *errbuf, size_t errlen);
+/* Whether db_make_parent and db_open could make or open a results database
+ * at path, found without creating anything: its name fits the folder's
+ * limit with SQLite's companions, its folder is there to write in (or,
+ * missing, its parent is: db_make_parent makes one level), and a file
+ * already there is a results database or empty. For commands that simulate
+ * before they store: said before the work, not after it. 0, or SIM_EDB /
+ * SIM_EIO with errbuf "path: what is wrong". */
+int db_check_target(const char *path, char *errbuf, size_t errlen);
 /* Close; NULL is a no-op. Returns 0 or SIM_EDB (the handle is freed anyway). */
 int db_close(db *d);
 

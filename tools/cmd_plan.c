@@ -787,6 +787,16 @@ static int no_fit(const plan_opts *o, const scn_job *job, const cand_list *l, lo
 			       o->c.file);
 }
 
+/* --db can be made or opened: said before the finalists run, not after
+ * (store opens it then, so that a plan that fails writes nothing). */
+static int check_db(const plan_opts *o)
+{
+	char err[512];
+	if (o->db_path && db_check_target(o->db_path, err, sizeof err))
+		return cli_usage_error("plan: %s", err);
+	return CLI_OK;
+}
+
 static int store(const plan_opts *o, rep_report **reps, char **texts, size_t n)
 {
 	char err[512];
@@ -1000,7 +1010,7 @@ int cmd_plan(int argc, char **argv)
 	if (rc || (rc = scn_cli_load(&o.c, &s)))
 		return rc;
 	progress_start(); /* a finalist's long simulation says it is alive */
-	if (!(rc = check_job(&o, s)))
+	if (!(rc = check_job(&o, s)) && !(rc = check_db(&o)))
 		rc = plan_run(&o, s);
 	scn_free(s);
 	return rc;

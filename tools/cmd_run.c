@@ -431,9 +431,12 @@ static int write_outputs(const run_args *a, rep_report *rep)
  * replace an input (the scenario, a profile, the database). */
 static int check_outputs(const run_args *a, const scn_scenario *s, diag *d)
 {
-	char path[4096];
+	char path[4096], err[512];
 	if (atomic_protect_input(a->db_path))
 		return cli_usage_error("out of memory");
+	/* --db is opened after the run: whether it can be, said before it */
+	if (a->db_path && db_check_target(a->db_path, err, sizeof err))
+		return cli_usage_error("%s", err);
 	if (a->out_dir)
 		snprintf(path, sizeof path, "%s/report.json", a->out_dir);
 	if (!run_check_outputs(s, &a->ro, a->out_dir ? path : NULL, d))

@@ -238,4 +238,22 @@ else
 	ok "# skip full-disk checks: need root to mount a small tmpfs"
 fi
 
+# A --db that cannot be made is said before the work: run and plan open
+# the database after simulating, and a name past the folder's limit, a
+# folder two levels missing or a text file was found only then (run
+# wrote its report first, plan simulated every finalist).
+echo "not a database" >"$T/text.db"
+for bad in "$T/$(printf 'd%.0s' $(seq 250)).db" "$T/no/such/x.db" "$T/text.db" "$T"; do
+	rm -rf "$T/early"
+	run_cmd "$DPUSIM" run tests/data/train-small.yaml -o "$T/early" --db "$bad"
+	expect_rc 2 "run --db ${bad:0:60}... is refused"
+	if [ -e "$T/early" ]; then not_ok "run wrote $T/early before refusing its --db"
+	else ok "nothing simulated or written first"; fi
+	run_cmd "$DPUSIM" plan tests/data/train-small.yaml --db "$bad"
+	expect_rc 2 "plan --db ${bad:0:60}... is refused"
+	if grep -q "finalist" <<<"$ERR"; then not_ok "plan simulated finalists before refusing its --db"
+	else ok "plan refuses it before its finalists"; fi
+done
+if [ -e "$T/no" ]; then not_ok "a refused --db made a folder"; else ok "no folder made for a refused --db"; fi
+
 finish

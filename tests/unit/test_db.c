@@ -460,6 +460,45 @@ START_TEST(bad_paths_and_reports)
 }
 END_TEST
 
+/* db_check_target says, creating nothing, what db_make_parent and db_open
+ * would fail on, and passes what they would make. */
+START_TEST(target_checked_without_creating)
+{
+	char err[512] = "", p[512], name[300];
+	int fd;
+	snprintf(p, sizeof p, "%s/new.db", dir); /* a new file in a folder that is there */
+	ck_assert_msg(db_check_target(p, err, sizeof err) == 0, "%s", err);
+	snprintf(p, sizeof p, "%s/sub/new.db", dir); /* one missing level: made by db_make_parent */
+	ck_assert_msg(db_check_target(p, err, sizeof err) == 0, "%s", err);
+	snprintf(p, sizeof p, "%s/a/b/new.db", dir);
+	ck_assert_int_ne(db_check_target(p, err, sizeof err), 0);
+	ck_assert_ptr_nonnull(strstr(err, "/a/b: cannot create folder: No such file or directory"));
+	ck_assert_int_ne(db_check_target(dir, err, sizeof err), 0);
+	ck_assert_ptr_nonnull(strstr(err, "a folder, not a results database"));
+	memset(name, 'n', 250);
+	name[250] = '\0';
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	ck_assert_int_ne(db_check_target(p, err, sizeof err), 0);
+	ck_assert_ptr_nonnull(strstr(err, "a results database's name can be at most"));
+	snprintf(p, sizeof p, "%s/text.db", dir);
+	fd = open(p, O_CREAT | O_WRONLY, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "hello", 5), 5);
+	close(fd);
+	ck_assert_int_ne(db_check_target(p, err, sizeof err), 0);
+	ck_assert_ptr_nonnull(strstr(err, "not a results database"));
+	unlink(p);
+	fd = open(p, O_CREAT | O_WRONLY, 0600); /* an empty file is one db_open migrates */
+	close(fd);
+	ck_assert_msg(db_check_target(p, err, sizeof err) == 0, "%s", err);
+	unlink(p);
+	snprintf(p, sizeof p, "%s/sub", dir);
+	ck_assert_int_eq(access(p, F_OK), -1); /* nothing was made */
+	snprintf(p, sizeof p, "%s/new.db", dir);
+	ck_assert_int_eq(access(p, F_OK), -1);
+}
+END_TEST
+
 START_TEST(benchmarks_are_stored)
 {
 	db *d = open_db();
@@ -673,6 +712,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, same_run_stored_once);
 	tcase_add_test(tc, migration_keeps_copies);
 	tcase_add_test(tc, bad_paths_and_reports);
+	tcase_add_test(tc, target_checked_without_creating);
 	tcase_add_test(tc, benchmarks_are_stored);
 	tcase_add_test(tc, record_columns_follow_the_field_list);
 	tcase_add_test(tc, collective_spread_columns);
