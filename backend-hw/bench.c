@@ -3,7 +3,6 @@
 #include "backend-hw/bench.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <math.h>
 #include <mpi.h>
@@ -18,6 +17,7 @@
 #include "backend-hw/comm.h"
 #include "backend-hw/log.h"
 #include "backend-hw/mem.h"
+#include "report/atomic.h"
 
 static const size_t quick_sizes[] = { 4096, 65536, 1048576 };
 static const size_t full_sizes[] = { 1024, 8192, 65536, 524288, 4194304, 33554432 };
@@ -311,10 +311,11 @@ static int out_folder_ok(const char *out)
 	const char *slash = strrchr(out, '/'), *why;
 	char dir[4096];
 	struct stat st;
-	/* a name the file system cannot take, said now as the write would
-	 * (open's ENAMETOOLONG) */
-	if (strlen(out) >= sizeof dir || strlen(slash ? slash + 1 : out) > NAME_MAX)
-		return hw_fail(SIM_EIO, "-o '%s': %s", out, strerror(ENAMETOOLONG));
+	char why_name[512];
+	/* a name the file system cannot take, or an input: said now, as the
+	 * write would say it */
+	if (atomic_check_target(out, why_name, sizeof why_name))
+		return hw_fail(SIM_EIO, "-o: %s", why_name);
 	if (!slash)
 		snprintf(dir, sizeof dir, ".");
 	else

@@ -70,9 +70,28 @@ int atomic_protect_dir(const char *dir)
 	return err;
 }
 
+/* The longest name a file may have in path's folder (pathconf's, else
+ * NAME_MAX where the folder cannot say). */
+static size_t name_max_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	long m;
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+		 slash ? path : ".");
+	m = pathconf(dir, _PC_NAME_MAX);
+	return m > 0 ? (size_t)m : NAME_MAX;
+}
+
 int atomic_check_target(const char *path, char *errbuf, size_t errlen)
 {
+	const char *slash = strrchr(path, '/');
 	struct stat st;
+	/* a name the file system cannot take, said before the work that would
+	 * end in writing it (open's own ENAMETOOLONG) */
+	if (strlen(path) >= PATH_MAX || strlen(slash ? slash + 1 : path) > name_max_of(path))
+		return sim_errbuf(errbuf, errlen, SIM_EIO, "cannot create '%s': %s", path,
+				  strerror(ENAMETOOLONG));
 	if (stat(path, &st) || !find_known(&st))
 		return 0;
 	return sim_errbuf(errbuf, errlen, SIM_EEXIST,
@@ -192,21 +211,12 @@ static int make_temp(const char *path, char *tmp, size_t tmplen, char *errbuf, s
 {
 	static const char suffix[] = ".tmp.XXXXXX";
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-	char dir[PATH_MAX];
-	long name_max;
 	int fd, k;
 	/* NAME.tmp.XXXXXX unless that is longer than a name may be where NAME
-	 * itself is not (a legal name of 245-255 bytes): then .tmp.XXXXXX in
-	 * the same folder, which the rename moves as well */
-	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
-		 slash ? path : ".");
-	name_max = pathconf(dir, _PC_NAME_MAX);
-	if (name_max <= 0)
-		name_max = NAME_MAX;
-	if (strlen(base) > (size_t)name_max) /* the rename would fail after the work */
-		return sim_errbuf(errbuf, errlen, -1, "cannot create '%s': %s", path,
-				  strerror(ENAMETOOLONG));
-	if (strlen(base) + sizeof suffix - 1 <= (size_t)name_max)
+	 * itself is not (a legal name of 245-255 bytes; atomic_check_target
+	 * refused a longer one): then .tmp.XXXXXX in the same folder, which the
+	 * rename moves as well */
+	if (strlen(base) + sizeof suffix - 1 <= name_max_of(path))
 		k = snprintf(tmp, tmplen, "%s%s", path, suffix);
 	else
 		k = snprintf(tmp, tmplen, "%.*s%s", (int)(base - path), path, suffix);

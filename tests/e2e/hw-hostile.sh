@@ -111,7 +111,7 @@ expect_err "bad --start-timeout '0'" "naming it"
 LONGNAME=$E2E_TMP/$(printf 'x%.0s' $(seq 300)).json
 run_cmd "$HW" bench -o "$LONGNAME" --sizes 4K
 expect_rc 2 "bench -o with a 300-byte file name"
-expect_err "^dpusim-hw: rank 0: error: -o '.*\.json': File name too long$" "refused by name"
+expect_err "^dpusim-hw: rank 0: error: -o: cannot create '.*\.json': File name too long$" "refused by name"
 if grep -q "memcpy_bw" <<<"$OUT"; then not_ok "a benchmark ran before the refusal"
 else ok "no benchmark ran first"; fi
 run_cmd "$HW" bench -o "$E2E_TMP/$(printf 'y%.0s' $(seq 9000))/r.json" --sizes 4K
