@@ -43,12 +43,12 @@ int gp_begin(gp_job *g, const char *out, char *errbuf, size_t errlen)
 	/* $TMPDIR when it can be quoted in a gnuplot script as it is */
 	if (!tmpdir || tmpdir[0] != '/' || strpbrk(tmpdir, "'\"\n\\") ||
 	    strlen(tmpdir) > sizeof g->dir - 32)
-		tmpdir = "/tmp";
-	snprintf(g->dir, sizeof g->dir, "%s/dpusim-plot.XXXXXX", tmpdir);
+		tmpdir = NULL;
+	snprintf(g->dir, sizeof g->dir, "%s/dpusim-plot.XXXXXX", tmpdir ? tmpdir : "/tmp");
 	if (!mkdtemp(g->dir)) {
 		g->dir[0] = '\0';
-		return sim_errbuf(errbuf, errlen, SIM_EIO, "cannot create a temporary folder: %s",
-			    strerror(errno));
+		return sim_errbuf(errbuf, errlen, SIM_EIO, "cannot create a temporary folder in '%s'%s: %s",
+				  tmpdir ? tmpdir : "/tmp", tmpdir ? " ($TMPDIR)" : "", strerror(errno));
 	}
 	snprintf(g->script, sizeof g->script, "%s/plot.gp", g->dir);
 	snprintf(g->data, sizeof g->data, "%s/data", g->dir);

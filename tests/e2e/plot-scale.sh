@@ -107,4 +107,11 @@ for sig in TERM INT HUP XCPU XFSZ; do  # XCPU, XFSZ: a CPU-time or file-size lim
 	if [ -n "$gp" ] && ! kill -0 "$gp" 2>/dev/null; then ok "SIG$sig: gnuplot does not outlive the plot"
 	else not_ok "SIG$sig: gnuplot ($gp) outlived the plot"; kill "$gp" 2>/dev/null; fi
 done
+
+# A $TMPDIR where no folder can be made: the message names it.
+echo x >"$T/notdir"
+run_cmd env TMPDIR="$T/notdir" "$DPUSIM" plot tests/data/report-sim.json tests/data/report-hw.json \
+	--kind compare -o "$T/pics/t.svg"
+expect_rc 2 "plot with \$TMPDIR a file"
+expect_err "cannot create a temporary folder in '$T/notdir' \(\\\$TMPDIR\): Not a directory" "names the folder and the variable"
 finish
