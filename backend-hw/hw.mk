@@ -89,6 +89,8 @@ $(BUILD)/tests/test_hw_crypt: $(BUILD)/backend-hw/crypt.o $(BUILD)/backend-hw/lo
 	$(BUILD)/backend-hw/xport.o
 $(BUILD)/tests/test_hw_gemm: $(BUILD)/backend-hw/gemm.o $(BUILD)/backend-hw/gpu_none.o \
 	$(BUILD)/backend-hw/log.o
+# log.o needs the library's sim_vfit, which comes before it on the line
+$(BUILD)/tests/test_hw_crypt $(BUILD)/tests/test_hw_gemm: LDLIBS := $(BUILD)/libdpusim.a $(LDLIBS)
 $(BUILD)/tests/test_hw_pci: $(BUILD)/backend-hw/pci.o
 $(BUILD)/tests/test_hw_msg: $(BUILD)/backend-hw/msg.o $(BUILD)/backend-hw/allreduce.o \
 	$(BUILD)/backend-hw/xport.o
