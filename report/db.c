@@ -154,6 +154,18 @@ static int db_fail(db *d, const char *what, ...)
 	return SIM_EDB;
 }
 
+/* Copies the write-ahead log's committed runs into the database file
+ * itself (a passive checkpoint: it waits for no reader, and a reader's
+ * snapshot keeps what it still needs). Without it the runs of a sweep
+ * stopped by a signal (Ctrl-C, a batch system's time limit) lived only in
+ * NAME-wal until the next open: the file alone, copied or moved, held none
+ * of them. The result is not checked: what is not copied now stays in
+ * the log, as it would have anyway. */
+static void into_main_file(db *d)
+{
+	sqlite3_wal_checkpoint_v2(d->h, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+}
+
 /* Check an sqlite3 call: anything but OK/ROW/DONE reports call and location. */
 #define DB_CHECK(d, call)                                                           \
 	do {                                                                        \
@@ -841,6 +853,8 @@ int db_store_report(db *d, const rep_report *r, const char *scenario_text, int64
 		if (err)
 			sqlite3_exec(d->h, "ROLLBACK", NULL, NULL, NULL);
 	}
+	if (!err && fresh)
+		into_main_file(d);
 	free(json);
 	if (!err && run_id)
 		*run_id = id;
@@ -941,6 +955,8 @@ int db_merge(db *d, const char *src_path, unsigned *added, unsigned *skipped, ch
 			*added = *skipped = 0;
 		}
 	}
+	if (!err && *added)
+		into_main_file(d);
 	db_close(s);
 	return err;
 }

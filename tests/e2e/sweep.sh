@@ -124,6 +124,13 @@ pid=$!
 if victim=$(hook_pid "$E2E_TMP/k.err") && [ "$victim" = $pid ]; then
 	kill -9 $pid
 	wait $pid 2>/dev/null
+	# The stored points are in the file itself, not only in its -wal,
+	# which a copy or a move of the file alone leaves behind (it held
+	# none of them before each store was checkpointed).
+	mkdir -p "$E2E_TMP/alone" && cp "$db" "$E2E_TMP/alone/killed.db"
+	alone=$(sql "$E2E_TMP/alone/killed.db" "SELECT count(*) FROM runs")
+	[ "$alone" = 3 ] && ok "the killed sweep's file alone holds its 3 stored points" ||
+		not_ok "the file alone holds '$alone' of the 3 stored points"
 	before=$(sql "$db" "SELECT count(*) FROM runs")
 	[ "$before" = 3 ] && ok "killed holding point 3, after 3 of 8 points stored" ||
 		not_ok "killed at point 3 with $before points stored"
