@@ -46,5 +46,4 @@ const char *datadir_profiles(char *buf, size_t n);
 /* Why datadir_profiles gave "": which of the two variables is too long. */
 const char *datadir_profiles_too_long(void);
 
-
 #endif

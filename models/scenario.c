@@ -97,18 +97,18 @@ static scn_src *src_new(const scn_opts *opts, diag *d)
 	struct stat st;
 	if (!src)
 		return NULL;
-	if (!*dir || stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-		/* One message, not one "unknown profile" per name the file uses;
-		 * the reason stat gives where it is not "no such folder" (a path
-		 * too long, a folder not searchable) */
-		int e = *dir && stat(dir, &st) ? errno : 0;
-		if (!*dir)
-			diag_add(d, NULL, 0, 0, "no hardware profiles: %s", datadir_profiles_too_long());
-		else
-			diag_add(d, NULL, 0, 0, "no hardware profiles: '%s' is not a folder%s%s (give "
-				 "--profile-dir DIR, or set DPUSIM_DATADIR to dpusim's data folder: "
-				 "its source tree or PREFIX/share/dpusim)", dir,
-				 e && e != ENOENT ? ": " : "", e && e != ENOENT ? strerror(e) : "");
+	/* One message, not one "unknown profile" per name the file uses; with
+	 * the reason stat gives where it is not "no such folder" (a path too
+	 * long, a folder not searchable) */
+	if (!*dir) {
+		diag_add(d, NULL, 0, 0, "no hardware profiles: %s", datadir_profiles_too_long());
+		return free(src), NULL;
+	}
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		int e = stat(dir, &st) && errno != ENOENT ? errno : 0;
+		diag_add(d, NULL, 0, 0, "no hardware profiles: '%s' is not a folder%s%s (give "
+			 "--profile-dir DIR, or set DPUSIM_DATADIR to dpusim's data folder: its "
+			 "source tree or PREFIX/share/dpusim)", dir, e ? ": " : "", e ? strerror(e) : "");
 		return free(src), NULL;
 	}
 	src->refs = 1;

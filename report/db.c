@@ -502,23 +502,23 @@ int db_make_parent(const char *path, char *errbuf, size_t errlen)
 	return err;
 }
 
-/* Folder dir is there and writable: NULL, or why not (strerror's, or "not
- * a folder"). */
-static const char *writable_dir(const char *dir)
+/* Whether folder dir is there and writable: 0, or the errno that says why
+ * not (ENOTDIR for a file). */
+static int writable_dir(const char *dir)
 {
 	struct stat st;
 	if (stat(dir, &st))
-		return strerror(errno);
+		return errno;
 	if (!S_ISDIR(st.st_mode))
-		return "not a folder";
-	return access(dir, W_OK | X_OK) ? strerror(errno) : NULL;
+		return ENOTDIR;
+	return access(dir, W_OK | X_OK) ? errno : 0;
 }
 
 int db_check_target(const char *path, char *errbuf, size_t errlen)
 {
-	const char *slash = strrchr(path, '/'), *why;
+	const char *slash = strrchr(path, '/');
 	char dir[4096], up[4096];
-	int err;
+	int err, why;
 	struct stat st;
 	if ((err = check_name(path, errbuf, errlen)) || (err = check_header(path, true, errbuf, errlen)))
 		return err;
@@ -530,15 +530,16 @@ int db_check_target(const char *path, char *errbuf, size_t errlen)
 		 slash ? path : ".");
 	if (!(why = writable_dir(dir)))
 		return 0;
-	if (errno != ENOENT || !slash || slash == path)
+	if (why != ENOENT || !slash || slash == path)
 		return sim_errbuf(errbuf, errlen, SIM_EIO, "%s: cannot write in folder '%s': %s", path,
-				  dir, why);
+				  dir, strerror(why));
 	/* missing: db_make_parent makes it in its parent */
 	slash = strrchr(dir, '/');
 	snprintf(up, sizeof up, "%.*s", slash ? (int)(slash - dir) + (slash == dir) : 1,
 		 slash ? dir : ".");
 	if ((why = writable_dir(up)))
-		return sim_errbuf(errbuf, errlen, SIM_EIO, "%s: cannot create folder: %s", dir, why);
+		return sim_errbuf(errbuf, errlen, SIM_EIO, "%s: cannot create folder: %s", dir,
+				  strerror(why));
 	return 0;
 }
 

@@ -119,8 +119,7 @@ static void case_label(const bench_train_case *k, char *buf, size_t n)
  * reads as algorithmic (events grow faster than work), the solver's
  * (re-solves outgrow events: a change reaches more shared resources, as
  * ECMP's collisions grow with the fabric) or per-event otherwise (ns/event
- * grows: memory). Nothing
- * when fewer than two sizes ran. */
+ * grows: memory). Nothing when fewer than two sizes ran. */
 static void print_curve(const uint32_t *gpus, int n, const bench_train_case *k,
 			const struct size_result *res)
 {
