@@ -492,6 +492,13 @@ START_TEST(target_checked_without_creating)
 	close(fd);
 	ck_assert_msg(db_check_target(p, err, sizeof err) == 0, "%s", err);
 	unlink(p);
+	fd = open(p, O_CREAT | O_WRONLY, 0600); /* a file where the folder would be */
+	close(fd);
+	snprintf(p + strlen(p), sizeof p - strlen(p), "/x.db");
+	ck_assert_int_ne(db_check_target(p, err, sizeof err), 0);
+	snprintf(p, sizeof p, "%s/text.db", dir);
+	ck_assert_ptr_nonnull(strstr(err, "/text.db': Not a directory"));
+	unlink(p);
 	snprintf(p, sizeof p, "%s/sub", dir);
 	ck_assert_int_eq(access(p, F_OK), -1); /* nothing was made */
 	snprintf(p, sizeof p, "%s/new.db", dir);
