@@ -120,6 +120,10 @@ int yt_read_file(const char *path, char **buf, size_t *len, diag *d)
 		return diag_add(d, path, 0, 0, "cannot open: %s", strerror(errno)), SIM_EIO;
 	if (S_ISDIR(st.st_mode))
 		return diag_add(d, path, 0, 0, "is a directory, expected a YAML file"), SIM_EIO;
+	if (S_ISFIFO(st.st_mode)) /* a shell's <(...) among them */
+		return diag_add(d, path, 0, 0, "a pipe, not a file: sweep and plan read a scenario "
+				"or profile more than once, so dpusim takes files only (write it to a "
+				"file first)"), SIM_EIO;
 	if (!S_ISREG(st.st_mode))
 		return diag_add(d, path, 0, 0, "not a regular file"), SIM_EIO;
 	if ((size_t)st.st_size > YT_MAX_FILE_BYTES)

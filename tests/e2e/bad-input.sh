@@ -366,6 +366,11 @@ done
 run_cmd "$DPUSIM" check scenarios/demo.yaml --profile-dir "$LONG"
 expect_err "^no hardware profiles: '$E2E_TMP/x+ \\[\\.\\.\\. [0-9]+ bytes left out \\.\\.\\.\\] x+' is not a folder: File name too long \\(give" \
 	"a long name keeps its start and end, the middle counted"
+# A scenario from a pipe (a shell's <(...)) is refused with the reason and
+# what to do, not as "not a regular file".
+run_cmd "$DPUSIM" check <(cat scenarios/demo.yaml)
+expect_rc 2 "check <(cat scenario)"
+expect_err "^/dev/fd/[0-9]+: a pipe, not a file: .*write it to a file first\)$" "says why and what to do"
 if ls "$E2E_TMP"/c.yaml "$E2E_TMP"/xxxx* 2>/dev/null | grep -q .; then
 	not_ok "a refused long name left an output"; else ok "long names write nothing"; fi
 finish
