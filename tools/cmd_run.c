@@ -170,18 +170,30 @@ static void replication_note(const rep_report *r, const scn_scenario *s, int rep
 	printf("  (no noise configured: the %d replications are identical)\n", reps);
 }
 
+/* Whether any variant has part `name` of the breakdown. */
+static bool has_part(const rep_report *r, const char *name)
+{
+	double x;
+	for (size_t i = 0; i < rep_nvariants(r); i++)
+		if (rep_variant_breakdown(rep_variant_at(r, i), name, &x))
+			return true;
+	return false;
+}
+
+/* The breakdown's rows under their heading; nothing where no variant has
+ * one (a collective or p2p benchmark: its times are its own rows). */
 static void breakdown_rows(const rep_report *r)
 {
 	size_t n;
 	const char *const *names = rep_breakdown_names(&n);
+	bool any = false;
+	for (size_t k = 0; k < n && !any; k++)
+		any = has_part(r, names[k]);
+	if (any)
+		printf("breakdown of an iteration\n");
 	for (size_t k = 0; k < n; k++) {
 		char label[40];
-		bool any = false;
-		for (size_t i = 0; i < rep_nvariants(r); i++) {
-			double x;
-			any |= rep_variant_breakdown(rep_variant_at(r, i), names[k], &x);
-		}
-		if (!any)
+		if (!has_part(r, names[k]))
 			continue;
 		snprintf(label, sizeof label, "  %s", names[k]);
 		printf("%-26s", label);
@@ -359,8 +371,6 @@ static void print_table(const rep_report *r, const scn_scenario *s, int reps)
 	stat_rows(r);
 	replication_note(r, s, reps);
 	metric_rows(r);
-	printf("%-26s", "breakdown of an iteration");
-	putchar('\n');
 	breakdown_rows(r);
 	printf("%-26s", "speedup over first");
 	for (size_t i = 0; i < rep_nvariants(r); i++) {

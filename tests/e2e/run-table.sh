@@ -65,4 +65,13 @@ expect_rc 0 "run with noise"
 if grep -q 'no noise configured' <<<"$OUT"; then not_ok "noise configured, yet the note"
 else ok "with noise: no note"; fi
 
+# A collective benchmark has no breakdown: no heading over nothing (it was
+# printed, padded with blanks, for every scenario).
+run_cmd "$DPUSIM" run scenarios/allreduce-4ranks.yaml
+if grep -q 'breakdown of an iteration' <<<"$OUT"; then not_ok "a breakdown heading with no rows"
+else ok "collective benchmark: no breakdown heading"; fi
+run_cmd "$DPUSIM" run scenarios/demo.yaml --replications 1
+expect_out '^breakdown of an iteration$' "training: the heading, with nothing after it"
+expect_out '^  compute +[0-9.]+ m?s +[0-9.]+ m?s$' "and its rows"
+
 finish
