@@ -42,7 +42,7 @@ typedef struct cal_run {
 	size_t nfiles;
 	series s[MAX_SERIES];
 	size_t ns;
-	const char *out, *plot_dir;
+	const char *plot_dir;
 	const char *out_opt, *name_opt; /* -o and --name as given */
 	double mtu_bytes;    /* --mtu, 0 when not given */
 	double peak_flops;   /* --peak-flops, NAN when not given */

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "report/db.h"
+#include "sim/err.h"
 #include "report/report.h"
 
 static void verror(const char *fmt, va_list ap)
@@ -36,6 +37,22 @@ void cli_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	verror(fmt, ap);
 	va_end(ap);
+}
+
+int cli_path(char *out, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	char said[1024];
+	int k;
+	va_start(ap, fmt);
+	k = vsnprintf(out, n, fmt, ap);
+	va_end(ap);
+	if (k >= 0 && (size_t)k < n)
+		return 0;
+	va_start(ap, fmt);
+	sim_vfit(said, sizeof said, fmt, ap);
+	va_end(ap);
+	return cli_usage_error("'%s' would be named past the path limit (%zu bytes)", said, n - 1);
 }
 
 bool cli_wants_help(int argc, char **argv)

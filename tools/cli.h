@@ -4,6 +4,7 @@
 #define DPUSIM_TOOLS_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum cli_exit {
 	CLI_OK = 0,       /* success */
@@ -27,6 +28,10 @@ extern const unsigned cli_ncommands;
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "dpusim: error: ..." on stderr, no return value convention. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* An output's path made from its parts into out (n bytes): 0, or, where it
+ * does not fit (a cut name would be another file), CLI_USAGE with the
+ * error said. */
+int cli_path(char *out, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* The report in the JSON file at path (*r: free with rep_free), or
  * CLI_USAGE with the reader's located message printed. */

@@ -335,9 +335,12 @@ static int set_output(cal_run *r, const char *out)
 {
 	size_t len = strlen(out);
 	const char *slash, *name;
-	if (len < 6 || strcmp(out + len - 5, ".yaml") || len - 5 >= sizeof r->base)
+	if (len < 6 || strcmp(out + len - 5, ".yaml"))
 		return cli_usage_error("-o '%s': expected a path ending in .yaml "
 				       "(e.g. models/calibrated/mylab.yaml)", out);
+	if (len - 5 >= sizeof r->base)
+		return cli_usage_error("-o '%s': past the path limit (%zu bytes)", out,
+				       sizeof r->base - 1);
 	memcpy(r->base, out, len - 5);
 	r->base[len - 5] = '\0';
 	slash = strrchr(r->base, '/');
@@ -345,7 +348,6 @@ static int set_output(cal_run *r, const char *out)
 	if (!name_ok(name))
 		return cli_usage_error("-o '%s': the name must be " NAME_RULE, out);
 	memcpy(r->name, name, strlen(name) + 1); /* at most 40 + 1 bytes, checked above */
-	r->out = out;
 	return CLI_OK;
 }
 
@@ -408,8 +410,9 @@ static int resolve_output(cal_run *r)
 	else if (!name_ok(name))
 		return cli_usage_error("'%s': the bench file's name is no profile name (" NAME_RULE
 				       "): give --name NAME", r->files[0].path);
-	snprintf(out, sizeof out, "%.*s%s%s.yaml", (int)(len && o[len - 1] == '/' ? len - 1 : len),
-		 o, len ? "/" : "", name);
+	if (cli_path(out, sizeof out, "%.*s%s%s.yaml", (int)(len && o[len - 1] == '/' ? len - 1 : len),
+		     o, len ? "/" : "", name))
+		return CLI_USAGE;
 	return set_output(r, out);
 }
 

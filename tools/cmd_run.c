@@ -408,10 +408,9 @@ static int write_outputs(const run_args *a, rep_report *rep)
 		if (mkdir(a->out_dir, 0777) && errno != EEXIST) {
 			cli_error("cannot create '%s': %s", a->out_dir, strerror(errno));
 			rc = SIM_EIO;
-		} else {
-			bool existed;
-			snprintf(path, sizeof path, "%s/report.json", a->out_dir);
-			existed = access(path, F_OK) == 0;
+		} else if (!(rc = cli_path(path, sizeof path, "%s/report.json", a->out_dir))) {
+			/* (a name too long was refused by check_outputs, before the run) */
+			bool existed = access(path, F_OK) == 0;
 			if ((rc = rep_write_file(rep, path, err, sizeof err)))
 				cli_error("%s", err);
 			else
@@ -447,8 +446,8 @@ static int check_outputs(const run_args *a, const scn_scenario *s, diag *d)
 	/* --db is opened after the run: whether it can be, said before it */
 	if (a->db_path && db_check_target(a->db_path, err, sizeof err))
 		return cli_usage_error("%s", err);
-	if (a->out_dir)
-		snprintf(path, sizeof path, "%s/report.json", a->out_dir);
+	if (a->out_dir && cli_path(path, sizeof path, "%s/report.json", a->out_dir))
+		return CLI_USAGE;
 	if (!run_check_outputs(s, &a->ro, a->out_dir ? path : NULL, d))
 		return CLI_OK;
 	for (size_t i = 0; i < diag_count(d) && i < DIAG_MAX; i++)

@@ -138,10 +138,15 @@ static void init_sweep(sweep *c, const struct args *a)
 
 /* The report folder, made or checked before the database is opened and
  * any point runs: an -o naming a file once failed only at the first point
- * written, after the database had been created. */
-static int make_out_dir(const char *dir)
+ * written, after the database had been created; and the longest report
+ * name in it (the last point's, as write_point_file names it) fits. */
+static int make_out_dir(const char *dir, const scn_scenario *s)
 {
+	char last[4096];
 	struct stat st;
+	if (cli_path(last, sizeof last, "%s/%s.p%zu.json", dir, s->name,
+		     s->sweep.points ? s->sweep.points - 1 : 0))
+		return SIM_EIO;
 	if (mkdir(dir, 0777) && errno != EEXIST) {
 		cli_error("%s: cannot create the report folder: %s", dir, strerror(errno));
 		return SIM_EIO;
@@ -165,7 +170,7 @@ static int prepare(sweep *c, const struct args *a, unsigned par, scn_scenario **
 	if (scn_cli_load(&a->sc, s))
 		return SIM_EPARSE;
 	c->s = *s;
-	if ((rc = sweep_hash_file(c)) || (a->out_dir && (rc = make_out_dir(a->out_dir))))
+	if ((rc = sweep_hash_file(c)) || (a->out_dir && (rc = make_out_dir(a->out_dir, *s))))
 		return rc;
 	if ((rc = db_make_parent(c->db_path, err, sizeof err)) ||
 	    (rc = db_open(c->db_path, &c->d, err, sizeof err))) {

@@ -410,7 +410,8 @@ void sweep_progress_tick(sweep *c)
 static int write_point_file(const sweep *c, size_t i, const rep_report *r)
 {
 	char path[4096], err[1024];
-	snprintf(path, sizeof path, "%s/%s.p%zu.json", c->out_dir, c->s->name, i);
+	if (cli_path(path, sizeof path, "%s/%s.p%zu.json", c->out_dir, c->s->name, i))
+		return SIM_EIO; /* make_out_dir refused it before the points */
 	if (rep_write_file(r, path, err, sizeof err)) {
 		cli_error("%s", err);
 		return SIM_EIO;

@@ -366,6 +366,26 @@ done
 run_cmd "$DPUSIM" check scenarios/demo.yaml --profile-dir "$LONG"
 expect_err "^no hardware profiles: '$E2E_TMP/x+ \\[\\.\\.\\. [0-9]+ bytes left out \\.\\.\\.\\] x+' is not a folder: File name too long \\(give" \
 	"a long name keeps its start and end, the middle counted"
+# A folder whose own path fits but whose outputs' would not (4,090 bytes):
+# the report's name was cut at 4,096 and another file ('.../repo') asked
+# for; now each output's whole name is checked before the work.
+DEEP=$(python3 -c '
+import os, sys
+cur = sys.argv[1] + "/deep"
+while len(cur) < 4090 - 201:
+    cur += "/" + "d" * 200
+cur += "/" + "e" * (4090 - len(cur) - 1)
+os.makedirs(cur)
+print(cur)' "$E2E_TMP")
+for c in "run tests/data/train-small.yaml -o $DEEP" "sweep tests/data/sweep-small.yaml --db $E2E_TMP/deep.db -o $DEEP" \
+	 "calibrate tests/data/report-bench.json -o $DEEP"; do
+	run_cmd "$DPUSIM" $c
+	expect_rc 2 "${c%% *} -o a 4,090-byte folder"
+	expect_err "(would be named )?past the path limit \(4095 bytes\)" "${c%% *}: its output's name is past the limit"
+	if ls -A "$DEEP" | grep -q . || [ -e "$E2E_TMP/deep.db" ]; then not_ok "${c%% *} wrote before refusing"
+	else ok "${c%% *}: nothing written"; fi
+done
+
 # A scenario from a pipe (a shell's <(...)) is refused with the reason and
 # what to do, not as "not a regular file".
 run_cmd "$DPUSIM" check <(cat scenarios/demo.yaml)
