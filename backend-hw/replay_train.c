@@ -95,9 +95,9 @@ static int loader_list(loader *l, const char *dir)
 	while ((e = readdir(d))) {
 		char path[4096];
 		struct stat st;
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		if (stat(path, &st) || !S_ISREG(st.st_mode) || st.st_size == 0)
-			continue;
+		if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path ||
+		    stat(path, &st) || !S_ISREG(st.st_mode) || st.st_size == 0)
+			continue; /* (a name cut at the path limit would be another file) */
 		if (sim_grow(&l->f, &cap, l->nf + 1, sizeof *l->f, 16))
 			return closedir(d), hw_fail(2, "out of memory");
 		l->f[l->nf] = (data_file){ .path = strdup(path), .fd = -1, .size = (uint64_t)st.st_size };

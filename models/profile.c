@@ -480,7 +480,8 @@ int profile_set_find(profile_set *s, const char *name, const profile **out, diag
 		return SIM_OK;
 	if (!valid_name(name))
 		return SIM_ENOENT;
-	snprintf(path, sizeof path, "%s/%s.yaml", s->dir, name);
+	if ((size_t)snprintf(path, sizeof path, "%s/%s.yaml", s->dir, name) >= sizeof path)
+		return SIM_ENOENT; /* past the path limit: no such file (a cut name is another) */
 	if (!(f = fopen(path, "r")))
 		return SIM_ENOENT;
 	fclose(f);

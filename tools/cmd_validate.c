@@ -216,10 +216,13 @@ static int run_case(const vcase *c, const char *dir, const char *profile_dir, do
 	diag *d = diag_new();
 	scn_opts opts = { .profile_dir = profile_dir };
 	int rc = d ? SIM_OK : SIM_ENOMEM;
-	if (c->scenario[0] == '/') /* an absolute path is itself */
-		snprintf(path, sizeof path, "%s", c->scenario);
-	else
-		snprintf(path, sizeof path, "%s/%s", dir, c->scenario);
+	int k = c->scenario[0] == '/' /* an absolute path is itself */
+			? snprintf(path, sizeof path, "%s", c->scenario)
+			: snprintf(path, sizeof path, "%s/%s", dir, c->scenario);
+	if (!rc && (k < 0 || (size_t)k >= sizeof path)) { /* a cut name is another file */
+		diag_add(d, NULL, 0, 0, "scenario '%s': past the path limit", c->scenario);
+		rc = SIM_ERANGE;
+	}
 	if (!rc && (rc = scn_load(path, &opts, &s, d)) == 0)
 		rc = run_scenario(s, &(run_opts){ 0 }, &rep, d);
 	if (rc && d && diag_count(d)) {
