@@ -70,4 +70,14 @@ run_cmd "$DPUSIM" validate --cases "$E2E_TMP/none.yaml"
 expect_rc 2 "missing cases file"
 run_cmd "$DPUSIM" validate --bogus
 expect_rc 2 "unknown option"
+
+# A case whose scenario's path is past the limit says so (the name was cut
+# and the cut one looked up).
+python3 -c "
+print('cases:\n  - name: x\n    scenario: ' + 'q' * 9000 + '.yaml\n    variant: v\n'
+      '    metric: tflops_per_gpu\n    published: 1\n    tolerance: 15%\n    group: g\n    source: s')" \
+	>"$E2E_TMP/long-case.yaml"
+run_cmd "$DPUSIM" validate --cases "$E2E_TMP/long-case.yaml"
+expect_out "^x +tflops_per_gpu .* failed: scenario 'q+ \[\.\.\. [0-9]+ bytes left out \.\.\.\] q+\.yaml': past the path limit$" \
+	"a case's scenario past the path limit, said"
 finish
