@@ -694,11 +694,18 @@ static int select_points(const scn_scenario *s, const replay_opts *o, size_t *fi
 /* Rank 0 makes -o DIR for a whole sweep; 0, or 2 on every rank. */
 static int make_out_dir(const scn_scenario *s, const replay_opts *o)
 {
+	char last[4096]; /* run_points' out: the last point's report, the longest name */
 	struct stat st;
 	int err = 0;
 	if (s->sweep.points <= 1 || o->point >= 0)
 		return 0;
-	if (hw_comm_rank() == 0 && mkdir(o->out, 0777) && errno != EEXIST)
+	if ((size_t)snprintf(last, sizeof last, "%s/%s.p%zu.json", o->out, s->name,
+			     s->sweep.points - 1) >= sizeof last)
+		err = hw_comm_rank() == 0 ? hw_fail(2, "-o '%s': a point's report would be named "
+						    "past the path limit (%zu bytes)", o->out,
+						    sizeof last - 1)
+					  : 2; /* every rank finds it, rank 0 says it */
+	else if (hw_comm_rank() == 0 && mkdir(o->out, 0777) && errno != EEXIST)
 		err = hw_fail(2, "-o '%s': cannot create the folder: %s", o->out, strerror(errno));
 	else if (hw_comm_rank() == 0 && (stat(o->out, &st) || !S_ISDIR(st.st_mode)))
 		err = hw_fail(2, "-o '%s': a sweep writes one report per point into a folder; this "

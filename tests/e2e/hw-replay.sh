@@ -129,6 +129,19 @@ else not_ok "sweep reports"; fi
 run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$E2E_TMP/sw.yaml"
 expect_rc 2 "a whole sweep without -o DIR is refused"
 expect_err 'a sweep of 2 points writes one report per point: give -o DIR' "saying what to give"
+# A folder whose points' reports would be named past the path limit (their
+# names were cut at 4,096 bytes and another file written): refused first.
+DEEP=$(python3 -c '
+import sys
+cur = sys.argv[1] + "/deep"
+while len(cur) < 4090 - 201:
+    cur += "/" + "d" * 200
+print(cur + "/" + "e" * (4090 - len(cur) - 1))' "$E2E_TMP")
+run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$E2E_TMP/sw.yaml" -o "$DEEP"
+expect_rc 2 "a sweep into a 4,090-byte folder is refused"
+expect_err "a point's report would be named past the path limit \(4095 bytes\)" "saying why"
+if grep -q "sweep point" <<<"$OUT"; then not_ok "a point ran before the refusal"
+else ok "no point ran"; fi
 run_cmd "${MPIRUN[@]}" -np 2 "$HW" replay "$E2E_TMP/sw.yaml" --point 1
 expect_rc 0 "--point 1 replays that point alone"
 if python3 -c 'import json,sys; d=json.loads(sys.stdin.read().split("\n",1)[1]); \
