@@ -11,8 +11,8 @@
 #include <time.h>
 
 #include "report/db.h"
-#include "sim/err.h"
 #include "report/report.h"
+#include "sim/err.h"
 
 static void verror(const char *fmt, va_list ap)
 {
