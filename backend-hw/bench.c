@@ -308,7 +308,7 @@ static int run_net(hw_bench *h)
  * 0 or SIM_EIO, said. */
 static int out_folder_ok(const char *out)
 {
-	const char *slash = strrchr(out, '/'), *why;
+	const char *why;
 	char dir[4096];
 	struct stat st;
 	char why_name[512];
@@ -316,10 +316,7 @@ static int out_folder_ok(const char *out)
 	 * write would say it */
 	if (atomic_check_target(out, why_name, sizeof why_name))
 		return hw_fail(SIM_EIO, "-o: %s", why_name);
-	if (!slash)
-		snprintf(dir, sizeof dir, ".");
-	else
-		snprintf(dir, sizeof dir, "%.*s", slash == out ? 1 : (int)(slash - out), out);
+	atomic_dir_of(out, dir, sizeof dir);
 	why = stat(dir, &st)         ? strerror(errno)
 	      : !S_ISDIR(st.st_mode) ? "not a folder"
 	      : access(dir, W_OK)    ? strerror(errno)

@@ -70,15 +70,20 @@ int atomic_protect_dir(const char *dir)
 	return err;
 }
 
+void atomic_dir_of(const char *path, char *dir, size_t n)
+{
+	const char *slash = strrchr(path, '/');
+	snprintf(dir, n, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+		 slash ? path : ".");
+}
+
 /* The longest name a file may have in path's folder (pathconf's, else
  * NAME_MAX where the folder cannot say). */
 static size_t name_max_of(const char *path)
 {
-	const char *slash = strrchr(path, '/');
 	char dir[PATH_MAX];
 	long m;
-	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
-		 slash ? path : ".");
+	atomic_dir_of(path, dir, sizeof dir);
 	m = pathconf(dir, _PC_NAME_MAX);
 	return m > 0 ? (size_t)m : NAME_MAX;
 }
@@ -250,12 +255,8 @@ int atomic_temp_create(const char *path, char *tmp, size_t tmplen, char *errbuf,
 static int sync_dir_of(const char *path)
 {
 	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
 	int fd, rc;
-	if (!slash)
-		snprintf(dir, sizeof dir, ".");
-	else
-		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path) + (slash == path), path);
+	atomic_dir_of(path, dir, sizeof dir);
 	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return 0;
 	rc = fsync(fd) && errno != EINVAL && errno != EROFS ? -1 : 0;

@@ -38,6 +38,9 @@ int atomic_protect_dir(const char *dir);
 /* 0 when path may be written: it does not exist, or it is no input of this
  * command. Otherwise SIM_EEXIST with the reason in errbuf. */
 int atomic_check_target(const char *path, char *errbuf, size_t errlen);
+/* The folder that holds path, into dir (n bytes): "." for a bare name, "/"
+ * for one in the root. */
+void atomic_dir_of(const char *path, char *dir, size_t n);
 
 /* ---- temporaries for files another program writes (gnuplot) ---- */
 

@@ -16,6 +16,7 @@
 #include <openssl/evp.h>
 #include <sqlite3.h>
 
+#include "report/atomic.h"
 #include "sim/err.h"
 
 /* Schema version 1. A later version appends { N, "ALTER TABLE ..." } to
@@ -333,10 +334,7 @@ static int check_name(const char *path, char *errbuf, size_t errlen)
 	char dir[4096];
 	long name_max;
 	size_t n = strlen(base);
-	if (slash)
-		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path + 1), path);
-	else
-		snprintf(dir, sizeof dir, ".");
+	atomic_dir_of(path, dir, sizeof dir);
 	name_max = pathconf(dir, _PC_NAME_MAX);
 	if (name_max <= 0) /* no limit, or no such folder: SQLite says why */
 		return 0;
@@ -414,12 +412,8 @@ static bool wal_has_frames(const char *path)
  * module never writes through it) so that closing removes them. */
 static bool writable(const char *path)
 {
-	const char *slash = strrchr(path, '/');
 	char dir[4096];
-	if (!slash)
-		snprintf(dir, sizeof dir, ".");
-	else
-		snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	atomic_dir_of(path, dir, sizeof dir);
 	return access(path, W_OK) == 0 && access(dir, W_OK | X_OK) == 0;
 }
 
@@ -526,17 +520,14 @@ int db_check_target(const char *path, char *errbuf, size_t errlen)
 		return sim_errbuf(errbuf, errlen, SIM_EDB, "%s: a folder, not a results database", path);
 	if (strlen(path) >= sizeof dir)
 		return sim_errbuf(errbuf, errlen, SIM_EIO, "%s: %s", path, strerror(ENAMETOOLONG));
-	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
-		 slash ? path : ".");
+	atomic_dir_of(path, dir, sizeof dir);
 	if (!(why = writable_dir(dir)))
 		return 0;
 	if (why != ENOENT || !slash || slash == path)
 		return sim_errbuf(errbuf, errlen, SIM_EIO, "%s: cannot write in folder '%s': %s", path,
 				  dir, strerror(why));
 	/* missing: db_make_parent makes it in its parent */
-	slash = strrchr(dir, '/');
-	snprintf(up, sizeof up, "%.*s", slash ? (int)(slash - dir) + (slash == dir) : 1,
-		 slash ? dir : ".");
+	atomic_dir_of(dir, up, sizeof up);
 	if ((why = writable_dir(up)))
 		return sim_errbuf(errbuf, errlen, SIM_EIO, "%s: cannot create folder: %s", dir,
 				  strerror(why));
