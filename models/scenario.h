@@ -132,7 +132,7 @@ typedef struct scn_data {
 	double sample_bytes;
 	double decode_s_per_sample; /* on one host core */
 	int workers;                /* loader processes per node */
-	int prefetch;               /* batches in flight per worker */
+	int prefetch;               /* microbatches each replica's loader reads ahead */
 	double page_cache_hit;      /* fraction of sample reads served by the node's page cache */
 } scn_data;
 

@@ -98,6 +98,18 @@ typedef struct loader {
 	uint32_t ring;
 } loader;
 
+/* A node's decodes on its shared host cores (train_loader.c): how many
+ * run (at most the job's loader workers) and those waiting for a worker,
+ * in arrival order (a ring of cap items from head). */
+struct dec_item {
+	loader *l;
+	uint64_t k;
+};
+struct dec_wait {
+	struct dec_item *item;
+	uint32_t head, len, cap, busy;
+};
+
 /* One point-to-point transfer between stages. */
 typedef struct xfer {
 	trainer *tr;
@@ -119,7 +131,12 @@ typedef struct world {
 	coll_ctx *coll;
 	uint32_t nodes, gpn;
 	const train_config **node_cfg; /* per node: its job's (job 0's when idle) */
-	station **decoders;        /* per node */
+	station **decoders;        /* per node: its loader workers, where nothing else
+				    * takes its host cores (cores_res UINT32_MAX) */
+	uint32_t *cores_res;       /* per node: the host cores the stacks run on, which
+				    * its decodes share as flows (or UINT32_MAX) */
+	double *core_units;        /* per node: cores_res's capacity per core */
+	struct dec_wait *dec_wait; /* per node: decodes in flight and waiting there */
 	uint32_t *stor_res;        /* per node: host cores, SNAP engine (or UINT32_MAX) */
 	double *stor_w;            /* per node: what a byte read takes of stor_res (world_node) */
 	uint32_t *stor_in;         /* per node: ingress for storage */

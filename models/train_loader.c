@@ -19,6 +19,71 @@ static void decoded(sim_engine *eng, void *obj, uint64_t k)
 		train_try_run(tr, &tr->st[l->d * tr->P]);
 }
 
+static void decode_start(trainer *tr, loader *l, uint64_t k);
+
+/* A decode on shared cores ended: its worker takes the next waiting
+ * microbatch (as a station hands its server on), then k is decoded. */
+static void decode_flowed(sim_engine *eng, void *obj, uint64_t k)
+{
+	loader *l = obj;
+	struct dec_wait *q = &l->tr->w->dec_wait[l->node];
+	q->busy--;
+	if (q->len > 0) {
+		struct dec_item next = q->item[q->head];
+		q->head = (q->head + 1) % q->cap;
+		q->len--;
+		decode_start(next.l->tr, next.l, next.k);
+	}
+	decoded(eng, l, k);
+}
+
+/* Microbatch k of loader l decoded by one worker on its node's host cores:
+ * a flow of its core-seconds over the cores the network and storage stacks
+ * cross too, at most one core's rate (a worker is one process), so the
+ * decodes and the stacks share the cores max-min by what each asks. */
+static void decode_start(trainer *tr, loader *l, uint64_t k)
+{
+	world *w = tr->w;
+	double work = tr->cfg->micro_batch * tr->cfg->decode_core_s;
+	double units = w->core_units[l->node], bytes = work * units;
+	uint32_t res = w->cores_res[l->node];
+	int rc;
+	if (!(bytes < 0x1p63)) {
+		train_fail_time(tr, SIM_EOVERFLOW, "decoding a microbatch", TRAIN_LOADER_HINT, work);
+		return;
+	}
+	w->dec_wait[l->node].busy++;
+	flow_spec fs = { .bytes = bytes < 1 ? 1 : (uint64_t)ceil(bytes), .path = &res, .path_len = 1, .cap_Bps = units,
+			 .done = decode_flowed, .obj = l, .data = k, .cap_class = FAB_CLS_HOST_CORES };
+	if ((rc = flow_start(w->net, &fs, NULL)))
+		fail(tr, rc, "decoding a microbatch");
+}
+
+/* Decode k now if one of the job's loader workers on l's node is free,
+ * else after those already waiting there. */
+static void decode_submit(trainer *tr, loader *l, uint64_t k)
+{
+	struct dec_wait *q = &tr->w->dec_wait[l->node];
+	if (q->busy < tr->cfg->workers) {
+		decode_start(tr, l, k);
+		return;
+	}
+	if (q->len == q->cap) { /* grow the ring, its items in order from 0 */
+		uint32_t cap = q->cap ? 2 * q->cap : 16;
+		struct dec_item *item = malloc(cap * sizeof *item);
+		if (!item) {
+			fail(tr, SIM_ENOMEM, "a decode's place in its queue");
+			return;
+		}
+		for (uint32_t i = 0; i < q->len; i++)
+			item[i] = q->item[(q->head + i) % q->cap];
+		free(q->item);
+		*q = (struct dec_wait){ .item = item, .len = q->len, .cap = cap, .busy = q->busy };
+	}
+	q->item[(q->head + q->len) % q->cap] = (struct dec_item){ .l = l, .k = k };
+	q->len++;
+}
+
 static void storage_read(sim_engine *eng, void *obj, uint64_t k)
 {
 	loader *l = obj;
@@ -29,6 +94,10 @@ static void storage_read(sim_engine *eng, void *obj, uint64_t k)
 	int rc;
 	l->read_done[k % l->ring] = sim_now(eng);
 	tr->w->node_core_s[l->node] += work;
+	if (tr->w->cores_res[l->node] != UINT32_MAX && work > 0) {
+		decode_submit(tr, l, k);
+		return;
+	}
 	if (!train_ps(tr, work, "decoding a microbatch", TRAIN_LOADER_HINT, &dur))
 		return;
 	if ((rc = station_submit(tr->w->decoders[l->node], dur, decoded, l, k)))

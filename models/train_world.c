@@ -3,12 +3,18 @@
  * the collective benchmarks that run beside them. */
 #include "models/train_int.h"
 
-/* Host cores a node of job c leaves to the network and storage stacks. */
+/* Host cores a node of job c leaves to the network and storage stacks
+ * beside its framework's. The loader's workers hold none of them: a worker
+ * takes a core only while it decodes, and then as a flow on the same
+ * resource (decode_start, train_loader.c), so the cores go to the stacks,
+ * the decodes or both by what each asks. Before, every worker held a core
+ * of its own for the whole run, so more workers left the stacks fewer
+ * cores: an NFS-bound job ran twice as slow with 4 workers as with 2
+ * (issue 16's "more capability is never slower"). */
 static double stack_cores(const train_config *c)
 {
 	double cores = c->host.cores * (1 - c->os_jitter);
-	double stack = cores - c->framework_cores_per_gpu * c->fabric.gpus_per_node -
-		       (c->data ? c->workers : 0);
+	double stack = cores - c->framework_cores_per_gpu * c->fabric.gpus_per_node;
 	return stack < 1 ? 1 : stack;
 }
 
@@ -80,6 +86,19 @@ static int world_node(world *w, uint32_t n)
 	} else if (!rc && c->storage_engine_Bps > 0) {
 		rc = add_res(w, c->storage_engine_Bps, FAB_CLS_ENGINE, &w->stor_res[n]);
 	}
+	/* The cores the loader's decodes share, in that resource's units: the
+	 * network stack's (cap for `stack` cores), else the storage client's
+	 * (one core moves 1 / storage_core_s_per_byte bytes a second). With
+	 * neither, nothing else runs there and the decoders are a station. */
+	w->cores_res[n] = UINT32_MAX;
+	if (!rc && c->data && cpu != UINT32_MAX) {
+		w->cores_res[n] = cpu;
+		w->core_units[n] = cap / stack;
+	} else if (!rc && c->data && c->storage_core_s_per_byte > 0 &&
+		   w->stor_res[n] != UINT32_MAX) {
+		w->cores_res[n] = w->stor_res[n];
+		w->core_units[n] = 1 / c->storage_core_s_per_byte;
+	}
 	/* A dedicated storage network enters the node through its own NIC;
 	 * otherwise reads share the compute NICs (stor_ingress). */
 	w->stor_in[n] = UINT32_MAX;
@@ -114,8 +133,12 @@ static int world_nodes(world *w, const train_config *const *cfgs, uint32_t njobs
 	w->node_core_s = calloc(w->nodes, sizeof *w->node_core_s);
 	w->node_bytes = calloc(w->nodes, sizeof *w->node_bytes);
 	w->node_snap_bytes = calloc(w->nodes, sizeof *w->node_snap_bytes);
+	w->cores_res = malloc(w->nodes * sizeof *w->cores_res);
+	w->core_units = calloc(w->nodes, sizeof *w->core_units);
+	w->dec_wait = calloc(w->nodes, sizeof *w->dec_wait);
 	if (!w->decoders || !w->stor_res || !w->stor_w || !w->stor_in || !w->stor_bounce ||
-	    !w->local_drv || !w->node_core_s || !w->node_bytes || !w->node_snap_bytes)
+	    !w->local_drv || !w->node_core_s || !w->node_bytes || !w->node_snap_bytes ||
+	    !w->cores_res || !w->core_units || !w->dec_wait)
 		return SIM_ENOMEM;
 	for (uint32_t n = 0; n < w->nodes && !rc; n++)
 		rc = world_node(w, n);
@@ -195,6 +218,11 @@ void train_world_teardown(world *w)
 	free(w->node_core_s);
 	free(w->node_bytes);
 	free(w->node_snap_bytes);
+	free(w->cores_res);
+	free(w->core_units);
+	for (uint32_t n = 0; w->dec_wait && n < w->nodes; n++)
+		free(w->dec_wait[n].item);
+	free(w->dec_wait);
 	for (uint32_t k = 0; w->bench && k < w->nbench; k++)
 		free(w->bench[k].ranks);
 	free(w->bench);

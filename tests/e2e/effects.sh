@@ -400,9 +400,12 @@ check("bypass" in notes, "GDS: the report says its reads bypass the page cache")
 # 11. The storage protocol (scenarios/effects/storage-nfs-vs-nvmeof.yaml): a
 # storage-bound loader reading B = 2048 samples x 1 MB per node per step.
 # By hand from the resolved scenario:
-#   NFS over TCP: the client costs the TCP receive copy per byte on the
-#     stack cores, 12 - 8 framework threads - 2 workers = 2 x 8.553 GB/s
-#     = C = 17.1 GB/s: B / C = 119.7 ms;
+#   NFS over TCP: the client costs the TCP receive copy per byte (8.553
+#     GB/s a core) on the host cores the framework's 8 threads leave,
+#     12 - 8 = 4, which the loader's workers share as they decode (2048
+#     samples x 0.01 ms of a core) and which are never idle while a read is
+#     in flight: (B / 8.553 GB/s + 20.48 ms) / 4 = 65.0 ms (until December
+#     2026 each worker held a core of its own: 2 cores, 119.7 ms);
 #   NVMe-oF over RDMA: no copy by the cores; the node's storage port
 #     (50 GB/s of data, 4096 payload bytes in every 4122 of InfiniBand RDMA
 #     packets: 49.7 GB/s, models/wire.h), the servers' share (2 x min(90,
@@ -411,10 +414,13 @@ check("bypass" in notes, "GDS: the report says its reads bypass the page cache")
 #   GDS: the port and the servers: the same 41.2 ms, with no bounce buffer.
 #   host-tcp gradients beside NFS: the stack cores are one station (train_world.c
 #     flow weights), and never idle while a read is in flight, so a step
-#     takes (B + N) / C, N the node's network bytes: NCCL's hierarchical
-#     all-reduce over 2 nodes sends the node's G = 25.6 M params x 2 B once
-#     and receives it once, N = 2 G: (2048 + 102.4) MB / C = 125.7 ms. With
-#     NVMe-oF/RDMA the reads leave the cores to the gradients: 41.2 ms again.
+#     takes the cores' work over the 4 cores, its network bytes N at the
+#     same cost per byte: NCCL's hierarchical all-reduce over 2 nodes sends
+#     the node's G = 25.6 M params x 2 B once and receives it once, N = 2 G:
+#     ((2048 + 102.4) MB / 8.553 GB/s + 20.48 ms) / 4 = 68.0 ms. With
+#     NVMe-oF/RDMA the reads leave the cores to the gradients and decodes:
+#     41.2 ms again, or up to a decode (2.56 ms) more where one falls in
+#     the all-reduce's burst: 42.2 ms.
 # p50 (the steady step; the first measured step starts with the warm-up's
 # prefetched reads), within 2 %.
 run_py storage-protocols '
@@ -423,8 +429,9 @@ s = dump(f)
 cl = s["cluster"]; cpu = cl["cpu"]; st = cl["storage"]; d = s["workload"]["data"]
 nodes = si(cl["nodes"]); gpn = si(cl["gpus_per_node"])
 B = si(s["workload"]["batch"]["global"]) / nodes * si(d["sample_bytes"])
-cores = si(cpu["sockets"]) * si(cpu["cores_per_socket"])
-C = (cores - gpn - si(d["workers"])) * si(cl["host_costs"]["tcp_rx_bw_per_core"])
+cores = si(cpu["sockets"]) * si(cpu["cores_per_socket"]) - gpn  # less one framework thread a GPU
+per_core = si(cl["host_costs"]["tcp_rx_bw_per_core"])
+decode = B / si(d["sample_bytes"]) * si(d["decode"])  # core-seconds a step
 assert cl["fabric"]["switch"]["link_layer"] == "infiniband" and "mtu" not in cl["fabric"]
 rdma = 4096 / 4122  # payload share of InfiniBand RDMA packets at the default MTU
 port = si(cl["nic"]["port_rate"]) * rdma
@@ -436,10 +443,10 @@ p50 = {k: x["metrics"]["iteration_s"]["p50"] for k, x in v.items()}
 util = {k: x["metrics"]["host_cpu_util"] for k, x in v.items()}
 def near_ms(name, want):
     check(near(p50[name], want, 0.02), f"{name}: step {p50[name]*1e3:.2f} ms, by hand {want*1e3:.2f} ms")
-near_ms("nfs-tcp", B / C)
+near_ms("nfs-tcp", (B / per_core + decode) / cores)
 near_ms("nvmeof-rdma", B / min(port, srv, mem))
 near_ms("gds", B / min(port, srv))
-check(p50["nfs-tcp"] > 2 * p50["nvmeof-rdma"], "NFS over TCP is bound by the host cores, NVMe-oF over RDMA is not")
+check(p50["nfs-tcp"] > 1.5 * p50["nvmeof-rdma"], "NFS over TCP is bound by the host cores, NVMe-oF over RDMA is not")
 un, ur, ug = util["nfs-tcp"], util["nvmeof-rdma"], util["gds"]
 check(un > ur and abs(ur - ug) < 1e-9,
       f"host CPU: NFS {100*un:.1f} %, NVMe-oF/RDMA {100*ur:.2f} % = GDS {100*ug:.2f} % (no copy per byte)")
@@ -447,9 +454,14 @@ coll = v["nfs-tcp-host-tcp"]["collectives"][0]
 G = 25.6e6 * 2
 cb = coll["bytes"]
 check(coll["algo"] == "hier" and near(2 * cb, G, 1e-9), f"host-tcp: hierarchical all-reduce of the gradient in 2 buckets of {cb/1e6:.1f} MB")
-near_ms("nfs-tcp-host-tcp", (B + 2 * G) / C)
+near_ms("nfs-tcp-host-tcp", ((B + 2 * G) / per_core + decode) / cores)
 check(p50["nfs-tcp-host-tcp"] > p50["nfs-tcp"], "host-tcp gradients and NFS reads contend for the stack cores: the step grows")
-near_ms("nvmeof-rdma-host-tcp", B / min(port, srv, mem))
+# The reads leave the cores to the gradients and the decodes; a decode that
+# falls in the all-reduce burst shares the cores with it, so the step may
+# pass the port bound by up to one microbatch decode.
+t, lo = p50["nvmeof-rdma-host-tcp"], B / min(port, srv, mem)
+hi = lo + si(s["workload"]["batch"]["micro"]) * si(d["decode"])
+check(lo * 0.98 <= t <= hi, f"nvmeof-rdma-host-tcp: step {t*1e3:.2f} ms, between the port bound {lo*1e3:.2f} and that plus a decode {hi*1e3:.2f}")
 notes = " ".join(x for k, x in rep["info"].items() if k.startswith("nvmeof-rdma.note"))
 check("per IO not modelled" in notes, "NVMe-oF/RDMA: the report says host work per IO is not modelled")
 '
