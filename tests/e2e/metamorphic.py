@@ -332,6 +332,33 @@ def main():
               changed(enc, ["cluster", "dpu", "crypto_rate"], "386Gbps"), ["inline"])
     no_slower("storage-bound: storage servers 1 -> 2", storage,
               changed(storage, ["cluster", "storage", "servers"], 2), variant_names(storage))
+    # Each part of the hardware alone, faster: HBM, NVLink, the adapter's and
+    # the switch's latency, twice the host cores (issue 16's "more capable
+    # hardware never slower", past the link, GPU and NIC count above).
+    for scn in (dense, tppp, coll, deep):
+        gpu = dict(scn["cluster"]["gpu"]) if isinstance(scn["cluster"]["gpu"], dict) else \
+            {"profile": scn["cluster"]["gpu"]}
+        no_slower(scn["name"] + ": HBM 3.35 -> 6.7 TB/s", scn,
+                  changed(scn, ["cluster", "gpu"], dict(gpu, hbm_bw="6.7TB/s")), variant_names(scn))
+        no_slower(scn["name"] + ": NVLink 450 -> 900 GB/s", scn,
+                  changed(scn, ["cluster", "gpu"], dict(gpu, nvlink_bw="900GB/s")),
+                  variant_names(scn))
+        no_slower(scn["name"] + ": adapter latency 0.6 -> 0.3 us", scn,
+                  changed(scn, ["cluster", "nic"], dict(CX7, rdma_latency="0.3us")),
+                  variant_names(scn))
+        no_slower(scn["name"] + ": switch latency 130 -> 65 ns", scn,
+                  changed(scn, ["cluster", "fabric", "switch"], dict(QM9700, latency="65ns")),
+                  variant_names(scn))
+        no_slower(scn["name"] + ": host cores 112 -> 224", scn,
+                  changed(scn, ["cluster", "cpu"], {"profile": "Xeon-8480C", "cores_per_socket": 112}),
+                  variant_names(scn))
+    # More work is never faster: twice the global batch (more microbatches
+    # a pipeline) never shortens an iteration.
+    for scn in (dense, tppp, deep, cores):
+        b = scn["workload"]["batch"]
+        no_slower(scn["name"] + ": global batch x2 never shortens an iteration",
+                  changed(scn, ["workload", "batch", "global"], 2 * b["global"]), scn,
+                  variant_names(scn), "p50")
     for a, b in ((1, 2), (2, 4), (4, 8)):
         no_slower("storage-cores: loader workers %d -> %d" % (a, b),
                   changed(cores, ["workload", "data", "workers"], a),
