@@ -33,7 +33,10 @@
 #include "tools/run.h"
 #include "tools/scn_cli.h"
 
-enum { PLAN_MAX_NODES = 32, PLAN_MAX_CANDS = 200000 };
+/* PLAN_MORE: without --finalists, at most this many finalists in all (the
+ * default 8 and those whose estimate is under the best simulated
+ * iteration, plan_more). */
+enum { PLAN_MAX_NODES = 32, PLAN_MAX_CANDS = 200000, PLAN_MORE = 64 };
 
 typedef struct plan_opts {
 	scn_cli c;
@@ -41,7 +44,8 @@ typedef struct plan_opts {
 	size_t nnodes;
 	long global_batch;   /* 0: the scenario's */
 	long top;            /* rows per variant */
-	long finalists;      /* layouts simulated */
+	long finalists;      /* layouts simulated (at first, without --finalists) */
+	bool finalists_set;  /* --finalists given: exactly that many */
 	const char *db_path;
 	bool keep_vp, keep_sp, keep_cp; /* --keep: the scenario's, not varied */
 } plan_opts;
@@ -153,7 +157,7 @@ static int parse_opts(int argc, char **argv, plan_opts *o)
 		else if (!strcmp(a, "--top"))
 			rc = parse_long(a, val, 1, 1000, &o->top), i++;
 		else if (!strcmp(a, "--finalists"))
-			rc = parse_long(a, val, 1, 100000, &o->finalists), i++;
+			rc = parse_long(a, val, 1, 100000, &o->finalists), o->finalists_set = true, i++;
 		else if (!strcmp(a, "--keep"))
 			rc = parse_keep(val, o), i++;
 		else if (!strcmp(a, "--db")) {
@@ -855,6 +859,7 @@ typedef struct plan_progress {
 	sweep_eta eta;
 	double t0_s;
 	size_t done;
+	size_t first;   /* finalists simulated before this round (plan_more's) */
 } plan_progress;
 
 static void plan_tail(void *ctx, char *buf, size_t n)
@@ -863,7 +868,8 @@ static void plan_tail(void *ctx, char *buf, size_t n)
 	char el[128];
 	double now = cli_wall_s();
 	sweep_eta_text(&p->eta, now - p->t0_s, now, el, sizeof el);
-	snprintf(buf, n, "; plan: %zu/%zu finalists done, %s", p->done, p->eta.n, el);
+	snprintf(buf, n, "; plan: %zu/%zu finalists done, %s", p->first + p->done,
+		 p->first + p->eta.n, el);
 }
 
 /* Each finalist's work, for the time left (0 where one cannot be loaded:
@@ -893,7 +899,8 @@ static void finalist_started(plan_progress *p, size_t i, const cand *c)
 {
 	char prefix[256];
 	snprintf(prefix, sizeof prefix, "plan finalist %zu/%zu (nodes %d, tp %d, pp %d, dp %d, "
-		 "micro %d, zero %d, recompute %s, v %d, sp %s, cp %d)", i + 1, p->eta.n, c->nodes,
+		 "micro %d, zero %d, recompute %s, v %d, sp %s, cp %d)", p->first + i + 1,
+		 p->first + p->eta.n, c->nodes,
 		 c->tp, c->pp, c->dp, c->mb, c->zero, c->recompute ? "on" : "off", c->vp,
 		 c->sp ? "on" : "off", c->cp);
 	sweep_eta_start(&p->eta, i, cli_wall_s());
@@ -912,8 +919,76 @@ static void finalist_done(plan_progress *p, size_t i, bool ok)
 	if (!ok)
 		return;
 	sweep_eta_text(&p->eta, now - p->t0_s, now, el, sizeof el);
-	fprintf(stderr, "dpusim: plan: finalist %zu/%zu simulated in %s; %s\n", i + 1, p->eta.n,
-		hum_duration(t, sizeof t, now - p->eta.start_s[i]), el);
+	fprintf(stderr, "dpusim: plan: finalist %zu/%zu simulated in %s; %s\n", p->first + i + 1,
+		p->first + p->eta.n, hum_duration(t, sizeof t, now - p->eta.start_s[i]), el);
+}
+
+/* The finalists and what their simulations gave: reports, scenario texts
+ * and each variant's rows (rows[v * cap + i] for the i-th simulated). */
+typedef struct plan_sims {
+	rep_report **reps;
+	char **texts;
+	plan_row *rows;
+	size_t cap, n, ok;  /* room, finalists tried, simulated */
+} plan_sims;
+
+/* Simulates finalists l[from .. to) (one round, its own progress). */
+static int simulate_round(const plan_opts *o, const char *abs, const scn_scenario *s, long global,
+			  const cand_list *l, size_t from, size_t to, plan_sims *ps)
+{
+	const scn_training *t = &s->jobs[0].wl.train;
+	plan_progress pg = { .first = from };
+	int rc = 0;
+	if (plan_progress_init(&pg, o, abs, t, s->cost.present, l->v + from, to - from, global))
+		return cli_usage_error("plan: out of memory");
+	for (size_t i = from; i < to && !rc; i++) {
+		char why[512];
+		plan_row vr[SCN_MAX_VARIANTS];
+		ps->n = i + 1;
+		if (!(ps->texts[i] = malloc(8192))) {
+			rc = cli_usage_error("plan: out of memory");
+			break;
+		}
+		finalist_started(&pg, i - from, &l->v[i]);
+		if (simulate(o, abs, t, s->cost.present, &l->v[i], global, ps->texts[i], 8192,
+			     &ps->reps[i], vr, why, sizeof why)) {
+			finalist_done(&pg, i - from, false);
+			fprintf(stderr, "dpusim: plan: layout %zu skipped: %s\n", i + 1, why);
+			rep_free(ps->reps[i]);
+			ps->reps[i] = NULL;
+			continue;
+		}
+		finalist_done(&pg, i - from, true);
+		for (size_t v = 0; v < s->nvariants; v++)
+			ps->rows[v * ps->cap + ps->ok] = vr[v];
+		ps->ok++;
+	}
+	sweep_eta_free(&pg.eta);
+	return rc;
+}
+
+/* How many layouts past the first nf to simulate too (without
+ * --finalists): those whose estimate is under the best iteration simulated
+ * so far, under any variant, in the estimate's order, up to PLAN_MORE
+ * finalists in all. The estimate runs below the simulation (it leaves out
+ * most of the overlaps' and the transport's costs), so a layout estimated
+ * slower than the best simulated one is the one least likely to beat it;
+ * one estimated faster can, and the simulations are cheap beside a wrong
+ * answer (scenarios/nic-vs-dpu.yaml on 2 nodes: its best, 5.5% faster than
+ * the best of the first 8, is the estimate's 36th; docs/plan.md). */
+static size_t plan_more(const scn_scenario *s, const cand_list *l, const plan_sims *ps,
+			size_t nf, double *best_s, size_t *left_out)
+{
+	double best = INFINITY;
+	size_t k = nf;
+	for (size_t v = 0; v < s->nvariants; v++)
+		for (size_t i = 0; i < ps->ok; i++)
+			best = fmin(best, ps->rows[v * ps->cap + i].iter_s);
+	while (k < l->n && l->v[k].est_s < best)
+		k++;
+	*best_s = best;
+	*left_out = k > ps->cap ? k - ps->cap : 0;
+	return (k < ps->cap ? k : ps->cap) - nf;
 }
 
 static int plan_run(plan_opts *o, const scn_scenario *s)
@@ -946,57 +1021,52 @@ static int plan_run(plan_opts *o, const scn_scenario *s)
 	qsort(l.v, l.n, sizeof *l.v, by_estimate);
 	for (size_t i = 0; i < l.n; i++)
 		l.v[i].est_rank = i + 1;
-	size_t nf = l.n < (size_t)o->finalists ? l.n : (size_t)o->finalists, ok = 0;
+	size_t nf = l.n < (size_t)o->finalists ? l.n : (size_t)o->finalists;
+	size_t cap = o->finalists_set || nf >= PLAN_MORE ? nf : l.n < PLAN_MORE ? l.n : PLAN_MORE;
 	fprintf(stderr, "dpusim: plan: %zu layouts tried, %zu fit in GPU memory; simulating the %zu "
 		"fastest estimates under %zu variant%s\n", l.tried, l.n, nf, s->nvariants,
 		s->nvariants == 1 ? "" : "s");
-	rep_report **reps = calloc(nf, sizeof *reps);
-	char **texts = calloc(nf, sizeof *texts);
-	plan_row *rows = calloc(nf * SCN_MAX_VARIANTS, sizeof *rows);
-	plan_progress pg = { 0 };
-	if (!reps || !texts || !rows ||
-	    plan_progress_init(&pg, o, abs, t, s->cost.present, l.v, nf, global))
+	plan_sims ps = { .reps = calloc(cap, sizeof *ps.reps), .texts = calloc(cap, sizeof *ps.texts),
+			 .rows = calloc(cap * SCN_MAX_VARIANTS, sizeof *ps.rows), .cap = cap };
+	if (!ps.reps || !ps.texts || !ps.rows)
 		rc = cli_usage_error("plan: out of memory");
-	for (size_t i = 0; i < nf && !rc; i++) {
-		char why[512];
-		plan_row vr[SCN_MAX_VARIANTS];
-		if (!(texts[i] = malloc(8192))) {
-			rc = cli_usage_error("plan: out of memory");
-			break;
-		}
-		finalist_started(&pg, i, &l.v[i]);
-		if (simulate(o, abs, t, s->cost.present, &l.v[i], global, texts[i], 8192, &reps[i], vr, why, sizeof why)) {
-			finalist_done(&pg, i, false);
-			fprintf(stderr, "dpusim: plan: layout %zu skipped: %s\n", i + 1, why);
-			rep_free(reps[i]);
-			reps[i] = NULL;
-			continue;
-		}
-		finalist_done(&pg, i, true);
-		for (size_t v = 0; v < s->nvariants; v++)
-			rows[v * nf + ok] = vr[v];
-		ok++;
+	if (!rc)
+		rc = simulate_round(o, abs, s, global, &l, 0, nf, &ps);
+	if (!rc && ps.ok && cap > nf) {
+		double best;
+		size_t left, more = plan_more(s, &l, &ps, nf, &best, &left);
+		char b[32];
+		hum_duration(b, sizeof b, best);
+		if (more)
+			fprintf(stderr, "dpusim: plan: %zu more layouts are estimated under the best "
+				"simulated iteration (%s): simulating them too%s\n", more, b,
+				left ? "" : " (--finalists N simulates exactly N)");
+		if (left)
+			fprintf(stderr, "dpusim: plan: %zu more estimated under it are left out (at most %d "
+				"finalists without --finalists; --finalists N simulates the N fastest "
+				"estimates)\n", left, PLAN_MORE);
+		if (more)
+			rc = simulate_round(o, abs, s, global, &l, nf, nf + more, &ps);
 	}
-	if (!rc && !ok)
+	if (!rc && !ps.ok)
 		rc = cli_usage_error("plan: none of the %zu finalists passed the scenario's checks "
-				     "(messages above)", nf);
+				     "(messages above)", ps.n);
 	if (!rc && o->db_path)
-		rc = store(o, reps, texts, nf);
+		rc = store(o, ps.reps, ps.texts, ps.n);
 	if (!rc) {
 		printf("plan %s: %s, global batch %ld; %zu layouts, %zu fit, %zu simulated\n", s->name,
-		       s->jobs[0].wl.train.model, global, l.tried, l.n, ok);
+		       s->jobs[0].wl.train.model, global, l.tried, l.n, ps.ok);
 		for (size_t v = 0; v < s->nvariants; v++)
-			print_variant(s, v, rows + v * nf, ok, o->top);
+			print_variant(s, v, ps.rows + v * ps.cap, ps.ok, o->top);
 	}
-	for (size_t i = 0; i < nf && reps && texts; i++) {
-		rep_free(reps[i]);
-		free(texts[i]);
+	for (size_t i = 0; i < ps.n && ps.reps && ps.texts; i++) {
+		rep_free(ps.reps[i]);
+		free(ps.texts[i]);
 	}
-	free(reps);
-	free(texts);
-	free(rows);
+	free(ps.reps);
+	free(ps.texts);
+	free(ps.rows);
 	free(l.v);
-	sweep_eta_free(&pg.eta);
 	return rc;
 }
 

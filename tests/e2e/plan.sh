@@ -193,6 +193,23 @@ else not_ok "no fitting layout ranked first: nodes '$N8', '$GIB' GiB"; fi
 run_cmd "$DPUSIM" check tests/bad/memory-does-not-fit.yaml
 expect_rc 2 "check still refuses that scenario"
 
+# Without --finalists, the layouts estimated under the best simulated
+# iteration are simulated too (up to 64 finalists): on 2 nodes of
+# scenarios/nic-vs-dpu.yaml the fastest layout is the estimate's 36th, which
+# the first 8 miss (pp 1, dp 16 at 1.248 s under tuned TCP, against pp 2,
+# dp 8, v 4 at 1.172 s), and plan finds what --finalists 120 finds.
+run_cmd "$DPUSIM" plan scenarios/nic-vs-dpu.yaml --nodes 2 --top 1 --finalists 120
+BEST=$(awk '$1 == 1 && NF == 18 { print $2, $3, $4, $5, $6, $9, $13; exit }' <<<"$OUT")
+run_cmd "$DPUSIM" plan scenarios/nic-vs-dpu.yaml --nodes 2 --top 1
+expect_rc 0 "plan without --finalists"
+expect_err "^dpusim: plan: [0-9]+ more layouts are estimated under the best simulated iteration \([0-9.]+ s\): simulating them too" "it says it simulates the layouts estimated under the best simulated one"
+expect_out "4953 fit, 64 simulated" "up to 64 finalists"
+GOT=$(awk '$1 == 1 && NF == 18 { print $2, $3, $4, $5, $6, $9, $13; exit }' <<<"$OUT")
+if [ -n "$BEST" ] && [ "$GOT" = "$BEST" ]; then ok "its best is --finalists 120's ($GOT)"
+else not_ok "its best '$GOT' is not --finalists 120's '$BEST'"; fi
+run_cmd "$DPUSIM" plan scenarios/nic-vs-dpu.yaml --nodes 2 --top 1 --finalists 8
+expect_out "4953 fit, 8 simulated" "--finalists 8 simulates exactly 8"
+
 # Interleaving wins a short pipeline (tests/data/plan-interleave.yaml: 4
 # GPUs on 4 nodes, 4 microbatches): the simulated best and the estimate's
 # first run more than one virtual stage, faster than the best plain 1F1B
