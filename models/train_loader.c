@@ -53,8 +53,10 @@ static void decode_start(trainer *tr, loader *l, uint64_t k)
 		return;
 	}
 	w->dec_wait[l->node].busy++;
-	flow_spec fs = { .bytes = bytes < 1 ? 1 : (uint64_t)ceil(bytes), .path = &res, .path_len = 1, .cap_Bps = units,
-			 .done = decode_flowed, .obj = l, .data = k, .cap_class = FAB_CLS_HOST_CORES };
+	/* tag 0: no job's transfers (train_explain counts reads, not decodes) */
+	flow_spec fs = { .bytes = bytes < 1 ? 1 : (uint64_t)ceil(bytes), .path = &res,
+			 .path_len = 1, .cap_Bps = units, .done = decode_flowed, .obj = l,
+			 .data = k, .cap_class = FAB_CLS_HOST_CORES };
 	if ((rc = flow_start(w->net, &fs, NULL)))
 		fail(tr, rc, "decoding a microbatch");
 }

@@ -932,15 +932,17 @@ typedef struct plan_sims {
 	size_t cap, n, ok;  /* room, finalists tried, simulated */
 } plan_sims;
 
-/* Simulates finalists l[from .. to) (one round, its own progress). */
+/* Simulates finalists l[from .. to) (one round, its own estimate of the
+ * time left; the time elapsed since t0_s, the plan's first round). */
 static int simulate_round(const plan_opts *o, const char *abs, const scn_scenario *s, long global,
-			  const cand_list *l, size_t from, size_t to, plan_sims *ps)
+			  const cand_list *l, size_t from, size_t to, double t0_s, plan_sims *ps)
 {
 	const scn_training *t = &s->jobs[0].wl.train;
 	plan_progress pg = { .first = from };
 	int rc = 0;
 	if (plan_progress_init(&pg, o, abs, t, s->cost.present, l->v + from, to - from, global))
 		return cli_usage_error("plan: out of memory");
+	pg.t0_s = t0_s;
 	for (size_t i = from; i < to && !rc; i++) {
 		char why[512];
 		plan_row vr[SCN_MAX_VARIANTS];
@@ -1030,8 +1032,9 @@ static int plan_run(plan_opts *o, const scn_scenario *s)
 			 .rows = calloc(cap * SCN_MAX_VARIANTS, sizeof *ps.rows), .cap = cap };
 	if (!ps.reps || !ps.texts || !ps.rows)
 		rc = cli_usage_error("plan: out of memory");
+	double t0_s = cli_wall_s();
 	if (!rc)
-		rc = simulate_round(o, abs, s, global, &l, 0, nf, &ps);
+		rc = simulate_round(o, abs, s, global, &l, 0, nf, t0_s, &ps);
 	if (!rc && ps.ok && cap > nf) {
 		double best;
 		size_t left, more = plan_more(s, &l, &ps, nf, &best, &left);
@@ -1046,7 +1049,7 @@ static int plan_run(plan_opts *o, const scn_scenario *s)
 				"finalists without --finalists; --finalists N simulates the N fastest "
 				"estimates)\n", left, PLAN_MORE);
 		if (more)
-			rc = simulate_round(o, abs, s, global, &l, nf, nf + more, &ps);
+			rc = simulate_round(o, abs, s, global, &l, nf, nf + more, t0_s, &ps);
 	}
 	if (!rc && !ps.ok)
 		rc = cli_usage_error("plan: none of the %zu finalists passed the scenario's checks "
