@@ -6,12 +6,14 @@ credible prediction has, checked on generated scenarios of several shapes.
 
 For each shape (dense data parallel, tensor + pipeline parallel on a fat
 tree, the same on DeepSpeed's pipeline engine, a deep pipeline,
-storage-bound, encrypted, multi-tenant, a collective on a fat tree)
-a change that only adds capability must never make an iteration slower
-(within REL, 0.01%): a more capable transport (rdma-gdr <= rdma <=
-host-tcp), a faster link, GPU, more NICs, more DPU engine capacity, more
-storage bandwidth; encryption none <= inline <= host; adding a tenant never
-speeds up the others. Every report's breakdown adds up to its iteration,
+storage-bound, a loader on few host cores, encrypted, multi-tenant, a
+collective on a fat tree) a change that only adds capability must never
+make an iteration slower (within REL, 0.01%): a more capable transport
+(rdma-gdr <= rdma <= host-tcp), a faster link, GPU, HBM or NVLink, lower
+adapter and switch latency, more NICs, host cores, loader workers, DPU
+engine capacity or storage bandwidth; encryption none <= inline <= host;
+adding a tenant never speeds up the others; more work (twice the batch)
+never shortens an iteration. Every report's breakdown adds up to its iteration,
 and a scenario run twice with one seed gives the same report. Prints TAP-
 like "ok - " / "not ok - " lines.
 """
@@ -60,9 +62,9 @@ KNOWN = {
     # port max-min, so they end together: all loaders decode at once and
     # the port idles for one decode a step (a microbatch's 128 samples x
     # 0.01 ms = 1.28 ms: 22.756 -> 24.036 ms); fewer workers stagger the
-    # decodes and keep the port busy. Served
-    # first in, first out (an SSD's queue) the reads would not end
-    # together; the model shares them (measured December 2026).
+    # decodes and keep the port busy. Served first in, first out (an SSD's
+    # queue) the reads would not end together; the model shares them
+    # (measured December 2026, session note of issue 16).
     ("storage-cores: loader workers 4 -> 8", "nvmeof"),
     ("storage-cores: loader workers 4 -> 8", "gds"),
 }
@@ -350,7 +352,8 @@ def main():
                   changed(scn, ["cluster", "fabric", "switch"], dict(QM9700, latency="65ns")),
                   variant_names(scn))
         no_slower(scn["name"] + ": host cores 112 -> 224", scn,
-                  changed(scn, ["cluster", "cpu"], {"profile": "Xeon-8480C", "cores_per_socket": 112}),
+                  changed(scn, ["cluster", "cpu"],
+                          {"profile": "Xeon-8480C", "cores_per_socket": 112}),
                   variant_names(scn))
     # More work is never faster: twice the global batch (more microbatches
     # a pipeline) never shortens an iteration.
