@@ -89,17 +89,32 @@ static int world_new(struct world *w, const fab_config *fc, const coll_config *c
 	return rc;
 }
 
-/* One collective size, `iters` times in a row: mean time and the result. */
-static int run_size(struct world *w, const coll_params *p, int iters, double *mean_s,
-		    coll_result *last)
+/* One collective size, `iters` times in a row: mean time and the result.
+ * Where nothing in the world draws per run (may_repeat: no transport
+ * jitter; ECMP hashes each route from the seed and its key, the same every
+ * run), a run starts from the idle world the previous one left, so once two
+ * runs in a row took the same time to the picosecond the rest are that run
+ * again: they are added without being simulated (issue 14), and *simulated
+ * says how many were. */
+static int run_size(struct world *w, const coll_params *p, int iters, bool may_repeat,
+		    double *mean_s, coll_result *last, int *simulated)
 {
 	double sum = 0;
-	for (int i = 0; i < iters; i++) {
+	sim_time prev = -1;
+	int i;
+	for (i = 0; i < iters; i++) {
 		int rc = coll_run(w->coll, p, last);
 		if (rc)
 			return rc;
 		sum += sim_time_to_s(last->time_ps);
+		if (may_repeat && last->time_ps == prev) {
+			sum += (double)(iters - 1 - i) * sim_time_to_s(last->time_ps);
+			i++;
+			break;
+		}
+		prev = last->time_ps;
 	}
+	*simulated = i;
 	*mean_s = sum / iters;
 	return SIM_OK;
 }
@@ -181,10 +196,11 @@ static int in_network_ok(const scn_scenario *s, const scn_variant *v, const fab_
  * host, fabric and transport (the transport's notes into notes, NULL: none),
  * the scenario's collective model (the one training runs), NCCL's channels
  * on one node, and the in-network reduction it asks for. *host and *fc as set up, for
- * attach_node_caps. */
+ * attach_node_caps; *draws (NULL: not asked) whether a run draws anything
+ * (the transport's jitter), so that runs of one size may differ. */
 static int coll_world(const scn_scenario *s, const scn_job *job, const scn_variant *v,
 		      uint64_t seed, struct world *w, setup_host *host, fab_config *fc, diag *d,
-		      diag *notes)
+		      diag *notes, bool *draws)
 {
 	const scn_collective *sc = &job->wl.coll;
 	uint32_t ranks = (uint32_t)(sc->ranks > 0 ? sc->ranks : job->wl.gpus);
@@ -209,6 +225,8 @@ static int coll_world(const scn_scenario *s, const scn_job *job, const scn_varia
 		cc.channels = setup_nvlink_channels(s, "collective on one node", fc->nics_per_node,
 						    notes);
 	fc->seed = seed;
+	if (draws)
+		*draws = cc.transport.jitter_mean_ps > 0;
 	if ((rc = world_new(w, fc, &cc)))
 		diag_add(d, NULL, 0, 0, "cannot build the fabric for %u ranks: %s", ranks,
 			 sim_strerror(rc));
@@ -217,7 +235,7 @@ static int coll_world(const scn_scenario *s, const scn_job *job, const scn_varia
 
 /* A collective job's variant, a run_sizes_fn (run.h): every size a row. */
 static int coll_sizes(const scn_scenario *s, const scn_job *job, const scn_variant *v,
-		      uint64_t seed, rep_variant *rv, diag *d, diag *notes)
+		      uint64_t seed, rep_variant *rv, rep_report *rep, diag *d, diag *notes)
 {
 	const scn_collective *sc = &job->wl.coll;
 	uint32_t ranks = (uint32_t)(sc->ranks > 0 ? sc->ranks : job->wl.gpus);
@@ -226,7 +244,10 @@ static int coll_sizes(const scn_scenario *s, const scn_job *job, const scn_varia
 	struct world w;
 	double pass_s = 0;
 	coll_op op = (coll_op)sc->op; /* one list makes both (coll_ops.h) */
-	int rc = coll_world(s, job, v, seed, &w, &host, &fc, d, notes);
+	int iters = sc->iterations > 0 ? sc->iterations : 1;
+	long asked = 0, simulated = 0;
+	bool draws = true;
+	int rc = coll_world(s, job, v, seed, &w, &host, &fc, d, notes, &draws);
 	if (rc)
 		return rc;
 	rc = run_attach_node_caps(w.net, w.f, s, v, &host, &fc, d);
@@ -235,7 +256,9 @@ static int coll_sizes(const scn_scenario *s, const scn_job *job, const scn_varia
 				  .bytes = (uint64_t)sc->sizes_bytes[i] };
 		coll_result res;
 		double t;
-		rc = run_size(&w, &p, sc->iterations > 0 ? sc->iterations : 1, &t, &res);
+		int sim_n = 0;
+		rc = run_size(&w, &p, iters, !draws, &t, &res, &sim_n);
+		asked += iters, simulated += sim_n;
 		if (rc) {
 			diag_add(d, NULL, 0, 0, "%s of %llu bytes with algorithm '%s' on %u ranks: %s",
 				 coll_op_name(op), (unsigned long long)p.bytes,
@@ -247,6 +270,15 @@ static int coll_sizes(const scn_scenario *s, const scn_job *job, const scn_varia
 		pass_s += t;
 	}
 	world_free(&w);
+	if (!rc && simulated < asked) {
+		char key[96], val[320];
+		snprintf(key, sizeof key, "%s.steady_state", rep_variant_name(rv));
+		snprintf(val, sizeof val, "%ld of the %ld collective runs (%d per size) simulated, "
+			 "the rest repeat the last run of their size exactly: nothing is drawn per "
+			 "run (no jitter), and two runs in a row took the same time to the picosecond",
+			 simulated, asked, iters);
+		rc = rep_set_info(rep, key, val);
+	}
 	if (!rc)
 		rc = rep_variant_set_stat(rv, "iteration_s", pass_s, NAN, NAN, NAN);
 	return rc;
@@ -257,7 +289,7 @@ int run_sizes_with_notes(run_sizes_fn fn, const scn_scenario *s, const scn_job *
 			 diag *d)
 {
 	diag *notes = diag_new();
-	int rc = notes ? fn(s, job, v, seed, rv, d, notes) : SIM_ENOMEM;
+	int rc = notes ? fn(s, job, v, seed, rv, rep, d, notes) : SIM_ENOMEM;
 	if (!rc)
 		rc = run_put_notes(rep, rep_variant_name(rv), notes);
 	diag_free(notes);
@@ -688,7 +720,7 @@ static int coll_check(const scn_scenario *s, const scn_job *job, const scn_varia
 	struct world w;
 	double pass_s = 0;
 	coll_op op = (coll_op)sc->op;
-	int rc = coll_world(s, job, v, s->seed, &w, &host, &fc, d, NULL);
+	int rc = coll_world(s, job, v, s->seed, &w, &host, &fc, d, NULL, NULL);
 	if (rc)
 		return rc;
 	if ((rc = run_attach_node_caps(w.net, w.f, s, v, &host, &fc, d)))

@@ -44,10 +44,12 @@ int run_attach_node_caps(flow_net *net, fab *f, const scn_scenario *s, const scn
 			 const setup_host *h, const fab_config *fc, diag *d);
 
 /* A benchmark job's variant, size by size: every size into rv as a row,
+ * facts about how it ran into rep's info (a collective's steady state),
  * what set-up assumed or could not model into notes. 0, or a SIM_E* code
  * with messages in d. */
 typedef int (*run_sizes_fn)(const scn_scenario *s, const scn_job *job, const scn_variant *v,
-			    uint64_t seed, rep_variant *rv, diag *d, diag *notes);
+			    uint64_t seed, rep_variant *rv, rep_report *rep, diag *d,
+			    diag *notes);
 
 /* Runs fn (coll_sizes, run_p2p_sizes) with notes of its own, then puts
  * them into rep's info (run_put_notes). 0, or a SIM_E* code. */
@@ -58,7 +60,7 @@ int run_sizes_with_notes(run_sizes_fn fn, const scn_scenario *s, const scn_job *
 /* A p2p benchmark's variant (tools/run_p2p.c), a run_sizes_fn: every size
  * a row (op sendrecv, algo perftest's program, "ib_write_bw"...). */
 int run_p2p_sizes(const scn_scenario *s, const scn_job *job, const scn_variant *v,
-		  uint64_t seed, rep_variant *rv, diag *d, diag *notes);
+		  uint64_t seed, rep_variant *rv, rep_report *rep, diag *d, diag *notes);
 
 /* perftest's program for test t ("ib_write_bw", ...): a p2p row's algo. */
 const char *run_p2p_prog(scn_p2p_test t);

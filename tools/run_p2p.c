@@ -322,8 +322,9 @@ static int run_size(p2p_world *w, const scn_p2p *k, p2p_params *p, uint64_t byte
 }
 
 int run_p2p_sizes(const scn_scenario *s, const scn_job *job, const scn_variant *v,
-		  uint64_t seed, rep_variant *rv, diag *d, diag *notes)
+		  uint64_t seed, rep_variant *rv, rep_report *rep, diag *d, diag *notes)
 {
+	(void)rep; /* one run per size: no steady state to tell */
 	const scn_p2p *k = &job->wl.p2p;
 	p2p_world w;
 	p2p_params p;
