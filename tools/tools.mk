@@ -26,7 +26,7 @@ TOOL_OBJS += $(BUILD)/tools/calib.o $(BUILD)/tools/calib_fits.o $(BUILD)/tools/c
 UNIT_TESTS += calib calib_out
 E2E_TESTS += calibrate.sh closed-loop.sh
 # simulating scenarios: run, validate
-TOOL_OBJS += $(BUILD)/tools/run.o $(BUILD)/tools/progress.o $(BUILD)/tools/run_p2p.o $(BUILD)/tools/run_par.o $(BUILD)/tools/run_train.o $(BUILD)/tools/cmd_validate.o \
+TOOL_OBJS += $(BUILD)/tools/run.o $(BUILD)/tools/progress.o $(BUILD)/tools/run_p2p.o $(BUILD)/tools/run_par.o $(BUILD)/tools/forks.o $(BUILD)/tools/run_train.o $(BUILD)/tools/cmd_validate.o \
 	$(BUILD)/tools/bench_train.o
 UNIT_TESTS += run
 # plan: the fastest layout that fits, per variant
