@@ -191,6 +191,9 @@ bench: all
 	@/usr/bin/time -f "plan scenarios/gpt3-175b-1024xh100.yaml layouts=2744 finalists=20 \
 	wall_s=%e peak_rss_kb=%M" $(BIN)/dpusim plan scenarios/gpt3-175b-1024xh100.yaml \
 	--finalists 20 >/dev/null
+	@/usr/bin/time -f "plan scenarios/gpt3-175b-1024xh100.yaml layouts=2744 finalists=20 \
+	jobs=2 wall_s=%e peak_rss_kb=%M" $(BIN)/dpusim plan scenarios/gpt3-175b-1024xh100.yaml \
+	--finalists 20 --jobs 2 >/dev/null
 
 clean:
 	rm -rf build bin

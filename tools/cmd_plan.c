@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "models/diag.h"
 #include "models/gpu.h"
@@ -24,6 +25,7 @@
 #include "sim/alloc.h"
 #include "sim/err.h"
 #include "tools/cli.h"
+#include "tools/forks.h"
 #include "tools/commands.h"
 #include "report/db.h"
 #include "report/report.h"
@@ -45,6 +47,7 @@ typedef struct plan_opts {
 	long global_batch;   /* 0: the scenario's */
 	long top;            /* rows per variant */
 	long finalists;      /* layouts simulated (at first, without --finalists) */
+	long jobs;           /* finalists simulated at once, each in a process */
 	bool finalists_set;  /* --finalists given: exactly that many */
 	const char *db_path;
 	bool keep_vp, keep_sp, keep_cp; /* --keep: the scenario's, not varied */
@@ -142,7 +145,7 @@ static int parse_keep(const char *s, plan_opts *o)
 
 static int parse_opts(int argc, char **argv, plan_opts *o)
 {
-	*o = (plan_opts){ .top = 5, .finalists = 8 };
+	*o = (plan_opts){ .top = 5, .finalists = 8, .jobs = 1 };
 	for (int i = 1; i < argc; i++) {
 		int taken = scn_cli_option(&o->c, argc, argv, &i), rc = CLI_OK;
 		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -160,6 +163,8 @@ static int parse_opts(int argc, char **argv, plan_opts *o)
 			rc = parse_long(a, val, 1, 100000, &o->finalists), o->finalists_set = true, i++;
 		else if (!strcmp(a, "--keep"))
 			rc = parse_keep(val, o), i++;
+		else if (!strcmp(a, "--jobs"))
+			rc = parse_long(a, val, 1, 1024, &o->jobs), i++;
 		else if (!strcmp(a, "--db")) {
 			if (!val)
 				return cli_usage_error("plan: --db needs a file name");
@@ -624,6 +629,17 @@ static double metric(const rep_variant *v, const char *name)
 	return rep_variant_metric(v, name, &x) ? x : NAN;
 }
 
+/* Each variant's figures of finalist c's report into rows[variant]. */
+static void rows_of(const rep_report *rep, const cand *c, plan_row *rows)
+{
+	for (size_t i = 0; i < rep_nvariants(rep); i++) {
+		const rep_variant *v = rep_variant_at(rep, i);
+		rows[i] = (plan_row){ .c = c, .iter_s = metric(v, "iteration_s"),
+				      .tokens_s = metric(v, "tokens_per_s"), .mfu = metric(v, "mfu"),
+				      .tokens_usd = metric(v, "tokens_per_usd") };
+	}
+}
+
 /* Finalist c's scenario (its text in text) into *cs, messages in d. */
 static int load_finalist(const plan_opts *o, const char *abs, const scn_training *t, bool cost,
 			 const cand *c, long global, char *text, size_t ntext, scn_scenario **cs,
@@ -653,12 +669,7 @@ static int simulate(const plan_opts *o, const char *abs, const scn_training *t, 
 	if (rc) {
 		sim_fit(why, nwhy, "%s", d && diag_count(d) ? diag_msg(d, 0) : "out of memory");
 	} else {
-		for (size_t i = 0; i < rep_nvariants(*out); i++) {
-			const rep_variant *v = rep_variant_at(*out, i);
-			rows[i] = (plan_row){ .c = c, .iter_s = metric(v, "iteration_s"),
-					      .tokens_s = metric(v, "tokens_per_s"), .mfu = metric(v, "mfu"),
-					      .tokens_usd = metric(v, "tokens_per_usd") };
-		}
+		rows_of(*out, c, rows);
 		char info[256];
 		snprintf(info, sizeof info, "nodes %d, tp %d, pp %d, dp %d, micro %d, zero %d, "
 			 "recompute %s, virtual_stages %d, sequence_parallel %s, cp %d", c->nodes, c->tp,
@@ -878,7 +889,7 @@ static int plan_progress_init(plan_progress *p, const plan_opts *o, const char *
 			      const scn_training *t, bool cost, const cand *v, size_t nf, long global)
 {
 	char *text = malloc(8192);
-	if (!text || sweep_eta_init(&p->eta, nf, 1)) {
+	if (!text || sweep_eta_init(&p->eta, nf, (unsigned)o->jobs)) {
 		free(text);
 		return SIM_ENOMEM;
 	}
@@ -895,14 +906,20 @@ static int plan_progress_init(plan_progress *p, const plan_opts *o, const char *
 	return 0;
 }
 
-static void finalist_started(plan_progress *p, size_t i, const cand *c)
+/* What a finalist's progress lines start with. */
+static void finalist_prefix(const plan_progress *p, size_t i, const cand *c, char *buf, size_t n)
 {
-	char prefix[256];
-	snprintf(prefix, sizeof prefix, "plan finalist %zu/%zu (nodes %d, tp %d, pp %d, dp %d, "
+	snprintf(buf, n, "plan finalist %zu/%zu (nodes %d, tp %d, pp %d, dp %d, "
 		 "micro %d, zero %d, recompute %s, v %d, sp %s, cp %d)", p->first + i + 1,
 		 p->first + p->eta.n, c->nodes,
 		 c->tp, c->pp, c->dp, c->mb, c->zero, c->recompute ? "on" : "off", c->vp,
 		 c->sp ? "on" : "off", c->cp);
+}
+
+static void finalist_started(plan_progress *p, size_t i, const cand *c)
+{
+	char prefix[256];
+	finalist_prefix(p, i, c, prefix, sizeof prefix);
 	sweep_eta_start(&p->eta, i, cli_wall_s());
 	progress_context(prefix, plan_tail, p);
 }
@@ -932,8 +949,117 @@ typedef struct plan_sims {
 	size_t cap, n, ok;  /* room, finalists tried, simulated */
 } plan_sims;
 
+/* One round of finalists, l[from .. to), as the workers of --jobs see it. */
+typedef struct plan_round {
+	const plan_opts *o;
+	const char *abs;
+	const scn_scenario *s;
+	long global;
+	const cand_list *l;
+	size_t from;
+	plan_progress *pg;
+	plan_sims *ps;
+} plan_round;
+
+/* Finalist i simulated: its rows vr (one per variant) after those before it. */
+static void round_add(plan_sims *ps, size_t nvariants, const plan_row *vr)
+{
+	for (size_t v = 0; v < nvariants; v++)
+		ps->rows[v * ps->cap + ps->ok] = vr[v];
+	ps->ok++;
+}
+
+static void skipped(size_t i, const char *why)
+{
+	fprintf(stderr, "dpusim: plan: layout %zu skipped: %s\n", i + 1, why);
+}
+
+static void round_started(void *ctx, size_t k)
+{
+	plan_round *r = ctx;
+	finalist_started(r->pg, k, &r->l->v[r->from + k]);
+}
+
+/* In a worker: finalist from + k simulated, into out: its status, why it
+ * was skipped (a length, then the text), its report as JSON. Its run's
+ * progress lines name the finalist; the plan's time left is the parent's. */
+static void round_work(void *ctx, size_t k, FILE *out)
+{
+	const plan_round *r = ctx;
+	const scn_training *t = &r->s->jobs[0].wl.train;
+	const cand *c = &r->l->v[r->from + k];
+	char why[512] = "out of memory", prefix[256], *text = malloc(8192);
+	plan_row vr[SCN_MAX_VARIANTS];
+	rep_report *rep = NULL;
+	int rc = SIM_ENOMEM;
+	finalist_prefix(r->pg, k, c, prefix, sizeof prefix);
+	progress_context(prefix, NULL, NULL);
+	if (text)
+		rc = simulate(r->o, r->abs, t, r->s->cost.present, c, r->global, text, 8192, &rep, vr,
+			      why, sizeof why);
+	fprintf(out, "%d\n%zu\n%s", rc, rc ? strlen(why) : 0, rc ? why : "");
+	if (!rc)
+		rep_write_json(rep, out);
+}
+
+static bool worker_ok(FILE *in, int status)
+{
+	int rc;
+	return WIFEXITED(status) && !WEXITSTATUS(status) && fscanf(in, "%d", &rc) == 1 && !rc;
+}
+
+static void round_ended(void *ctx, size_t k, FILE *in, int status)
+{
+	plan_round *r = ctx;
+	finalist_done(r->pg, k, worker_ok(in, status));
+}
+
+/* Reads a worker's file back, in the finalists' order: a skipped layout's
+ * message, or its report and rows; as the serial round leaves them. */
+static int round_collect(void *ctx, size_t k, FILE *in, int status)
+{
+	plan_round *r = ctx;
+	plan_sims *ps = r->ps;
+	size_t i = r->from + k, len = 0, at;
+	const scn_training *t = &r->s->jobs[0].wl.train;
+	char why[512], err[256], *json = NULL;
+	plan_row vr[SCN_MAX_VARIANTS];
+	int wrc = 0;
+	ps->n = i + 1;
+	if (!(ps->texts[i] = malloc(8192)))
+		return cli_usage_error("plan: out of memory");
+	finalist_text(r->abs, t, r->s->cost.present, &r->l->v[i], r->global, ps->texts[i], 8192);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) || fscanf(in, "%d\n%zu\n", &wrc, &len) != 2 ||
+	    len >= sizeof why)
+		return cli_usage_error("plan --jobs: the worker of finalist %zu failed (status %d)",
+				       i + 1, status);
+	why[fread(why, 1, len, in)] = '\0';
+	if (wrc) {
+		skipped(i, why);
+		return CLI_OK;
+	}
+	at = (size_t)ftell(in);
+	fseek(in, 0, SEEK_END);
+	len = (size_t)ftell(in) - at;
+	fseek(in, (long)at, SEEK_SET);
+	if (!(json = malloc(len + 1)))
+		return cli_usage_error("plan: out of memory");
+	len = fread(json, 1, len, in);
+	if (rep_read_string("(plan worker)", json, len, &ps->reps[i], err, sizeof err)) {
+		free(json);
+		return cli_usage_error("plan --jobs: finalist %zu's report does not read back: %s",
+				       i + 1, err);
+	}
+	free(json);
+	rows_of(ps->reps[i], &r->l->v[i], vr);
+	round_add(ps, r->s->nvariants, vr);
+	return CLI_OK;
+}
+
 /* Simulates finalists l[from .. to) (one round, its own estimate of the
- * time left; the time elapsed since t0_s, the plan's first round). */
+ * time left; the time elapsed since t0_s, the plan's first round): one
+ * after another, or o->jobs at once in forked workers (tools/forks.h),
+ * read back in the same order, so the answer does not depend on --jobs. */
 static int simulate_round(const plan_opts *o, const char *abs, const scn_scenario *s, long global,
 			  const cand_list *l, size_t from, size_t to, double t0_s, plan_sims *ps)
 {
@@ -943,6 +1069,19 @@ static int simulate_round(const plan_opts *o, const char *abs, const scn_scenari
 	if (plan_progress_init(&pg, o, abs, t, s->cost.present, l->v + from, to - from, global))
 		return cli_usage_error("plan: out of memory");
 	pg.t0_s = t0_s;
+	if (o->jobs > 1 && to - from > 1) {
+		plan_round r = { .o = o, .abs = abs, .s = s, .global = global, .l = l, .from = from,
+				 .pg = &pg, .ps = ps };
+		const forks_ops ops = { .started = round_started, .work = round_work,
+					.ended = round_ended, .collect = round_collect };
+		rc = forks_run(to - from, (unsigned)o->jobs, &ops, &r);
+		progress_context(NULL, NULL, NULL);
+		if (rc == SIM_EIO || rc == SIM_ENOMEM)
+			rc = cli_usage_error("plan --jobs: a worker could not be started (%s)",
+					     sim_strerror(rc));
+		sweep_eta_free(&pg.eta);
+		return rc;
+	}
 	for (size_t i = from; i < to && !rc; i++) {
 		char why[512];
 		plan_row vr[SCN_MAX_VARIANTS];
@@ -955,15 +1094,13 @@ static int simulate_round(const plan_opts *o, const char *abs, const scn_scenari
 		if (simulate(o, abs, t, s->cost.present, &l->v[i], global, ps->texts[i], 8192,
 			     &ps->reps[i], vr, why, sizeof why)) {
 			finalist_done(&pg, i - from, false);
-			fprintf(stderr, "dpusim: plan: layout %zu skipped: %s\n", i + 1, why);
+			skipped(i, why);
 			rep_free(ps->reps[i]);
 			ps->reps[i] = NULL;
 			continue;
 		}
 		finalist_done(&pg, i - from, true);
-		for (size_t v = 0; v < s->nvariants; v++)
-			ps->rows[v * ps->cap + ps->ok] = vr[v];
-		ps->ok++;
+		round_add(ps, s->nvariants, vr);
 	}
 	sweep_eta_free(&pg.eta);
 	return rc;

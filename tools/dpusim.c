@@ -168,8 +168,8 @@ const cli_cmd cli_commands[] = {
 	  cmd_sweep },
 	{ "plan", "the fastest parallel layout that fits in GPU memory, per variant",
 	  "usage: dpusim plan FILE [--nodes N|A-B|N,M,...] [--global-batch N] [--top N]\n"
-	  "                  [--finalists K] [--keep vp,sp,cp] [--db FILE] [--profile FILE]\n"
-	  "                  [--profile-dir DIR]\n"
+	  "                  [--finalists K] [--keep vp,sp,cp] [--jobs N] [--db FILE]\n"
+	  "                  [--profile FILE] [--profile-dir DIR]\n"
 	  "\n"
 	  "Lays out FILE's training job every way on each node count: tp (a power of\n"
 	  "two within a node, dividing the heads), pp (a power of two up to the\n"
@@ -192,6 +192,8 @@ const cli_cmd cli_commands[] = {
 	  "                 iteration, up to 64)\n"
 	  "  --keep vp,sp,cp  keep the scenario's virtual_stages (vp), sequence_parallel\n"
 	  "                 (sp) or cp instead of varying them (a smaller search)\n"
+	  "  --jobs N       simulate N finalists at once, each in a process of its own\n"
+	  "                 (1-1024, default 1); the answer is the same as with 1\n"
 	  "  --db FILE      also store each finalist's report in the results database\n"
 	  "exit status: 0 planned, 2 bad input or no layout that fits (nothing written)\n",
 	  cmd_plan },

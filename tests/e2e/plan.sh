@@ -27,6 +27,13 @@ D='[0-9.]+ (us|ms|s|min|h)'
 expect_err "^dpusim: plan: finalist 1/30 simulated in $D; $D elapsed, about [0-9.e+-]+ (s|min|h) left\$" "a finalist's line: its time, the elapsed and left"
 expect_err "^dpusim: plan: finalist 30/30 simulated in $D; $D elapsed\$" "the last finalist's says nothing is left"
 echo "$OUT" > "$E2E_TMP/all.txt"
+# --jobs: the finalists simulated in forked workers, read back in order:
+# the same answer, to the byte.
+run_cmd "$DPUSIM" plan "$F" --finalists 1000 --top 1000 --jobs 2
+expect_rc 0 "plan --jobs 2"
+if [ "$OUT" = "$(cat "$E2E_TMP/all.txt")" ]; then ok "--jobs 2 prints what one process prints"
+else not_ok "--jobs 2 answers differently"; diff <(echo "$OUT") "$E2E_TMP/all.txt" | head -5; fi
+expect_err "^dpusim: plan: finalist 30/30 simulated in $D; $D elapsed" "--jobs 2: each finalist's line, as without"
 # Rows: rank nodes tp pp dp micro zero recompute v sp cp estimate est.rank iteration tokens/s MFU GiB USD/Mtoken
 ROWS=$(awk '$1 ~ /^[0-9]+$/ && NF == 18' "$E2E_TMP/all.txt")
 if ! awk '$3 == 1 && $4 == 1 && $7 == 0' <<<"$ROWS" | grep -q .; then
@@ -161,6 +168,12 @@ N=$(sqlite3 "$E2E_TMP/plan.db" "select count(*) from runs" 2>&1)
 if [ "$N" = 3 ]; then ok "--db stored the 3 finalists"; else not_ok "--db stored '$N' runs, not 3"; fi
 N=$(sqlite3 "$E2E_TMP/plan.db" "select report from runs" | grep -Ec '"plan.layout": *"nodes 1, tp [12], pp [12], dp [12], micro [0-9]+, zero [0-3], recompute o[nf]+, virtual_stages [0-9]+, sequence_parallel o[nf]+, cp 1"')
 if [ "$N" = 3 ]; then ok "each stored run's plan.layout names v, sp and cp"; else not_ok "plan.layout of $N of 3 runs names v, sp and cp"; fi
+run_cmd "$DPUSIM" plan "$F" --finalists 3 --jobs 3 --db "$E2E_TMP/plan-jobs.db"
+expect_rc 0 "plan --jobs 3 --db"
+Q="select scenario_text, report, seed, point from runs order by id"
+if [ "$(sqlite3 "$E2E_TMP/plan.db" "$Q")" = "$(sqlite3 "$E2E_TMP/plan-jobs.db" "$Q")" ]; then
+	ok "--jobs 3 stores the same runs, reports and scenario texts, in the same order"
+else not_ok "--jobs 3 stored other runs than one process"; fi
 
 # Bad input: exit 2, a located or named message, nothing written.
 # Llama-2 70B (18 B x 69e9 = 1.24 TB of model states) fits as tp 2 pp 16
@@ -172,7 +185,7 @@ expect_rc 2 "Llama-2 70B on 1 node of 2 GPUs: no layout fits"
 expect_err "big.yaml:[0-9]+:[0-9]+: no layout of the job fits: [0-9]+ tried on 1 to 1 nodes" "the message points at the workload"
 if [ ! -e "$E2E_TMP/no.db" ]; then ok "nothing written when nothing fits"; else not_ok "a database was written"; fi
 for bad in "--nodes 0" "--nodes 8-4" "--nodes x" "--top 0" "--finalists" "--global-batch 1.5" "--bogus" \
-	   "--keep" "--keep vp,bogus" "--keep ,"; do
+	   "--keep" "--keep vp,bogus" "--keep ," "--jobs 0" "--jobs 1025" "--jobs"; do
 	run_cmd "$DPUSIM" plan "$F" $bad --db "$E2E_TMP/no.db"
 	expect_rc 2 "plan $bad is refused"
 	expect_err "dpusim: error: plan: " "plan $bad: says what is wrong"
