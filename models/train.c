@@ -593,6 +593,13 @@ static uint32_t dp_chain(const train_config *c, coll_op ops[2])
 	return 1;
 }
 
+uint32_t train_zero_alike(wl_engine e, uint32_t z)
+{
+	/* dp_chain and gathers read z >= 1 and z >= 3; train_grad_op also
+	 * DeepSpeed's z == 1 */
+	return z == 2 && e != WL_ENGINE_DEEPSPEED ? 1 : z;
+}
+
 /* Whether the parameters are gathered after the optimizer step (ZeRO). */
 static bool gathers(const trainer *tr)
 {

@@ -254,6 +254,20 @@ static inline uint32_t train_rank(uint32_t D, uint32_t W, uint32_t d, uint32_t p
 /* Runs cfg (warmup iterations then `iterations` measured ones) alone on its
  * cluster (train_sim_multi of one job on every node). Returns 0, or a SIM_E*
  * code with a message in d. Release res with train_result_release. */
+/* The lowest ZeRO stage whose run under pipeline engine e is stage z's.
+ * A run reads the stage only as "at least 1" (the gradients
+ * reduce-scattered and the updated parameters all-gathered; every shard's
+ * optimizer step) and "at least 3" (the parameters gathered again for the
+ * backward: dp_chain in train.c), except DeepSpeed's stage 1, which
+ * all-reduces the gradients (train_grad_op). So under the other engines
+ * stages 1 and 2 simulate alike, and so do the report's figures derived
+ * from the job's configuration (time to train, energy, cost); only the
+ * memory per GPU differs (wl_gpu_memory: stage 2 shards the gradients).
+ * plan shares one simulation between such layouts through this function:
+ * the day the run tells stages apart that this calls alike, test_train's
+ * zero_stages_that_run_alike fails. */
+uint32_t train_zero_alike(wl_engine e, uint32_t z);
+
 int train_sim(const train_config *cfg, train_result *res, diag *d);
 void train_result_release(train_result *res);
 

@@ -9,6 +9,7 @@
  * the same checks a scenario file would. docs/plan.md. */
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -870,7 +871,9 @@ typedef struct plan_progress {
 	sweep_eta eta;
 	double t0_s;
 	size_t done;
-	size_t first;   /* finalists simulated before this round (plan_more's) */
+	const size_t *idx; /* the finalist each of the round's simulations is */
+	size_t first;      /* finalists before the round */
+	size_t total;      /* finalists so far, this round's included */
 } plan_progress;
 
 static void plan_tail(void *ctx, char *buf, size_t n)
@@ -879,14 +882,14 @@ static void plan_tail(void *ctx, char *buf, size_t n)
 	char el[128];
 	double now = cli_wall_s();
 	sweep_eta_text(&p->eta, now - p->t0_s, now, el, sizeof el);
-	snprintf(buf, n, "; plan: %zu/%zu finalists done, %s", p->first + p->done,
-		 p->first + p->eta.n, el);
+	snprintf(buf, n, "; plan: %zu/%zu finalists done, %s", p->first + p->done, p->total, el);
 }
 
-/* Each finalist's work, for the time left (0 where one cannot be loaded:
- * it is skipped at once). */
+/* The work of each finalist v[idx[k]] of the round, for the time left (0
+ * where one cannot be loaded: it is skipped at once). */
 static int plan_progress_init(plan_progress *p, const plan_opts *o, const char *abs,
-			      const scn_training *t, bool cost, const cand *v, size_t nf, long global)
+			      const scn_training *t, bool cost, const cand *v, const size_t *idx,
+			      size_t nf, long global)
 {
 	char *text = malloc(8192);
 	if (!text || sweep_eta_init(&p->eta, nf, (unsigned)o->jobs)) {
@@ -897,7 +900,7 @@ static int plan_progress_init(plan_progress *p, const plan_opts *o, const char *
 	for (size_t i = 0; i < nf; i++) {
 		scn_scenario *cs = NULL;
 		diag *d = diag_new();
-		if (d && !load_finalist(o, abs, t, cost, &v[i], global, text, 8192, &cs, d))
+		if (d && !load_finalist(o, abs, t, cost, &v[idx[i]], global, text, 8192, &cs, d))
 			p->eta.work[i] = sweep_point_work(cs);
 		scn_free(cs);
 		diag_free(d);
@@ -910,8 +913,8 @@ static int plan_progress_init(plan_progress *p, const plan_opts *o, const char *
 static void finalist_prefix(const plan_progress *p, size_t i, const cand *c, char *buf, size_t n)
 {
 	snprintf(buf, n, "plan finalist %zu/%zu (nodes %d, tp %d, pp %d, dp %d, "
-		 "micro %d, zero %d, recompute %s, v %d, sp %s, cp %d)", p->first + i + 1,
-		 p->first + p->eta.n, c->nodes,
+		 "micro %d, zero %d, recompute %s, v %d, sp %s, cp %d)", p->idx[i] + 1, p->total,
+		 c->nodes,
 		 c->tp, c->pp, c->dp, c->mb, c->zero, c->recompute ? "on" : "off", c->vp,
 		 c->sp ? "on" : "off", c->cp);
 }
@@ -936,8 +939,8 @@ static void finalist_done(plan_progress *p, size_t i, bool ok)
 	if (!ok)
 		return;
 	sweep_eta_text(&p->eta, now - p->t0_s, now, el, sizeof el);
-	fprintf(stderr, "dpusim: plan: finalist %zu/%zu simulated in %s; %s\n", p->first + i + 1,
-		p->first + p->eta.n, hum_duration(t, sizeof t, now - p->eta.start_s[i]), el);
+	fprintf(stderr, "dpusim: plan: finalist %zu/%zu simulated in %s; %s\n", p->idx[i] + 1,
+		p->total, hum_duration(t, sizeof t, now - p->eta.start_s[i]), el);
 }
 
 /* The finalists and what their simulations gave: reports, scenario texts
@@ -946,27 +949,33 @@ typedef struct plan_sims {
 	rep_report **reps;
 	char **texts;
 	plan_row *rows;
-	size_t cap, n, ok;  /* room, finalists tried, simulated */
+	size_t *slot;       /* per finalist: its rows' place (of ok), or NO_SLOT */
+	size_t cap, n, ok;  /* room, finalists tried, with figures */
+	size_t shared;      /* of ok: figures of a twin's simulation (twin_of) */
 } plan_sims;
 
-/* One round of finalists, l[from .. to), as the workers of --jobs see it. */
+#define NO_SLOT SIZE_MAX
+
+/* Finalists l[idx[0..n)] simulated, as the workers of --jobs see them. */
 typedef struct plan_round {
 	const plan_opts *o;
 	const char *abs;
 	const scn_scenario *s;
 	long global;
 	const cand_list *l;
-	size_t from;
+	const size_t *idx;
 	plan_progress *pg;
 	plan_sims *ps;
 } plan_round;
 
-/* Finalist i simulated: its rows vr (one per variant) after those before it. */
-static void round_add(plan_sims *ps, size_t nvariants, const plan_row *vr)
+/* Finalist i has figures: its rows vr (one per variant) after the others'. */
+static void round_add(plan_sims *ps, size_t nvariants, size_t i, const plan_row *vr)
 {
 	for (size_t v = 0; v < nvariants; v++)
 		ps->rows[v * ps->cap + ps->ok] = vr[v];
-	ps->ok++;
+	ps->slot[i] = ps->ok++;
+	if (ps->n < i + 1)
+		ps->n = i + 1;
 }
 
 static void skipped(size_t i, const char *why)
@@ -977,17 +986,17 @@ static void skipped(size_t i, const char *why)
 static void round_started(void *ctx, size_t k)
 {
 	plan_round *r = ctx;
-	finalist_started(r->pg, k, &r->l->v[r->from + k]);
+	finalist_started(r->pg, k, &r->l->v[r->idx[k]]);
 }
 
-/* In a worker: finalist from + k simulated, into out: its status, why it
+/* In a worker: finalist idx[k] simulated, into out: its status, why it
  * was skipped (a length, then the text), its report as JSON. Its run's
  * progress lines name the finalist; the plan's time left is the parent's. */
 static void round_work(void *ctx, size_t k, FILE *out)
 {
 	const plan_round *r = ctx;
 	const scn_training *t = &r->s->jobs[0].wl.train;
-	const cand *c = &r->l->v[r->from + k];
+	const cand *c = &r->l->v[r->idx[k]];
 	char why[512] = "out of memory", prefix[256], *text = malloc(8192);
 	plan_row vr[SCN_MAX_VARIANTS];
 	rep_report *rep = NULL;
@@ -1020,12 +1029,13 @@ static int round_collect(void *ctx, size_t k, FILE *in, int status)
 {
 	plan_round *r = ctx;
 	plan_sims *ps = r->ps;
-	size_t i = r->from + k, len = 0, at;
+	size_t i = r->idx[k], len = 0, at;
 	const scn_training *t = &r->s->jobs[0].wl.train;
 	char why[512], err[256], *json = NULL;
 	plan_row vr[SCN_MAX_VARIANTS];
 	int wrc = 0;
-	ps->n = i + 1;
+	if (ps->n < i + 1)
+		ps->n = i + 1;
 	if (!(ps->texts[i] = malloc(8192)))
 		return cli_usage_error("plan: out of memory");
 	finalist_text(r->abs, t, r->s->cost.present, &r->l->v[i], r->global, ps->texts[i], 8192);
@@ -1052,29 +1062,31 @@ static int round_collect(void *ctx, size_t k, FILE *in, int status)
 	}
 	free(json);
 	rows_of(ps->reps[i], &r->l->v[i], vr);
-	round_add(ps, r->s->nvariants, vr);
+	round_add(ps, r->s->nvariants, i, vr);
 	return CLI_OK;
 }
 
-/* Simulates finalists l[from .. to) (one round, its own estimate of the
- * time left; the time elapsed since t0_s, the plan's first round): one
- * after another, or o->jobs at once in forked workers (tools/forks.h),
- * read back in the same order, so the answer does not depend on --jobs. */
-static int simulate_round(const plan_opts *o, const char *abs, const scn_scenario *s, long global,
-			  const cand_list *l, size_t from, size_t to, double t0_s, plan_sims *ps)
+/* Simulates finalists l[idx[0..n)] (in increasing order; first and
+ * total: the finalists before the round and so far, for the lines; the
+ * time elapsed since t0_s, the plan's first round): one after another, or
+ * o->jobs at once in forked workers (tools/forks.h), read back in the same
+ * order, so the answer does not depend on --jobs. */
+static int simulate_list(const plan_opts *o, const char *abs, const scn_scenario *s, long global,
+			 const cand_list *l, const size_t *idx, size_t n, size_t first,
+			 size_t total, double t0_s, plan_sims *ps)
 {
 	const scn_training *t = &s->jobs[0].wl.train;
-	plan_progress pg = { .first = from };
+	plan_progress pg = { .idx = idx, .first = first, .total = total };
 	int rc = 0;
-	if (plan_progress_init(&pg, o, abs, t, s->cost.present, l->v + from, to - from, global))
+	if (plan_progress_init(&pg, o, abs, t, s->cost.present, l->v, idx, n, global))
 		return cli_usage_error("plan: out of memory");
 	pg.t0_s = t0_s;
-	if (o->jobs > 1 && to - from > 1) {
-		plan_round r = { .o = o, .abs = abs, .s = s, .global = global, .l = l, .from = from,
+	if (o->jobs > 1 && n > 1) {
+		plan_round r = { .o = o, .abs = abs, .s = s, .global = global, .l = l, .idx = idx,
 				 .pg = &pg, .ps = ps };
 		const forks_ops ops = { .started = round_started, .work = round_work,
 					.ended = round_ended, .collect = round_collect };
-		rc = forks_run(to - from, (unsigned)o->jobs, &ops, &r);
+		rc = forks_run(n, (unsigned)o->jobs, &ops, &r);
 		progress_context(NULL, NULL, NULL);
 		if (rc == SIM_EIO || rc == SIM_ENOMEM)
 			rc = cli_usage_error("plan --jobs: a worker could not be started (%s)",
@@ -1082,27 +1094,102 @@ static int simulate_round(const plan_opts *o, const char *abs, const scn_scenari
 		sweep_eta_free(&pg.eta);
 		return rc;
 	}
-	for (size_t i = from; i < to && !rc; i++) {
+	for (size_t k = 0; k < n && !rc; k++) {
+		size_t i = idx[k];
 		char why[512];
 		plan_row vr[SCN_MAX_VARIANTS];
-		ps->n = i + 1;
+		if (ps->n < i + 1)
+			ps->n = i + 1;
 		if (!(ps->texts[i] = malloc(8192))) {
 			rc = cli_usage_error("plan: out of memory");
 			break;
 		}
-		finalist_started(&pg, i - from, &l->v[i]);
+		finalist_started(&pg, k, &l->v[i]);
 		if (simulate(o, abs, t, s->cost.present, &l->v[i], global, ps->texts[i], 8192,
 			     &ps->reps[i], vr, why, sizeof why)) {
-			finalist_done(&pg, i - from, false);
+			finalist_done(&pg, k, false);
 			skipped(i, why);
 			rep_free(ps->reps[i]);
 			ps->reps[i] = NULL;
 			continue;
 		}
-		finalist_done(&pg, i - from, true);
-		round_add(ps, s->nvariants, vr);
+		finalist_done(&pg, k, true);
+		round_add(ps, s->nvariants, i, vr);
 	}
 	sweep_eta_free(&pg.eta);
+	return rc;
+}
+
+/* Whether finalists a and b run the same simulation under engine e: the
+ * same layout, their ZeRO stages ones the run does not tell apart
+ * (train_zero_alike). */
+static bool same_run(wl_engine e, const cand *a, const cand *b)
+{
+	return a->nodes == b->nodes && a->tp == b->tp && a->pp == b->pp && a->dp == b->dp &&
+	       a->mb == b->mb && a->vp == b->vp && a->cp == b->cp &&
+	       a->recompute == b->recompute && a->sp == b->sp &&
+	       train_zero_alike(e, (uint32_t)a->zero) == train_zero_alike(e, (uint32_t)b->zero);
+}
+
+/* Finalist i's twin (this round from `from` on; twin[] this round's so
+ * far): the first earlier finalist whose simulation is i's, simulated in
+ * an earlier round or to be in this one; NO_SLOT where there is none, and
+ * with --db, whose runs are each finalist's own report (the memory per
+ * GPU in it differs). */
+static size_t twin_of(const plan_opts *o, const scn_training *t, const cand_list *l,
+		      const plan_sims *ps, const size_t *twin, size_t from, size_t i)
+{
+	if (o->db_path)
+		return NO_SLOT;
+	for (size_t j = 0; j < i; j++)
+		if (same_run(t->engine, &l->v[j], &l->v[i]) &&
+		    (j < from ? ps->slot[j] != NO_SLOT : twin[j - from] == NO_SLOT))
+			return j;
+	return NO_SLOT;
+}
+
+/* Finalist i takes the figures of its twin j's simulation. */
+static void share(const scn_scenario *s, const cand_list *l, plan_sims *ps, size_t j, size_t i,
+		  size_t total)
+{
+	plan_row vr[SCN_MAX_VARIANTS];
+	for (size_t v = 0; v < s->nvariants; v++) {
+		vr[v] = ps->rows[v * ps->cap + ps->slot[j]];
+		vr[v].c = &l->v[i];
+	}
+	round_add(ps, s->nvariants, i, vr);
+	ps->shared++;
+	fprintf(stderr, "dpusim: plan: finalist %zu/%zu takes the simulation of finalist %zu: "
+		"ZeRO %d and %d run alike (only the memory per GPU differs)\n", i + 1, total, j + 1,
+		l->v[i].zero, l->v[j].zero);
+}
+
+/* Finalists l[from .. to): those whose simulation no earlier one runs
+ * (twin_of) simulated, the others given their twin's figures, or
+ * simulated where the twin was skipped. */
+static int simulate_round(const plan_opts *o, const char *abs, const scn_scenario *s, long global,
+			  const cand_list *l, size_t from, size_t to, double t0_s, plan_sims *ps)
+{
+	const scn_training *t = &s->jobs[0].wl.train;
+	size_t n = to - from, nrun = 0;
+	size_t *twin = malloc(n * sizeof *twin), *run = malloc(n * sizeof *run);
+	int rc = twin && run ? 0 : cli_usage_error("plan: out of memory");
+	for (size_t i = from; !rc && i < to; i++)
+		if ((twin[i - from] = twin_of(o, t, l, ps, twin, from, i)) == NO_SLOT)
+			run[nrun++] = i;
+	if (!rc && nrun)
+		rc = simulate_list(o, abs, s, global, l, run, nrun, from, to, t0_s, ps);
+	for (size_t i = from; !rc && i < to; i++) {
+		size_t j = twin[i - from];
+		if (j == NO_SLOT)
+			continue;
+		if (ps->slot[j] != NO_SLOT)
+			share(s, l, ps, j, i, to);
+		else /* the twin was skipped: this one runs its own checks */
+			rc = simulate_list(o, abs, s, global, l, &i, 1, i, to, t0_s, ps);
+	}
+	free(twin);
+	free(run);
 	return rc;
 }
 
@@ -1166,8 +1253,11 @@ static int plan_run(plan_opts *o, const scn_scenario *s)
 		"fastest estimates under %zu variant%s\n", l.tried, l.n, nf, s->nvariants,
 		s->nvariants == 1 ? "" : "s");
 	plan_sims ps = { .reps = calloc(cap, sizeof *ps.reps), .texts = calloc(cap, sizeof *ps.texts),
-			 .rows = calloc(cap * SCN_MAX_VARIANTS, sizeof *ps.rows), .cap = cap };
-	if (!ps.reps || !ps.texts || !ps.rows)
+			 .rows = calloc(cap * SCN_MAX_VARIANTS, sizeof *ps.rows),
+			 .slot = malloc(cap * sizeof *ps.slot), .cap = cap };
+	for (size_t i = 0; ps.slot && i < cap; i++)
+		ps.slot[i] = NO_SLOT;
+	if (!ps.reps || !ps.texts || !ps.rows || !ps.slot)
 		rc = cli_usage_error("plan: out of memory");
 	double t0_s = cli_wall_s();
 	if (!rc)
@@ -1194,8 +1284,11 @@ static int plan_run(plan_opts *o, const scn_scenario *s)
 	if (!rc && o->db_path)
 		rc = store(o, ps.reps, ps.texts, ps.n);
 	if (!rc) {
-		printf("plan %s: %s, global batch %ld; %zu layouts, %zu fit, %zu simulated\n", s->name,
+		printf("plan %s: %s, global batch %ld; %zu layouts, %zu fit, %zu simulated", s->name,
 		       s->jobs[0].wl.train.model, global, l.tried, l.n, ps.ok);
+		if (ps.shared)
+			printf(" (%zu of them on a twin's run: ZeRO 1 and 2 run alike)", ps.shared);
+		printf("\n");
 		for (size_t v = 0; v < s->nvariants; v++)
 			print_variant(s, v, ps.rows + v * ps.cap, ps.ok, o->top);
 	}
@@ -1206,6 +1299,7 @@ static int plan_run(plan_opts *o, const scn_scenario *s)
 	free(ps.reps);
 	free(ps.texts);
 	free(ps.rows);
+	free(ps.slot);
 	free(l.v);
 	return rc;
 }

@@ -175,6 +175,23 @@ if [ "$(sqlite3 "$E2E_TMP/plan.db" "$Q")" = "$(sqlite3 "$E2E_TMP/plan-jobs.db" "
 	ok "--jobs 3 stores the same runs, reports and scenario texts, in the same order"
 else not_ok "--jobs 3 stored other runs than one process"; fi
 
+# Layouts that differ only in ZeRO 1 and 2 run one simulation
+# (train_zero_alike: the run reads the stage as >= 1 and >= 3): the first
+# 20 estimates of scenarios/nic-vs-dpu.yaml on 2 nodes hold 4 such twins.
+# The table is what simulating each gives (--db simulates every finalist,
+# for its own report), and stderr and the header say which were shared.
+run_cmd "$DPUSIM" plan scenarios/nic-vs-dpu.yaml --nodes 2 --finalists 20 --top 20
+expect_rc 0 "plan with twins"
+expect_out "20 simulated \(4 of them on a twin's run: ZeRO 1 and 2 run alike\)" "the header counts the shared runs"
+expect_err "^dpusim: plan: finalist [0-9]+/20 takes the simulation of finalist [0-9]+: ZeRO 1 and 2 run alike" \
+	"stderr names each finalist that took its twin's run"
+SHARED=$(tail -n +2 <<<"$OUT")
+run_cmd "$DPUSIM" plan scenarios/nic-vs-dpu.yaml --nodes 2 --finalists 20 --top 20 --db "$E2E_TMP/each.db"
+expect_rc 0 "the same plan with --db, every finalist simulated"
+if [ "$SHARED" = "$(tail -n +2 <<<"$OUT")" ] && ! grep -q "twin" <<<"$OUT$ERR"; then
+	ok "the shared runs give the table simulating each gives"
+else not_ok "sharing a twin's run changed the table"; diff <(echo "$SHARED") <(tail -n +2 <<<"$OUT") | head -6; fi
+
 # Bad input: exit 2, a located or named message, nothing written.
 # Llama-2 70B (18 B x 69e9 = 1.24 TB of model states) fits as tp 2 pp 16
 # on 16 nodes of 2 GPUs, and in no layout on 1 node.
