@@ -548,14 +548,26 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 static int run_once(const struct opts *o, uint64_t bytes, coll_result *res, char *why, size_t n);
 
+/* Whether the -n runs of a size can differ: only ECMP hashing, where the
+ * fabric has paths to choose from, and --jitter draw from their seeds. */
+static bool runs_draw(const struct opts *o)
+{
+	return o->cc.transport.jitter_mean_ps > 0 ||
+	       (o->fc.routing == FAB_ECMP && o->fc.topo != FAB_SINGLE_SWITCH);
+}
+
 /* Runs one size on a fresh network, -n times with seeds seed, seed + 1, ...
  * (only ECMP hashing and --jitter draw from them), and reports the mean
- * time and bandwidths, as nccl-tests averages its iterations. */
+ * time and bandwidths, as nccl-tests averages its iterations. Where the
+ * runs draw nothing (runs_draw) they are one run on one fresh network,
+ * which is simulated once (issue 14; the header says so). */
 static int run_size(const struct opts *o, uint64_t bytes, coll_result *res, char *why, size_t n)
 {
 	struct opts one = *o;
 	double t_ps = 0, factor;
 	int rc = 0;
+	if (!runs_draw(o))
+		return run_once(o, bytes, res, why, n);
 	for (uint32_t k = 0; k < o->iters && !rc; k++) {
 		one.fc.seed = o->fc.seed + k;
 		one.cc.seed = o->cc.seed + k;
@@ -611,6 +623,9 @@ static void print_header(const struct opts *o)
 	       "(simulated: no warm-up, and in-place runs as out-of-place)\n",
 	       coll_op_name(o->p.op), o->ranks, coll_tkind_name(o->cc.transport.kind), o->iters,
 	       o->iters == 1 ? "" : "s averaged");
+	if (o->iters > 1 && !runs_draw(o))
+		printf("# the %u iterations are one run: nothing draws from their seeds (no --jitter, "
+		       "and no ECMP choice of path), so it was simulated once\n", o->iters);
 	bool nic_lat = !o->have_msg_lat && !o->ideal, sw_lat = !o->have_switch_lat && !o->ideal;
 	printf("# protocol %s; message latency %g us%s%s%s, switch latency %g ns%s%s%s, "
 	       "hop latency %g ns\n#\n", coll_proto_name(o->cc.proto),

@@ -38,6 +38,18 @@ expect_out '^ +1048576 +32768 +float +none +-1 ' "all-gather counts a rank's sha
 run_cmd "$DPUSIM" coll -b 1M -e 1M -n 5 -w 2 "${COMMON[@]}"
 expect_rc 0 "-n and -w"
 expect_out '5 iterations averaged' "the header says what -n did"
+# Nothing draws from the iterations' seeds on one switch without --jitter:
+# one run, simulated once (issue 14), and said; its rows are -n 1's.
+expect_out '^# the 5 iterations are one run: nothing draws from their seeds' \
+	"-n 5 on one switch without jitter: simulated once, and said"
+ROWS5=$(grep -E '^ +[0-9]+ ' <<<"$OUT")
+run_cmd "$DPUSIM" coll -b 1M -e 1M "${COMMON[@]}"
+if [ -n "$ROWS5" ] && [ "$ROWS5" = "$(grep -E '^ +[0-9]+ ' <<<"$OUT")" ]; then
+	ok "its rows are one run's"
+else not_ok "-n 5 without draws differs from -n 1"; fi
+run_cmd "$DPUSIM" coll -b 1M -e 1M -n 5 --jitter 1us "${COMMON[@]}"
+if ! grep -q "iterations are one run" <<<"$OUT"; then ok "with --jitter every iteration runs"
+else not_ok "a jittered -n 5 was simulated once"; fi
 run_cmd "$DPUSIM" coll -b 1M -e 1K "${COMMON[@]}"
 expect_rc 2 "-b above -e"
 run_cmd "$DPUSIM" coll -b 1M -e 4M --bytes 1MiB --ranks 8 --link 400Gbps
