@@ -185,6 +185,10 @@ bench: all
 	@d=$$(mktemp -d) && /usr/bin/time -f "sweep scenarios/capacity.yaml points=12 jobs=2 \
 	wall_s=%e peak_rss_kb=%M" $(BIN)/dpusim sweep scenarios/capacity.yaml --db "$$d/c.db" \
 	--jobs 2 >/dev/null; rc=$$?; rm -rf "$$d"; [ $$rc -eq 0 ] || exit $$rc
+	@# the shipped collective sweep (ring and tree, 20 runs of 11 sizes, 2 variants)
+	@d=$$(mktemp -d) && /usr/bin/time -f "sweep scenarios/allreduce-sweep.yaml points=2 \
+	wall_s=%e peak_rss_kb=%M" $(BIN)/dpusim sweep scenarios/allreduce-sweep.yaml \
+	--db "$$d/a.db" >/dev/null; rc=$$?; rm -rf "$$d"; [ $$rc -eq 0 ] || exit $$rc
 	@# issue 15's yardstick: plan over the layouts of GPT-3 175B on 1,024 GPUs (2,744
 	@# with virtual stages and sequence parallelism, 976 without), 20 finalists
 	@# simulated under 3 variants (goal: under 5 minutes on 2 cores)
