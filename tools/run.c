@@ -28,13 +28,17 @@
 #include "report/version.h"
 
 
+/* Info keys are VARIANT.WHAT, made by rep_set_variant_infof to the
+ * length they need: a multi-job variant's name is job/variant, up to 127
+ * characters, which cut keys in fixed buffers short (their notes then
+ * overwrote one another). */
 int run_put_notes(rep_report *rep, const char *variant, const diag *notes)
 {
-	char key[96];
+	char what[32];
 	int rc = 0;
 	for (size_t i = 0; i < diag_count(notes) && i < DIAG_MAX && !rc; i++) {
-		snprintf(key, sizeof key, "%s.note%zu", variant, i + 1);
-		rc = rep_set_info(rep, key, diag_msg(notes, i));
+		snprintf(what, sizeof what, "note%zu", i + 1);
+		rc = rep_set_variant_infof(rep, variant, what, "%s", diag_msg(notes, i));
 	}
 	return rc;
 }
@@ -270,15 +274,12 @@ static int coll_sizes(const scn_scenario *s, const scn_job *job, const scn_varia
 		pass_s += t;
 	}
 	world_free(&w);
-	if (!rc && simulated < asked) {
-		char key[96], val[320];
-		snprintf(key, sizeof key, "%s.steady_state", rep_variant_name(rv));
-		snprintf(val, sizeof val, "%ld of the %ld collective runs (%d per size) simulated, "
-			 "the rest repeat the last run of their size exactly: nothing is drawn per "
-			 "run (no jitter), and two runs in a row took the same time to the picosecond",
-			 simulated, asked, iters);
-		rc = rep_set_info(rep, key, val);
-	}
+	if (!rc && simulated < asked)
+		rc = rep_set_variant_infof(rep, rep_variant_name(rv), "steady_state",
+					   "%ld of the %ld collective runs (%d per size) simulated, "
+					   "the rest repeat the last run of their size exactly: nothing "
+					   "is drawn per run (no jitter), and two runs in a row took the "
+					   "same time to the picosecond", simulated, asked, iters);
 	if (!rc)
 		rc = rep_variant_set_stat(rv, "iteration_s", pass_s, NAN, NAN, NAN);
 	return rc;
@@ -368,7 +369,7 @@ static void put_hardware(rep_report *rep, const char *variant, const scn_scenari
 {
 	const scn_cluster *c = &s->cluster;
 	const profile_cpu *cpu = &c->cpu.v.cpu;
-	char key[2 * SCN_NAME_MAX + 16], buf[1024];
+	char buf[1024];
 	size_t at;
 	at = (size_t)snprintf(buf, sizeof buf, "per node: %d x %s, %g x %s", c->gpus_per_node,
 			      c->gpu.name, cpu->sockets, c->cpu.name);
@@ -402,11 +403,9 @@ static void put_hardware(rep_report *rep, const char *variant, const scn_scenari
 		else
 			snprintf(buf + at, sizeof buf - at, "; no prices given");
 	}
-	snprintf(key, sizeof key, "%s.hardware", variant);
-	rep_set_info(rep, key, buf);
+	rep_set_variant_infof(rep, variant, "hardware", "%s", buf);
 	scn_routing_why(c, buf, sizeof buf);
-	snprintf(key, sizeof key, "%s.routing", variant);
-	rep_set_info(rep, key, buf);
+	rep_set_variant_infof(rep, variant, "routing", "%s", buf);
 }
 
 int run_one_variant(const scn_scenario *s, const scn_job *job, const scn_variant *v,

@@ -187,7 +187,7 @@ static int put_energy(const scn_scenario *s, const train_config *c, rep_variant 
 {
 	pwr_cluster pc;
 	double util[PWR_KINDS] = { 0 }, kwh;
-	char why[160], left[160], key[96], buf[480];
+	char why[160], left[160], buf[480];
 	train_energy_parts(s, c, gpus, switches, gpu_util, cpu_util, &pc, util, left, sizeof left);
 	/* No published GPU idle power (docs/profile-sources.md): the GPUs at
 	 * their TDP throughout, an upper bound, said in the line below. */
@@ -197,20 +197,18 @@ static int put_energy(const scn_scenario *s, const train_config *c, rep_variant 
 		return SIM_OK;
 	}
 	kwh = pwr_energy_kwh(&pc, util, wall_s);
-	snprintf(key, sizeof key, "%s.energy", rep_variant_name(rv));
 	snprintf(buf, sizeof buf, "facility draw %.0f W (PUE %.2f x IT %.0f W)%s; left out: %s",
 		 pwr_it_w(&pc, util) * pc.pue, pc.pue, pwr_it_w(&pc, util),
 		 gpu_bound ? "; an UPPER BOUND: GPUs at their TDP throughout, whatever their "
 			     "utilisation (no idle_w published; give one to follow gpu_util)"
 			   : "",
 		 left);
-	rep_set_info(rep, key, buf);
+	rep_set_variant_infof(rep, rep_variant_name(rv), "energy", "%s", buf);
 	if (isfinite(s->cost.energy_usd_per_j)) {
-		snprintf(key, sizeof key, "%s.energy_cost", rep_variant_name(rv));
 		snprintf(buf, sizeof buf, "%.6g kWh x %.4g USD/kWh = %.6g USD, inside the all-in "
 			 "GPU price (not added to cost_usd)", kwh, s->cost.energy_usd_per_j * 3.6e6,
 			 kwh * s->cost.energy_usd_per_j * 3.6e6);
-		rep_set_info(rep, key, buf);
+		rep_set_variant_infof(rep, rep_variant_name(rv), "energy_cost", "%s", buf);
 	}
 	return rep_variant_set_metric(rv, "energy_kwh", kwh);
 }
@@ -287,10 +285,8 @@ static int put_collectives(rep_variant *rv, const train_result *r)
 
 static void put_notes(rep_report *rep, const char *variant, diag *notes, const train_result *r)
 {
-	char key[96];
 	run_put_notes(rep, variant, notes);
-	snprintf(key, sizeof key, "%s.critical_path", variant);
-	rep_set_info(rep, key, r->critical);
+	rep_set_variant_infof(rep, variant, "critical_path", "%s", r->critical);
 }
 
 /* Which NCCL channel count the tensor-parallel all-reduce ran with and
@@ -299,32 +295,30 @@ static void put_notes(rep_report *rep, const char *variant, diag *notes, const t
 static void put_tp_channels(rep_report *rep, const char *variant, const train_config *c,
 			    const train_result *r)
 {
-	char key[96], buf[200];
+	char buf[200];
 	for (uint32_t i = 0; c->tp > 1 && i < r->ncoll; i++) {
 		const train_coll_stat *t = &r->coll[i];
 		if (strncmp(t->what, "tensor-parallel", 15))
 			continue;
-		snprintf(key, sizeof key, "%s.tp_channels", variant);
 		snprintf(buf, sizeof buf, "%u NCCL channels, %s; the %llu B all-reduce runs on %u",
 			 c->tp_channels ? c->tp_channels : c->fabric.nics_per_node,
 			 c->tp_channels ? "the GPU profile's nccl_channels"
 					: "one per NIC (the GPU profile gives no nccl_channels)",
 			 (unsigned long long)t->bytes, t->channels);
-		rep_set_info(rep, key, buf);
+		rep_set_variant_infof(rep, variant, "tp_channels", "%s", buf);
 	}
 }
 
 /* Steady state (models/train_steady.c), when the last replication used it. */
 static void put_steady(rep_report *rep, const char *variant, const train_result *r)
 {
-	char key[96], buf[256];
+	char buf[256];
 	if (!r->steady_from)
 		return;
-	snprintf(key, sizeof key, "%s.steady_state", variant);
 	snprintf(buf, sizeof buf, "measured iterations %u to %u repeat iteration %u exactly (no "
 		 "noise, no data loader, one job): added as copies of it, not simulated",
 		 r->steady_from, r->iters, r->steady_from - 1);
-	rep_set_info(rep, key, buf);
+	rep_set_variant_infof(rep, variant, "steady_state", "%s", buf);
 }
 
 /* The memory per GPU the scenario check computed (models/workload.h): the
@@ -333,10 +327,9 @@ static void put_memory(rep_report *rep, const char *variant, const scn_scenario 
 		       const scn_job *job)
 {
 	const wl_memory *m = &job->wl.train.memory;
-	char key[96], buf[400];
+	char buf[400];
 	if (m->total <= 0)
 		return;
-	snprintf(key, sizeof key, "%s.memory_per_gpu", variant);
 	snprintf(buf, sizeof buf, "%.1f GB of %.1f GB on pipeline stage %u: weights %.1f GB, "
 		 "gradients %.1f GB, optimizer states %.1f GB (mixed-precision Adam, ZeRO stage "
 		 "%d), activations %.1f GB (%s1F1B, %s), NCCL buffers %.1f GB, reserve %.1f GB%s",
@@ -347,7 +340,7 @@ static void put_memory(rep_report *rep, const char *variant, const scn_scenario 
 		 "no recomputation", m->comm / 1e9, m->reserve / 1e9,
 		 m->reserve > 0 ? "" : " (framework and CUDA context not counted: set "
 		 "workload.memory_reserve)");
-	rep_set_info(rep, key, buf);
+	rep_set_variant_infof(rep, variant, "memory_per_gpu", "%s", buf);
 }
 
 static void to_trace(void *ctx, const train_span *sp)
@@ -530,12 +523,11 @@ static int bench_put(const train_bench *b, rep_variant *rv, rep_report *rep, dia
 		diag_add(d, NULL, 0, 0, "variant '%s': the report refused its collectives: %s",
 			 rep_variant_name(rv), sim_strerror(rc));
 	if (!rc && b->after) {
-		char key[96], msg[200];
-		snprintf(key, sizeof key, "%s.note1", rep_variant_name(rv));
+		char msg[200];
 		snprintf(msg, sizeof msg, "%llu of its %llu collectives ran after the training "
 			 "jobs had ended (to finish its first pass), on a quieter fabric",
 			 (unsigned long long)b->after, (unsigned long long)runs);
-		rep_set_info(rep, key, msg);
+		rep_set_variant_infof(rep, rep_variant_name(rv), "note1", "%s", msg);
 	}
 	return rc;
 }

@@ -95,6 +95,28 @@ if [ "$OUT" = "$first" ]; then ok "multi-job: same seed, byte-identical report";
 
 run_cmd "$DPUSIM" run "$S" --replications 0
 expect_rc 2 "bad --replications"
+# Names at their longest (63 characters): a multi-job variant is
+# job/variant, 127, and every info key about it is whole. Keys built in
+# 96-byte buffers cut "JOB/VARIANT.note1" to the same 95 characters as
+# note2..note6, critical_path and memory_per_gpu, which then overwrote
+# one another (one key where eight belong).
+J=$(printf 'j%.0s' $(seq 63)); V=$(printf 'v%.0s' $(seq 63))
+sed -e "s/name: tenant-a/name: $J/" -e "s/name: baseline/name: $V/" "$M" >"$E2E_TMP/long.yaml"
+run_cmd "$DPUSIM" run "$E2E_TMP/long.yaml" --json
+expect_rc 0 "a multi-job run with 63-character names"
+if python3 -c '
+import json, sys
+j, v = sys.argv[1], sys.argv[2]
+info = json.loads(sys.stdin.read())["info"]
+pre = j + "/" + v + "."
+keys = [k for k in info if k.startswith(pre)]
+whats = {k[len(pre):] for k in keys}
+need = {"hardware", "routing", "critical_path", "memory_per_gpu", "note1", "note2"}
+assert need <= whats, sorted(whats)
+assert not [k for k in info if k.startswith(j + "/" + v[:20]) and not k.startswith(pre)], "cut keys"
+' "$J" "$V" <<<"$OUT"; then ok "every info key of the long-named variant is whole"
+else not_ok "info keys of a long-named multi-job variant were cut"; fi
+
 run_cmd "$DPUSIM" run "$S" --frobnicate
 expect_rc 2 "unknown option"
 run_cmd "$DPUSIM" run "$E2E_TMP/none.yaml"
