@@ -268,6 +268,11 @@ static inline uint32_t train_rank(uint32_t D, uint32_t W, uint32_t d, uint32_t p
  * zero_stages_that_run_alike fails. */
 uint32_t train_zero_alike(wl_engine e, uint32_t z);
 
+/* The host-CPU bound on a node of job c's network traffic, in and out
+ * together, from the cores its framework leaves to the stack
+ * (train_world.c); 0: none (no stack cost). */
+double train_net_cpu_cap_Bps(const train_config *c);
+
 int train_sim(const train_config *cfg, train_result *res, diag *d);
 void train_result_release(train_result *res);
 

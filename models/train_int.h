@@ -339,8 +339,7 @@ int train_alloc_loaders(trainer *tr);
 void train_loader_fill(trainer *tr, loader *l);
 void train_loader_consume(trainer *tr, loader *l);
 
-/* train_world.c */
-double train_net_cpu_cap_Bps(const train_config *c);
+/* train_world.c: train_net_cpu_cap_Bps is in train.h */
 int train_world_build(world *w, uint32_t nodes, const train_config *const *cfgs, uint32_t njobs);
 void train_world_teardown(world *w);
 int train_bench_prepare(world *w, const train_config *c0, train_bench *b, bench_run *br);

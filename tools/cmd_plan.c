@@ -3,8 +3,9 @@
  * microbatch, ZeRO stage, recomputation, virtual stages, sequence and
  * context parallelism) of the job on each node count is
  * checked against GPU memory (wl_gpu_memory) and timed by a closed-form
- * estimate (plan_estimate, below); the fastest estimates are the finalists,
- * each simulated with the real model (run_scenario, every variant) from the
+ * estimate under each variant (plan_estimate, below); each variant's
+ * fastest estimates, in turn, are the finalists (rank_layouts), each
+ * simulated with the real model (run_scenario, every variant) from the
  * scenario with its layout merged over it (extends:), so a finalist passes
  * the same checks a scenario file would. docs/plan.md. */
 #include <limits.h>
@@ -37,7 +38,7 @@
 #include "tools/scn_cli.h"
 
 /* PLAN_MORE: without --finalists, at most this many finalists in all (the
- * default 8 and those whose estimate is under the best simulated
+ * default 8 and those estimated under a variant's best simulated
  * iteration, plan_more). */
 enum { PLAN_MAX_NODES = 32, PLAN_MAX_CANDS = 200000, PLAN_MORE = 64 };
 
@@ -57,8 +58,12 @@ typedef struct plan_opts {
 typedef struct cand {
 	int nodes, tp, pp, dp, mb, zero, vp, cp;
 	bool recompute, sp;
-	double est_s, mem_bytes;
-	size_t est_rank;        /* its place among the layouts that fit, by estimate */
+	double mem_bytes;
+	double est_s;                       /* the least of est_v */
+	double est_v[SCN_MAX_VARIANTS];     /* the estimate under each variant */
+	uint32_t rank_v[SCN_MAX_VARIANTS];  /* its place in each variant's order of the
+					       layouts that fit (from 1) */
+	uint32_t rank;                      /* the least of rank_v */
 } cand;
 
 typedef struct cand_list {
@@ -186,12 +191,20 @@ static int parse_opts(int argc, char **argv, plan_opts *o)
 
 /* ---- the closed-form estimate ---- */
 
-/* What the estimate sees of the fabric: the scenario, and the payload rate
- * of one link, its link_rate x the share the packets' headers leave
- * (setup_payload_frac, as setup_fabric builds the simulated links). */
+/* What the estimate sees of the fabric under one variant: the scenario as
+ * the variant sees it, the payload rate of one link, its link_rate x the
+ * share the variant's packet headers leave (setup_payload_frac, as
+ * setup_fabric builds the simulated links), and the caps the variant's
+ * transport puts on traffic that leaves a node, as train_config_of gives
+ * them to the simulation: one connection's (host-tcp: the cores its NCCL
+ * socket threads run on; RDMA with a host cost per byte), and the node's
+ * host stack and DPU engines on its traffic in and out. */
 typedef struct plan_net {
 	const scn_scenario *s;
 	double link_Bps;
+	double conn_Bps;    /* 0: no cap per connection */
+	double node_Bps;    /* 0: no cap per node */
+	double ring_conns;  /* connections a ring across nodes runs on (NCCL's channels) */
 } plan_net;
 
 /* Seconds stage p's GPU computes in one iteration of m microbatches, as
@@ -234,16 +247,27 @@ static double stage_compute_s(const gpu_spec *g, const scn_training *t, const ca
  * lays it out (a node's members in a row, one ring per NIC), crosses each
  * node once per ring, so the node's NICs serve the `side` groups that run
  * side by side there (at most the GPUs per node), up to NVLink's rate;
- * a link carries payload at n->link_Bps (plan_net). */
+ * a link carries payload at n->link_Bps (plan_net). A ring also pays the
+ * variant's caps, as the simulation puts them on what leaves a node: it
+ * runs on n->ring_conns connections of at most n->conn_Bps each, and the
+ * groups side by side share the node's cap on its traffic, each sending
+ * and receiving what it moves. Point to point (the pipeline's sends) does
+ * not: the simulation splits a send over the node's NICs, and a stage's
+ * sends come one at a time between its computations, not all at once. */
 static double group_Bps(const plan_net *n, long span, long side, bool ring)
 {
 	const scn_cluster *cl = &n->s->cluster;
 	double link = n->link_Bps, nvl = cl->gpu.v.gpu.nvlink_bw_Bps;
 	double node = link * cl->nics_per_node, gpn = cl->gpus_per_node;
-	double Bps = ring ? node / fmin(gpn, (double)side) : node / gpn;
+	double sharing = ring ? fmin(gpn, (double)side) : gpn;
+	double Bps = node / sharing;
 	if (span <= cl->gpus_per_node && nvl > 0)
 		return nvl;
 	Bps = fmin(Bps, ring ? node : link);
+	if (ring && n->conn_Bps > 0)
+		Bps = fmin(Bps, n->conn_Bps * n->ring_conns);
+	if (ring && n->node_Bps > 0)
+		Bps = fmin(Bps, n->node_Bps / (2 * sharing));
 	return nvl > 0 ? fmin(Bps, nvl) : Bps;
 }
 
@@ -316,8 +340,8 @@ static double dp_exposed_s(const scn_training *t, const cand *c, double params, 
  * direction, one for each chunk it holds: the interleaved schedule's
  * v-fold communication, ibid. 2.2.2), and what the data-parallel traffic
  * leaves exposed (dp_exposed_s), each over NVLink where its group lies
- * inside a node, else over the GPU's share of the node's NICs
- * (group_Bps). */
+ * inside a node, else over the GPU's share of the node's NICs under the
+ * variant's caps (group_Bps, plan_net). */
 /* One layer's tensor-parallel collectives for one microbatch whose
  * [s/cp, b, h] stream is act bytes: 4 a layer (2 forward, 2 backward),
  * 6 with recomputation, which repeats the forward's 2 in the backward, as
@@ -457,7 +481,7 @@ typedef struct space {
 	const scn_scenario *s;
 	const scn_training *t;
 	const gpu_spec *gpu;    /* the job's GPU, as the simulation times it */
-	plan_net net;           /* its fabric, as the estimate sees it */
+	const plan_net *net;    /* its fabric under each variant, as the estimate sees it */
 	int nodes;
 	long global;
 	cand_list *l;
@@ -494,7 +518,11 @@ static int add_states(const space *sp, cand c, int m)
 				sp->l->least_mem = fmin(sp->l->least_mem, mem.total);
 				continue;
 			}
-			c.est_s = plan_estimate(&sp->net, sp->gpu, t, &c, m);
+			c.est_s = INFINITY;
+			for (size_t v = 0; v < sp->s->nvariants; v++) {
+				c.est_v[v] = plan_estimate(&sp->net[v], sp->gpu, t, &c, m);
+				c.est_s = fmin(c.est_s, c.est_v[v]);
+			}
 			if (sp->l->n >= PLAN_MAX_CANDS || cand_add(sp->l, &c))
 				return SIM_ENOMEM;
 		}
@@ -592,12 +620,57 @@ static int enumerate_nodes(const space *sp)
 	return rc;
 }
 
-static int by_estimate(const void *a, const void *b)
+/* Variant by_variant_v's order of the layouts (qsort has no context). */
+static size_t by_variant_v;
+static const cand *by_variant_l;
+
+static int by_variant(const void *a, const void *b)
+{
+	const cand *x = &by_variant_l[*(const uint32_t *)a], *y = &by_variant_l[*(const uint32_t *)b];
+	double ex = x->est_v[by_variant_v], ey = y->est_v[by_variant_v];
+	if (ex != ey)
+		return (ex > ey) - (ex < ey);
+	return (x->mem_bytes > y->mem_bytes) - (x->mem_bytes < y->mem_bytes);
+}
+
+/* The finalists' order: every variant's fastest estimate, then every
+ * one's second, and so on (a layout's best place under any variant, then
+ * its least estimate, then its memory), so that each variant's own best
+ * estimates are simulated, whatever the others' say. */
+static int by_rank(const void *a, const void *b)
 {
 	const cand *x = a, *y = b;
+	if (x->rank != y->rank)
+		return (x->rank > y->rank) - (x->rank < y->rank);
 	if (x->est_s != y->est_s)
 		return (x->est_s > y->est_s) - (x->est_s < y->est_s);
 	return (x->mem_bytes > y->mem_bytes) - (x->mem_bytes < y->mem_bytes);
+}
+
+/* Each layout's place in each variant's order of estimates, then the list
+ * in the finalists' order (by_rank). */
+static int rank_layouts(cand_list *l, size_t nvariants)
+{
+	uint32_t *idx = malloc((l->n ? l->n : 1) * sizeof *idx);
+	if (!idx)
+		return SIM_ENOMEM;
+	for (size_t i = 0; i < l->n; i++)
+		l->v[i].rank = UINT32_MAX;
+	for (size_t v = 0; v < nvariants; v++) {
+		for (size_t i = 0; i < l->n; i++)
+			idx[i] = (uint32_t)i;
+		by_variant_v = v, by_variant_l = l->v;
+		qsort(idx, l->n, sizeof *idx, by_variant);
+		for (size_t k = 0; k < l->n; k++) {
+			cand *c = &l->v[idx[k]];
+			c->rank_v[v] = (uint32_t)k + 1;
+			if (c->rank_v[v] < c->rank)
+				c->rank = c->rank_v[v];
+		}
+	}
+	free(idx);
+	qsort(l->v, l->n, sizeof *l->v, by_rank);
+	return SIM_OK;
 }
 
 /* ---- the finalists, simulated ---- */
@@ -745,16 +818,16 @@ static double plan_spearman(const double *x, const double *y, size_t n)
 
 /* How far the estimate's order of the simulated layouts agrees with the
  * simulation's, said plainly under the table. */
-static void print_agreement(const plan_row *rows, size_t n)
+static void print_agreement(const plan_row *rows, size_t n, size_t vi)
 {
 	double *est = malloc(2 * n * sizeof *est), rho;
 	size_t first = 0;
 	if (!est)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		est[i] = rows[i].c->est_s;
+		est[i] = rows[i].c->est_v[vi];
 		est[n + i] = rows[i].iter_s;
-		if (rows[i].c->est_rank < rows[first].c->est_rank)
+		if (rows[i].c->rank_v[vi] < rows[first].c->rank_v[vi])
 			first = i;
 	}
 	rho = n >= 3 ? plan_spearman(est, est + n, n) : NAN; /* 2 pairs: always +-1 */
@@ -778,13 +851,13 @@ static void print_variant(const scn_scenario *s, size_t vi, plan_row *rows, size
 		char usd[32] = "-";
 		if (isfinite(r->tokens_usd) && r->tokens_usd > 0)
 			snprintf(usd, sizeof usd, "%.4f", 1e6 / r->tokens_usd);
-		printf("%4zu %5d %3d %3d %4d %5d %4d %9s %3d %3s %3d %9.4fs %9zu %9.4fs %12.0f %5.1f%% "
+		printf("%4zu %5d %3d %3d %4d %5d %4d %9s %3d %3s %3d %9.4fs %9u %9.4fs %12.0f %5.1f%% "
 		       "%9.1f %12s\n", i + 1, r->c->nodes, r->c->tp, r->c->pp, r->c->dp, r->c->mb,
 		       r->c->zero, r->c->recompute ? "on" : "off", r->c->vp, r->c->sp ? "on" : "off",
-		       r->c->cp, r->c->est_s, r->c->est_rank, r->iter_s,
+		       r->c->cp, r->c->est_v[vi], (unsigned)r->c->rank_v[vi], r->iter_s,
 		       r->tokens_s, 100 * r->mfu, r->c->mem_bytes / (1024.0 * 1024 * 1024), usd);
 	}
-	print_agreement(rows, n);
+	print_agreement(rows, n, vi);
 }
 
 /* ---- the command ---- */
@@ -850,14 +923,44 @@ static int check_job(const plan_opts *o, const scn_scenario *s)
  * the estimate ranks one order for every variant): a GPU the simulation
  * cannot time (no hbm_bw, eff_max or peak at the precision), or a link
  * layer it cannot frame, is bad input here as there. */
-static int job_gpu(const plan_opts *o, const scn_scenario *s, gpu_spec *g, plan_net *n)
+/* Connections a ring across nodes runs on: NCCL's channels for one GPU
+ * per node as the simulation reproduces its search (coll_nccl_net_ring,
+ * coll.c view_new), else the two of NCCL's doubled rings. */
+static double ring_conns(const scn_scenario *s, double link_Bps)
+{
+	coll_nccl_net in = { .gpus = 1, .nics = 1, .nodes = (uint32_t)s->cluster.nodes,
+			     .nic_GBps = link_Bps / 1e9, .pci_GBps = setup_nccl_pci_GBps(s),
+			     .nvlink_GBps = s->cluster.gpu.v.gpu.nvlink_bw_Bps / 1e9,
+			     .hopper = setup_nccl_cc(s, NULL) >= 90 };
+	coll_nccl_graph gr;
+	if (!setup_nccl_cc(s, NULL) || setup_coll_proto(s) == COLL_PROTO_IDEAL || in.nodes < 2 ||
+	    coll_nccl_net_ring(&in, &gr) || !gr.channels)
+		return 2;
+	return gr.channels;
+}
+
+/* The job's GPU into g, and its fabric under each variant into n[] (the
+ * variant's configuration as the simulation builds it, train_config_of). */
+static int job_nets(const plan_opts *o, const scn_scenario *s, gpu_spec *g, plan_net *n)
 {
 	diag *d = diag_new();
-	double frac = 1;
 	int rc = d ? setup_gpu(s, s->jobs[0].wl.train.precision, g, d, NULL) : SIM_ENOMEM;
-	if (!rc)
-		rc = setup_payload_frac(s, &s->variants[0], &frac, d);
-	*n = (plan_net){ .s = s, .link_Bps = s->cluster.fabric.link_rate_Bps * frac };
+	for (size_t v = 0; v < s->nvariants && !rc; v++) {
+		const scn_scenario *vs; /* the scenario as the variant sees it */
+		const scn_variant *var;
+		double frac = 1, cpu, eng;
+		train_config c;
+		scn_variant_view(s, v, &vs, &var);
+		if ((rc = setup_payload_frac(vs, var, &frac, d)) ||
+		    (rc = train_config_of(vs, &vs->jobs[0], var, vs->seed, &c, d, NULL)))
+			break;
+		cpu = train_net_cpu_cap_Bps(&c), eng = c.net_costs.engine_cap_Bps;
+		n[v] = (plan_net){ .s = vs, .link_Bps = vs->cluster.fabric.link_rate_Bps * frac,
+				   .conn_Bps = c.coll.transport.conn_cap_Bps,
+				   .node_Bps = cpu > 0 && eng > 0 ? fmin(cpu, eng) : cpu > 0 ? cpu
+								 : eng > 0 ? eng : 0 };
+		n[v].ring_conns = ring_conns(vs, n[v].link_Bps);
+	}
 	if (rc)
 		rc = cli_usage_error("plan: '%s': %s", o->c.file,
 				     d && diag_count(d) ? diag_msg(d, 0) : "out of memory");
@@ -1194,27 +1297,42 @@ static int simulate_round(const plan_opts *o, const char *abs, const scn_scenari
 }
 
 /* How many layouts past the first nf to simulate too (without
- * --finalists): those whose estimate is under the best iteration simulated
- * so far, under any variant, in the estimate's order, up to PLAN_MORE
- * finalists in all. The estimate runs below the simulation (it leaves out
- * most of the overlaps' and the transport's costs), so a layout estimated
- * slower than the best simulated one is the one least likely to beat it;
- * one estimated faster can, and the simulations are cheap beside a wrong
- * answer (scenarios/nic-vs-dpu.yaml on 2 nodes: its best, 5.5% faster than
- * the best of the first 8, is the estimate's 36th; docs/plan.md). */
+ * --finalists): those in the finalists' order (each variant's next best
+ * estimates in turn) up to the last one estimated, under some variant,
+ * under that variant's best simulated iteration times the most its
+ * estimate ran above the simulation on the finalists so far (1 if it never
+ * did), and at most PLAN_MORE finalists in all; *left_out: those so
+ * estimated past the cap. With one variant they are exactly the ones so
+ * estimated, in the estimate's order. A layout estimated slower than that
+ * bound is the least likely to beat the best; one estimated faster can,
+ * and the simulations are cheap beside a wrong answer. The margin is
+ * measured, not assumed: the estimate leaves out overlaps the simulation
+ * has and costs it does not see, so it runs on either side of it. */
 static size_t plan_more(const scn_scenario *s, const cand_list *l, const plan_sims *ps,
-			size_t nf, double *best_s, size_t *left_out)
+			size_t nf, size_t *left_out)
 {
-	double best = INFINITY;
-	size_t k = nf;
-	for (size_t v = 0; v < s->nvariants; v++)
-		for (size_t i = 0; i < ps->ok; i++)
-			best = fmin(best, ps->rows[v * ps->cap + i].iter_s);
-	while (k < l->n && l->v[k].est_s < best)
-		k++;
-	*best_s = best;
-	*left_out = k > ps->cap ? k - ps->cap : 0;
-	return (k < ps->cap ? k : ps->cap) - nf;
+	double bound[SCN_MAX_VARIANTS];
+	size_t end = nf, past = 0;
+	for (size_t v = 0; v < s->nvariants; v++) {
+		double best = INFINITY, over = 1;
+		for (size_t i = 0; i < ps->ok; i++) {
+			const plan_row *r = &ps->rows[v * ps->cap + i];
+			best = fmin(best, r->iter_s);
+			if (r->iter_s > 0)
+				over = fmax(over, r->c->est_v[v] / r->iter_s);
+		}
+		bound[v] = best * over;
+	}
+	for (size_t i = nf; i < l->n; i++) {
+		bool under = false;
+		for (size_t v = 0; v < s->nvariants && !under; v++)
+			under = l->v[i].est_v[v] < bound[v];
+		if (under && i < ps->cap)
+			end = i + 1;
+		past += under && i >= ps->cap;
+	}
+	*left_out = past;
+	return end - nf;
 }
 
 static int plan_run(plan_opts *o, const scn_scenario *s)
@@ -1224,8 +1342,8 @@ static int plan_run(plan_opts *o, const scn_scenario *s)
 	char abs[4096];
 	cand_list l = { .least_mem = INFINITY };
 	gpu_spec g;
-	plan_net net;
-	int rc = job_gpu(o, s, &g, &net);
+	plan_net net[SCN_MAX_VARIANTS];
+	int rc = job_nets(o, s, &g, net);
 	if (rc)
 		return rc;
 	if (!realpath(o->c.file, abs))
@@ -1244,9 +1362,10 @@ static int plan_run(plan_opts *o, const scn_scenario *s)
 		free(l.v);
 		return no_fit(o, &s->jobs[0], &l, global);
 	}
-	qsort(l.v, l.n, sizeof *l.v, by_estimate);
-	for (size_t i = 0; i < l.n; i++)
-		l.v[i].est_rank = i + 1;
+	if (rank_layouts(&l, s->nvariants)) {
+		free(l.v);
+		return cli_usage_error("plan: out of memory");
+	}
 	size_t nf = l.n < (size_t)o->finalists ? l.n : (size_t)o->finalists;
 	size_t cap = o->finalists_set || nf >= PLAN_MORE ? nf : l.n < PLAN_MORE ? l.n : PLAN_MORE;
 	fprintf(stderr, "dpusim: plan: %zu layouts tried, %zu fit in GPU memory; simulating the %zu "
@@ -1263,13 +1382,10 @@ static int plan_run(plan_opts *o, const scn_scenario *s)
 	if (!rc)
 		rc = simulate_round(o, abs, s, global, &l, 0, nf, t0_s, &ps);
 	if (!rc && ps.ok && cap > nf) {
-		double best;
-		size_t left, more = plan_more(s, &l, &ps, nf, &best, &left);
-		char b[32];
-		hum_duration(b, sizeof b, best);
+		size_t left, more = plan_more(s, &l, &ps, nf, &left);
 		if (more)
-			fprintf(stderr, "dpusim: plan: %zu more layouts are estimated under the best "
-				"simulated iteration (%s): simulating them too%s\n", more, b,
+			fprintf(stderr, "dpusim: plan: %zu more layouts are estimated under a variant's "
+				"best simulated iteration: simulating them too%s\n", more,
 				left ? "" : " (--finalists N simulates exactly N)");
 		if (left)
 			fprintf(stderr, "dpusim: plan: %zu more estimated under it are left out (at most %d "
