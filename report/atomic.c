@@ -181,6 +181,13 @@ int atomic_temp_register(const char *path, bool is_dir)
 	return SIM_ENOMEM;
 }
 
+void atomic_temp_forget_inherited(void)
+{
+	for (int i = 0; i < MAX_TEMPS; i++)
+		temps[i].used = 0;
+	writer_child = 0;
+}
+
 static void forget(const char *path)
 {
 	for (int i = 0; i < MAX_TEMPS; i++)

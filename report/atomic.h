@@ -68,6 +68,12 @@ int atomic_temp_register(const char *path, bool is_dir);
  * are removed, so it cannot create one again. */
 void atomic_temp_child(pid_t pid);
 
+/* In a forked worker (tools/forks.c), first thing: it owns none of the
+ * temporaries its parent registered, so that a worker stopped by a signal
+ * (the parent ending the others when one fails) removes only its own,
+ * never the files the parent is still writing. */
+void atomic_temp_forget_inherited(void);
+
 /* ---- standard output ---- */
 
 /* Flushes and closes standard output; on any write error (a full disk,

@@ -1144,8 +1144,8 @@ static int round_collect(void *ctx, size_t k, FILE *in, int status)
 	finalist_text(r->abs, t, r->s->cost.present, &r->l->v[i], r->global, ps->texts[i], 8192);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) || fscanf(in, "%d\n%zu\n", &wrc, &len) != 2 ||
 	    len >= sizeof why)
-		return cli_usage_error("plan --jobs: the worker of finalist %zu failed (status %d)",
-				       i + 1, status);
+		return cli_usage_error("plan --jobs: the worker of finalist %zu failed (%s)", i + 1,
+				       forks_status_text(status, why, sizeof why));
 	why[fread(why, 1, len, in)] = '\0';
 	if (wrc) {
 		skipped(i, why);

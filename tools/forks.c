@@ -1,10 +1,12 @@
 /* Independent tasks in forked workers (tools/forks.h). */
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "report/atomic.h"
 #include "sim/err.h"
 #include "tools/forks.h"
 
@@ -28,6 +30,7 @@ static int start(const forks_ops *ops, void *ctx, task *t, size_t i)
 		return SIM_EIO;
 	}
 	if (t->pid == 0) {
+		atomic_temp_forget_inherited(); /* a signal must not remove the parent's */
 		ops->work(ctx, i, t->tmp);
 		fflush(NULL);
 		_exit(ferror(t->tmp) ? 3 : 0);
@@ -88,4 +91,16 @@ int forks_run(size_t n, unsigned jobs, const forks_ops *ops, void *ctx)
 	}
 	free(t);
 	return rc;
+}
+
+const char *forks_status_text(int status, char *buf, size_t n)
+{
+	if (WIFSIGNALED(status))
+		snprintf(buf, n, "killed by signal %d (%s)", WTERMSIG(status),
+			 strsignal(WTERMSIG(status)));
+	else if (WIFEXITED(status))
+		snprintf(buf, n, "exit status %d", WEXITSTATUS(status));
+	else
+		snprintf(buf, n, "wait status %d", status);
+	return buf;
 }

@@ -26,7 +26,13 @@ typedef struct forks_ops {
 
 /* Runs tasks 0 .. n-1. 0, or the first collect's error, or SIM_EIO /
  * SIM_ENOMEM when a worker could not be started or waited for; on an
- * error the workers still running are stopped and reaped. */
+ * error the workers still running are stopped (SIGTERM: each removes its
+ * own temporaries, none of its parent's, atomic_temp_forget_inherited)
+ * and reaped. A worker inherits the parent's signal handlers. */
 int forks_run(size_t n, unsigned jobs, const forks_ops *ops, void *ctx);
+
+/* A worker's wait status in words, into buf (n bytes): "exit status 3",
+ * "killed by signal 9 (Killed)". Returns buf. */
+const char *forks_status_text(int status, char *buf, size_t n);
 
 #endif

@@ -122,7 +122,8 @@ static int collect(void *ctx, size_t i, FILE *in, int status)
 		rc = copy_variant(rep, w);
 out:
 	if (rc == SIM_EIO && !diag_count(d))
-		diag_add(d, NULL, 0, 0, "run --jobs: a worker process failed (status %d)", status);
+		diag_add(d, NULL, 0, 0, "run --jobs: a worker process failed (%s)",
+			 forks_status_text(status, err, sizeof err));
 	rep_free(w);
 	free(text);
 	return rc;

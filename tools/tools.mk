@@ -28,7 +28,7 @@ E2E_TESTS += calibrate.sh closed-loop.sh
 # simulating scenarios: run, validate
 TOOL_OBJS += $(BUILD)/tools/run.o $(BUILD)/tools/progress.o $(BUILD)/tools/run_p2p.o $(BUILD)/tools/run_par.o $(BUILD)/tools/forks.o $(BUILD)/tools/run_train.o $(BUILD)/tools/cmd_validate.o \
 	$(BUILD)/tools/bench_train.o
-UNIT_TESTS += run
+UNIT_TESTS += run forks
 # plan: the fastest layout that fits, per variant
 TOOL_OBJS += $(BUILD)/tools/cmd_plan.o
 E2E_TESTS += plan.sh
