@@ -261,6 +261,9 @@ int rep_write_file(const rep_report *r, const char *path, char *errbuf, size_t e
  * (free with rep_free). On failure *out is NULL, the return is SIM_EIO,
  * SIM_EPARSE or SIM_ENOMEM and errbuf gets "path:line:col: what is wrong". */
 int rep_read_file(const char *path, rep_report **out, char *errbuf, size_t errlen);
+/* Same from f, its current position to its end (a worker's result file,
+ * tools/forks.h); `name` stands for the path in messages. */
+int rep_read_stream(FILE *f, const char *name, rep_report **out, char *errbuf, size_t errlen);
 /* Same from a string of `len` bytes; `name` stands for the path in messages. */
 int rep_read_string(const char *name, const char *text, size_t len, rep_report **out,
 		    char *errbuf, size_t errlen);

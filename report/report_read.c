@@ -834,19 +834,26 @@ static int slurp(FILE *f, const char *path, char **text, size_t *len, char *errb
 	return 0;
 }
 
+int rep_read_stream(FILE *f, const char *name, rep_report **out, char *errbuf, size_t errlen)
+{
+	char *text;
+	size_t len;
+	int err = slurp(f, name, &text, &len, errbuf, errlen);
+	*out = NULL;
+	if (!err)
+		err = rep_read_string(name, text, len, out, errbuf, errlen);
+	free(text);
+	return err;
+}
+
 int rep_read_file(const char *path, rep_report **out, char *errbuf, size_t errlen)
 {
 	FILE *f = fopen(path, "rb");
-	char *text;
-	size_t len;
 	int err;
 	*out = NULL;
 	if (!f)
 		return sim_errbuf(errbuf, errlen, SIM_EIO, "%s: cannot open: %s", path, strerror(errno));
-	err = slurp(f, path, &text, &len, errbuf, errlen);
+	err = rep_read_stream(f, path, out, errbuf, errlen);
 	fclose(f);
-	if (!err)
-		err = rep_read_string(path, text, len, out, errbuf, errlen);
-	free(text);
 	return err;
 }

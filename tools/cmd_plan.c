@@ -918,29 +918,29 @@ static int check_job(const plan_opts *o, const scn_scenario *s)
 	return CLI_OK;
 }
 
-/* The job's GPU as the simulation times it (setup_gpu), and the payload
- * rate of a link as the first variant's packets leave it (setup_payload_frac:
- * the estimate ranks one order for every variant): a GPU the simulation
- * cannot time (no hbm_bw, eff_max or peak at the precision), or a link
- * layer it cannot frame, is bad input here as there. */
 /* Connections a ring across nodes runs on: NCCL's channels for one GPU
  * per node as the simulation reproduces its search (coll_nccl_net_ring,
  * coll.c view_new), else the two of NCCL's doubled rings. */
 static double ring_conns(const scn_scenario *s, double link_Bps)
 {
+	uint32_t cc = setup_nccl_cc(s, NULL);
 	coll_nccl_net in = { .gpus = 1, .nics = 1, .nodes = (uint32_t)s->cluster.nodes,
 			     .nic_GBps = link_Bps / 1e9, .pci_GBps = setup_nccl_pci_GBps(s),
 			     .nvlink_GBps = s->cluster.gpu.v.gpu.nvlink_bw_Bps / 1e9,
-			     .hopper = setup_nccl_cc(s, NULL) >= 90 };
+			     .hopper = cc >= 90 };
 	coll_nccl_graph gr;
-	if (!setup_nccl_cc(s, NULL) || setup_coll_proto(s) == COLL_PROTO_IDEAL || in.nodes < 2 ||
+	if (!cc || setup_coll_proto(s) == COLL_PROTO_IDEAL || in.nodes < 2 ||
 	    coll_nccl_net_ring(&in, &gr) || !gr.channels)
 		return 2;
 	return gr.channels;
 }
 
-/* The job's GPU into g, and its fabric under each variant into n[] (the
- * variant's configuration as the simulation builds it, train_config_of). */
+/* The job's GPU as the simulation times it (setup_gpu) into g, and its
+ * fabric under each variant into n[] (the variant's link framing,
+ * setup_payload_frac, and its configuration as the simulation builds it,
+ * train_config_of): a GPU the simulation cannot time (no hbm_bw, eff_max
+ * or peak at the precision), or a link layer it cannot frame, is bad input
+ * here as there. */
 static int job_nets(const plan_opts *o, const scn_scenario *s, gpu_spec *g, plan_net *n)
 {
 	diag *d = diag_new();
@@ -950,16 +950,18 @@ static int job_nets(const plan_opts *o, const scn_scenario *s, gpu_spec *g, plan
 		const scn_variant *var;
 		double frac = 1, cpu, eng;
 		train_config c;
+		plan_net *nv = &n[v];
 		scn_variant_view(s, v, &vs, &var);
 		if ((rc = setup_payload_frac(vs, var, &frac, d)) ||
 		    (rc = train_config_of(vs, &vs->jobs[0], var, vs->seed, &c, d, NULL)))
 			break;
 		cpu = train_net_cpu_cap_Bps(&c), eng = c.net_costs.engine_cap_Bps;
-		n[v] = (plan_net){ .s = vs, .link_Bps = vs->cluster.fabric.link_rate_Bps * frac,
-				   .conn_Bps = c.coll.transport.conn_cap_Bps,
-				   .node_Bps = cpu > 0 && eng > 0 ? fmin(cpu, eng) : cpu > 0 ? cpu
-								 : eng > 0 ? eng : 0 };
-		n[v].ring_conns = ring_conns(vs, n[v].link_Bps);
+		*nv = (plan_net){ .s = vs, .link_Bps = vs->cluster.fabric.link_rate_Bps * frac,
+				  .conn_Bps = c.coll.transport.conn_cap_Bps };
+		nv->node_Bps = cpu > 0 ? cpu : 0; /* the lesser of the caps there are */
+		if (eng > 0 && !(nv->node_Bps > 0 && nv->node_Bps < eng))
+			nv->node_Bps = eng;
+		nv->ring_conns = ring_conns(vs, nv->link_Bps);
 	}
 	if (rc)
 		rc = cli_usage_error("plan: '%s': %s", o->c.file,
@@ -1132,9 +1134,9 @@ static int round_collect(void *ctx, size_t k, FILE *in, int status)
 {
 	plan_round *r = ctx;
 	plan_sims *ps = r->ps;
-	size_t i = r->idx[k], len = 0, at;
+	size_t i = r->idx[k], len = 0;
 	const scn_training *t = &r->s->jobs[0].wl.train;
-	char why[512], err[256], *json = NULL;
+	char why[512], err[256];
 	plan_row vr[SCN_MAX_VARIANTS];
 	int wrc = 0;
 	if (ps->n < i + 1)
@@ -1151,19 +1153,9 @@ static int round_collect(void *ctx, size_t k, FILE *in, int status)
 		skipped(i, why);
 		return CLI_OK;
 	}
-	at = (size_t)ftell(in);
-	fseek(in, 0, SEEK_END);
-	len = (size_t)ftell(in) - at;
-	fseek(in, (long)at, SEEK_SET);
-	if (!(json = malloc(len + 1)))
-		return cli_usage_error("plan: out of memory");
-	len = fread(json, 1, len, in);
-	if (rep_read_string("(plan worker)", json, len, &ps->reps[i], err, sizeof err)) {
-		free(json);
+	if (rep_read_stream(in, "(plan worker)", &ps->reps[i], err, sizeof err))
 		return cli_usage_error("plan --jobs: finalist %zu's report does not read back: %s",
 				       i + 1, err);
-	}
-	free(json);
 	rows_of(ps->reps[i], &r->l->v[i], vr);
 	round_add(ps, r->s->nvariants, i, vr);
 	return CLI_OK;

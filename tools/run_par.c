@@ -92,8 +92,7 @@ static int collect(void *ctx, size_t i, FILE *in, int status)
 	diag *d = pr->d;
 	int rc = SIM_EIO, wrc;
 	size_t nmsg, len;
-	char *text = NULL, err[256];
-	long at, end;
+	char err[256];
 	(void)i;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) || fscanf(in, "%d %zu\n", &wrc, &nmsg) != 2)
 		goto out;
@@ -107,16 +106,9 @@ static int collect(void *ctx, size_t i, FILE *in, int status)
 	}
 	if ((rc = wrc))
 		goto out;
-	at = ftell(in);
-	fseek(in, 0, SEEK_END);
-	end = ftell(in);
-	fseek(in, at, SEEK_SET);
-	rc = SIM_ENOMEM;
-	if (at < 0 || end < at || !(text = malloc((size_t)(end - at) + 1)))
-		goto out;
-	len = fread(text, 1, (size_t)(end - at), in);
-	rc = rep_read_string("(run worker)", text, len, &w, err, sizeof err) ? SIM_EIO : SIM_OK;
-	if (rc)
+	if ((rc = rep_read_stream(in, "(run worker)", &w, err, sizeof err)) && rc != SIM_ENOMEM)
+		rc = SIM_EIO;
+	if (rc == SIM_EIO)
 		diag_add(d, NULL, 0, 0, "run --jobs: a worker's report does not read back: %s", err);
 	else
 		rc = copy_variant(rep, w);
@@ -125,7 +117,6 @@ out:
 		diag_add(d, NULL, 0, 0, "run --jobs: a worker process failed (%s)",
 			 forks_status_text(status, err, sizeof err));
 	rep_free(w);
-	free(text);
 	return rc;
 }
 
