@@ -23,13 +23,31 @@ typedef struct seen {
 	int status[NTASKS];
 	int kill_task;          /* the task whose worker kills itself; -1: none */
 	long sleep_ms[NTASKS];  /* how long each task's worker sleeps first */
+	const char *chain;      /* non-NULL: a folder where task i waits for task
+				   i + 1's mark before it ends (the last first) */
 } seen;
+
+/* Task 2 ends at once, tasks 0 and 1 wait (at most 20 s) for task i + 1's
+ * mark in dir, task 3 for task 0's; every task then leaves its own: they
+ * end in the order 2, 1, 0, 3. */
+static void chained(const char *dir, size_t i)
+{
+	char mark[256];
+	struct timespec ts = { 0, 1000000L };
+	snprintf(mark, sizeof mark, "%s/%zu", dir, i == 3 ? 0 : i + 1);
+	for (int k = 0; i != 2 && k < 20000 && access(mark, F_OK); k++)
+		nanosleep(&ts, NULL);
+	snprintf(mark, sizeof mark, "%s/%zu", dir, i);
+	fclose(fopen(mark, "w"));
+}
 
 static void work(void *ctx, size_t i, FILE *out)
 {
 	const seen *s = ctx;
 	struct timespec ts = { s->sleep_ms[i] / 1000, s->sleep_ms[i] % 1000 * 1000000L };
 	nanosleep(&ts, NULL);
+	if (s->chain)
+		chained(s->chain, i);
 	if ((int)i == s->kill_task)
 		raise(SIGKILL);
 	fprintf(out, "task %zu\n", i);
@@ -57,17 +75,28 @@ static int collect(void *ctx, size_t i, FILE *in, int status)
 
 static const forks_ops ops = { .work = work, .ended = ended, .collect = collect };
 
-/* Each task sleeps longer the earlier it is, so the last ends first. */
+/* Tasks 0-2 run at once, 3 in the first slot free; they end in the
+ * order 2, 1, 0, 3 (chained) and are collected 0, 1, 2, 3 all the same. */
 START_TEST(collected_in_task_order)
 {
-	seen s = { .kill_task = -1, .sleep_ms = { 120, 90, 60, 30 } };
+	char dir[] = "/tmp/dpusim-test-forks-XXXXXX";
+	seen s = { .kill_task = -1, .chain = mkdtemp(dir) };
+	ck_assert_ptr_nonnull(s.chain);
 	ck_assert_int_eq(forks_run(NTASKS, 3, &ops, &s), SIM_OK);
 	ck_assert_uint_eq(s.ncollected, NTASKS);
 	for (size_t i = 0; i < NTASKS; i++)
 		ck_assert_uint_eq(s.collected[i], i);
-	/* tasks 0-2 ran at once and task 2, the shortest, ended first */
 	ck_assert_int_eq(s.nended, NTASKS);
 	ck_assert_int_eq(s.ended[0], 2);
+	ck_assert_int_eq(s.ended[1], 1);
+	ck_assert_int_eq(s.ended[2], 0);
+	ck_assert_int_eq(s.ended[3], 3);
+	for (int k = 0; k < 4; k++) {
+		char mark[64];
+		snprintf(mark, sizeof mark, "%s/%d", dir, k);
+		unlink(mark);
+	}
+	ck_assert_int_eq(rmdir(dir), 0);
 }
 END_TEST
 
