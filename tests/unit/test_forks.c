@@ -23,13 +23,13 @@ typedef struct seen {
 	int status[NTASKS];
 	int kill_task;          /* the task whose worker kills itself; -1: none */
 	long sleep_ms[NTASKS];  /* how long each task's worker sleeps first */
-	const char *chain;      /* non-NULL: a folder where task i waits for task
-				   i + 1's mark before it ends (the last first) */
+	const char *chain;      /* non-NULL: a folder of marks, one for each task
+				   the parent has reaped, that the workers wait for */
 } seen;
 
-/* Task 2 ends at once, tasks 0 and 1 wait (at most 20 s) for task i + 1's
- * mark in dir, task 3 for task 0's; every task then leaves its own: they
- * end in the order 2, 1, 0, 3. */
+/* Task 2 ends at once; tasks 0 and 1 wait (at most 20 s) until the parent
+ * has reaped task i + 1 (its mark in dir, made in ended), task 3 until it
+ * has reaped task 0: they end in the order 2, 1, 0, 3, whatever the load. */
 static void chained(const char *dir, size_t i)
 {
 	char mark[256];
@@ -37,8 +37,6 @@ static void chained(const char *dir, size_t i)
 	snprintf(mark, sizeof mark, "%s/%zu", dir, i == 3 ? 0 : i + 1);
 	for (int k = 0; i != 2 && k < 20000 && access(mark, F_OK); k++)
 		nanosleep(&ts, NULL);
-	snprintf(mark, sizeof mark, "%s/%zu", dir, i);
-	fclose(fopen(mark, "w"));
 }
 
 static void work(void *ctx, size_t i, FILE *out)
@@ -59,6 +57,11 @@ static void ended(void *ctx, size_t i, FILE *in, int status)
 	(void)in;
 	s->ended[s->nended++] = (int)i;
 	s->status[i] = status;
+	if (s->chain) {
+		char mark[256];
+		snprintf(mark, sizeof mark, "%s/%zu", s->chain, i);
+		fclose(fopen(mark, "w"));
+	}
 }
 
 static int collect(void *ctx, size_t i, FILE *in, int status)
@@ -81,8 +84,17 @@ START_TEST(collected_in_task_order)
 {
 	char dir[] = "/tmp/dpusim-test-forks-XXXXXX";
 	seen s = { .kill_task = -1, .chain = mkdtemp(dir) };
+	int rc, gone;
 	ck_assert_ptr_nonnull(s.chain);
-	ck_assert_int_eq(forks_run(NTASKS, 3, &ops, &s), SIM_OK);
+	rc = forks_run(NTASKS, 3, &ops, &s);
+	for (int k = 0; k < NTASKS; k++) { /* the marks go first, whatever follows */
+		char mark[64];
+		snprintf(mark, sizeof mark, "%s/%d", dir, k);
+		unlink(mark);
+	}
+	gone = rmdir(dir);
+	ck_assert_int_eq(rc, SIM_OK);
+	ck_assert_int_eq(gone, 0);
 	ck_assert_uint_eq(s.ncollected, NTASKS);
 	for (size_t i = 0; i < NTASKS; i++)
 		ck_assert_uint_eq(s.collected[i], i);
@@ -91,12 +103,6 @@ START_TEST(collected_in_task_order)
 	ck_assert_int_eq(s.ended[1], 1);
 	ck_assert_int_eq(s.ended[2], 0);
 	ck_assert_int_eq(s.ended[3], 3);
-	for (int k = 0; k < 4; k++) {
-		char mark[64];
-		snprintf(mark, sizeof mark, "%s/%d", dir, k);
-		unlink(mark);
-	}
-	ck_assert_int_eq(rmdir(dir), 0);
 }
 END_TEST
 
