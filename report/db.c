@@ -990,7 +990,23 @@ static int prepare_two(db *d, char *errbuf, size_t errlen, const char *sql, cons
 	return 0;
 }
 
+/* Text column i of st, which the schema declares NOT NULL, into *out; a
+ * NULL there (a file damaged on disk, whose record says NULL whatever the
+ * schema, or a database dpusim did not write) is SIM_EDB with the run and
+ * the column said, never a NULL handed to a caller that prints it. */
+static int need_text(db *d, sqlite3_stmt *st, int i, int64_t run, const char *what,
+		     const char **out)
+{
+	if ((*out = col_text(st, i)))
+		return 0;
+	if (d->errbuf && d->errlen)
+		sim_fit(d->errbuf, d->errlen, "%s: run %lld has no %s (a damaged database, or one "
+			"dpusim did not write)", d->path, (long long)run, what);
+	return SIM_EDB;
+}
+
 struct run_ctx {
+	db *d;
 	int (*cb)(const db_run *run, void *arg);
 	void *arg;
 };
@@ -999,12 +1015,16 @@ static int each_run(sqlite3_stmt *st, void *ctx)
 {
 	struct run_ctx *c = ctx;
 	db_run run = {
-		.id = sqlite3_column_int64(st, 0), .time = col_text(st, 1),
-		.scenario = col_text(st, 2), .sha256 = col_text(st, 3),
-		.seed = (uint64_t)sqlite3_column_int64(st, 4), .version = col_text(st, 5),
-		.source = col_text(st, 6), .point = col_text(st, 7),
+		.id = sqlite3_column_int64(st, 0), .sha256 = col_text(st, 3),
+		.seed = (uint64_t)sqlite3_column_int64(st, 4), .point = col_text(st, 7),
 		.variants = col_text(st, 8) ? col_text(st, 8) : "",
 	};
+	int err;
+	if ((err = need_text(c->d, st, 1, run.id, "time", &run.time)) ||
+	    (err = need_text(c->d, st, 2, run.id, "scenario", &run.scenario)) ||
+	    (err = need_text(c->d, st, 5, run.id, "version", &run.version)) ||
+	    (err = need_text(c->d, st, 6, run.id, "source", &run.source)))
+		return err;
 	return c->cb(&run, c->arg);
 }
 
@@ -1022,7 +1042,7 @@ int db_list_runs(db *d, const db_filter *f, int (*cb)(const db_run *run, void *a
 		"      WHERE w.run_id = r.id AND w.name = ?2))"
 		" ORDER BY r.id DESC LIMIT ?3";
 	sqlite3_stmt *st = NULL;
-	struct run_ctx c = { .cb = cb, .arg = arg };
+	struct run_ctx c = { .d = d, .cb = cb, .arg = arg };
 	int err = prepare_two(d, errbuf, errlen, sql, f->scenario, f->variant, &st);
 	if (err)
 		return err;
@@ -1031,6 +1051,7 @@ int db_list_runs(db *d, const db_filter *f, int (*cb)(const db_run *run, void *a
 }
 
 struct point_ctx {
+	db *d;
 	int (*cb)(const db_point *p, void *arg);
 	void *arg;
 };
@@ -1039,8 +1060,9 @@ static int each_point(sqlite3_stmt *st, void *ctx)
 {
 	struct point_ctx *c = ctx;
 	db_point p = { .run_id = sqlite3_column_int64(st, 0), .point = col_text(st, 1),
-		       .variant = col_text(st, 2), .value = sqlite3_column_double(st, 3) };
-	return c->cb(&p, c->arg);
+		       .value = sqlite3_column_double(st, 3) };
+	int err = need_text(c->d, st, 2, p.run_id, "variant name", &p.variant);
+	return err ? err : c->cb(&p, c->arg);
 }
 
 int db_series(db *d, const char *scenario, const char *what,
@@ -1056,7 +1078,7 @@ int db_series(db *d, const char *scenario, const char *what,
 		" WHERE v.speedup IS NOT NULL AND (?1 IS NULL OR r.scenario = ?1)"
 		" AND ?2 = 'speedup' ORDER BY r.id, v.idx";
 	sqlite3_stmt *st = NULL;
-	struct point_ctx c = { .cb = cb, .arg = arg };
+	struct point_ctx c = { .d = d, .cb = cb, .arg = arg };
 	int err = prepare_two(d, errbuf, errlen, strcmp(what, "speedup") ? metric_sql : speedup_sql,
 			      scenario, what, &st);
 	if (err)

@@ -121,8 +121,12 @@ static int load_report(const struct plot_opts *o, const char *path, rep_report *
 	/* --scenario picks the newest run of that scenario (it was ignored,
 	 * and a misspelt name drew another scenario's run) */
 	if (!id && db_list_runs(d, &(db_filter){ .scenario = o->scenario, .limit = 1 }, newest_run,
-				&newest, err, sizeof err) < 0)
+				&newest, err, sizeof err) < 0) {
 		cli_error("%s", err);
+		free(newest.scenario);
+		db_close(d);
+		return CLI_USAGE;
+	}
 	free(newest.scenario);
 	id = id ? id : newest.id;
 	rc = id ? db_load_report(d, id, r, err, sizeof err) : SIM_ENOENT;
@@ -554,8 +558,12 @@ static int load_series(const struct plot_opts *o, const char *what, struct colle
 				       o->kind, o->src[0]);
 	if ((rc = cli_open_db_ro(o->src[0], &d)))
 		return rc;
-	if (!o->scenario)
-		db_list_runs(d, &(db_filter){ .limit = 1 }, newest_run, &newest, err, sizeof err);
+	if (!o->scenario &&
+	    db_list_runs(d, &(db_filter){ .limit = 1 }, newest_run, &newest, err, sizeof err) < 0) {
+		free(newest.scenario);
+		db_close(d);
+		return cli_error("%s", err), CLI_USAGE;
+	}
 	snprintf(scenario, slen, "%s", o->scenario ? o->scenario
 				       : newest.scenario ? newest.scenario : "");
 	free(newest.scenario);

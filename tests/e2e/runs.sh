@@ -132,4 +132,19 @@ expect_rc 2 "--db without a value"
 run_cmd "$DPUSIM" import --db "$DB"
 expect_rc 2 "import without files"
 
+# A NULL where the schema says NOT NULL (a record damaged on disk reads as
+# its bytes say, whatever the schema): said, status 2, for runs and plot
+# (plot handed it to strdup, runs printed "(null)").
+cp "$DB" "$E2E_TMP/null.db"
+sqlite3 "$E2E_TMP/null.db" "PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql =
+  replace(sql, ' scenario TEXT NOT NULL', ' scenario TEXT') WHERE name = 'runs';"
+sqlite3 "$E2E_TMP/null.db" "UPDATE runs SET scenario = NULL WHERE id = 3" # the newest
+run_cmd "$DPUSIM" runs --db "$E2E_TMP/null.db"
+expect_rc 2 "runs: a run without a scenario"
+expect_err 'null.db: run 3 has no scenario \(a damaged database' "runs names the run and the column"
+run_cmd "$DPUSIM" plot "$E2E_TMP/null.db" --kind breakdown -o "$E2E_TMP/null.svg"
+expect_rc 2 "plot: a run without a scenario"
+expect_err 'null.db: run 3 has no scenario' "plot names the run and the column"
+[ ! -e "$E2E_TMP/null.svg" ] && ok "plot writes nothing" || not_ok "plot wrote null.svg"
+
 finish

@@ -704,6 +704,69 @@ START_TEST(digest_ignores_order_and_ids)
 }
 END_TEST
 
+/* Runs SQL on a separate connection with the schema writable: a column
+ * the schema declares NOT NULL let go of it, as a record damaged on disk
+ * reads whatever the schema says. */
+static void sql_exec(const char *sql)
+{
+	sqlite3 *h;
+	char *msg = NULL;
+	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+	ck_assert_msg(sqlite3_exec(h, sql, NULL, NULL, &msg) == SQLITE_OK, "%s", msg);
+	sqlite3_close(h);
+}
+
+static void let_null(const char *table, const char *column)
+{
+	char sql[512];
+	snprintf(sql, sizeof sql, "PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql ="
+		 " replace(sql, ' %s TEXT NOT NULL', ' %s TEXT') WHERE name = '%s';", column,
+		 column, table);
+	sql_exec(sql);
+}
+
+/* A NULL where the schema says NOT NULL (a damaged file, another tool's
+ * database) is an error naming the run and the column, never a NULL
+ * handed to the caller (plot strdup'ed it; runs printed "(null)"). */
+START_TEST(null_columns_are_an_error)
+{
+	static const char *const cols[] = { "time", "scenario", "version", "source" };
+	rep_report *sim = fixture("report-sim.json");
+	int64_t id, ids[8];
+	double acc[2] = { 0, 0 };
+	char err[512], want[64], sql[128];
+	db *d = open_db();
+	ck_assert_msg(db_store_report(d, sim, NULL, &id, NULL, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(db_close(d), 0);
+	for (size_t i = 0; i < sizeof cols / sizeof *cols; i++) {
+		let_null("runs", cols[i]);
+		snprintf(sql, sizeof sql, "UPDATE runs SET %s = NULL", cols[i]);
+		sql_exec(sql);
+		d = open_db();
+		ids[0] = 0, err[0] = 0;
+		ck_assert_int_eq(db_list_runs(d, &(db_filter){ 0 }, count_run, ids, err, sizeof err),
+				 SIM_EDB);
+		ck_assert_int_eq(ids[0], 0);
+		snprintf(want, sizeof want, "run %lld has no %s (", (long long)id, cols[i]);
+		ck_assert_msg(strstr(err, want) && strstr(err, path), "%s", err);
+		ck_assert_int_eq(db_close(d), 0);
+		snprintf(sql, sizeof sql, "UPDATE runs SET %s = '%s'", cols[i],
+			 strcmp(cols[i], "source") ? "x" : "sim");
+		sql_exec(sql);
+	}
+	let_null("variants", "name");
+	sql_exec("UPDATE variants SET name = NULL WHERE idx = 1");
+	d = open_db();
+	err[0] = 0;
+	ck_assert_int_eq(db_series(d, NULL, "samples_per_s", sum_point, acc, err, sizeof err),
+			 SIM_EDB);
+	ck_assert_msg(strstr(err, "has no variant name"), "%s", err);
+	ck_assert(acc[0] == 1); /* the first variant's point, then the damaged one */
+	ck_assert_int_eq(db_close(d), 0);
+	rep_free(sim);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("db");
@@ -726,6 +789,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, find_run_by_key);
 	tcase_add_test(tc, merge_shards);
 	tcase_add_test(tc, digest_ignores_order_and_ids);
+	tcase_add_test(tc, null_columns_are_an_error);
 	suite_add_tcase(s, tc);
 	return s;
 }
