@@ -147,8 +147,9 @@ static int view_new(const coll_ctx *c, const coll_params *p, coll_ctx **out)
 	v->n = n, v->gpn = g, v->nodes = n / g;
 	v->channels = g > 1 ? (c->channels < g ? c->channels : g) : 2;
 	/* Where NCCL's search across nodes is reproduced (one GPU per node, or
-	 * whole nodes with a NIC per GPU), its count instead. */
-	if ((g == 1 || g == gpn) && v->nodes > 1) {
+	 * GPUs with a NIC each: whole nodes, or the gpn / tp of a group tp
+	 * apart), its count instead. */
+	if (v->nodes > 1) {
 		uint32_t nc = coll_nccl_net_channels(v, g, v->nodes);
 		if (nc)
 			v->channels = nc;

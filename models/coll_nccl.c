@@ -235,6 +235,18 @@ double coll_nccl_pci_GBps(uint32_t gen, uint32_t lanes)
 	return lanes * per_lane[gen - 1] / 80.0;
 }
 
+/* The NICs g GPUs of a node reach as NCCL's search takes them: one; on a
+ * node with a NIC per GPU (on the GPU's PCIe switch) each member's own,
+ * whether the group has the whole node or some of its GPUs (a data-parallel
+ * group tp apart has gpus_per_node / tp); else the node's, which
+ * coll_nccl_net_ring does not reproduce for several GPUs. */
+static uint32_t group_nics(const fab_config *fc, uint32_t g)
+{
+	if (g <= 1)
+		return 1;
+	return fc->nics_per_node == fc->gpus_per_node ? g : fc->nics_per_node;
+}
+
 /* The channels NCCL gives a ring of g GPUs per node over `nodes` of c's
  * nodes under its protocols, where its search is reproduced
  * (coll_nccl_net_ring: a known compute capability and PCIe figure, one NIC
@@ -243,7 +255,7 @@ uint32_t coll_nccl_net_channels(const coll_ctx *c, uint32_t g, uint32_t nodes)
 {
 	const fab_config *fc = fab_cfg(c->f);
 	coll_nccl_graph gr;
-	coll_nccl_net in = { .gpus = g, .nics = g > 1 ? fc->nics_per_node : 1, .nodes = nodes,
+	coll_nccl_net in = { .gpus = g, .nics = group_nics(fc, g), .nodes = nodes,
 			     .nic_GBps = fc->link_Bps / 1e9, .pci_GBps = c->cfg.nccl_pci_GBps,
 			     .nvlink_GBps = fc->nvlink_Bps / 1e9, .hopper = c->cfg.nccl_cc >= 90 };
 	if (!c->cfg.nccl_cc || c->cfg.proto == COLL_PROTO_IDEAL || coll_nccl_net_ring(&in, &gr))
@@ -342,12 +354,12 @@ static int cc_index(uint32_t cc)
 /* The ring graph the caps are per channel of, where the model knows it,
  * at a known compute capability: on one node's NVSwitch
  * (coll_nccl_nvswitch_ring; its tree graph has the same channels and bw
- * there), across nodes of whole nodes with a NIC per GPU or one GPU per
- * node (coll_nccl_net_ring, which needs NCCL's PCIe figure). */
+ * there), across nodes of GPUs with a NIC each or one GPU per node
+ * (coll_nccl_net_ring, which needs NCCL's PCIe figure). */
 static bool caps_graph(const coll_ctx *c, coll_nccl_graph *g)
 {
 	const fab_config *fc = fab_cfg(c->f);
-	coll_nccl_net in = { .gpus = c->gpn, .nics = c->gpn > 1 ? fc->nics_per_node : 1,
+	coll_nccl_net in = { .gpus = c->gpn, .nics = group_nics(fc, c->gpn),
 			     .nodes = c->nodes, .nic_GBps = fc->link_Bps / 1e9,
 			     .pci_GBps = c->cfg.nccl_pci_GBps, .nvlink_GBps = fc->nvlink_Bps / 1e9,
 			     .hopper = c->cfg.nccl_cc >= 90 };

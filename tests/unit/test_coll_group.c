@@ -209,6 +209,45 @@ START_TEST(ecmp_tree_takes_the_rings_routes)
 }
 END_TEST
 
+/* A group tp apart holds gpus_per_node / tp GPUs of each node, each with
+ * its NIC: NCCL's search (coll_nccl_net_ring, reproduced for GPUs with a
+ * NIC each) gives its ring as many channels as it finds for that many GPUs
+ * and NICs, more than for one GPU a node. Before, only groups of one GPU
+ * or whole nodes got the search's count; a group of 2 or 4 a node ran on
+ * 2 or 4 channels, fewer than one GPU a node's 4 here, so under host TCP
+ * (a connection's cap per channel) a data-parallel ring of tp 4 ran at
+ * half the bandwidth of tp 8's. */
+START_TEST(partial_node_groups_take_the_search_channels)
+{
+	fab_config fc = nodes_of(4, 8);
+	coll_config cc = { .transport = { .kind = COLL_HOST_TCP, .msg_lat_ps = 1000000,
+					  .conn_cap_Bps = 2e9 },
+			   .proto = COLL_PROTO_NCCL, .nccl_cc = 90, .nccl_pci_GBps = 24 };
+	uint32_t grp[16];
+	coll_result res[3];
+	fx_world w;
+	fx_world_new(&w, &fc, &cc);
+	for (uint32_t k = 0, g = 1; k < 3; k++, g *= 2) { /* g GPUs a node, 8 / g apart */
+		coll_nccl_net in = { .gpus = g, .nics = g, .nodes = 4, .nic_GBps = 25,
+				     .pci_GBps = 24, .nvlink_GBps = 300, .hopper = true };
+		coll_nccl_graph gr;
+		coll_params p = { .op = COLL_ALLREDUCE, .algo = COLL_RING, .bytes = 256 << 20,
+				  .ranks = grp, .nranks = 4 * g };
+		for (uint32_t i = 0; i < 4 * g; i++)
+			grp[i] = i * (8 / g);
+		ck_assert_int_eq(coll_run(w.c, &p, &res[k]), 0);
+		ck_assert_int_eq(coll_nccl_net_ring(&in, &gr), 0);
+		ck_assert_uint_eq(res[k].channels, gr.channels);
+		if (k)
+			ck_assert_msg(res[k].busbw_GBps >= res[k - 1].busbw_GBps * (1 - 1e-9),
+				      "%u a node %.4g GB/s, %u a node %.4g GB/s", g, res[k].busbw_GBps,
+				      g / 2, res[k - 1].busbw_GBps);
+	}
+	ck_assert_uint_gt(res[1].channels, res[0].channels);
+	fx_world_free(&w);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("coll_group");
@@ -219,6 +258,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, bad_groups_are_refused);
 	tcase_add_test(tc, predictions_leave_no_trace);
 	tcase_add_test(tc, tcp_chooses_as_rdma);
+	tcase_add_test(tc, partial_node_groups_take_the_search_channels);
 	tcase_add_test(tc, ecmp_tree_takes_the_rings_routes);
 	suite_add_tcase(s, tc);
 	return s;
