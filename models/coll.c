@@ -115,6 +115,43 @@ static void scratch_free(struct scratch *sc)
 	free(sc);
 }
 
+/* The channels of the whole fabric's context (coll_new): the configured
+ * count, else one per NIC (one with one GPU a node), or NCCL's search's
+ * for whole nodes where it is reproduced. */
+static uint32_t fabric_channels(const fab_config *fc, const coll_config *cfg)
+{
+	uint32_t ch = cfg->channels ? cfg->channels : fc->gpus_per_node > 1 ? fc->nics_per_node : 1;
+	if (!cfg->channels && fc->nodes > 1 && fc->gpus_per_node > 1) {
+		uint32_t nc = coll_nccl_net_channels(fc, cfg, fc->gpus_per_node, fc->nodes);
+		if (nc)
+			ch = nc;
+	}
+	return ch;
+}
+
+/* A group's channels (view_new) with g members on each of `nodes` nodes,
+ * its context running ctx_channels: two with one member a node, else at
+ * most one per member and the context's; where NCCL's search across nodes
+ * is reproduced (one GPU per node, or GPUs with a NIC each: whole nodes, or
+ * the gpn / tp of a group tp apart), its count instead. */
+static uint32_t group_channels(uint32_t ctx_channels, const fab_config *fc,
+			       const coll_config *cfg, uint32_t g, uint32_t nodes)
+{
+	uint32_t ch = g > 1 ? (ctx_channels < g ? ctx_channels : g) : 2;
+	if (nodes > 1) {
+		uint32_t nc = coll_nccl_net_channels(fc, cfg, g, nodes);
+		if (nc)
+			ch = nc;
+	}
+	return ch;
+}
+
+uint32_t coll_ring_channels(const fab_config *fc, const coll_config *cfg, uint32_t g,
+			    uint32_t nodes)
+{
+	return group_channels(fabric_channels(fc, cfg), fc, cfg, g, nodes);
+}
+
 /* A collective over a group runs on a view: a copy of the context whose
  * position i is fabric rank ranks[i], with the group's own node structure
  * (members per node when they come node by node, evenly; else one). A
@@ -145,15 +182,7 @@ static int view_new(const coll_ctx *c, const coll_params *p, coll_ctx **out)
 		return SIM_ENOMEM;
 	*v = *c;
 	v->n = n, v->gpn = g, v->nodes = n / g;
-	v->channels = g > 1 ? (c->channels < g ? c->channels : g) : 2;
-	/* Where NCCL's search across nodes is reproduced (one GPU per node, or
-	 * GPUs with a NIC each: whole nodes, or the gpn / tp of a group tp
-	 * apart), its count instead. */
-	if (v->nodes > 1) {
-		uint32_t nc = coll_nccl_net_channels(v, g, v->nodes);
-		if (nc)
-			v->channels = nc;
-	}
+	v->channels = group_channels(c->channels, fab_cfg(c->f), &c->cfg, g, v->nodes);
 	v->is_view = true;
 	if (!(v->map = sim_malloc(n * sizeof *v->map))) {
 		free(v);
@@ -186,13 +215,7 @@ int coll_ctx_new(sim_engine *eng, flow_net *net, fab *f, const coll_config *cfg,
 			 .gpn = fab_cfg(f)->gpus_per_node, .nodes = fab_cfg(f)->nodes };
 	if (!c->cfg.chunk_bytes)
 		c->cfg.chunk_bytes = DEFAULT_CHUNK;
-	c->channels = cfg->channels ? cfg->channels
-				    : c->gpn > 1 ? fab_cfg(f)->nics_per_node : 1;
-	if (!cfg->channels && c->nodes > 1 && c->gpn > 1) {
-		uint32_t nc = coll_nccl_net_channels(c, c->gpn, c->nodes);
-		if (nc)
-			c->channels = nc;
-	}
+	c->channels = fabric_channels(fab_cfg(f), cfg);
 	c->root = c;
 	c->rng = sim_rng_new(cfg->seed, "coll.jitter");
 	c->sc = sim_calloc(1, sizeof *c->sc);

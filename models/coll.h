@@ -198,6 +198,15 @@ typedef struct coll_nccl_net {
  * an NVSwitch: a topology whose search is not reproduced). */
 int coll_nccl_net_ring(const coll_nccl_net *in, coll_nccl_graph *out);
 
+/* The channels (NCCL's rings side by side, each a connection to the next
+ * rank) a ring over a group with g members on each of `nodes` nodes runs
+ * on, in a context on fabric fc under cfg, as a collective over such a
+ * group runs it: NCCL's search's count where it is reproduced (one GPU a
+ * node, or GPUs with a NIC each), else two with one member a node and at
+ * most one per member otherwise. dpusim plan's estimate reads it. */
+uint32_t coll_ring_channels(const fab_config *fc, const coll_config *cfg, uint32_t g,
+			    uint32_t nodes);
+
 /* NCCL's PCIe figure for a link of `lanes` lanes of generation `gen`
  * (src/graph/topo.cc: lanes x per-lane / 80), GB/s; 0 for an unknown
  * generation. */

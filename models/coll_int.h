@@ -164,7 +164,8 @@ sim_time coll_nccl_tree_lat(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
 sim_time coll_nccl_sharp_lat(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
 sim_time coll_nccl_nvls_lat(const coll_ctx *c, coll_op op, uint32_t nccl_proto);
 uint32_t coll_nccl_channels(collective *r);
-uint32_t coll_nccl_net_channels(const coll_ctx *c, uint32_t g, uint32_t nodes);
+uint32_t coll_nccl_net_channels(const fab_config *fc, const coll_config *cfg, uint32_t g,
+				uint32_t nodes);
 uint32_t coll_nccl_nvls_loops(uint64_t bytes, uint32_t heads);
 sim_time coll_nccl_nvls_fill_ps(collective *r, uint64_t link_bytes);
 uint32_t coll_nccl_slices(coll_op op, uint32_t nccl_proto);

@@ -251,14 +251,14 @@ static uint32_t group_nics(const fab_config *fc, uint32_t g)
  * nodes under its protocols, where its search is reproduced
  * (coll_nccl_net_ring: a known compute capability and PCIe figure, one NIC
  * per GPU or one GPU per node); else 0 (the caller's convention). */
-uint32_t coll_nccl_net_channels(const coll_ctx *c, uint32_t g, uint32_t nodes)
+uint32_t coll_nccl_net_channels(const fab_config *fc, const coll_config *cfg, uint32_t g,
+				uint32_t nodes)
 {
-	const fab_config *fc = fab_cfg(c->f);
 	coll_nccl_graph gr;
 	coll_nccl_net in = { .gpus = g, .nics = group_nics(fc, g), .nodes = nodes,
-			     .nic_GBps = fc->link_Bps / 1e9, .pci_GBps = c->cfg.nccl_pci_GBps,
-			     .nvlink_GBps = fc->nvlink_Bps / 1e9, .hopper = c->cfg.nccl_cc >= 90 };
-	if (!c->cfg.nccl_cc || c->cfg.proto == COLL_PROTO_IDEAL || coll_nccl_net_ring(&in, &gr))
+			     .nic_GBps = fc->link_Bps / 1e9, .pci_GBps = cfg->nccl_pci_GBps,
+			     .nvlink_GBps = fc->nvlink_Bps / 1e9, .hopper = cfg->nccl_cc >= 90 };
+	if (!cfg->nccl_cc || cfg->proto == COLL_PROTO_IDEAL || coll_nccl_net_ring(&in, &gr))
 		return 0;
 	return gr.channels;
 }

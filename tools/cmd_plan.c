@@ -204,7 +204,8 @@ typedef struct plan_net {
 	double link_Bps;
 	double conn_Bps;    /* 0: no cap per connection */
 	double node_Bps;    /* 0: no cap per node */
-	double ring_conns;  /* connections a ring across nodes runs on (NCCL's channels) */
+	fab_config fab;     /* the variant's fabric and collectives as the simulation */
+	coll_config coll;   /* builds them (train_config_of), for ring_channels */
 } plan_net;
 
 /* Seconds stage p's GPU computes in one iteration of m microbatches, as
@@ -240,6 +241,25 @@ static double stage_compute_s(const gpu_spec *g, const scn_training *t, const ca
 		    lf + lb);
 }
 
+/* The members a ring of `members` ranks `stride` apart (from rank 0) has
+ * on each node, as coll.c's view_new finds them: its first node's, where
+ * every node holds that many in a row; else 1 (it takes the ring as
+ * crossing a node at every member). */
+static long members_per_node(long gpn, long stride, long members)
+{
+	long g = stride <= gpn && gpn % stride == 0 ? gpn / stride : 1;
+	g = g < members ? g : members;
+	return g > 0 && members % g == 0 ? g : 1;
+}
+
+/* The connections (NCCL channels) a ring of `members` ranks with g on each
+ * node runs on across nodes: the simulation's own count
+ * (coll_ring_channels, as coll.c's view_new gives a group its channels). */
+static double ring_channels(const plan_net *n, long g, long members)
+{
+	return coll_ring_channels(&n->fab, &n->coll, (uint32_t)g, (uint32_t)(members / g));
+}
+
 /* Bytes per second a group moves between its members, its ranks spanning
  * `span` consecutive ranks in Megatron's order (train_rank: tensor,
  * context, data, pipeline): NVLink when they lie inside one node. Across nodes, point to
@@ -249,12 +269,14 @@ static double stage_compute_s(const gpu_spec *g, const scn_training *t, const ca
  * side by side there (at most the GPUs per node), up to NVLink's rate;
  * a link carries payload at n->link_Bps (plan_net). A ring also pays the
  * variant's caps, as the simulation puts them on what leaves a node: it
- * runs on n->ring_conns connections of at most n->conn_Bps each, and the
- * groups side by side share the node's cap on its traffic, each sending
- * and receiving what it moves. Point to point (the pipeline's sends) does
- * not: the simulation splits a send over the node's NICs, and a stage's
- * sends come one at a time between its computations, not all at once. */
-static double group_Bps(const plan_net *n, long span, long side, bool ring)
+ * runs on ring_channels(g) connections of at most n->conn_Bps each (g its
+ * members on a node), and the groups side by side share the node's cap on
+ * its traffic, each sending and receiving what it moves. Point to point
+ * (the pipeline's sends) does not: the simulation splits a send over the
+ * node's NICs, and a stage's sends come one at a time between its
+ * computations, not all at once. */
+static double group_Bps(const plan_net *n, long span, long side, long g, long members,
+			bool ring)
 {
 	const scn_cluster *cl = &n->s->cluster;
 	double link = n->link_Bps, nvl = cl->gpu.v.gpu.nvlink_bw_Bps;
@@ -265,7 +287,7 @@ static double group_Bps(const plan_net *n, long span, long side, bool ring)
 		return nvl;
 	Bps = fmin(Bps, ring ? node : link);
 	if (ring && n->conn_Bps > 0)
-		Bps = fmin(Bps, n->conn_Bps * n->ring_conns);
+		Bps = fmin(Bps, n->conn_Bps * ring_channels(n, g, members));
 	if (ring && n->node_Bps > 0)
 		Bps = fmin(Bps, n->node_Bps / (2 * sharing));
 	return nvl > 0 ? fmin(Bps, nvl) : Bps;
@@ -352,7 +374,7 @@ static double dp_exposed_s(const scn_training *t, const cand *c, double params, 
  * latency. */
 static double layer_tp_s(const plan_net *n, const cand *c, double act)
 {
-	double Bps = group_Bps(n, c->tp, 1, true);
+	double Bps = group_Bps(n, c->tp, 1, n->s->cluster.gpus_per_node, c->tp, true);
 	if (c->tp < 2 || !(Bps > 0))
 		return 0;
 	return (c->recompute ? 6 : 4) * act * 2.0 * (c->tp - 1) / c->tp / Bps;
@@ -367,7 +389,9 @@ static double layer_tp_s(const plan_net *n, const cand *c, double act)
  * side by side. */
 static double layer_cp_s(const plan_net *n, const wl_transformer *tf, const cand *c)
 {
-	double Bps = group_Bps(n, (long)c->tp * c->cp, c->tp, true);
+	double Bps = group_Bps(n, (long)c->tp * c->cp, c->tp,
+			       members_per_node(n->s->cluster.gpus_per_node, c->tp, c->cp), c->cp,
+			       true);
 	double kv = wl_layer_kv_bytes(tf, (uint32_t)c->mb) / c->tp;
 	if (c->cp < 2 || !(Bps > 0))
 		return 0;
@@ -442,8 +466,10 @@ static double plan_estimate(const plan_net *n, const gpu_spec *g, const scn_trai
 {
 	const wl_model *wm = &t->shape;
 	double comp = 0, params = 0, mv = (double)m * c->vp;
-	double pp_Bps = group_Bps(n, pp_span(c), 1, false);
-	double dp_Bps = group_Bps(n, dp_span(c), dp_groups_per_node(n->s, c), true);
+	long R = (long)c->dp * c->cp; /* the gradients' group: every replica's context ranks */
+	double pp_Bps = group_Bps(n, pp_span(c), 1, 1, 2, false);
+	double dp_Bps = group_Bps(n, dp_span(c), dp_groups_per_node(n->s, c),
+				  members_per_node(n->s->cluster.gpus_per_node, c->tp, R), R, true);
 	for (int p = 0; p < c->pp; p++) {
 		comp = fmax(comp, stage_compute_s(g, t, c, p, m));
 		params = fmax(params, wl_stage_params(wm, (uint32_t)c->pp, (uint32_t)p));
@@ -918,23 +944,6 @@ static int check_job(const plan_opts *o, const scn_scenario *s)
 	return CLI_OK;
 }
 
-/* Connections a ring across nodes runs on: NCCL's channels for one GPU
- * per node as the simulation reproduces its search (coll_nccl_net_ring,
- * coll.c view_new), else the two of NCCL's doubled rings. */
-static double ring_conns(const scn_scenario *s, double link_Bps)
-{
-	uint32_t cc = setup_nccl_cc(s, NULL);
-	coll_nccl_net in = { .gpus = 1, .nics = 1, .nodes = (uint32_t)s->cluster.nodes,
-			     .nic_GBps = link_Bps / 1e9, .pci_GBps = setup_nccl_pci_GBps(s),
-			     .nvlink_GBps = s->cluster.gpu.v.gpu.nvlink_bw_Bps / 1e9,
-			     .hopper = cc >= 90 };
-	coll_nccl_graph gr;
-	if (!cc || setup_coll_proto(s) == COLL_PROTO_IDEAL || in.nodes < 2 ||
-	    coll_nccl_net_ring(&in, &gr) || !gr.channels)
-		return 2;
-	return gr.channels;
-}
-
 /* The job's GPU as the simulation times it (setup_gpu) into g, and its
  * fabric under each variant into n[] (the variant's link framing,
  * setup_payload_frac, and its configuration as the simulation builds it,
@@ -961,7 +970,7 @@ static int job_nets(const plan_opts *o, const scn_scenario *s, gpu_spec *g, plan
 		nv->node_Bps = cpu > 0 ? cpu : 0; /* the lesser of the caps there are */
 		if (eng > 0 && !(nv->node_Bps > 0 && nv->node_Bps < eng))
 			nv->node_Bps = eng;
-		nv->ring_conns = ring_conns(vs, nv->link_Bps);
+		nv->fab = c.fabric, nv->coll = c.coll;
 	}
 	if (rc)
 		rc = cli_usage_error("plan: '%s': %s", o->c.file,

@@ -216,7 +216,8 @@ END_TEST
  * or whole nodes got the search's count; a group of 2 or 4 a node ran on
  * 2 or 4 channels, fewer than one GPU a node's 4 here, so under host TCP
  * (a connection's cap per channel) a data-parallel ring of tp 4 ran at
- * half the bandwidth of tp 8's. */
+ * half the bandwidth of tp 8's. coll_ring_channels, which dpusim plan's
+ * estimate reads, gives the same count. */
 START_TEST(partial_node_groups_take_the_search_channels)
 {
 	fab_config fc = nodes_of(4, 8);
@@ -238,6 +239,8 @@ START_TEST(partial_node_groups_take_the_search_channels)
 		ck_assert_int_eq(coll_run(w.c, &p, &res[k]), 0);
 		ck_assert_int_eq(coll_nccl_net_ring(&in, &gr), 0);
 		ck_assert_uint_eq(res[k].channels, gr.channels);
+		/* what dpusim plan's estimate reads is what the group ran */
+		ck_assert_uint_eq(coll_ring_channels(&fc, &cc, g, 4), res[k].channels);
 		if (k)
 			ck_assert_msg(res[k].busbw_GBps >= res[k - 1].busbw_GBps * (1 - 1e-9),
 				      "%u a node %.4g GB/s, %u a node %.4g GB/s", g, res[k].busbw_GBps,
