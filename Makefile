@@ -187,8 +187,8 @@ bench: all
 	--jobs 2 >/dev/null; rc=$$?; rm -rf "$$d"; [ $$rc -eq 0 ] || exit $$rc
 	@# issue 14's 16,384-GPU target (under 30 s, 8 GiB): 405B, host TCP, ECMP, 16
 	@# microbatches a pipeline, two NICs a node (its data-parallel rings' channels share them)
-	@/usr/bin/time -f "run tests/data/train-405b-16k-2nics.yaml gpus=16384 microbatches=16 \
-	wall_s=%e peak_rss_kb=%M" $(BIN)/dpusim run tests/data/train-405b-16k-2nics.yaml >/dev/null
+	@/usr/bin/time -f "run tests/bench/train-405b-16k-2nics.yaml gpus=16384 microbatches=16 \
+	wall_s=%e peak_rss_kb=%M" $(BIN)/dpusim run tests/bench/train-405b-16k-2nics.yaml >/dev/null
 	@# the shipped collective sweep (ring and tree, 20 runs of 11 sizes, 2 variants)
 	@d=$$(mktemp -d) && /usr/bin/time -f "sweep scenarios/allreduce-sweep.yaml points=2 \
 	wall_s=%e peak_rss_kb=%M" $(BIN)/dpusim sweep scenarios/allreduce-sweep.yaml \
