@@ -212,10 +212,11 @@ END_TEST
 /* A group tp apart holds gpus_per_node / tp GPUs of each node, each with
  * its NIC: NCCL's search (coll_nccl_net_ring, reproduced for GPUs with a
  * NIC each) gives its ring as many channels as it finds for that many GPUs
- * and NICs, more than for one GPU a node. Before, only groups of one GPU
- * or whole nodes got the search's count; a group of 2 or 4 a node ran on
- * 2 or 4 channels, fewer than one GPU a node's 4 here, so under host TCP
- * (a connection's cap per channel) a data-parallel ring of tp 4 ran at
+ * and NICs, more than for one GPU a node: here (200 Gb/s) 2, 4 and 8 for
+ * 1, 2 and 4 a node. Before, only groups of one GPU or whole nodes got the
+ * search's count; a group of 2 or 4 a node ran on 2 or 4 channels (on NDR
+ * with H100s, where one GPU a node gets 4, fewer than it), so under host
+ * TCP (a connection's cap per channel) a data-parallel ring of tp 4 ran at
  * half the bandwidth of tp 8's. coll_ring_channels, which dpusim plan's
  * estimate reads, gives the same count. */
 START_TEST(partial_node_groups_take_the_search_channels)
