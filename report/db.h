@@ -93,7 +93,8 @@ int db_merge(db *d, const char *src_path, unsigned *added, unsigned *skipped, ch
 	     size_t errlen);
 
 /* A stored run, as db_list_runs hands it over (strings valid during the
- * callback only; sha256 and point may be NULL). */
+ * callback only; sha256 and point may be NULL, the other strings never:
+ * db_list_runs refuses a row without them). */
 typedef struct db_run {
 	int64_t id;
 	const char *time;      /* "YYYY-MM-DDTHH:MM:SSZ" */
@@ -121,7 +122,7 @@ int db_list_runs(db *d, const db_filter *f, int (*cb)(const db_run *run, void *a
 typedef struct db_point {
 	int64_t run_id;
 	const char *point;    /* may be NULL */
-	const char *variant;
+	const char *variant;  /* never NULL (db_series refuses such a row) */
 	double value;
 } db_point;
 

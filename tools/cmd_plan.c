@@ -269,8 +269,9 @@ static double ring_channels(const plan_net *n, long g, long members)
  * side by side there (at most the GPUs per node), up to NVLink's rate;
  * a link carries payload at n->link_Bps (plan_net). A ring also pays the
  * variant's caps, as the simulation puts them on what leaves a node: it
- * runs on ring_channels(g) connections of at most n->conn_Bps each (g its
- * members on a node), and the groups side by side share the node's cap on
+ * runs on ring_channels(g, members) connections of at most n->conn_Bps
+ * each (g of its members on each node, `members` in all; neither read
+ * point to point), and the groups side by side share the node's cap on
  * its traffic, each sending and receiving what it moves. Point to point
  * (the pipeline's sends) does not: the simulation splits a send over the
  * node's NICs, and a stage's sends come one at a time between its
@@ -467,7 +468,7 @@ static double plan_estimate(const plan_net *n, const gpu_spec *g, const scn_trai
 	const wl_model *wm = &t->shape;
 	double comp = 0, params = 0, mv = (double)m * c->vp;
 	long R = (long)c->dp * c->cp; /* the gradients' group: every replica's context ranks */
-	double pp_Bps = group_Bps(n, pp_span(c), 1, 1, 2, false);
+	double pp_Bps = group_Bps(n, pp_span(c), 1, 1, 1, false); /* point to point */
 	double dp_Bps = group_Bps(n, dp_span(c), dp_groups_per_node(n->s, c),
 				  members_per_node(n->s->cluster.gpus_per_node, c->tp, R), R, true);
 	for (int p = 0; p < c->pp; p++) {

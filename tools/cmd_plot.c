@@ -120,14 +120,14 @@ static int load_report(const struct plot_opts *o, const char *path, rep_report *
 		return rc;
 	/* --scenario picks the newest run of that scenario (it was ignored,
 	 * and a misspelt name drew another scenario's run) */
-	if (!id && db_list_runs(d, &(db_filter){ .scenario = o->scenario, .limit = 1 }, newest_run,
-				&newest, err, sizeof err) < 0) {
+	rc = id ? 0 : db_list_runs(d, &(db_filter){ .scenario = o->scenario, .limit = 1 },
+				   newest_run, &newest, err, sizeof err);
+	free(newest.scenario);
+	if (rc < 0) {
 		cli_error("%s", err);
-		free(newest.scenario);
 		db_close(d);
 		return CLI_USAGE;
 	}
-	free(newest.scenario);
 	id = id ? id : newest.id;
 	rc = id ? db_load_report(d, id, r, err, sizeof err) : SIM_ENOENT;
 	if (rc && !id && o->scenario)
