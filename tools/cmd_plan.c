@@ -198,7 +198,10 @@ static int parse_opts(int argc, char **argv, plan_opts *o)
  * transport puts on traffic that leaves a node, as train_config_of gives
  * them to the simulation: one connection's (host-tcp: the cores its NCCL
  * socket threads run on; RDMA with a host cost per byte), and the node's
- * host stack and DPU engines on its traffic in and out. */
+ * host stack, DPU engines and host memory on its traffic in and out (the
+ * memory's rate over the times each byte crosses it at an end of the
+ * variant's transport, fab_end_mem_passes: 4 through a kernel socket, 1
+ * from host buffers, 0 with GPUDirect). */
 typedef struct plan_net {
 	const scn_scenario *s;
 	double link_Bps;
@@ -958,7 +961,8 @@ static int job_nets(const plan_opts *o, const scn_scenario *s, gpu_spec *g, plan
 	for (size_t v = 0; v < s->nvariants && !rc; v++) {
 		const scn_scenario *vs; /* the scenario as the variant sees it */
 		const scn_variant *var;
-		double frac = 1, cpu, eng;
+		double frac = 1, cpu, eng, mem;
+		uint32_t passes;
 		train_config c;
 		plan_net *nv = &n[v];
 		scn_variant_view(s, v, &vs, &var);
@@ -968,9 +972,13 @@ static int job_nets(const plan_opts *o, const scn_scenario *s, gpu_spec *g, plan
 		cpu = train_net_cpu_cap_Bps(&c), eng = c.net_costs.engine_cap_Bps;
 		*nv = (plan_net){ .s = vs, .link_Bps = vs->cluster.fabric.link_rate_Bps * frac,
 				  .conn_Bps = c.coll.transport.conn_cap_Bps };
-		nv->node_Bps = cpu > 0 ? cpu : 0; /* the lesser of the caps there are */
+		passes = fab_end_mem_passes(coll_transport_end(c.coll.transport.kind));
+		mem = passes && c.fabric.host_mem_Bps > 0 ? c.fabric.host_mem_Bps / passes : 0;
+		nv->node_Bps = cpu > 0 ? cpu : 0; /* the least of the caps there are */
 		if (eng > 0 && !(nv->node_Bps > 0 && nv->node_Bps < eng))
 			nv->node_Bps = eng;
+		if (mem > 0 && !(nv->node_Bps > 0 && nv->node_Bps < mem))
+			nv->node_Bps = mem;
 		nv->fab = c.fabric, nv->coll = c.coll;
 	}
 	if (rc)
