@@ -337,8 +337,11 @@ static long dp_span(const cand *c)
  * all-gather, exposed, after the optimizer step; ZeRO 3 the backward's
  * all-gather and the reduce-scatter there and the all-gather after, 3
  * against 2 model sizes per step (Rajbhandari et al., "ZeRO", SC 2020,
- * section 7.2). Megatron-LM 2021-22's engines run it all after that
- * backward (wl_engine_reduces_after_backward). */
+ * section 7.2). With v virtual stages a stage's gradients come in v
+ * pieces, each as its chunk's last backward ends (train.c, grads_ready),
+ * so the pieces of the chunks that finish first run behind the later
+ * chunks' backward passes. Megatron-LM 2021-22's engines run it all after
+ * that backward (wl_engine_reduces_after_backward). */
 static double dp_exposed_s(const scn_training *t, const cand *c, double params, double Bps,
 			   double bwd_s)
 {
@@ -351,7 +354,15 @@ static double dp_exposed_s(const scn_training *t, const cand *c, double params, 
 	double after = c->zero ? gather : 0;
 	if (wl_engine_reduces_after_backward(t->engine)) /* none behind the backward */
 		return slot + after;
-	return fmax(slot / nb, slot - bwd_s) + after;
+	/* v chunks' pieces in the order their last backward ends (1 / v of
+	 * bwd_s each, pp backward passes apart: the interleaved schedule's
+	 * cool-down takes each chunk through a group of pp microbatches,
+	 * wl_interleaved_op), relative to the end of the last one; each piece
+	 * waits for the one before it */
+	double piece = slot / c->vp, pass_s = bwd_s / c->vp, end_s = -INFINITY;
+	for (int j = c->vp - 1; j >= 0; j--)
+		end_s = fmax(end_s, -j * c->pp * pass_s - pass_s) + piece;
+	return fmax(slot / nb, end_s) + after;
 }
 
 /* Seconds of one iteration, closed form, for ranking only (the finalists'
