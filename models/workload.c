@@ -547,8 +547,7 @@ void wl_1f1b_op(uint32_t pp, uint32_t microbatches, uint32_t p, uint32_t i, bool
 	}
 }
 
-/* Warm-up forwards of rank p (both schedules), at most all M x v. */
-static uint32_t warmup_ops(uint32_t pp, uint32_t v, uint32_t M, uint32_t p)
+uint32_t wl_pipe_warmup(uint32_t pp, uint32_t v, uint32_t M, uint32_t p)
 {
 	uint64_t warm = v == 1 ? pp - p - 1 : 2ull * (pp - p - 1) + (uint64_t)(v - 1) * pp;
 	return warm < (uint64_t)M * v ? (uint32_t)warm : M * v;
@@ -557,7 +556,7 @@ static uint32_t warmup_ops(uint32_t pp, uint32_t v, uint32_t M, uint32_t p)
 void wl_interleaved_op(uint32_t pp, uint32_t v, uint32_t microbatches, uint32_t p, uint32_t i,
 		       bool *fwd, uint32_t *m, uint32_t *chunk)
 {
-	uint32_t total = microbatches * v, warm = warmup_ops(pp, v, microbatches, p), k, j;
+	uint32_t total = microbatches * v, warm = wl_pipe_warmup(pp, v, microbatches, p), k, j;
 	if (v == 1) {
 		*chunk = 0;
 		return wl_1f1b_op(pp, microbatches, p, i, fwd, m);
@@ -577,7 +576,7 @@ void wl_interleaved_op(uint32_t pp, uint32_t v, uint32_t microbatches, uint32_t 
 uint32_t wl_pipe_inflight(uint32_t pp, uint32_t v, uint32_t microbatches, uint32_t p)
 {
 	uint32_t M = microbatches ? microbatches : UINT32_MAX / (v ? v : 1) / 2;
-	uint32_t warm = warmup_ops(pp, v, M, p);
+	uint32_t warm = wl_pipe_warmup(pp, v, M, p);
 	return warm < M * v ? warm + 1 : M * v;
 }
 

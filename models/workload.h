@@ -428,6 +428,10 @@ const char *wl_engine_fault(wl_engine e, uint32_t pp, uint32_t vp, bool sp, uint
  * cp 0 or 1: always. */
 bool wl_cp_splits_seq(const wl_transformer *t, uint32_t cp);
 
+/* Warm-up forwards of rank p of pp under that schedule (v = 1: plain
+ * 1F1B's pp - p - 1), at most all microbatches x v. */
+uint32_t wl_pipe_warmup(uint32_t pp, uint32_t v, uint32_t microbatches, uint32_t p);
+
 /* Model chunks' microbatches whose activations rank p of pp holds at
  * most under that schedule (v = 1: plain 1F1B): its warm-up forwards plus
  * the one forward the steady state runs before its first backward, at most

@@ -275,10 +275,12 @@ static double ring_channels(const plan_net *n, long g, long members)
  * runs on ring_channels(g, members) connections of at most n->conn_Bps
  * each (g of its members on each node, `members` in all; neither read
  * point to point), and the groups side by side share the node's cap on
- * its traffic, each sending and receiving what it moves. Point to point
- * (the pipeline's sends) does not: the simulation splits a send over the
- * node's NICs, and a stage's sends come one at a time between its
- * computations, not all at once. */
+ * its traffic, each sending and receiving what it moves. A pipeline send
+ * (point to point) is one connection (train.c, send_between: one flow
+ * under conn_cap_Bps), and the node's GPUs send theirs at once (its
+ * tensor ranks and the replicas of its stage run in lock step), sharing
+ * the node's cap one way: the sends that wait in line are the warm-up's
+ * forwards and the cool-down's backwards (pipe_waits), not both at once. */
 static double group_Bps(const plan_net *n, long span, long side, long g, long members,
 			bool ring)
 {
@@ -290,10 +292,10 @@ static double group_Bps(const plan_net *n, long span, long side, long g, long me
 	if (span <= cl->gpus_per_node && nvl > 0)
 		return nvl;
 	Bps = fmin(Bps, ring ? node : link);
-	if (ring && n->conn_Bps > 0)
-		Bps = fmin(Bps, n->conn_Bps * ring_channels(n, g, members));
-	if (ring && n->node_Bps > 0)
-		Bps = fmin(Bps, n->node_Bps / (2 * sharing));
+	if (n->conn_Bps > 0)
+		Bps = fmin(Bps, n->conn_Bps * (ring ? ring_channels(n, g, members) : 1));
+	if (n->node_Bps > 0)
+		Bps = fmin(Bps, n->node_Bps / ((ring ? 2 : 1) * sharing));
 	return nvl > 0 ? fmin(Bps, nvl) : Bps;
 }
 
@@ -373,9 +375,8 @@ static double dp_exposed_s(const scn_training *t, const cand *c, double params, 
  * per rank (Narayanan et al., SC21, sections 2.2.1-2.2.2; v = 1 is plain
  * 1F1B's (m + pp - 1) / m), plus, not overlapped, per microbatch: the
  * tensor-parallel collectives (layer_tp_s), the context-parallel K/V
- * collectives (layer_cp_s), the stage-boundary sends (v per rank and
- * direction, one for each chunk it holds: the interleaved schedule's
- * v-fold communication, ibid. 2.2.2), and what the data-parallel traffic
+ * collectives (layer_cp_s), the stage-boundary sends that the pipeline
+ * waits for (pipe_waits), and what the data-parallel traffic
  * leaves exposed (dp_exposed_s), each over NVLink where its group lies
  * inside a node, else over the GPU's share of the node's NICs under the
  * variant's caps (group_Bps, plan_net). */
@@ -476,6 +477,28 @@ static double layer_comm_s(const plan_net *n, const gpu_spec *g, const scn_train
 	return tp_s + cp_s;
 }
 
+/* The stage-boundary sends a pipeline waits for in an iteration of m
+ * microbatches, as the simulation runs Megatron's schedules (train.c: a
+ * send flows while its rank goes on, and a pass waits for its input).
+ * Plain 1F1B's steady state has no slack: a stage's next backward needs
+ * the gradient of a microbatch that went on through every later stage,
+ * so each forward and backward of a microbatch waits for a send, 2 m.
+ * The interleaved schedule (v chunks) takes groups of pp microbatches
+ * through each chunk in turn: in rank 0's warm-up the group's next chunk
+ * needs its first microbatch back from around the pipeline (pp passes
+ * and pp sends) while the rank has only the group's other pp - 1 passes
+ * to run, so each warm-up forward waits for about one send, and each
+ * cool-down backward likewise; in the steady state a forward and a
+ * backward of other microbatches run while a send is in flight. So 2 W,
+ * W rank 0's warm-up forwards (wl_pipe_warmup: 2 (pp - 1) + (v - 1) pp,
+ * at most m v). */
+static double pipe_waits(const cand *c, int m)
+{
+	if (c->vp == 1)
+		return 2.0 * m;
+	return 2.0 * wl_pipe_warmup((uint32_t)c->pp, (uint32_t)c->vp, (uint32_t)m, 0);
+}
+
 static double plan_estimate(const plan_net *n, const gpu_spec *g, const scn_training *t,
 			    const cand *c, int m)
 {
@@ -497,7 +520,7 @@ static double plan_estimate(const plan_net *n, const gpu_spec *g, const scn_trai
 		double extra, comm = layer_comm_s(n, g, t, c, act, &extra);
 		T += layers * m * (comm + extra * (1 + (c->pp - 1) / mv));
 		if (c->pp > 1 && pp_Bps > 0)
-			T += 2.0 * mv * act / c->tp / pp_Bps;
+			T += pipe_waits(c, m) * act / c->tp / pp_Bps;
 	}
 	/* The last microbatch's backward: 2 of a pass's 3 forward-equivalents,
 	 * 3 of 4 with recomputation. */

@@ -224,36 +224,36 @@ run_cmd "$DPUSIM" check tests/bad/memory-does-not-fit.yaml
 expect_rc 2 "check still refuses that scenario"
 
 # The estimate sees each variant's transport (the connection and node caps
-# the simulation puts on rings across nodes) and the finalists are each
+# the simulation puts on what leaves a node) and the finalists are each
 # variant's best estimates in turn: on 2 nodes of scenarios/nic-vs-dpu.yaml
 # the fastest layout under every variant (pp 2, dp 8, v 4: 1.172 s tuned
-# TCP, 1.140 s RDMA) is its estimate's first, so the first 8 find what 120
-# find. The variant-blind estimate ranked it 36th, and its first 8 answered
-# pp 1, dp 16 (1.248 s and 1.206 s).
-run_cmd "$DPUSIM" plan scenarios/nic-vs-dpu.yaml --nodes 2 --top 1 --finalists 120
+# TCP, 1.140 s RDMA) is among its estimate's first two (under RDMA the
+# first is its ZeRO 0, v 8 twin: estimated 1.128 s, simulated 1.166 s), so
+# the first 8 find what 120 find. The variant-blind estimate ranked it
+# 36th, and its first 8 answered pp 1, dp 16 (1.248 s and 1.206 s).
+run_cmd "$DPUSIM" plan scenarios/nic-vs-dpu.yaml --nodes 2 --top 200 --finalists 120
 BEST=$(awk '$1 == 1 && NF == 18 { print $2, $3, $4, $5, $6, $9, $14 }' <<<"$OUT")
-run_cmd "$DPUSIM" plan scenarios/nic-vs-dpu.yaml --nodes 2 --top 1 --finalists 8
-expect_out "4953 fit, 8 simulated" "--finalists 8 simulates exactly 8"
-GOT=$(awk '$1 == 1 && NF == 18 { print $2, $3, $4, $5, $6, $9, $14 }' <<<"$OUT")
-if [ -n "$BEST" ] && [ "$GOT" = "$BEST" ]; then ok "8 finalists find each variant's best of 120"
-else not_ok "8 finalists' bests '$GOT' are not 120's '$BEST'"; fi
-if awk '$1 == 1 && NF == 18 && $13 != 1 { bad = 1 } END { exit bad }' <<<"$OUT"; then
-	ok "each variant's best is its own estimate's first"
-else not_ok "a variant's best is not its estimate's first"; fi
 # The node's host memory caps what its rings move (each byte crosses it 4
 # times under host TCP: 614.4 GB/s of two Xeon 8480C sockets carry 153.6
 # GB/s of a node's traffic), as the simulation's host-memory resource does:
-# the pure data-parallel layout on 2 nodes (pp 1, dp 16, micro 2), whose
-# gradient reduce-scatter and parameter all-gather are held there, is
-# estimated within 2% of its simulation under tuned TCP (1.240 s against
-# 1.248 s; 1.167 s, -6.5%, when the estimate saw the host stack's cores and
-# not the memory).
-run_cmd "$DPUSIM" plan scenarios/nic-vs-dpu.yaml --nodes 2 --top 200 --finalists 40
+# the pure data-parallel layout (pp 1, dp 16, micro 2), whose gradient
+# reduce-scatter and parameter all-gather are held there, is estimated
+# within 2% of its simulation under tuned TCP (1.240 s against 1.248 s;
+# 1.167 s, -6.5%, when the estimate saw the host stack's cores and not the
+# memory).
 DPROW=$(awk '/^variant cx7-tcp-tuned/ { v = 1 } /^variant cx7-rdma/ { v = 0 }
 	v && NF == 18 && $3 == 1 && $4 == 1 && $5 == 16 && $6 == 2 && $7 == 2 { print $12, $14 }' <<<"$OUT")
 if [ -n "$DPROW" ] && python3 -c "import sys; e, s = (float(x.rstrip('s')) for x in sys.argv[1:]); sys.exit(abs(e / s - 1) > 0.02)" $DPROW; then
 	ok "a ring held by host memory is estimated within 2% of its simulation ($DPROW)"
 else not_ok "the host-memory-bound layout's estimate and simulation: '$DPROW'"; fi
+run_cmd "$DPUSIM" plan scenarios/nic-vs-dpu.yaml --nodes 2 --top 1 --finalists 8
+expect_out "4953 fit, 8 simulated" "--finalists 8 simulates exactly 8"
+GOT=$(awk '$1 == 1 && NF == 18 { print $2, $3, $4, $5, $6, $9, $14 }' <<<"$OUT")
+if [ -n "$BEST" ] && [ "$GOT" = "$BEST" ]; then ok "8 finalists find each variant's best of 120"
+else not_ok "8 finalists' bests '$GOT' are not 120's '$BEST'"; fi
+if awk '$1 == 1 && NF == 18 && $13 > 2 { bad = 1 } END { exit bad }' <<<"$OUT"; then
+	ok "each variant's best is among its own estimate's first two"
+else not_ok "a variant's best is not among its estimate's first two"; fi
 # Interleaved layouts' gradients come in v pieces, each as its chunk's
 # last backward ends (train.c, grads_ready), so the pieces of the chunks
 # that finish first reduce behind the later chunks' backward passes: the
@@ -281,6 +281,19 @@ run_cmd "$DPUSIM" plan scenarios/nic-vs-dpu.yaml --nodes 8 --top 1 --finalists 8
 BEST8=$(awk '$1 == 1 && NF == 18 { print $14 }' <<<"$OUT" | head -1)
 run_cmd "$DPUSIM" plan scenarios/nic-vs-dpu.yaml --nodes 8 --top 1
 GOT8=$(awk '$1 == 1 && NF == 18 { print $14 }' <<<"$OUT" | head -1)
+# Under tuned TCP every pipeline send is one connection of 4 host cores
+# (9.2 GB/s) and the node's 8 GPUs send at once; the sends that wait in
+# line are the warm-up's and the cool-down's (pipe_waits). Charged so, the
+# estimate orders the 64 finalists with Spearman 0.69 and puts the best
+# (pp 8, v 2, cp 2: 0.431 s) 9th; at the link's share of one GPU and every
+# send waited for (before), -0.08 and 40th: tp 1 layouts sending 32 MiB
+# activations came first (tp 1, pp 4, v 8: estimated 0.385 s, simulated
+# 0.844 s).
+RHO8=$(sed -n "s/.*Spearman's rank correlation \(-\{0,1\}[0-9.]*\) against the simulation.*/\1/p" <<<"$OUT" | head -1)
+TCP8=$(awk '$1 == 1 && NF == 18 { print $13; exit }' <<<"$OUT")
+if python3 -c "import sys; sys.exit(not (float(sys.argv[1]) >= 0.5 and int(sys.argv[2]) <= 16))" "$RHO8" "$TCP8"; then
+	ok "tuned TCP on 8 nodes: the estimate's order agrees (Spearman $RHO8, best its ${TCP8}th)"
+else not_ok "tuned TCP on 8 nodes: Spearman '$RHO8', best the estimate's '$TCP8'th"; fi
 if python3 -c "import sys; sys.exit(not float(sys.argv[1].rstrip('s')) < float(sys.argv[2].rstrip('s')))" "$GOT8" "$BEST8"; then
 	ok "the second round finds a faster layout than the first 8 ($GOT8 against $BEST8)"
 else not_ok "the second round found nothing faster: $GOT8 against $BEST8"; fi

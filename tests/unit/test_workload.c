@@ -602,6 +602,12 @@ START_TEST(interleaved_activations_follow_korthikanti)
 	ck_assert_uint_eq(wl_pipe_inflight(16, 3, 192, 15), 2 * 16 + 1);
 	ck_assert_uint_eq(wl_pipe_inflight(16, 3, 16, 0), 48); /* all in warm-up */
 	ck_assert_uint_eq(wl_pipe_inflight(16, 1, 192, 3), 13);
+	/* the warm-up itself: 2 (pp - p - 1) + (v - 1) pp, pp - p - 1 under
+	 * plain 1F1B, at most every chunk-microbatch */
+	ck_assert_uint_eq(wl_pipe_warmup(16, 3, 192, 15), 2 * 16);
+	ck_assert_uint_eq(wl_pipe_warmup(8, 2, 32, 0), 2 * 7 + 8);
+	ck_assert_uint_eq(wl_pipe_warmup(4, 4, 4, 0), 16);
+	ck_assert_uint_eq(wl_pipe_warmup(16, 1, 192, 3), 12);
 }
 END_TEST
 
