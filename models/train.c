@@ -1013,7 +1013,7 @@ static int tp_coll_s(const train_config *c, coll_op op, double bytes, double *ou
 	if (!rc)
 		rc = coll_run(cc, &(coll_params){ .op = op, .algo = COLL_AUTO,
 						  .bytes = (uint64_t)bytes }, &r);
-	if (rc && sim_error(eng)) /* sim_fail: an NVLink rate or size past the clock */
+	if (rc && d && sim_error(eng)) /* sim_fail: an NVLink rate or size past the clock */
 		diag_add(d, NULL, 0, 0, "training simulation: the tensor-parallel %s "
 			 "inside a node: %s; check cluster.gpu's 'nvlink_bw' (or "
 			 "'nvlink_bw_achieved')", op == COLL_ALLREDUCE ? "all-reduce" :
@@ -1030,6 +1030,16 @@ static int tp_coll_s(const train_config *c, coll_op op, double bytes, double *ou
 	flow_net_free(net);
 	sim_engine_free(eng);
 	return rc;
+}
+
+int train_tp_coll_s(const train_config *c, uint32_t tp, coll_op op, double bytes, double *out)
+{
+	train_config t = *c;
+	double bound[FAB_NCLASSES] = { 0 };
+	uint32_t channels;
+	coll_algo algo;
+	t.tp = tp;
+	return tp_coll_s(&t, op, bytes, out, &channels, &algo, bound, NULL);
 }
 
 static void cp_coll_done(sim_engine *eng, void *obj, uint64_t data)

@@ -322,6 +322,14 @@ int train_sim_shared(const train_config *const *cfgs, const uint32_t *const *nod
 		     uint32_t njobs, train_bench *bench, uint32_t nbench, uint32_t nodes,
 		     train_result *res, diag *d);
 
+/* Seconds of one tensor-parallel collective op of `bytes` (nccl-tests'
+ * size: the whole activation) over tp GPUs of a node of c's cluster, as
+ * the simulation times every layer's (on a one-node fabric of its own,
+ * idle; NCCL's cost model where c's collectives take it): what dpusim
+ * plan's estimate charges. *out 0 for tp 1. Returns 0, SIM_ENOMEM, or the
+ * engine's error where a figure is past the clock. */
+int train_tp_coll_s(const train_config *c, uint32_t tp, coll_op op, double bytes, double *out);
+
 /* Builds the configuration of job/variant from the scenario. notes (may be
  * NULL) collects what could not be modelled for lack of a published figure. */
 int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant *v,

@@ -202,6 +202,13 @@ static int parse_opts(int argc, char **argv, plan_opts *o)
  * memory's rate over the times each byte crosses it at an end of the
  * variant's transport, fab_end_mem_passes: 4 through a kernel socket, 1
  * from host buffers, 0 with GPUDirect). */
+/* Tensor-parallel collective times already simulated (tp_op_s), by
+ * operation, group size and bytes. */
+typedef struct tp_memo {
+	struct tp_time { coll_op op; uint32_t tp; double bytes, s; } *v;
+	size_t n, cap;
+} tp_memo;
+
 typedef struct plan_net {
 	const scn_scenario *s;
 	double link_Bps;
@@ -209,6 +216,8 @@ typedef struct plan_net {
 	double node_Bps;    /* 0: no cap per node */
 	fab_config fab;     /* the variant's fabric and collectives as the simulation */
 	coll_config coll;   /* builds them (train_config_of), for ring_channels */
+	train_config cfg;   /* the whole configuration, for train_tp_coll_s */
+	tp_memo *memo;
 } plan_net;
 
 /* Seconds stage p's GPU computes in one iteration of m microbatches, as
@@ -380,20 +389,48 @@ static double dp_exposed_s(const scn_training *t, const cand *c, double params, 
  * leaves exposed (dp_exposed_s), each over NVLink where its group lies
  * inside a node, else over the GPU's share of the node's NICs under the
  * variant's caps (group_Bps, plan_net). */
-/* One layer's tensor-parallel collectives for one microbatch whose
- * [s/cp, b, h] stream is act bytes: 4 a layer (2 forward, 2 backward),
- * 6 with recomputation, which repeats the forward's 2 in the backward, as
- * the simulation does; each an all-reduce (ring 2(tp-1)/tp of the bytes)
- * or, with sequence parallelism, a reduce-scatter and an all-gather of
- * the same bytes, (tp-1)/tp each (Korthikanti et al., MLSys 2023, section
- * 4.2.2): the same time in this closed form, which has no per-message
- * latency. */
-static double layer_tp_s(const plan_net *n, const cand *c, double act)
+/* Seconds of tensor-parallel collective op of `bytes` over tp GPUs of a
+ * node, as the simulation times a layer's (train_tp_coll_s: simulated on
+ * an idle node, NCCL's channels, protocols and latencies where the
+ * scenario's collectives take NCCL's cost model), each size simulated
+ * once per variant. INFINITY where it cannot be timed (out of memory, or
+ * a rate past the simulation's clock: the layout's own simulation says
+ * which), so the layout is ranked last. */
+static double tp_op_s(const plan_net *n, coll_op op, uint32_t tp, double bytes)
 {
-	double Bps = group_Bps(n, c->tp, 1, n->s->cluster.gpus_per_node, c->tp, true);
-	if (c->tp < 2 || !(Bps > 0))
+	tp_memo *m = n->memo;
+	double s;
+	for (size_t i = 0; i < m->n; i++)
+		if (m->v[i].op == op && m->v[i].tp == tp && m->v[i].bytes == bytes)
+			return m->v[i].s;
+	if (train_tp_coll_s(&n->cfg, tp, op, bytes, &s))
+		return INFINITY;
+	if (!sim_grow(&m->v, &m->cap, m->n + 1, sizeof *m->v, 64))
+		m->v[m->n++] = (struct tp_time){ .op = op, .tp = tp, .bytes = bytes, .s = s };
+	return s;
+}
+
+/* One layer's tensor-parallel collectives for one microbatch whose
+ * [s/cp, b, h] stream is act bytes, as the simulation's build_compute
+ * runs them: 4 a layer (2 forward, 2 backward), 6 with recomputation,
+ * which repeats the forward's 2 in the backward; each an all-reduce or,
+ * with sequence parallelism, a reduce-scatter and an all-gather of the
+ * same bytes (Korthikanti et al., MLSys 2023, section 4.2.2). The single
+ * ops' times into *ar, *rs and *ag (0 where not run); their sum for the
+ * layer returned. */
+static double layer_tp_s(const plan_net *n, const cand *c, double act, double *ar, double *rs,
+			 double *ag)
+{
+	*ar = *rs = *ag = 0;
+	if (c->tp < 2)
 		return 0;
-	return (c->recompute ? 6 : 4) * act * 2.0 * (c->tp - 1) / c->tp / Bps;
+	if (c->sp) {
+		*rs = tp_op_s(n, COLL_REDUCE_SCATTER, (uint32_t)c->tp, act);
+		*ag = tp_op_s(n, COLL_ALLGATHER, (uint32_t)c->tp, act);
+	} else {
+		*ar = tp_op_s(n, COLL_ALLREDUCE, (uint32_t)c->tp, act);
+	}
+	return (c->recompute ? 6 : 4) * (*ar + *rs + *ag);
 }
 
 /* One layer's context-parallel collectives for one microbatch, not
@@ -418,8 +455,9 @@ static double layer_cp_s(const plan_net *n, const wl_transformer *tf, const cand
  * microbatch (forward, backward, the forward again with recomputation)
  * where the scenario overlaps them as the simulation does (train.c:
  * tp_comm_overlap through tp_overlap_layer, cp_comm_type p2p through
- * cp_overlap_layer), with this closed form's collective times (no
- * latency: a pipeline chunk a quarter of the reduce-scatter, a ring step
+ * cp_overlap_layer), with the simulation's tensor-parallel collective
+ * times (tp_op_s; a pipeline chunk the reduce-scatter of its quarter),
+ * this closed form's context-parallel ones (no latency: a ring step
  * 1 / (cp - 1) of the all-gather) and the GEMM and attention times the
  * simulation uses; the SMs the chunked reduce-scatters take are added to
  * *extra_s (compute per microbatch and layer). An FP8 job with sequence
@@ -432,24 +470,21 @@ static double layer_comm_s(const plan_net *n, const gpu_spec *g, const scn_train
 			   const cand *c, double act, double *extra_s)
 {
 	const wl_transformer *tf = &t->shape.tf;
-	double tp_s = layer_tp_s(n, c, act), cp_s = layer_cp_s(n, tf, c), f, b;
-	double again = c->recompute ? 1 : 0, per = c->recompute ? 6 : 4;
+	double ar, rs, ag, tp_s = layer_tp_s(n, c, act, &ar, &rs, &ag), cp_s = layer_cp_s(n, tf, c);
+	double again = c->recompute ? 1 : 0, f, b;
+	uint32_t tp = (uint32_t)c->tp;
 	wl_split sp = { .tp = (uint32_t)c->tp, .cp = (uint32_t)c->cp, .sp = c->sp,
 			.flash = t->flash, .cp_ring = t->cp_p2p, .wgrad_fused = t->wgrad_fused };
 	/* Transformer Engine under FP8 gathers FP8, half the bytes (train.c,
 	 * build_compute) */
 	bool te8 = g->fp8_cast && c->sp && c->tp > 1 && tp_s > 0;
-	/* an op of layer_tp_s is an all-reduce, or under sequence parallelism
-	 * (every overlap below but tp_async_layer's all-reduce) a reduce-scatter
-	 * and an all-gather of the same bytes, half its time each */
-	double op = tp_s / per, half = op / 2;
+	double ag8 = te8 ? tp_op_s(n, COLL_ALLGATHER, tp, act / 2) : 0;
 	*extra_s = 0;
 	if (t->tp_overlap && c->tp > 1 && tp_s > 0) {
-		tp_overlap_in in = { .tp = (uint32_t)c->tp, .splits = TP_OVERLAP_SPLITS,
-				     .ag_s = half, .rs_s = half,
-				     .ag_in_s = te8 ? half / 2 : 0,
-				     .rs_split_s = half / TP_OVERLAP_SPLITS /
-						   (t->ub_fp8_rs ? 2 : 1) };
+		double chunk = act / TP_OVERLAP_SPLITS / (t->ub_fp8_rs ? 2 : 1);
+		tp_overlap_in in = { .tp = tp, .splits = TP_OVERLAP_SPLITS, .ag_s = ag, .rs_s = rs,
+				     .ag_in_s = ag8,
+				     .rs_split_s = tp_op_s(n, COLL_REDUCE_SCATTER, tp, chunk) };
 		tp_overlap_out o;
 		tp_overlap_gemms(g, tf, (uint32_t)c->mb, &sp, (uint32_t)t->ub_proj_sms,
 				 (uint32_t)t->ub_fc2_sms, &in);
@@ -460,8 +495,8 @@ static double layer_comm_s(const plan_net *n, const gpu_spec *g, const scn_train
 		/* the layers' own asynchronous backward collectives, FP8 gathers
 		 * under Transformer Engine's FP8 (tp_async_layer, as train.c's
 		 * tp_async) */
-		tp_overlap_in in = { .tp = (uint32_t)c->tp, .ag_s = half, .rs_s = half,
-				     .ag_in_s = te8 ? half / 2 : 0, .ar_s = c->sp ? 0 : op };
+		tp_overlap_in in = { .tp = tp, .ag_s = ag, .rs_s = c->sp ? rs : ar, .ag_in_s = ag8,
+				     .ar_s = c->sp ? 0 : ar };
 		tp_overlap_out o;
 		double cut[GPU_LINEAR_N];
 		gpu_linear_gemms_s(g, tf, (uint32_t)c->mb, &sp, 0, in.gemm, cut);
@@ -1013,7 +1048,7 @@ static int job_nets(const plan_opts *o, const scn_scenario *s, gpu_spec *g, plan
 			nv->node_Bps = eng;
 		if (mem > 0 && !(nv->node_Bps > 0 && nv->node_Bps < mem))
 			nv->node_Bps = mem;
-		nv->fab = c.fabric, nv->coll = c.coll;
+		nv->fab = c.fabric, nv->coll = c.coll, nv->cfg = c;
 	}
 	if (rc)
 		rc = cli_usage_error("plan: '%s': %s", o->c.file,
@@ -1379,17 +1414,16 @@ static size_t plan_more(const scn_scenario *s, const cand_list *l, const plan_si
 	return end - nf;
 }
 
-static int plan_run(plan_opts *o, const scn_scenario *s)
+/* Plans s with the job's GPU g and its fabric under each variant, net. */
+static int plan_layouts(plan_opts *o, const scn_scenario *s, const gpu_spec *gpu,
+			const plan_net *net)
 {
 	const scn_training *t = &s->jobs[0].wl.train;
 	long global = o->global_batch ? o->global_batch : t->global_batch;
 	char abs[4096];
 	cand_list l = { .least_mem = INFINITY };
-	gpu_spec g;
-	plan_net net[SCN_MAX_VARIANTS];
-	int rc = job_nets(o, s, &g, net);
-	if (rc)
-		return rc;
+	const gpu_spec g = *gpu;
+	int rc = SIM_OK;
 	if (!realpath(o->c.file, abs))
 		return cli_usage_error("plan: cannot resolve '%s'", o->c.file);
 	if (!o->nnodes)
@@ -1461,6 +1495,21 @@ static int plan_run(plan_opts *o, const scn_scenario *s)
 	free(ps.rows);
 	free(ps.slot);
 	free(l.v);
+	return rc;
+}
+
+static int plan_run(plan_opts *o, const scn_scenario *s)
+{
+	gpu_spec g;
+	plan_net net[SCN_MAX_VARIANTS];
+	tp_memo memo[SCN_MAX_VARIANTS] = { 0 };
+	int rc = job_nets(o, s, &g, net);
+	for (size_t v = 0; v < s->nvariants && !rc; v++)
+		net[v].memo = &memo[v];
+	if (!rc)
+		rc = plan_layouts(o, s, &g, net);
+	for (size_t v = 0; v < SCN_MAX_VARIANTS; v++)
+		free(memo[v].v);
 	return rc;
 }
 

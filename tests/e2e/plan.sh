@@ -93,6 +93,18 @@ if [ "$(awk '$13 == 1 { print $1 }' <<<"$ROWS")" = 1 ]; then
 else not_ok "the estimate's first is simulated $(awk '$13 == 1 { print $1 }' <<<"$ROWS")"; fi
 grep -q "the simulated iteration decides the order above" "$E2E_TMP/all.txt" &&
 	ok "the plan says the simulated order decides" || not_ok "the plan does not say which order decides"
+# The estimate charges the tensor-parallel collectives the simulation's
+# own times (train_tp_coll_s: each op simulated once on an idle node, with
+# NCCL's channels, protocols and latencies), so on the tp 2 layouts
+# (sequence parallelism off and on, microbatches 1-8) its ratio to the
+# simulation is one figure, whatever the collectives' share: -1.92% to
+# -1.98%, the part every layout shares. At NVLink's rate without latency
+# they ran -3.13% to -4.90%, sequence parallelism's pairs the furthest off.
+SPREAD=$(awk '$3 == 2 { r = $12 / $14; if (!n++ || r < lo) lo = r; if (n == 1 || r > hi) hi = r }
+	END { if (n) printf "%.5f %d", hi - lo, n }' "$E2E_TMP/rows.txt")
+if [ -n "$SPREAD" ] && awk -v s="${SPREAD% *}" 'BEGIN { exit !(s < 0.002) }'; then
+	ok "the tp 2 layouts' estimates run at one ratio to the simulation (spread $SPREAD rows)"
+else not_ok "the tp 2 layouts' estimate/simulation ratios spread by '$SPREAD' rows"; fi
 
 # best_yaml IN OUT: scenario IN with the layout of the row read into TP PP
 # DP MB Z REC V SP CP.
@@ -268,35 +280,42 @@ else not_ok "GPT-3 175B under RDMA: 8 finalists answer tp pp dp v '$GPT'"; fi
 # Without --finalists, the layouts in the finalists' order up to the last
 # one estimated under a variant's best simulated iteration (times how far
 # above the simulation the estimate ran) are simulated too, up to 64 in
-# all: on 8 nodes each variant's best is its estimate's 14th (TCP) and
-# 30th (RDMA), past the first 8, and the plan finds them.
+# all: on 8 nodes RDMA's best (tp 2, pp 4, v 4, ZeRO 0: 0.403 s) is its
+# estimate's 31st, past the first 8, and the plan finds it.
 run_cmd "$DPUSIM" plan scenarios/nic-vs-dpu.yaml --nodes 8 --top 1
 expect_rc 0 "plan without --finalists"
 expect_err "^dpusim: plan: [0-9]+ more layouts are estimated under a variant's best simulated iteration: simulating them too" "it says it simulates the layouts estimated under the best simulated ones"
-expect_out "11810 fit, 64 simulated" "up to 64 finalists"
-if awk '$1 == 1 && NF == 18 { n++; if ($13 <= 8) bad = 1 } END { exit bad || n != 3 }' <<<"$OUT"; then
-	ok "each variant's best lies past the estimate's first 8"
+ALL8=$OUT
+NSIM=$(sed -n 's/.*11810 fit, \([0-9]*\) simulated.*/\1/p' <<<"$ALL8")
+if [ -n "$NSIM" ] && [ "$NSIM" -gt 8 ] && [ "$NSIM" -le 64 ]; then
+	ok "more finalists than the first 8, at most 64 ($NSIM)"
+else not_ok "finalists simulated without --finalists: '$NSIM'"; fi
+if awk '$1 == 1 && NF == 18 && $13 > 8 { found = 1 } END { exit !found }' <<<"$ALL8"; then
+	ok "a variant's best lies past the estimate's first 8"
 else not_ok "the 8-node case no longer needs the second round"; fi
 run_cmd "$DPUSIM" plan scenarios/nic-vs-dpu.yaml --nodes 8 --top 1 --finalists 8
-BEST8=$(awk '$1 == 1 && NF == 18 { print $14 }' <<<"$OUT" | head -1)
-run_cmd "$DPUSIM" plan scenarios/nic-vs-dpu.yaml --nodes 8 --top 1
-GOT8=$(awk '$1 == 1 && NF == 18 { print $14 }' <<<"$OUT" | head -1)
+BEST8=$(awk '$1 == 1 && NF == 18 { printf "%s ", $14 }' <<<"$OUT")
+GOT8=$(awk '$1 == 1 && NF == 18 { printf "%s ", $14 }' <<<"$ALL8")
+if python3 -c "
+import sys
+got, first = ([float(x.rstrip('s')) for x in a.split()] for a in sys.argv[1:])
+sys.exit(not (len(got) == len(first) == 3 and all(g <= f for g, f in zip(got, first))
+              and any(g < f for g, f in zip(got, first))))" "$GOT8" "$BEST8"; then
+	ok "the second round finds a faster layout than the first 8 (${GOT8}against $BEST8)"
+else not_ok "the second round found nothing faster: ${GOT8}against $BEST8"; fi
 # Under tuned TCP every pipeline send is one connection of 4 host cores
 # (9.2 GB/s) and the node's 8 GPUs send at once; the sends that wait in
 # line are the warm-up's and the cool-down's (pipe_waits). Charged so, the
-# estimate orders the 64 finalists with Spearman 0.69 and puts the best
-# (pp 8, v 2, cp 2: 0.431 s) 9th; at the link's share of one GPU and every
-# send waited for (before), -0.08 and 40th: tp 1 layouts sending 32 MiB
+# estimate orders the finalists with Spearman 0.84 and puts the best (pp
+# 8, v 2, cp 2: 0.431 s) 3rd; at the link's share of one GPU and every
+# send waited for, -0.08 and 40th: tp 1 layouts sending 32 MiB
 # activations came first (tp 1, pp 4, v 8: estimated 0.385 s, simulated
 # 0.844 s).
-RHO8=$(sed -n "s/.*Spearman's rank correlation \(-\{0,1\}[0-9.]*\) against the simulation.*/\1/p" <<<"$OUT" | head -1)
-TCP8=$(awk '$1 == 1 && NF == 18 { print $13; exit }' <<<"$OUT")
+RHO8=$(sed -n "s/.*Spearman's rank correlation \(-\{0,1\}[0-9.]*\) against the simulation.*/\1/p" <<<"$ALL8" | head -1)
+TCP8=$(awk '$1 == 1 && NF == 18 { print $13; exit }' <<<"$ALL8")
 if python3 -c "import sys; sys.exit(not (float(sys.argv[1]) >= 0.5 and int(sys.argv[2]) <= 16))" "$RHO8" "$TCP8"; then
-	ok "tuned TCP on 8 nodes: the estimate's order agrees (Spearman $RHO8, best its ${TCP8}th)"
+	ok "tuned TCP on 8 nodes: the estimate's order agrees (Spearman $RHO8, best at est.rank $TCP8)"
 else not_ok "tuned TCP on 8 nodes: Spearman '$RHO8', best the estimate's '$TCP8'th"; fi
-if python3 -c "import sys; sys.exit(not float(sys.argv[1].rstrip('s')) < float(sys.argv[2].rstrip('s')))" "$GOT8" "$BEST8"; then
-	ok "the second round finds a faster layout than the first 8 ($GOT8 against $BEST8)"
-else not_ok "the second round found nothing faster: $GOT8 against $BEST8"; fi
 
 # Interleaving wins a short pipeline (tests/data/plan-interleave.yaml: 4
 # GPUs on 4 nodes, 4 microbatches): the simulated best and the estimate's
