@@ -1055,20 +1055,20 @@ static void cp_coll_done(sim_engine *eng, void *obj, uint64_t data)
  * rings of other stages and the data-parallel traffic are not on these
  * links here, a simplification that holds while they are idle during a
  * layer's attention. */
-static int cp_coll_s(const trainer *tr, coll_op op, double bytes, double *out,
-		     coll_algo *algo, double *bound, diag *d)
+static int cp_coll_time(const train_config *c, uint32_t T, uint32_t C, coll_op op, double bytes,
+			double *out, coll_algo *algo, double *bound, diag *d)
 {
-	const train_config *c = tr->cfg;
 	fab_config fc = c->fabric;
+	uint32_t W = T * C, gpn = fc.gpus_per_node;
 	sim_engine *eng;
 	flow_net *net = NULL;
 	fab *f = NULL;
 	coll_ctx *cc = NULL;
-	coll_result *r = calloc(tr->T, sizeof *r);
-	uint32_t *ranks = malloc((size_t)tr->W * sizeof *ranks);
+	coll_result *r = calloc(T, sizeof *r);
+	uint32_t *ranks = malloc((size_t)W * sizeof *ranks);
 	int rc = r && ranks ? SIM_OK : SIM_ENOMEM;
 	*out = 0;
-	fc.nodes = (tr->W + tr->gpn - 1) / tr->gpn;
+	fc.nodes = (W + gpn - 1) / gpn;
 	eng = sim_engine_new();
 	if (!eng)
 		rc = SIM_ENOMEM;
@@ -1080,22 +1080,22 @@ static int cp_coll_s(const trainer *tr, coll_op op, double bytes, double *out,
 		rc = coll_ctx_new(eng, net, f, &c->coll, &cc);
 	if (!rc)
 		rc = flow_bound_init(net, 1, FAB_NCLASSES);
-	for (uint32_t t = 0; t < tr->T && !rc; t++) {
-		for (uint32_t k = 0; k < tr->C; k++)
-			ranks[t * tr->C + k] = k * tr->T + t;
+	for (uint32_t t = 0; t < T && !rc; t++) {
+		for (uint32_t k = 0; k < C; k++)
+			ranks[t * C + k] = k * T + t;
 		rc = coll_start(cc, &(coll_params){ .op = op, .algo = COLL_AUTO,
-						    .bytes = (uint64_t)bytes, .ranks = ranks + t * tr->C,
-						    .nranks = tr->C }, &r[t], cp_coll_done, NULL, t);
+						    .bytes = (uint64_t)bytes, .ranks = ranks + t * C,
+						    .nranks = C }, &r[t], cp_coll_done, NULL, t);
 	}
 	if (!rc) {
 		sim_run(eng);
 		rc = sim_error(eng);
 	}
-	if (rc && eng && sim_error(eng))
+	if (rc && d && eng && sim_error(eng))
 		diag_add(d, NULL, 0, 0, "training simulation: the context-parallel %s of a "
 			 "layer's keys and values: %s; %s", op == COLL_ALLGATHER ? "all-gather"
 			 : "reduce-scatter", sim_error_msg(eng), TRAIN_NET_HINT);
-	for (uint32_t t = 0; t < tr->T && !rc; t++)
+	for (uint32_t t = 0; t < T && !rc; t++)
 		if (sim_time_to_s(r[t].time_ps) > *out)
 			*out = sim_time_to_s(r[t].time_ps), *algo = r[t].algo;
 	if (!rc) /* what held its flows, with the tensor-parallel ones' (explain_kind) */
@@ -1107,6 +1107,15 @@ static int cp_coll_s(const trainer *tr, coll_op op, double bytes, double *out,
 	free(ranks);
 	free(r);
 	return rc;
+}
+
+int train_cp_coll_s(const train_config *c, uint32_t tp, uint32_t cp, coll_op op, double bytes,
+		    double *out)
+{
+	double bound[FAB_NCLASSES] = { 0 };
+	coll_algo algo;
+	*out = 0;
+	return cp > 1 ? cp_coll_time(c, tp, cp, op, bytes, out, &algo, bound, NULL) : SIM_OK;
 }
 
 /* Transformer Engine's userbuffers (c->tp_overlap): the layer's exposed
@@ -1220,10 +1229,10 @@ static int build_compute(trainer *tr)
 	 * (cp_overlap_layer). */
 	if (!rc && tr->C > 1) {
 		tr->cp_kv_bytes = wl_layer_kv_bytes(t, c->micro_batch) / tr->T;
-		rc = cp_coll_s(tr, COLL_ALLGATHER, tr->cp_kv_bytes, &tr->cp_ag_s, &tr->cp_ag_algo,
+		rc = cp_coll_time(tr->cfg, tr->T, tr->C, COLL_ALLGATHER, tr->cp_kv_bytes, &tr->cp_ag_s, &tr->cp_ag_algo,
 			       bound, tr->w->d);
 		if (!rc)
-			rc = cp_coll_s(tr, COLL_REDUCE_SCATTER, tr->cp_kv_bytes, &tr->cp_rs_s,
+			rc = cp_coll_time(tr->cfg, tr->T, tr->C, COLL_REDUCE_SCATTER, tr->cp_kv_bytes, &tr->cp_rs_s,
 				       &tr->cp_rs_algo, bound, tr->w->d);
 		tr->cp_fwd_s = tr->cp_ag_s, tr->cp_bwd_s = tr->cp_rs_s;
 		if (!rc && c->cp_p2p) { /* a ring step is one rank's K and V to its neighbour */

@@ -330,6 +330,14 @@ int train_sim_shared(const train_config *const *cfgs, const uint32_t *const *nod
  * engine's error where a figure is past the clock. */
 int train_tp_coll_s(const train_config *c, uint32_t tp, coll_op op, double bytes, double *out);
 
+/* Seconds of one context-parallel collective op of `bytes` (a layer's K
+ * and V, each tensor rank's slice) over cp ranks tp apart, the tp rings of
+ * a stage at once on a fabric of c's kind holding just its tp x cp GPUs,
+ * under c's transport, as the simulation times every layer's: what dpusim
+ * plan's estimate charges. *out 0 for cp 1. Returns as train_tp_coll_s. */
+int train_cp_coll_s(const train_config *c, uint32_t tp, uint32_t cp, coll_op op, double bytes,
+		    double *out);
+
 /* Builds the configuration of job/variant from the scenario. notes (may be
  * NULL) collects what could not be modelled for lack of a published figure. */
 int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant *v,

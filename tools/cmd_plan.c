@@ -202,10 +202,10 @@ static int parse_opts(int argc, char **argv, plan_opts *o)
  * memory's rate over the times each byte crosses it at an end of the
  * variant's transport, fab_end_mem_passes: 4 through a kernel socket, 1
  * from host buffers, 0 with GPUDirect). */
-/* Tensor-parallel collective times already simulated (tp_op_s), by
- * operation, group size and bytes. */
+/* Tensor- and context-parallel collective times already simulated
+ * (group_op_s), by operation, group and bytes. */
 typedef struct tp_memo {
-	struct tp_time { coll_op op; uint32_t tp; double bytes, s; } *v;
+	struct tp_time { coll_op op; uint32_t tp, cp; double bytes, s; } *v;
 	size_t n, cap;
 } tp_memo;
 
@@ -389,25 +389,35 @@ static double dp_exposed_s(const scn_training *t, const cand *c, double params, 
  * leaves exposed (dp_exposed_s), each over NVLink where its group lies
  * inside a node, else over the GPU's share of the node's NICs under the
  * variant's caps (group_Bps, plan_net). */
-/* Seconds of tensor-parallel collective op of `bytes` over tp GPUs of a
- * node, as the simulation times a layer's (train_tp_coll_s: simulated on
- * an idle node, NCCL's channels, protocols and latencies where the
- * scenario's collectives take NCCL's cost model), each size simulated
- * once per variant. INFINITY where it cannot be timed (out of memory, or
- * a rate past the simulation's clock: the layout's own simulation says
- * which), so the layout is ranked last. */
-static double tp_op_s(const plan_net *n, coll_op op, uint32_t tp, double bytes)
+/* Seconds of collective op of `bytes` as the simulation times a layer's
+ * (NCCL's channels, protocols and latencies where the scenario's
+ * collectives take NCCL's cost model), each simulated once per variant:
+ * cp 0, over tp GPUs of a node (train_tp_coll_s, on an idle node); else
+ * over cp context ranks tp apart, the tp rings of a stage at once
+ * (train_cp_coll_s, on the stage's own nodes under the variant's
+ * transport). INFINITY where it cannot be timed (out of memory, or a rate
+ * past the simulation's clock: the layout's own simulation says which),
+ * so the layout is ranked last. */
+static double group_op_s(const plan_net *n, coll_op op, uint32_t tp, uint32_t cp, double bytes)
 {
 	tp_memo *m = n->memo;
 	double s;
 	for (size_t i = 0; i < m->n; i++)
-		if (m->v[i].op == op && m->v[i].tp == tp && m->v[i].bytes == bytes)
+		if (m->v[i].op == op && m->v[i].tp == tp && m->v[i].cp == cp &&
+		    m->v[i].bytes == bytes)
 			return m->v[i].s;
-	if (train_tp_coll_s(&n->cfg, tp, op, bytes, &s))
+	if (cp ? train_cp_coll_s(&n->cfg, tp, cp, op, bytes, &s)
+	       : train_tp_coll_s(&n->cfg, tp, op, bytes, &s))
 		return INFINITY;
 	if (!sim_grow(&m->v, &m->cap, m->n + 1, sizeof *m->v, 64))
-		m->v[m->n++] = (struct tp_time){ .op = op, .tp = tp, .bytes = bytes, .s = s };
+		m->v[m->n++] = (struct tp_time){ .op = op, .tp = tp, .cp = cp, .bytes = bytes,
+						 .s = s };
 	return s;
+}
+
+static double tp_op_s(const plan_net *n, coll_op op, uint32_t tp, double bytes)
+{
+	return group_op_s(n, op, tp, 0, bytes);
 }
 
 /* One layer's tensor-parallel collectives for one microbatch whose
@@ -438,26 +448,25 @@ static double layer_tp_s(const plan_net *n, const cand *c, double act, double *a
  * al. 2024, section 3.3.2): the forward all-gathers the layer's keys and
  * values (wl_layer_kv_bytes, each tensor rank its 1/tp) over the cp ranks,
  * the backward reduce-scatters their gradients, and recomputation gathers
- * again; ring (cp-1)/cp of the bytes each. The tp rings of a stage run
- * side by side. */
-static double layer_cp_s(const plan_net *n, const wl_transformer *tf, const cand *c)
+ * again; each at the simulation's time for it (group_op_s), the all-gather
+ * into *ag. */
+static double layer_cp_s(const plan_net *n, const wl_transformer *tf, const cand *c, double *ag)
 {
-	double Bps = group_Bps(n, (long)c->tp * c->cp, c->tp,
-			       members_per_node(n->s->cluster.gpus_per_node, c->tp, c->cp), c->cp,
-			       true);
 	double kv = wl_layer_kv_bytes(tf, (uint32_t)c->mb) / c->tp;
-	if (c->cp < 2 || !(Bps > 0))
+	*ag = 0;
+	if (c->cp < 2)
 		return 0;
-	return (2 + c->recompute) * kv * (c->cp - 1.0) / c->cp / Bps;
+	*ag = group_op_s(n, COLL_ALLGATHER, (uint32_t)c->tp, (uint32_t)c->cp, kv);
+	return *ag * (1 + c->recompute) +
+	       group_op_s(n, COLL_REDUCE_SCATTER, (uint32_t)c->tp, (uint32_t)c->cp, kv);
 }
 
 /* One layer's exposed tensor- and context-parallel seconds for one
  * microbatch (forward, backward, the forward again with recomputation)
  * where the scenario overlaps them as the simulation does (train.c:
  * tp_comm_overlap through tp_overlap_layer, cp_comm_type p2p through
- * cp_overlap_layer), with the simulation's tensor-parallel collective
- * times (tp_op_s; a pipeline chunk the reduce-scatter of its quarter),
- * this closed form's context-parallel ones (no latency: a ring step
+ * cp_overlap_layer), with the simulation's collective times (group_op_s;
+ * a pipeline chunk the reduce-scatter of its quarter, a ring step
  * 1 / (cp - 1) of the all-gather) and the GEMM and attention times the
  * simulation uses; the SMs the chunked reduce-scatters take are added to
  * *extra_s (compute per microbatch and layer). An FP8 job with sequence
@@ -470,7 +479,8 @@ static double layer_comm_s(const plan_net *n, const gpu_spec *g, const scn_train
 			   const cand *c, double act, double *extra_s)
 {
 	const wl_transformer *tf = &t->shape.tf;
-	double ar, rs, ag, tp_s = layer_tp_s(n, c, act, &ar, &rs, &ag), cp_s = layer_cp_s(n, tf, c);
+	double ar, rs, ag, tp_s = layer_tp_s(n, c, act, &ar, &rs, &ag), cp_ag;
+	double cp_s = layer_cp_s(n, tf, c, &cp_ag);
 	double again = c->recompute ? 1 : 0, f, b;
 	uint32_t tp = (uint32_t)c->tp;
 	wl_split sp = { .tp = (uint32_t)c->tp, .cp = (uint32_t)c->cp, .sp = c->sp,
@@ -504,7 +514,7 @@ static double layer_comm_s(const plan_net *n, const gpu_spec *g, const scn_train
 		tp_s = o.fwd_comm_s * (1 + again) + o.bwd_comm_s;
 	}
 	if (t->cp_p2p && c->cp > 1 && cp_s > 0) {
-		double step = cp_s / (2 + again) / (c->cp - 1);
+		double step = cp_ag / (c->cp - 1); /* one rank's K and V to its neighbour */
 		gpu_attention_s(g, tf, (uint32_t)c->mb, &sp, &f, &b);
 		cp_overlap_layer((uint32_t)c->cp, step, f, b, &f, &b);
 		cp_s = f * (1 + again) + b;

@@ -317,6 +317,17 @@ if python3 -c "import sys; sys.exit(not (float(sys.argv[1]) >= 0.5 and int(sys.a
 	ok "tuned TCP on 8 nodes: the estimate's order agrees (Spearman $RHO8, best at est.rank $TCP8)"
 else not_ok "tuned TCP on 8 nodes: Spearman '$RHO8', best the estimate's '$TCP8'th"; fi
 
+# Context-parallel rings at the simulation's own times (train_cp_coll_s:
+# the stage's tp rings at once on its nodes, NCCL's latencies included)
+# rather than their bytes at the links' rate: on 4 nodes the cp 2 layouts
+# were estimated 6-11% under their simulation and came first, and each
+# variant's best (TCP: tp 2, pp 4, v 2, 0.695 s; RDMA: tp 1, pp 4, v 4,
+# 0.661 s) was the estimate's 33rd and 19th; now 6th and 8th.
+run_cmd "$DPUSIM" plan scenarios/nic-vs-dpu.yaml --nodes 4 --top 1
+if awk '$1 == 1 && NF == 18 { n++; if ($13 > 10) bad = 1 } END { exit bad || n != 3 }' <<<"$OUT"; then
+	ok "on 4 nodes each variant's best is among its estimate's first 10"
+else not_ok "on 4 nodes a variant's best is past its estimate's 10th: $(awk '$1 == 1 && NF == 18 { printf "%s ", $13 }' <<<"$OUT")"; fi
+
 # Interleaving wins a short pipeline (tests/data/plan-interleave.yaml: 4
 # GPUs on 4 nodes, 4 microbatches): the simulated best and the estimate's
 # first run more than one virtual stage, faster than the best plain 1F1B
