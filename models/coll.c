@@ -152,6 +152,15 @@ uint32_t coll_ring_channels(const fab_config *fc, const coll_config *cfg, uint32
 	return group_channels(fabric_channels(fc, cfg), fc, cfg, g, nodes);
 }
 
+uint32_t coll_p2p_channels(const fab_config *fc, const coll_config *cfg, uint32_t nranks)
+{
+	uint32_t ring = coll_ring_channels(fc, cfg, 1, nranks), n = 2;
+	uint32_t p2p = ring < 32 ? ring : 32; /* MAXCHANNELS */
+	while ((uint64_t)n * nranks > 4ull * p2p && n > 1)
+		n /= 2;
+	return n < p2p ? n : p2p > 0 ? p2p : 1; /* 1 or 2: already powers of two */
+}
+
 /* A collective over a group runs on a view: a copy of the context whose
  * position i is fabric rank ranks[i], with the group's own node structure
  * (members per node when they come node by node, evenly; else one). A

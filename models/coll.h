@@ -207,6 +207,16 @@ int coll_nccl_net_ring(const coll_nccl_net *in, coll_nccl_graph *out);
 uint32_t coll_ring_channels(const fab_config *fc, const coll_config *cfg, uint32_t g,
 			    uint32_t nodes);
 
+/* The channels (connections) NCCL moves a point-to-point send to a rank on
+ * another node on, in a communicator of nranks ranks one a node whose
+ * rings run coll_ring_channels(fc, cfg, 1, nranks) channels: NCCL v2.21.5
+ * src/graph/paths.cc ncclTopoGetNchannels, 2 per network peer, halved
+ * while 2 x nranks exceeds 4 x the communicator's p2p channels (its
+ * channels, at most 32), at most those (ncclTopoComputeP2pChannels), and enqueue.cc
+ * scheduleP2pTasksToPlan, which splits a send larger than its 128 KiB
+ * step over that many channels (calcP2pChunkSize), one a chunk. */
+uint32_t coll_p2p_channels(const fab_config *fc, const coll_config *cfg, uint32_t nranks);
+
 /* NCCL's PCIe figure for a link of `lanes` lanes of generation `gen`
  * (src/graph/topo.cc: lanes x per-lane / 80), GB/s; 0 for an unknown
  * generation. */

@@ -432,7 +432,7 @@ static int send_between(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to,
 	/* each GPU's slice: 1/tp of its 1/cp of the sequence */
 	uint64_t bytes = (uint64_t)(wl_stage_boundary_bytes(t, tr->cfg->micro_batch) / tr->W);
 	flow_spec fs = { .bytes = bytes ? bytes : 1, .prepared = fp, .path = path, .path_len = len,
-			 .cap_Bps = net ? tp->conn_cap_Bps : 0, .done = xfer_flowed,
+			 .cap_Bps = net ? tr->pipe_conn_cap_Bps : 0, .done = xfer_flowed,
 			 .obj = x, .tag = train_tag(tr, TRAIN_FLOWS_PIPE), .cap_class = FAB_CLS_CONN };
 	count_net(tr, rank_of(tr, d, p_from, 0) / tr->gpn, rank_of(tr, d, p_to, 0) / tr->gpn,
 		  (double)bytes * tr->W);
@@ -1032,6 +1032,12 @@ static int tp_coll_s(const train_config *c, coll_op op, double bytes, double *ou
 	return rc;
 }
 
+uint32_t train_pipe_conns(const train_config *c, uint32_t pp)
+{
+	uint32_t nranks = c->engine == WL_ENGINE_DEEPSPEED ? 2 : pp;
+	return nranks > 1 ? coll_p2p_channels(&c->fabric, &c->coll, nranks) : 1;
+}
+
 int train_tp_coll_s(const train_config *c, uint32_t tp, coll_op op, double bytes, double *out)
 {
 	train_config t = *c;
@@ -1371,6 +1377,7 @@ static int job_build(trainer *tr)
 	tr->gpn = c->fabric.gpus_per_node;
 	tr->nodes = c->fabric.nodes;
 	tr->res->net_cpu_cap_Bps = train_net_cpu_cap_Bps(c);
+	tr->pipe_conn_cap_Bps = c->coll.transport.conn_cap_Bps * train_pipe_conns(c, c->pp);
 	if ((rc = job_noise(tr)) || (rc = build_compute(tr)) || (rc = alloc_stages(tr)) || (rc = alloc_groups(tr)) ||
 	    (rc = train_alloc_loaders(tr)))
 		return rc;
@@ -1425,8 +1432,8 @@ static double boundary_send_s(const trainer *tr, uint32_t p_from, uint32_t p_to)
 		return INFINITY;
 	for (uint32_t i = 0; i < fp.len; i++)
 		Bps = fmin(Bps, flow_res_cap_Bps(tr->w->net, fp.res[i]));
-	if (fab_leaves_node(tr->w->f, src, dst) && c->coll.transport.conn_cap_Bps > 0)
-		Bps = fmin(Bps, c->coll.transport.conn_cap_Bps);
+	if (fab_leaves_node(tr->w->f, src, dst) && tr->pipe_conn_cap_Bps > 0)
+		Bps = fmin(Bps, tr->pipe_conn_cap_Bps);
 	return Bps > 0 ? bytes / Bps : INFINITY;
 }
 

@@ -322,6 +322,16 @@ int train_sim_shared(const train_config *const *cfgs, const uint32_t *const *nod
 		     uint32_t njobs, train_bench *bench, uint32_t nbench, uint32_t nodes,
 		     train_result *res, diag *d);
 
+/* The connections (NCCL channels) a pipeline send to another node moves
+ * on in a pipeline of pp stages, each under the transport's
+ * per-connection cap (coll_p2p_channels):
+ * Megatron's engines send with torch.distributed.batch_isend_irecv, which
+ * PyTorch's ProcessGroupNCCL runs on the pipeline group's communicator
+ * (a batched point-to-point op is created like a collective's, every rank
+ * of the group; pp ranks one a node); DeepSpeed's engine with single
+ * dist.send and dist.recv calls, on a communicator of the two ranks. */
+uint32_t train_pipe_conns(const train_config *c, uint32_t pp);
+
 /* Seconds of one tensor-parallel collective op of `bytes` (nccl-tests'
  * size: the whole activation) over tp GPUs of a node of c's cluster, as
  * the simulation times every layer's (on a one-node fabric of its own,

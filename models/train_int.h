@@ -221,6 +221,9 @@ struct trainer {
 	double tp_rs_chunk_s;      /* userbuffers' pipeline: one chunk's reduce-scatter */
 	coll_algo tp_rs_chunk_algo;
 	uint32_t tp_rs_chunk_channels;
+	double pipe_conn_cap_Bps;  /* a pipeline send's cap off its node: the transport's
+				    * per-connection cap times the connections NCCL
+				    * moves it on (train_pipe_conns); 0: none */
 	double pipe_ag_s;          /* DeepSpeed's engine and Megatron-LM of 2021-22: one
 				    * all-gather of the partitioned stage-boundary
 				    * tensor on the tensor-parallel group */

@@ -282,11 +282,12 @@ static double ring_channels(const plan_net *n, long g, long members)
  * a link carries payload at n->link_Bps (plan_net). A ring also pays the
  * variant's caps, as the simulation puts them on what leaves a node: it
  * runs on ring_channels(g, members) connections of at most n->conn_Bps
- * each (g of its members on each node, `members` in all; neither read
+ * each (g of its members on each node, `members` in all; g not read
  * point to point), and the groups side by side share the node's cap on
  * its traffic, each sending and receiving what it moves. A pipeline send
- * (point to point) is one connection (train.c, send_between: one flow
- * under conn_cap_Bps), and the node's GPUs send theirs at once (its
+ * (point to point, `members` the pipeline's stages) runs on the
+ * connections NCCL gives it (train_pipe_conns, as send_between caps it),
+ * and the node's GPUs send theirs at once (its
  * tensor ranks and the replicas of its stage run in lock step), sharing
  * the node's cap one way: the sends that wait in line are the warm-up's
  * forwards and the cool-down's backwards (pipe_waits), not both at once. */
@@ -302,7 +303,8 @@ static double group_Bps(const plan_net *n, long span, long side, long g, long me
 		return nvl;
 	Bps = fmin(Bps, ring ? node : link);
 	if (n->conn_Bps > 0)
-		Bps = fmin(Bps, n->conn_Bps * (ring ? ring_channels(n, g, members) : 1));
+		Bps = fmin(Bps, n->conn_Bps * (ring ? ring_channels(n, g, members)
+						      : train_pipe_conns(&n->cfg, (uint32_t)members)));
 	if (n->node_Bps > 0)
 		Bps = fmin(Bps, n->node_Bps / ((ring ? 2 : 1) * sharing));
 	return nvl > 0 ? fmin(Bps, nvl) : Bps;
@@ -550,7 +552,7 @@ static double plan_estimate(const plan_net *n, const gpu_spec *g, const scn_trai
 	const wl_model *wm = &t->shape;
 	double comp = 0, params = 0, mv = (double)m * c->vp;
 	long R = (long)c->dp * c->cp; /* the gradients' group: every replica's context ranks */
-	double pp_Bps = group_Bps(n, pp_span(c), 1, 1, 1, false); /* point to point */
+	double pp_Bps = group_Bps(n, pp_span(c), 1, 1, c->pp, false); /* point to point */
 	double dp_Bps = group_Bps(n, dp_span(c), dp_groups_per_node(n->s, c),
 				  members_per_node(n->s->cluster.gpus_per_node, c->tp, R), R, true);
 	for (int p = 0; p < c->pp; p++) {

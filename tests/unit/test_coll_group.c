@@ -252,6 +252,25 @@ START_TEST(partial_node_groups_take_the_search_channels)
 }
 END_TEST
 
+/* NCCL's point-to-point channels to a rank on another node (v2.21.5
+ * paths.cc ncclTopoGetNchannels): 2, halved while 2 x ranks exceeds 4 x
+ * the communicator's channels, never above them. One GPU a node on this
+ * fabric runs the search's channels (2 at 200 Gb/s, as above): 2 up to 4
+ * ranks, 1 from 8. */
+START_TEST(p2p_sends_take_two_channels_in_small_communicators)
+{
+	fab_config fc = nodes_of(16, 8);
+	coll_config cc = { .transport = { .kind = COLL_HOST_TCP, .conn_cap_Bps = 2e9 },
+			   .proto = COLL_PROTO_NCCL, .nccl_cc = 90, .nccl_pci_GBps = 24 };
+	uint32_t ring = coll_ring_channels(&fc, &cc, 1, 2);
+	ck_assert_uint_eq(ring, 2);
+	ck_assert_uint_eq(coll_p2p_channels(&fc, &cc, 2), 2);
+	ck_assert_uint_eq(coll_p2p_channels(&fc, &cc, 4), 2);
+	ck_assert_uint_eq(coll_p2p_channels(&fc, &cc, 8), 1);
+	ck_assert_uint_eq(coll_p2p_channels(&fc, &cc, 16), 1);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("coll_group");
@@ -263,6 +282,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, predictions_leave_no_trace);
 	tcase_add_test(tc, tcp_chooses_as_rdma);
 	tcase_add_test(tc, partial_node_groups_take_the_search_channels);
+	tcase_add_test(tc, p2p_sends_take_two_channels_in_small_communicators);
 	tcase_add_test(tc, ecmp_tree_takes_the_rings_routes);
 	suite_add_tcase(s, tc);
 	return s;

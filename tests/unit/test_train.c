@@ -1604,7 +1604,11 @@ static double p2p_s(const train_result *r)
  * NVLink's rate plus NVLink's latency, with neither the adapter's 1 us nor
  * (host TCP) one core per connection's cap: the same send under RDMA and
  * host TCP. On four 2-GPU nodes the sends leave the node and pay both
- * (issue 16: the pipeline sends paid them inside a node too). */
+ * (issue 16: the pipeline sends paid them inside a node too), the cap per
+ * connection on the connections NCCL moves a send on: the pipeline
+ * group's 4 ranks (one a node) take 2 (train_pipe_conns,
+ * coll_p2p_channels), so a slice moves at twice one connection's cap (it
+ * moved at one before), and pp 8 takes 1. */
 START_TEST(pipeline_sends_inside_a_node_are_nvlink)
 {
 	train_config c = base(2, 4, 1, 4);
@@ -1620,7 +1624,10 @@ START_TEST(pipeline_sends_inside_a_node_are_nvlink)
 	c.fabric.nics_per_node = 2;
 	c.fabric.nodes = 4;
 	train_result out = run(&c);
-	ck_assert(p2p_s(&out) >= B / 0.5e9 + 1e-6);
+	ck_assert_uint_eq(train_pipe_conns(&c, 4), 2);
+	ck_assert(p2p_s(&out) >= B / (2 * 0.5e9) + 1e-6);
+	ck_assert(p2p_s(&out) < B / 0.5e9);
+	ck_assert_uint_eq(train_pipe_conns(&c, 8), 1);
 	train_result_release(&rdma);
 	train_result_release(&tcp);
 	train_result_release(&out);
