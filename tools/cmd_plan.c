@@ -1391,28 +1391,31 @@ static int simulate_round(const plan_opts *o, const char *abs, const scn_scenari
  * --finalists): those in the finalists' order (each variant's next best
  * estimates in turn) up to the last one estimated, under some variant,
  * under that variant's best simulated iteration times the most its
- * estimate ran above the simulation on the finalists so far (1 if it never
- * did), and at most PLAN_MORE finalists in all; *left_out: those so
- * estimated past the cap. With one variant they are exactly the ones so
- * estimated, in the estimate's order. A layout estimated slower than that
- * bound is the least likely to beat the best; one estimated faster can,
- * and the simulations are cheap beside a wrong answer. The margin is
- * measured, not assumed: the estimate leaves out overlaps the simulation
- * has and costs it does not see, so it runs on either side of it. */
+ * estimate ran off the simulation on the finalists so far, either way
+ * (est / sim or sim / est, 1 if it matched), and at most PLAN_MORE
+ * finalists in all; *left_out: those so estimated past the cap. With one
+ * variant they are exactly the ones so estimated, in the estimate's
+ * order. A layout estimated slower than that bound is the least likely to
+ * beat the best; one estimated faster can, and the simulations are cheap
+ * beside a wrong answer. The margin is measured, not assumed: the
+ * estimate leaves out overlaps the simulation has and costs it does not
+ * see, so it runs on either side of it, and a layout estimated e above
+ * the best may simulate e below its estimate. */
 static size_t plan_more(const scn_scenario *s, const cand_list *l, const plan_sims *ps,
 			size_t nf, size_t *left_out)
 {
 	double bound[SCN_MAX_VARIANTS];
 	size_t end = nf, past = 0;
 	for (size_t v = 0; v < s->nvariants; v++) {
-		double best = INFINITY, over = 1;
+		double best = INFINITY, off = 1;
 		for (size_t i = 0; i < ps->ok; i++) {
 			const plan_row *r = &ps->rows[v * ps->cap + i];
+			double e = r->c->est_v[v];
 			best = fmin(best, r->iter_s);
-			if (r->iter_s > 0)
-				over = fmax(over, r->c->est_v[v] / r->iter_s);
+			if (r->iter_s > 0 && e > 0)
+				off = fmax(off, fmax(e / r->iter_s, r->iter_s / e));
 		}
-		bound[v] = best * over;
+		bound[v] = best * off;
 	}
 	for (size_t i = nf; i < l->n; i++) {
 		bool under = false;
