@@ -403,9 +403,11 @@ static int pipe_route_of(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to
 /* A pipeline transfer: the union of the tensor ranks' routes (pipe_route_of):
  * the T slices move in lock step, one flow for all. The transport's
  * per-message latency and per-connection cap apply when a slice leaves its
- * node (fab_leaves_node, as a collective's step): neighbouring stages on
- * one node (tp below the GPUs per node) send over NVLink at its rate and
- * latency, through no network adapter and no host stack. */
+ * node (fab_leaves_node, as a collective's step), the cap on each of the
+ * connections NCCL moves a send on (pipe_conn_cap_Bps, train_pipe_conns):
+ * neighbouring stages on one node (tp below the GPUs per node) send over
+ * NVLink at its rate and latency, through no network adapter and no host
+ * stack. */
 static int send_between(trainer *tr, uint32_t d, uint32_t p_from, uint32_t p_to, uint32_t m,
 			uint32_t chunk, bool fwd)
 {
@@ -1235,11 +1237,11 @@ static int build_compute(trainer *tr)
 	 * (cp_overlap_layer). */
 	if (!rc && tr->C > 1) {
 		tr->cp_kv_bytes = wl_layer_kv_bytes(t, c->micro_batch) / tr->T;
-		rc = cp_coll_time(tr->cfg, tr->T, tr->C, COLL_ALLGATHER, tr->cp_kv_bytes, &tr->cp_ag_s, &tr->cp_ag_algo,
-			       bound, tr->w->d);
+		rc = cp_coll_time(c, tr->T, tr->C, COLL_ALLGATHER, tr->cp_kv_bytes, &tr->cp_ag_s,
+				  &tr->cp_ag_algo, bound, tr->w->d);
 		if (!rc)
-			rc = cp_coll_time(tr->cfg, tr->T, tr->C, COLL_REDUCE_SCATTER, tr->cp_kv_bytes, &tr->cp_rs_s,
-				       &tr->cp_rs_algo, bound, tr->w->d);
+			rc = cp_coll_time(c, tr->T, tr->C, COLL_REDUCE_SCATTER, tr->cp_kv_bytes,
+					  &tr->cp_rs_s, &tr->cp_rs_algo, bound, tr->w->d);
 		tr->cp_fwd_s = tr->cp_ag_s, tr->cp_bwd_s = tr->cp_rs_s;
 		if (!rc && c->cp_p2p) { /* a ring step is one rank's K and V to its neighbour */
 			double af, ab;

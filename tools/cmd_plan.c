@@ -191,6 +191,13 @@ static int parse_opts(int argc, char **argv, plan_opts *o)
 
 /* ---- the closed-form estimate ---- */
 
+/* Tensor- and context-parallel collective times already simulated
+ * (group_op_s), by operation, group and bytes. */
+typedef struct tp_memo {
+	struct tp_time { coll_op op; uint32_t tp, cp; double bytes, s; } *v;
+	size_t n, cap;
+} tp_memo;
+
 /* What the estimate sees of the fabric under one variant: the scenario as
  * the variant sees it, the payload rate of one link, its link_rate x the
  * share the variant's packet headers leave (setup_payload_frac, as
@@ -202,13 +209,6 @@ static int parse_opts(int argc, char **argv, plan_opts *o)
  * memory's rate over the times each byte crosses it at an end of the
  * variant's transport, fab_end_mem_passes: 4 through a kernel socket, 1
  * from host buffers, 0 with GPUDirect). */
-/* Tensor- and context-parallel collective times already simulated
- * (group_op_s), by operation, group and bytes. */
-typedef struct tp_memo {
-	struct tp_time { coll_op op; uint32_t tp, cp; double bytes, s; } *v;
-	size_t n, cap;
-} tp_memo;
-
 typedef struct plan_net {
 	const scn_scenario *s;
 	double link_Bps;
@@ -384,8 +384,8 @@ static double dp_exposed_s(const scn_training *t, const cand *c, double params, 
  * of every GEMM (its s/cp tokens' queries against all s keys), stretched by
  * the pipeline bubble, (pp - 1) / (m v) of the work with v virtual stages
  * per rank (Narayanan et al., SC21, sections 2.2.1-2.2.2; v = 1 is plain
- * 1F1B's (m + pp - 1) / m), plus, not overlapped, per microbatch: the
- * tensor-parallel collectives (layer_tp_s), the context-parallel K/V
+ * 1F1B's (m + pp - 1) / m), plus, not overlapped: per microbatch the
+ * tensor-parallel collectives (layer_tp_s) and the context-parallel K/V
  * collectives (layer_cp_s), the stage-boundary sends that the pipeline
  * waits for (pipe_waits), and what the data-parallel traffic
  * leaves exposed (dp_exposed_s), each over NVLink where its group lies
@@ -1412,7 +1412,7 @@ static size_t plan_more(const scn_scenario *s, const cand_list *l, const plan_si
 			const plan_row *r = &ps->rows[v * ps->cap + i];
 			double e = r->c->est_v[v];
 			best = fmin(best, r->iter_s);
-			if (r->iter_s > 0 && e > 0)
+			if (r->iter_s > 0 && e > 0 && isfinite(e))
 				off = fmax(off, fmax(e / r->iter_s, r->iter_s / e));
 		}
 		bound[v] = best * off;
