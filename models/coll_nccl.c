@@ -247,6 +247,16 @@ static uint32_t group_nics(const fab_config *fc, uint32_t g)
 	return fc->nics_per_node == fc->gpus_per_node ? g : fc->nics_per_node;
 }
 
+/* The input of NCCL's search across nodes (coll_nccl_net_ring) for a ring
+ * of g GPUs on each of `nodes` nodes of fabric fc under cfg. */
+static coll_nccl_net net_in(const fab_config *fc, const coll_config *cfg, uint32_t g,
+			    uint32_t nodes)
+{
+	return (coll_nccl_net){ .gpus = g, .nics = group_nics(fc, g), .nodes = nodes,
+				.nic_GBps = fc->link_Bps / 1e9, .pci_GBps = cfg->nccl_pci_GBps,
+				.nvlink_GBps = fc->nvlink_Bps / 1e9, .hopper = cfg->nccl_cc >= 90 };
+}
+
 /* The channels NCCL gives a ring of g GPUs per node over `nodes` of c's
  * nodes under its protocols, where its search is reproduced
  * (coll_nccl_net_ring: a known compute capability and PCIe figure, one NIC
@@ -255,9 +265,7 @@ uint32_t coll_nccl_net_channels(const fab_config *fc, const coll_config *cfg, ui
 				uint32_t nodes)
 {
 	coll_nccl_graph gr;
-	coll_nccl_net in = { .gpus = g, .nics = group_nics(fc, g), .nodes = nodes,
-			     .nic_GBps = fc->link_Bps / 1e9, .pci_GBps = cfg->nccl_pci_GBps,
-			     .nvlink_GBps = fc->nvlink_Bps / 1e9, .hopper = cfg->nccl_cc >= 90 };
+	coll_nccl_net in = net_in(fc, cfg, g, nodes);
 	if (!cfg->nccl_cc || cfg->proto == COLL_PROTO_IDEAL || coll_nccl_net_ring(&in, &gr))
 		return 0;
 	return gr.channels;
@@ -359,10 +367,7 @@ static int cc_index(uint32_t cc)
 static bool caps_graph(const coll_ctx *c, coll_nccl_graph *g)
 {
 	const fab_config *fc = fab_cfg(c->f);
-	coll_nccl_net in = { .gpus = c->gpn, .nics = group_nics(fc, c->gpn),
-			     .nodes = c->nodes, .nic_GBps = fc->link_Bps / 1e9,
-			     .pci_GBps = c->cfg.nccl_pci_GBps, .nvlink_GBps = fc->nvlink_Bps / 1e9,
-			     .hopper = c->cfg.nccl_cc >= 90 };
+	coll_nccl_net in = net_in(fc, &c->cfg, c->gpn, c->nodes);
 	if (!c->cfg.nccl_cc)
 		return false;
 	if (c->nodes == 1)

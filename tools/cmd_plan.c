@@ -193,10 +193,10 @@ static int parse_opts(int argc, char **argv, plan_opts *o)
 
 /* Tensor- and context-parallel collective times already simulated
  * (group_op_s), by operation, group and bytes. */
-typedef struct tp_memo {
-	struct tp_time { coll_op op; uint32_t tp, cp; double bytes, s; } *v;
+typedef struct op_memo {
+	struct op_time { coll_op op; uint32_t tp, cp; double bytes, s; } *v;
 	size_t n, cap;
-} tp_memo;
+} op_memo;
 
 /* What the estimate sees of the fabric under one variant: the scenario as
  * the variant sees it, the payload rate of one link, its link_rate x the
@@ -214,10 +214,10 @@ typedef struct plan_net {
 	double link_Bps;
 	double conn_Bps;    /* 0: no cap per connection */
 	double node_Bps;    /* 0: no cap per node */
-	fab_config fab;     /* the variant's fabric and collectives as the simulation */
-	coll_config coll;   /* builds them (train_config_of), for ring_channels */
-	train_config cfg;   /* the whole configuration, for train_tp_coll_s */
-	tp_memo *memo;
+	train_config cfg;   /* the variant's configuration as the simulation builds it
+			     * (train_config_of): its fabric and collectives for
+			     * ring_channels, the whole for group_op_s */
+	op_memo *memo;
 } plan_net;
 
 /* Seconds stage p's GPU computes in one iteration of m microbatches, as
@@ -269,7 +269,7 @@ static long members_per_node(long gpn, long stride, long members)
  * (coll_ring_channels, as coll.c's view_new gives a group its channels). */
 static double ring_channels(const plan_net *n, long g, long members)
 {
-	return coll_ring_channels(&n->fab, &n->coll, (uint32_t)g, (uint32_t)(members / g));
+	return coll_ring_channels(&n->cfg.fabric, &n->cfg.coll, (uint32_t)g, (uint32_t)(members / g));
 }
 
 /* Bytes per second a group moves between its members, its ranks spanning
@@ -402,7 +402,7 @@ static double dp_exposed_s(const scn_training *t, const cand *c, double params, 
  * so the layout is ranked last. */
 static double group_op_s(const plan_net *n, coll_op op, uint32_t tp, uint32_t cp, double bytes)
 {
-	tp_memo *m = n->memo;
+	op_memo *m = n->memo;
 	double s;
 	for (size_t i = 0; i < m->n; i++)
 		if (m->v[i].op == op && m->v[i].tp == tp && m->v[i].cp == cp &&
@@ -412,7 +412,7 @@ static double group_op_s(const plan_net *n, coll_op op, uint32_t tp, uint32_t cp
 	       : train_tp_coll_s(&n->cfg, tp, op, bytes, &s))
 		return INFINITY;
 	if (!sim_grow(&m->v, &m->cap, m->n + 1, sizeof *m->v, 64))
-		m->v[m->n++] = (struct tp_time){ .op = op, .tp = tp, .cp = cp, .bytes = bytes,
+		m->v[m->n++] = (struct op_time){ .op = op, .tp = tp, .cp = cp, .bytes = bytes,
 						 .s = s };
 	return s;
 }
@@ -1060,7 +1060,7 @@ static int job_nets(const plan_opts *o, const scn_scenario *s, gpu_spec *g, plan
 			nv->node_Bps = eng;
 		if (mem > 0 && !(nv->node_Bps > 0 && nv->node_Bps < mem))
 			nv->node_Bps = mem;
-		nv->fab = c.fabric, nv->coll = c.coll, nv->cfg = c;
+		nv->cfg = c;
 	}
 	if (rc)
 		rc = cli_usage_error("plan: '%s': %s", o->c.file,
@@ -1429,7 +1429,7 @@ static size_t plan_more(const scn_scenario *s, const cand_list *l, const plan_si
 	return end - nf;
 }
 
-/* Plans s with the job's GPU g and its fabric under each variant, net. */
+/* Plans s with the job's GPU and its fabric under each variant, net. */
 static int plan_layouts(plan_opts *o, const scn_scenario *s, const gpu_spec *gpu,
 			const plan_net *net)
 {
@@ -1437,14 +1437,13 @@ static int plan_layouts(plan_opts *o, const scn_scenario *s, const gpu_spec *gpu
 	long global = o->global_batch ? o->global_batch : t->global_batch;
 	char abs[4096];
 	cand_list l = { .least_mem = INFINITY };
-	const gpu_spec g = *gpu;
 	int rc = SIM_OK;
 	if (!realpath(o->c.file, abs))
 		return cli_usage_error("plan: cannot resolve '%s'", o->c.file);
 	if (!o->nnodes)
 		o->nodes[o->nnodes++] = s->cluster.nodes;
 	for (size_t i = 0; i < o->nnodes; i++)
-		if (enumerate_nodes(&(space){ .o = o, .s = s, .t = t, .gpu = &g, .net = net,
+		if (enumerate_nodes(&(space){ .o = o, .s = s, .t = t, .gpu = gpu, .net = net,
 					      .nodes = o->nodes[i],
 					      .global = global, .l = &l })) {
 			free(l.v);
@@ -1517,7 +1516,7 @@ static int plan_run(plan_opts *o, const scn_scenario *s)
 {
 	gpu_spec g;
 	plan_net net[SCN_MAX_VARIANTS];
-	tp_memo memo[SCN_MAX_VARIANTS] = { 0 };
+	op_memo memo[SCN_MAX_VARIANTS] = { 0 };
 	int rc = job_nets(o, s, &g, net);
 	for (size_t v = 0; v < s->nvariants && !rc; v++)
 		net[v].memo = &memo[v];
