@@ -20,6 +20,7 @@
 
 #define DEFAULT_CHUNK ((uint64_t)512 * 1024) /* NCCL Simple: 4 MiB buffer / 8 steps */
 #define MAX_CHUNKS 64
+#define COLL_GRID_SLOTS 8 /* NCCL_STEPS: FIFO slots per connection (src/include/device.h) */
 #define A2A_WINDOW 8 /* all-to-all shifts in flight at once */
 
 static const char *const op_names[] = { COLL_OPS(COLL_OP_CLI_WORD_) };
@@ -169,9 +170,9 @@ uint32_t coll_p2p_channels(const fab_config *fc, const coll_config *cfg, uint32_
  * per node on NDR): NCCL's search finds one per NIC path and
  * ncclTopoPostset doubles them (NVIDIA/nccl src/graph/connect.cc,
  * "Duplication should be complete now"), so its
- * ring has two connections to each peer and each of its trees one
- * (coll_tree_channel). With one channel the ring held one TCP connection
- * where the two trees held two. */
+ * ring has two connections to each peer and each of its trees half of
+ * them (coll_tree_channels). With one channel the ring held one TCP
+ * connection where the two trees held two. */
 static int view_new(const coll_ctx *c, const coll_params *p, coll_ctx **out)
 {
 	uint32_t n = p->nranks, g = 1, gpn = c->gpn;
@@ -306,14 +307,32 @@ static void for_each_hop(const coll_ctx *c, const hopset *h, uint32_t root, hop_
 		fn(ctx, (root + h->step) % n, (root + h->step + 1) % n, 0);
 		break;
 	case H_TREE: {
-		uint32_t lo = (UINT32_C(1) << h->depth) - 1, hi = (UINT32_C(2) << h->depth) - 2;
-		for (uint32_t p = lo; p <= hi && p < n; p++) {
-			uint32_t child = tree_rank(n, h->tree, p), parent = tree_rank(n, h->tree, (p - 1) / 2);
-			uint32_t ch = coll_tree_channel(h->tree, c->channels);
-			if (h->down)
-				fn(ctx, parent, child, ch);
-			else
-				fn(ctx, child, parent, ch);
+		/* Channel ch's chain visits the node's GPUs rotated by ch (its
+		 * ring's order, ring_rank), intra[0] first: link `step` joins
+		 * intra[step - 1] and intra[step]; depth's hops join each node's
+		 * intra[0] to its parent node's (coll_tree_channels). */
+		uint32_t nt, ch0 = coll_tree_channels(c->channels, h->tree, &nt);
+		for (uint32_t j = 0; j < nt; j++) {
+			uint32_t ch = (ch0 + j) % c->channels;
+			if (h->step) {
+				for (uint32_t nd = 0; nd < c->nodes; nd++) {
+					uint32_t a = nd * g + (h->step - 1 + ch) % g, b = nd * g + (h->step + ch) % g;
+					if (h->down)
+						fn(ctx, a, b, ch);
+					else
+						fn(ctx, b, a, ch);
+				}
+				continue;
+			}
+			uint32_t lo = (UINT32_C(1) << h->depth) - 1, hi = (UINT32_C(2) << h->depth) - 2;
+			for (uint32_t p = lo; p <= hi && p < c->nodes; p++) {
+				uint32_t child = tree_rank(c->nodes, h->tree, p) * g + ch % g;
+				uint32_t parent = tree_rank(c->nodes, h->tree, (p - 1) / 2) * g + ch % g;
+				if (h->down)
+					fn(ctx, parent, child, ch);
+				else
+					fn(ctx, child, parent, ch);
+			}
 		}
 		break;
 	}
@@ -440,7 +459,7 @@ static bool is_innet(const hopset *h) { return h->kind == H_SHARP || h->kind == 
 static int hs_route(coll_ctx *c, hopset *h, uint32_t root)
 {
 	/* Ring channel ch routes with key ch (coll.h), and a tree's hops with
-	 * its channel's, whose connections they share (coll_tree_channel);
+	 * its channel's, whose connections they share (coll_tree_channels);
 	 * others by pattern. */
 	struct build_ctx b = { .c = c, .h = h,
 			       .key = h->kind == H_RING || h->kind == H_TREE ? 0 : h->kind };
@@ -795,7 +814,7 @@ static void link_stages(collective *r, uint32_t from, uint32_t to)
 {
 	if (r->rc || from == NONE || to == NONE)
 		return;
-	SIM_ASSERT(r->st[from].nsucc < 2 && from < to, "bad collective stage graph");
+	SIM_ASSERT(r->st[from].nsucc < 3 && from < to, "bad collective stage graph");
 	r->st[from].succ[r->st[from].nsucc++] = to;
 	r->st[to].deps++;
 }
@@ -811,19 +830,35 @@ uint32_t coll_chain(collective *r, uint32_t prev, uint32_t hs, uint32_t steps, u
 	return prev;
 }
 
-/* Pipelined steps: chunk k of step s follows chunk k of step s-1 (its data)
- * and chunk k-1 of step s (the same links, in order). */
+/* Pipelined steps: chunk k of step s follows chunk k of step s-1 (its data),
+ * chunk k-1 of step s (the same links, in order) and chunk k-w of step s+1:
+ * the receiver holds w chunks (NCCL_STEPS slots of the configured chunk per
+ * connection, NVIDIA/nccl src/include/device.h, fewer when a chunk is
+ * larger), so a step runs at most w chunks ahead of the next one, which
+ * frees a slot as it forwards its chunk; without that bound a tree's
+ * chains inside the node ran their whole share ahead of the NICs, all
+ * steps at once on the same NVLinks. Created anti-diagonal by
+ * anti-diagonal, the later step first, so every edge goes forwards. */
 static void grid(collective *r, const uint32_t *hs, uint32_t steps, uint32_t chunks, uint64_t bytes)
 {
-	uint32_t first = r->nst;
-	for (uint32_t s = 0; s < steps; s++)
-		for (uint32_t k = 0; k < chunks; k++) {
-			uint32_t id = add_stage(r, hs[s], bytes);
+	uint64_t slots = COLL_GRID_SLOTS * r->c->cfg.chunk_bytes / (bytes ? bytes : 1);
+	uint32_t w = slots < 1 ? 1 : slots > chunks ? chunks : (uint32_t)slots;
+	uint32_t *id = sim_malloc((size_t)steps * chunks * sizeof *id);
+	if (!id) {
+		r->rc = SIM_ENOMEM;
+		return;
+	}
+	for (uint32_t d = 0; d + 1 < steps + chunks && !r->rc; d++)
+		for (uint32_t s = d < steps ? d + 1 : steps; s-- > 0 && d - s < chunks;) {
+			uint32_t k = d - s, at = id[(size_t)s * chunks + k] = add_stage(r, hs[s], bytes);
 			if (s > 0)
-				link_stages(r, first + (s - 1) * chunks + k, id);
+				link_stages(r, id[(size_t)(s - 1) * chunks + k], at);
 			if (k > 0)
-				link_stages(r, id - 1, id);
+				link_stages(r, id[(size_t)s * chunks + k - 1], at);
+			if (k >= w && s + 1 < steps)
+				link_stages(r, id[(size_t)(s + 1) * chunks + k - w], at);
 		}
+	free(id);
 }
 
 static uint32_t chunks_for(const coll_ctx *c, uint64_t bytes)
@@ -834,18 +869,34 @@ static uint32_t chunks_for(const coll_ctx *c, uint64_t bytes)
 
 static void build_tree(collective *r)
 {
-	uint32_t n = r->c->n, levels = depth_of(n - 1) + 1, steps = 2 * (levels - 1);
+	uint32_t g = r->c->gpn, levels = depth_of(r->c->nodes - 1) + 1, nt;
+	uint32_t steps = 2 * (g - 1 + levels - 1), *hs = sim_malloc((steps ? steps : 1) * sizeof *hs);
 	uint64_t half = div_up(r->p.bytes, 2);
-	uint32_t chunks = chunks_for(r->c, half), hs[64];
-	for (uint32_t t = 0; t < 2; t++) {
-		for (uint32_t s = 0; s < steps; s++) {
-			bool down = s >= levels - 1;
-			uint32_t depth = down ? s - (levels - 1) + 1 : levels - 1 - s;
-			hs[s] = add_hs(r, (hopset){ .kind = H_TREE, .tree = t, .depth = depth, .down = down });
-		}
-		if (!r->rc)
-			grid(r, hs, steps, chunks, div_up(half, chunks));
+	if (!hs) {
+		r->rc = SIM_ENOMEM;
+		return;
 	}
+	for (uint32_t t = 0; t < 2 && !r->rc; t++) {
+		/* Each of the tree's nt channels moves its 1/nt share of the
+		 * half: up the chains, up the nodes' tree, down it, down the
+		 * chains. */
+		uint32_t s = 0, chunks;
+		uint64_t share;
+		coll_tree_channels(r->c->channels, t, &nt);
+		share = div_up(half, nt);
+		chunks = chunks_for(r->c, share);
+		for (uint32_t i = g - 1; i >= 1; i--)
+			hs[s++] = add_hs(r, (hopset){ .kind = H_TREE, .tree = t, .step = i });
+		for (uint32_t d = levels - 1; d >= 1; d--)
+			hs[s++] = add_hs(r, (hopset){ .kind = H_TREE, .tree = t, .depth = d });
+		for (uint32_t d = 1; d < levels; d++)
+			hs[s++] = add_hs(r, (hopset){ .kind = H_TREE, .tree = t, .depth = d, .down = true });
+		for (uint32_t i = 1; i < g; i++)
+			hs[s++] = add_hs(r, (hopset){ .kind = H_TREE, .tree = t, .step = i, .down = true });
+		if (!r->rc && steps)
+			grid(r, hs, steps, chunks, div_up(share, chunks));
+	}
+	free(hs);
 }
 
 static void build_ring(collective *r)
@@ -996,7 +1047,8 @@ static bool applies(const coll_ctx *c, coll_op op, coll_algo a)
 static int build(coll_ctx *c, const coll_params *p, coll_algo algo, coll_proto proto, bool tuner,
 		 collective *r)
 {
-	double f = coll_nccl_bw_factor(c, p->op, algo, proto);
+	double f = coll_nccl_bw_factor(c, p->op, algo, proto) *
+		   (algo == COLL_TREE ? coll_nccl_tree_correction(proto, p->bytes) : 1);
 	*r = (collective){ .c = c, .p = *p, .algo = algo, .proto = proto, .tuner = tuner,
 		     .coll_lat_ps = coll_nccl_coll_lat(c, p->op, algo, proto) };
 	coll_algos[algo].build(r);
@@ -1153,7 +1205,7 @@ static int choose(coll_ctx *c, const coll_params *p, coll_algo *algo, coll_proto
 	for (int a = COLL_RING; a < COLL_NALGOS; a++)
 		for (int pr = COLL_PROTO_IDEAL; pr < COLL_NPROTOS; pr++)
 			if (applies(c, p->op, (coll_algo)a) &&
-			    (p->algo == COLL_AUTO || a == (int)p->algo) &&
+			    (p->algo == COLL_AUTO ? a != COLL_HIER : a == (int)p->algo) &&
 			    coll_nccl_proto_applies(c, (coll_algo)a, (coll_proto)pr))
 				cand[n].a = (coll_algo)a, cand[n++].pr = (coll_proto)pr;
 	if (n == 0)
@@ -1161,7 +1213,9 @@ static int choose(coll_ctx *c, const coll_params *p, coll_algo *algo, coll_proto
 	*algo = cand[0].a, *proto = cand[0].pr;
 	for (uint32_t i = 0; i < n && n > 1; i++) {
 		sim_time t = 0;
-		int rc = predict_on(c, p, cand[i].a, cand[i].pr, false, &t);
+		int rc = cand[i].a == COLL_TREE && cand[i].pr != COLL_PROTO_IDEAL
+				 ? coll_nccl_tuner_tree_ps(c, p, cand[i].pr, &t)
+				 : predict_on(c, p, cand[i].a, cand[i].pr, false, &t);
 		if (rc)
 			return rc;
 		if (t < best)

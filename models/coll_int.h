@@ -47,15 +47,18 @@ static inline uint32_t rank_at(const coll_ctx *c, uint32_t pos)
 /* A hop set's pattern: every rank to the one `step` positions on (shift),
  * every ring channel's next rank (ring), the next GPU `step` away inside
  * the node (intra), the same GPU `step` nodes on (rail), one link of a
- * broadcast chain (chain), one level of a double binary tree (tree), the
+ * broadcast chain (chain), one link of NCCL's tree on every one of its
+ * channels (tree: a chain link in every node, or a level of the nodes'
+ * double binary tree), the
  * reduction in the switches or the NVSwitch (sharp, nvls). */
 enum hkind { H_SHIFT, H_RING, H_INTRA, H_RAIL, H_CHAIN, H_TREE, H_SHARP, H_NVLS };
 
 typedef struct hopset {
 	uint8_t kind;
-	uint32_t step;           /* H_SHIFT, H_INTRA, H_RAIL: how far; H_CHAIN: which link */
+	uint32_t step;           /* H_SHIFT, H_INTRA, H_RAIL: how far; H_CHAIN, H_TREE (chain
+				    links from 1; 0: the nodes' tree): which link */
 	uint32_t channels;       /* H_RING: rings side by side */
-	uint32_t tree, depth;    /* H_TREE: which of the two trees, which level */
+	uint32_t tree, depth;    /* H_TREE: which of the two trees, which level of the nodes' tree */
 	bool down;               /* H_TREE: parent to child (else child to parent) */
 	uint32_t *path, len, cap;
 	struct route_ent *route; /* the remembered route whose path it borrows (coll.c's
@@ -72,15 +75,26 @@ typedef struct hopset {
 	bool net;                /* a hop leaves its node: the transport's costs apply */
 } hopset;
 
-/* The NCCL channel tree t runs on: NCCL doubles its channels
- * (src/graph/connect.cc, ncclTopoPostset) and runs tree 0 on the first
- * half and tree 1 on the second, over the same per-channel connections as
- * its rings (src/transport/generic.cc connects ring and tree peers with
- * connIndex 0, and a peer already connected on a channel is not connected
- * again). So a tree hop between two ranks takes the route of that
- * channel's ring connection between them (the same ECMP hash). */
-static inline uint32_t coll_tree_channel(uint32_t tree, uint32_t channels)
+/* NCCL's tree (NVIDIA/nccl v2.21.5): per channel a chain through the
+ * node's GPUs in the channel's tree graph order (src/graph/connect.cc
+ * ncclTopoPreset: tree.up = intra[i - 1], tree.down[0] = intra[i + 1]),
+ * whose first GPU, intra[0], links the node into a binary tree over the
+ * nodes (connectTrees, src/graph/trees.cc ncclGetDtree: tree 1 the mirror
+ * of tree 0, here as tree_rank lays them out). The search's default
+ * pattern, BALANCED_TREE (init.cc), puts one child's connection on
+ * intra[1], through the channel's same NIC (search.cc: both GPUs reach
+ * NET n); here every inter-node hop of a channel starts and ends at
+ * intra[0], the same bytes on the same NIC. NCCL doubles its channels
+ * (ncclTopoPostset) and runs tree 0 on the first half and tree 1 on the
+ * second, over the same per-channel connections as its rings
+ * (src/transport/generic.cc connects ring and tree peers with connIndex 0,
+ * and a peer already connected on a channel is not connected again), so
+ * a tree hop takes the route of that channel's ring connection (the same
+ * ECMP hash). Tree t runs on *nt channels from the one returned (mod
+ * channels): half of them, or the one channel both share. */
+static inline uint32_t coll_tree_channels(uint32_t channels, uint32_t tree, uint32_t *nt)
 {
+	*nt = channels / 2 ? channels / 2 : 1;
 	return tree * channels / 2;
 }
 
@@ -94,7 +108,7 @@ enum { NP_LL, NP_LL128, NP_SIMPLE };
 typedef struct stage {
 	uint32_t hs;
 	uint32_t deps;
-	uint32_t succ[2];
+	uint32_t succ[3];
 	uint32_t nsucc;
 	uint64_t bytes;
 	uint32_t reps;   /* loops this stage stands for: its latency counts reps times */
@@ -153,6 +167,9 @@ uint32_t coll_chain(collective *r, uint32_t prev, uint32_t hs, uint32_t steps, u
 uint32_t coll_nccl_proto(coll_proto p);
 bool coll_nccl_proto_applies(const coll_ctx *c, coll_algo algo, coll_proto pr);
 double coll_nccl_bw_factor(const coll_ctx *c, coll_op op, coll_algo algo, coll_proto pr);
+double coll_nccl_tree_correction(coll_proto pr, uint64_t bytes);
+double coll_nccl_ring_busbw_Bps(coll_ctx *c);
+int coll_nccl_tuner_tree_ps(coll_ctx *c, const coll_params *p, coll_proto pr, sim_time *t_ps);
 sim_time coll_nccl_coll_lat(const coll_ctx *c, coll_op op, coll_algo algo, coll_proto pr);
 double coll_nccl_hop_us(const coll_ctx *c, uint32_t nccl_proto, uint32_t src, uint32_t dst);
 double coll_nccl_ring_bw(const coll_ctx *c, coll_op op, uint32_t nccl_proto);

@@ -404,6 +404,29 @@ double coll_nccl_bw_factor(const coll_ctx *c, coll_op op, coll_algo algo, coll_p
 	return coll_algos[algo].bw_factor(c, op, coll_nccl_proto(pr));
 }
 
+/* NCCL's correction of its tree's bandwidth at medium sizes
+ * (NVIDIA/nccl v2.21.5 src/graph/tuning.cc treeCorrectionFactor, applied
+ * by ncclTopoGetAlgoTime to sizes up to 256 MiB, indexed by
+ * log2(bytes / 64): "Trees are not perfectly sticking to the model for
+ * medium sizes"): the fraction of the tree's modelled bandwidth it reaches
+ * at that size and protocol, so the model both chooses and runs its tree
+ * at it. 1 under the ideal protocol. */
+static const double nccl_tree_correction[3][23] = {
+	{ 1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0 },
+	{ 1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0 },
+	{ .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9 },
+};
+
+double coll_nccl_tree_correction(coll_proto pr, uint64_t bytes)
+{
+	uint32_t l = 0;
+	if (pr == COLL_PROTO_IDEAL || pr == COLL_PROTO_NCCL)
+		return 1;
+	for (uint64_t v = bytes >> 6; v >>= 1;)
+		l++;
+	return l < 23 ? nccl_tree_correction[coll_nccl_proto(pr)][l] : 1;
+}
+
 /* Ring (and the hierarchical rings): LL 1/4 (all-reduce or several nodes)
  * else 1/3, LL128 0.92 (0.7 with one GPU per node). */
 double coll_nccl_ring_bw(const coll_ctx *c, coll_op op, uint32_t nccl_proto)
@@ -590,12 +613,37 @@ sim_time coll_nccl_nvls_lat(const coll_ctx *c, coll_op op, uint32_t nccl_proto)
  * ring at once (a ring's rate is its bus bandwidth), from the links as
  * NCCL's graph has it: without the transport's per-connection cap, which
  * NCCL does not see (coll.c, choose). 0 when out of memory. */
-static double ring_busbw_Bps(coll_ctx *c)
+double coll_nccl_ring_busbw_Bps(coll_ctx *c)
 {
 	hopset h = { .kind = H_RING, .channels = c->channels };
 	double rate = coll_hs_build(c, &h, 0) ? 0 : coll_hs_rate(c, &h, false) * c->channels;
 	coll_hs_drop(c, &h);
 	return rate;
+}
+
+/* NCCL's tuner's time for its tree (v2.21.5 src/graph/tuning.cc
+ * ncclTopoTuneModel, ncclTopoGetAlgoTime): the bus bandwidth of its graph
+ * (the tree is searched for the ring's channels: its ring's here,
+ * coll_nccl_ring_busbw_Bps) at the tree's factors (coll_nccl_tree_bw:
+ * 0.92 and the protocol's), half of it as algorithm bandwidth ("ratio *=
+ * .5": the data goes up the tree and down again), at the correction of its
+ * size (coll_nccl_tree_correction), after the tree's latency. The model's
+ * own tree graph sends a node's data once each way on two nodes, which
+ * NCCL's figure counts twice: choosing on the graph ran trees NCCL's tuner
+ * does not pick (1 GiB on 2 DGX A100 nodes: tree 225 GB/s of bus
+ * bandwidth against the ring's 193, where NCCL runs its ring). 0, or
+ * SIM_ENOMEM. */
+int coll_nccl_tuner_tree_ps(coll_ctx *c, const coll_params *p, coll_proto pr, sim_time *t_ps)
+{
+	double graph = coll_nccl_ring_busbw_Bps(c), bw, t;
+	if (!(graph > 0))
+		return SIM_ENOMEM;
+	bw = graph * coll_nccl_tree_bw(c, p->op, coll_nccl_proto(pr)) * 0.5 *
+	     coll_nccl_tree_correction(pr, p->bytes);
+	t = (double)coll_nccl_tree_lat(c, p->op, coll_nccl_proto(pr)) + (double)c->cfg.launch_lat_ps +
+	    (double)p->bytes / bw * 1e12;
+	*t_ps = t < (double)SIM_TIME_MAX ? (sim_time)ceil(t) : SIM_TIME_MAX;
+	return 0;
 }
 
 /* The channels NCCL runs a ring or tree of r's size on (enqueue.cc: one
@@ -610,7 +658,7 @@ uint32_t coll_nccl_channels(collective *r)
 	if (nccl_proto == NP_LL && r->algo != COLL_TREE)
 		thr *= c->n;
 	if (nccl_proto == NP_SIMPLE && nc > 1 && r->algo != COLL_TREE) {
-		double bw = ring_busbw_Bps(c);
+		double bw = coll_nccl_ring_busbw_Bps(c);
 		if (bw <= 0)
 			return r->rc = SIM_ENOMEM, 1;
 		if (bw <= NCCL_PCI_BW_Bps)

@@ -415,9 +415,11 @@ check("bypass" in notes, "GDS: the report says its reads bypass the page cache")
 #   host-tcp gradients beside NFS: the stack cores are one station (train_world.c
 #     flow weights), and never idle while a read is in flight, so a step
 #     takes the cores' work over the 4 cores, its network bytes N at the
-#     same cost per byte: NCCL's hierarchical all-reduce over 2 nodes sends
-#     the node's G = 25.6 M params x 2 B once and receives it once, N = 2 G:
-#     ((2048 + 102.4) MB / 8.553 GB/s + 20.48 ms) / 4 = 68.0 ms. With
+#     same cost per byte: NCCL's ring over the 16 GPUs of 2 nodes sends
+#     2 (n - 1) / n of the node's G = 25.6 M params x 2 B out of it and
+#     receives as much, N = 2 x 1.875 G: ((2048 + 192) MB / 8.553 GB/s +
+#     20.48 ms) / 4 = 70.6 ms (68.0 ms with the hierarchical rings auto ran
+#     until December 2026, which NCCL does not have: they sent G once). With
 #     NVMe-oF/RDMA the reads leave the cores to the gradients and decodes:
 #     41.2 ms again, or up to a decode (2.56 ms) more where one falls in
 #     the all-reduce's burst: 42.2 ms.
@@ -453,8 +455,9 @@ check(un > ur and abs(ur - ug) < 1e-9,
 coll = v["nfs-tcp-host-tcp"]["collectives"][0]
 G = 25.6e6 * 2
 cb = coll["bytes"]
-check(coll["algo"] == "hier" and near(2 * cb, G, 1e-9), f"host-tcp: hierarchical all-reduce of the gradient in 2 buckets of {cb/1e6:.1f} MB")
-near_ms("nfs-tcp-host-tcp", ((B + 2 * G) / per_core + decode) / cores)
+n = nodes * gpn
+check(coll["algo"] == "ring" and near(2 * cb, G, 1e-9), f"host-tcp: the gradient all-reduced by a ring in 2 buckets of {cb/1e6:.1f} MB")
+near_ms("nfs-tcp-host-tcp", ((B + 2 * 2 * (n - 1) / n * G) / per_core + decode) / cores)
 check(p50["nfs-tcp-host-tcp"] > p50["nfs-tcp"], "host-tcp gradients and NFS reads contend for the stack cores: the step grows")
 # The reads leave the cores to the gradients and the decodes; a decode that
 # falls in the all-reduce burst shares the cores with it, so the step may

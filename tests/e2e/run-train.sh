@@ -53,9 +53,11 @@ run_cmd "$DPUSIM" run "$S" --json --seed 8
 if [ "$OUT" != "$first" ]; then ok "another seed, another report"; else not_ok "seed ignored"; fi
 
 # Several jobs in one scenario share the cluster: one report variant per
-# job and variant, each breakdown adding up, and tenant-a slower beside
-# tenant-b (their gradient rings cross the same oversubscribed uplinks)
-# than alone on the same nodes.
+# job and variant, each breakdown adding up, and tenant-a under RDMA
+# slower beside tenant-b (their gradient trees cross the same
+# oversubscribed uplinks) than alone on the same nodes; under host TCP
+# never faster (its ring is held by one core per connection, below the
+# uplinks' share).
 M=tests/data/multi-small.yaml
 run_cmd "$DPUSIM" run "$M" --json --trace "$E2E_TMP/m.json"
 expect_rc 0 "run of a multi-job scenario"
@@ -78,9 +80,9 @@ assert [v["name"] for v in alone["variants"]] == names[:2]
 for k in range(2):
     together = a["variants"][k]["metrics"]["iteration_s"]["mean"]
     by_itself = alone["variants"][k]["metrics"]["iteration_s"]["mean"]
-    assert together > 1.05 * by_itself, (names[k], together, by_itself)
+    assert together > 1.05 * by_itself if k else together >= by_itself, (names[k], together, by_itself)
 PY
-then ok "one section per job and variant, breakdowns add up, sharing slows tenant-a"; else not_ok "multi-job report"; fi
+then ok "one section per job and variant, breakdowns add up, sharing slows tenant-a under RDMA"; else not_ok "multi-job report"; fi
 for v in tenant-a-baseline tenant-b-gdr; do
 	if python3 -c "
 import json

@@ -12,13 +12,16 @@ for f in shared-bench shared-bench-train shared-bench-coll; do
 done
 # Hand estimate (every link HDR, 25 GB/s). Alone, the benchmark's 4-rank
 # ring over 2 nodes is bound by a node's link: busbw about 25 GB/s. The
-# training job's gradients (8 buckets of 33 MB, about 1.6 ms each alone:
-# 13 ms of a 41 ms iteration) and the benchmark (sending all the time)
-# share the uplinks leaf 0 -> leaf 1 and back, each flow a fair share:
-# about half each while both send. Training: its all-reduce stretches
-# towards 2x (13 -> 18..26 ms), mostly behind the backward pass; the
-# exposed tail grows by a few ms: +5% to +30% on the iteration, less than
-# 41 + 13 ms (1.4x) even if none of it hid. Benchmark: slowed about 2x
+# training job's gradients (NCCL's ring over its 4 ranks, which sends 1.5
+# times a bucket out of each node; until December 2026 the hierarchical
+# rings, which NCCL does not have, sent it once) and the benchmark
+# (sending all the time) share the uplinks leaf 0 -> leaf 1 and back, each
+# flow a fair share: about half each while both send. Training: its
+# all-reduce stretches towards 2x; little of it hides behind the backward
+# pass (alone: 28 ms of compute, 29 ms of exposed all-reduce in a 58 ms
+# iteration), so the iteration grows by up to the exposed time: more than
+# 5%, less than 1 + 2 x exposed / iteration alone (2.0x; measured 1.5x).
+# Benchmark: slowed about 2x
 # while the gradients flow, 18..26 ms of each 45..50 ms iteration (40-50%),
 # so its time grows 1.4x to 1.5x and busbw falls to 0.65-0.75 of alone;
 # bounds 0.5 (slowed all the time) to 0.85. That holds for the benchmark's
@@ -41,7 +44,8 @@ assert sizes == [16 << 20, 64 << 20], sizes
 it_sh = t_sh["metrics"]["iteration_s"]["mean"]
 it_alone = train["variants"][0]["metrics"]["iteration_s"]["mean"]
 r = it_sh / it_alone
-assert 1.05 < r < 1.4, ("training slowdown", it_sh, it_alone, r)
+exposed = train["variants"][0]["breakdown_s"]["exposed_comm"]
+assert 1.05 < r < 1 + 2 * exposed / it_alone, ("training slowdown", it_sh, it_alone, r)
 alone = {c["bytes"]: c["busbw_GBps"] for c in coll["variants"][0]["collectives"]}
 for c in b_sh["collectives"]:
     q = c["busbw_GBps"] / alone[c["bytes"]]
@@ -64,8 +68,9 @@ expect_rc 0 "the shared scenario's table"
 # job's gradient all-reduce, nor the reverse.
 expect_out '^allreduce +16 MiB +bench/gdr +ring +[0-9.]+ GB/s +[0-9.]+ ms$' "the benchmark's 16 MiB row, under the benchmark job"
 expect_out '^allreduce +64 MiB +bench/gdr +ring +[0-9.]+ GB/s +[0-9.]+ ms$' "the benchmark's 64 MiB row"
-expect_out '^allreduce +[0-9.]+ MiB +train/gdr +hier +[0-9.]+ GB/s +[0-9.]+ ms$' "the training job's all-reduce row, under the training job"
-if grep -Eq '^allreduce +(16|64) MiB +train/' <<<"$OUT" || grep -Eq '^allreduce .*bench/gdr +hier' <<<"$OUT"
+expect_out '^allreduce +[0-9.]+ MiB +train/gdr +ring +[0-9.]+ GB/s +[0-9.]+ ms$' "the training job's all-reduce row, under the training job"
+if grep -Eq '^allreduce +(16|64) MiB +train/' <<<"$OUT" ||
+	grep -E '^allreduce .*bench/' <<<"$OUT" | grep -Evq '^allreduce +(16|64) MiB '
 then not_ok "a job's collective shown under the other job"; else ok "no job's collective under the other"; fi
 run_cmd "$DPUSIM" run "$D/shared-bench.yaml" --json
 if [ "$OUT" = "$(cat "$E2E_TMP/shared-bench.json")" ]; then ok "same seed, byte-identical report"

@@ -894,6 +894,112 @@ START_TEST(nccl_hier_closed_form)
 }
 END_TEST
 
+/* NCCL's tree (coll_int.h, coll_tree_channels): a chain through each
+ * node's GPUs per channel, the channels' chains starting at different GPUs,
+ * so the nodes' tree runs over every NIC. 1 GiB between 2 nodes, ideal
+ * protocol. One GPU and one NIC (50 GB/s) a node, 2 channels: each
+ * direction of the link carries one tree's half up and the other's down,
+ * S / 50 GB/s. 8 GPUs and 8 NICs a node on 16 channels: a NIC carries an
+ * eighth of that; each GPU's NVLink carries its channels' shares up and
+ * down the chains, 2 x 7/8 S (the head sends none up, the tail none
+ * down), which at 300 GB/s binds first (6.3 ms against the NICs' 2.7) and
+ * at 3 TB/s leaves the NICs binding, about 8 times faster than one NIC
+ * (the pipeline's fill adds a few percent, which the prediction, the
+ * busiest resource's load there, leaves out). A tree over ranks on one channel
+ * each, the model before, ran all three at one NIC's rate. */
+START_TEST(nccl_tree_runs_on_every_nic)
+{
+	uint64_t s = UINT64_C(1) << 30;
+	fab_config narrow = one_switch(2);
+	coll_config cc = rdma;
+	coll_params p = { .op = COLL_ALLREDUCE, .bytes = s };
+	double want[3] = { (double)s / 50e9, 2 * 7.0 / 8 * (double)s / 300e9, (double)s / 8 / 50e9 };
+	double nvl[3] = { 0, 300e9, 3000e9 };
+	for (int k = 0; k < 3; k++) {
+		fab_config fc = k ? nvswitch_node(2, 8, nvl[k]) : narrow;
+		fx_world w;
+		sim_time t;
+		cc.channels = k ? 16 : 2;
+		fx_world_new(&w, &fc, &cc);
+		coll_result r = run(&w, COLL_ALLREDUCE, COLL_TREE, s);
+		ck_assert_int_eq(coll_predict(w.c, &p, COLL_TREE, &t), 0);
+		ck_assert_msg(WITHIN((double)t, (double)r.time_ps, 0.06), "predicted %.9g s, ran %.9g s",
+			      sim_time_to_s(t), sim_time_to_s(r.time_ps));
+		ck_assert_msg(sim_time_to_s(r.time_ps) >= want[k] &&
+			      sim_time_to_s(r.time_ps) <= want[k] * 1.06, "case %d: %.9g s, bound %.9g s",
+			      k, sim_time_to_s(r.time_ps), want[k]);
+		fx_world_free(&w);
+	}
+}
+END_TEST
+
+/* NCCL's tuner picks its tree by its own figures (coll_nccl_tuner_tree_ps):
+ * the ring graph's bus bandwidth, halved, at the tree's 0.92. 1 GiB on 2
+ * nodes of 8 GPUs with 8 NICs, NVLink 3 TB/s (the NICs bind): the tree
+ * graph sends a node's data once each way where the ring sends 2 x 15/16
+ * of it, so it runs faster, but NCCL's tuner puts it at 0.46 of the graph's
+ * bandwidth against the ring's 16 / 30 = 0.53 and runs the ring, and so
+ * does auto. Over 64 nodes at 1 MiB the ring's 126 steps' latency loses
+ * to the tree's. */
+START_TEST(nccl_tuner_picks_the_ring_on_two_nodes)
+{
+	fab_config fc = nvswitch_node(2, 8, 3000e9), wide = nvswitch_node(64, 8, 3000e9);
+	coll_config cc = rdma;
+	fx_world w;
+	cc.proto = COLL_PROTO_NCCL;
+	cc.channels = 16;
+	fx_world_new(&w, &fc, &cc);
+	coll_result ring = run(&w, COLL_ALLREDUCE, COLL_RING, UINT64_C(1) << 30);
+	coll_result tree = run(&w, COLL_ALLREDUCE, COLL_TREE, UINT64_C(1) << 30);
+	ck_assert(tree.time_ps < ring.time_ps);
+	ck_assert_int_eq(run(&w, COLL_ALLREDUCE, COLL_AUTO, UINT64_C(1) << 30).algo, COLL_RING);
+	fx_world_free(&w);
+	fx_world_new(&w, &wide, &cc);
+	ck_assert_int_eq(run(&w, COLL_ALLREDUCE, COLL_AUTO, UINT64_C(1) << 20).algo, COLL_TREE);
+	fx_world_free(&w);
+}
+END_TEST
+
+/* auto chooses among the algorithms NCCL has (v2.21.5 nccl_common.h: Tree,
+ * Ring, CollNet, NVLS, NVLS Tree): never the hierarchical rings, which a
+ * benchmark still runs when it asks for them by name. 2 nodes x 4 GPUs on
+ * NVSwitch, NCCL's protocols: at some sizes hier would be predicted
+ * faster than what auto runs, so the rule is what keeps it out. */
+START_TEST(auto_runs_nccls_algorithms)
+{
+	fab_config fc = nvswitch_node(2, 4, 200e9);
+	fx_world w;
+	uint32_t faster = 0;
+	proto_world(&w, &fc, COLL_PROTO_NCCL);
+	for (uint64_t b = 1024; b <= UINT64_C(1) << 30; b *= 8) {
+		coll_params p = { .op = COLL_ALLREDUCE, .bytes = b };
+		coll_result r = run(&w, COLL_ALLREDUCE, COLL_AUTO, b);
+		sim_time th, ta;
+		ck_assert_int_ne(r.algo, COLL_HIER);
+		ck_assert_int_eq(coll_predict(w.c, &p, COLL_HIER, &th), 0);
+		ck_assert_int_eq(coll_predict(w.c, &p, r.algo, &ta), 0);
+		faster += th < ta;
+	}
+	ck_assert_uint_gt(faster, 0);
+	ck_assert_int_eq(run(&w, COLL_ALLREDUCE, COLL_HIER, UINT64_C(1) << 20).algo, COLL_HIER);
+	fx_world_free(&w);
+}
+END_TEST
+
+/* NCCL's tree correction (tuning.cc treeCorrectionFactor), by log2 of
+ * bytes / 64, up to 256 MiB; none under the ideal protocol. */
+START_TEST(nccl_tree_correction_by_size)
+{
+	ck_assert_double_eq(coll_nccl_tree_correction(COLL_PROTO_LL128, UINT64_C(1) << 20), 0.6);
+	ck_assert_double_eq(coll_nccl_tree_correction(COLL_PROTO_LL, UINT64_C(1) << 18), 0.4);
+	ck_assert_double_eq(coll_nccl_tree_correction(COLL_PROTO_SIMPLE, 64), 0.9);
+	ck_assert_double_eq(coll_nccl_tree_correction(COLL_PROTO_SIMPLE, 8), 0.9);
+	ck_assert_double_eq(coll_nccl_tree_correction(COLL_PROTO_SIMPLE, UINT64_C(256) << 20), 0.9);
+	ck_assert_double_eq(coll_nccl_tree_correction(COLL_PROTO_SIMPLE, UINT64_C(512) << 20), 1);
+	ck_assert_double_eq(coll_nccl_tree_correction(COLL_PROTO_IDEAL, UINT64_C(1) << 20), 1);
+}
+END_TEST
+
 /* Inside a node NCCL's Simple ring waits for its peer once per slice, 2
  * per chunk (prims_simple.h; ALLREDUCE_CHUNKSTEPS / ALLREDUCE_SLICESTEPS):
  * 8 GPUs on NVSwitch, one channel, 64 MiB in loops of 8 x 2 MiB = 4 loops:
@@ -1599,6 +1705,10 @@ static Suite *suite(void)
 	tcase_add_test(tc, lumped_ring_steps_match_alone);
 	tcase_add_test(tc, nccl_chooses_as_its_tuner);
 	tcase_add_test(tc, nccl_hier_closed_form);
+	tcase_add_test(tc, nccl_tree_runs_on_every_nic);
+	tcase_add_test(tc, auto_runs_nccls_algorithms);
+	tcase_add_test(tc, nccl_tuner_picks_the_ring_on_two_nodes);
+	tcase_add_test(tc, nccl_tree_correction_by_size);
 	tcase_add_test(tc, nccl_slices_inside_the_node);
 	tcase_add_test(tc, nccl_busbw_ramps_to_the_bound);
 	tcase_add_test(tc, nccl_protocol_rules);
