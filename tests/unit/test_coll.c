@@ -960,6 +960,40 @@ START_TEST(nccl_tuner_picks_the_ring_on_two_nodes)
 }
 END_TEST
 
+/* The tree on every shape: nodes of 1 to 8 GPUs, 1 to 9 nodes (odd
+ * counts: a last node with one child, or none), 1 to 16 channels (one
+ * channel: both trees on it), under the ideal protocol and NCCL's: it runs,
+ * and more bytes never take less time. */
+START_TEST(nccl_tree_on_every_shape)
+{
+	static const uint32_t gs[] = { 1, 2, 3, 8 }, ns[] = { 1, 2, 3, 5, 9 }, chs[] = { 1, 2, 3, 16 };
+	for (int pr = 0; pr < 2; pr++)
+		for (size_t a = 0; a < 4; a++)
+			for (size_t b = 0; b < 5; b++)
+				for (size_t c = 0; c < 4; c++) {
+					if (gs[a] * ns[b] < 2)
+						continue;
+					fab_config fc = gs[a] > 1 ? nvswitch_node(ns[b], gs[a], 300e9)
+								  : one_switch(ns[b]);
+					coll_config cc = rdma;
+					fx_world w;
+					sim_time last = 0;
+					cc.channels = chs[c];
+					cc.proto = pr ? COLL_PROTO_NCCL : COLL_PROTO_IDEAL;
+					fx_world_new(&w, &fc, &cc);
+					for (uint64_t bytes = 8; bytes <= UINT64_C(64) << 20; bytes *= 64) {
+						coll_result r = run(&w, COLL_ALLREDUCE, COLL_TREE, bytes);
+						ck_assert_msg(r.time_ps > 0 && r.time_ps >= last,
+							      "g %u nodes %u ch %u proto %d: %llu B in %.9g s",
+							      gs[a], ns[b], chs[c], pr,
+							      (unsigned long long)bytes, sim_time_to_s(r.time_ps));
+						last = r.time_ps;
+					}
+					fx_world_free(&w);
+				}
+}
+END_TEST
+
 /* auto chooses among the algorithms NCCL has (v2.21.5 nccl_common.h: Tree,
  * Ring, CollNet, NVLS, NVLS Tree): never the hierarchical rings, which a
  * benchmark still runs when it asks for them by name. 2 nodes x 4 GPUs on
@@ -1449,8 +1483,9 @@ START_TEST(remembered_routes_equal_fresh_ones)
 		{ .kind = H_SHIFT, .step = 1 },    { .kind = H_SHIFT, .step = 5 },
 		{ .kind = H_INTRA, .step = 1 },    { .kind = H_RAIL, .step = 3 },
 		{ .kind = H_CHAIN, .step = 2 },    { .kind = H_TREE, .tree = 1, .depth = 2, .down = true },
-		{ .kind = H_TREE, .depth = 1 },    { .kind = H_SHARP },
-		{ .kind = H_NVLS },
+		{ .kind = H_TREE, .depth = 1 },    { .kind = H_TREE, .step = 1 },
+		{ .kind = H_TREE, .tree = 1, .step = 1, .down = true },
+		{ .kind = H_SHARP },               { .kind = H_NVLS },
 	};
 	const int npats = (int)(sizeof pats / sizeof pats[0]);
 	fx_world shared, fresh;
@@ -1706,6 +1741,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, nccl_chooses_as_its_tuner);
 	tcase_add_test(tc, nccl_hier_closed_form);
 	tcase_add_test(tc, nccl_tree_runs_on_every_nic);
+	tcase_add_test(tc, nccl_tree_on_every_shape);
 	tcase_add_test(tc, auto_runs_nccls_algorithms);
 	tcase_add_test(tc, nccl_tuner_picks_the_ring_on_two_nodes);
 	tcase_add_test(tc, nccl_tree_correction_by_size);
