@@ -841,8 +841,9 @@ uint32_t coll_chain(collective *r, uint32_t prev, uint32_t hs, uint32_t steps, u
  * anti-diagonal, the later step first, so every edge goes forwards. */
 static void grid(collective *r, const uint32_t *hs, uint32_t steps, uint32_t chunks, uint64_t bytes)
 {
-	uint64_t slots = COLL_GRID_SLOTS * r->c->cfg.chunk_bytes / (bytes ? bytes : 1);
-	uint32_t w = slots < 1 ? 1 : slots > chunks ? chunks : (uint32_t)slots;
+	/* in doubles: a --chunk near 2^64 bytes would wrap 8 x chunk_bytes */
+	double slots = floor(COLL_GRID_SLOTS * (double)r->c->cfg.chunk_bytes / (double)(bytes ? bytes : 1));
+	uint32_t w = !(slots >= 1) ? 1 : slots > chunks ? chunks : (uint32_t)slots;
 	uint32_t *id = sim_malloc((size_t)steps * chunks * sizeof *id);
 	if (!id) {
 		r->rc = SIM_ENOMEM;
