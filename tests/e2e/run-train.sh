@@ -54,7 +54,7 @@ if [ "$OUT" != "$first" ]; then ok "another seed, another report"; else not_ok "
 
 # Several jobs in one scenario share the cluster: one report variant per
 # job and variant, each breakdown adding up, and tenant-a under RDMA
-# slower beside tenant-b (their gradient trees cross the same
+# slower beside tenant-b (their gradient rings cross the same
 # oversubscribed uplinks) than alone on the same nodes; under host TCP
 # never faster (its ring is held by one core per connection, below the
 # uplinks' share).
