@@ -1048,8 +1048,7 @@ static bool applies(const coll_ctx *c, coll_op op, coll_algo a)
 static int build(coll_ctx *c, const coll_params *p, coll_algo algo, coll_proto proto, bool tuner,
 		 collective *r)
 {
-	double f = coll_nccl_bw_factor(c, p->op, algo, proto) *
-		   (algo == COLL_TREE ? coll_nccl_tree_correction(proto, p->bytes) : 1);
+	double f = coll_nccl_bw_factor(c, p->op, algo, proto, p->bytes);
 	*r = (collective){ .c = c, .p = *p, .algo = algo, .proto = proto, .tuner = tuner,
 		     .coll_lat_ps = coll_nccl_coll_lat(c, p->op, algo, proto) };
 	coll_algos[algo].build(r);
@@ -1183,7 +1182,9 @@ static int predict_on(coll_ctx *c, const coll_params *p, coll_algo algo, coll_pr
  * allows. Ties go to the first (Ring before Tree, LL before Simple). A
  * single candidate is taken without predicting unless t_ps wants its time.
  * NCCL's protocols are costed as NCCL's tuner costs them (build's tuner):
- * NCCL chooses without its per-size channels and loops, so the model does.
+ * NCCL chooses without its per-size channels and loops, so the model does;
+ * its tree by NCCL's own figure (coll_nccl_tuner_tree_ps, from the ring
+ * graph's bus bandwidth, found once for the tree's protocols).
  * Nor does NCCL see a connection's CPU limit: its tuner takes the
  * network's bandwidth from the NIC's speed (src/graph/tuning.cc: the
  * graph's bwInter, from the topology's net speed), the socket transport's
@@ -1202,6 +1203,7 @@ static int choose(coll_ctx *c, const coll_params *p, coll_algo *algo, coll_proto
 {
 	struct { coll_algo a; coll_proto pr; } cand[COLL_NALGOS * COLL_NPROTOS];
 	sim_time best = SIM_TIME_MAX;
+	double graph = 0; /* the ring graph's bus bandwidth, for the tree's tuner figure */
 	uint32_t n = 0;
 	for (int a = COLL_RING; a < COLL_NALGOS; a++)
 		for (int pr = COLL_PROTO_IDEAL; pr < COLL_NPROTOS; pr++)
@@ -1214,9 +1216,13 @@ static int choose(coll_ctx *c, const coll_params *p, coll_algo *algo, coll_proto
 	*algo = cand[0].a, *proto = cand[0].pr;
 	for (uint32_t i = 0; i < n && n > 1; i++) {
 		sim_time t = 0;
-		int rc = cand[i].a == COLL_TREE && cand[i].pr != COLL_PROTO_IDEAL
-				 ? coll_nccl_tuner_tree_ps(c, p, cand[i].pr, &t)
-				 : predict_on(c, p, cand[i].a, cand[i].pr, false, &t);
+		int rc = 0;
+		if (cand[i].a != COLL_TREE || cand[i].pr == COLL_PROTO_IDEAL)
+			rc = predict_on(c, p, cand[i].a, cand[i].pr, false, &t);
+		else if (graph > 0 || (graph = coll_nccl_ring_busbw_Bps(c)) > 0)
+			t = coll_nccl_tuner_tree_ps(c, p, cand[i].pr, graph);
+		else
+			rc = SIM_ENOMEM;
 		if (rc)
 			return rc;
 		if (t < best)

@@ -166,10 +166,12 @@ uint32_t coll_chain(collective *r, uint32_t prev, uint32_t hs, uint32_t steps, u
 /* coll_nccl.c */
 uint32_t coll_nccl_proto(coll_proto p);
 bool coll_nccl_proto_applies(const coll_ctx *c, coll_algo algo, coll_proto pr);
-double coll_nccl_bw_factor(const coll_ctx *c, coll_op op, coll_algo algo, coll_proto pr);
+double coll_nccl_bw_factor(const coll_ctx *c, coll_op op, coll_algo algo, coll_proto pr,
+			   uint64_t bytes);
 double coll_nccl_tree_correction(coll_proto pr, uint64_t bytes);
 double coll_nccl_ring_busbw_Bps(coll_ctx *c);
-int coll_nccl_tuner_tree_ps(coll_ctx *c, const coll_params *p, coll_proto pr, sim_time *t_ps);
+sim_time coll_nccl_tuner_tree_ps(const coll_ctx *c, const coll_params *p, coll_proto pr,
+				 double graph_Bps);
 sim_time coll_nccl_coll_lat(const coll_ctx *c, coll_op op, coll_algo algo, coll_proto pr);
 double coll_nccl_hop_us(const coll_ctx *c, uint32_t nccl_proto, uint32_t src, uint32_t dst);
 double coll_nccl_ring_bw(const coll_ctx *c, coll_op op, uint32_t nccl_proto);

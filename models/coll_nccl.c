@@ -394,14 +394,18 @@ static double cap_total(double f, double total, const coll_nccl_graph *g)
 	return fmin(f, total / (g->search_channels * g->bw_GBps));
 }
 
-/* Data bytes per byte of link time (tuning.cc's "model refinements" of the
- * bus bandwidth, capped per architecture where the graph is known: above),
- * by the algorithm's row. */
-double coll_nccl_bw_factor(const coll_ctx *c, coll_op op, coll_algo algo, coll_proto pr)
+/* Data bytes per byte of link time of a collective of `bytes` (tuning.cc's
+ * "model refinements" of the bus bandwidth, capped per architecture where
+ * the graph is known: above), by the algorithm's row; the tree's at its
+ * correction for that size (coll_nccl_tree_correction). */
+double coll_nccl_bw_factor(const coll_ctx *c, coll_op op, coll_algo algo, coll_proto pr,
+			   uint64_t bytes)
 {
+	double f;
 	if (pr == COLL_PROTO_IDEAL || !coll_algos[algo].bw_factor)
 		return 1;
-	return coll_algos[algo].bw_factor(c, op, coll_nccl_proto(pr));
+	f = coll_algos[algo].bw_factor(c, op, coll_nccl_proto(pr));
+	return algo == COLL_TREE ? f * coll_nccl_tree_correction(pr, bytes) : f;
 }
 
 /* NCCL's correction of its tree's bandwidth at medium sizes
@@ -623,27 +627,22 @@ double coll_nccl_ring_busbw_Bps(coll_ctx *c)
 
 /* NCCL's tuner's time for its tree (v2.21.5 src/graph/tuning.cc
  * ncclTopoTuneModel, ncclTopoGetAlgoTime): the bus bandwidth of its graph
- * (the tree is searched for the ring's channels: its ring's here,
- * coll_nccl_ring_busbw_Bps) at the tree's factors (coll_nccl_tree_bw:
- * 0.92 and the protocol's), half of it as algorithm bandwidth ("ratio *=
- * .5": the data goes up the tree and down again), at the correction of its
- * size (coll_nccl_tree_correction), after the tree's latency. The model's
- * own tree graph sends a node's data once each way on two nodes, which
- * NCCL's figure counts twice: choosing on the graph ran trees NCCL's tuner
- * does not pick (1 GiB on 2 DGX A100 nodes: tree 225 GB/s of bus
- * bandwidth against the ring's 193, where NCCL runs its ring). 0, or
- * SIM_ENOMEM. */
-int coll_nccl_tuner_tree_ps(coll_ctx *c, const coll_params *p, coll_proto pr, sim_time *t_ps)
+ * (the tree is searched for the ring's channels: its ring's here, graph_Bps,
+ * coll_nccl_ring_busbw_Bps) at the tree's factors and its correction for
+ * the size (coll_nccl_bw_factor), half of it as algorithm bandwidth
+ * ("ratio *= .5": the data goes up the tree and down again), after the
+ * tree's latency. The model's own tree graph sends a node's data once each
+ * way on two nodes, which NCCL's figure counts twice: choosing on the
+ * graph ran trees NCCL's tuner does not pick (1 GiB on 2 DGX A100 nodes:
+ * tree 225 GB/s of bus bandwidth against the ring's 193, where NCCL runs
+ * its ring). */
+sim_time coll_nccl_tuner_tree_ps(const coll_ctx *c, const coll_params *p, coll_proto pr,
+				 double graph_Bps)
 {
-	double graph = coll_nccl_ring_busbw_Bps(c), bw, t;
-	if (!(graph > 0))
-		return SIM_ENOMEM;
-	bw = graph * coll_nccl_tree_bw(c, p->op, coll_nccl_proto(pr)) * 0.5 *
-	     coll_nccl_tree_correction(pr, p->bytes);
-	t = (double)coll_nccl_tree_lat(c, p->op, coll_nccl_proto(pr)) + (double)c->cfg.launch_lat_ps +
-	    (double)p->bytes / bw * 1e12;
-	*t_ps = t < (double)SIM_TIME_MAX ? (sim_time)ceil(t) : SIM_TIME_MAX;
-	return 0;
+	double bw = graph_Bps * coll_nccl_bw_factor(c, p->op, COLL_TREE, pr, p->bytes) * 0.5;
+	double t = (double)coll_nccl_tree_lat(c, p->op, coll_nccl_proto(pr)) +
+		   (double)c->cfg.launch_lat_ps + (double)p->bytes / bw * 1e12;
+	return t < (double)SIM_TIME_MAX ? (sim_time)ceil(t) : SIM_TIME_MAX;
 }
 
 /* The channels NCCL runs a ring or tree of r's size on (enqueue.cc: one
