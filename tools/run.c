@@ -307,18 +307,25 @@ int run_put_offload(rep_variant *rv, const scn_variant *v)
 	return rc;
 }
 
+/* Whether scenario s, as loaded, traces into the path as given: one job,
+ * one variant. */
+static bool plain_run(const scn_scenario *s)
+{
+	return s->nvariants == 1 && s->njobs == 1;
+}
+
 /* The trace file of variant `name`: the path as given when the scenario
- * has one variant and one job, else NAME inserted before its extension.
- * False when that does not fit in n bytes (out then holds a cut name,
- * which run_check_outputs refuses before anything runs). */
-static bool trace_path_of(const scn_scenario *s, const char *path, const char *name,
-			  char *out, size_t n)
+ * as loaded has one variant and one job (plain), else NAME inserted
+ * before its extension. False when that does not fit in n bytes (out then
+ * holds a cut name, which run_check_outputs refuses before anything
+ * runs). */
+static bool trace_path_of(bool plain, const char *path, const char *name, char *out, size_t n)
 {
 	const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
 	char safe[2 * SCN_NAME_MAX + 2];
 	size_t i;
 	int k;
-	if (s->nvariants == 1 && s->njobs == 1) {
+	if (plain) {
 		k = snprintf(out, n, "%s", path);
 		return k >= 0 && (size_t)k < n;
 	}
@@ -356,7 +363,7 @@ static int traced_variant(const scn_scenario *s, const scn_job *job, const scn_v
 	int rc = t ? SIM_OK : SIM_ENOMEM;
 	if (!rc)
 		rc = train_variant(s, job, v, o->replications, seed, o->progress, t, rv, rep, d);
-	trace_path_of(s, o->trace_path, name, path, sizeof path);
+	trace_path_of(o->trace_plain, o->trace_path, name, path, sizeof path);
 	if (!rc)
 		rc = write_trace(t, path, o, d);
 	trace_free(t);
@@ -470,13 +477,14 @@ static int multi_add_variants(const scn_scenario *s, const run_opts *o, rep_repo
 }
 
 /* Every training job's trace of a variant, after the run. */
-static int multi_write_traces(const scn_scenario *s, const run_opts *o, trace *const *tr,
-			      rep_variant *const *rv, size_t n, diag *d)
+static int multi_write_traces(const run_opts *o, trace *const *tr, rep_variant *const *rv,
+			      size_t n, diag *d)
 {
 	char path[4096];
 	int rc = 0;
 	for (size_t j = 0; j < n && !rc; j++) {
-		trace_path_of(s, o->trace_path, rep_variant_name(rv[j]), path, sizeof path);
+		trace_path_of(o->trace_plain, o->trace_path, rep_variant_name(rv[j]), path,
+			      sizeof path);
 		rc = write_trace(tr[j], path, o, d);
 	}
 	return rc;
@@ -544,7 +552,7 @@ static int multi_variant(const scn_scenario *base, const run_opts *o, size_t v,
 					  o ? o->replications : 0, seed, o ? o->progress : NULL,
 					  traced ? tr : NULL, rv, brv, rep, d);
 	if (!rc && traced)
-		rc = multi_write_traces(s, o, tr, rv, n, d);
+		rc = multi_write_traces(o, tr, rv, n, d);
 	for (size_t j = 0; j < n; j++)
 		trace_free(tr[j]);
 	free(bench);
@@ -577,7 +585,8 @@ static int trace_paths(const scn_scenario *s, const run_opts *o, char (*paths)[4
 				continue;
 			snprintf(name, sizeof name, "%s%s%s", s->multi_job ? s->jobs[j].name : "",
 				 s->multi_job ? "/" : "", s->variants[v].name);
-			if (!trace_path_of(s, o->trace_path, name, paths[n++], sizeof paths[0])) {
+			if (!trace_path_of(plain_run(s), o->trace_path, name, paths[n++],
+					   sizeof paths[0])) {
 				diag_add(d, NULL, 0, 0, "--trace: the trace of '%s' would be named past "
 					 "the path limit (%zu bytes): give a shorter --trace", name,
 					 sizeof paths[0] - 1);
@@ -801,6 +810,12 @@ int run_scenario(const scn_scenario *s, const run_opts *o, rep_report **out, dia
 {
 	rep_report *rep = rep_new(REP_SIM);
 	int rc = rep ? SIM_OK : SIM_ENOMEM;
+	run_opts own;
+	if (o) { /* the trace's name decided here, where every variant is seen */
+		own = *o;
+		own.trace_plain = plain_run(s);
+		o = &own;
+	}
 	*out = NULL;
 	if (!rc)
 		rc = rep_set_version(rep, dpusim_version);

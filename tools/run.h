@@ -24,6 +24,12 @@ typedef struct run_opts {
 	FILE *progress;           /* progress lines for long runs; NULL: silent */
 	FILE *written;            /* "dpusim: wrote trace FILE" per trace; NULL: silent */
 	int jobs;                 /* > 1: variants in that many worker processes */
+	/* Set by run_scenario, not its caller: whether trace_path is the
+	 * trace itself (the scenario as loaded has one job and one
+	 * variant) rather than a name each variant's trace is made from. A
+	 * variant with hardware of its own runs on a view of one variant
+	 * (scn_variant_view), which cannot tell. */
+	bool trace_plain;
 } run_opts;
 
 

@@ -20,4 +20,19 @@ there=$(ls "$E2E_TMP"/t/*.json | sort)
 if [ -n "$named" ] && [ "$named" = "$there" ]; then ok "every trace written is named: $(echo $named | sed "s|$E2E_TMP/t/||g")"
 else not_ok "named '$named', written '$there'"; fi
 
+# A variant with hardware of its own runs on a view of the scenario with
+# that variant alone; its trace is still named after it, never written to
+# the bare path (where it once went, so a second such variant replaced it),
+# in this process and in worker processes alike.
+printf 'extends: %s\nname: own-hw\nreplications: 1\nvariants:\n  - { name: tcp, network: host-tcp }\n  - { name: four, network: rdma-gdr, cluster: { nics_per_node: 4 } }\n  - { name: two, network: rdma-gdr, cluster: { nics_per_node: 2 } }\n' \
+	"$PWD/tests/data/train-small.yaml" >"$E2E_TMP/own.yaml"
+for jobs in 1 2; do
+	mkdir -p "$E2E_TMP/o$jobs"
+	run_cmd "$DPUSIM" run "$E2E_TMP/own.yaml" --jobs $jobs --trace "$E2E_TMP/o$jobs/o.json"
+	expect_rc 0 "variants with hardware of their own, --jobs $jobs"
+	there=$(cd "$E2E_TMP/o$jobs" && ls | tr '\n' ' ')
+	if [ "$there" = "o.four.json o.tcp.json o.two.json " ]; then ok "one trace per variant, each named after it (--jobs $jobs)"
+	else not_ok "--jobs $jobs wrote: $there"; fi
+done
+
 finish
