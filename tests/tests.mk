@@ -41,6 +41,7 @@ E2E_TESTS += report-scale.sh
 E2E_TESTS += metamorphic.sh
 E2E_TESTS += binding.sh
 E2E_TESTS += workload-shapes.sh
+E2E_TESTS += scenario-answers.sh
 # The order make check starts tests in (tools/run-tests runs CHECK_JOBS at a
 # time): the longest first, so that none of them starts late and ends the run
 # alone. The slowest scripts by user+sys CPU seconds, measured on the 2-core
