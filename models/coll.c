@@ -831,14 +831,19 @@ uint32_t coll_chain(collective *r, uint32_t prev, uint32_t hs, uint32_t steps, u
 }
 
 /* Pipelined steps: chunk k of step s follows chunk k of step s-1 (its data),
- * chunk k-1 of step s (the same links, in order) and chunk k-w of step s+1:
- * the receiver holds w chunks (NCCL_STEPS slots of the configured chunk per
- * connection, NVIDIA/nccl src/include/device.h, fewer when a chunk is
- * larger), so a step runs at most w chunks ahead of the next one, which
- * frees a slot as it forwards its chunk; without that bound a tree's
+ * chunk k-1 of step s (the same links, in order) and chunk k-w-1 of step
+ * s+1: the receiver holds w chunks (NCCL_STEPS slots of the configured
+ * chunk per connection, NVIDIA/nccl src/include/device.h, fewer when a
+ * chunk is larger), so a step runs at most w chunks ahead of the next one,
+ * which frees a slot as it forwards its chunk; without that bound a tree's
  * chains inside the node ran their whole share ahead of the NICs, all
- * steps at once on the same NVLinks. Created anti-diagonal by
- * anti-diagonal, the later step first, so every edge goes forwards. */
+ * steps at once on the same NVLinks. The slots free one by one while the
+ * next step forwards chunk k-w, so chunk k may start once chunk k-w-1 is
+ * through, not k-w: with chunks as large as the window (w = 1, a large
+ * collective's chunks capped at MAX_CHUNKS) waiting for k-w made
+ * neighbouring steps take turns, at half the links' rate. Created
+ * anti-diagonal by anti-diagonal, the later step first, so every edge goes
+ * forwards. */
 static void grid(collective *r, const uint32_t *hs, uint32_t steps, uint32_t chunks, uint64_t bytes)
 {
 	/* in doubles: a --chunk near 2^64 bytes would wrap 8 x chunk_bytes */
@@ -856,8 +861,8 @@ static void grid(collective *r, const uint32_t *hs, uint32_t steps, uint32_t chu
 				link_stages(r, id[(size_t)(s - 1) * chunks + k], at);
 			if (k > 0)
 				link_stages(r, id[(size_t)s * chunks + k - 1], at);
-			if (k >= w && s + 1 < steps)
-				link_stages(r, id[(size_t)(s + 1) * chunks + k - w], at);
+			if (k > w && s + 1 < steps)
+				link_stages(r, id[(size_t)(s + 1) * chunks + k - w - 1], at);
 		}
 	free(id);
 }

@@ -933,6 +933,35 @@ START_TEST(nccl_tree_runs_on_every_nic)
 }
 END_TEST
 
+/* A pipelined step may run its receiver's slots ahead of the next step
+ * (grid): with chunks of the whole window (512 MiB in 64 chunks of 8 MiB
+ * against 8 slots of 512 KiB: one chunk) a step still sends chunk k while
+ * the next forwards chunk k - 1, as the FIFO frees slot after slot. Until
+ * December 2026 chunk k waited for the next step to finish chunk k - 1, so
+ * neighbouring steps took turns: the tree over 4 nodes of one GPU ran at
+ * half its links' rate (70.7 ms against the ring's 37.8), the broadcast
+ * chain likewise. The bounds by hand: the tree's root of tree 0 (a leaf
+ * of tree 1) takes in its two children's halves and its parent's half
+ * back, 1.5 S, each way; a chain link carries S. */
+START_TEST(pipelined_steps_overlap_with_one_chunk_of_slots)
+{
+	uint64_t s = UINT64_C(512) << 20;
+	fab_config fc = one_switch(4);
+	coll_config cc = rdma;
+	fx_world w;
+	cc.channels = 2;
+	fx_world_new(&w, &fc, &cc);
+	double tree = sim_time_to_s(run(&w, COLL_ALLREDUCE, COLL_TREE, s).time_ps);
+	double bcast = sim_time_to_s(run(&w, COLL_BROADCAST, COLL_RING, s).time_ps);
+	double tree_bound = 1.5 * (double)s / 50e9, bcast_bound = (double)s / 50e9;
+	ck_assert_msg(tree >= tree_bound && tree <= 1.1 * tree_bound, "tree %.6g s, bound %.6g s",
+		      tree, tree_bound);
+	ck_assert_msg(bcast >= bcast_bound && bcast <= 1.1 * bcast_bound,
+		      "broadcast %.6g s, bound %.6g s", bcast, bcast_bound);
+	fx_world_free(&w);
+}
+END_TEST
+
 /* NCCL's tuner picks its tree by its own figures (coll_nccl_tuner_tree_ps):
  * the ring graph's bus bandwidth, halved, at the tree's 0.92. 1 GiB on 2
  * nodes of 8 GPUs with 8 NICs, NVLink 3 TB/s (the NICs bind): the tree
@@ -1742,6 +1771,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, nccl_hier_closed_form);
 	tcase_add_test(tc, nccl_tree_runs_on_every_nic);
 	tcase_add_test(tc, nccl_tree_on_every_shape);
+	tcase_add_test(tc, pipelined_steps_overlap_with_one_chunk_of_slots);
 	tcase_add_test(tc, auto_runs_nccls_algorithms);
 	tcase_add_test(tc, nccl_tuner_picks_the_ring_on_two_nodes);
 	tcase_add_test(tc, nccl_tree_correction_by_size);
