@@ -1172,10 +1172,10 @@ static int predict_graph(coll_ctx *c, collective *r, bool caps, sim_time *t_ps)
 }
 
 static int predict_on(coll_ctx *c, const coll_params *p, coll_algo algo, coll_proto proto,
-		      bool caps, sim_time *t_ps)
+		      bool caps, bool tuner, sim_time *t_ps)
 {
 	collective r;
-	int rc = build(c, p, algo, proto, true, &r);
+	int rc = build(c, p, algo, proto, tuner, &r);
 	if (!rc)
 		rc = predict_graph(c, &r, caps, t_ps);
 	free_run(&r);
@@ -1186,14 +1186,23 @@ static int predict_on(coll_ctx *c, const coll_params *p, coll_algo algo, coll_pr
  * algorithm that applies (or p->algo alone) and every protocol the context
  * allows. Ties go to the first (Ring before Tree, LL before Simple). A
  * single candidate is taken without predicting unless t_ps wants its time.
- * NCCL's protocols are costed as NCCL's tuner costs them (build's tuner):
- * NCCL chooses without its per-size channels and loops, so the model does;
- * its tree by NCCL's own figure (coll_nccl_tuner_tree_ps, from the ring
- * graph's bus bandwidth, found once for the tree's protocols).
- * Nor does NCCL see a connection's CPU limit: its tuner takes the
- * network's bandwidth from the NIC's speed (src/graph/tuning.cc: the
- * graph's bwInter, from the topology's net speed), the socket transport's
- * as RDMA's, so the candidates are ranked without the transport's
+ * Each of NCCL's candidates is charged the longer of two figures. NCCL's
+ * tuner's (build's tuner: NCCL chooses without its per-size channels and
+ * loops; its tree by NCCL's own figure, coll_nccl_tuner_tree_ps, from the
+ * ring graph's bus bandwidth, found once for the tree's protocols), so
+ * that nothing NCCL puts behind another candidate runs in its place. And
+ * the run's own (the stage graph as the simulation runs it: the channels
+ * and loops of the size, a Simple step's slices), so that nothing the
+ * simulation itself makes slower than another candidate is chosen (issue
+ * 16, faster links never slower): with NCCL's figure alone, 1 MiB over 8
+ * nodes of one A100 ran the ring (LL128) at 100 Gb/s in 344 us and the tree
+ * at 200 Gb/s in 477 us, and at 800 Gb/s ring/LL, whose loops of 14 steps
+ * pay their latency one after another, in 360 us where LL128 takes 159.
+ * Where the two agree on the winner, NCCL's choice stands.
+ * Neither figure sees a connection's CPU limit, as NCCL does not: its
+ * tuner takes the network's bandwidth from the NIC's speed
+ * (src/graph/tuning.cc: the graph's bwInter, from the topology's net
+ * speed), the socket transport's as RDMA's, so the candidates are ranked without the transport's
  * per-connection cap (coll_hs_rate's caps), and host TCP runs what RDMA
  * runs on the same links. Ranked with the cap (and the pair's ring on one
  * channel, view_new), a data-parallel pair's two trees (a TCP connection
@@ -1222,18 +1231,22 @@ static int choose(coll_ctx *c, const coll_params *p, coll_algo *algo, coll_proto
 	for (uint32_t i = 0; i < n && n > 1; i++) {
 		sim_time t = 0;
 		int rc = 0;
+		sim_time own = 0;
 		if (cand[i].a != COLL_TREE || cand[i].pr == COLL_PROTO_IDEAL)
-			rc = predict_on(c, p, cand[i].a, cand[i].pr, false, &t);
+			rc = predict_on(c, p, cand[i].a, cand[i].pr, false, true, &t);
 		else if (graph > 0 || (graph = coll_nccl_ring_busbw_Bps(c)) > 0)
 			t = coll_nccl_tuner_tree_ps(c, p, cand[i].pr, graph);
 		else
 			rc = SIM_ENOMEM;
+		if (!rc && cand[i].pr != COLL_PROTO_IDEAL) /* the run's own structure */
+			rc = predict_on(c, p, cand[i].a, cand[i].pr, false, false, &own);
 		if (rc)
 			return rc;
+		t = own > t ? own : t;
 		if (t < best)
 			best = t, *algo = cand[i].a, *proto = cand[i].pr;
 	}
-	return t_ps ? predict_on(c, p, *algo, *proto, true, t_ps) : 0;
+	return t_ps ? predict_on(c, p, *algo, *proto, true, true, t_ps) : 0;
 }
 
 int coll_predict(const coll_ctx *cc, const coll_params *p, coll_algo algo, sim_time *t_ps)
