@@ -703,6 +703,9 @@ void coll_hs_drop(coll_ctx *c, hopset *h)
 	int rc = h->has_kept ? flow_release(c->net, h->kept) : 0;
 	SIM_ASSERT(!rc, "a collective released a running flow (a model bug)");
 	h->has_kept = false;
+	free(h->w);
+	h->w = NULL;
+	h->weighed = false;
 	if (!h->route)
 		free(h->path);
 	h->route = NULL;
@@ -745,6 +748,41 @@ double coll_hs_rate(coll_ctx *c, const hopset *h, bool caps)
 	}
 	if (caps && flow_cap_Bps(c, h) > 0)
 		rate = fmin(rate, flow_cap_Bps(c, h));
+	return rate;
+}
+
+/* Whether resource res is a node's pooled one (host cores, host memory,
+ * an engine): it carries a stage's bytes that exist, not its link time
+ * (wire_weights). */
+static bool pooled(const coll_ctx *c, uint32_t res)
+{
+	uint8_t k = flow_res_class(c->net, res);
+	return k == FAB_CLS_HOST_CORES || k == FAB_CLS_HOST_MEM || k == FAB_CLS_ENGINE;
+}
+
+/* coll_hs_rate of r's hop set h under r's weights: a pooled resource
+ * carries pool_w of each stage byte, a connection's cap conn_w. */
+static double hs_rate_of(coll_ctx *c, const collective *r, const hopset *h, bool caps)
+{
+	double rate = INFINITY, cap;
+	uint32_t *mult;
+	if (r->pool_w == 1 && r->conn_w == 1)
+		return coll_hs_rate(c, h, caps);
+	if (scratch_fit(c->sc, flow_res_count(c->net)))
+		return 0;
+	mult = c->sc->mult;
+	for (uint32_t i = 0; i < h->len; i++)
+		mult[h->path[i]]++;
+	for (uint32_t i = 0; i < h->len; i++) {
+		uint32_t k = h->path[i];
+		if (mult[k]) {
+			double w = pooled(c, k) ? r->pool_w : 1;
+			rate = fmin(rate, flow_res_cap_Bps(c->net, k) / (mult[k] * w));
+			mult[k] = 0;
+		}
+	}
+	if (caps && (cap = flow_cap_Bps(c, h)) > 0)
+		rate = fmin(rate, cap / r->conn_w);
 	return rate;
 }
 
@@ -1050,10 +1088,28 @@ static bool applies(const coll_ctx *c, coll_op op, coll_algo a)
  * NCCL's protocols costed as NCCL's tuner costs them, on every channel in
  * one loop (tuning.cc charges its latency once and leaves the channel
  * count to enqueue), for choosing as NCCL chooses. */
+/* The stage bytes build inflates by 1 / f (NCCL's protocol and tree
+ * factors, fp, times the channels' share) stand for link time, not for
+ * bytes that exist. What crosses a node's pooled resources (its host
+ * cores, host memory and engines) is the data and the protocol's flags
+ * (coll_nccl_wire_factor): f x wire of a stage byte; what one
+ * connection's cores carry per stage byte is fp x wire (with fewer
+ * channels the same bytes go over fewer connections, so each real one
+ * carries what its stage bytes say). Until December 2026 the inflated
+ * bytes were charged there too: LL's 1/4 as four times the data through
+ * a host-TCP socket's cores and a node's inline engine, where its lines
+ * double it. */
+static void wire_weights(collective *r, double f, double fp)
+{
+	double wire = r->proto == COLL_PROTO_IDEAL ? 1 : coll_nccl_wire_factor(r->proto);
+	r->pool_w = (f < 1 ? f : 1) * wire;
+	r->conn_w = (fp < 1 ? fp : 1) * wire;
+}
+
 static int build(coll_ctx *c, const coll_params *p, coll_algo algo, coll_proto proto, bool tuner,
 		 collective *r)
 {
-	double f = coll_nccl_bw_factor(c, p->op, algo, proto, p->bytes);
+	double f = coll_nccl_bw_factor(c, p->op, algo, proto, p->bytes), fp = f;
 	*r = (collective){ .c = c, .p = *p, .algo = algo, .proto = proto, .tuner = tuner,
 		     .coll_lat_ps = coll_nccl_coll_lat(c, p->op, algo, proto) };
 	coll_algos[algo].build(r);
@@ -1065,6 +1121,7 @@ static int build(coll_ctx *c, const coll_params *p, coll_algo algo, coll_proto p
 	 * nChannels / comm->nChannels the same way). */
 	if (r->nc)
 		f *= (double)r->nc / c->channels;
+	wire_weights(r, f, fp);
 	for (uint32_t s = 0; s < r->nst && f < 1 && !r->rc; s++) {
 		/* The inputs bound a size (COLL_MAX_BYTES) far below this; a
 		 * caller that does not is told, not handed a wrapped count. */
@@ -1095,15 +1152,17 @@ static int check_params(const coll_ctx *c, const coll_params *p)
 	return 0;
 }
 
-/* Adds a hop set's bytes to the load of every resource on its path,
- * noting each resource the first time it gets any. */
-static void load_add(struct scratch *sc, const hopset *h, double bytes)
+/* Adds a hop set's bytes to the load of every resource on its path (a
+ * pooled one's at pool_w, wire_weights), noting each resource the first
+ * time it gets any. */
+static void load_add(const coll_ctx *c, const hopset *h, double bytes, double pool_w)
 {
+	struct scratch *sc = c->sc;
 	for (uint32_t i = 0; i < h->len; i++) {
 		uint32_t r = h->path[i];
 		if (!sc->seen[r])
 			sc->seen[r] = 1, sc->touched[sc->ntouched++] = r;
-		sc->load[r] += bytes;
+		sc->load[r] += pool_w != 1 && pooled(c, r) ? bytes * pool_w : bytes;
 	}
 }
 
@@ -1141,8 +1200,8 @@ static int predict_graph(coll_ctx *c, collective *r, bool caps, sim_time *t_ps)
 		hs_bytes[r->st[s].hs] += (double)r->st[s].bytes;
 	for (uint32_t h = 0; h < r->nhs && !rc; h++)
 		if (!(rc = coll_hs_build(c, &r->hs[h], r->p.root))) {
-			rate[h] = coll_hs_rate(c, &r->hs[h], caps);
-			load_add(c->sc, &r->hs[h], hs_bytes[h]);
+			rate[h] = hs_rate_of(c, r, &r->hs[h], caps);
+			load_add(c, &r->hs[h], hs_bytes[h], r->pool_w);
 			coll_hs_drop(c, &r->hs[h]);
 		}
 	bound = load_bound_ps(c); /* also clears the scratch, on error too */
@@ -1303,6 +1362,23 @@ static void run_failed(collective *r, int rc, const char *what)
 		 sim_strerror(rc));
 }
 
+/* h->w: the weights of h's path under r's pool_w, or none (NULL) where
+ * no pooled resource is on it. 0 or SIM_ENOMEM. */
+static int hs_weights(const collective *r, hopset *h)
+{
+	bool any = false;
+	h->weighed = true;
+	for (uint32_t i = 0; i < h->len && !any; i++)
+		any = pooled(r->c, h->path[i]);
+	if (!any)
+		return 0;
+	if (!(h->w = sim_malloc((h->len ? h->len : 1) * sizeof *h->w)))
+		return SIM_ENOMEM;
+	for (uint32_t i = 0; i < h->len; i++)
+		h->w[i] = pooled(r->c, h->path[i]) ? r->pool_w : 1;
+	return 0;
+}
+
 static void launch(collective *r, uint32_t s)
 {
 	const stage *st = &r->st[s];
@@ -1315,10 +1391,12 @@ static void launch(collective *r, uint32_t s)
 		coll_hs_drop(r->c, h); /* a partial path must not be taken for a route */
 		return run_failed(r, rc, "routing a step");
 	}
-	flow_spec fs = { .bytes = st->bytes, .prepared = hs_prepared(r->c, h),
-			 .path = h->path, .path_len = h->len,
-			 .cap_Bps = flow_cap_Bps(r->c, h), .done = stage_flowed, .obj = r, .data = s,
-			 .keep = !h->has_kept, .tag = r->p.tag, .cap_class = FAB_CLS_CONN };
+	if (!h->weighed && r->pool_w != 1 && h->net && (rc = hs_weights(r, h)))
+		return run_failed(r, rc, "weighing a step's path");
+	flow_spec fs = { .bytes = st->bytes, .prepared = h->w ? NULL : hs_prepared(r->c, h),
+			 .path = h->path, .weights = h->w, .path_len = h->len,
+			 .cap_Bps = flow_cap_Bps(r->c, h) / r->conn_w, .done = stage_flowed, .obj = r,
+			 .data = s, .keep = !h->has_kept, .tag = r->p.tag, .cap_class = FAB_CLS_CONN };
 	/* Consecutive steps on one hop set reuse one kept flow: when nothing
 	 * else changed meanwhile, the next step costs O(1), not O(hops). */
 	if (h->has_kept && !h->kept_busy) {
@@ -1331,8 +1409,11 @@ static void launch(collective *r, uint32_t s)
 		h->has_kept = h->kept_busy = r->st[s].on_kept = true;
 	}
 	if (t->cpu && t->kind == COLL_HOST_TCP) {
+		/* the bytes that exist (wire_weights), not the link time */
+		double real = ceil((double)st->bytes * r->pool_w);
 		struct cpu_ctx cc = { .c = r->c, .t = t,
-				       .cycles = coll_transport_cycles(t, st->bytes) };
+				       .cycles = coll_transport_cycles(t, real < 0x1p64 ? (uint64_t)real
+											: UINT64_MAX) };
 		for_each_hop(r->c, h, r->p.root, charge_cpu, &cc);
 	}
 }

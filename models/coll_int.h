@@ -70,6 +70,9 @@ typedef struct hopset {
 	uint8_t slices;          /* NCCL's slices per chunk on this step inside a node, each
 				    waiting for its peer (coll_nccl_slices); 0 or 1: one */
 	uint32_t refs;
+	double *w;               /* the path's weights under the collective's pool_w (launch), or
+				    NULL: all 1 */
+	bool weighed;            /* w is set (or NULL for good: no pooled resource on the path) */
 	uint32_t kept;           /* a kept flow on this path, reused step after step */
 	bool has_kept, kept_busy;
 	bool net;                /* a hop leaves its node: the transport's costs apply */
@@ -127,6 +130,11 @@ typedef struct collective {
 	sim_time coll_lat_ps; /* NCCL's latency per collective (0: IDEAL) */
 	uint32_t nc, loops;   /* NCCL ring: channels it runs, loops (0: not an NCCL ring) */
 	bool tuner;           /* NCCL's own estimate: every channel, one loop */
+	/* What a stage byte (inflated by 1 / NCCL's factors, build) is worth
+	 * in bytes that exist: pool_w through a node's pooled resources (host
+	 * cores, host memory, engines), conn_w against one connection's cap;
+	 * 1 where nothing was inflated (coll_wire_weights) */
+	double pool_w, conn_w;
 	stage *st;
 	uint32_t nst, stcap, arrived;
 	hopset *hs;
@@ -169,6 +177,7 @@ bool coll_nccl_proto_applies(const coll_ctx *c, coll_algo algo, coll_proto pr);
 double coll_nccl_bw_factor(const coll_ctx *c, coll_op op, coll_algo algo, coll_proto pr,
 			   uint64_t bytes);
 double coll_nccl_tree_correction(coll_proto pr, uint64_t bytes);
+double coll_nccl_wire_factor(coll_proto pr);
 double coll_nccl_ring_busbw_Bps(coll_ctx *c);
 sim_time coll_nccl_tuner_tree_ps(const coll_ctx *c, const coll_params *p, coll_proto pr,
 				 double graph_Bps);

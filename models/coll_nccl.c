@@ -421,6 +421,18 @@ static const double nccl_tree_correction[3][23] = {
 	{ .9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9 },
 };
 
+/* Bytes a protocol puts on the wire per data byte: LL's FIFO line holds
+ * two 4-byte words of data and two flags (NVIDIA/nccl v2.21.5
+ * src/include/device.h, union ncclLLFifoLine), LL128's 128-byte line 15
+ * data words and a flag (NCCL_LL128_LINEELEMS 16, NCCL_LL128_DATAELEMS
+ * 15), Simple data alone; the network proxy sends the lines, flags and
+ * all (src/transport/net.cc, sendProxyProgress: isend of the FIFO slot's
+ * size, after checking every line's flags). */
+double coll_nccl_wire_factor(coll_proto pr)
+{
+	return pr == COLL_PROTO_LL ? 2.0 : pr == COLL_PROTO_LL128 ? 16.0 / 15 : 1.0;
+}
+
 double coll_nccl_tree_correction(coll_proto pr, uint64_t bytes)
 {
 	uint32_t l = 0;
