@@ -187,9 +187,15 @@ static void stor_host(const offload_env *e, offload_storage *out)
 	}
 }
 
+/* Each DPU serves SNAP on its own ports (a BlueField per rail: its rail's
+ * reads), so a node's engines are its DPUs' together, as the crypto and
+ * switch engines are (per_dpu_node); until December 2026 the node had one
+ * DPU's snap_bw whatever its DPUs, and snap_iops, required, bounded
+ * nothing. */
 static void stor_snap(const offload_env *e, offload_storage *out)
 {
-	out->engine_Bps = e->s->cluster.dpu.v.dpu.snap_bw_Bps;
+	out->engine_Bps = per_dpu_node(e, e->s->cluster.dpu.v.dpu.snap_bw_Bps);
+	out->engine_iops = per_dpu_node(e, e->s->cluster.dpu.v.dpu.snap_iops);
 }
 
 static void stor_gds(const offload_env *e, offload_storage *out)

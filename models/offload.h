@@ -56,7 +56,8 @@ typedef struct offload_costs {
 /* How the data loader's reads from the storage servers reach the GPU. */
 typedef struct offload_storage {
 	double core_s_per_byte; /* host cores per byte read (client stack, host crypto) */
-	double engine_Bps;      /* the DPU's storage engine (SNAP); 0: none */
+	double engine_Bps;      /* the node's DPU storage engines (SNAP: snap_bw x DPUs); 0: none */
+	double engine_iops;     /* their IO rate (snap_iops x DPUs); 0: not a bound */
 	bool direct;            /* GPUDirect Storage: no host bounce buffer */
 	bool kernel_stack;      /* the reads cross the host's kernel network stack */
 } offload_storage;

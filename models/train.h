@@ -145,7 +145,9 @@ typedef struct train_config {
 					       IO per sample read, so the servers move at
 					       most storage_iops x sample_bytes bytes/s */
 	double storage_core_s_per_byte;     /* host client work per byte read */
-	double storage_engine_Bps;          /* DPU SNAP bound per node; 0: none */
+	double storage_engine_Bps;          /* DPU SNAP bound per node, its engines' bandwidth
+					       and, one IO per sample, their IO rate x
+					       sample_bytes; 0: none */
 	bool storage_direct;                /* GDS: no host bounce */
 	double local_Bps;                   /* node-local NVMe, all drives of a node; 0: the
 					       loader reads from the storage servers */

@@ -131,6 +131,8 @@ static int storage_of(const scn_scenario *s, const scn_variant *v, const setup_h
 		return rc;
 	c->storage_core_s_per_byte = path.core_s_per_byte;
 	c->storage_engine_Bps = path.engine_Bps;
+	if (path.engine_iops > 0 && c->sample_bytes > 0) /* one IO per sample, as the servers */
+		c->storage_engine_Bps = fmin(c->storage_engine_Bps, path.engine_iops * c->sample_bytes);
 	c->storage_direct = path.direct;
 	return SIM_OK;
 }

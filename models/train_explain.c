@@ -40,10 +40,10 @@ static void limit_figure(const trainer *tr, const train_result *r, int what, fab
 		snprintf(buf, n, " (%.1f GB/s of a node's network traffic: %.1f GB/s, crossed "
 			 "%.0f times per byte)", mem / x / 1e9, mem / 1e9, x);
 	else if (cls == FAB_CLS_ENGINE && net && c->net_costs.engine_cap_Bps > 0)
-		snprintf(buf, n, " (%s, %.1f GB/s)", c->net_costs.engine_on_dpu ? "DPU" : "NIC",
+		snprintf(buf, n, " (%s, %.1f GB/s a node)", c->net_costs.engine_on_dpu ? "DPU" : "NIC",
 			 c->net_costs.engine_cap_Bps / 1e9);
 	else if (cls == FAB_CLS_ENGINE && !net && c->storage_engine_Bps > 0)
-		snprintf(buf, n, " (DPU SNAP, %.1f GB/s)", c->storage_engine_Bps / 1e9);
+		snprintf(buf, n, " (DPU SNAP, %.1f GB/s a node)", c->storage_engine_Bps / 1e9);
 	else if (cls == FAB_CLS_NIC && net)
 		snprintf(buf, n, " (%.0f Gb/s)", c->fabric.link_Bps * 8 / 1e9);
 }

@@ -72,6 +72,28 @@ START_TEST(nic_inline_caps_the_node_at_its_nics)
 }
 END_TEST
 
+/* SNAP runs on every DPU of the node, each on its own rail: 4 BlueField-3s
+ * at 50 GB/s and 2 MIOPS each serve 200 GB/s and 8 MIOPS a node (one DPU's
+ * figures until December 2026, and its IOPS bounded nothing). */
+START_TEST(snap_engines_are_every_dpus)
+{
+	diag *d = diag_new();
+	scn_scenario *s = fx_load_into(CLUSTER("{ profile: ConnectX-7-NDR, rdma_latency: 0.6us }")
+				       "variants: [{ name: s, network: rdma, storage: dpu-snap, cluster: "
+				       "{ dpus_per_node: 4, dpu: { profile: BlueField-3, snap_bw: 50GB/s, "
+				       "snap_iops: 2MIOPS } } }]\n", d);
+	const scn_scenario *vs;
+	const scn_variant *v;
+	offload_storage st;
+	scn_variant_view(s, 0, &vs, &v);
+	ck_assert_int_eq(offload_storage_path(vs, v, 2.0e9, &st, d, NULL), SIM_OK);
+	ck_assert_double_eq_tol(st.engine_Bps, 4 * 50e9, 1);
+	ck_assert_double_eq_tol(st.engine_iops, 4 * 2e6, 1e-6);
+	scn_free(s);
+	diag_free(d);
+}
+END_TEST
+
 /* Host AES-GCM costs 0.64 cycles a byte at 2.0 GHz on both sides, on the
  * network and on NFS reads through the kernel stack; the NIC's engine
  * costs the reads nothing. */
@@ -179,6 +201,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, a_row_per_word);
 	tcase_add_test(tc, nic_inline_caps_the_node_at_its_nics);
+	tcase_add_test(tc, snap_engines_are_every_dpus);
 	tcase_add_test(tc, host_crypto_costs_cores_nic_inline_none);
 	tcase_add_test(tc, a_zero_send_cost_is_not_missing);
 	tcase_add_test(tc, a_field_taken_away_is_refused);

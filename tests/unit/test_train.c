@@ -2040,6 +2040,42 @@ START_TEST(deepspeed_fp16_optimizer_moves_more)
 }
 END_TEST
 
+/* A node's SNAP bound is its DPUs' bandwidth and, one IO per sample, their
+ * IO rate: 2 BlueField-3s at 50 GB/s and 1 MIOPS each; 4 KiB samples are
+ * IOPS-bound (2e6 x 4096 B = 8.2 GB/s), 1 MiB ones bandwidth-bound (100
+ * GB/s). */
+START_TEST(snap_bound_is_bandwidth_and_iops)
+{
+	static const char *const sample[2] = { "4KiB", "1MiB" };
+	const double want[2] = { 2e6 * 4096, 100e9 };
+	for (int k = 0; k < 2; k++) {
+		char text[1400];
+		snprintf(text, sizeof text,
+			 "cluster: { nodes: 2, gpus_per_node: 8, gpu: H100-SXM5, cpu: Xeon-8480C,\n"
+			 "  host_costs: host-costs-linux,\n"
+			 "  nic: { profile: ConnectX-7-NDR, rdma_latency: 0.6us }, nics_per_node: 8,\n"
+			 "  dpus_per_node: 2,\n"
+			 "  dpu: { profile: BlueField-3, snap_bw: 50GB/s, snap_iops: 1MIOPS },\n"
+			 "  storage: { server: DDN-AI400X2, servers: 1 },\n"
+			 "  fabric: { topology: single-switch, switch: { profile: QM9700-NDR, "
+			 "latency: 130ns } } }\n"
+			 "workload: { model: llama2-7b, parallelism: { tp: 8 },\n"
+			 "  batch: { global: 16, micro: 2 },\n"
+			 "  data: { sample_bytes: %s, decode: 20us/sample, workers: 4 } }\n"
+			 "variants: [{ name: a, network: rdma, storage: dpu-snap }]\n", sample[k]);
+		diag *d = diag_new(), *notes = diag_new();
+		scn_scenario *s = fx_load(text);
+		train_config c;
+		ck_assert_int_eq(train_config_of(s, &s->jobs[0], &s->variants[0], 1, &c, d, notes),
+				 SIM_OK);
+		ck_assert_double_eq_tol(c.storage_engine_Bps, want[k], want[k] * 1e-9);
+		scn_free(s);
+		diag_free(d);
+		diag_free(notes);
+	}
+}
+END_TEST
+
 /* train_config_of ties the embedding for GPT models, not for Llama's
  * untied output layer. */
 START_TEST(gpt_ties_its_embedding_llama_does_not)
@@ -2357,6 +2393,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, local_nvme_reads_share_pcie_links);
 	tcase_add_test(tc, storage_reads_spread_over_nics);
 	tcase_add_test(tc, storage_iops_bound_small_reads);
+	tcase_add_test(tc, snap_bound_is_bandwidth_and_iops);
 	tcase_add_test(tc, disjoint_jobs_on_one_switch_do_not_interact);
 	tcase_add_test(tc, jobs_sharing_an_oversubscribed_uplink_slow_each_other);
 	tcase_add_test(tc, multi_job_is_deterministic);
