@@ -724,26 +724,38 @@ static double flow_cap_Bps(const coll_ctx *c, const hopset *h)
 /* Uncontended rate of a lock-step hop set: min over resources of capacity
  * over the number of times the set crosses it, and with caps, the
  * transport's cap on its connections. */
-double coll_hs_rate(coll_ctx *c, const hopset *h, bool caps)
+static bool pooled(const coll_ctx *c, uint32_t res);
+
+/* Min over h's resources of capacity over the times h crosses it, a
+ * pooled one's at pool_w of a byte (wire_weights); 0 out of memory. */
+static double path_rate(coll_ctx *c, const hopset *h, double pool_w)
 {
 	double rate = INFINITY;
 	uint32_t *mult;
+	if (scratch_fit(c->sc, flow_res_count(c->net)))
+		return 0;
+	mult = c->sc->mult;
+	for (uint32_t i = 0; i < h->len; i++)
+		mult[h->path[i]]++;
+	for (uint32_t i = 0; i < h->len; i++) {
+		uint32_t r = h->path[i];
+		if (mult[r]) {
+			double w = pool_w != 1 && pooled(c, r) ? pool_w : 1;
+			rate = fmin(rate, flow_res_cap_Bps(c->net, r) / (mult[r] * w));
+			mult[r] = 0;
+		}
+	}
+	return rate;
+}
+
+double coll_hs_rate(coll_ctx *c, const hopset *h, bool caps)
+{
+	double rate;
 	if (h->route && h->route->rate_Bps > 0) {
 		rate = h->route->rate_Bps; /* the same path's, below */
 	} else {
-		if (scratch_fit(c->sc, flow_res_count(c->net)))
-			return 0;
-		mult = c->sc->mult;
-		for (uint32_t i = 0; i < h->len; i++)
-			mult[h->path[i]]++;
-		for (uint32_t i = 0; i < h->len; i++) {
-			uint32_t r = h->path[i];
-			if (mult[r]) {
-				rate = fmin(rate, flow_res_cap_Bps(c->net, r) / mult[r]);
-				mult[r] = 0;
-			}
-		}
-		if (h->route)
+		rate = path_rate(c, h, 1);
+		if (h->route && rate > 0)
 			h->route->rate_Bps = rate;
 	}
 	if (caps && flow_cap_Bps(c, h) > 0)
@@ -764,23 +776,10 @@ static bool pooled(const coll_ctx *c, uint32_t res)
  * carries pool_w of each stage byte, a connection's cap conn_w. */
 static double hs_rate_of(coll_ctx *c, const collective *r, const hopset *h, bool caps)
 {
-	double rate = INFINITY, cap;
-	uint32_t *mult;
+	double rate, cap;
 	if (r->pool_w == 1 && r->conn_w == 1)
 		return coll_hs_rate(c, h, caps);
-	if (scratch_fit(c->sc, flow_res_count(c->net)))
-		return 0;
-	mult = c->sc->mult;
-	for (uint32_t i = 0; i < h->len; i++)
-		mult[h->path[i]]++;
-	for (uint32_t i = 0; i < h->len; i++) {
-		uint32_t k = h->path[i];
-		if (mult[k]) {
-			double w = pooled(c, k) ? r->pool_w : 1;
-			rate = fmin(rate, flow_res_cap_Bps(c->net, k) / (mult[k] * w));
-			mult[k] = 0;
-		}
-	}
+	rate = path_rate(c, h, r->pool_w);
 	if (caps && (cap = flow_cap_Bps(c, h)) > 0)
 		rate = fmin(rate, cap / r->conn_w);
 	return rate;
@@ -1084,10 +1083,6 @@ static bool applies(const coll_ctx *c, coll_op op, coll_algo a)
 	return coll_algos[a].applies && coll_algos[a].applies(c, op);
 }
 
-/* The stage graph of p under algo (hop sets not yet routed). tuner:
- * NCCL's protocols costed as NCCL's tuner costs them, on every channel in
- * one loop (tuning.cc charges its latency once and leaves the channel
- * count to enqueue), for choosing as NCCL chooses. */
 /* The stage bytes build inflates by 1 / f (NCCL's protocol and tree
  * factors, fp, times the channels' share) stand for link time, not for
  * bytes that exist. What crosses a node's pooled resources (its host
@@ -1106,6 +1101,10 @@ static void wire_weights(collective *r, double f, double fp)
 	r->conn_w = (fp < 1 ? fp : 1) * wire;
 }
 
+/* The stage graph of p under algo (hop sets not yet routed). tuner:
+ * NCCL's protocols costed as NCCL's tuner costs them, on every channel in
+ * one loop (tuning.cc charges its latency once and leaves the channel
+ * count to enqueue), for choosing as NCCL chooses. */
 static int build(coll_ctx *c, const coll_params *p, coll_algo algo, coll_proto proto, bool tuner,
 		 collective *r)
 {
@@ -1261,8 +1260,9 @@ static int predict_on(coll_ctx *c, const coll_params *p, coll_algo algo, coll_pr
  * Neither figure sees a connection's CPU limit, as NCCL does not: its
  * tuner takes the network's bandwidth from the NIC's speed
  * (src/graph/tuning.cc: the graph's bwInter, from the topology's net
- * speed), the socket transport's as RDMA's, so the candidates are ranked without the transport's
- * per-connection cap (coll_hs_rate's caps), and host TCP runs what RDMA
+ * speed), the socket transport's as RDMA's, so the candidates are ranked
+ * without the transport's per-connection cap (coll_hs_rate's caps), and
+ * host TCP runs what RDMA
  * runs on the same links. Ranked with the cap (and the pair's ring on one
  * channel, view_new), a data-parallel pair's two trees (a TCP connection
  * each) beat its ring (one) under TCP but not under RDMA: the transports
@@ -1288,9 +1288,8 @@ static int choose(coll_ctx *c, const coll_params *p, coll_algo *algo, coll_proto
 		return SIM_EUNSUPPORTED;
 	*algo = cand[0].a, *proto = cand[0].pr;
 	for (uint32_t i = 0; i < n && n > 1; i++) {
-		sim_time t = 0;
+		sim_time t = 0, own = 0;
 		int rc = 0;
-		sim_time own = 0;
 		if (cand[i].a != COLL_TREE || cand[i].pr == COLL_PROTO_IDEAL)
 			rc = predict_on(c, p, cand[i].a, cand[i].pr, false, true, &t);
 		else if (graph > 0 || (graph = coll_nccl_ring_busbw_Bps(c)) > 0)

@@ -133,7 +133,7 @@ typedef struct collective {
 	/* What a stage byte (inflated by 1 / NCCL's factors, build) is worth
 	 * in bytes that exist: pool_w through a node's pooled resources (host
 	 * cores, host memory, engines), conn_w against one connection's cap;
-	 * 1 where nothing was inflated (coll_wire_weights) */
+	 * 1 where nothing was inflated (coll.c wire_weights) */
 	double pool_w, conn_w;
 	stage *st;
 	uint32_t nst, stcap, arrived;
