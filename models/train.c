@@ -1462,8 +1462,7 @@ static double read_s(const trainer *tr)
 	double iops = c->local_Bps > 0 ? c->local_iops : c->storage_iops;
 	if (c->local_Bps <= 0)
 		bytes *= tr->D; /* the servers serve every replica */
-	if (iops > 0)
-		Bps = fmin(Bps, iops * c->sample_bytes);
+	Bps = train_io_capped_Bps(Bps, iops, c->sample_bytes);
 	if (c->storage_engine_Bps > 0 && c->local_Bps <= 0)
 		Bps = fmin(Bps, c->storage_engine_Bps * c->fabric.nodes);
 	return bytes > 0 && Bps > 0 ? bytes / Bps : 0;

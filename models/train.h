@@ -380,6 +380,12 @@ void train_energy_parts(const scn_scenario *s, const train_config *c, double gpu
  * with a message in d naming what to change. */
 int train_check(const train_config *cfg, diag *d);
 
+/* A device's byte rate under its IO rate, the loader reading one IO per
+ * sample: at most iops x io_bytes bytes/s (no bound where either is 0;
+ * train_world.c says why). The servers, a node's drives and its DPUs' SNAP
+ * engines alike. */
+double train_io_capped_Bps(double Bps, double iops, double io_bytes);
+
 /* Nodes of every job of s (jobs: in the scenario): job j's i-th node is
  * node_of[off_j + i], off_j the sum of the earlier jobs' node counts
  * (node_of holds them all). Packed jobs (the default) take consecutive

@@ -33,8 +33,8 @@ static int local_of(const scn_scenario *s, const scn_variant *v, const setup_hos
 		return SIM_EINVAL;
 	}
 	c->local_Bps = l->drives * fmin(drv->bw_Bps, link);
-	/* The drives' IO rate bounds the reads, one IO per sample (train_world.c
-	 * io_capped_Bps). */
+	/* The drives' IO rate bounds the reads, one IO per sample
+	 * (train_io_capped_Bps). */
 	c->local_iops = profile_has(drv->iops) ? l->drives * drv->iops : 0;
 	c->local_switch = (uint32_t)l->pcie_switch;
 	c->storage_direct = v->storage == SCN_STOR_GDS;
@@ -130,9 +130,10 @@ static int storage_of(const scn_scenario *s, const scn_variant *v, const setup_h
 	if ((rc = offload_storage_path(s, v, h->freq_Hz, &path, d, notes)))
 		return rc;
 	c->storage_core_s_per_byte = path.core_s_per_byte;
-	c->storage_engine_Bps = path.engine_Bps;
-	if (path.engine_iops > 0 && c->sample_bytes > 0) /* one IO per sample, as the servers */
-		c->storage_engine_Bps = fmin(c->storage_engine_Bps, path.engine_iops * c->sample_bytes);
+	/* one IO per sample, as the servers; a node's engines serve its job's
+	 * reads alone, so the bound is folded in here */
+	c->storage_engine_Bps = train_io_capped_Bps(path.engine_Bps, path.engine_iops,
+						    c->sample_bytes);
 	c->storage_direct = path.direct;
 	return SIM_OK;
 }

@@ -118,7 +118,7 @@ static void explain(trainer *tr, train_result *r)
 	n = k < 0 ? 0 : (size_t)k < size ? (size_t)k : size - 1;
 	/* Waiting for storage (the top part, or a tenth of the iteration)
 	 * whose IO rate binds before its bandwidth: say so, with the two
-	 * rates (io_capped_Bps). */
+	 * rates (train_io_capped_Bps). */
 	double iops = c->local_Bps > 0 ? c->local_iops : c->storage_iops;
 	double Bps = c->local_Bps > 0 ? c->local_Bps : c->storage_Bps;
 	double stall = total > 0 ? r->part_s[TRAIN_DATA_STALL] / total : 0;

@@ -35,7 +35,7 @@ double train_net_cpu_cap_Bps(const train_config *c)
  * the kernel's include/linux/nfs_xdr.h) is several IOs, but any IO over
  * Bps / iops bytes (30 kB for a DDN AI400X2, 4.2 kB for a Micron 9200 PRO)
  * leaves the bandwidth binding either way. */
-static double io_capped_Bps(double Bps, double iops, double io_bytes)
+double train_io_capped_Bps(double Bps, double iops, double io_bytes)
 {
 	return iops > 0 && io_bytes > 0 ? fmin(Bps, iops * io_bytes) : Bps;
 }
@@ -112,7 +112,7 @@ static int world_node(world *w, uint32_t n)
 	if (!rc && (c->storage_Bps > 0 || c->local_Bps > 0) && !c->storage_direct)
 		w->stor_bounce[n] = fab_host_mem(w->f, n);
 	if (!rc && c->local_Bps > 0)
-		rc = add_res(w, io_capped_Bps(c->local_Bps, c->local_iops, c->sample_bytes),
+		rc = add_res(w, train_io_capped_Bps(c->local_Bps, c->local_iops, c->sample_bytes),
 			     FAB_CLS_STORAGE, &w->local_drv[n]);
 	return rc;
 }
@@ -148,13 +148,13 @@ static int world_nodes(world *w, const train_config *const *cfgs, uint32_t njobs
 	if (!sc)
 		return rc;
 	/* Each server's IO rate bounds it as a byte rate at the read size
-	 * (io_capped_Bps). Jobs reading samples of different sizes share the
+	 * (train_io_capped_Bps). Jobs reading samples of different sizes share the
 	 * servers: the bound takes the smallest, so the servers never exceed
 	 * their IOPS (pessimistic for the larger reads of such a mix). */
 	for (uint32_t j = 0; j < njobs; j++)
 		if (cfgs[j]->storage_Bps > 0 && cfgs[j]->sample_bytes > 0)
 			io_bytes = fmin(io_bytes, cfgs[j]->sample_bytes);
-	cap = io_capped_Bps(sc->storage_Bps, sc->storage_iops, isfinite(io_bytes) ? io_bytes : 0);
+	cap = train_io_capped_Bps(sc->storage_Bps, sc->storage_iops, isfinite(io_bytes) ? io_bytes : 0);
 	w->stor_servers = sc->storage_servers;
 	for (uint32_t k = 0; k < sc->storage_servers && !rc; k++) {
 		uint32_t id;
