@@ -1307,12 +1307,16 @@ static int choose(coll_ctx *c, const coll_params *p, coll_algo *algo, coll_proto
 	return t_ps ? predict_on(c, p, *algo, *proto, true, true, t_ps) : 0;
 }
 
-int coll_predict(const coll_ctx *cc, const coll_params *p, coll_algo algo, sim_time *t_ps)
+/* coll_predict (run false) and coll_estimate (run true: the longer of
+ * the winner's two structures' figures, with the caps). */
+static int predict_common(const coll_ctx *cc, const coll_params *p, coll_algo algo, bool run,
+			  sim_time *t_ps)
 {
 	coll_ctx *c = (coll_ctx *)cc; /* scratch only: the network is not touched */
 	coll_ctx *v = NULL;
 	coll_params q = *p;
 	coll_proto proto;
+	sim_time own = 0;
 	int rc;
 	if (p->nranks && !c->is_view) {
 		if ((rc = view_new(c, p, &v)))
@@ -1321,12 +1325,27 @@ int coll_predict(const coll_ctx *cc, const coll_params *p, coll_algo algo, sim_t
 	}
 	q.algo = algo;
 	rc = check_params(c, p);
-	if (!rc && (algo == COLL_AUTO || !applies(c, p->op, algo)))
+	if (!rc && (run ? algo != COLL_AUTO && !applies(c, p->op, algo)
+			: algo == COLL_AUTO || !applies(c, p->op, algo)))
 		rc = SIM_EUNSUPPORTED;
 	if (!rc)
 		rc = choose(c, &q, &algo, &proto, t_ps);
+	q.algo = algo;
+	if (!rc && run && proto != COLL_PROTO_IDEAL &&
+	    !(rc = predict_on(c, &q, algo, proto, true, false, &own)) && own > *t_ps)
+		*t_ps = own;
 	view_free(v);
 	return rc;
+}
+
+int coll_predict(const coll_ctx *cc, const coll_params *p, coll_algo algo, sim_time *t_ps)
+{
+	return predict_common(cc, p, algo, false, t_ps);
+}
+
+int coll_estimate(const coll_ctx *cc, const coll_params *p, coll_algo algo, sim_time *t_ps)
+{
+	return predict_common(cc, p, algo, true, t_ps);
 }
 
 /* ---- running ---- */

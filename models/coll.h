@@ -142,11 +142,17 @@ typedef struct coll_result {
 
 /* Closed-form estimate of the uncontended time of p under algo (used to
  * choose under COLL_AUTO; the simulation is what is reported), with the
- * context's protocol (under COLL_PROTO_NCCL, the fastest protocol for that
- * algorithm). NCCL's protocols are estimated as NCCL's tuner does it, on
- * every channel in one loop, which is how NCCL chooses. Returns 0, or SIM_EUNSUPPORTED when algo does not apply to
- * this op or fabric. */
+ * context's protocol (under COLL_PROTO_NCCL, the protocol the choice takes
+ * for that algorithm). NCCL's protocols are estimated as NCCL's tuner does
+ * it, on every channel in one loop, which is how NCCL chooses. Returns 0,
+ * or SIM_EUNSUPPORTED when algo does not apply to this op or fabric. */
 int coll_predict(const coll_ctx *c, const coll_params *p, coll_algo algo, sim_time *t_ps);
+/* As coll_predict, but of what a run takes, as far as an estimate knows:
+ * algo may be COLL_AUTO (what coll_start would choose), and the figure is
+ * the longer of NCCL's tuner's structure and the run's own (the size's
+ * channels and loops), the transport's caps included. What the horizon
+ * checks hold against the clock (train.c job_fits, tools/run.c coll_fits). */
+int coll_estimate(const coll_ctx *c, const coll_params *p, coll_algo algo, sim_time *t_ps);
 
 /* Starts collective p now. When its last byte has arrived, *res (which must
  * stay valid until then) is filled and done(eng, obj, data) runs (done may

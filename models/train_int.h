@@ -291,7 +291,8 @@ static inline uint32_t local_rank(const trainer *tr, const stage *s)
 	"the host costs of the variant's network) and the model's size"
 #define TRAIN_LOADER_HINT                                                            \
 	"check workload.data's 'decode', 'workers' and 'sample_bytes', and the storage's " \
-	"rates (its profile's 'bw' and 'iops', cluster.storage.link_rate)"
+	"rates (its profile's 'bw' and 'iops', cluster.storage.link_rate) and what the reads " \
+	"cross (the CPU's 'mem_bw' for a bounce buffer, the PCIe generations)"
 
 /* A failed conversion or scheduling of a time (rc: sim_time_from_s's, the
  * engine's or a station's): past the horizon (or not a number) stops the
@@ -341,6 +342,8 @@ void train_try_run(trainer *tr, stage *s);
 int train_alloc_loaders(trainer *tr);
 void train_loader_fill(trainer *tr, loader *l);
 void train_loader_consume(trainer *tr, loader *l);
+uint32_t train_read_path(const trainer *tr, const loader *l, uint64_t k, uint32_t server,
+			 uint32_t *path, double *wt);
 
 /* train_world.c: train_net_cpu_cap_Bps is in train.h */
 int train_world_build(world *w, uint32_t nodes, const train_config *const *cfgs, uint32_t njobs);

@@ -127,7 +127,7 @@ static void storage_flowed(sim_engine *eng, void *obj, uint64_t k)
  * into host memory (NFS, SNAP) take the node's NICs in turn, as multi-rail
  * storage clients spread them (Lustre LNet Multi-Rail, NFS session
  * trunking), rather than all through the first NIC. */
-static uint32_t stor_ingress(trainer *tr, const loader *l, uint64_t k, uint32_t *nic_rank)
+static uint32_t stor_ingress(const trainer *tr, const loader *l, uint64_t k, uint32_t *nic_rank)
 {
 	world *w = tr->w;
 	*nic_rank = UINT32_MAX;
@@ -178,15 +178,15 @@ static void push_landing(world *w, uint32_t rank, uint32_t nic_rank, bool bounce
  * switch: peer to peer into the GPU. GDS elsewhere: staged in the near GPU
  * and copied through the root complex, as cuFile does (NVIDIA GDS
  * Benchmarking and Configuration Guide, 5.1). Bounce buffer: up into host
- * memory and down again, memory twice (the bounce resource). */
-static void local_issue(trainer *tr, loader *l, uint64_t k, double bytes)
+ * memory and down again, memory twice (the bounce resource). Fills path
+ * and wt (at least 8), returns the length. */
+static uint32_t local_path(const trainer *tr, const loader *l, uint32_t *path, double *wt)
 {
 	const train_config *c = tr->cfg;
 	world *w = tr->w;
 	uint32_t rank = rank_of(tr, l->d, 0, 0), g = rank % w->gpn, nics = c->fabric.nics_per_node;
 	uint32_t near = l->node * w->gpn + (c->local_switch * w->gpn + nics - 1) / nics;
-	uint32_t path[8], len = 0;
-	double wt[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+	uint32_t len = 0;
 	bool same = g * nics / w->gpn == c->local_switch;
 	path[len++] = w->local_drv[l->node];
 	if (!c->storage_direct) {
@@ -203,12 +203,7 @@ static void local_issue(trainer *tr, loader *l, uint64_t k, double bytes)
 		path[len++] = fab_pcie_uplink(w->f, rank) + 1;
 	}
 	path[len++] = fab_gpu_pcie(w->f, rank) + 1;
-	flow_spec fs = { .bytes = (uint64_t)bytes, .path = path, .weights = wt, .path_len = len,
-			 .done = storage_flowed, .obj = l, .data = k,
-			 .tag = train_tag(tr, TRAIN_FLOWS_STORAGE) };
-	int rc = flow_start(w->net, &fs, NULL);
-	if (rc)
-		fail(tr, rc, "local storage read");
+	return len;
 }
 
 /* Whether read k of loader l is served by the page cache: page_cache_hit
@@ -222,21 +217,24 @@ static bool page_cache_hit(const train_config *c, const loader *l, uint64_t k)
 	return h > 0 && floor((i + 1) * h) > floor(i * h);
 }
 
-static void loader_issue(trainer *tr, loader *l, uint64_t k)
+/* The path of loader l's read k from storage server `server` (of the
+ * servers') or the node's drives, with each entry's weight (path and wt of
+ * at least 8, wt all 1 on entry); 0 when the read crosses no resource (a
+ * page-cache hit, no storage, nothing to read). The issue and the horizon's
+ * estimate (train.c read_s) take it from here. */
+uint32_t train_read_path(const trainer *tr, const loader *l, uint64_t k, uint32_t server,
+			 uint32_t *path, double *wt)
 {
 	const train_config *c = tr->cfg;
 	double bytes = c->micro_batch * c->sample_bytes;
-	uint32_t path[8], len = 0, nic_rank;
-	double wt[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
-	l->ready[k % l->ring] = 0;
-	l->read_done[k % l->ring] = SIM_TIME_MAX;
-	if (page_cache_hit(c, l, k))
-		return storage_read(tr->w->eng, l, k);
-	if (c->local_Bps > 0 && bytes >= 1)
-		return local_issue(tr, l, k, bytes);
-	if (c->storage_Bps <= 0 || bytes < 1)
-		return storage_read(tr->w->eng, l, k);
-	path[len++] = tr->w->stor_servers0 + (uint32_t)(tr->w->stor_rr++ % tr->w->stor_servers);
+	uint32_t len = 0, nic_rank;
+	if (page_cache_hit(c, l, k) || bytes < 1)
+		return 0;
+	if (c->local_Bps > 0)
+		return local_path(tr, l, path, wt);
+	if (c->storage_Bps <= 0)
+		return 0;
+	path[len++] = tr->w->stor_servers0 + server % tr->w->stor_servers;
 	path[len] = stor_ingress(tr, l, k, &nic_rank);
 	if (nic_rank != UINT32_MAX && c->storage_wire_w > 0) /* a compute NIC (train.h) */
 		wt[len] = c->storage_wire_w;
@@ -246,15 +244,34 @@ static void loader_issue(trainer *tr, loader *l, uint64_t k)
 		path[len++] = tr->w->stor_res[l->node];
 	}
 	push_landing(tr->w, rank_of(tr, l->d, 0, 0), nic_rank, !c->storage_direct, path, wt, &len);
+	return len;
+}
+
+static void loader_issue(trainer *tr, loader *l, uint64_t k)
+{
+	const train_config *c = tr->cfg;
+	double bytes = c->micro_batch * c->sample_bytes;
+	uint32_t path[8], len;
+	double wt[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+	bool servers = c->local_Bps <= 0 && c->storage_Bps > 0;
+	l->ready[k % l->ring] = 0;
+	l->read_done[k % l->ring] = SIM_TIME_MAX;
+	len = train_read_path(tr, l, k, servers ? (uint32_t)(tr->w->stor_rr % tr->w->stor_servers) : 0,
+			      path, wt);
+	if (len == 0)
+		return storage_read(tr->w->eng, l, k);
+	if (servers) {
+		tr->w->stor_rr++;
+		tr->w->node_core_s[l->node] += bytes * c->storage_core_s_per_byte;
+		if (c->storage_engine_Bps > 0)
+			tr->w->node_snap_bytes[l->node] += bytes;
+	}
 	flow_spec fs = { .bytes = (uint64_t)bytes, .path = path, .weights = wt, .path_len = len,
 			 .done = storage_flowed, .obj = l, .data = k,
 			 .tag = train_tag(tr, TRAIN_FLOWS_STORAGE) };
-	tr->w->node_core_s[l->node] += bytes * c->storage_core_s_per_byte;
-	if (c->storage_engine_Bps > 0)
-		tr->w->node_snap_bytes[l->node] += bytes;
 	int rc = flow_start(tr->w->net, &fs, NULL);
 	if (rc)
-		fail(tr, rc, "storage read");
+		fail(tr, rc, servers ? "storage read" : "local storage read");
 }
 
 /* Keeps `prefetch` microbatches in flight ahead of consumption. */

@@ -681,7 +681,7 @@ static void place_msgs(const scn_scenario *s, const scn_job *job, const scn_vari
 }
 
 /* One size of a collective benchmark against the clock: its predicted
- * time (the algorithm asked for, or under auto the fastest that applies)
+ * time (coll_estimate: the algorithm asked for, or what auto chooses)
  * times its iterations, added to the pass so far (*pass_s: the sizes run
  * one after another on one engine), must end before SIM_TIME_MAX. */
 static int coll_fits(struct world *w, const scn_collective *sc, coll_op op, uint32_t nodes,
@@ -689,15 +689,14 @@ static int coll_fits(struct world *w, const scn_collective *sc, coll_op op, uint
 {
 	coll_params p = { .op = op, .algo = algo_of(sc->algo, nodes), .bytes = bytes };
 	double horizon_s = sim_time_to_s(SIM_TIME_MAX), t_s;
-	sim_time best = SIM_TIME_MAX, t;
-	bool any = false;
-	for (int a = COLL_RING; a < COLL_NALGOS; a++)
-		if ((p.algo == COLL_AUTO || a == (int)p.algo) &&
-		    !coll_predict(w->coll, &p, (coll_algo)a, &t)) {
-			any = true;
-			best = t < best ? t : best;
-		}
-	if (!any) {
+	sim_time best = SIM_TIME_MAX;
+	int rc = coll_estimate(w->coll, &p, p.algo, &best);
+	if (rc == SIM_ENOMEM) {
+		diag_add(d, NULL, 0, 0, "collective '%s' of %llu bytes: predicting its time: %s",
+			 scn_coll_op_name(sc->op), (unsigned long long)bytes, sim_strerror(rc));
+		return rc;
+	}
+	if (rc) {
 		diag_add(d, NULL, 0, 0, "collective '%s' with algo '%s' cannot run on this fabric "
 			 "(%u node%s)", scn_coll_op_name(sc->op), scn_coll_algo_name(sc->algo), nodes,
 			 nodes == 1 ? "" : "s");

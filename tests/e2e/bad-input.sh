@@ -262,6 +262,37 @@ expect_rc 2 "run with NVLink at 1 B/s"
 # the all-reduce's rate is NVLink's 1 B/s over the profile's NCCL channels
 HZ_NVL="simulated time passes the engine's horizon of 106\\.75 days \\(int64 picoseconds\\): a transfer of [0-9]+ bytes at 0\\.0[0-9]* B/s would end at [0-9.e+]+ s \\([0-9.e+]+ days\\); a rate or size out of range\\?"
 expect_err "^$E2E_TMP/slow-nvl.yaml:35:5: variant 'baseline': training simulation: the tensor-parallel all-reduce inside a node: $HZ_NVL; check cluster.gpu's 'nvlink_bw'" "run names the NVLink transfer past the horizon and the field"
+# A bounce buffer's host memory of 200 B/s: the reads' path is narrower
+# than the drives they come from. check took only the drives' and servers'
+# rates for the loader's reads, passed it, and run died at the engine's
+# horizon with no place in the file (tools/fuzz-scenarios, seed 121501).
+sed 's|^  cpu: EPYC-7742$|  cpu: { profile: EPYC-7742, mem_bw: 200B/s }|' scenarios/effects/gds-local-nvme.yaml \
+	>"$E2E_TMP/slow-mem.yaml"
+LOADER="training simulation: an iteration takes about [^;]*the data loader [0-9.e+]+ s\\), so 4 iterations with the warm-up end past the simulator's horizon of 106\\.75 days; check workload\\.data's .* and what the reads cross \\(the CPU's 'mem_bw' for a bounce buffer"
+run_cmd "$DPUSIM" check "$E2E_TMP/slow-mem.yaml"
+expect_rc 2 "check refuses reads through a bounce buffer's memory of 200 B/s"
+expect_err "^$E2E_TMP/slow-mem.yaml:54:5: variant 'bounce-buffer': $LOADER" "check places the reads' narrow memory at the variant that crosses it"
+if grep -q "gpudirect-storage" <<<"$ERR"; then not_ok "GDS, which skips host memory, refused: ${ERR:0:300}"
+else ok "GDS, whose reads skip host memory, is not refused"; fi
+run_cmd timeout 60 "$DPUSIM" run "$E2E_TMP/slow-mem.yaml" --db "$E2E_TMP/slow-mem.db"
+expect_rc 2 "run with a bounce buffer's memory of 200 B/s"
+expect_err "^$E2E_TMP/slow-mem.yaml:54:5: variant 'bounce-buffer': $LOADER" "run refuses it as check does"
+if [ ! -e "$E2E_TMP/slow-mem.db" ]; then ok "run writes no database"; else not_ok "run left a database"; fi
+# Links of 25 B/s: the data-parallel all-reduces take 22.4 days an
+# iteration as the run chooses and runs them, 5 iterations with the warm-up
+# past the horizon. check took the least figure over every algorithm in
+# NCCL's tuner's structure (1/7.5 of it), passed it, and run died at the
+# engine's horizon with no place in the file; at 50 B/s both run it (11.18
+# days an iteration).
+sed 's|^    topology: single-switch$|    topology: single-switch\n    link_rate: 25B/s|' \
+	scenarios/effects/gds-vs-bounce.yaml >"$E2E_TMP/slow-links.yaml"
+run_cmd "$DPUSIM" check "$E2E_TMP/slow-links.yaml"
+expect_rc 2 "check refuses links of 25 B/s (the all-reduces as the run takes them)"
+expect_err "^$E2E_TMP/slow-links.yaml:[0-9]+:5: variant 'bounce-buffer': training simulation: an iteration takes about [0-9.e+]+ s \\(the slowest pipeline stage's passes [0-9.]+ s, its pipeline sends and gradient all-reduces [0-9.e+]+ s" "check places the links of 25 B/s at the variant"
+sed -i 's|link_rate: 25B/s|link_rate: 50B/s|' "$E2E_TMP/slow-links.yaml"
+run_cmd timeout 60 "$DPUSIM" run "$E2E_TMP/slow-links.yaml" --replications 1
+expect_rc 0 "links of 50 B/s run (check's estimate is not a margin)"
+expect_out "^iteration \\(mean\\) +11\\.18 days +11\\.18 days" "an iteration at 50 B/s takes what check estimates"
 cat >"$E2E_TMP/slow-sweep.yaml" <<'YAML'
 name: horizon
 cluster:
