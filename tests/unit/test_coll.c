@@ -1089,21 +1089,69 @@ START_TEST(auto_never_slower_on_faster_links)
 }
 END_TEST
 
+/* NCCL's tree runs its two trees at once, chunks pipelined through its
+ * steps: a chunk's step up beside the next chunk's step down, the trees'
+ * chains over the same NVLink ports. The run's own estimate, which the
+ * choice takes, charges each stage what the stages that can run beside it
+ * put on its path (wave_durations): over nodes of 4 and 8 GPUs on
+ * NVSwitch, 2 and 4 nodes, NVLink at 100 and 480 GB/s, LL and LL128, 1 and
+ * 8 MiB, the tree runs within 3% of its estimate. Estimated at its
+ * uncontended rates (before December 2026) it ran up to 68% longer, 8 GPUs
+ * x 2 nodes at 100 GB/s, LL128, 8 MiB: 380 us against 243. */
+START_TEST(tree_estimate_holds_its_contention)
+{
+	static const uint32_t gs[] = { 4, 8 }, ns[] = { 2, 4 };
+	static const double nvl[] = { 100e9, 480e9 };
+	static const coll_proto protos[] = { COLL_PROTO_LL, COLL_PROTO_LL128 };
+	static const uint64_t sizes[] = { UINT64_C(1) << 20, UINT64_C(8) << 20 };
+	double worst = 0;
+	for (size_t gi = 0; gi < 2; gi++)
+		for (size_t ni = 0; ni < 2; ni++)
+			for (size_t vi = 0; vi < 2; vi++)
+				for (size_t pi = 0; pi < 2; pi++)
+					for (size_t si = 0; si < 2; si++) {
+						fab_config fc = nvswitch_node(ns[ni], gs[gi], nvl[vi]);
+						coll_config cc = rdma;
+						coll_params p = { .op = COLL_ALLREDUCE, .algo = COLL_TREE,
+								  .bytes = sizes[si] };
+						sim_time est;
+						fx_world w;
+						fc.link_Bps = 25e9;
+						cc.proto = protos[pi];
+						cc.channels = gs[gi];
+						fx_world_new(&w, &fc, &cc);
+						ck_assert_int_eq(coll_estimate(w.c, &p, COLL_TREE, &est), 0);
+						coll_result r = run(&w, COLL_ALLREDUCE, COLL_TREE, sizes[si]);
+						double ratio = (double)r.time_ps / (double)est;
+						ck_assert_msg(ratio <= 1.03, "%u GPUs x %u nodes, NVLink %g B/s, %s, "
+							      "%llu B: run %.6g s, estimate %.6g s", gs[gi],
+							      ns[ni], nvl[vi], coll_proto_name(protos[pi]),
+							      (unsigned long long)sizes[si],
+							      sim_time_to_s(r.time_ps), sim_time_to_s(est));
+						worst = fmax(worst, ratio);
+						fx_world_free(&w);
+					}
+	ck_assert_msg(worst > 0.97, "the tree ran well under every estimate (%.3g): the grid "
+		      "no longer tests its contention", worst);
+}
+END_TEST
+
 /* coll_estimate, what the horizon checks hold against the clock, is of
  * what auto chooses and runs: over nodes of 1 and 4 GPUs, 2-8 nodes, 64 KiB
  * to 512 MiB and links of 12.5-100 GB/s, and of 25 B/s (to 8 MiB), the run
- * alone takes no more than 1.25 times the estimate (1.18 at worst, December
- * 2026). The least of coll_predict over every algorithm, the figure
- * before, is NCCL's tuner's structure: the runs here took up to 2.1 times
- * it, and gds-vs-bounce's all-reduces at 25 B/s 7.5 times
- * (tests/e2e/bad-input.sh). */
+ * alone takes no more than 1.05 times the estimate (1.00 at worst, December
+ * 2026; 1.18 before the tree's estimate took its waves' contention,
+ * tree_estimate_holds_its_contention). The least of coll_predict over
+ * every algorithm, the figure before, is NCCL's tuner's structure: the
+ * runs here took up to 2.1 times it, and gds-vs-bounce's all-reduces at 25
+ * B/s 7.5 times (tests/e2e/bad-input.sh). */
 START_TEST(estimate_is_of_what_runs)
 {
 	static const uint32_t gs[] = { 1, 4 }, ns[] = { 2, 3, 8 };
 	static const uint64_t sizes[] = { UINT64_C(64) << 10, UINT64_C(1) << 20, UINT64_C(8) << 20,
 					  UINT64_C(512) << 20 };
 	static const double links[] = { 25, 12.5e9, 25e9, 50e9, 100e9 };
-	double worst = 0, worst_old = 0;
+	double worst_old = 0;
 	for (size_t gi = 0; gi < 2; gi++)
 		for (size_t ni = 0; ni < 3; ni++)
 			for (size_t si = 0; si < 4; si++)
@@ -1128,17 +1176,15 @@ START_TEST(estimate_is_of_what_runs)
 					ck_assert(est >= least);
 					coll_result r = run(&w, COLL_ALLREDUCE, COLL_AUTO, sizes[si]);
 					double ratio = (double)r.time_ps / (double)est;
-					ck_assert_msg(ratio <= 1.25, "%u GPUs x %u nodes, %llu B at %g B/s: "
+					ck_assert_msg(ratio <= 1.05, "%u GPUs x %u nodes, %llu B at %g B/s: "
 						      "run %.6g s, estimate %.6g s (%s)", gs[gi], ns[ni],
 						      (unsigned long long)sizes[si], links[li],
 						      sim_time_to_s(r.time_ps), sim_time_to_s(est),
 						      coll_algo_name(r.algo));
-					worst = fmax(worst, ratio);
 					worst_old = fmax(worst_old, (double)r.time_ps / (double)least);
 					fx_world_free(&w);
 				}
 	ck_assert_msg(worst_old > 1.25, "the least over algorithms held too (%.3g)", worst_old);
-	ck_assert_msg(worst < 1.25, "worst %.3g", worst);
 }
 END_TEST
 
@@ -1868,6 +1914,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, auto_runs_nccls_algorithms);
 	tcase_add_test(tc, auto_never_slower_on_faster_links);
 	tcase_add_test(tc, estimate_is_of_what_runs);
+	tcase_add_test(tc, tree_estimate_holds_its_contention);
 	tcase_add_test(tc, nccl_tuner_picks_the_ring_on_two_nodes);
 	tcase_add_test(tc, nccl_tree_correction_by_size);
 	tcase_add_test(tc, nccl_slices_inside_the_node);
