@@ -1210,9 +1210,10 @@ static int wave_durations(coll_ctx *c, const collective *r, const double *rate, 
 	uint32_t nlev = 0, nprev = 0, nh = r->nhs ? r->nhs : 1, n = r->nst ? r->nst : 1;
 	uint32_t *level = sim_calloc(n, sizeof *level), *first = NULL, *next = sim_malloc(n * sizeof *next);
 	uint32_t *in = sim_malloc(nh * sizeof *in), *prev = sim_malloc(nh * sizeof *prev);
+	uint32_t *in_wave = sim_calloc(nh, sizeof *in_wave); /* the wave + 1 it was listed in */
 	double *hs_in = sim_calloc(nh, sizeof *hs_in), *prev_b = sim_malloc(nh * sizeof *prev_b);
 	double *busy = sim_calloc(nh, sizeof *busy);
-	int rc = level && next && in && prev && hs_in && prev_b && busy ? 0 : SIM_ENOMEM;
+	int rc = level && next && in && prev && in_wave && hs_in && prev_b && busy ? 0 : SIM_ENOMEM;
 	for (uint32_t s = 0; s < r->nst && !rc; s++) {
 		for (uint32_t k = 0; k < r->st[s].nsucc; k++) {
 			uint32_t t = r->st[s].succ[k];
@@ -1231,8 +1232,8 @@ static int wave_durations(coll_ctx *c, const collective *r, const double *rate, 
 		bool same;
 		for (uint32_t s = first[l]; s != UINT32_MAX; s = next[s]) {
 			uint32_t h = r->st[s].hs;
-			if (hs_in[h] == 0)
-				in[nin++] = h;
+			if (in_wave[h] != l + 1)
+				in_wave[h] = l + 1, in[nin++] = h;
 			hs_in[h] += (double)r->st[s].bytes;
 		}
 		/* each hop set's stages of the wave added up and routed once; a
@@ -1269,6 +1270,7 @@ static int wave_durations(coll_ctx *c, const collective *r, const double *rate, 
 	free(next);
 	free(in);
 	free(prev);
+	free(in_wave);
 	free(hs_in);
 	free(prev_b);
 	free(busy);
