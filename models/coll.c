@@ -1289,7 +1289,7 @@ static int wave_durations(coll_ctx *c, const collective *r, const double *rate, 
  * 5.6% over 324 all-reduces, docs/collectives.md, "The tree's estimate
  * takes what runs beside each stage"), so the choice took it over a ring
  * that ran up to 33% faster. */
-static int predict_graph(coll_ctx *c, collective *r, bool caps, sim_time *t_ps)
+static int predict_graph(coll_ctx *c, collective *r, bool caps, double cutoff_ps, sim_time *t_ps)
 {
 	uint32_t nh = r->nhs ? r->nhs : 1;
 	double *rate = sim_calloc(nh, sizeof *rate), *hs_bytes = sim_calloc(nh, sizeof *hs_bytes);
@@ -1312,17 +1312,27 @@ static int predict_graph(coll_ctx *c, collective *r, bool caps, sim_time *t_ps)
 	for (uint32_t s = 0; s < r->nst && !rc; s++)
 		dur[s] = (double)r->st[s].bytes / rate[r->st[s].hs] * 1e12 +
 			 (double)stage_lat(c, &r->hs[r->st[s].hs], &r->st[s]);
-	if (!rc && !r->tuner)
-		rc = wave_durations(c, r, rate, dur);
+	for (int pass = 0; pass < 2 && !rc; pass++) {
+		/* pass 1 adds the waves, which only lengthen stages: skipped
+		 * where the stages alone already reach cutoff_ps */
+		if (pass == 1 && (r->tuner || !(ceil(fmax(total, bound)) + (double)c->cfg.launch_lat_ps +
+						 (double)r->coll_lat_ps < cutoff_ps)))
+			break;
+		if (pass == 1 && (rc = wave_durations(c, r, rate, dur)))
+			break;
+		total = 0;
+		for (uint32_t s = 0; s < r->nst; s++)
+			start[s] = 0;
+		for (uint32_t s = 0; s < r->nst; s++) {
+			const stage *st = &r->st[s];
+			end[s] = start[s] + dur[s];
+			for (uint32_t k = 0; k < st->nsucc; k++)
+				start[st->succ[k]] = fmax(start[st->succ[k]], end[s]);
+			total = fmax(total, end[s]);
+		}
+	}
 	for (uint32_t h = 0; h < r->nhs; h++)
 		coll_hs_drop(c, &r->hs[h]);
-	for (uint32_t s = 0; s < r->nst && !rc; s++) {
-		const stage *st = &r->st[s];
-		end[s] = start[s] + dur[s];
-		for (uint32_t k = 0; k < st->nsucc; k++)
-			start[st->succ[k]] = fmax(start[st->succ[k]], end[s]);
-		total = fmax(total, end[s]);
-	}
 	/* An estimate past the end of time (1e19 bytes, a 1e-300 B/s link) is
 	 * SIM_TIME_MAX: the cast of a larger double is undefined. */
 	if (!rc) {
@@ -1338,13 +1348,15 @@ static int predict_graph(coll_ctx *c, collective *r, bool caps, sim_time *t_ps)
 	return rc;
 }
 
+/* predict_graph of algo under proto; a figure of cutoff_ps or more may be
+ * any such (the candidate has lost: choose), INFINITY for the estimate. */
 static int predict_on(coll_ctx *c, const coll_params *p, coll_algo algo, coll_proto proto,
-		      bool caps, bool tuner, sim_time *t_ps)
+		      bool caps, bool tuner, double cutoff_ps, sim_time *t_ps)
 {
 	collective r;
 	int rc = build(c, p, algo, proto, tuner, &r);
 	if (!rc)
-		rc = predict_graph(c, &r, caps, t_ps);
+		rc = predict_graph(c, &r, caps, cutoff_ps, t_ps);
 	free_run(&r);
 	return rc;
 }
@@ -1400,20 +1412,21 @@ static int choose(coll_ctx *c, const coll_params *p, coll_algo *algo, coll_proto
 		sim_time t = 0, own = 0;
 		int rc = 0;
 		if (cand[i].a != COLL_TREE || cand[i].pr == COLL_PROTO_IDEAL)
-			rc = predict_on(c, p, cand[i].a, cand[i].pr, false, true, &t);
+			rc = predict_on(c, p, cand[i].a, cand[i].pr, false, true, INFINITY, &t);
 		else if (graph > 0 || (graph = coll_nccl_ring_busbw_Bps(c)) > 0)
 			t = coll_nccl_tuner_tree_ps(c, p, cand[i].pr, graph);
 		else
 			rc = SIM_ENOMEM;
 		if (!rc && cand[i].pr != COLL_PROTO_IDEAL) /* the run's own structure */
-			rc = predict_on(c, p, cand[i].a, cand[i].pr, false, false, &own);
+			rc = predict_on(c, p, cand[i].a, cand[i].pr, false, false,
+					best < SIM_TIME_MAX ? (double)best : INFINITY, &own);
 		if (rc)
 			return rc;
 		t = own > t ? own : t;
 		if (t < best)
 			best = t, *algo = cand[i].a, *proto = cand[i].pr;
 	}
-	return t_ps ? predict_on(c, p, *algo, *proto, true, true, t_ps) : 0;
+	return t_ps ? predict_on(c, p, *algo, *proto, true, true, INFINITY, t_ps) : 0;
 }
 
 /* coll_predict (run false) and coll_estimate (run true: the longer of
@@ -1441,7 +1454,7 @@ static int predict_common(const coll_ctx *cc, const coll_params *p, coll_algo al
 		rc = choose(c, &q, &algo, &proto, t_ps);
 	q.algo = algo;
 	if (!rc && run && proto != COLL_PROTO_IDEAL &&
-	    !(rc = predict_on(c, &q, algo, proto, true, false, &own)) && own > *t_ps)
+	    !(rc = predict_on(c, &q, algo, proto, true, false, INFINITY, &own)) && own > *t_ps)
 		*t_ps = own;
 	view_free(v);
 	return rc;
