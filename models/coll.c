@@ -1281,9 +1281,11 @@ static int wave_durations(coll_ctx *c, const collective *r, const double *rate, 
  * uncontended rate plus its latency; stages are numbered in dependency
  * order) and the busiest resource's load; in the run's own structure (not
  * NCCL's tuner's, which charges as NCCL does) each stage also at least
- * what its wave puts on its path (wave_durations).
- * Each hop set is routed once, for its rate, its share of the load and the
- * waves. caps: coll_hs_rate's. The waves since December 2026: without
+ * what its wave puts on its path (wave_durations), unless the estimate
+ * without them already reaches cutoff_ps (then that one: a candidate that
+ * has lost, choose). Each hop set is routed once, for its rate, its share
+ * of the load and the waves. caps: coll_hs_rate's. The waves since
+ * December 2026: without
  * them NCCL's tree, whose two trees' chains and pipelined steps share
  * NVLink ports and links, ran up to 68% longer than estimated (a median
  * 5.6% over 324 all-reduces, docs/collectives.md, "The tree's estimate
