@@ -2005,6 +2005,28 @@ START_TEST(tied_embedding_all_reduced_between_end_stages)
 }
 END_TEST
 
+/* The training configuration of scenario text (its first job and variant),
+ * profile_file a --profile override or NULL, its notes added to notes (or
+ * dropped: NULL); both steps must succeed. The scenario is freed: c's
+ * figures, not its pointers, are for reading. */
+static void config_from(const char *text, const char *profile_file, train_config *c, diag *notes)
+{
+	diag *d = diag_new(), *own = notes ? NULL : diag_new();
+	scn_opts o = { .profile_files = &profile_file, .nprofile_files = profile_file ? 1 : 0 };
+	scn_scenario *s = NULL;
+	int rc = scn_load_buffer("t.yaml", text, strlen(text), &o, &s, d);
+	if (rc)
+		diag_print(d, stderr);
+	ck_assert_int_eq(rc, SIM_OK);
+	rc = train_config_of(s, &s->jobs[0], &s->variants[0], 1, c, d, notes ? notes : own);
+	if (rc)
+		diag_print(d, stderr);
+	ck_assert_int_eq(rc, SIM_OK);
+	scn_free(s);
+	diag_free(d);
+	diag_free(own);
+}
+
 /* DeepSpeed's FP16_Optimizer without ZeRO (fused_optimizer.py v0.5.4)
  * moves 70 bytes a parameter, Megatron-LM's 52 (gpu_optimizer_bytes):
  * 18 more; under ZeRO 1 (stage2.py), bf16, or Megatron's engines the
@@ -2026,16 +2048,10 @@ START_TEST(deepspeed_fp16_optimizer_moves_more)
 			 "workload:\n  model: gpt3-13b\n  precision: %s\n%s"
 			 "  parallelism: { tp: 8, pp: 2 }\n  batch: { global: 8, micro: 1 }\n"
 			 "variants: [{ name: a, network: rdma-gdr }]\n", extra[k][0], extra[k][1]);
-		diag *d = diag_new(), *notes = diag_new();
-		scn_scenario *s = fx_load(text);
 		train_config c;
-		ck_assert_int_eq(train_config_of(s, &s->jobs[0], &s->variants[0], 1, &c, d, notes),
-				 SIM_OK);
+		config_from(text, NULL, &c, NULL);
 		double megatron = gpu_optimizer_bytes(true, k != 2);
 		ck_assert_double_eq(c.gpu.opt_bytes, megatron + (k == 0 ? 18 : 0));
-		scn_free(s);
-		diag_free(d);
-		diag_free(notes);
 	}
 }
 END_TEST
@@ -2063,15 +2079,9 @@ START_TEST(snap_bound_is_bandwidth_and_iops)
 			 "  batch: { global: 16, micro: 2 },\n"
 			 "  data: { sample_bytes: %s, decode: 20us/sample, workers: 4 } }\n"
 			 "variants: [{ name: a, network: rdma, storage: dpu-snap }]\n", sample[k]);
-		diag *d = diag_new(), *notes = diag_new();
-		scn_scenario *s = fx_load(text);
 		train_config c;
-		ck_assert_int_eq(train_config_of(s, &s->jobs[0], &s->variants[0], 1, &c, d, notes),
-				 SIM_OK);
+		config_from(text, NULL, &c, NULL);
 		ck_assert_double_eq_tol(c.storage_engine_Bps, want[k], want[k] * 1e-9);
-		scn_free(s);
-		diag_free(d);
-		diag_free(notes);
 	}
 }
 END_TEST
@@ -2090,15 +2100,9 @@ START_TEST(gpt_ties_its_embedding_llama_does_not)
 			 "workload: { model: %s, parallelism: { tp: 8, pp: 2 },\n"
 			 "  batch: { global: 8, micro: 1 } }\n"
 			 "variants: [{ name: a, network: rdma-gdr }]\n", model[k]);
-		diag *d = diag_new(), *notes = diag_new();
-		scn_scenario *s = fx_load(text);
 		train_config c;
-		ck_assert_int_eq(train_config_of(s, &s->jobs[0], &s->variants[0], 1, &c, d, notes),
-				 SIM_OK);
+		config_from(text, NULL, &c, NULL);
 		ck_assert(c.tied_embedding == (k == 0));
-		scn_free(s);
-		diag_free(d);
-		diag_free(notes);
 	}
 }
 END_TEST
@@ -2127,11 +2131,9 @@ START_TEST(unfused_attention_notes_an_unmeasured_head_dim)
 			 "  heads: %d, seq: 2048, vocab: 32000 }, parallelism: { tp: 8, pp: 2 },\n"
 			 "  batch: { global: 8, micro: 1 }, attention: unfused }\n"
 			 "variants: [{ name: a, network: rdma-gdr }]\n", row[k].gpu, row[k].heads);
-		diag *d = diag_new(), *notes = diag_new();
-		scn_scenario *s = fx_load(text);
+		diag *notes = diag_new();
 		train_config c;
-		ck_assert_int_eq(train_config_of(s, &s->jobs[0], &s->variants[0], 1, &c, d, notes),
-				 SIM_OK);
+		config_from(text, NULL, &c, notes);
 		bool found = false;
 		for (size_t i = 0; i < diag_count(notes); i++)
 			if (strstr(diag_msg(notes, i), "unfused attention"))
@@ -2139,8 +2141,6 @@ START_TEST(unfused_attention_notes_an_unmeasured_head_dim)
 					strstr(diag_msg(notes, i), row[k].note), "%s", diag_msg(notes, i));
 		ck_assert_msg(found == (row[k].note != NULL), "%d heads on %s", row[k].heads,
 			      row[k].gpu);
-		scn_free(s);
-		diag_free(d);
 		diag_free(notes);
 	}
 }
@@ -2165,20 +2165,8 @@ END_TEST
  * taken instead. */
 static uint32_t tp_channels_from(const char *text, const char *profile_file, diag *notes)
 {
-	diag *d = diag_new();
-	scn_opts o = { .profile_files = &profile_file, .nprofile_files = profile_file ? 1 : 0 };
-	scn_scenario *s = NULL;
 	train_config c;
-	int rc = scn_load_buffer("t.yaml", text, strlen(text), &o, &s, d);
-	if (rc)
-		diag_print(d, stderr);
-	ck_assert_int_eq(rc, SIM_OK);
-	rc = train_config_of(s, &s->jobs[0], &s->variants[0], 1, &c, d, notes);
-	if (rc)
-		diag_print(d, stderr);
-	ck_assert_int_eq(rc, SIM_OK);
-	scn_free(s);
-	diag_free(d);
+	config_from(text, profile_file, &c, notes);
 	return c.tp_channels;
 }
 
