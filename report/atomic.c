@@ -9,12 +9,15 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "sim/alloc.h"
 #include "sim/err.h"
+
+extern char **environ;
 
 /* ---- inputs and outputs of this command ---- */
 
@@ -115,11 +118,6 @@ static struct temp_slot {
 static bool handlers_set;
 static volatile pid_t writer_child; /* writes into a temporary (gnuplot); 0 none */
 
-void atomic_temp_child(pid_t pid)
-{
-	writer_child = pid;
-}
-
 static void drop_slots(void)
 {
 	for (int pass = 0; pass < 2; pass++) /* files first, then their folders */
@@ -146,6 +144,9 @@ static void on_signal(int sig)
 	errno = saved;
 }
 
+static const int handled_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGXCPU, SIGXFSZ };
+#define N_HANDLED (sizeof handled_sigs / sizeof handled_sigs[0])
+
 /* Installs on_signal where the signal would end the process; a signal the
  * caller ignores (nohup) stays ignored. Beside an interrupt, a hang-up and a
  * kill, the limits a batch system or a shell sets end a run with a signal
@@ -155,15 +156,55 @@ static void on_signal(int sig)
  * t.json.tmp.XXXXXX). A SIGKILL leaves its temporaries: nothing can catch it. */
 static void set_handlers(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGXCPU, SIGXFSZ };
 	struct sigaction sa = { .sa_handler = on_signal }, old;
 	if (handlers_set)
 		return;
 	handlers_set = true;
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler == SIG_DFL)
-			sigaction(sigs[i], &sa, NULL);
+	for (size_t i = 0; i < N_HANDLED; i++)
+		if (!sigaction(handled_sigs[i], NULL, &old) && old.sa_handler == SIG_DFL)
+			sigaction(handled_sigs[i], &sa, NULL);
+}
+
+int atomic_temp_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+		       char *const argv[])
+{
+	sigset_t block, old;
+	posix_spawnattr_t at;
+	int err = posix_spawnattr_init(&at);
+	if (err)
+		return err;
+	sigemptyset(&block);
+	for (size_t i = 0; i < N_HANDLED; i++)
+		sigaddset(&block, handled_sigs[i]);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	err = posix_spawnattr_setsigmask(&at, &old);
+	if (!err)
+		err = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK);
+	if (!err)
+		err = posix_spawnp(pid, file, fa, &at, argv, environ);
+	if (!err)
+		writer_child = *pid;
+	sigprocmask(SIG_SETMASK, &old, NULL); /* a pending signal is handled here */
+	posix_spawnattr_destroy(&at);
+	return err;
+}
+
+int atomic_temp_wait(pid_t pid, int *status)
+{
+	siginfo_t si;
+	/* WNOWAIT: ended but not reaped, so until the record is cleared its id
+	 * still names it (a kill then finds a zombie, harmlessly) */
+	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0)
+		if (errno != EINTR) {
+			writer_child = 0;
+			return errno;
+		}
+	writer_child = 0;
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return errno;
+	return 0;
 }
 
 int atomic_temp_register(const char *path, bool is_dir)
@@ -181,11 +222,17 @@ int atomic_temp_register(const char *path, bool is_dir)
 	return SIM_ENOMEM;
 }
 
-void atomic_temp_forget_inherited(void)
+void atomic_worker_init(pid_t parent)
 {
+	struct sigaction old;
 	for (int i = 0; i < MAX_TEMPS; i++)
 		temps[i].used = 0;
 	writer_child = 0;
+	if (!sigaction(SIGTERM, NULL, &old) && old.sa_handler == SIG_IGN)
+		signal(SIGTERM, SIG_DFL);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent) /* it ended before the line above */
+		raise(SIGTERM);
 }
 
 static void forget(const char *path)

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <spawn.h>
 #include <sys/types.h>
 
 /* Writes the whole content to f; 0, or a SIM_E* code (SIM_ENOMEM is passed
@@ -63,16 +64,32 @@ void atomic_temp_drop_all(void);
  * many at once). */
 int atomic_temp_register(const char *path, bool is_dir);
 
-/* The child process (gnuplot) that writes into the registered temporaries
- * now, 0 when none: on interruption it is killed and reaped before they
- * are removed, so it cannot create one again. */
-void atomic_temp_child(pid_t pid);
+/* Starts the child process (gnuplot) that writes into the registered
+ * temporaries, as posix_spawnp does (file searched in PATH, argv, this
+ * process's environment, fa may be NULL), and records it: on interruption it
+ * is killed and reaped before they are removed, so it cannot create one
+ * again. The handled signals are blocked from before the start until the
+ * child is recorded, so a signal in between waits for the record instead of
+ * leaving the child running; the child starts with the caller's mask. 0 or
+ * posix_spawnp's error number. */
+int atomic_temp_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+		       char *const argv[]);
+/* Waits for that child to end (its wait status into *status) and forgets
+ * it before it is reaped, so the handler never kills a reused process id.
+ * 0 or the error number of waitid/waitpid. */
+int atomic_temp_wait(pid_t pid, int *status);
 
-/* In a forked worker (tools/forks.c), first thing: it owns none of the
- * temporaries its parent registered, so that a worker stopped by a signal
- * (the parent ending the others when one fails) removes only its own,
- * never the files the parent is still writing. */
-void atomic_temp_forget_inherited(void);
+/* In a forked worker (tools/forks.c, the sweep's, bench scale's), first
+ * thing, with the parent's process id from before the fork:
+ * - it owns none of the temporaries its parent registered, so that a
+ *   worker stopped by a signal (the parent ending the others when one
+ *   fails) removes only its own, never the files the parent is still
+ *   writing;
+ * - it ends (SIGTERM, so its own temporaries go) when its parent does: a
+ *   parent stopped alone (timeout(1), a batch system's kill, `kill PID`)
+ *   leaves no worker computing on for minutes. SIGTERM is made to end it
+ *   even where the parent's caller ignores it. */
+void atomic_worker_init(pid_t parent);
 
 /* ---- standard output ---- */
 

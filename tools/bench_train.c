@@ -11,6 +11,7 @@
 
 #include "models/scenario.h"
 #include "models/train.h"
+#include "report/atomic.h"
 #include "sim/err.h"
 #include "tools/bench_train.h"
 #include "tools/cli.h"
@@ -153,6 +154,7 @@ static void print_curve(const uint32_t *gpus, int n, const bench_train_case *k,
 int bench_train(const uint32_t *gpus, int n, const bench_train_case *cases, int ncases)
 {
 	int failed = 0;
+	pid_t parent = getpid();
 	struct size_result *res = n > 0 && ncases > 0 ? mmap(NULL, sizeof *res * (size_t)(n * ncases),
 						    PROT_READ | PROT_WRITE,
 						    MAP_SHARED | MAP_ANONYMOUS, -1, 0)
@@ -166,8 +168,10 @@ int bench_train(const uint32_t *gpus, int n, const bench_train_case *cases, int 
 		fflush(stdout);
 		res[i].ok = false;
 		pid = fork();
-		if (pid == 0)
+		if (pid == 0) {
+			atomic_worker_init(parent);
 			_exit(one_size(gpus[i % n], k, &res[i]) || fflush(stdout) ? 1 : 0);
+		}
 		if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 		    WEXITSTATUS(status)) {
 			cli_error("bench scale: training at %u GPUs (%s, %s) failed", gpus[i % n],

@@ -1,4 +1,5 @@
 /* Independent tasks in forked workers (tools/forks.h). */
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,20 +18,40 @@ typedef struct task {
 	bool over;
 } task;
 
+/* The test hook DPUSIM_TEST_FORKS_STOP (tools/forks.h). */
+static void test_stop_at(size_t i)
+{
+	const char *v = getenv("DPUSIM_TEST_FORKS_STOP");
+	char *end;
+	unsigned long long n;
+	if (!v || !*v)
+		return;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	if (errno || *end || n != i)
+		return;
+	fprintf(stderr, "dpusim: test hook: worker %ld stops at task %zu\n", (long)getpid(), i);
+	fflush(stderr);
+	raise(SIGSTOP);
+}
+
 static int start(const forks_ops *ops, void *ctx, task *t, size_t i)
 {
+	pid_t parent;
 	if (!(t->tmp = tmpfile()))
 		return SIM_EIO;
 	if (ops->started)
 		ops->started(ctx, i);
 	fflush(NULL); /* nothing buffered is written twice */
+	parent = getpid();
 	t->pid = fork();
 	if (t->pid < 0) {
 		t->pid = 0;
 		return SIM_EIO;
 	}
 	if (t->pid == 0) {
-		atomic_temp_forget_inherited(); /* a signal must not remove the parent's */
+		atomic_worker_init(parent);
+		test_stop_at(i);
 		ops->work(ctx, i, t->tmp);
 		fflush(NULL);
 		_exit(ferror(t->tmp) ? 3 : 0);

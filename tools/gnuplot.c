@@ -16,7 +16,6 @@
 #include "sim/err.h"
 #include "report/atomic.h"
 
-extern char **environ;
 
 void gp_put_str(FILE *f, const char *s)
 {
@@ -128,18 +127,13 @@ static int spawn(const gp_job *g, char *errbuf, size_t errlen)
 		err = posix_spawn_file_actions_addopen(&fa, 2, g->log,
 						       O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (!err)
-		err = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+		err = atomic_temp_spawnp(&pid, "gnuplot", &fa, argv);
 	posix_spawn_file_actions_destroy(&fa);
 	if (err)
 		return sim_errbuf(errbuf, errlen, -1, "cannot run gnuplot: %s (install gnuplot-nox)",
 			    strerror(err));
-	atomic_temp_child(pid);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			atomic_temp_child(0);
-			return sim_errbuf(errbuf, errlen, -1, "waiting for gnuplot: %s", strerror(errno));
-		}
-	atomic_temp_child(0);
+	if ((err = atomic_temp_wait(pid, &status)))
+		return sim_errbuf(errbuf, errlen, -1, "waiting for gnuplot: %s", strerror(err));
 	if (!WIFEXITED(status))
 		return sim_errbuf(errbuf, errlen, -1, "gnuplot was killed by signal %d",
 			    WIFSIGNALED(status) ? WTERMSIG(status) : 0);

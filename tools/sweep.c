@@ -17,6 +17,7 @@
 #include <openssl/evp.h>
 
 #include "models/canon.h"
+#include "report/atomic.h"
 #include "sim/err.h"
 #include "tools/cli.h"
 #include "tools/human.h"
@@ -576,6 +577,7 @@ static _Noreturn void worker_main(const sweep *c, int in_fd, int out_fd)
 static int spawn(const sweep *c, struct worker *w, size_t n, size_t k)
 {
 	int to[2], from[2];
+	pid_t parent = getpid();
 	if (pipe(to))
 		return SIM_EIO;
 	if (pipe(from))
@@ -584,6 +586,7 @@ static int spawn(const sweep *c, struct worker *w, size_t n, size_t k)
 	fflush(stderr);
 	w[k].pid = fork();
 	if (w[k].pid == 0) {
+		atomic_worker_init(parent);
 		for (size_t j = 0; j < n; j++) {
 			if (j != k && w[j].to_fd >= 0)
 				close(w[j].to_fd);

@@ -29,6 +29,20 @@ expect_rc() {
 expect_out() { if grep -Eq -- "$1" <<<"$OUT"; then ok "$2"; else not_ok "$2: stdout lacks /$1/"; echo "   stdout: ${OUT:0:600}"; fi; }
 expect_err() { if grep -Eq -- "$1" <<<"$ERR"; then ok "$2"; else not_ok "$2: stderr lacks /$1/"; echo "   stderr: ${ERR:0:600}"; fi; }
 
+# ends_on_term PID: whether that process, stopped, is ending by a SIGTERM:
+# ended already (a stopped process whose SIGTERM takes the default action
+# is killed at once; gone, or a zombie no one reaps) or with SIGTERM waiting
+# on it (a handler runs once it continues), from /proc: its state, and its
+# pending sets, process-wide and the thread's, in hex.
+ends_on_term() {
+	local state pnd m
+	state=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null)
+	case $state in "" | Z | X) return 0 ;; esac
+	pnd=$(awk '/^(ShdPnd|SigPnd):/ { print $2 }' "/proc/$1/status" 2>/dev/null)
+	for m in $pnd; do (( (16#$m >> 14) & 1 )) && return 0; done
+	return 1
+}
+
 # Counts a check script's own "ok - " and "not ok - " lines (its stdout
 # and stderr in $1) as this test's; any other line is a failure of the
 # script itself.

@@ -27,6 +27,30 @@ expect_err "^$E2E_TMP/slow-nvl.yaml:35:5: variant 'baseline': training simulatio
 if [ -z "$OUT" ] && [ ! -e "$E2E_TMP/rep/report.json" ]; then ok "and no report is printed or written"
 else not_ok "output left: ${OUT:0:200} $(ls "$E2E_TMP/rep" 2>/dev/null)"; fi
 
+# A run stopped alone (timeout(1), a batch system's or a user's kill PID):
+# its workers end with it. Task 1's worker stops itself (the test hook
+# DPUSIM_TEST_FORKS_STOP, tools/forks.h); once the run alone is killed, it
+# gets a SIGTERM too and ends rather than compute on when continued.
+# Before, nothing signalled it: a killed `run --jobs 2` of
+# gpt3-175b-1024xh100 left both workers computing.
+DPUSIM_TEST_FORKS_STOP=1 "$DPUSIM" run "$S" --jobs 2 -o "$E2E_TMP/alone" \
+	>/dev/null 2>"$E2E_TMP/alone.err" &
+pid=$!
+victim=
+for _ in $(seq 2400); do  # at most 120 s: a bound against a hang, not a timing
+	victim=$(sed -n 's/^dpusim: test hook: worker \([0-9]*\) stops at task 1$/\1/p' "$E2E_TMP/alone.err")
+	[ -n "$victim" ] && break
+	sleep 0.05
+done
+kill -TERM $pid
+wait $pid
+st=$?
+[ "$st" = 143 ] && ok "the run ends by its SIGTERM" || not_ok "the run: status $st"
+if [ -n "$victim" ] && ends_on_term "$victim"; then ok "its stopped worker ends by a SIGTERM too"
+else not_ok "worker '${victim}' lives on: $(grep -E 'State|Pnd' "/proc/$victim/status" 2>&1)"; fi
+[ -n "$victim" ] && { kill -CONT "$victim"; kill -KILL "$victim"; } 2>/dev/null
+[ ! -e "$E2E_TMP/alone/report.json" ] && ok "and no report is written" || not_ok "a report was written"
+
 for bad in 0 x 1025; do
 	run_cmd "$DPUSIM" run "$S" --jobs "$bad"
 	expect_rc 2 "--jobs $bad is a usage error"

@@ -178,6 +178,25 @@ consistent "$db" "the database stays consistent"
 run_cmd "$DPUSIM" sweep "$SCN" --db "$db"
 expect_out "8 points; 1 run, 7 skipped" "a rerun runs the lost point only"
 
+# ---- the sweep killed alone: its workers end with it ----
+# (timeout(1), a batch system's or a user's kill PID.) The worker holding
+# point 1 is stopped there; once the sweep is killed, it gets a SIGTERM too
+# and ends rather than compute its point on (before, it did, up to the
+# pipe it writes into: a long point's minutes). The database holds what was
+# stored, consistent.
+db=$E2E_TMP/alone.db
+DPUSIM_TEST_SWEEP_STOP=1 "$DPUSIM" sweep "$SCN" --db "$db" --jobs 2 >/dev/null 2>"$E2E_TMP/a.err" &
+pid=$!
+victim=$(hook_pid "$E2E_TMP/a.err")
+kill -TERM $pid
+wait $pid
+st=$?
+[ "$st" = 143 ] && ok "the sweep ends by its SIGTERM" || not_ok "the sweep: status $st"
+if [ -n "$victim" ] && ends_on_term "$victim"; then ok "its stopped worker ends by a SIGTERM too"
+else not_ok "worker '${victim}' lives on: $(grep -E 'State|Pnd' "/proc/$victim/status" 2>&1)"; fi
+[ -n "$victim" ] && { kill -CONT "$victim"; kill -KILL "$victim"; } 2>/dev/null
+consistent "$db" "the killed sweep's database is consistent"
+
 # ---- a --jobs worker stopped (SIGSTOP): its point times out, the sweep ends ----
 # The worker that gets point 2 stops there, holding it; the sweep once
 # waited for such a worker for ever. 4 s is about ten times a point here
