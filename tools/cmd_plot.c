@@ -23,7 +23,6 @@
 #include "tools/plot.h"
 #include "report/report.h"
 
-extern char **environ;
 
 /* ---- gnuplot plumbing ---------------------------------------------------- */
 
