@@ -33,13 +33,19 @@ expect_err() { if grep -Eq -- "$1" <<<"$ERR"; then ok "$2"; else not_ok "$2: std
 # ended already (a stopped process whose SIGTERM takes the default action
 # is killed at once; gone, or a zombie no one reaps) or with SIGTERM waiting
 # on it (a handler runs once it continues), from /proc: its state, and its
-# pending sets, process-wide and the thread's, in hex.
+# pending sets, process-wide and the thread's, in hex. Asked again for up
+# to 10 s, a bound against the moment a handler runs (neither stopped nor
+# pending then), not a timing: one that never gets the signal stays
+# stopped with nothing pending.
 ends_on_term() {
 	local state pnd m
-	state=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null)
-	case $state in "" | Z | X) return 0 ;; esac
-	pnd=$(awk '/^(ShdPnd|SigPnd):/ { print $2 }' "/proc/$1/status" 2>/dev/null)
-	for m in $pnd; do (( (16#$m >> 14) & 1 )) && return 0; done
+	for _ in $(seq 100); do
+		state=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null)
+		case $state in "" | Z | X) return 0 ;; esac
+		pnd=$(awk '/^(ShdPnd|SigPnd):/ { print $2 }' "/proc/$1/status" 2>/dev/null)
+		for m in $pnd; do (( (16#$m >> 14) & 1 )) && return 0; done
+		sleep 0.1
+	done
 	return 1
 }
 
