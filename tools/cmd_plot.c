@@ -23,7 +23,6 @@
 #include "tools/plot.h"
 #include "report/report.h"
 
-
 /* ---- gnuplot plumbing ---------------------------------------------------- */
 
 int plot_begin(gp_job *p, const struct plot_opts *o)

@@ -1,5 +1,4 @@
 /* Independent tasks in forked workers (tools/forks.h). */
-#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 
 #include "report/atomic.h"
 #include "sim/err.h"
+#include "tools/cli.h"
 #include "tools/forks.h"
 
 typedef struct task {
@@ -22,13 +22,8 @@ typedef struct task {
 static void test_stop_at(size_t i)
 {
 	const char *v = getenv("DPUSIM_TEST_FORKS_STOP");
-	char *end;
 	unsigned long long n;
-	if (!v || !*v)
-		return;
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno || *end || n != i)
+	if (!v || !cli_parse_u64(v, &n) || n != i)
 		return;
 	fprintf(stderr, "dpusim: test hook: worker %ld stops at task %zu\n", (long)getpid(), i);
 	fflush(stderr);

@@ -27,9 +27,9 @@ typedef struct forks_ops {
 /* Runs tasks 0 .. n-1. 0, or the first collect's error, or SIM_EIO /
  * SIM_ENOMEM when a worker could not be started or waited for; on an
  * error the workers still running are stopped (SIGTERM: each removes its
- * own temporaries, none of its parent's, atomic_worker_init)
- * and reaped. A worker inherits the parent's signal handlers, and ends
- * when its parent does (atomic_worker_init). The test hook
+ * own temporaries, none of its parent's) and reaped. A worker inherits the
+ * parent's signal handlers and ends when its parent does
+ * (atomic_worker_init). The test hook
  * DPUSIM_TEST_FORKS_STOP=N: task N's worker says "dpusim: test hook: worker
  * PID stops at task N" on stderr and stops itself (SIGSTOP) before its
  * work, so tests/e2e/run-jobs.sh holds a worker at a known place. */
