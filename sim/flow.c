@@ -489,6 +489,19 @@ static bool parked_only(const flow_net *net, const fres *r)
 	return r->nent == 1 && net->flows[r->first.flow].parked;
 }
 
+/* Whether res holds no flow that runs: empty, or every flow in its list
+ * parked (the ring steps that shared a link all between steps). A re-solve
+ * from it finds nothing to solve. */
+static bool none_live(const flow_net *net, const fres *r)
+{
+	if (!net->nparked)
+		return r->nent == 0;
+	for (uint32_t i = 0; i < r->nent; i++)
+		if (!net->flows[res_ent(r, i)->flow].parked)
+			return false;
+	return true;
+}
+
 /* r's occurrences of flows that are not parked: those solves and callers
  * count (a parked flow has left, as far as they can tell). O(1) while
  * nobody is parked, else O(entries). */
@@ -2100,7 +2113,11 @@ static void solve_event(sim_engine *eng, void *obj, uint64_t data)
 	for (uint32_t d = 0; d < net->ndirty; d++) {
 		uint32_t r = net->dirty[d];
 		net->res[r].dirty = false;
-		if (net->res[r].nent == 0 || parked_only(net, &net->res[r]))
+		/* A resource whose flows all parked (a ring step's flow parks and
+		 * marks the links it shared, whose other flows may be parked
+		 * too): nothing to solve. Asking the re-solve instead cost
+		 * 162 M abandoned walks in train-405b-16k-2nics. */
+		if (none_live(net, &net->res[r]))
 			continue;
 		if (net->full)
 			resolve_component(net, r);
