@@ -49,6 +49,21 @@ ends_on_term() {
 	return 1
 }
 
+# killed_alone WHAT PID VICTIM: SIGTERM to PID (a dpusim running in the
+# background) alone; it must end by that signal, and its worker VICTIM,
+# stopped by a test hook, must be ending by a SIGTERM of its own
+# (ends_on_term); the worker is then killed whatever it does.
+killed_alone() {
+	local st
+	kill -TERM "$2"
+	wait "$2"
+	st=$?
+	[ "$st" = 143 ] && ok "the $1 ends by its SIGTERM" || not_ok "the $1: status $st"
+	if [ -n "$3" ] && ends_on_term "$3"; then ok "its stopped worker ends by a SIGTERM too"
+	else not_ok "worker '$3' lives on: $(grep -E 'State|Pnd' "/proc/$3/status" 2>&1)"; fi
+	[ -n "$3" ] && { kill -CONT "$3"; kill -KILL "$3"; } 2>/dev/null
+}
+
 # Counts a check script's own "ok - " and "not ok - " lines (its stdout
 # and stderr in $1) as this test's; any other line is a failure of the
 # script itself.

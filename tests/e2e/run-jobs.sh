@@ -42,13 +42,7 @@ for _ in $(seq 2400); do  # at most 120 s: a bound against a hang, not a timing
 	[ -n "$victim" ] && break
 	sleep 0.05
 done
-kill -TERM $pid
-wait $pid
-st=$?
-[ "$st" = 143 ] && ok "the run ends by its SIGTERM" || not_ok "the run: status $st"
-if [ -n "$victim" ] && ends_on_term "$victim"; then ok "its stopped worker ends by a SIGTERM too"
-else not_ok "worker '${victim}' lives on: $(grep -E 'State|Pnd' "/proc/$victim/status" 2>&1)"; fi
-[ -n "$victim" ] && { kill -CONT "$victim"; kill -KILL "$victim"; } 2>/dev/null
+killed_alone run $pid "$victim"
 [ ! -e "$E2E_TMP/alone/report.json" ] && ok "and no report is written" || not_ok "a report was written"
 
 for bad in 0 x 1025; do

@@ -188,13 +188,7 @@ db=$E2E_TMP/alone.db
 DPUSIM_TEST_SWEEP_STOP=1 "$DPUSIM" sweep "$SCN" --db "$db" --jobs 2 >/dev/null 2>"$E2E_TMP/a.err" &
 pid=$!
 victim=$(hook_pid "$E2E_TMP/a.err")
-kill -TERM $pid
-wait $pid
-st=$?
-[ "$st" = 143 ] && ok "the sweep ends by its SIGTERM" || not_ok "the sweep: status $st"
-if [ -n "$victim" ] && ends_on_term "$victim"; then ok "its stopped worker ends by a SIGTERM too"
-else not_ok "worker '${victim}' lives on: $(grep -E 'State|Pnd' "/proc/$victim/status" 2>&1)"; fi
-[ -n "$victim" ] && { kill -CONT "$victim"; kill -KILL "$victim"; } 2>/dev/null
+killed_alone sweep $pid "$victim"
 consistent "$db" "the killed sweep's database is consistent"
 
 # ---- a --jobs worker stopped (SIGSTOP): its point times out, the sweep ends ----
