@@ -111,7 +111,7 @@ done
 # A signal the moment gnuplot starts, before the plot may have noted it:
 # the stand-in signals the plot as its first act. The plot blocks its
 # handled signals from the start until the child is noted, so the handler
-# always finds it. Before, about 1 in 3 such runs left gnuplot running (CI
+# always finds it. Before, 7 to 21 of 50 such runs left gnuplot running (CI
 # caught one in the loop above), so 50 runs all pass only by design.
 cat >"$T/fakebin/gnuplot" <<'SH'
 #!/bin/sh

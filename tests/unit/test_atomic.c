@@ -188,7 +188,7 @@ END_TEST
  * comes as the child starts (the child sends it, first thing) finds the
  * child noted: it is killed and reaped, not left running, and the
  * temporary goes. Before the mask, the signal could come between the
- * start and the note (tests/e2e/plot-scale.sh, about 1 run in 3). */
+ * start and the note (tests/e2e/plot-scale.sh: 7 to 21 runs of 50). */
 START_TEST(spawn_masks_only_while_noting_the_child)
 {
 	char path[128], tmp[160], err[256], out[128], text[256];
