@@ -155,11 +155,22 @@ START_TEST(failed_write_keeps_the_old_file)
 }
 END_TEST
 
+/* In a forked child, as in a command (Check's runner has its own SIGTERM
+ * handler): SIGTERM at its default, and the picture's temporary at path
+ * made (its name into tmp, n bytes); exit 3 if not. */
+static void child_as_command(const char *path, char *tmp, size_t n)
+{
+	char err[256];
+	signal(SIGTERM, SIG_DFL);
+	if (atomic_temp_create(path, tmp, n, err, sizeof err))
+		_exit(3);
+}
+
 /* SIGTERM while a temporary exists: the handler removes it (and a
  * registered folder), then the process dies of the signal as before. */
 START_TEST(interrupted_command_leaves_no_temporary)
 {
-	char path[128], tmp[160], sub[128], err[256];
+	char path[128], tmp[160], sub[128];
 	int status;
 	pid_t pid;
 	snprintf(path, sizeof path, "%s/pic.png", dir);
@@ -167,10 +178,8 @@ START_TEST(interrupted_command_leaves_no_temporary)
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		/* as in a command: Check's runner has its own SIGTERM handler */
-		signal(SIGTERM, SIG_DFL);
-		if (atomic_temp_create(path, tmp, sizeof tmp, err, sizeof err) || mkdir(sub, 0700) ||
-		    atomic_temp_register(sub, true))
+		child_as_command(path, tmp, sizeof tmp);
+		if (mkdir(sub, 0700) || atomic_temp_register(sub, true))
 			_exit(3);
 		raise(SIGTERM);
 		_exit(4);
@@ -191,7 +200,7 @@ END_TEST
  * start and the note (tests/e2e/plot-scale.sh: 7 to 21 runs of 50). */
 START_TEST(spawn_masks_only_while_noting_the_child)
 {
-	char path[128], tmp[160], err[256], out[128], text[256];
+	char path[128], tmp[160], out[128], text[256];
 	int status;
 	pid_t pid;
 	snprintf(path, sizeof path, "%s/pic.png", dir);
@@ -204,9 +213,7 @@ START_TEST(spawn_masks_only_while_noting_the_child)
 		sigset_t before, after;
 		int st;
 		pid_t c;
-		signal(SIGTERM, SIG_DFL);
-		if (atomic_temp_create(path, tmp, sizeof tmp, err, sizeof err))
-			_exit(3);
+		child_as_command(path, tmp, sizeof tmp);
 		sigprocmask(SIG_SETMASK, NULL, &before);
 		if (atomic_temp_spawnp(&c, "sh", NULL, argv) || atomic_temp_wait(c, &st) ||
 		    !WIFEXITED(st) || WEXITSTATUS(st))
@@ -233,9 +240,7 @@ START_TEST(spawn_masks_only_while_noting_the_child)
 				 (char *)"echo $$ > \"$0\"; kill -TERM $PPID; exec sleep 60", out, NULL };
 		int st;
 		pid_t c;
-		signal(SIGTERM, SIG_DFL);
-		if (atomic_temp_create(path, tmp, sizeof tmp, err, sizeof err))
-			_exit(3);
+		child_as_command(path, tmp, sizeof tmp);
 		if (atomic_temp_spawnp(&c, "sh", NULL, argv))
 			_exit(4);
 		atomic_temp_wait(c, &st);
