@@ -3,12 +3,14 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "report/db.h"
 #include "report/report.h"
@@ -86,6 +88,17 @@ bool cli_parse_u64(const char *s, unsigned long long *out)
 	errno = 0;
 	*out = strtoull(s, &end, 10);
 	return errno == 0 && *end == '\0';
+}
+
+void cli_test_stop_at(const char *var, const char *what, size_t i)
+{
+	const char *v = getenv(var);
+	unsigned long long n;
+	if (!v || !cli_parse_u64(v, &n) || n != i)
+		return;
+	fprintf(stderr, "dpusim: test hook: process %ld stops at %s %zu\n", (long)getpid(), what, i);
+	fflush(stderr);
+	raise(SIGSTOP);
 }
 
 bool cli_list_has_empty(const char *list)

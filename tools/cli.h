@@ -54,6 +54,13 @@ bool cli_parse_double(const char *s, double *out);
  * so a typo would otherwise pass unseen: every list option refuses one. */
 bool cli_list_has_empty(const char *list);
 
+/* A test hook: when environment variable `var` holds the number i, says
+ * "dpusim: test hook: process PID stops at WHAT i" on stderr and stops
+ * this process (SIGSTOP), for a test to kill it or let it time out at a
+ * known place (DPUSIM_TEST_SWEEP_STOP, tools/sweep.h; DPUSIM_TEST_FORKS_STOP,
+ * tools/forks.h). */
+void cli_test_stop_at(const char *var, const char *what, size_t i);
+
 /* Peak resident set size of this process, in KiB (getrusage). */
 long cli_peak_rss_kb(void);
 /* Monotonic wall clock in seconds. */

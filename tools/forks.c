@@ -18,18 +18,6 @@ typedef struct task {
 	bool over;
 } task;
 
-/* The test hook DPUSIM_TEST_FORKS_STOP (tools/forks.h). */
-static void test_stop_at(size_t i)
-{
-	const char *v = getenv("DPUSIM_TEST_FORKS_STOP");
-	unsigned long long n;
-	if (!v || !cli_parse_u64(v, &n) || n != i)
-		return;
-	fprintf(stderr, "dpusim: test hook: worker %ld stops at task %zu\n", (long)getpid(), i);
-	fflush(stderr);
-	raise(SIGSTOP);
-}
-
 static int start(const forks_ops *ops, void *ctx, task *t, size_t i)
 {
 	pid_t parent;
@@ -46,7 +34,7 @@ static int start(const forks_ops *ops, void *ctx, task *t, size_t i)
 	}
 	if (t->pid == 0) {
 		atomic_worker_init(parent);
-		test_stop_at(i);
+		cli_test_stop_at("DPUSIM_TEST_FORKS_STOP", "task", i); /* tools/forks.h */
 		ops->work(ctx, i, t->tmp);
 		fflush(NULL);
 		_exit(ferror(t->tmp) ? 3 : 0);

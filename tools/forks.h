@@ -30,7 +30,7 @@ typedef struct forks_ops {
  * own temporaries, none of its parent's) and reaped. A worker inherits the
  * parent's signal handlers and ends when its parent does
  * (atomic_worker_init). The test hook
- * DPUSIM_TEST_FORKS_STOP=N: task N's worker says "dpusim: test hook: worker
+ * DPUSIM_TEST_FORKS_STOP=N: task N's worker says "dpusim: test hook: process
  * PID stops at task N" on stderr and stops itself (SIGSTOP) before its
  * work, so tests/e2e/run-jobs.sh holds a worker at a known place. */
 int forks_run(size_t n, unsigned jobs, const forks_ops *ops, void *ctx);

@@ -191,25 +191,13 @@ static int mark_report(const sweep *c, size_t i, rep_report *r)
 	return rc;
 }
 
-/* The test hook DPUSIM_TEST_SWEEP_STOP (tools/sweep.h, sweep_compute). */
-static void test_stop_at(size_t i)
-{
-	const char *v = getenv("DPUSIM_TEST_SWEEP_STOP");
-	unsigned long long n;
-	if (!v || !cli_parse_u64(v, &n) || n != i)
-		return;
-	fprintf(stderr, "dpusim: test hook: process %ld stops at point %zu\n", (long)getpid(), i);
-	fflush(stderr);
-	raise(SIGSTOP);
-}
-
 /* Point i as sweep_compute, its progress lines ending with tail's text. */
 static int compute(const sweep *c, size_t i, rep_report **out, diag *d, progress_tail_fn *tail)
 {
 	char label[SWEEP_LABEL_MAX], prefix[SWEEP_LABEL_MAX + 32];
 	scn_scenario *p = NULL;
 	int rc;
-	test_stop_at(i);
+	cli_test_stop_at("DPUSIM_TEST_SWEEP_STOP", "point", i); /* tools/sweep.h */
 	sweep_label(c, i, label, sizeof label);
 	snprintf(prefix, sizeof prefix, "sweep point (%s)", label[0] ? label : "no sweep");
 	progress_context(prefix, tail, (void *)c);

@@ -38,7 +38,7 @@ DPUSIM_TEST_FORKS_STOP=1 "$DPUSIM" run "$S" --jobs 2 -o "$E2E_TMP/alone" \
 pid=$!
 victim=
 for _ in $(seq 2400); do  # at most 120 s: a bound against a hang, not a timing
-	victim=$(sed -n 's/^dpusim: test hook: worker \([0-9]*\) stops at task 1$/\1/p' "$E2E_TMP/alone.err")
+	victim=$(sed -n 's/^dpusim: test hook: process \([0-9]*\) stops at task 1$/\1/p' "$E2E_TMP/alone.err")
 	[ -n "$victim" ] && break
 	sleep 0.05
 done
