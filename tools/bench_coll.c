@@ -185,11 +185,14 @@ int bench_scale(int argc, char **argv)
 {
 	uint32_t ranks[16] = { 512, 1024, 2048, 4096 };
 	/* What planners run (issue 14): 64 microbatches per pipeline, host-tcp
-	 * and RDMA, ECMP and adaptive routing, exact ring steps and the opt-in
-	 * lumped ones, from one pipeline (128 GPUs, dp 1) to 16,384 GPUs. */
+	 * and RDMA; D-mod-K, the routing an InfiniBand fabric such as this
+	 * one gets by default, ECMP and adaptive; exact ring steps and the
+	 * opt-in lumped ones; from one pipeline (128 GPUs, dp 1) to 16,384 GPUs. */
 	uint32_t gpus[16] = { 128, 1024, 4096, 16384 };
-	int nranks = 4, ngpus = 4, ncases = 5;
+	int nranks = 4, ngpus = 4, ncases = 7;
 	bench_train_case cases[8] = {
+		{ .network = "host-tcp", .routing = "dmodk", .microbatches = 64 },
+		{ .network = "rdma-gdr", .routing = "dmodk", .microbatches = 64 },
 		{ .network = "host-tcp", .routing = "ecmp", .microbatches = 64 },
 		{ .network = "rdma-gdr", .routing = "ecmp", .microbatches = 64 },
 		{ .network = "rdma-gdr", .routing = "adaptive", .microbatches = 64 },

@@ -366,8 +366,10 @@ const cli_cmd cli_commands[] = {
 	  "          microbatches per pipeline, or gB a global batch of B at every\n"
 	  "          size; /lumped runs a ring's steps as one flow\n"
 	  "          (collectives.ring_steps: lumped, an approximation), S says which.\n"
-	  "          Default: what planners run, host-tcp/ecmp/64,rdma-gdr/ecmp/64,\n"
-	  "          rdma-gdr/adaptive/64,host-tcp/ecmp/64/lumped,rdma-gdr/ecmp/64/lumped\n"
+	  "          Default: what planners run, host-tcp/dmodk/64,rdma-gdr/dmodk/64\n"
+	  "          (D-mod-K: this InfiniBand fabric's default routing),\n"
+	  "          host-tcp/ecmp/64,rdma-gdr/ecmp/64,rdma-gdr/adaptive/64,\n"
+	  "          host-tcp/ecmp/64/lumped,rdma-gdr/ecmp/64/lumped\n"
 	  "          (the earlier default: --train-gpus 1024,4096,16384 --train-cases\n"
 	  "          rdma-gdr/adaptive/g1536)\n"
 	  "        dpusim plot FILE --kind scaling draws these lines from a file\n",

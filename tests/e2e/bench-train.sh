@@ -6,20 +6,23 @@ run_cmd "$DPUSIM" bench scale --ranks 8 --reps 1 --train-gpus 128,256
 expect_rc 0 "bench scale's default cases at small training sizes"
 LINE='gpus=[0-9]+ network=[a-z-]+ routing=[a-z]+ microbatches=[0-9]+ wall_s=[0-9.]+ peak_rss_kb=[0-9]+ events=[0-9]+ solves=[0-9]+ iteration_s=[0-9.]+ ring_steps=(exact|lumped)$'
 n=$(grep -Ec "^train gpt3-175b $LINE" <<<"$OUT")
-if [ "$n" -eq 10 ]; then ok "ten training lines in the documented form"; else not_ok "expected 10 train lines: $OUT"; fi
+if [ "$n" -eq 14 ]; then ok "fourteen training lines in the documented form"; else not_ok "expected 14 train lines: $OUT"; fi
 # The default cases are what planners run (make bench times them to 16,384
-# GPUs); GPT-3 175B's tp 8 x pp 16 fills 128 GPUs with dp 1.
-want='host-tcp ecmp exact
+# GPUs), the fabric's own default routing (D-mod-K: InfiniBand) first;
+# GPT-3 175B's tp 8 x pp 16 fills 128 GPUs with dp 1.
+want='host-tcp dmodk exact
+rdma-gdr dmodk exact
+host-tcp ecmp exact
 rdma-gdr ecmp exact
 rdma-gdr adaptive exact
 host-tcp ecmp lumped
 rdma-gdr ecmp lumped'
 got=$(awk '/^train / { for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 	if (v["microbatches"] == 64 && v["gpus"] == 128) print v["network"], v["routing"], v["ring_steps"] }' <<<"$OUT")
-if [ "$got" = "$want" ]; then ok "the five default cases at 64 microbatches, from 128 GPUs"
+if [ "$got" = "$want" ]; then ok "the seven default cases at 64 microbatches, from 128 GPUs"
 else not_ok "default cases: $got"; fi
-n=$(grep -Ec '^scale (host-tcp|rdma-gdr)/(ecmp|adaptive)/64 (exact|lumped): 128->256 ' <<<"$OUT")
-if [ "$n" -eq 5 ]; then ok "a curve line per default case"; else not_ok "expected 5 scale lines: $OUT"; fi
+n=$(grep -Ec '^scale (host-tcp|rdma-gdr)/(dmodk|ecmp|adaptive)/64 (exact|lumped): 128->256 ' <<<"$OUT")
+if [ "$n" -eq 7 ]; then ok "a curve line per default case"; else not_ok "expected 7 scale lines: $OUT"; fi
 expect_out '^coll ring ranks=8 ' "the collective line comes first"
 
 run_cmd "$DPUSIM" bench scale --ranks 8 --reps 1 --train-gpus 128,256 \
