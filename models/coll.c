@@ -134,11 +134,17 @@ static uint32_t fabric_channels(const fab_config *fc, const coll_config *cfg)
  * its context running ctx_channels: two with one member a node, else at
  * most one per member and the context's; where NCCL's search across nodes
  * is reproduced (one GPU per node, or GPUs with a NIC each: whole nodes, or
- * the gpn / tp of a group tp apart), its count instead. */
+ * the gpn / tp of a group tp apart), its count instead. A group inside one
+ * node runs on NCCL's NVLink channels where they are known (node_channels),
+ * as many for two GPUs of an NVSwitch node as for eight: NCCL's ring search
+ * there fits rings to each GPU's NVLink bandwidth, not to the NICs
+ * (coll_nccl_nvswitch_ring), so a node's NIC count does not change them. */
 static uint32_t group_channels(uint32_t ctx_channels, const fab_config *fc,
 			       const coll_config *cfg, uint32_t g, uint32_t nodes)
 {
 	uint32_t ch = g > 1 ? (ctx_channels < g ? ctx_channels : g) : 2;
+	if (nodes == 1 && g > 1 && cfg->node_channels)
+		return cfg->node_channels;
 	if (nodes > 1) {
 		uint32_t nc = coll_nccl_net_channels(fc, cfg, g, nodes);
 		if (nc)

@@ -93,6 +93,10 @@ typedef struct coll_config {
 	                              NCCL's search's count where reproduced (nccl_pci_GBps),
 	                              else one per NIC (one if 1 GPU per node).
 	                              Under NCCL's protocols also NCCL's channel count */
+	uint32_t node_channels;    /* NCCL's channels for a group whose members all sit in one
+	                              node (its NVLink search's count: the GPU profile's
+	                              nccl_channels, as the tensor-parallel collectives run
+	                              on); 0: as a group across nodes (channels above) */
 	bool sharp;                /* the switches can reduce (SHARP) */
 	bool nvls;                 /* the NVSwitch can reduce (NVLink SHARP) */
 	coll_proto proto;          /* 0: IDEAL; NCCL for NCCL's protocol costs */

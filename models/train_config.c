@@ -279,6 +279,11 @@ int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant
 	c->coll.nccl_cc = setup_nccl_cc(s, notes);
 	c->coll.nccl_pci_GBps = setup_nccl_pci_GBps(s);
 	tp_channels_of(s, c, notes);
+	/* A data-parallel (or other) group inside one node runs on the node's
+	 * NVLink channels, as the tensor-parallel collectives, not one per NIC
+	 * (coll.c group_channels); without the profile's count, as before (the
+	 * tensor-parallel note says so where it matters) */
+	c->coll.node_channels = setup_nvlink_channels(s, NULL, c->fabric.nics_per_node, NULL);
 	if (t->data.present) {
 		c->data = true;
 		c->sample_bytes = t->data.sample_bytes;

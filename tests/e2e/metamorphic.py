@@ -222,7 +222,20 @@ def shapes():
     cores["workload"]["iterations"] = 8
     cores["variants"] = storage["variants"] + [{"name": "nfs-host-tcp", "network": "host-tcp",
                                                 "storage": "host"}]
-    return [dense, tppp, storage, enc, coll, big, big_ecmp, ds, deep, cores]
+    # Data-parallel pairs inside a node: tp 2 x pp 4 on two nodes of eight
+    # GPUs puts each replica pair on one node's NVLink, where NCCL runs the
+    # node's NVLink channels whatever its NICs. Their channels were one per
+    # NIC: at one NIC the pair's 813 MiB all-reduce ran NCCL's tree on one
+    # channel, at two a ring on two, 30% slower in the run, so two NICs
+    # were 0.27% slower than one (found by a random search over shapes,
+    # December 2026; models/coll.c group_channels).
+    dp_node = {"name": "dp-in-node", "seed": 8,
+               "cluster": cluster(2, 8, "fat-tree", nics_per_node=1),
+               "workload": {"model": "gpt3-13b", "parallelism": {"tp": 2, "pp": 4},
+                            "batch": {"global": 4, "micro": 1}, "recompute": True,
+                            "iterations": 2},
+               "variants": transports()}
+    return [dense, tppp, storage, enc, coll, big, big_ecmp, ds, deep, cores, dp_node]
 
 
 def no_slower(desc, before, after, variants, stat="mean"):
@@ -312,7 +325,7 @@ def gpu_faster(scn):
 
 
 def main():
-    dense, tppp, storage, enc, coll, big, big_ecmp, ds, deep, cores = shapes()
+    dense, tppp, storage, enc, coll, big, big_ecmp, ds, deep, cores, dp_node = shapes()
     for scn in (dense, tppp, coll, big, big_ecmp, ds, deep):
         ordered(scn["name"] + ": transports", scn, ["rdma-gdr", "rdma", "host-tcp"])
     ordered("encrypted: crypto", enc, ["none", "inline", "host"])
@@ -337,6 +350,10 @@ def main():
     for scn in (dense, tppp):
         fewer = changed(scn, ["cluster", "nics_per_node"], 4)
         no_slower(scn["name"] + ": NICs per node 4 -> 8", fewer, scn, variant_names(scn))
+    for a, b in ((1, 2), (2, 4)):
+        no_slower("dp-in-node: NICs per node %d -> %d" % (a, b),
+                  changed(dp_node, ["cluster", "nics_per_node"], a),
+                  changed(dp_node, ["cluster", "nics_per_node"], b), variant_names(dp_node))
     no_slower("encrypted: DPU crypto engine 193 -> 386 Gb/s", enc,
               changed(enc, ["cluster", "dpu", "crypto_rate"], "386Gbps"), ["inline"])
     no_slower("storage-bound: storage servers 1 -> 2", storage,

@@ -284,6 +284,43 @@ START_TEST(partial_node_groups_take_the_search_channels)
 }
 END_TEST
 
+/* A group inside one node runs on NCCL's NVLink channels (node_channels,
+ * the GPU profile's nccl_channels), whatever the node's NICs: NCCL's ring
+ * search there fits rings to each GPU's NVLink bandwidth. Its channels were
+ * one per NIC (at most one per member): a data-parallel pair on one node
+ * ran 1 channel with one NIC, 2 with two, and its 813 MiB all-reduce took
+ * NCCL's tree at one NIC and a ring 30% slower at two, so a second NIC
+ * slowed training (tests/e2e/metamorphic.py dp-in-node). */
+START_TEST(groups_in_one_node_take_the_nvlink_channels)
+{
+	static const uint32_t two[] = { 2, 3 };
+	coll_result res[2], old[2];
+	for (uint32_t k = 0; k < 2; k++) {
+		fab_config fc = nodes_of(2, 8);
+		coll_config cc = { .transport = { .kind = COLL_RDMA_GDR, .msg_lat_ps = 1000000 },
+				   .proto = COLL_PROTO_NCCL, .nccl_cc = 90, .node_channels = 24 };
+		coll_config nic = cc;
+		coll_params p = { .op = COLL_ALLREDUCE, .algo = COLL_AUTO, .bytes = 813u << 20,
+				  .ranks = two, .nranks = 2 };
+		fx_world w;
+		fc.nics_per_node = k + 1;
+		nic.node_channels = 0;
+		fx_world_new(&w, &fc, &cc);
+		ck_assert_int_eq(coll_run(w.c, &p, &res[k]), 0);
+		ck_assert_uint_eq(res[k].channels, 24);
+		ck_assert_uint_eq(coll_ring_channels(&fc, &cc, 2, 1), 24);
+		fx_world_free(&w);
+		fx_world_new(&w, &fc, &nic); /* without the count: one per NIC, as before */
+		ck_assert_int_eq(coll_run(w.c, &p, &old[k]), 0);
+		ck_assert_uint_eq(coll_ring_channels(&fc, &nic, 2, 1), k + 1);
+		fx_world_free(&w);
+	}
+	ck_assert_int_eq(res[0].algo, res[1].algo);
+	ck_assert_int_eq(res[0].time_ps, res[1].time_ps);
+	ck_assert_int_ne(old[0].time_ps, old[1].time_ps); /* what the count removes */
+}
+END_TEST
+
 /* NCCL's point-to-point channels to a rank on another node (v2.21.5
  * paths.cc ncclTopoGetNchannels): 2, halved while 2 x ranks exceeds 4 x
  * the communicator's channels, never above them. One GPU a node on this
@@ -315,6 +352,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, tcp_chooses_as_rdma);
 	tcase_add_test(tc, protocol_factors_hold_links_not_cores);
 	tcase_add_test(tc, partial_node_groups_take_the_search_channels);
+	tcase_add_test(tc, groups_in_one_node_take_the_nvlink_channels);
 	tcase_add_test(tc, p2p_sends_take_two_channels_in_small_communicators);
 	tcase_add_test(tc, ecmp_tree_takes_the_rings_routes);
 	suite_add_tcase(s, tc);
