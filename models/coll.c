@@ -144,7 +144,7 @@ static uint32_t group_channels(uint32_t ctx_channels, const fab_config *fc,
 {
 	uint32_t ch = g > 1 ? (ctx_channels < g ? ctx_channels : g) : 2;
 	if (nodes == 1 && g > 1 && cfg->node_channels)
-		return cfg->node_channels;
+		ch = cfg->node_channels;
 	if (nodes > 1) {
 		uint32_t nc = coll_nccl_net_channels(fc, cfg, g, nodes);
 		if (nc)

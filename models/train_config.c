@@ -281,8 +281,8 @@ int train_config_of(const scn_scenario *s, const scn_job *job, const scn_variant
 	tp_channels_of(s, c, notes);
 	/* A data-parallel (or other) group inside one node runs on the node's
 	 * NVLink channels, as the tensor-parallel collectives, not one per NIC
-	 * (coll.c group_channels); without the profile's count, as before (the
-	 * tensor-parallel note says so where it matters) */
+	 * (coll.c group_channels); a GPU profile without nccl_channels leaves
+	 * it at one per NIC, as before (noted only for tp > 1, tp_channels_of) */
 	c->coll.node_channels = setup_nvlink_channels(s, NULL, c->fabric.nics_per_node, NULL);
 	if (t->data.present) {
 		c->data = true;
