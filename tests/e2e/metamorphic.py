@@ -23,7 +23,8 @@ import os
 import subprocess
 import sys
 
-import yaml
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+from scenario_runs import CX7, QM9700, REL_SHARED, Runs, changed, iteration  # noqa: E402
 
 REL = 1e-4
 # Max-min fair sharing is not monotone per flow: a faster link lets flows
@@ -32,8 +33,8 @@ REL = 1e-4
 # path can lose a little. Measured: dense-dp's host-tcp iteration +0.017%
 # from 100 to 200 Gb/s with the node's host memory binding (153.6 GB/s), and
 # monotone (0.549 -> 0.490 -> 0.490 s at 100/200/400 Gb/s) when it does not
-# (mem_bw 9 TB/s). "Never slower" for a hardware change holds within REL_SHARED.
-REL_SHARED = 5e-4
+# (mem_bw 9 TB/s). "Never slower" for a hardware change holds within
+# REL_SHARED (5e-4, tools/scenario_runs.py, which tools/fuzz-physics shares).
 # Violations the model still has, open in issue 16: printed on stderr as
 # known, not counted, and reported as fixed (a failure, so the entry is
 # removed) when they no longer occur. (check, faster, slower) as ordered()
@@ -74,9 +75,7 @@ KNOWN = {
 # host-tcp and a ring under rdma, each on routes of its own.
 # 70b-fat-tree-ecmp keeps that fabric.)
 DPUSIM, TMP = sys.argv[1], sys.argv[2]
-RUNS = {}
-CX7 = {"profile": "ConnectX-7-NDR", "rdma_latency": "0.6us"}
-QM9700 = {"profile": "QM9700-NDR", "latency": "130ns"}
+RUNS = Runs(DPUSIM, TMP)
 
 
 def ok(msg):
@@ -89,27 +88,7 @@ def not_ok(msg):
 
 def run(scn):
     """The report of scenario dict scn (memoised on its text)."""
-    text = yaml.safe_dump(scn, sort_keys=False)
-    if text in RUNS:
-        return RUNS[text]
-    path = os.path.join(TMP, "m%d.yaml" % len(RUNS))
-    with open(path, "w") as f:
-        f.write(text)
-    p = subprocess.run([DPUSIM, "run", path, "--json", "--replications", "1"],
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        rep = {"error": "exit %d: %s" % (p.returncode, p.stderr.strip()[:300])}
-    else:
-        rep = json.loads(p.stdout)
-    RUNS[text] = rep
-    return rep
-
-
-def iteration(rep, variant, stat="mean"):
-    for v in rep.get("variants", []):
-        if v["name"] == variant:
-            return v["metrics"]["iteration_s"][stat]
-    return None
+    return RUNS.run(scn)
 
 
 def variant_names(scn):
@@ -283,15 +262,6 @@ def ordered(desc, scn, order):
         else:
             not_ok("%s: %s %.6g s is SLOWER than %s %.6g s (+%.2f%%)" %
                    (desc, va, ta, vb, tb, 100 * (ta / tb - 1)))
-
-
-def changed(scn, path, value):
-    s = copy.deepcopy(scn)
-    node = s
-    for k in path[:-1]:
-        node = node.setdefault(k, {})
-    node[path[-1]] = value
-    return s
 
 
 def check_breakdown_and_determinism(scn):
